@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// Turning a conversation into the prompt text a model was trained on.
+
+#include <hearth/status.h>
+
+#include <memory>
+#include <span>
+#include <string>
+
+namespace hearth {
+
+class Model;
+
+struct ChatMessage {
+    std::string role; ///< "system", "user" or "assistant"
+    std::string content;
+};
+
+/// A chat template: the model's own Jinja template (tokenizer.chat_template), or a known fallback.
+class ChatTemplate {
+public:
+    enum class Builtin { Llama2, ChatML, Plain };
+
+    /// The model's template when it has a usable one, otherwise a fallback guessed from its vocabulary.
+    static ChatTemplate forModel(const Model& model);
+    /// Parses a Jinja template. bos/eos fill the template's bos_token/eos_token variables.
+    static Result<ChatTemplate> fromJinja(const std::string& source, const std::string& bosToken,
+                                          const std::string& eosToken);
+    static ChatTemplate builtin(Builtin kind);
+
+    ChatTemplate(const ChatTemplate&);
+    ChatTemplate(ChatTemplate&&) noexcept;
+    ChatTemplate& operator=(const ChatTemplate&);
+    ChatTemplate& operator=(ChatTemplate&&) noexcept;
+    ~ChatTemplate();
+
+    /// Renders @p messages; with @p addGenerationPrompt the text ends where the assistant's reply starts.
+    [[nodiscard]] Result<std::string> apply(std::span<const ChatMessage> messages, bool addGenerationPrompt) const;
+    /// "jinja", "llama2", "chatml" or "plain".
+    [[nodiscard]] std::string name() const;
+
+private:
+    struct Impl;
+    explicit ChatTemplate(std::shared_ptr<const Impl> impl);
+    std::shared_ptr<const Impl> m_impl;
+};
+
+} // namespace hearth

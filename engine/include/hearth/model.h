@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// Loading a model file (GGUF, or PowerInfer's PWRI variant) and what is known about it.
+
+#include <hearth/status.h>
+#include <hearth/tokenizer.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace hearth {
+
+/// Called while loading with a fraction in [0, 1]. Return false to cancel the load.
+using ProgressCallback = std::function<bool(float progress)>;
+
+struct LoadParams {
+    ProgressCallback progress;  ///< optional
+    bool lockInMemory = false;  ///< mlock the mapping (fewer page faults during the first tokens)
+};
+
+/// Hyper-parameters and facts shown to users (model picker, --version, benchmarks).
+struct ModelInfo {
+    std::string path;
+    std::string name;          ///< general.name, or the file name
+    std::string architecture;  ///< "llama", "bamboo", "falcon", "opt"
+    std::string weightType;    ///< dominant tensor type, e.g. "Q4_0"
+    std::string ffnActivation; ///< "swiglu", "reglu", "drelu", "relu2", "relu"
+    bool sparse = false;       ///< carries predictors (PowerInfer-style file)
+    std::uint64_t fileSize = 0;
+    std::uint64_t parameterCount = 0;
+    int layerCount = 0;
+    int embeddingSize = 0;
+    int headCount = 0;
+    int kvHeadCount = 0;
+    int feedForwardSize = 0;
+    int vocabSize = 0;
+    int trainedContextLength = 0;
+};
+
+class Model {
+public:
+    /// Opens and validates @p path. Weights stay memory-mapped; nothing is copied.
+    static Result<std::shared_ptr<const Model>> load(const std::string& path, const LoadParams& params = {});
+
+    virtual ~Model() = default;
+    [[nodiscard]] virtual const ModelInfo& info() const = 0;
+    [[nodiscard]] virtual const Tokenizer& tokenizer() const = 0;
+    /// The Jinja chat template stored in the file (tokenizer.chat_template), or empty.
+    [[nodiscard]] virtual const std::string& chatTemplateSource() const = 0;
+};
+
+/// Version and build facts for --version and bug reports.
+struct BuildInfo {
+    std::string version;
+    std::string cpuFeatures; ///< e.g. "AVX2 FMA F16C AVX512F AVX512BW AVX512VNNI"
+    std::string cpuKernels;  ///< the kernel set picked at run time: "avx512", "avx2" or "scalar"
+    bool cudaBuilt = false;  ///< the CUDA back-end module was built with this release
+};
+[[nodiscard]] BuildInfo buildInfo();
+
+} // namespace hearth

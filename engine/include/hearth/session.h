@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// A conversation's state: KV cache, position and the logits of the last token.
+
+#include <hearth/model.h>
+#include <hearth/sampling.h>
+
+#include <functional>
+#include <memory>
+#include <span>
+
+namespace hearth {
+
+struct SessionParams {
+    int contextLength = 0; ///< 0: the model's trained context (at most 4096)
+    int threads = 0;       ///< 0: one per physical core
+    int batchSize = 256;   ///< prompt tokens processed per batched forward pass
+};
+
+/// Why generation ended.
+enum class StopReason {
+    EndOfGeneration, ///< the model produced an end-of-turn token
+    MaxTokens,       ///< the caller's token limit was reached
+    ContextFull,     ///< the context window is full
+    Cancelled,       ///< the token callback returned false
+};
+
+struct GenerationStats {
+    int promptTokens = 0;
+    int generatedTokens = 0;
+    double promptSeconds = 0;   ///< prefill time (also time to first token minus sampling)
+    double generateSeconds = 0; ///< decode time
+    StopReason stopReason = StopReason::EndOfGeneration;
+};
+
+class Session {
+public:
+    static Result<std::unique_ptr<Session>> create(std::shared_ptr<const Model> model, const SessionParams& params = {});
+    virtual ~Session() = default;
+
+    /// Appends @p tokens (batched), leaving the logits of the last one. ErrorCode::ContextFull
+    /// when they do not fit; the session is unchanged then.
+    virtual Status prefill(std::span<const Token> tokens) = 0;
+    /// Appends one token and computes its logits.
+    virtual Status decode(Token token) = 0;
+    /// Logits after the last prefill/decode (vocabSize floats).
+    [[nodiscard]] virtual std::span<const float> logits() const = 0;
+    /// Like prefill, but keeps the logits of every token (perplexity).
+    virtual Status evaluateAll(std::span<const Token> tokens, std::vector<float>& allLogits) = 0;
+
+    [[nodiscard]] virtual int position() const = 0;      ///< tokens in the KV cache
+    [[nodiscard]] virtual int contextLength() const = 0;
+    [[nodiscard]] virtual std::span<const Token> history() const = 0; ///< tokens in the cache
+    /// Drops everything after the first @p keep tokens (regenerate, edit-and-resend).
+    virtual void truncate(int keep) = 0;
+    void reset() { truncate(0); }
+
+    [[nodiscard]] virtual const Model& model() const = 0;
+
+    /// Called for each generated token with the text it completed (may be empty). Return false to stop.
+    using TokenCallback = std::function<bool(Token token, const std::string& text)>;
+
+    /// Prefills @p prompt, then samples up to @p maxTokens tokens, streaming them to @p onToken.
+    Result<GenerationStats> generate(std::span<const Token> prompt, Sampler& sampler, int maxTokens,
+                                     const TokenCallback& onToken);
+};
+
+} // namespace hearth

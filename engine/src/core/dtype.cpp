@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#include "core/dtype.h"
+
+#include <array>
+
+namespace hearth {
+
+namespace {
+
+struct Entry {
+    std::uint32_t id;
+    DTypeTraits traits;
+};
+
+// From the GGUF specification; K-quants use 256-element super-blocks.
+constexpr std::array<Entry, 20> kTypes{{
+    {0, {"F32", 1, 4}},
+    {1, {"F16", 1, 2}},
+    {2, {"Q4_0", 32, 18}},
+    {3, {"Q4_1", 32, 20}},
+    {6, {"Q5_0", 32, 22}},
+    {7, {"Q5_1", 32, 24}},
+    {8, {"Q8_0", 32, 34}},
+    {9, {"Q8_1", 32, 36}},
+    {10, {"Q2_K", 256, 84}},
+    {11, {"Q3_K", 256, 110}},
+    {12, {"Q4_K", 256, 144}},
+    {13, {"Q5_K", 256, 176}},
+    {14, {"Q6_K", 256, 210}},
+    {15, {"Q8_K", 256, 292}},
+    {24, {"I8", 1, 1}},
+    {25, {"I16", 1, 2}},
+    {26, {"I32", 1, 4}},
+    {27, {"I64", 1, 8}},
+    {28, {"F64", 1, 8}},
+    {30, {"BF16", 1, 2}},
+}};
+
+} // namespace
+
+std::optional<DTypeTraits> dtypeTraits(std::uint32_t ggufTypeId)
+{
+    for (const Entry& e : kTypes) {
+        if (e.id == ggufTypeId) {
+            return e.traits;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string_view dtypeName(DType type)
+{
+    const auto traits = dtypeTraits(static_cast<std::uint32_t>(type));
+    return traits ? traits->name : std::string_view("unknown");
+}
+
+std::size_t rowBytes(DType type, std::int64_t n)
+{
+    const auto traits = dtypeTraits(static_cast<std::uint32_t>(type));
+    if (!traits || n < 0) {
+        return 0;
+    }
+    return static_cast<std::size_t>(n / traits->blockElements) * traits->blockBytes;
+}
+
+} // namespace hearth

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Tensor element types with GGUF's numbering, and their block layouts.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace hearth {
+
+// Values are GGUF's (ggml_type). Types Hearth cannot compute with are still known by size, so a
+// reader can validate any file and report "unsupported type" instead of "corrupt file".
+enum class DType : std::uint32_t {
+    F32 = 0,
+    F16 = 1,
+    Q4_0 = 2,
+    Q4_1 = 3,
+    Q5_0 = 6,
+    Q5_1 = 7,
+    Q8_0 = 8,
+    Q8_1 = 9,
+    Q2_K = 10,
+    Q3_K = 11,
+    Q4_K = 12,
+    Q5_K = 13,
+    Q6_K = 14,
+    Q8_K = 15,
+    I8 = 24,
+    I16 = 25,
+    I32 = 26,
+    I64 = 27,
+    F64 = 28,
+    BF16 = 30,
+};
+
+struct DTypeTraits {
+    std::string_view name;
+    std::uint32_t blockElements; // elements per block (1 for plain types)
+    std::uint32_t blockBytes;    // bytes per block
+};
+
+// Size facts for a GGUF type id, or nullopt for ids no known ggml version uses.
+std::optional<DTypeTraits> dtypeTraits(std::uint32_t ggufTypeId);
+std::string_view dtypeName(DType type);
+
+// True for the types the CPU kernels compute with.
+constexpr bool isComputeType(DType t)
+{
+    return t == DType::F32 || t == DType::F16 || t == DType::Q4_0 || t == DType::Q8_0;
+}
+
+// Bytes of one row of @p n elements; n must be a multiple of the block size.
+std::size_t rowBytes(DType type, std::int64_t n);
+
+// Block layouts exactly as in GGUF files (little-endian, packed).
+constexpr int QK4_0 = 32;
+constexpr int QK8_0 = 32;
+
+struct BlockQ4_0 {
+    std::uint16_t d;             // scale, IEEE half
+    std::uint8_t qs[QK4_0 / 2];  // element j in low nibble of qs[j], element j+16 in high nibble; value = (q - 8) * d
+};
+static_assert(sizeof(BlockQ4_0) == 18);
+
+struct BlockQ8_0 {
+    std::uint16_t d;        // scale, IEEE half
+    std::int8_t qs[QK8_0];  // value = q * d
+};
+static_assert(sizeof(BlockQ8_0) == 34);
+
+} // namespace hearth

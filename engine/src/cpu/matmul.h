@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Products of a weight matrix with activations: the forward pass spends nearly all its time here.
+
+#include "core/dtype.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hearth::cpu {
+
+class ThreadPool;
+
+// A row-major weight matrix as stored in a GGUF tensor of shape [cols, rows]: row r holds the
+// `cols` input weights of output r, and rows are rowBytes(type, cols) apart.
+struct WeightMatrix {
+    DType type = DType::F32;
+    const void* data = nullptr;
+    std::int64_t rows = 0; // outputs
+    std::int64_t cols = 0; // inputs
+};
+
+// Y[t][r] = sum_c W[r][c] * X[t][c] for t < tokens.
+// X is tokens x cols floats (row stride cols), Y is tokens x rows floats (row stride rows).
+// tokens == 1 is decode (memory-bound: stream W once); tokens > 1 reuses each loaded weight
+// block across many tokens (compute-bound). Work is split over the pool's threads by rows.
+void matmul(ThreadPool& pool, const WeightMatrix& w, const float* x, std::int64_t tokens, float* y);
+
+// Same, with several matrices that share the input (Q/K/V, gate/up): the input is quantized
+// once and all outputs are computed in one parallel section.
+void matmulShared(ThreadPool& pool, const WeightMatrix* ws, float* const* ys, int count, const float* x,
+                  std::int64_t tokens);
+
+// Row r of @p w into @p out (embedding lookup).
+void getRow(const WeightMatrix& w, std::int64_t r, float* out);
+
+} // namespace hearth::cpu

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Helpers shared by the engine tests.
+
+#include <QDir>
+#include <QFileInfo>
+#include <QString>
+#include <QTest>
+
+namespace hearth::test {
+
+// Path of a file under ../shared, or an empty string when ../shared (or the file) is absent.
+inline QString sharedFile(const QString& relative)
+{
+    const QString path = QDir(QStringLiteral(HEARTH_SHARED_DIR)).filePath(relative);
+    return QFileInfo::exists(path) ? QFileInfo(path).canonicalFilePath() : QString();
+}
+
+} // namespace hearth::test
+
+// Skips the current test with a message when a ../shared file is missing.
+#define HEARTH_REQUIRE_SHARED(var, relative)                                                                 \
+    const QString var = hearth::test::sharedFile(QStringLiteral(relative));                                  \
+    if (var.isEmpty())                                                                                       \
+        QSKIP(qPrintable(QStringLiteral("../shared/%1 is not present; skipping").arg(QStringLiteral(relative))))
