@@ -45,20 +45,35 @@ enum class ValueType : std::uint32_t {
 
 enum class Magic { Gguf, PowerInfer };
 
-// An array value. Numeric elements are widened (integers to int64/uint64 kept as int64 with
-// the original type recorded; floats to double); strings are copied.
+[[nodiscard]] std::string_view valueTypeName(ValueType type);
+
+// Limits of what the reader accepts. Nested arrays deeper than this are rejected rather than
+// recursed into, so a hostile file cannot exhaust the stack.
+constexpr int kMaxArrayNesting = 8;
+constexpr int kMaxDims = 4;
+
+// An array value. Numeric elements are widened, the original type kept in elementType:
+// integers and bools to int64 (uint64 elements bit for bit, so values above INT64_MAX read
+// back negative), floats to double; strings are copied.
 struct ArrayValue {
     ValueType elementType = ValueType::UInt8;
     std::vector<std::int64_t> ints;    // integer and bool elements
     std::vector<double> floats;        // float elements
     std::vector<std::string> strings;  // string elements
-    // Nested arrays are valid GGUF but unused by any model; their contents are skipped.
-    std::size_t size() const;
+    // Nested arrays are valid GGUF but unused by any model: they are validated, their element
+    // count kept and their encoded elements kept verbatim so GgufWriter::setValue can copy them.
+    std::uint64_t nestedCount = 0;
+    std::vector<std::byte> nestedRaw;
+    [[nodiscard]] std::size_t size() const;
+    bool operator==(const ArrayValue&) const = default;
 };
 
+// A scalar or array value. Signed integers are held as int64, unsigned ones as uint64, floats
+// as double, then bool, string, ArrayValue; `type` is the type in the file.
 struct Value {
     ValueType type = ValueType::UInt8;
     std::variant<std::int64_t, std::uint64_t, double, bool, std::string, ArrayValue> data;
+    bool operator==(const Value&) const = default;
 };
 
 struct TensorInfo {
@@ -69,9 +84,9 @@ struct TensorInfo {
     std::uint64_t byteSize = 0;
     const std::byte* data = nullptr; // inside the mapping; valid while the GgufFile lives
 
-    std::int64_t elementCount() const;
-    std::int64_t rows() const;       // product of shape[1..]
-    std::int64_t rowLength() const { return shape.empty() ? 1 : shape[0]; }
+    [[nodiscard]] std::int64_t elementCount() const;
+    [[nodiscard]] std::int64_t rows() const;       // product of shape[1..]
+    [[nodiscard]] std::int64_t rowLength() const { return shape.empty() ? 1 : shape[0]; }
 };
 
 class GgufFile {
@@ -82,24 +97,26 @@ public:
     static Result<std::unique_ptr<GgufFile>> parse(std::span<const std::byte> bytes);
     ~GgufFile();
 
-    Magic magic() const { return m_magic; }
-    std::uint32_t version() const { return m_version; }
-    std::uint64_t alignment() const { return m_alignment; }
-    std::span<const std::byte> bytes() const { return m_bytes; }
-    const MappedFile* mapping() const { return m_mapping.get(); }
+    [[nodiscard]] Magic magic() const { return m_magic; }
+    [[nodiscard]] std::uint32_t version() const { return m_version; }
+    [[nodiscard]] std::uint64_t alignment() const { return m_alignment; }
+    // Offset of the tensor data section from the start of the file.
+    [[nodiscard]] std::uint64_t dataOffset() const { return m_dataOffset; }
+    [[nodiscard]] std::span<const std::byte> bytes() const { return m_bytes; }
+    [[nodiscard]] const MappedFile* mapping() const { return m_mapping.get(); }
 
-    const std::map<std::string, Value, std::less<>>& metadata() const { return m_metadata; }
-    const Value* find(std::string_view key) const;
+    [[nodiscard]] const std::map<std::string, Value, std::less<>>& metadata() const { return m_metadata; }
+    [[nodiscard]] const Value* find(std::string_view key) const;
 
     // Typed getters: nullopt when the key is missing or has an incompatible type.
-    std::optional<std::string> getString(std::string_view key) const;
-    std::optional<std::int64_t> getInt(std::string_view key) const;   // any integer type
-    std::optional<double> getFloat(std::string_view key) const;       // float or integer
-    std::optional<bool> getBool(std::string_view key) const;
-    const ArrayValue* getArray(std::string_view key) const;
+    [[nodiscard]] std::optional<std::string> getString(std::string_view key) const;
+    [[nodiscard]] std::optional<std::int64_t> getInt(std::string_view key) const;   // any integer type that fits int64
+    [[nodiscard]] std::optional<double> getFloat(std::string_view key) const;       // float or integer
+    [[nodiscard]] std::optional<bool> getBool(std::string_view key) const;
+    [[nodiscard]] const ArrayValue* getArray(std::string_view key) const;
 
-    const std::vector<TensorInfo>& tensors() const { return m_tensors; }
-    const TensorInfo* findTensor(std::string_view name) const;
+    [[nodiscard]] const std::vector<TensorInfo>& tensors() const { return m_tensors; }
+    [[nodiscard]] const TensorInfo* findTensor(std::string_view name) const;
 
 private:
     GgufFile() = default;
@@ -110,6 +127,7 @@ private:
     Magic m_magic = Magic::Gguf;
     std::uint32_t m_version = 0;
     std::uint64_t m_alignment = 32;
+    std::uint64_t m_dataOffset = 0;
     std::map<std::string, Value, std::less<>> m_metadata;
     std::vector<TensorInfo> m_tensors;
     std::map<std::string, std::size_t, std::less<>> m_tensorIndex;

@@ -18,10 +18,17 @@
 
 namespace hearth::gguf {
 
+// Setters and addTensor() never fail on their own: a bad key, value or shape is remembered and
+// reported by begin(). Setting a key twice keeps the last value at the first one's position.
+// "general.alignment" is the writer's own: setting it (a non-zero power of two) changes the
+// alignment, so copying a file's metadata keeps its layout; a non-default alignment is written
+// even when nobody sets it.
 class GgufWriter {
 public:
     explicit GgufWriter(Magic magic = Magic::Gguf, std::uint64_t alignment = 32);
     ~GgufWriter();
+    GgufWriter(const GgufWriter&) = delete;
+    GgufWriter& operator=(const GgufWriter&) = delete;
 
     void setString(const std::string& key, const std::string& value);
     void setUInt32(const std::string& key, std::uint32_t value);
@@ -42,8 +49,14 @@ public:
     Status begin(const std::string& path);
     // Writes the next declared tensor's data; @p bytes must be exactly its size.
     Status writeTensorData(std::span<const std::byte> bytes);
-    // Pads, flushes and closes; checks every declared tensor was written.
+    // Pads, flushes and closes; checks every declared tensor was written. After any error the
+    // partial file is removed (also when the writer is destroyed before finish()).
     Status finish();
+
+    // Layout, known once every tensor is declared: bytes of a declared tensor's data and its
+    // offset from the start of the data section (0 for unknown names).
+    [[nodiscard]] std::uint64_t tensorSize(const std::string& name) const;
+    [[nodiscard]] std::uint64_t tensorOffset(const std::string& name) const;
 
 private:
     struct Impl;

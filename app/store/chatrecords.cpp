@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#include "chatrecords.h"
+
+namespace hearth {
+
+QString messageStateName(MessageState state)
+{
+    switch (state) {
+    case MessageState::Complete:
+        return QStringLiteral("complete");
+    case MessageState::Streaming:
+        return QStringLiteral("streaming");
+    case MessageState::Interrupted:
+        return QStringLiteral("interrupted");
+    case MessageState::Error:
+        return QStringLiteral("error");
+    }
+    return QStringLiteral("complete");
+}
+
+MessageState messageStateFromName(const QString& name)
+{
+    if (name == QLatin1String("streaming"))
+        return MessageState::Streaming;
+    if (name == QLatin1String("interrupted"))
+        return MessageState::Interrupted;
+    if (name == QLatin1String("error"))
+        return MessageState::Error;
+    return MessageState::Complete;
+}
+
+} // namespace hearth
