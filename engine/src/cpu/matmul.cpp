@@ -1,1 +1,241 @@
 // SPDX-License-Identifier: MIT
+#include "cpu/matmul.h"
+
+#include "cpu/kernels.h"
+#include "cpu/quant.h"
+#include "cpu/thread_pool.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace hearth::cpu {
+
+namespace {
+
+// Thread chunks start on multiples of this many rows so register tiles (2-4 rows) and cache
+// lines of the output stay whole within one thread.
+constexpr std::int64_t kRowAlign = 16;
+// Below this many multiply-adds a parallel section costs more than it saves.
+constexpr std::int64_t kMinParallelWork = 1 << 16;
+// Prefill walks tokens in blocks whose activations stay in L2 while a thread's rows stream by.
+constexpr std::size_t kTokenBlockBytes = 256 * 1024;
+
+bool usesQ8Activations(DType type)
+{
+    return type == DType::Q4_0 || type == DType::Q8_0;
+}
+
+GemmFn gemmFor(const CpuKernels& k, DType type)
+{
+    switch (type) {
+    case DType::F32:
+        return k.gemmF32;
+    case DType::F16:
+        return k.gemmF16;
+    case DType::Q4_0:
+        return k.gemmQ4_0;
+    case DType::Q8_0:
+        return k.gemmQ8_0;
+    default:
+        return nullptr;
+    }
+}
+
+bool isValid(const WeightMatrix& w)
+{
+    if (!isComputeType(w.type) || !w.data || w.rows <= 0 || w.cols <= 0) {
+        return false;
+    }
+    return !usesQ8Activations(w.type) || w.cols % QK8_0 == 0;
+}
+
+void zeroOutput(const WeightMatrix& w, std::int64_t tokens, float* y)
+{
+    if (y && w.rows > 0 && tokens > 0) {
+        std::memset(y, 0, static_cast<std::size_t>(w.rows * tokens) * sizeof(float));
+    }
+}
+
+// The input of one matmul call in the form the kernels want.
+struct Input {
+    const void* x = nullptr;
+    std::size_t xStride = 0;
+};
+
+// Q8 activations of the current call, kept per calling thread so repeated calls reuse memory.
+const ActBlockQ8* quantizeInput(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols)
+{
+    thread_local std::vector<ActBlockQ8> buffer;
+    const std::int64_t blocks = cols / QK8_0;
+    buffer.resize(static_cast<std::size_t>(tokens * blocks));
+    for (std::int64_t t = 0; t < tokens; ++t) {
+        k.quantizeActivations(x + t * cols, buffer.data() + t * blocks, cols);
+    }
+    return buffer.data();
+}
+
+// One weight matrix of a (possibly shared) call, with its place in the concatenated row space.
+struct Part {
+    GemmFn gemm = nullptr;
+    GemmArgs args;
+    std::int64_t firstRow = 0; // in the concatenation of all parts
+    std::int64_t rows = 0;
+    std::int64_t tokenBlock = 1;
+};
+
+void runPartRows(const Part& part, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    const GemmArgs& a = part.args;
+    if (a.tokens <= part.tokenBlock) {
+        part.gemm(a, rowBegin, rowEnd);
+        return;
+    }
+    for (std::int64_t t = 0; t < a.tokens; t += part.tokenBlock) {
+        GemmArgs block = a;
+        block.x = static_cast<const std::uint8_t*>(a.x) + static_cast<std::size_t>(t) * a.xStride;
+        block.y = a.y + t * a.yStride;
+        block.tokens = std::min(part.tokenBlock, a.tokens - t);
+        part.gemm(block, rowBegin, rowEnd);
+    }
+}
+
+// Rows [begin, end) of the concatenated row space of @p parts.
+void runRows(const Part* parts, int count, std::int64_t begin, std::int64_t end)
+{
+    for (int i = 0; i < count; ++i) {
+        const Part& p = parts[i];
+        const std::int64_t lo = std::max(begin, p.firstRow);
+        const std::int64_t hi = std::min(end, p.firstRow + p.rows);
+        if (lo < hi) {
+            runPartRows(p, lo - p.firstRow, hi - p.firstRow);
+        }
+    }
+}
+
+void runParts(ThreadPool& pool, const Part* parts, int count, std::int64_t totalRows, std::int64_t work)
+{
+    const int threads = pool.size();
+    if (threads == 1 || work < kMinParallelWork) {
+        runRows(parts, count, 0, totalRows);
+        return;
+    }
+    const std::int64_t units = (totalRows + kRowAlign - 1) / kRowAlign;
+    // Captures one pointer-sized object so std::function does not allocate per call.
+    struct Job {
+        const Part* parts;
+        int count;
+        std::int64_t totalRows;
+        std::int64_t units;
+    } job{parts, count, totalRows, units};
+    pool.run([&job](int index, int threadCount) {
+        const std::int64_t begin = std::min(job.totalRows, job.units * index / threadCount * kRowAlign);
+        const std::int64_t end = std::min(job.totalRows, job.units * (index + 1) / threadCount * kRowAlign);
+        if (begin < end) {
+            runRows(job.parts, job.count, begin, end);
+        }
+    });
+}
+
+Part makePart(const CpuKernels& k, const WeightMatrix& w, const Input& floatInput, const Input& q8Input,
+              std::int64_t tokens, float* y, std::int64_t firstRow)
+{
+    Part p;
+    p.gemm = gemmFor(k, w.type);
+    const Input& in = usesQ8Activations(w.type) ? q8Input : floatInput;
+    p.args.w = static_cast<const std::uint8_t*>(w.data);
+    p.args.wStride = rowBytes(w.type, w.cols);
+    p.args.cols = w.cols;
+    p.args.x = in.x;
+    p.args.xStride = in.xStride;
+    p.args.tokens = tokens;
+    p.args.y = y;
+    p.args.yStride = w.rows;
+    p.firstRow = firstRow;
+    p.rows = w.rows;
+    p.tokenBlock = std::max<std::int64_t>(4, static_cast<std::int64_t>(kTokenBlockBytes / in.xStride) & ~std::int64_t(3));
+    return p;
+}
+
+} // namespace
+
+void matmulWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix& w, const float* x,
+                std::int64_t tokens, float* y)
+{
+    if (tokens <= 0 || !y) {
+        return;
+    }
+    if (!isValid(w) || !x) {
+        zeroOutput(w, tokens, y);
+        return;
+    }
+    const Input floatInput{x, static_cast<std::size_t>(w.cols) * sizeof(float)};
+    Input q8Input;
+    if (usesQ8Activations(w.type)) {
+        q8Input.x = quantizeInput(kernels, x, tokens, w.cols);
+        q8Input.xStride = static_cast<std::size_t>(w.cols / QK8_0) * sizeof(ActBlockQ8);
+    }
+    const Part part = makePart(kernels, w, floatInput, q8Input, tokens, y, 0);
+    runParts(pool, &part, 1, w.rows, w.rows * w.cols * tokens);
+}
+
+void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix* ws, float* const* ys,
+                      int count, const float* x, std::int64_t tokens)
+{
+    if (count <= 0 || tokens <= 0 || !ws || !ys) {
+        return;
+    }
+    // One section needs one input width; anything else runs as separate calls.
+    bool shareable = count <= 16 && x;
+    bool anyQ8 = false;
+    for (int i = 0; i < count && shareable; ++i) {
+        shareable = isValid(ws[i]) && ys[i] && ws[i].cols == ws[0].cols;
+        anyQ8 = anyQ8 || usesQ8Activations(ws[i].type);
+    }
+    if (!shareable) {
+        for (int i = 0; i < count; ++i) {
+            matmulWith(kernels, pool, ws[i], x, tokens, ys[i]);
+        }
+        return;
+    }
+    const std::int64_t cols = ws[0].cols;
+    const Input floatInput{x, static_cast<std::size_t>(cols) * sizeof(float)};
+    Input q8Input;
+    if (anyQ8) {
+        q8Input.x = quantizeInput(kernels, x, tokens, cols);
+        q8Input.xStride = static_cast<std::size_t>(cols / QK8_0) * sizeof(ActBlockQ8);
+    }
+    Part parts[16];
+    std::int64_t totalRows = 0;
+    for (int i = 0; i < count; ++i) {
+        parts[i] = makePart(kernels, ws[i], floatInput, q8Input, tokens, ys[i], totalRows);
+        totalRows += ws[i].rows;
+    }
+    runParts(pool, parts, count, totalRows, totalRows * cols * tokens);
+}
+
+void matmul(ThreadPool& pool, const WeightMatrix& w, const float* x, std::int64_t tokens, float* y)
+{
+    matmulWith(activeKernels(), pool, w, x, tokens, y);
+}
+
+void matmulShared(ThreadPool& pool, const WeightMatrix* ws, float* const* ys, int count, const float* x,
+                  std::int64_t tokens)
+{
+    matmulSharedWith(activeKernels(), pool, ws, ys, count, x, tokens);
+}
+
+void getRow(const WeightMatrix& w, std::int64_t r, float* out)
+{
+    if (!out || w.cols <= 0) {
+        return;
+    }
+    if (!isValid(w) || r < 0 || r >= w.rows) {
+        std::memset(out, 0, static_cast<std::size_t>(w.cols) * sizeof(float));
+        return;
+    }
+    const std::size_t stride = rowBytes(w.type, w.cols);
+    dequantizeRow(w.type, static_cast<const std::uint8_t*>(w.data) + static_cast<std::size_t>(r) * stride, out, w.cols);
+}
+
+} // namespace hearth::cpu

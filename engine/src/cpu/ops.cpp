@@ -1,1 +1,155 @@
 // SPDX-License-Identifier: MIT
+#include "cpu/ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hearth::cpu {
+
+void rmsNorm(const float* x, const float* weight, float eps, std::int64_t n, float* out)
+{
+    // Accumulate in double: models with large activations (and long rows) lose digits in float.
+    double sum = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+        sum += double(x[i]) * double(x[i]);
+    const float scale = float(1.0 / std::sqrt(sum / double(n) + double(eps)));
+    for (std::int64_t i = 0; i < n; ++i)
+        out[i] = x[i] * scale * weight[i];
+}
+
+void layerNorm(const float* x, const float* weight, const float* bias, float eps, std::int64_t n, float* out)
+{
+    double mean = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+        mean += x[i];
+    mean /= double(n);
+    double var = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double d = x[i] - mean;
+        var += d * d;
+    }
+    var /= double(n);
+    const float scale = float(1.0 / std::sqrt(var + double(eps)));
+    const float m = float(mean);
+    for (std::int64_t i = 0; i < n; ++i) {
+        float v = (x[i] - m) * scale;
+        if (weight)
+            v *= weight[i];
+        if (bias)
+            v += bias[i];
+        out[i] = v;
+    }
+}
+
+void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable)
+{
+    // Angles in double: at positions in the thousands a float angle loses the low bits that
+    // distinguish neighbouring positions in the slow-rotating dimensions.
+    const double p = double(pos) * double(freqScale);
+    for (int i = 0; i < nRot / 2; ++i) {
+        const double theta = p * std::pow(double(freqBase), -2.0 * i / double(nRot));
+        cosTable[i] = float(std::cos(theta));
+        sinTable[i] = float(std::sin(theta));
+    }
+}
+
+void ropeNormal(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable)
+{
+    for (int h = 0; h < nHeads; ++h) {
+        float* v = x + std::int64_t(h) * headDim;
+        for (int i = 0; i < nRot / 2; ++i) {
+            const float x0 = v[2 * i];
+            const float x1 = v[2 * i + 1];
+            v[2 * i] = x0 * cosTable[i] - x1 * sinTable[i];
+            v[2 * i + 1] = x0 * sinTable[i] + x1 * cosTable[i];
+        }
+    }
+}
+
+void softmax(float* x, std::int64_t n)
+{
+    if (n <= 0)
+        return;
+    const float maxValue = *std::max_element(x, x + n);
+    double sum = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        x[i] = std::exp(x[i] - maxValue);
+        sum += x[i];
+    }
+    const float inv = float(1.0 / sum);
+    for (std::int64_t i = 0; i < n; ++i)
+        x[i] *= inv;
+}
+
+void swiglu(float* gate, const float* up, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float g = gate[i];
+        gate[i] = g / (1.0f + std::exp(-g)) * up[i];
+    }
+}
+
+void reglu(float* gate, const float* up, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i)
+        gate[i] = std::max(gate[i], 0.0f) * up[i];
+}
+
+void drelu(float* gate, const float* up, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i)
+        gate[i] = std::max(gate[i], 0.0f) * std::max(up[i], 0.0f);
+}
+
+void relu2(float* gate, const float* up, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float r = std::max(gate[i], 0.0f);
+        gate[i] = r * r * up[i];
+    }
+}
+
+void relu(float* x, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i)
+        x[i] = std::max(x[i], 0.0f);
+}
+
+void gelu(float* x, std::int64_t n)
+{
+    constexpr float sqrt2OverPi = 0.7978845608028654f;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        x[i] = 0.5f * v * (1.0f + std::tanh(sqrt2OverPi * v * (1.0f + 0.044715f * v * v)));
+    }
+}
+
+void add(float* y, const float* x, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i)
+        y[i] += x[i];
+}
+
+void axpy(float* y, float a, const float* x, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i)
+        y[i] += a * x[i];
+}
+
+float dot(const float* a, const float* b, std::int64_t n)
+{
+    // Four partial sums let the compiler vectorize without -ffast-math reassociation.
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < n; ++i)
+        s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+} // namespace hearth::cpu

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The per-ISA kernel tables behind quant.h and matmul.h. Each table lives in its own translation
+// unit compiled with that ISA's flags; the dispatcher hands one out only after isa.cpp checked
+// that the CPU and OS support it. Tests use kernelVariants() to run every path the machine has
+// against the scalar reference.
+
+#include "core/dtype.h"
+#include "cpu/isa.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace hearth::cpu {
+
+class ThreadPool;
+struct WeightMatrix;
+
+// One block of an activation row quantized for integer dot products: Q8_0 values (same bytes
+// as quantizeRowQ8_0 would give), the scale as a float (rounded through fp16 like a BlockQ8_0)
+// and the sum of the values, which turns an unsigned-by-signed dot (maddubs, vpdpbusd) of
+// offset weights back into a signed one.
+struct ActBlockQ8 {
+    float d;
+    std::int32_t sum;
+    std::int8_t qs[QK8_0];
+};
+static_assert(sizeof(ActBlockQ8) == 40);
+
+// Y[t * yStride + r] = dot(W row r, X token t) for r in [rowBegin, rowEnd), t < tokens.
+// X holds floats for F32/F16 weights and ActBlockQ8 rows for Q4_0/Q8_0 weights.
+struct GemmArgs {
+    const std::uint8_t* w = nullptr;
+    std::size_t wStride = 0; // bytes between weight rows
+    std::int64_t cols = 0;
+    const void* x = nullptr;
+    std::size_t xStride = 0; // bytes between tokens
+    std::int64_t tokens = 0;
+    float* y = nullptr;
+    std::int64_t yStride = 0; // floats between tokens
+};
+using GemmFn = void (*)(const GemmArgs& args, std::int64_t rowBegin, std::int64_t rowEnd);
+
+struct CpuKernels {
+    const char* name; // "scalar", "avx2", "avx512", "avx512-vnni"
+    Isa isa;
+    bool needsVnni;
+
+    void (*quantizeRowQ8_0)(const float* x, BlockQ8_0* out, std::int64_t n);
+    void (*quantizeRowQ4_0)(const float* x, BlockQ4_0* out, std::int64_t n);
+    void (*convertRowF16)(const float* x, std::uint16_t* out, std::int64_t n);
+    void (*dequantizeRowF16)(const std::uint16_t* in, float* out, std::int64_t n);
+    void (*dequantizeRowQ8_0)(const BlockQ8_0* in, float* out, std::int64_t n);
+    void (*dequantizeRowQ4_0)(const BlockQ4_0* in, float* out, std::int64_t n);
+    void (*quantizeActivations)(const float* x, ActBlockQ8* out, std::int64_t n);
+
+    GemmFn gemmF32;
+    GemmFn gemmF16;
+    GemmFn gemmQ4_0;
+    GemmFn gemmQ8_0;
+};
+
+// The tables. Only the scalar one may be used without checking the CPU first.
+extern const CpuKernels kScalarKernels;
+#if defined(__x86_64__) || defined(_M_X64)
+extern const CpuKernels kAvx2Kernels;
+extern const CpuKernels kAvx512Kernels;
+extern const CpuKernels kAvx512VnniKernels;
+#endif
+
+// The table for activeIsa() (the best the machine has, lowered by HEARTH_CPU_ISA).
+[[nodiscard]] const CpuKernels& activeKernels();
+// The best table for @p isa, or nullptr when this CPU/OS cannot run it.
+[[nodiscard]] const CpuKernels* kernelsFor(Isa isa);
+// Every table this machine can run, scalar first (AVX-512 with and without VNNI when present).
+[[nodiscard]] std::vector<const CpuKernels*> kernelVariants();
+
+// matmul()/matmulShared() with an explicit kernel table.
+void matmulWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix& w, const float* x,
+                std::int64_t tokens, float* y);
+void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix* ws, float* const* ys,
+                      int count, const float* x, std::int64_t tokens);
+
+} // namespace hearth::cpu

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Elementwise and per-row operations of the forward pass: norms, rotary embeddings, softmax,
+// FFN activations. They are a small share of the time next to the matrix products, so they are
+// plain loops the compiler can vectorize, with no ISA dispatch.
+
+#include <cstdint>
+
+namespace hearth::cpu {
+
+// out = x / sqrt(mean(x^2) + eps) * weight, over n elements. out may alias x.
+void rmsNorm(const float* x, const float* weight, float eps, std::int64_t n, float* out);
+
+// out = (x - mean) / sqrt(var + eps) * weight + bias; weight and bias may be null (1 and 0).
+void layerNorm(const float* x, const float* weight, const float* bias, float eps, std::int64_t n, float* out);
+
+// Rotary position embedding in llama.cpp's "normal" mode: adjacent pairs (x[2i], x[2i+1]) of
+// each head rotate by the angle whose cos/sin are cosTable[i]/sinTable[i], for 2i < nRot.
+// Dimensions past nRot are left alone. @p x holds nHeads heads of headDim floats.
+void ropeNormal(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable);
+
+// Fills cosTable/sinTable (nRot / 2 each) for position @p pos:
+// angle_i = pos * freqScale * freqBase^(-2i / nRot).
+void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable);
+
+// In-place numerically stable softmax over n elements.
+void softmax(float* x, std::int64_t n);
+
+// Gated FFN activations, in place on @p gate (n elements): gate = f(gate, up).
+void swiglu(float* gate, const float* up, std::int64_t n); // silu(gate) * up
+void reglu(float* gate, const float* up, std::int64_t n);  // relu(gate) * up
+void drelu(float* gate, const float* up, std::int64_t n);  // relu(gate) * relu(up)
+void relu2(float* gate, const float* up, std::int64_t n);  // relu(gate)^2 * up
+
+void relu(float* x, std::int64_t n);
+void gelu(float* x, std::int64_t n); // tanh approximation, as falcon and llama.cpp use
+
+// y += x over n elements.
+void add(float* y, const float* x, std::int64_t n);
+// y += a * x over n elements.
+void axpy(float* y, float a, const float* x, std::int64_t n);
+// Dot product of two float vectors.
+[[nodiscard]] float dot(const float* a, const float* b, std::int64_t n);
+
+} // namespace hearth::cpu

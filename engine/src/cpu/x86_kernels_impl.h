@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: MIT
+// The body of the x86 kernel tables, included (once each) by kernels_avx2.cpp,
+// kernels_avx512.cpp and kernels_avx512_vnni.cpp. Those files are compiled with their ISA's
+// flags and define HEARTH_KERNEL_TABLE / HEARTH_KERNEL_NAME / HEARTH_KERNEL_ISA before including
+// this file; the instruction set actually used follows from the compiler's __AVX512F__ and
+// __AVX512VNNI__. Everything here has internal linkage: an inline function shared with
+// baseline code could otherwise be merged with a copy that uses instructions the CPU lacks.
+//
+// Layout of a matmul tile: R weight rows x T tokens of accumulators stay in registers while the
+// inner loop walks the row in blocks, so each loaded weight block is used T times and each
+// activation block R times. Decode (T = 1) streams weights; prefill reuses them from L1.
+
+#pragma once
+
+#include "cpu/kernels.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12's AVX-512 headers use their own _mm512_undefined_* values in ways its flow analysis
+// reports as uninitialized (GCC bug 105593); nothing in this file reads uninitialized data.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#if !defined(HEARTH_KERNEL_TABLE) || !defined(HEARTH_KERNEL_NAME) || !defined(HEARTH_KERNEL_ISA)
+#error "define the table name, its printable name and its Isa before including x86_kernels_impl.h"
+#endif
+
+namespace hearth::cpu {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+inline float hsum256(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+inline float hmax256(__m256 v)
+{
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    return _mm_cvtss_f32(m);
+}
+
+inline std::int32_t hsumInt256(__m256i v)
+{
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(s);
+}
+
+inline float halfToFloatF16c(std::uint16_t h)
+{
+    return _cvtsh_ss(h);
+}
+
+inline std::uint16_t floatToHalfF16c(float f)
+{
+    return static_cast<std::uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+}
+
+inline __m256 absPs(__m256 v)
+{
+    return _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+}
+
+// roundf(): to nearest, ties away from zero (the SIMD rounding modes only do ties-to-even).
+inline __m256 roundHalfAway(__m256 v)
+{
+    const __m256 truncated = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256 fraction = absPs(_mm256_sub_ps(v, truncated)); // exact
+    const __m256 up = _mm256_cmp_ps(fraction, _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+    const __m256 signedOne = _mm256_or_ps(_mm256_set1_ps(1.0f),
+                                          _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(INT32_MIN))));
+    return _mm256_add_ps(truncated, _mm256_and_ps(up, signedOne));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quantization (byte-identical to kernels_scalar.cpp for finite input)
+
+// One block of 32 floats to Q8_0 values as four vectors of int32, with the float scale.
+inline void quantizeBlockQ8(const float* x, __m256i q[4], float& d)
+{
+    __m256 v[4];
+    __m256 amax = _mm256_setzero_ps();
+    for (int k = 0; k < 4; ++k) {
+        v[k] = _mm256_loadu_ps(x + 8 * k);
+        amax = _mm256_max_ps(amax, absPs(v[k]));
+    }
+    d = hmax256(amax) / 127.0f;
+    const __m256 id = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
+    for (int k = 0; k < 4; ++k) {
+        q[k] = _mm256_cvtps_epi32(roundHalfAway(_mm256_mul_ps(v[k], id)));
+    }
+}
+
+inline __m256i packQ8(const __m256i q[4])
+{
+    const __m256i a = _mm256_packs_epi32(q[0], q[1]);
+    const __m256i b = _mm256_packs_epi32(q[2], q[3]);
+    const __m256i c = _mm256_packs_epi16(a, b);
+    // The packs work within 128-bit lanes; this puts the 4-byte groups back in order.
+    return _mm256_permutevar8x32_epi32(c, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+void quantizeRowQ8_0(const float* x, BlockQ8_0* out, std::int64_t n)
+{
+    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
+        __m256i q[4];
+        float d = 0.0f;
+        quantizeBlockQ8(x + b * QK8_0, q, d);
+        out[b].d = floatToHalfF16c(d);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].qs), packQ8(q));
+    }
+}
+
+void quantizeActivations(const float* x, ActBlockQ8* out, std::int64_t n)
+{
+    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
+        __m256i q[4];
+        float d = 0.0f;
+        quantizeBlockQ8(x + b * QK8_0, q, d);
+        out[b].d = halfToFloatF16c(floatToHalfF16c(d));
+        out[b].sum = hsumInt256(_mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].qs), packQ8(q));
+    }
+}
+
+void quantizeRowQ4_0(const float* x, BlockQ4_0* out, std::int64_t n)
+{
+    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
+        const float* v = x + b * QK4_0;
+        __m256 vec[4];
+        __m256 amaxVec = _mm256_setzero_ps();
+        for (int k = 0; k < 4; ++k) {
+            vec[k] = _mm256_loadu_ps(v + 8 * k);
+            amaxVec = _mm256_max_ps(amaxVec, absPs(vec[k]));
+        }
+        const float amax = hmax256(amaxVec);
+        // The reference keeps the first value of largest magnitude, sign included.
+        float max = 0.0f;
+        if (amax != 0.0f) {
+            for (int j = 0; j < QK4_0; ++j) {
+                if ((v[j] < 0.0f ? -v[j] : v[j]) == amax) {
+                    max = v[j];
+                    break;
+                }
+            }
+        }
+        const float d = max / -8.0f;
+        const __m256 id = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
+        alignas(32) std::int32_t q[QK4_0];
+        for (int k = 0; k < 4; ++k) {
+            const __m256 shifted = _mm256_add_ps(_mm256_mul_ps(vec[k], id), _mm256_set1_ps(8.5f));
+            __m256i qi = _mm256_cvttps_epi32(shifted);
+            qi = _mm256_min_epi32(_mm256_max_epi32(qi, _mm256_setzero_si256()), _mm256_set1_epi32(15));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(q + 8 * k), qi);
+        }
+        out[b].d = floatToHalfF16c(d);
+        for (int j = 0; j < QK4_0 / 2; ++j) {
+            out[b].qs[j] = static_cast<std::uint8_t>(q[j] | q[j + QK4_0 / 2] << 4);
+        }
+    }
+}
+
+void convertRowF16(const float* x, std::uint16_t* out, std::int64_t n)
+{
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+    for (; i < n; ++i) {
+        out[i] = floatToHalfF16c(x[i]);
+    }
+}
+
+void dequantizeRowF16(const std::uint16_t* in, float* out, std::int64_t n)
+{
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+    }
+    for (; i < n; ++i) {
+        out[i] = halfToFloatF16c(in[i]);
+    }
+}
+
+void dequantizeRowQ8_0(const BlockQ8_0* in, float* out, std::int64_t n)
+{
+    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
+        const __m256 d = _mm256_set1_ps(halfToFloatF16c(in[b].d));
+        for (int k = 0; k < 4; ++k) {
+            const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in[b].qs + 8 * k));
+            const __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(bytes));
+            _mm256_storeu_ps(out + b * QK8_0 + 8 * k, _mm256_mul_ps(v, d));
+        }
+    }
+}
+
+// The 32 nibbles of a Q4_0 block as bytes 0..15 in element order: low nibbles give elements
+// 0-15, high nibbles 16-31, matching the activation layout.
+inline __m256i unpackQ4(const std::uint8_t* qs)
+{
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+    const __m256i both = _mm256_set_m128i(_mm_srli_epi16(x, 4), x);
+    return _mm256_and_si256(both, _mm256_set1_epi8(0x0f));
+}
+
+void dequantizeRowQ4_0(const BlockQ4_0* in, float* out, std::int64_t n)
+{
+    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
+        const __m256 d = _mm256_set1_ps(halfToFloatF16c(in[b].d));
+        const __m256i q = _mm256_sub_epi8(unpackQ4(in[b].qs), _mm256_set1_epi8(8));
+        alignas(32) std::int8_t bytes[32];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), q);
+        for (int k = 0; k < 4; ++k) {
+            const __m128i part = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes + 8 * k));
+            const __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(part));
+            _mm256_storeu_ps(out + b * QK4_0 + 8 * k, _mm256_mul_ps(v, d));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integer dot products of one 32-element block pair. Each returns 8 int32 lanes whose sum is
+// the exact signed dot product; the caller scales and accumulates them in float.
+
+// Bias that undoes an unsigned offset of the weights: -offset * sum(activations), in lane 0.
+inline __m256i offsetBias(std::int32_t offset, std::int32_t activationSum)
+{
+    return _mm256_zextsi128_si256(_mm_cvtsi32_si128(-offset * activationSum));
+}
+
+#if defined(__AVX512VNNI__)
+// Q4_0 and Q8_0 weights are both made unsigned (nibbles 0..15, int8 + 128) so one vpdpbusd
+// per pair does the whole block, with the offset folded into the accumulator's start value.
+struct Q4Policy {
+    using Prepared = __m256i;
+    static constexpr std::int32_t kOffset = 8;
+    static Prepared prepare(const BlockQ4_0& b) { return unpackQ4(b.qs); }
+    static __m256i dot(Prepared w, __m256i a, __m256i bias) { return _mm256_dpbusd_epi32(bias, w, a); }
+};
+struct Q8Policy {
+    using Prepared = __m256i;
+    static constexpr std::int32_t kOffset = 128;
+    static Prepared prepare(const BlockQ8_0& b)
+    {
+        return _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs)), _mm256_set1_epi8(-128));
+    }
+    static __m256i dot(Prepared w, __m256i a, __m256i bias) { return _mm256_dpbusd_epi32(bias, w, a); }
+};
+#else
+// maddubs multiplies unsigned by signed bytes into saturating int16 pairs: nibbles (<= 15)
+// cannot saturate; int8 weights use |w| times sign-adjusted activations instead.
+struct Q4Policy {
+    using Prepared = __m256i;
+    static constexpr std::int32_t kOffset = 8;
+    static Prepared prepare(const BlockQ4_0& b) { return unpackQ4(b.qs); }
+    static __m256i dot(Prepared w, __m256i a, __m256i bias)
+    {
+        const __m256i pairs = _mm256_maddubs_epi16(w, a);
+        return _mm256_add_epi32(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1)), bias);
+    }
+};
+struct Q8Policy {
+    struct Prepared {
+        __m256i magnitude;
+        __m256i sign;
+    };
+    static constexpr std::int32_t kOffset = 0;
+    static Prepared prepare(const BlockQ8_0& b)
+    {
+        const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.qs));
+        return {_mm256_abs_epi8(w), w};
+    }
+    static __m256i dot(const Prepared& w, __m256i a, __m256i /*bias*/)
+    {
+        const __m256i pairs = _mm256_maddubs_epi16(w.magnitude, _mm256_sign_epi8(a, w.sign));
+        return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+    }
+};
+#endif
+
+template <typename Block>
+struct BlockTraits;
+template <>
+struct BlockTraits<BlockQ4_0> {
+    using Policy = Q4Policy;
+};
+template <>
+struct BlockTraits<BlockQ8_0> {
+    using Policy = Q8Policy;
+};
+
+// R rows x T tokens of a quantized matmul, starting at row r0 and token t0.
+template <typename Block, int R, int T>
+inline void tileQuantized(const GemmArgs& a, std::int64_t r0, std::int64_t t0)
+{
+    using Policy = typename BlockTraits<Block>::Policy;
+    const std::int64_t blocks = a.cols / QK8_0;
+    const Block* w[R];
+    const ActBlockQ8* x[T];
+    for (int r = 0; r < R; ++r) {
+        w[r] = reinterpret_cast<const Block*>(a.w + static_cast<std::size_t>(r0 + r) * a.wStride);
+    }
+    for (int t = 0; t < T; ++t) {
+        x[t] = reinterpret_cast<const ActBlockQ8*>(static_cast<const std::uint8_t*>(a.x) +
+                                                   static_cast<std::size_t>(t0 + t) * a.xStride);
+    }
+    __m256 acc[R][T];
+    for (int r = 0; r < R; ++r) {
+        for (int t = 0; t < T; ++t) {
+            acc[r][t] = _mm256_setzero_ps();
+        }
+    }
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        typename Policy::Prepared wq[R];
+        __m256 wd[R];
+        for (int r = 0; r < R; ++r) {
+            wq[r] = Policy::prepare(w[r][b]);
+            wd[r] = _mm256_set1_ps(halfToFloatF16c(w[r][b].d));
+        }
+        for (int t = 0; t < T; ++t) {
+            const ActBlockQ8& ab = x[t][b];
+            const __m256i aq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ab.qs));
+            const __m256i bias = offsetBias(Policy::kOffset, ab.sum);
+            const __m256 ad = _mm256_set1_ps(ab.d);
+            for (int r = 0; r < R; ++r) {
+                const __m256 dot = _mm256_cvtepi32_ps(Policy::dot(wq[r], aq, bias));
+                acc[r][t] = _mm256_fmadd_ps(dot, _mm256_mul_ps(wd[r], ad), acc[r][t]);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t) {
+        float* y = a.y + (t0 + t) * a.yStride + r0;
+        for (int r = 0; r < R; ++r) {
+            y[r] = hsum256(acc[r][t]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Float weights (F32, F16): widest vectors available, weights converted once per tile step.
+
+#if defined(__AVX512F__)
+using VecF = __m512;
+constexpr int kLanes = 16;
+inline VecF vzero() { return _mm512_setzero_ps(); }
+inline VecF vload(const float* p) { return _mm512_loadu_ps(p); }
+inline VecF vload(const std::uint16_t* p)
+{
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+inline VecF vfma(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
+inline float vsum(VecF v) { return _mm512_reduce_add_ps(v); }
+#else
+using VecF = __m256;
+constexpr int kLanes = 8;
+inline VecF vzero() { return _mm256_setzero_ps(); }
+inline VecF vload(const float* p) { return _mm256_loadu_ps(p); }
+inline VecF vload(const std::uint16_t* p)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+inline VecF vfma(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
+inline float vsum(VecF v) { return hsum256(v); }
+#endif
+
+inline float scalarValue(float v) { return v; }
+inline float scalarValue(std::uint16_t v) { return halfToFloatF16c(v); }
+
+template <typename W, int R, int T>
+inline void tileFloat(const GemmArgs& a, std::int64_t r0, std::int64_t t0)
+{
+    const W* w[R];
+    const float* x[T];
+    for (int r = 0; r < R; ++r) {
+        w[r] = reinterpret_cast<const W*>(a.w + static_cast<std::size_t>(r0 + r) * a.wStride);
+    }
+    for (int t = 0; t < T; ++t) {
+        x[t] = reinterpret_cast<const float*>(static_cast<const std::uint8_t*>(a.x) +
+                                              static_cast<std::size_t>(t0 + t) * a.xStride);
+    }
+    VecF acc[R][T];
+    for (int r = 0; r < R; ++r) {
+        for (int t = 0; t < T; ++t) {
+            acc[r][t] = vzero();
+        }
+    }
+    std::int64_t c = 0;
+    for (; c + kLanes <= a.cols; c += kLanes) {
+        VecF wv[R];
+        for (int r = 0; r < R; ++r) {
+            wv[r] = vload(w[r] + c);
+        }
+        for (int t = 0; t < T; ++t) {
+            const VecF xv = vload(x[t] + c);
+            for (int r = 0; r < R; ++r) {
+                acc[r][t] = vfma(wv[r], xv, acc[r][t]);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t) {
+        float* y = a.y + (t0 + t) * a.yStride + r0;
+        for (int r = 0; r < R; ++r) {
+            float sum = vsum(acc[r][t]);
+            for (std::int64_t i = c; i < a.cols; ++i) {
+                sum += scalarValue(w[r][i]) * x[t][i];
+            }
+            y[r] = sum;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drivers: full tiles, then the leftover tokens and rows with smaller instantiations.
+
+#define HEARTH_DEFINE_TILE_DISPATCH(Name, Fn)                                                           \
+    template <typename E, int R, int T>                                                                 \
+    inline void Name(const GemmArgs& a, std::int64_t r0, std::int64_t t0, std::int64_t count)          \
+    {                                                                                                   \
+        /* count < T tokens remain: peel them one instantiation at a time */                             \
+        if constexpr (T > 1) {                                                                          \
+            if (count == T - 1) {                                                                       \
+                Fn<E, R, T - 1>(a, r0, t0);                                                             \
+            } else {                                                                                    \
+                Name<E, R, T - 1>(a, r0, t0, count);                                                    \
+            }                                                                                           \
+        } else {                                                                                        \
+            (void)a, (void)r0, (void)t0, (void)count;                                                   \
+        }                                                                                               \
+    }
+
+HEARTH_DEFINE_TILE_DISPATCH(tokenTailQuantized, tileQuantized)
+HEARTH_DEFINE_TILE_DISPATCH(tokenTailFloat, tileFloat)
+#undef HEARTH_DEFINE_TILE_DISPATCH
+
+template <typename E, int R, int T, bool Quantized>
+inline void rowGroup(const GemmArgs& a, std::int64_t r0)
+{
+    std::int64_t t = 0;
+    for (; t + T <= a.tokens; t += T) {
+        if constexpr (Quantized) {
+            tileQuantized<E, R, T>(a, r0, t);
+        } else {
+            tileFloat<E, R, T>(a, r0, t);
+        }
+    }
+    if (t < a.tokens) {
+        if constexpr (Quantized) {
+            tokenTailQuantized<E, R, T>(a, r0, t, a.tokens - t);
+        } else {
+            tokenTailFloat<E, R, T>(a, r0, t, a.tokens - t);
+        }
+    }
+}
+
+template <typename E, int R, int T, bool Quantized>
+inline void gemmRows(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    std::int64_t r = rowBegin;
+    for (; r + R <= rowEnd; r += R) {
+        rowGroup<E, R, T, Quantized>(a, r);
+    }
+    for (; r < rowEnd; ++r) {
+        rowGroup<E, 1, T, Quantized>(a, r);
+    }
+}
+
+// Decode keeps several rows in flight to hide latency; prefill uses the largest register tile.
+#if defined(__AVX512F__)
+constexpr int kQuantRows = 4;
+constexpr int kQuantTokens = 4;
+constexpr int kFloatRows = 4;
+constexpr int kFloatTokens = 4;
+#else
+constexpr int kQuantRows = 2;
+constexpr int kQuantTokens = 4;
+constexpr int kFloatRows = 4;
+constexpr int kFloatTokens = 2;
+#endif
+constexpr int kDecodeRows = 4;
+
+template <typename E, bool Quantized, int PrefillRows, int PrefillTokens>
+void gemm(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    if (a.tokens == 1) {
+        gemmRows<E, kDecodeRows, 1, Quantized>(a, rowBegin, rowEnd);
+    } else {
+        gemmRows<E, PrefillRows, PrefillTokens, Quantized>(a, rowBegin, rowEnd);
+    }
+}
+
+} // namespace
+
+constinit const CpuKernels HEARTH_KERNEL_TABLE = {
+    HEARTH_KERNEL_NAME,
+    HEARTH_KERNEL_ISA,
+#if defined(__AVX512VNNI__)
+    true,
+#else
+    false,
+#endif
+    quantizeRowQ8_0,
+    quantizeRowQ4_0,
+    convertRowF16,
+    dequantizeRowF16,
+    dequantizeRowQ8_0,
+    dequantizeRowQ4_0,
+    quantizeActivations,
+    gemm<float, false, kFloatRows, kFloatTokens>,
+    gemm<std::uint16_t, false, kFloatRows, kFloatTokens>,
+    gemm<BlockQ4_0, true, kQuantRows, kQuantTokens>,
+    gemm<BlockQ8_0, true, kQuantRows, kQuantTokens>,
+};
+
+} // namespace hearth::cpu

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+// hearth-kernel-bench: how close the CPU kernels come to the machine's limits. Decode (one
+// token) is judged by weight bytes streamed per second against measured memory bandwidth;
+// prefill by GFLOP/s and by how much cheaper a token is than in decode. Prints JSON.
+//
+//   hearth-kernel-bench [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick]
+
+#include "cpu/isa.h"
+#include "cpu/kernels.h"
+#include "cpu/matmul.h"
+#include "cpu/memory_bandwidth.h"
+#include "cpu/quant.h"
+#include "cpu/thread_pool.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace hearth;
+using namespace hearth::cpu;
+
+namespace {
+
+struct Options {
+    int threads = 2;
+    std::string isa; // empty: every variant the CPU runs
+    bool quick = false;
+};
+
+struct Shape {
+    std::int64_t rows;
+    std::int64_t cols;
+};
+
+std::vector<std::uint8_t> makeWeights(DType type, const Shape& s)
+{
+    const std::size_t stride = rowBytes(type, s.cols);
+    std::vector<std::uint8_t> data(stride * static_cast<std::size_t>(s.rows));
+    std::mt19937 rng(1);
+    std::normal_distribution<float> dist(0.0f, 0.05f);
+    std::vector<float> row(static_cast<std::size_t>(s.cols));
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+        for (float& v : row) {
+            v = dist(rng);
+        }
+        (void)quantizeRow(type, row.data(), data.data() + static_cast<std::size_t>(r) * stride, s.cols);
+    }
+    return data;
+}
+
+// Best time of repeated calls, running for at least @p minSeconds.
+template <typename Fn>
+double bestSeconds(Fn&& fn, double minSeconds, int minRuns)
+{
+    fn(); // warm-up: page faults, caches, thread wake-up
+    double best = 1e30;
+    double total = 0.0;
+    for (int run = 0; run < minRuns || total < minSeconds; ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        fn();
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        best = std::min(best, s);
+        total += s;
+        if (run > 1000) {
+            break;
+        }
+    }
+    return best;
+}
+
+Options parse(int argc, char** argv)
+{
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--threads" && i + 1 < argc) {
+            o.threads = std::max(1, std::atoi(argv[++i]));
+        } else if (arg == "--isa" && i + 1 < argc) {
+            o.isa = argv[++i];
+        } else if (arg == "--quick") {
+            o.quick = true;
+        } else {
+            std::fprintf(stderr, "usage: %s [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick]\n", argv[0]);
+            std::exit(arg == "--help" || arg == "-h" ? 0 : 2);
+        }
+    }
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const Options opt = parse(argc, argv);
+    ThreadPool pool(opt.threads);
+
+    const double bandwidth = measureMemoryBandwidthGBs(pool, std::size_t(1) << 30, opt.quick ? 2 : 4);
+    std::printf("{\n  \"threads\": %d,\n  \"cpu_features\": \"%s\",\n  \"detected_isa\": \"%s\",\n"
+                "  \"memory_bandwidth_gbs\": %.2f,\n  \"results\": [",
+                pool.size(), cpuFeatureString().c_str(), isaName(detectedIsa()), bandwidth);
+
+    const std::vector<Shape> shapes = opt.quick ? std::vector<Shape>{{5632, 2048}}
+                                                : std::vector<Shape>{{5632, 2048}, {32000, 2048}};
+    const DType types[] = {DType::F16, DType::Q4_0, DType::Q8_0, DType::F32};
+    constexpr std::int64_t kPrefillTokens = 128;
+    const double minSeconds = opt.quick ? 0.1 : 0.3;
+
+    bool first = true;
+    for (const Shape& shape : shapes) {
+        std::vector<float> x(static_cast<std::size_t>(shape.cols * kPrefillTokens));
+        std::mt19937 rng(2);
+        std::normal_distribution<float> dist(0.0f, 1.0f);
+        for (float& v : x) {
+            v = dist(rng);
+        }
+        std::vector<float> y(static_cast<std::size_t>(shape.rows * kPrefillTokens));
+        for (DType type : types) {
+            if (type == DType::F32 && shape.rows > 8192) {
+                continue; // 250 MB of weights says nothing the F16 run does not
+            }
+            const std::vector<std::uint8_t> weights = makeWeights(type, shape);
+            const double bytes = static_cast<double>(weights.size());
+            // Decode cycles through copies that together exceed the last-level cache, so every
+            // call streams its weights from DRAM as a real model's layers do.
+            const std::size_t copies = std::max<std::size_t>(1, (std::size_t(256) << 20) / weights.size() + 1);
+            std::vector<std::vector<std::uint8_t>> copy(copies, weights);
+            std::size_t next = 0;
+            const auto decodeOnce = [&](const CpuKernels& k) {
+                const WeightMatrix wc{type, copy[next].data(), shape.rows, shape.cols};
+                next = (next + 1) % copies;
+                matmulWith(k, pool, wc, x.data(), 1, y.data());
+            };
+            // Prefill is compute-bound and costs the same per row, so it is timed on row slices:
+            // short calls keep the best-of timing meaningful on a machine shared with other work.
+            const std::int64_t sliceRows = std::min<std::int64_t>(shape.rows, 512);
+            const WeightMatrix slice{type, weights.data(), sliceRows, shape.cols};
+            const double sliceScale = static_cast<double>(shape.rows) / static_cast<double>(sliceRows);
+            for (const CpuKernels* k : kernelVariants()) {
+                if (!opt.isa.empty() && opt.isa != k->name) {
+                    continue;
+                }
+                const double decode = bestSeconds([&] { decodeOnce(*k); }, minSeconds, 5);
+                const bool scalar = k->isa == Isa::Scalar;
+                double prefill = 0.0;
+                if (!scalar) { // the reference path would take minutes
+                    prefill = sliceScale *
+                              bestSeconds([&] { matmulWith(*k, pool, slice, x.data(), kPrefillTokens, y.data()); },
+                                          minSeconds, 5);
+                }
+                const double decodeGBs = bytes / decode / 1e9;
+                std::printf("%s\n    {\"isa\": \"%s\", \"type\": \"%s\", \"rows\": %lld, \"cols\": %lld, "
+                            "\"weight_mb\": %.1f, \"decode_ms\": %.3f, \"decode_gbs\": %.2f, "
+                            "\"decode_bandwidth_fraction\": %.3f",
+                            first ? "" : ",", k->name, std::string(dtypeName(type)).c_str(),
+                            static_cast<long long>(shape.rows), static_cast<long long>(shape.cols), bytes / 1e6,
+                            decode * 1e3, decodeGBs, bandwidth > 0 ? decodeGBs / bandwidth : 0.0);
+                if (prefill > 0.0) {
+                    const double flops = 2.0 * static_cast<double>(shape.rows * shape.cols * kPrefillTokens);
+                    std::printf(", \"prefill_tokens\": %lld, \"prefill_ms\": %.2f, \"prefill_gflops\": %.1f, "
+                                "\"prefill_speedup_per_token\": %.2f",
+                                static_cast<long long>(kPrefillTokens), prefill * 1e3, flops / prefill / 1e9,
+                                decode / (prefill / static_cast<double>(kPrefillTokens)));
+                }
+                std::printf("}");
+                std::fflush(stdout);
+                first = false;
+            }
+        }
+    }
+    std::printf("\n  ]\n}\n");
+    return 0;
+}

@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: MIT
+// CPU kernels: every ISA path this machine can run against the scalar reference. Quantizers and
+// dequantizers must agree to the byte, dot products within float rounding. Paths the CPU lacks
+// are skipped, not failed.
+
+#include "core/fp16.h"
+#include "cpu/isa.h"
+#include "cpu/kernels.h"
+#include "cpu/matmul.h"
+#include "cpu/quant.h"
+#include "cpu/thread_pool.h"
+
+#include <QTest>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace hearth;
+using namespace hearth::cpu;
+
+namespace {
+
+const char* const kVariantNames[] = {"scalar", "avx2", "avx512", "avx512-vnni"};
+
+const CpuKernels* variantByName(const QByteArray& name)
+{
+    for (const CpuKernels* k : kernelVariants()) {
+        if (name == k->name) {
+            return k;
+        }
+    }
+    return nullptr;
+}
+
+std::vector<float> randomFloats(std::mt19937& rng, std::size_t n, float scale)
+{
+    std::normal_distribution<float> dist(0.0f, scale);
+    std::vector<float> v(n);
+    for (float& f : v) {
+        f = dist(rng);
+    }
+    return v;
+}
+
+// Rows of @p values (rows x cols) stored as @p type by the reference quantizers.
+std::vector<std::uint8_t> encode(DType type, const std::vector<float>& values, std::int64_t rows, std::int64_t cols)
+{
+    const std::size_t stride = rowBytes(type, cols);
+    std::vector<std::uint8_t> out(stride * static_cast<std::size_t>(rows));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const float* src = values.data() + r * cols;
+        void* dst = out.data() + static_cast<std::size_t>(r) * stride;
+        switch (type) {
+        case DType::F32:
+            std::memcpy(dst, src, stride);
+            break;
+        case DType::F16:
+            kScalarKernels.convertRowF16(src, static_cast<std::uint16_t*>(dst), cols);
+            break;
+        case DType::Q4_0:
+            kScalarKernels.quantizeRowQ4_0(src, static_cast<BlockQ4_0*>(dst), cols);
+            break;
+        case DType::Q8_0:
+            kScalarKernels.quantizeRowQ8_0(src, static_cast<BlockQ8_0*>(dst), cols);
+            break;
+        default:
+            break;
+        }
+    }
+    return out;
+}
+
+void addVariantRows()
+{
+    QTest::addColumn<QByteArray>("variant");
+    for (const char* name : kVariantNames) {
+        QTest::newRow(name) << QByteArray(name);
+    }
+}
+
+#define FETCH_VARIANT(k)                                                                             \
+    QFETCH(QByteArray, variant);                                                                     \
+    const CpuKernels* k = variantByName(variant);                                                    \
+    if (!k)                                                                                          \
+        QSKIP(qPrintable(QStringLiteral("this CPU cannot run the %1 kernels").arg(QString::fromLatin1(variant))))
+
+bool sameHalf(std::uint16_t a, std::uint16_t b)
+{
+    const auto isNan = [](std::uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0; };
+    return a == b || (isNan(a) && isNan(b) && (a & 0x8000u) == (b & 0x8000u));
+}
+
+} // namespace
+
+class TestKernels : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void isaSelection();
+    void halfToFloatMatches_data() { addVariantRows(); }
+    void halfToFloatMatches();
+    void floatToHalfMatches_data() { addVariantRows(); }
+    void floatToHalfMatches();
+    void quantizersByteExact_data() { addVariantRows(); }
+    void quantizersByteExact();
+    void q4RoundingEdgeCases_data() { addVariantRows(); }
+    void q4RoundingEdgeCases();
+    void dequantizeExact_data() { addVariantRows(); }
+    void dequantizeExact();
+    void matmulMatchesReference_data();
+    void matmulMatchesReference();
+    void scalarMatchesFloatMath_data();
+    void scalarMatchesFloatMath();
+    void sharedMatchesSeparate_data() { addVariantRows(); }
+    void sharedMatchesSeparate();
+    void getRowAndBadInput();
+};
+
+void TestKernels::isaSelection()
+{
+    QVERIFY(isaSupported(Isa::Scalar));
+    QVERIFY(static_cast<int>(activeIsa()) <= static_cast<int>(detectedIsa()));
+    QVERIFY(isaSupported(detectedIsa()));
+    QCOMPARE(QByteArray(isaName(Isa::Avx512)), QByteArray("avx512"));
+    QVERIFY(!cpuFeatureString().empty());
+    QCOMPARE(activeKernels().isa, activeIsa());
+    QCOMPARE(kernelVariants().front(), &kScalarKernels);
+    for (Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+        QCOMPARE(kernelsFor(isa) != nullptr, isaSupported(isa));
+    }
+}
+
+void TestKernels::halfToFloatMatches()
+{
+    FETCH_VARIANT(k);
+    std::vector<std::uint16_t> halves(65536);
+    for (std::size_t i = 0; i < halves.size(); ++i) {
+        halves[i] = static_cast<std::uint16_t>(i);
+    }
+    std::vector<float> out(halves.size());
+    k->dequantizeRowF16(halves.data(), out.data(), static_cast<std::int64_t>(halves.size()));
+    for (std::size_t i = 0; i < halves.size(); ++i) {
+        const float expected = halfToFloat(halves[i]);
+        if (std::isnan(expected)) {
+            QVERIFY2(std::isnan(out[i]), qPrintable(QString::number(i, 16)));
+            QCOMPARE(std::signbit(out[i]), std::signbit(expected));
+        } else {
+            QVERIFY2(std::bit_cast<std::uint32_t>(out[i]) == std::bit_cast<std::uint32_t>(expected),
+                     qPrintable(QString::number(i, 16)));
+        }
+    }
+}
+
+void TestKernels::floatToHalfMatches()
+{
+    FETCH_VARIANT(k);
+    std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65519.99f, 65520.0f, -65520.0f, 1e30f,
+                                 std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+                                 std::numeric_limits<float>::denorm_min(), 5.96046448e-08f, 2.98023224e-08f,
+                                 2.98023254e-08f, 6.09755516e-05f, 6.10351562e-05f, 1.00048828f, 1.00146484f};
+    // Exact midpoints between neighbouring halves (ties to even) across normal and subnormal ranges.
+    for (std::uint32_t h = 0; h < 0x7c00; h += 7) {
+        const float a = halfToFloat(static_cast<std::uint16_t>(h));
+        const float b = halfToFloat(static_cast<std::uint16_t>(h + 1));
+        values.push_back((a + b) * 0.5f);
+        values.push_back(-(a + b) * 0.5f);
+    }
+    std::mt19937 rng(7);
+    for (int i = 0; i < 200000; ++i) {
+        // Random bit patterns cover every exponent, including float subnormals and NaN payloads.
+        values.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
+    }
+    std::vector<std::uint16_t> out(values.size());
+    k->convertRowF16(values.data(), out.data(), static_cast<std::int64_t>(values.size()));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        QVERIFY2(sameHalf(out[i], floatToHalf(values[i])),
+                 qPrintable(QStringLiteral("%1 -> %2, expected %3")
+                                .arg(static_cast<double>(values[i]))
+                                .arg(out[i], 0, 16)
+                                .arg(floatToHalf(values[i]), 0, 16)));
+    }
+}
+
+void TestKernels::quantizersByteExact()
+{
+    FETCH_VARIANT(k);
+    std::mt19937 rng(42);
+    for (float scale : {1e-6f, 0.02f, 1.0f, 300.0f}) {
+        constexpr std::int64_t n = 32 * 97;
+        std::vector<float> x = randomFloats(rng, n, scale);
+        std::fill(x.begin() + 64, x.begin() + 96, 0.0f); // an all-zero block
+        for (int j = 96; j < 128; ++j) {
+            x[static_cast<std::size_t>(j)] = static_cast<float>(j - 112) * 0.5f; // exact .5 ties
+        }
+        x[130] = 5.0f; // equal magnitudes of both signs: the first one wins
+        x[131] = -5.0f;
+        x[161] = -5.0f;
+        x[170] = 5.0f;
+
+        std::vector<BlockQ8_0> q8(n / 32), q8ref(n / 32);
+        k->quantizeRowQ8_0(x.data(), q8.data(), n);
+        kScalarKernels.quantizeRowQ8_0(x.data(), q8ref.data(), n);
+        QVERIFY(std::memcmp(q8.data(), q8ref.data(), q8.size() * sizeof(BlockQ8_0)) == 0);
+
+        std::vector<BlockQ4_0> q4(n / 32), q4ref(n / 32);
+        k->quantizeRowQ4_0(x.data(), q4.data(), n);
+        kScalarKernels.quantizeRowQ4_0(x.data(), q4ref.data(), n);
+        QVERIFY(std::memcmp(q4.data(), q4ref.data(), q4.size() * sizeof(BlockQ4_0)) == 0);
+
+        std::vector<ActBlockQ8> act(n / 32), actRef(n / 32);
+        k->quantizeActivations(x.data(), act.data(), n);
+        kScalarKernels.quantizeActivations(x.data(), actRef.data(), n);
+        QVERIFY(std::memcmp(act.data(), actRef.data(), act.size() * sizeof(ActBlockQ8)) == 0);
+        // Activation blocks hold the same values as a BlockQ8_0.
+        for (std::size_t b = 0; b < q8ref.size(); ++b) {
+            QVERIFY(std::memcmp(act[b].qs, q8ref[b].qs, 32) == 0);
+            QCOMPARE(act[b].d, halfToFloat(q8ref[b].d));
+        }
+    }
+}
+
+void TestKernels::q4RoundingEdgeCases()
+{
+    FETCH_VARIANT(k);
+    // Known values from ggml's reference quantizer: max -8 maps to 0, d = max / -8.
+    float x[32];
+    for (int j = 0; j < 32; ++j) {
+        x[j] = static_cast<float>(j - 16) * 0.5f; // -8 .. 7.5
+    }
+    BlockQ4_0 q;
+    k->quantizeRowQ4_0(x, &q, 32);
+    QCOMPARE(q.d, floatToHalf(1.0f)); // max |x| is -8 -> d = 1
+    QCOMPARE(q.qs[0] & 0x0f, 0);      // -8 / 1 + 8.5 -> 0
+    QCOMPARE(q.qs[15] >> 4, 15);      // 7.5 + 8.5 = 16 -> capped at 15
+    BlockQ8_0 q8;
+    k->quantizeRowQ8_0(x, &q8, 32);
+    QCOMPARE(static_cast<int>(q8.qs[0]), -127);
+}
+
+void TestKernels::dequantizeExact()
+{
+    FETCH_VARIANT(k);
+    std::mt19937 rng(3);
+    constexpr std::int64_t n = 32 * 41;
+    std::vector<BlockQ8_0> q8(n / 32);
+    std::vector<BlockQ4_0> q4(n / 32);
+    for (std::size_t b = 0; b < q8.size(); ++b) {
+        // Random finite scales (exponent below 31) with random payload bytes.
+        q8[b].d = static_cast<std::uint16_t>(rng() % 0x7c00u) | static_cast<std::uint16_t>(rng() & 0x8000u);
+        q4[b].d = static_cast<std::uint16_t>(rng() % 0x7c00u) | static_cast<std::uint16_t>(rng() & 0x8000u);
+        for (auto& v : q8[b].qs) {
+            v = static_cast<std::int8_t>(rng());
+        }
+        for (auto& v : q4[b].qs) {
+            v = static_cast<std::uint8_t>(rng());
+        }
+    }
+    std::vector<float> out(n), ref(n);
+    k->dequantizeRowQ8_0(q8.data(), out.data(), n);
+    kScalarKernels.dequantizeRowQ8_0(q8.data(), ref.data(), n);
+    QVERIFY(std::memcmp(out.data(), ref.data(), out.size() * sizeof(float)) == 0);
+    k->dequantizeRowQ4_0(q4.data(), out.data(), n);
+    kScalarKernels.dequantizeRowQ4_0(q4.data(), ref.data(), n);
+    QVERIFY(std::memcmp(out.data(), ref.data(), out.size() * sizeof(float)) == 0);
+}
+
+void TestKernels::matmulMatchesReference_data()
+{
+    QTest::addColumn<QByteArray>("variant");
+    QTest::addColumn<int>("type");
+    QTest::addColumn<qint64>("rows");
+    QTest::addColumn<qint64>("cols");
+    QTest::addColumn<qint64>("tokens");
+    QTest::addColumn<int>("threads");
+    struct Shape {
+        qint64 rows, cols, tokens;
+    };
+    // Rows not a multiple of any tile, token counts 1..17 (every tail of 2- and 4-token tiles),
+    // widths from one block to 4096.
+    const Shape shapes[] = {{1, 32, 1},    {3, 64, 2},     {17, 96, 3},   {64, 160, 4},  {131, 256, 5},
+                            {300, 32, 6},  {7, 4096, 7},   {45, 1024, 8}, {29, 544, 9},  {33, 128, 10},
+                            {5, 2048, 11}, {300, 512, 12}, {19, 320, 13}, {2, 800, 14},  {66, 192, 15},
+                            {9, 224, 16},  {100, 384, 17}, {300, 4096, 1}, {257, 2048, 1}};
+    const DType types[] = {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0};
+    for (const char* name : kVariantNames) {
+        if (QByteArray(name) == "scalar") {
+            continue; // the reference itself
+        }
+        int i = 0;
+        for (const Shape& s : shapes) {
+            for (DType t : types) {
+                const int threads = 1 + (i++ % 3);
+                QTest::addRow("%s %s %lldx%lld t%lld j%d", name, dtypeName(t).data(), static_cast<long long>(s.rows),
+                              static_cast<long long>(s.cols), static_cast<long long>(s.tokens), threads)
+                    << QByteArray(name) << static_cast<int>(t) << s.rows << s.cols << s.tokens << threads;
+            }
+        }
+    }
+    // F32/F16 rows whose width is not a multiple of the vector width.
+    for (const char* name : kVariantNames) {
+        if (QByteArray(name) != "scalar") {
+            QTest::addRow("%s F16 odd width", name) << QByteArray(name) << 1 << qint64(13) << qint64(37) << qint64(5) << 2;
+            QTest::addRow("%s F32 odd width", name) << QByteArray(name) << 0 << qint64(9) << qint64(3) << qint64(2) << 3;
+        }
+    }
+}
+
+void TestKernels::matmulMatchesReference()
+{
+    FETCH_VARIANT(k);
+    QFETCH(int, type);
+    QFETCH(qint64, rows);
+    QFETCH(qint64, cols);
+    QFETCH(qint64, tokens);
+    QFETCH(int, threads);
+    const DType dtype = static_cast<DType>(type);
+
+    std::mt19937 rng(static_cast<unsigned>(rows * 131 + cols * 7 + tokens));
+    const std::vector<float> wf = randomFloats(rng, static_cast<std::size_t>(rows * cols), 0.05f);
+    const std::vector<float> x = randomFloats(rng, static_cast<std::size_t>(tokens * cols), 1.0f);
+    const std::vector<std::uint8_t> wq = encode(dtype, wf, rows, cols);
+    const WeightMatrix w{dtype, wq.data(), rows, cols};
+
+    ThreadPool pool(threads);
+    ThreadPool single(1);
+    std::vector<float> y(static_cast<std::size_t>(rows * tokens), -1.0f);
+    std::vector<float> ref(y.size(), -2.0f);
+    matmulWith(*k, pool, w, x.data(), tokens, y.data());
+    matmulWith(kScalarKernels, single, w, x.data(), tokens, ref.data());
+
+    // Integer block dots are exact on every path; only the float accumulation order differs,
+    // so the error is bounded by a few ulps of sum |w * x|.
+    std::vector<float> wd(static_cast<std::size_t>(cols));
+    for (qint64 r = 0; r < rows; ++r) {
+        getRow(w, r, wd.data());
+        for (qint64 t = 0; t < tokens; ++t) {
+            double magnitude = 0.0;
+            for (qint64 c = 0; c < cols; ++c) {
+                magnitude += std::fabs(static_cast<double>(wd[static_cast<std::size_t>(c)]) * x[static_cast<std::size_t>(t * cols + c)]);
+            }
+            const float got = y[static_cast<std::size_t>(t * rows + r)];
+            const float want = ref[static_cast<std::size_t>(t * rows + r)];
+            const double tolerance = 2e-6 * static_cast<double>(cols > 64 ? std::sqrt(double(cols)) : 8.0) * magnitude + 1e-30;
+            if (!(std::fabs(static_cast<double>(got) - want) <= tolerance)) {
+                QFAIL(qPrintable(QStringLiteral("row %1 token %2: %3 vs reference %4 (tolerance %5)")
+                                     .arg(r)
+                                     .arg(t)
+                                     .arg(static_cast<double>(got))
+                                     .arg(static_cast<double>(want))
+                                     .arg(tolerance)));
+            }
+        }
+    }
+}
+
+void TestKernels::scalarMatchesFloatMath_data()
+{
+    QTest::addColumn<int>("type");
+    QTest::addColumn<double>("tolerance");
+    // Q4_0/Q8_0 weights are compared after dequantization, so only activation quantization
+    // (Q8_0, ~1/254 relative per value) separates them from float math.
+    QTest::newRow("F32") << static_cast<int>(DType::F32) << 1e-5;
+    QTest::newRow("F16") << static_cast<int>(DType::F16) << 1e-5;
+    QTest::newRow("Q4_0") << static_cast<int>(DType::Q4_0) << 1e-2;
+    QTest::newRow("Q8_0") << static_cast<int>(DType::Q8_0) << 1e-2;
+}
+
+void TestKernels::scalarMatchesFloatMath()
+{
+    QFETCH(int, type);
+    QFETCH(double, tolerance);
+    const DType dtype = static_cast<DType>(type);
+    constexpr qint64 rows = 23, cols = 320, tokens = 3;
+    std::mt19937 rng(11);
+    const std::vector<float> wf = randomFloats(rng, rows * cols, 0.1f);
+    const std::vector<float> x = randomFloats(rng, tokens * cols, 1.0f);
+    const std::vector<std::uint8_t> wq = encode(dtype, wf, rows, cols);
+    const WeightMatrix w{dtype, wq.data(), rows, cols};
+    ThreadPool pool(2);
+    std::vector<float> y(rows * tokens);
+    matmulWith(kScalarKernels, pool, w, x.data(), tokens, y.data());
+    std::vector<float> wd(cols);
+    for (qint64 r = 0; r < rows; ++r) {
+        getRow(w, r, wd.data());
+        for (qint64 t = 0; t < tokens; ++t) {
+            double exact = 0.0, magnitude = 0.0;
+            for (qint64 c = 0; c < cols; ++c) {
+                exact += static_cast<double>(wd[c]) * x[t * cols + c];
+                magnitude += std::fabs(static_cast<double>(wd[c]) * x[t * cols + c]);
+            }
+            QVERIFY(std::fabs(y[t * rows + r] - exact) <= tolerance * magnitude);
+        }
+    }
+}
+
+void TestKernels::sharedMatchesSeparate()
+{
+    FETCH_VARIANT(k);
+    constexpr qint64 cols = 256;
+    std::mt19937 rng(5);
+    const qint64 rowsOf[] = {64, 37, 16};
+    const DType typeOf[] = {DType::Q4_0, DType::F16, DType::Q8_0};
+    std::vector<std::vector<std::uint8_t>> storage;
+    std::vector<WeightMatrix> ws;
+    for (int i = 0; i < 3; ++i) {
+        storage.push_back(encode(typeOf[i], randomFloats(rng, rowsOf[i] * cols, 0.1f), rowsOf[i], cols));
+    }
+    for (int i = 0; i < 3; ++i) {
+        ws.push_back({typeOf[i], storage[static_cast<std::size_t>(i)].data(), rowsOf[i], cols});
+    }
+    for (qint64 tokens : {1, 6}) {
+        const std::vector<float> x = randomFloats(rng, tokens * cols, 1.0f);
+        ThreadPool pool(3);
+        std::vector<std::vector<float>> shared(3), separate(3);
+        float* ys[3];
+        for (int i = 0; i < 3; ++i) {
+            shared[i].assign(rowsOf[i] * tokens, 0.0f);
+            separate[i].assign(rowsOf[i] * tokens, 1.0f);
+            ys[i] = shared[i].data();
+            matmulWith(*k, pool, ws[static_cast<std::size_t>(i)], x.data(), tokens, separate[i].data());
+        }
+        matmulSharedWith(*k, pool, ws.data(), ys, 3, x.data(), tokens);
+        for (int i = 0; i < 3; ++i) {
+            for (std::size_t j = 0; j < shared[i].size(); ++j) {
+                QVERIFY(std::fabs(shared[i][j] - separate[i][j]) <= 1e-5f * (1.0f + std::fabs(separate[i][j])));
+            }
+        }
+    }
+}
+
+void TestKernels::getRowAndBadInput()
+{
+    constexpr qint64 rows = 4, cols = 64;
+    std::mt19937 rng(9);
+    const std::vector<float> wf = randomFloats(rng, rows * cols, 1.0f);
+    const std::vector<std::uint8_t> wq = encode(DType::Q8_0, wf, rows, cols);
+    const WeightMatrix w{DType::Q8_0, wq.data(), rows, cols};
+    std::vector<float> row(cols), ref(cols);
+    getRow(w, 2, row.data());
+    dequantizeRow(DType::Q8_0, wq.data() + 2 * rowBytes(DType::Q8_0, cols), ref.data(), cols);
+    QCOMPARE(row, ref);
+
+    // Out-of-range rows, unsupported types and null data give zeros, not a crash.
+    getRow(w, rows, row.data());
+    QCOMPARE(row, std::vector<float>(cols, 0.0f));
+    ThreadPool pool(2);
+    std::vector<float> y(rows, 5.0f);
+    const std::vector<float> x(cols, 1.0f);
+    matmul(pool, WeightMatrix{DType::Q4_K, wq.data(), rows, cols}, x.data(), 1, y.data());
+    QCOMPARE(y, std::vector<float>(rows, 0.0f));
+    y.assign(rows, 5.0f);
+    matmul(pool, WeightMatrix{DType::Q8_0, nullptr, rows, cols}, x.data(), 1, y.data());
+    QCOMPARE(y, std::vector<float>(rows, 0.0f));
+    y.assign(rows, 5.0f);
+    matmul(pool, WeightMatrix{DType::Q8_0, wq.data(), rows, 33}, x.data(), 1, y.data()); // not whole blocks
+    QCOMPARE(y, std::vector<float>(rows, 0.0f));
+    QCOMPARE(quantizeRow(DType::Q4_K, x.data(), row.data(), cols), std::size_t(0));
+}
+
+QTEST_GUILESS_MAIN(TestKernels)
+#include "tst_kernels.moc"
