@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Splits text into the words a byte-level BPE tokenizer merges within. Each pre-tokenizer is a
+// list of patterns applied one after another; a pattern cuts every piece left by the previous
+// ones at the edges of its matches (matches and the text between them both stay pieces), the
+// way llama.cpp applies the regex lists named by `tokenizer.ggml.pre`. The patterns are
+// hand-written scanners over code points, not regular expressions.
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace hearth::tokenizer {
+
+enum class PreTokenizerKind {
+    Default,   // "default" and files without a name: punctuation runs, GPT-2, digit runs, 3 digits
+    Gpt2,      // "gpt-2", "mpt", "olmo", "jais": the GPT-2 pattern alone
+    Falcon,    // "falcon": punctuation runs (with '`'), GPT-2, groups of 3 ASCII digits
+    StarCoder, // "starcoder", "refact", "command-r", "smollm", "codeshell": single digits, GPT-2
+};
+
+// The pre-tokenizer for a `tokenizer.ggml.pre` value, or nullopt when Hearth does not know it.
+[[nodiscard]] std::optional<PreTokenizerKind> preTokenizerFromName(std::string_view name);
+
+// Splits @p text into consecutive, non-empty words that cover it exactly (views into @p text).
+// Invalid UTF-8 bytes stay in the words; the patterns see them as U+FFFD.
+[[nodiscard]] std::vector<std::string_view> preTokenize(std::string_view text, PreTokenizerKind kind);
+
+} // namespace hearth::tokenizer
