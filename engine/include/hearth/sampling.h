@@ -39,9 +39,11 @@ class Sampler {
 public:
     explicit Sampler(const SamplingParams& params = {});
 
+    /// The next token for @p logits (one per vocabulary entry; NaN counts as -inf). InvalidToken if empty.
     [[nodiscard]] Token sample(std::span<const float> logits);
     /// Records a token of the context so penalties see it (prompt and generated tokens).
     void accept(Token token);
+    /// Forgets the history and restarts the random stream from params().seed.
     void reset();
     [[nodiscard]] const SamplingParams& params() const { return m_params; }
 
@@ -50,6 +52,7 @@ private:
     std::mt19937_64 m_rng;
     std::deque<Token> m_recent;
     std::vector<std::pair<float, Token>> m_candidates; // scratch, reused per call
+    std::vector<std::pair<float, Token>> m_scratch;    // top-p selection without a full sort
 };
 
 } // namespace hearth
