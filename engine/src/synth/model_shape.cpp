@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#include "synth/model_shape.h"
+
+#include "synth/synthetic_vocab.h"
+
+namespace hearth::synth {
+
+namespace {
+
+std::vector<ModelShape> knownShapes()
+{
+    // n_ff of "tiny" is a multiple of 32 (unlike llama's 2/3 * 4 * n_embd rounding to 172/176)
+    // so that every matrix can be stored as Q4_0/Q8_0, whose blocks hold 32 elements.
+    return {
+        {"tiny", 64, 192, 2, 4, 2, 320, 256, 1e-5f, 10000.0f},
+        {"tinyllama-1.1b", 2048, 5632, 22, 32, 4, 32000, 2048, 1e-5f, 10000.0f},
+        {"llama2-7b", 4096, 11008, 32, 32, 32, 32000, 4096, 1e-5f, 10000.0f},
+    };
+}
+
+} // namespace
+
+Status ModelShape::validate() const
+{
+    if (embeddingSize <= 0 || feedForwardSize <= 0 || layerCount <= 0 || headCount <= 0 || kvHeadCount <= 0
+        || contextLength <= 0)
+        return {ErrorCode::InvalidArgument, "every dimension of the shape must be positive"};
+    if (layerCount > 1024)
+        return {ErrorCode::InvalidArgument, "at most 1024 layers are supported"};
+    if (embeddingSize % headCount != 0)
+        return {ErrorCode::InvalidArgument, "the embedding size must be a multiple of the head count"};
+    if (headCount % kvHeadCount != 0)
+        return {ErrorCode::InvalidArgument, "the head count must be a multiple of the KV head count"};
+    if (headDim() % 2 != 0)
+        return {ErrorCode::InvalidArgument, "the head dimension must be even (RoPE rotates pairs)"};
+    // The generator's own vocabulary needs the three special tokens and the 256 byte tokens.
+    if (vocabSize < SyntheticVocab::kMinimumSize || vocabSize > 1'000'000)
+        return {ErrorCode::InvalidArgument, "the vocabulary size must be between " + std::to_string(SyntheticVocab::kMinimumSize)
+                                                + " and 1000000"};
+    if (embeddingSize % 32 != 0 || feedForwardSize % 32 != 0)
+        return {ErrorCode::InvalidArgument, "embedding and feed-forward sizes must be multiples of 32 (quantization blocks)"};
+    return {};
+}
+
+Result<ModelShape> shapeByName(std::string_view name)
+{
+    for (auto& shape : knownShapes()) {
+        if (shape.name == name)
+            return shape;
+    }
+    std::string known;
+    for (const auto& n : knownShapeNames())
+        known += (known.empty() ? "" : ", ") + n;
+    return Result<ModelShape>(ErrorCode::InvalidArgument, "unknown shape '" + std::string(name) + "' (known: " + known + ")");
+}
+
+std::vector<std::string> knownShapeNames()
+{
+    std::vector<std::string> names;
+    for (const auto& shape : knownShapes())
+        names.push_back(shape.name);
+    return names;
+}
+
+} // namespace hearth::synth

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Hyper-parameters of the llama-family shapes the synthetic model generator knows.
+
+#include <hearth/status.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hearth::synth {
+
+struct ModelShape {
+    std::string name;          // "tiny", "tinyllama-1.1b", "llama2-7b"
+    int embeddingSize = 0;     // n_embd
+    int feedForwardSize = 0;   // n_ff
+    int layerCount = 0;
+    int headCount = 0;
+    int kvHeadCount = 0;
+    int vocabSize = 0;
+    int contextLength = 0;
+    float rmsNormEpsilon = 1e-5f;
+    float ropeFreqBase = 10000.0f;
+
+    [[nodiscard]] int headDim() const { return headCount > 0 ? embeddingSize / headCount : 0; }
+    [[nodiscard]] int kvEmbeddingSize() const { return headDim() * kvHeadCount; }
+    // Ok when the shape is consistent, otherwise the reason it is not.
+    [[nodiscard]] Status validate() const;
+};
+
+// A known shape by name; InvalidArgument listing the known names otherwise.
+[[nodiscard]] Result<ModelShape> shapeByName(std::string_view name);
+[[nodiscard]] std::vector<std::string> knownShapeNames();
+
+} // namespace hearth::synth

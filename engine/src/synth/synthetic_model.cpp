@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+#include "synth/synthetic_model.h"
+
+#include "cpu/quant.h"
+#include "gguf/gguf_writer.h"
+#include "synth/random.h"
+#include "synth/synthetic_vocab.h"
+
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <span>
+
+namespace hearth::synth {
+
+namespace {
+
+// A Zephyr-style template (TinyLlama-Chat's): role markers are plain text, so it works with
+// any vocabulary, and a turn ends with EOS.
+constexpr const char* kChatTemplate =
+    "{% for message in messages %}"
+    "{{ '<|' + message['role'] + '|>\n' + message['content'] + eos_token + '\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% endif %}";
+
+// Rows are generated and converted this many floats at a time, whatever the model size.
+constexpr std::int64_t kBlockElements = std::int64_t{1} << 20;
+
+std::uint32_t fileTypeOf(DType type)
+{
+    // llama.cpp's llama_ftype: ALL_F32, MOSTLY_F16, MOSTLY_Q4_0, MOSTLY_Q8_0.
+    switch (type) {
+    case DType::F32: return 0;
+    case DType::F16: return 1;
+    case DType::Q4_0: return 2;
+    case DType::Q8_0: return 7;
+    default: return 0;
+    }
+}
+
+std::uint64_t tensorBytes(const SynthTensor& t)
+{
+    std::int64_t rows = 1;
+    for (std::size_t i = 1; i < t.shape.size(); ++i)
+        rows *= t.shape[i];
+    return static_cast<std::uint64_t>(rowBytes(t.type, t.shape[0])) * static_cast<std::uint64_t>(rows);
+}
+
+std::string lowerCase(std::string s)
+{
+    for (char& c : s)
+        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return s;
+}
+
+void declareMetadata(gguf::GgufWriter& writer, const SynthOptions& options, const SyntheticVocab& vocab)
+{
+    const ModelShape& s = options.shape;
+    writer.setString("general.architecture", "llama");
+    writer.setString("general.name", "hearth-synth " + s.name + " " + lowerCase(std::string(dtypeName(options.type))));
+    writer.setUInt32("general.file_type", fileTypeOf(options.type));
+    if (options.type == DType::Q4_0 || options.type == DType::Q8_0)
+        writer.setUInt32("general.quantization_version", 2);
+    writer.setUInt32("llama.context_length", static_cast<std::uint32_t>(s.contextLength));
+    writer.setUInt32("llama.embedding_length", static_cast<std::uint32_t>(s.embeddingSize));
+    writer.setUInt32("llama.block_count", static_cast<std::uint32_t>(s.layerCount));
+    writer.setUInt32("llama.feed_forward_length", static_cast<std::uint32_t>(s.feedForwardSize));
+    writer.setUInt32("llama.rope.dimension_count", static_cast<std::uint32_t>(s.headDim()));
+    writer.setFloat32("llama.rope.freq_base", s.ropeFreqBase);
+    writer.setUInt32("llama.attention.head_count", static_cast<std::uint32_t>(s.headCount));
+    writer.setUInt32("llama.attention.head_count_kv", static_cast<std::uint32_t>(s.kvHeadCount));
+    writer.setFloat32("llama.attention.layer_norm_rms_epsilon", s.rmsNormEpsilon);
+    writer.setUInt32("llama.vocab_size", static_cast<std::uint32_t>(s.vocabSize));
+    writer.setString("hearth.ffn_activation", options.ffnActivation);
+    writer.setUInt64("hearth.synth.seed", options.seed);
+
+    writer.setString("tokenizer.ggml.model", "llama");
+    writer.setStringArray("tokenizer.ggml.tokens", vocab.tokens);
+    writer.setFloat32Array("tokenizer.ggml.scores", vocab.scores);
+    writer.setInt32Array("tokenizer.ggml.token_type", vocab.types);
+    writer.setUInt32("tokenizer.ggml.unknown_token_id", SyntheticVocab::kUnk);
+    writer.setUInt32("tokenizer.ggml.bos_token_id", SyntheticVocab::kBos);
+    writer.setUInt32("tokenizer.ggml.eos_token_id", SyntheticVocab::kEos);
+    writer.setBool("tokenizer.ggml.add_bos_token", true);
+    writer.setBool("tokenizer.ggml.add_eos_token", false);
+    writer.setString("tokenizer.chat_template", kChatTemplate);
+}
+
+// Generates and converts one tensor row block by row block, handing the bytes to the writer.
+class TensorStream {
+public:
+    TensorStream(gguf::GgufWriter& writer, std::uint64_t seed)
+        : m_writer(writer)
+        , m_seed(seed)
+    {
+    }
+
+    Status write(const SynthTensor& t, std::size_t tensorIndex, const std::function<bool(std::uint64_t)>& advance)
+    {
+        const std::int64_t rowLength = t.shape[0];
+        std::int64_t rows = 1;
+        for (std::size_t i = 1; i < t.shape.size(); ++i)
+            rows *= t.shape[i];
+        const std::size_t bytesPerRow = rowBytes(t.type, rowLength);
+        const std::int64_t rowsPerBlock = std::max<std::int64_t>(1, kBlockElements / rowLength);
+        const std::uint64_t tensorSeed = mixSeed(m_seed, tensorIndex + 1);
+
+        // GgufWriter::writeTensorData takes one tensor's bytes in one call, so the converted
+        // tensor is gathered here (the largest, Llama-2-7B's F16 embedding, is 262 MB); the
+        // float rows themselves never exceed one block.
+        m_data.resize(bytesPerRow * static_cast<std::size_t>(rows));
+        m_floats.resize(static_cast<std::size_t>(rowsPerBlock * rowLength));
+
+        for (std::int64_t row0 = 0; row0 < rows; row0 += rowsPerBlock) {
+            const std::int64_t blockRows = std::min(rowsPerBlock, rows - row0);
+            for (std::int64_t r = 0; r < blockRows; ++r) {
+                SplitMix64 rng(mixSeed(tensorSeed, static_cast<std::uint64_t>(row0 + r)));
+                float* x = m_floats.data() + r * rowLength;
+                for (std::int64_t i = 0; i < rowLength; ++i)
+                    x[i] = t.mean + t.stddev * rng.nextNormal();
+                std::byte* out = m_data.data() + static_cast<std::size_t>(row0 + r) * bytesPerRow;
+                if (t.type == DType::F32)
+                    std::memcpy(out, x, bytesPerRow);
+                else
+                    cpu::quantizeRow(t.type, x, out, rowLength);
+            }
+            if (advance && !advance(static_cast<std::uint64_t>(blockRows) * bytesPerRow))
+                return {ErrorCode::Cancelled, "generation cancelled"};
+        }
+        return m_writer.writeTensorData(std::span<const std::byte>(m_data.data(), m_data.size()));
+    }
+
+private:
+    gguf::GgufWriter& m_writer;
+    std::uint64_t m_seed;
+    std::vector<std::byte> m_data;
+    std::vector<float> m_floats;
+};
+
+Status checkFreeSpace(const std::string& path, std::uint64_t needed)
+{
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty())
+        dir = ".";
+    struct statvfs fs {};
+    if (::statvfs(dir.c_str(), &fs) != 0)
+        return {ErrorCode::IoError, "cannot access the output folder '" + dir.string() + "': " + std::strerror(errno)};
+    const std::uint64_t available = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+    if (available < needed) {
+        auto mib = [](std::uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20); };
+        return {ErrorCode::IoError, "not enough disk space in '" + dir.string() + "': the model needs " + mib(needed)
+                                        + " MiB, " + mib(available) + " MiB are free"};
+    }
+    return {};
+}
+
+} // namespace
+
+Status validateOptions(const SynthOptions& options)
+{
+    HEARTH_TRY(options.shape.validate());
+    if (!isComputeType(options.type))
+        return {ErrorCode::InvalidArgument, "weight type must be f32, f16, q8_0 or q4_0"};
+    const std::string& a = options.ffnActivation;
+    if (a != "swiglu" && a != "reglu" && a != "drelu" && a != "relu2")
+        return {ErrorCode::InvalidArgument, "FFN activation must be swiglu, reglu, drelu or relu2, not '" + a + "'"};
+    return {};
+}
+
+std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
+{
+    const ModelShape& s = options.shape;
+    const std::int64_t embd = s.embeddingSize;
+    const std::int64_t ff = s.feedForwardSize;
+    const std::int64_t kv = s.kvEmbeddingSize();
+    const std::int64_t vocab = s.vocabSize;
+    const DType w = options.type;
+    // std ~ 1/sqrt(n_in) keeps every matrix-vector product near unit scale, so activations stay
+    // sane through any number of layers (RMSNorm renormalises the residual stream anyway).
+    auto scale = [](std::int64_t nIn) { return 1.0f / std::sqrt(static_cast<float>(nIn)); };
+    constexpr float kNormSpread = 0.05f; // norms near 1, but not all equal
+
+    std::vector<SynthTensor> t;
+    t.push_back({"token_embd.weight", {embd, vocab}, w, 0.0f, 1.0f});
+    for (int l = 0; l < s.layerCount; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        t.push_back({p + "attn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
+        t.push_back({p + "attn_q.weight", {embd, embd}, w, 0.0f, scale(embd)});
+        t.push_back({p + "attn_k.weight", {embd, kv}, w, 0.0f, scale(embd)});
+        t.push_back({p + "attn_v.weight", {embd, kv}, w, 0.0f, scale(embd)});
+        t.push_back({p + "attn_output.weight", {embd, embd}, w, 0.0f, scale(embd)});
+        t.push_back({p + "ffn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
+        t.push_back({p + "ffn_gate.weight", {embd, ff}, w, 0.0f, scale(embd)});
+        t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
+        t.push_back({p + "ffn_down.weight", {ff, embd}, w, 0.0f, scale(ff)});
+    }
+    t.push_back({"output_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
+    t.push_back({"output.weight", {embd, vocab}, w, 0.0f, scale(embd)});
+    return t;
+}
+
+std::uint64_t estimatedFileSize(const SynthOptions& options)
+{
+    std::uint64_t total = 0;
+    const auto tensors = plannedTensors(options);
+    for (const auto& t : tensors)
+        total += tensorBytes(t) + 32 /* alignment */ + t.name.size() + 64 /* tensor info */;
+    // Vocabulary: string length prefix + text (at most ~12 bytes) + score + type per token.
+    total += static_cast<std::uint64_t>(options.shape.vocabSize) * (8 + 16 + 4 + 4);
+    return total + 64 * 1024; // the other metadata, generously
+}
+
+Result<DType> parseWeightType(const std::string& name)
+{
+    const std::string n = lowerCase(name);
+    if (n == "f32")
+        return DType::F32;
+    if (n == "f16")
+        return DType::F16;
+    if (n == "q8_0")
+        return DType::Q8_0;
+    if (n == "q4_0")
+        return DType::Q4_0;
+    return Result<DType>(ErrorCode::InvalidArgument, "unknown weight type '" + name + "' (use f32, f16, q8_0 or q4_0)");
+}
+
+Status writeSyntheticModel(const SynthOptions& options, const std::string& path, const SynthProgress& progress)
+{
+    HEARTH_TRY(validateOptions(options));
+    if (path.empty())
+        return {ErrorCode::InvalidArgument, "no output file given"};
+    const std::uint64_t expected = estimatedFileSize(options);
+    HEARTH_TRY(checkFreeSpace(path, expected));
+
+    const SyntheticVocab vocab = SyntheticVocab::build(options.shape.vocabSize);
+    const std::vector<SynthTensor> tensors = plannedTensors(options);
+    std::uint64_t dataBytes = 0;
+    for (const auto& t : tensors)
+        dataBytes += tensorBytes(t);
+
+    gguf::GgufWriter writer;
+    declareMetadata(writer, options, vocab);
+    for (const auto& t : tensors)
+        writer.addTensor(t.name, t.type, t.shape);
+
+    const std::string partial = path + ".part";
+    auto fail = [&](Status status) {
+        std::error_code ec;
+        std::filesystem::remove(partial, ec);
+        return status;
+    };
+    if (Status s = writer.begin(partial); !s.ok())
+        return fail(s);
+
+    std::uint64_t done = 0;
+    auto advance = [&](std::uint64_t bytes) {
+        done += bytes;
+        return !progress || progress(done, dataBytes);
+    };
+    TensorStream stream(writer, options.seed);
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        if (Status s = stream.write(tensors[i], i, advance); !s.ok())
+            return fail(s);
+    }
+    if (Status s = writer.finish(); !s.ok())
+        return fail(s);
+
+    std::error_code ec;
+    std::filesystem::rename(partial, path, ec);
+    if (ec)
+        return fail({ErrorCode::IoError, "cannot rename '" + partial + "' to '" + path + "': " + ec.message()});
+    return {};
+}
+
+} // namespace hearth::synth

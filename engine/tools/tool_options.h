@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A small command-line parser shared by the engine's tools. Each tool declares its options
+// (flag names, help text, where the value goes) and gets --help text and clear errors for
+// unknown flags, missing values and values that do not parse, without a dependency.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hearth::tools {
+
+class ToolOptions {
+public:
+    ToolOptions(std::string program, std::string summary);
+
+    // A flag that takes no value (sets @p target to true).
+    void addFlag(const std::string& names, const std::string& help, bool* target);
+    // Options with a value. @p names is "-m,--model"; @p valueName appears in the help text.
+    void addString(const std::string& names, const std::string& valueName, const std::string& help, std::string* target);
+    void addInt(const std::string& names, const std::string& valueName, const std::string& help, int* target,
+                int minimum, int maximum);
+    void addFloat(const std::string& names, const std::string& valueName, const std::string& help, float* target);
+    void addUInt64(const std::string& names, const std::string& valueName, const std::string& help,
+                   std::uint64_t* target);
+
+    enum class Outcome { Run, ExitSuccess, ExitFailure };
+    // Parses argv. Prints --help to stdout (ExitSuccess) or an error and a hint to stderr
+    // (ExitFailure). --help / -h is always available.
+    [[nodiscard]] Outcome parse(int argc, char** argv);
+
+    [[nodiscard]] std::string helpText() const;
+    // Whether an option (any of its names) appeared on the command line.
+    [[nodiscard]] bool wasSet(const std::string& name) const;
+
+private:
+    struct Option {
+        std::vector<std::string> names;
+        std::string valueName; // empty: a flag
+        std::string help;
+        std::function<bool(const std::string& value, std::string& error)> apply;
+        bool seen = false;
+    };
+    void add(const std::string& names, std::string valueName, std::string help,
+             std::function<bool(const std::string&, std::string&)> apply);
+    Option* find(const std::string& name);
+
+    std::string m_program;
+    std::string m_summary;
+    std::vector<Option> m_options;
+};
+
+// "1.5 GiB", "820 MiB": for progress and summaries.
+[[nodiscard]] std::string formatBytes(std::uint64_t bytes);
+
+} // namespace hearth::tools

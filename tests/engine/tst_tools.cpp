@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// The command-line tools, run as a user runs them: hearth-synth makes a tiny model, hearth-cli
+// and hearth-bench run on it; exit codes, messages and the JSON report are checked.
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct ProcessResult {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+QString toolPath(const QString& name)
+{
+    return QDir(QStringLiteral(HEARTH_BIN_DIR)).filePath(name);
+}
+
+ProcessResult runTool(const QString& name, const QStringList& arguments, const QByteArray& input = {})
+{
+    QProcess process;
+    process.start(toolPath(name), arguments);
+    ProcessResult result;
+    if (!process.waitForStarted(10000))
+        return result;
+    if (!input.isEmpty())
+        process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(60000)) {
+        process.kill();
+        process.waitForFinished();
+        return result;
+    }
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    return result;
+}
+
+} // namespace
+
+class TestTools : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void synthRejectsBadArguments();
+    void cliOneShotStreamsText();
+    void cliChatsOverStdin();
+    void cliMissingModelIsAClearError();
+    void cliRejectsUnknownFlags();
+    void cliPrintsVersion();
+    void benchWritesJson();
+    void benchMissingModelIsAClearError();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_model;
+};
+
+void TestTools::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    for (const char* tool : {"hearth-synth", "hearth-cli", "hearth-bench"})
+        QVERIFY2(QFileInfo(toolPath(QLatin1String(tool))).isExecutable(), tool);
+    m_model = m_dir.filePath(QStringLiteral("tiny.gguf"));
+    const auto r = runTool(QStringLiteral("hearth-synth"),
+                           {"--shape", "tiny", "--type", "q8_0", "--seed", "7", "-q", "-o", m_model});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(QFileInfo::exists(m_model));
+}
+
+void TestTools::synthRejectsBadArguments()
+{
+    auto r = runTool(QStringLiteral("hearth-synth"), {"--shape", "huge", "-o", m_dir.filePath("x.gguf")});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("unknown shape"), r.err.constData());
+    r = runTool(QStringLiteral("hearth-synth"), {"--shape", "tiny"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("-o"), r.err.constData());
+    QVERIFY(!QFileInfo::exists(m_dir.filePath("x.gguf")));
+}
+
+void TestTools::cliOneShotStreamsText()
+{
+    const auto r = runTool(QStringLiteral("hearth-cli"),
+                           {"-m", m_model, "-p", "Tell me a story", "-n", "12", "-t", "1", "--temp", "0", "--seed", "3"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(!r.out.isEmpty(), r.err.constData());
+    // Speeds and time to first token go to stderr, keeping stdout the model's text.
+    QVERIFY2(r.err.contains("tok/s"), r.err.constData());
+    QVERIFY2(r.err.contains("time to first token"), r.err.constData());
+    QVERIFY(!r.out.contains("tok/s"));
+
+    // Same seed, same settings: same text. --raw skips the template and still works.
+    const auto again = runTool(QStringLiteral("hearth-cli"),
+                               {"-m", m_model, "-p", "Tell me a story", "-n", "12", "-t", "1", "--temp", "0", "--seed", "3"});
+    QCOMPARE(again.out, r.out);
+    const auto raw = runTool(QStringLiteral("hearth-cli"), {"-m", m_model, "-p", "once", "-n", "4", "--raw", "-t", "1"});
+    QVERIFY2(raw.exitCode == 0, raw.err.constData());
+}
+
+void TestTools::cliChatsOverStdin()
+{
+    const auto r = runTool(QStringLiteral("hearth-cli"), {"-m", m_model, "-n", "6", "-t", "1", "--temp", "0"},
+                           QByteArrayLiteral("hello there\nand again\n/reset\nhi\n/exit\nnever read\n"));
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(static_cast<int>(r.err.count("time to first token")), 3);
+    QVERIFY2(r.err.contains("conversation cleared"), r.err.constData());
+}
+
+void TestTools::cliMissingModelIsAClearError()
+{
+    const QString missing = m_dir.filePath(QStringLiteral("does-not-exist.gguf"));
+    const auto r = runTool(QStringLiteral("hearth-cli"), {"-m", missing, "-p", "hi"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(missing.toUtf8()), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+    const auto none = runTool(QStringLiteral("hearth-cli"), {"-p", "hi"});
+    QCOMPARE(none.exitCode, 1);
+    QVERIFY2(none.err.contains("-m"), none.err.constData());
+}
+
+void TestTools::cliRejectsUnknownFlags()
+{
+    auto r = runTool(QStringLiteral("hearth-cli"), {"-m", m_model, "--bogus"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("--bogus"), r.err.constData());
+    r = runTool(QStringLiteral("hearth-cli"), {"-m", m_model, "-n", "many"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("-n"), r.err.constData());
+    r = runTool(QStringLiteral("hearth-cli"), {"-m", m_model, "--temp"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("needs a value"), r.err.constData());
+    r = runTool(QStringLiteral("hearth-cli"), {"--help"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("--repeat-penalty"));
+}
+
+void TestTools::cliPrintsVersion()
+{
+    const auto r = runTool(QStringLiteral("hearth-cli"), {"--version"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith("hearth-cli "), r.out.constData());
+    QVERIFY(r.out.contains("CPU kernels"));
+}
+
+void TestTools::benchWritesJson()
+{
+    const auto r = runTool(QStringLiteral("hearth-bench"),
+                           {"-m", m_model, "-t", "1", "-p", "16", "-n", "8", "-r", "2", "--json", "--no-bandwidth"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString() + ": " + r.out));
+    QVERIFY(doc.isObject());
+    const QJsonObject o = doc.object();
+    for (const char* key : {"model", "weight_type", "threads", "isa", "prompt_tokens", "generated_tokens",
+                            "prefill_tokens_per_second", "decode_tokens_per_second", "prefill_over_decode",
+                            "weight_bytes_per_token", "achieved_gb_per_second", "memory_bandwidth_gb_per_second",
+                            "bandwidth_fraction", "peak_rss_bytes"})
+        QVERIFY2(o.contains(QLatin1String(key)), key);
+    QCOMPARE(o.value("threads").toInt(), 1);
+    QCOMPARE(o.value("prompt_tokens").toInt(), 16);
+    QCOMPARE(o.value("generated_tokens").toInt(), 8);
+    QVERIFY(o.value("prefill_tokens_per_second").toDouble() > 0);
+    QVERIFY(o.value("decode_tokens_per_second").toDouble() > 0);
+    QVERIFY(o.value("peak_rss_bytes").toDouble() > 0);
+    // Tiny shape, Q8_0: 2 layers of attention (64x64 q/o, 64x32 k/v) and FFN (3 x 64x192),
+    // the 320x64 output matrix and one embedding row, at 34 bytes per 32 weights.
+    const double weights = 2 * (2 * 64 * 64 + 2 * 64 * 32 + 3 * 64 * 192) + 320 * 64 + 64;
+    QCOMPARE(o.value("weight_bytes_per_token").toDouble(), weights / 32 * 34);
+    QVERIFY(o.value("memory_bandwidth_gb_per_second").isNull()); // --no-bandwidth
+}
+
+void TestTools::benchMissingModelIsAClearError()
+{
+    const auto r = runTool(QStringLiteral("hearth-bench"), {"-m", m_dir.filePath("nope.gguf"), "--json"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("nope.gguf"), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestTools)
+#include "tst_tools.moc"
