@@ -1,1 +1,96 @@
 // SPDX-License-Identifier: MIT
+// Model::load: opens a GGUF/PWRI file, checks it describes a model Hearth can run, and binds
+// the weights in place.
+//
+// Keys read besides llama.cpp's (<arch>.embedding_length, .block_count, ...; see
+// hyper_params.cpp): "hearth.ffn_activation" (string: "swiglu", "reglu", "drelu" or "relu2")
+// names the gated FFN activation. Without it: bamboo -> drelu, llama -> swiglu, except a
+// PowerInfer (PWRI) llama file -> reglu.
+
+#include "model/llama_model.h"
+
+#include "core/mapped_file.h"
+#include "gguf/gguf_file.h"
+#include "tokenizer/tokenizer_factory.h"
+
+#include <filesystem>
+
+namespace hearth {
+
+namespace model {
+
+LlamaModel::LlamaModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
+                       std::unique_ptr<LlamaWeights> weights, ModelInfo info, std::string chatTemplate)
+    : m_file(std::move(file))
+    , m_tokenizer(std::move(tokenizer))
+    , m_hp(std::move(hp))
+    , m_weights(std::move(weights))
+    , m_info(std::move(info))
+    , m_chatTemplate(std::move(chatTemplate))
+{
+}
+
+LlamaModel::~LlamaModel() = default;
+
+} // namespace model
+
+Result<std::shared_ptr<const Model>> Model::load(const std::string& path, const LoadParams& params)
+{
+    // Parsing the header is a small part of the work; binding (and touching) the tensors is the
+    // rest, so progress reports 5% after the parse.
+    if (params.progress && !params.progress(0.0f))
+        return Status(ErrorCode::Cancelled, "loading was cancelled");
+
+    auto fileResult = gguf::GgufFile::open(path);
+    if (!fileResult)
+        return fileResult.status();
+    std::unique_ptr<gguf::GgufFile> file = std::move(fileResult).value();
+
+    auto hp = model::HyperParams::fromGguf(*file);
+    if (!hp)
+        return Status(hp.code(), path + ": " + hp.message());
+
+    auto tokenizer = createTokenizer(*file);
+    if (!tokenizer)
+        return Status(tokenizer.code(), path + ": " + tokenizer.message());
+    if ((*tokenizer)->vocabSize() != hp->nVocab)
+        return Status(ErrorCode::InvalidFile, path + ": the tokenizer has " + std::to_string((*tokenizer)->vocabSize())
+                                                  + " tokens but the vocabulary lists " + std::to_string(hp->nVocab));
+
+    if (params.progress && !params.progress(0.05f))
+        return Status(ErrorCode::Cancelled, "loading was cancelled");
+
+    const ProgressCallback scaled = [&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); };
+    auto weights = model::LlamaWeights::bind(*file, *hp, scaled);
+    if (!weights)
+        return Status(weights.code(), weights.code() == ErrorCode::Cancelled ? weights.message()
+                                                                              : path + ": " + weights.message());
+
+    if (params.lockInMemory && file->mapping())
+        (void)file->mapping()->lock(); // best effort: the OS may refuse (RLIMIT_MEMLOCK)
+
+    ModelInfo info;
+    info.path = path;
+    info.name = file->getString("general.name").value_or(std::filesystem::path(path).filename().string());
+    info.architecture = hp->architecture;
+    info.weightType = std::string(dtypeName((*weights)->dominantType));
+    info.ffnActivation = std::string(model::ffnActivationName(hp->ffnActivation));
+    info.sparse = (*weights)->sparse;
+    info.fileSize = file->bytes().size();
+    info.parameterCount = (*weights)->parameterCount;
+    info.layerCount = hp->nLayer;
+    info.embeddingSize = hp->nEmbd;
+    info.headCount = hp->nHead;
+    info.kvHeadCount = hp->nHeadKv;
+    info.feedForwardSize = hp->nFf;
+    info.vocabSize = hp->nVocab;
+    info.trainedContextLength = hp->nCtxTrain;
+
+    std::string chatTemplate = file->getString("tokenizer.chat_template").value_or(std::string());
+
+    return std::shared_ptr<const Model>(std::make_shared<model::LlamaModel>(
+        std::move(file), std::move(tokenizer).value(), std::move(hp).value(), std::move(weights).value(),
+        std::move(info), std::move(chatTemplate)));
+}
+
+} // namespace hearth

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+#include "api/llama_session.h"
+
+#include "model/llama_model.h"
+
+#include <algorithm>
+#include <new>
+
+namespace hearth {
+
+namespace {
+// The longest context a session may ask for; longer ones need more than a desktop can give an
+// F32 cache.
+constexpr int MaxContextLength = 4096;
+} // namespace
+
+LlamaSession::LlamaSession(std::shared_ptr<const Model> model, const model::LlamaModel& llama,
+                           std::unique_ptr<model::LlamaForward> forward)
+    : m_model(std::move(model))
+    , m_llama(llama)
+    , m_forward(std::move(forward))
+{
+}
+
+LlamaSession::~LlamaSession() = default;
+
+Result<std::unique_ptr<Session>> LlamaSession::create(std::shared_ptr<const Model> model, const SessionParams& params)
+{
+    if (!model)
+        return Status(ErrorCode::InvalidArgument, "no model");
+    const auto* llama = dynamic_cast<const model::LlamaModel*>(model.get());
+    if (!llama)
+        return Status(ErrorCode::Unsupported, "sessions for the " + model->info().architecture
+                                                  + " architecture are not supported");
+    if (params.contextLength < 0 || params.contextLength > MaxContextLength)
+        return Status(ErrorCode::InvalidArgument, "context length " + std::to_string(params.contextLength)
+                                                      + " is out of range (0 to " + std::to_string(MaxContextLength) + ")");
+    if (params.batchSize <= 0)
+        return Status(ErrorCode::InvalidArgument, "batch size must be positive");
+    if (params.threads < 0 || params.threads > 1024)
+        return Status(ErrorCode::InvalidArgument, "thread count " + std::to_string(params.threads) + " is out of range");
+
+    const int trained = llama->hyperParams().nCtxTrain;
+    const int contextLength = params.contextLength > 0 ? params.contextLength : std::min(trained, MaxContextLength);
+
+    auto forward = model::LlamaForward::create(*llama, contextLength, params.batchSize, params.threads);
+    if (!forward)
+        return forward.status();
+
+    std::unique_ptr<LlamaSession> session(new LlamaSession(std::move(model), *llama, std::move(forward).value()));
+    try {
+        session->m_history.reserve(std::size_t(contextLength));
+        session->m_logits.resize(std::size_t(llama->hyperParams().nVocab));
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the session");
+    }
+    return std::unique_ptr<Session>(std::move(session));
+}
+
+Status LlamaSession::checkTokens(std::span<const Token> tokens) const
+{
+    if (tokens.empty())
+        return {ErrorCode::InvalidArgument, "no tokens to evaluate"};
+    const int vocab = m_llama.hyperParams().nVocab;
+    for (Token t : tokens) {
+        if (t < 0 || t >= vocab)
+            return {ErrorCode::InvalidArgument, "token id " + std::to_string(t) + " is outside the vocabulary"};
+    }
+    if (tokens.size() > std::size_t(contextLength() - position()))
+        return {ErrorCode::ContextFull, std::to_string(tokens.size()) + " tokens do not fit: "
+                                            + std::to_string(position()) + " of " + std::to_string(contextLength())
+                                            + " context positions are used"};
+    return {};
+}
+
+void LlamaSession::run(std::span<const Token> tokens, float* allLogits)
+{
+    const std::size_t vocab = std::size_t(m_llama.hyperParams().nVocab);
+    const std::size_t batch = std::size_t(m_forward->maxBatch());
+    for (std::size_t done = 0; done < tokens.size(); done += batch) {
+        const int n = int(std::min(batch, tokens.size() - done));
+        const bool last = done + std::size_t(n) == tokens.size();
+        float* out = allLogits ? allLogits + done * vocab : m_logits.data();
+        // Intermediate batches of a prefill need no logits at all, but the output head of one
+        // row is cheap next to a batch; computing it keeps forward() simple.
+        m_forward->forward(tokens.data() + done, n, position(), out, allLogits != nullptr);
+        m_history.insert(m_history.end(), tokens.begin() + std::ptrdiff_t(done),
+                         tokens.begin() + std::ptrdiff_t(done) + n);
+        if (allLogits && last)
+            std::copy_n(allLogits + (tokens.size() - 1) * vocab, vocab, m_logits.data());
+    }
+    m_logitsValid = true;
+}
+
+Status LlamaSession::prefill(std::span<const Token> tokens)
+{
+    HEARTH_TRY(checkTokens(tokens));
+    run(tokens, nullptr);
+    return {};
+}
+
+Status LlamaSession::decode(Token token)
+{
+    return prefill(std::span<const Token>(&token, 1));
+}
+
+std::span<const float> LlamaSession::logits() const
+{
+    if (!m_logitsValid)
+        return {};
+    return m_logits;
+}
+
+Status LlamaSession::evaluateAll(std::span<const Token> tokens, std::vector<float>& allLogits)
+{
+    HEARTH_TRY(checkTokens(tokens));
+    try {
+        allLogits.resize(tokens.size() * std::size_t(m_llama.hyperParams().nVocab));
+    } catch (const std::bad_alloc&) {
+        return {ErrorCode::OutOfMemory, "not enough memory for the logits of " + std::to_string(tokens.size()) + " tokens"};
+    }
+    run(tokens, allLogits.data());
+    return {};
+}
+
+void LlamaSession::truncate(int keep)
+{
+    keep = std::clamp(keep, 0, position());
+    if (keep == position())
+        return;
+    // The cache rows past `keep` are simply overwritten by the next tokens. The logits belonged
+    // to a dropped token, so there are none until the next prefill/decode.
+    m_history.resize(std::size_t(keep));
+    m_logitsValid = false;
+}
+
+Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, const SessionParams& params)
+{
+    return LlamaSession::create(std::move(model), params);
+}
+
+} // namespace hearth

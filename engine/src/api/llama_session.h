@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The Session implementation for llama-family models: token history, logits and the ContextFull
+// rules over a model::LlamaForward.
+
+#include "model/llama_forward.h"
+
+#include <hearth/session.h>
+
+#include <memory>
+#include <vector>
+
+namespace hearth::model {
+class LlamaModel;
+}
+
+namespace hearth {
+
+class LlamaSession final : public Session {
+public:
+    static Result<std::unique_ptr<Session>> create(std::shared_ptr<const Model> model, const SessionParams& params);
+    ~LlamaSession() override;
+
+    Status prefill(std::span<const Token> tokens) override;
+    Status decode(Token token) override;
+    [[nodiscard]] std::span<const float> logits() const override;
+    Status evaluateAll(std::span<const Token> tokens, std::vector<float>& allLogits) override;
+
+    [[nodiscard]] int position() const override { return int(m_history.size()); }
+    [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
+    [[nodiscard]] std::span<const Token> history() const override { return m_history; }
+    void truncate(int keep) override;
+
+    [[nodiscard]] const Model& model() const override { return *m_model; }
+
+private:
+    LlamaSession(std::shared_ptr<const Model> model, const model::LlamaModel& llama,
+                 std::unique_ptr<model::LlamaForward> forward);
+    // Checks ids and room; the session is unchanged when this fails.
+    Status checkTokens(std::span<const Token> tokens) const;
+    // Runs @p tokens in batches; @p allLogits receives every row when not null.
+    void run(std::span<const Token> tokens, float* allLogits);
+
+    std::shared_ptr<const Model> m_model; // keeps the weights mapped while the session lives
+    const model::LlamaModel& m_llama;
+    std::unique_ptr<model::LlamaForward> m_forward;
+    std::vector<Token> m_history;
+    std::vector<float> m_logits;
+    bool m_logitsValid = false;
+};
+
+} // namespace hearth

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+#include "model/hyper_params.h"
+
+#include "gguf/gguf_file.h"
+
+#include <cmath>
+#include <limits>
+
+namespace hearth::model {
+
+namespace {
+
+// Upper bounds that no real model reaches but that keep later size arithmetic far from overflow.
+constexpr std::int64_t MaxDim = 1 << 20;
+constexpr std::int64_t MaxLayers = 4096;
+
+Status invalid(const std::string& message)
+{
+    return {ErrorCode::InvalidFile, message};
+}
+
+// Reads a positive integer key, or fails with a message naming the key.
+Status readPositive(const gguf::GgufFile& file, const std::string& key, std::int64_t limit, int& out, bool required = true)
+{
+    const auto value = file.getInt(key);
+    if (!value) {
+        if (!required)
+            return {};
+        return file.find(key) ? invalid("metadata key " + key + " is not an integer")
+                              : invalid("metadata key " + key + " is missing");
+    }
+    if (*value <= 0 || *value > limit)
+        return invalid("metadata key " + key + " has an implausible value " + std::to_string(*value));
+    out = int(*value);
+    return {};
+}
+
+} // namespace
+
+bool isLlamaFamily(std::string_view architecture)
+{
+    return architecture == "llama" || architecture == "bamboo";
+}
+
+Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
+{
+    HyperParams hp;
+    const auto arch = file.getString("general.architecture");
+    if (!arch)
+        return invalid("metadata key general.architecture is missing");
+    if (!isLlamaFamily(*arch))
+        return Status(ErrorCode::Unsupported, "architecture \"" + *arch + "\" is not supported");
+    hp.architecture = *arch;
+    const std::string p = *arch + ".";
+
+    HEARTH_TRY(readPositive(file, p + "embedding_length", MaxDim, hp.nEmbd));
+    HEARTH_TRY(readPositive(file, p + "block_count", MaxLayers, hp.nLayer));
+    HEARTH_TRY(readPositive(file, p + "feed_forward_length", MaxDim, hp.nFf));
+    HEARTH_TRY(readPositive(file, p + "attention.head_count", MaxDim, hp.nHead));
+    hp.nHeadKv = hp.nHead;
+    HEARTH_TRY(readPositive(file, p + "attention.head_count_kv", MaxDim, hp.nHeadKv, false));
+    hp.nCtxTrain = 2048;
+    HEARTH_TRY(readPositive(file, p + "context_length", std::numeric_limits<int>::max(), hp.nCtxTrain, false));
+
+    if (hp.nEmbd % hp.nHead != 0)
+        return invalid("embedding length " + std::to_string(hp.nEmbd) + " is not a multiple of the head count "
+                       + std::to_string(hp.nHead));
+    if (hp.nHead % hp.nHeadKv != 0)
+        return invalid("head count " + std::to_string(hp.nHead) + " is not a multiple of the KV head count "
+                       + std::to_string(hp.nHeadKv));
+    hp.headDim = hp.nEmbd / hp.nHead;
+
+    hp.nRot = hp.headDim;
+    HEARTH_TRY(readPositive(file, p + "rope.dimension_count", MaxDim, hp.nRot, false));
+    if (hp.nRot > hp.headDim || hp.nRot % 2 != 0)
+        return invalid("rope dimension count " + std::to_string(hp.nRot) + " does not fit head size "
+                       + std::to_string(hp.headDim));
+
+    if (const auto eps = file.getFloat(p + "attention.layer_norm_rms_epsilon")) {
+        if (!(*eps > 0 && *eps < 1))
+            return invalid("RMS norm epsilon " + std::to_string(*eps) + " is out of range");
+        hp.normEps = float(*eps);
+    }
+    if (const auto base = file.getFloat(p + "rope.freq_base")) {
+        if (!(*base > 1 && std::isfinite(*base)))
+            return invalid("rope frequency base " + std::to_string(*base) + " is out of range");
+        hp.ropeFreqBase = float(*base);
+    }
+    if (const auto type = file.getString(p + "rope.scaling.type"); type && *type != "none") {
+        if (*type != "linear")
+            return Status(ErrorCode::Unsupported, "rope scaling \"" + *type + "\" is not supported");
+        const auto factor = file.getFloat(p + "rope.scaling.factor");
+        if (factor && !(*factor > 0 && std::isfinite(*factor)))
+            return invalid("rope scaling factor " + std::to_string(*factor) + " is out of range");
+        if (factor && *factor != 0)
+            hp.ropeFreqScale = float(1.0 / *factor);
+    } else if (const auto factor = file.getFloat(p + "rope.scale_linear")) {
+        // Older converters wrote the linear factor under this key.
+        if (*factor > 0 && std::isfinite(*factor))
+            hp.ropeFreqScale = float(1.0 / *factor);
+    }
+
+    const gguf::ArrayValue* tokens = file.getArray("tokenizer.ggml.tokens");
+    if (!tokens || tokens->size() == 0)
+        return invalid("the vocabulary (tokenizer.ggml.tokens) is missing");
+    if (tokens->size() > std::size_t(MaxDim) * 4)
+        return invalid("the vocabulary has an implausible size");
+    hp.nVocab = int(tokens->size());
+
+    // FFN activation. Hearth reads the key "hearth.ffn_activation" ("swiglu", "reglu", "drelu"
+    // or "relu2") so converted ReLU models can say what they use; files without it get the
+    // architecture's default: bamboo uses dReLU; llama uses SwiGLU, except that a PowerInfer
+    // (PWRI) llama file is a ReLU-gated model (ReluLLaMA, ProSparse).
+    if (const auto name = file.getString("hearth.ffn_activation")) {
+        const auto act = parseFfnActivation(*name);
+        if (!act)
+            return Status(ErrorCode::Unsupported, "FFN activation \"" + *name + "\" is not supported");
+        hp.ffnActivation = *act;
+    } else if (hp.architecture == "bamboo") {
+        hp.ffnActivation = FfnActivation::DRelu;
+    } else {
+        hp.ffnActivation = file.magic() == gguf::Magic::PowerInfer ? FfnActivation::ReGlu : FfnActivation::SwiGlu;
+    }
+    return hp;
+}
+
+} // namespace hearth::model

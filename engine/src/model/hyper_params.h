@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Hyper-parameters of a llama-family model, read from GGUF metadata and checked for sanity.
+
+#include "model/ffn_activation.h"
+
+#include <hearth/status.h>
+
+#include <string>
+
+namespace hearth::gguf {
+class GgufFile;
+}
+
+namespace hearth::model {
+
+struct HyperParams {
+    std::string architecture; // general.architecture: "llama" or "bamboo"
+    int nEmbd = 0;
+    int nLayer = 0;
+    int nFf = 0;
+    int nHead = 0;
+    int nHeadKv = 0;
+    int headDim = 0; // nEmbd / nHead
+    int nRot = 0;    // rotated dimensions per head (<= headDim)
+    int nVocab = 0;
+    int nCtxTrain = 0;
+    float normEps = 1e-5f;
+    float ropeFreqBase = 10000.0f;
+    float ropeFreqScale = 1.0f; // 1 / linear scaling factor
+    FfnActivation ffnActivation = FfnActivation::SwiGlu;
+
+    [[nodiscard]] int qDim() const { return nHead * headDim; }
+    [[nodiscard]] int kvDim() const { return nHeadKv * headDim; }
+
+    // Reads and validates the hyper-parameters of @p file. The vocabulary size comes from the
+    // tokenizer's token list (tokenizer.ggml.tokens); tensor shapes are checked by the loader.
+    static Result<HyperParams> fromGguf(const gguf::GgufFile& file);
+};
+
+// True for the architectures this file's llama code runs.
+[[nodiscard]] bool isLlamaFamily(std::string_view architecture);
+
+} // namespace hearth::model

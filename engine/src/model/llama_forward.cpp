@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+#include "model/llama_forward.h"
+
+#include "cpu/matmul.h"
+#include "cpu/ops.h"
+#include "cpu/thread_pool.h"
+#include "model/llama_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+namespace hearth::model {
+
+LlamaForward::LlamaForward(const LlamaModel& model, int maxBatch, int threads)
+    : m_model(model)
+    , m_maxBatch(maxBatch)
+    , m_pool(std::make_unique<cpu::ThreadPool>(threads))
+{
+}
+
+LlamaForward::~LlamaForward() = default;
+
+int LlamaForward::threads() const
+{
+    return m_pool->size();
+}
+
+Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& model, int contextLength, int maxBatch,
+                                                           int threads)
+{
+    const HyperParams& hp = model.hyperParams();
+    if (contextLength <= 0 || maxBatch <= 0)
+        return Status(ErrorCode::InvalidArgument, "context length and batch size must be positive");
+    std::unique_ptr<LlamaForward> f(new LlamaForward(model, std::min(maxBatch, contextLength), threads));
+    auto cache = KvCache::create(hp.nLayer, contextLength, hp.kvDim());
+    if (!cache)
+        return cache.status();
+    f->m_cache = std::move(cache).value();
+
+    const std::size_t b = std::size_t(f->m_maxBatch);
+    try {
+        f->m_x.resize(b * hp.nEmbd);
+        f->m_xn.resize(b * hp.nEmbd);
+        f->m_tmp.resize(b * hp.nEmbd);
+        f->m_q.resize(b * hp.qDim());
+        f->m_k.resize(b * hp.kvDim());
+        f->m_v.resize(b * hp.kvDim());
+        f->m_attn.resize(b * hp.qDim());
+        f->m_gate.resize(b * hp.nFf);
+        f->m_up.resize(b * hp.nFf);
+        f->m_cos.resize(b * (hp.nRot / 2));
+        f->m_sin.resize(b * (hp.nRot / 2));
+        const std::size_t threads = std::size_t(f->m_pool->size());
+        f->m_scores.resize(threads * std::size_t(contextLength));
+        const auto& layers = model.weights().layers;
+        if (std::any_of(layers.begin(), layers.end(), [](const LlamaLayerWeights& l) { return l.downTransposed; })) {
+            f->m_partial.resize(threads * b * std::size_t(hp.nEmbd));
+            f->m_neuron.resize(threads * std::size_t(hp.nEmbd));
+        }
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the session's work buffers");
+    }
+    return f;
+}
+
+void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, int threadIndex)
+{
+    const HyperParams& hp = m_model.hyperParams();
+    const int group = hp.nHead / hp.nHeadKv;
+    const int hd = hp.headDim;
+    const float scale = 1.0f / std::sqrt(float(hd));
+    float* scores = m_scores.data() + std::size_t(threadIndex) * std::size_t(m_cache->capacity());
+
+    for (std::int64_t item = begin; item < end; ++item) {
+        const int t = int(item / hp.nHead);
+        const int h = int(item % hp.nHead);
+        const int pos = m_batchStart + t;
+        const int kvOffset = (h / group) * hd;
+        const float* q = m_q.data() + std::size_t(t) * hp.qDim() + std::size_t(h) * hd;
+        float* out = m_attn.data() + std::size_t(t) * hp.qDim() + std::size_t(h) * hd;
+
+        // Causal: token t sees the cache up to and including its own position.
+        for (int j = 0; j <= pos; ++j)
+            scores[j] = cpu::dot(q, m_cache->k(layer, j) + kvOffset, hd) * scale;
+        cpu::softmax(scores, pos + 1);
+        std::memset(out, 0, sizeof(float) * std::size_t(hd));
+        for (int j = 0; j <= pos; ++j)
+            cpu::axpy(out, scores[j], m_cache->v(layer, j) + kvOffset, hd);
+    }
+}
+
+void LlamaForward::downTransposed(const cpu::WeightMatrix& downT, int n)
+{
+    const HyperParams& hp = m_model.hyperParams();
+    const std::size_t nEmbd = std::size_t(hp.nEmbd);
+    m_batchDownT = &downT;
+    // Each thread sums its share of the neurons into its own buffer; a second pass adds the
+    // buffers up. Neurons that no token activated (ReLU zeros) are skipped entirely.
+    // run(), not parallelFor(): every thread must clear its buffer, even one with no neurons.
+    m_pool->run([this](int thread, int threadCount) {
+        const std::size_t nEmbd = std::size_t(m_model.hyperParams().nEmbd);
+        const std::size_t nFf = std::size_t(m_model.hyperParams().nFf);
+        const std::int64_t begin = std::int64_t(nFf) * thread / threadCount;
+        const std::int64_t end = std::int64_t(nFf) * (thread + 1) / threadCount;
+        float* partial = m_partial.data() + std::size_t(thread) * std::size_t(m_maxBatch) * nEmbd;
+        float* row = m_neuron.data() + std::size_t(thread) * nEmbd;
+        std::fill_n(partial, std::size_t(m_batchTokens) * nEmbd, 0.0f);
+        for (std::int64_t i = begin; i < end; ++i) {
+            bool active = false;
+            for (int t = 0; t < m_batchTokens && !active; ++t)
+                active = m_gate[std::size_t(t) * nFf + std::size_t(i)] != 0.0f;
+            if (!active)
+                continue;
+            cpu::getRow(*m_batchDownT, i, row);
+            for (int t = 0; t < m_batchTokens; ++t) {
+                const float a = m_gate[std::size_t(t) * nFf + std::size_t(i)];
+                if (a != 0.0f)
+                    cpu::axpy(partial + std::size_t(t) * nEmbd, a, row, std::int64_t(nEmbd));
+            }
+        }
+    });
+    const std::size_t count = std::size_t(n) * nEmbd;
+    std::fill_n(m_tmp.data(), count, 0.0f);
+    for (int thread = 0; thread < m_pool->size(); ++thread)
+        cpu::add(m_tmp.data(), m_partial.data() + std::size_t(thread) * std::size_t(m_maxBatch) * nEmbd,
+                 std::int64_t(count));
+}
+
+void LlamaForward::forward(const Token* tokens, int n, int start, float* logits, bool allLogits)
+{
+    const HyperParams& hp = m_model.hyperParams();
+    const LlamaWeights& w = m_model.weights();
+    cpu::ThreadPool& pool = *m_pool;
+    const std::int64_t nEmbd = hp.nEmbd;
+    const int half = hp.nRot / 2;
+
+    m_batchStart = start;
+    m_batchTokens = n;
+
+    for (int t = 0; t < n; ++t) {
+        cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
+        cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBase, hp.ropeFreqScale, m_cos.data() + t * half,
+                        m_sin.data() + t * half);
+    }
+
+    for (int l = 0; l < hp.nLayer; ++l) {
+        const LlamaLayerWeights& lw = w.layers[std::size_t(l)];
+        m_batchLayer = l;
+
+        // Attention block.
+        for (int t = 0; t < n; ++t)
+            cpu::rmsNorm(m_x.data() + t * nEmbd, lw.attnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+        {
+            const cpu::WeightMatrix ws[3] = {lw.wq, lw.wk, lw.wv};
+            float* const ys[3] = {m_q.data(), m_k.data(), m_v.data()};
+            cpu::matmulShared(pool, ws, ys, 3, m_xn.data(), n);
+        }
+        for (int t = 0; t < n; ++t) {
+            float* k = m_k.data() + std::size_t(t) * hp.kvDim();
+            cpu::ropeNormal(m_q.data() + std::size_t(t) * hp.qDim(), hp.nHead, hp.headDim, hp.nRot,
+                            m_cos.data() + t * half, m_sin.data() + t * half);
+            cpu::ropeNormal(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+            std::memcpy(m_cache->k(l, start + t), k, sizeof(float) * std::size_t(hp.kvDim()));
+            std::memcpy(m_cache->v(l, start + t), m_v.data() + std::size_t(t) * hp.kvDim(),
+                        sizeof(float) * std::size_t(hp.kvDim()));
+        }
+        pool.parallelFor(std::int64_t(n) * hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
+            attention(m_batchLayer, begin, end, thread);
+        });
+        cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
+        cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
+
+        // Feed-forward block.
+        for (int t = 0; t < n; ++t)
+            cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+        {
+            const cpu::WeightMatrix ws[2] = {lw.gate, lw.up};
+            float* const ys[2] = {m_gate.data(), m_up.data()};
+            cpu::matmulShared(pool, ws, ys, 2, m_xn.data(), n);
+        }
+        const std::int64_t ffCount = std::int64_t(n) * hp.nFf;
+        switch (hp.ffnActivation) {
+        case FfnActivation::SwiGlu:
+            cpu::swiglu(m_gate.data(), m_up.data(), ffCount);
+            break;
+        case FfnActivation::ReGlu:
+            cpu::reglu(m_gate.data(), m_up.data(), ffCount);
+            break;
+        case FfnActivation::DRelu:
+            cpu::drelu(m_gate.data(), m_up.data(), ffCount);
+            break;
+        case FfnActivation::Relu2:
+            cpu::relu2(m_gate.data(), m_up.data(), ffCount);
+            break;
+        }
+        if (lw.downTransposed)
+            downTransposed(lw.down, n);
+        else
+            cpu::matmul(pool, lw.down, m_gate.data(), n, m_tmp.data());
+        cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
+    }
+
+    // Output head: every row for perplexity, else only the last token's.
+    const int first = allLogits ? 0 : n - 1;
+    const int rows = n - first;
+    for (int t = 0; t < rows; ++t)
+        cpu::rmsNorm(m_x.data() + (first + t) * nEmbd, w.outputNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+    cpu::matmul(pool, w.output, m_xn.data(), rows, logits);
+}
+
+} // namespace hearth::model

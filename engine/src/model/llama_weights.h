@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Views of a llama-family model's tensors inside the file mapping. Nothing is copied except
+// norm vectors stored in a type other than F32 (a few kilobytes, converted once).
+
+#include "cpu/matmul.h"
+#include "model/hyper_params.h"
+
+#include <hearth/model.h>
+#include <hearth/status.h>
+
+#include <memory>
+#include <vector>
+
+namespace hearth::gguf {
+class GgufFile;
+}
+
+namespace hearth::model {
+
+struct LlamaLayerWeights {
+    const float* attnNorm = nullptr; // [nEmbd]
+    cpu::WeightMatrix wq;            // nEmbd -> qDim
+    cpu::WeightMatrix wk;            // nEmbd -> kvDim
+    cpu::WeightMatrix wv;            // nEmbd -> kvDim
+    cpu::WeightMatrix wo;            // qDim -> nEmbd
+    const float* ffnNorm = nullptr;  // [nEmbd]
+    cpu::WeightMatrix gate;          // nEmbd -> nFf
+    cpu::WeightMatrix up;            // nEmbd -> nFf
+    cpu::WeightMatrix down;          // nFf -> nEmbd; when downTransposed: nFf rows of nEmbd
+    bool downTransposed = false;     // PowerInfer's ffn_down_t: one row per neuron
+};
+
+struct LlamaWeights {
+    cpu::WeightMatrix tokenEmbd;      // row t: embedding of token t (nVocab rows of nEmbd)
+    const float* outputNorm = nullptr; // [nEmbd]
+    cpu::WeightMatrix output;         // nEmbd -> nVocab (token_embd when tied)
+    std::vector<LlamaLayerWeights> layers;
+    DType dominantType = DType::F32;  // the type holding most weight bytes
+    std::uint64_t parameterCount = 0;
+    bool sparse = false;              // the file carries PowerInfer predictors (unused for now)
+
+    // Finds and checks every tensor of @p hp's architecture in @p file. @p progress (optional)
+    // sees the fraction of tensors bound and may cancel (ErrorCode::Cancelled).
+    static Result<std::unique_ptr<LlamaWeights>> bind(const gguf::GgufFile& file, const HyperParams& hp,
+                                                      const ProgressCallback& progress);
+
+private:
+    std::vector<std::vector<float>> m_convertedNorms; // norms stored as F16 etc., as float
+};
+
+} // namespace hearth::model
