@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+#include "sparse/model_shape.h"
+
+#include "gguf/gguf_file.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+namespace hearth::sparse {
+
+namespace {
+
+// Far beyond any real model, small enough that sums of a few of them never overflow uint64.
+constexpr std::uint64_t kMaxBytes = std::uint64_t(1) << 50;
+constexpr std::int64_t kMaxWidth = std::int64_t(1) << 30;
+constexpr std::int64_t kMaxLayers = 4096;
+
+std::uint64_t bytesOf(DType type, std::int64_t rowLength, std::int64_t rows)
+{
+    return static_cast<std::uint64_t>(rowBytes(type, rowLength)) * static_cast<std::uint64_t>(rows);
+}
+
+// "blk.12.ffn_up.weight" -> (12, "ffn_up.weight"); nullopt for global tensors.
+std::optional<std::pair<std::int64_t, std::string_view>> splitLayerName(std::string_view name)
+{
+    constexpr std::string_view prefix = "blk.";
+    if (!name.starts_with(prefix)) {
+        return std::nullopt;
+    }
+    name.remove_prefix(prefix.size());
+    const auto dot = name.find('.');
+    if (dot == std::string_view::npos || dot == 0) {
+        return std::nullopt;
+    }
+    std::int64_t layer = -1;
+    const auto [ptr, ec] = std::from_chars(name.data(), name.data() + dot, layer);
+    if (ec != std::errc() || ptr != name.data() + dot || layer < 0 || layer >= kMaxLayers) {
+        return std::nullopt;
+    }
+    return std::pair{layer, name.substr(dot + 1)};
+}
+
+} // namespace
+
+bool ModelShape::hasPredictors() const
+{
+    return !layers.empty()
+        && std::all_of(layers.begin(), layers.end(), [](const LayerShape& l) { return l.predictorBytes > 0; });
+}
+
+std::int64_t ModelShape::maxFF() const
+{
+    std::int64_t m = 0;
+    for (const LayerShape& l : layers) {
+        m = std::max(m, l.nFF);
+    }
+    return m;
+}
+
+std::int64_t ModelShape::maxPredictorHidden() const
+{
+    std::int64_t m = 0;
+    for (const LayerShape& l : layers) {
+        m = std::max(m, l.predictorHidden);
+    }
+    return m;
+}
+
+std::uint64_t ModelShape::totalWeightBytes() const
+{
+    std::uint64_t total = embeddingBytes + outputBytes;
+    for (const LayerShape& l : layers) {
+        total += l.attentionBytes + l.normBytes + l.predictorBytes + l.neuronBytes * static_cast<std::uint64_t>(l.nFF);
+    }
+    return total;
+}
+
+Status ModelShape::validate() const
+{
+    if (layers.empty() || static_cast<std::int64_t>(layers.size()) > kMaxLayers) {
+        return Status(ErrorCode::InvalidArgument,
+                      "a model needs 1 to " + std::to_string(kMaxLayers) + " layers, not " + std::to_string(layers.size()));
+    }
+    for (std::int64_t v : {nVocab, nEmbd, nEmbdKv, nHead}) {
+        if (v < 0 || v > kMaxWidth) {
+            return Status(ErrorCode::InvalidArgument, "a model width is out of range: " + std::to_string(v));
+        }
+    }
+    if (embeddingBytes > kMaxBytes || outputBytes > kMaxBytes) {
+        return Status(ErrorCode::InvalidArgument, "embedding or output size out of range");
+    }
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const LayerShape& l = layers[i];
+        const std::string where = "layer " + std::to_string(i) + ": ";
+        if (l.nFF < 0 || l.nFF > std::numeric_limits<std::int32_t>::max()) {
+            return Status(ErrorCode::InvalidArgument, where + "FFN width out of range: " + std::to_string(l.nFF));
+        }
+        if (l.predictorHidden < 0 || l.predictorHidden > kMaxWidth) {
+            return Status(ErrorCode::InvalidArgument, where + "predictor width out of range");
+        }
+        if (l.attentionBytes > kMaxBytes || l.normBytes > kMaxBytes || l.predictorBytes > kMaxBytes
+            || l.kvBytesPerToken > kMaxBytes || l.attentionTensors > 64 || l.ffnTensors > 8) {
+            return Status(ErrorCode::InvalidArgument, where + "a size is out of range");
+        }
+        if (l.neuronBytes > kMaxBytes / static_cast<std::uint64_t>(std::max<std::int64_t>(l.nFF, 1))) {
+            return Status(ErrorCode::InvalidArgument, where + "FFN size out of range");
+        }
+    }
+    return {};
+}
+
+Result<ModelShape> uniformShape(const UniformShapeParams& p)
+{
+    if (p.nLayer < 1 || p.nLayer > kMaxLayers || p.nEmbd < 1 || p.nEmbd > kMaxWidth || p.nHead < 1
+        || p.nHeadKv < 1 || p.nHeadKv > p.nHead || p.nEmbd % p.nHead != 0 || p.nFF < 0 || p.nFF > kMaxWidth
+        || p.nVocab < 0 || p.nVocab > kMaxWidth || p.predictorHidden < 0 || p.predictorHidden > kMaxWidth) {
+        return Status(ErrorCode::InvalidArgument, "inconsistent model hyper-parameters");
+    }
+    const auto traits = dtypeTraits(static_cast<std::uint32_t>(p.weightType));
+    const auto kvTraits = dtypeTraits(static_cast<std::uint32_t>(p.kvType));
+    if (!traits || !kvTraits || p.nEmbd % traits->blockElements != 0 || kvTraits->blockElements != 1) {
+        return Status(ErrorCode::InvalidArgument, "the embedding width does not suit the weight or KV type");
+    }
+    const std::int64_t headDim = p.nEmbd / p.nHead;
+    const std::int64_t nEmbdKv = headDim * p.nHeadKv;
+
+    ModelShape shape;
+    shape.architecture = p.architecture;
+    shape.weightType = std::string(dtypeName(p.weightType));
+    shape.kvType = std::string(dtypeName(p.kvType));
+    shape.nVocab = p.nVocab;
+    shape.nEmbd = p.nEmbd;
+    shape.nEmbdKv = nEmbdKv;
+    shape.nHead = p.nHead;
+    shape.embeddingBytes = bytesOf(p.weightType, p.nEmbd, p.nVocab);
+    shape.outputBytes = bytesOf(p.weightType, p.nEmbd, p.nVocab) + bytesOf(DType::F32, p.nEmbd, 1);
+
+    LayerShape layer;
+    layer.attentionBytes = bytesOf(p.weightType, p.nEmbd, 2 * p.nEmbd + 2 * nEmbdKv);
+    layer.normBytes = 2 * bytesOf(DType::F32, p.nEmbd, 1);
+    if (p.predictorHidden > 0) {
+        // fc1 is (n_embd -> h), fc2 is (h -> n_ff); PowerInfer files keep predictors in F16/F32,
+        // and fc2's rows of h elements need not suit a block type: assume F16.
+        layer.predictorHidden = p.predictorHidden;
+        layer.predictorBytes = bytesOf(DType::F16, p.nEmbd, p.predictorHidden) + bytesOf(DType::F16, p.predictorHidden, p.nFF);
+    }
+    layer.ffnTensors = p.gatedFfn ? 3 : 2;
+    layer.neuronBytes = static_cast<std::uint64_t>(rowBytes(p.weightType, p.nEmbd)) * layer.ffnTensors;
+    layer.nFF = p.nFF;
+    layer.kvBytesPerToken = 2 * bytesOf(p.kvType, nEmbdKv, 1);
+    shape.layers.assign(static_cast<std::size_t>(p.nLayer), layer);
+    HEARTH_TRY(shape.validate());
+    return shape;
+}
+
+Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
+{
+    ModelShape shape;
+    shape.architecture = file.getString("general.architecture").value_or("");
+    const std::string arch = shape.architecture;
+
+    struct Acc {
+        LayerShape shape;
+        std::uint64_t ffnBytes = 0;
+        std::uint32_t attentionTensors = 0;
+        std::uint32_t ffnTensors = 0;
+        std::int64_t nFF = -1;
+    };
+    std::vector<Acc> acc;
+    bool tiedOutput = true;
+    for (const gguf::TensorInfo& t : file.tensors()) {
+        const auto parts = splitLayerName(t.name);
+        if (!parts) {
+            if (t.name == "token_embd.weight") {
+                shape.embeddingBytes += t.byteSize;
+                shape.nEmbd = t.rowLength();
+                shape.nVocab = t.rows();
+            } else {
+                // output.weight, output_norm.*, rope tables: everything else global is placed with
+                // the output matrix, which over-counts a few KiB at worst.
+                shape.outputBytes += t.byteSize;
+                if (t.name == "output.weight") {
+                    tiedOutput = false;
+                }
+            }
+            continue;
+        }
+        const auto [index, rest] = *parts;
+        if (acc.size() <= static_cast<std::size_t>(index)) {
+            acc.resize(static_cast<std::size_t>(index) + 1);
+        }
+        Acc& a = acc[static_cast<std::size_t>(index)];
+        if (rest.find("norm") != std::string_view::npos) {
+            a.shape.normBytes += t.byteSize;
+        } else if (rest.starts_with("attn_")) {
+            a.shape.attentionBytes += t.byteSize;
+            ++a.attentionTensors;
+            if (rest == "attn_k.weight") {
+                shape.nEmbdKv = std::max(shape.nEmbdKv, t.rows());
+            }
+        } else if (rest.starts_with("fc1.") || rest.starts_with("fc2.")) {
+            a.shape.predictorBytes += t.byteSize;
+            if (rest == "fc1.weight") {
+                a.shape.predictorHidden = t.rows();
+            }
+        } else if (rest.starts_with("ffn_")) {
+            a.ffnBytes += t.byteSize;
+            if (rest.ends_with(".weight")) {
+                ++a.ffnTensors;
+            }
+            if (rest == "ffn_up.weight") {
+                a.nFF = t.rows();
+            }
+        } else {
+            a.shape.normBytes += t.byteSize; // small per-layer extras travel with the norms
+        }
+    }
+    if (tiedOutput) {
+        // The GPU needs its own copy of a tied output matrix.
+        shape.outputBytes += shape.embeddingBytes;
+    }
+    if (acc.empty()) {
+        return Status(ErrorCode::InvalidFile, "the file has no blk.N tensors");
+    }
+    if (const auto blocks = file.getInt(arch + ".block_count"); blocks && *blocks != static_cast<std::int64_t>(acc.size())) {
+        return Status(ErrorCode::InvalidFile,
+                      "the file declares " + std::to_string(*blocks) + " layers but has tensors for " + std::to_string(acc.size()));
+    }
+    shape.nHead = file.getInt(arch + ".attention.head_count").value_or(0);
+    if (shape.nEmbdKv == 0 && shape.nHead > 0) {
+        // Fused QKV (falcon): derive the KV width from the head counts.
+        const std::int64_t kvHeads = file.getInt(arch + ".attention.head_count_kv").value_or(shape.nHead);
+        shape.nEmbdKv = shape.nEmbd / shape.nHead * kvHeads;
+    }
+    shape.kvType = "F16";
+    for (std::size_t i = 0; i < acc.size(); ++i) {
+        Acc& a = acc[i];
+        if (a.nFF <= 0) {
+            return Status(ErrorCode::InvalidFile, "layer " + std::to_string(i) + " has no ffn_up tensor");
+        }
+        a.shape.nFF = a.nFF;
+        // Down is stored transposed in PowerInfer files so each neuron is a row; for a plain
+        // ffn_down the column split is not exact in block types, so round up.
+        a.shape.neuronBytes = (a.ffnBytes + static_cast<std::uint64_t>(a.nFF) - 1) / static_cast<std::uint64_t>(a.nFF);
+        a.shape.attentionTensors = std::max<std::uint32_t>(a.attentionTensors, 1);
+        a.shape.ffnTensors = std::max<std::uint32_t>(a.ffnTensors, 1);
+        a.shape.kvBytesPerToken = 2 * 2 * static_cast<std::uint64_t>(std::max<std::int64_t>(shape.nEmbdKv, 0));
+        shape.layers.push_back(a.shape);
+    }
+    if (const auto* up = file.findTensor("blk.0.ffn_up.weight")) {
+        shape.weightType = std::string(dtypeName(up->type));
+    }
+    HEARTH_TRY(shape.validate());
+    return shape;
+}
+
+} // namespace hearth::sparse

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The sizes the placement planner reasons about, without any weights: what a layer would cost
+// in GPU memory and how many bytes a token touches. Built from a GGUF file's tensor table
+// (shapeFromGguf) or from hyper-parameters (uniformShape) so the UI can plan before loading.
+
+#include "core/dtype.h"
+
+#include <hearth/status.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hearth::gguf {
+class GgufFile;
+}
+
+namespace hearth::sparse {
+
+struct LayerShape {
+    std::uint64_t attentionBytes = 0;  // q, k, v, o weights (and biases) as stored
+    std::uint32_t attentionTensors = 4; // allocations the attention weights need on the GPU
+    std::uint64_t normBytes = 0;       // attention and FFN norms
+    std::uint64_t predictorBytes = 0;  // fc1 + fc2; 0 when the layer has no predictor
+    std::int64_t predictorHidden = 0;  // fc1's output width (scratch sizing)
+    // One FFN neuron as stored: gate row + up row + down row (up + down for falcon/opt, which
+    // have no gate), including biases. Neuron-major storage makes this a fixed size per layer.
+    std::uint64_t neuronBytes = 0;
+    std::uint32_t ffnTensors = 3;      // 3 with a gate, 2 without
+    std::int64_t nFF = 0;
+    std::uint64_t kvBytesPerToken = 0; // K and V of one token at this layer
+};
+
+struct ModelShape {
+    std::string architecture;
+    std::string weightType; // display only, e.g. "Q4_0"
+    std::string kvType;     // display only, e.g. "F16"
+    std::vector<LayerShape> layers;
+    std::uint64_t embeddingBytes = 0; // token embedding: stays in RAM (a row gather per token)
+    std::uint64_t outputBytes = 0;    // output matrix and output norm
+    std::int64_t nVocab = 0;
+    std::int64_t nEmbd = 0;
+    std::int64_t nEmbdKv = 0;         // n_head_kv * head_dim
+    std::int64_t nHead = 0;
+
+    [[nodiscard]] bool hasPredictors() const;
+    [[nodiscard]] std::int64_t maxFF() const;
+    [[nodiscard]] std::int64_t maxPredictorHidden() const;
+    // Every weight byte (embedding included), for "model size" displays.
+    [[nodiscard]] std::uint64_t totalWeightBytes() const;
+    // Rejects shapes the planner cannot reason about (negative or absurd sizes).
+    [[nodiscard]] Status validate() const;
+};
+
+// Hyper-parameters of a uniform model (every layer alike), for planning before a file is opened
+// and for tests.
+struct UniformShapeParams {
+    std::string architecture = "llama";
+    std::int64_t nLayer = 32;
+    std::int64_t nEmbd = 4096;
+    std::int64_t nHead = 32;
+    std::int64_t nHeadKv = 32;
+    std::int64_t nFF = 11008;
+    std::int64_t nVocab = 32000;
+    std::int64_t predictorHidden = 1024; // 0: no predictors (a dense model)
+    bool gatedFfn = true;                // false for falcon/opt (up and down only)
+    DType weightType = DType::Q4_0;
+    DType kvType = DType::F16;
+};
+
+[[nodiscard]] Result<ModelShape> uniformShape(const UniformShapeParams& params);
+
+// Sizes from a GGUF/PWRI file's tensor table: sums of the tensors each layer would place, the
+// per-neuron bytes from the FFN tensors (ffn_down_t or ffn_down), KV from attn_k's width.
+[[nodiscard]] Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file);
+
+} // namespace hearth::sparse
