@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: MIT
+#include "downloadlogging.h"
+
+Q_LOGGING_CATEGORY(lcDownloads, "hearth.downloads", QtWarningMsg)
