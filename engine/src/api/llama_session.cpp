@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "api/llama_session.h"
 
+#include "model/falcon_forward.h"
+#include "model/falcon_model.h"
+#include "model/llama_forward.h"
 #include "model/llama_model.h"
+#include "model/opt_forward.h"
+#include "model/opt_model.h"
 
 #include <algorithm>
 #include <new>
@@ -12,12 +17,59 @@ namespace {
 // The longest context a session may ask for; longer ones need more than a desktop can give an
 // F32 cache.
 constexpr int MaxContextLength = 4096;
+
+// LlamaForward predates ArchitectureForward; this keeps it unaware of the interface.
+class LlamaForwardAdapter final : public model::ArchitectureForward {
+public:
+    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab)
+        : m_forward(std::move(forward))
+        , m_vocab(vocab)
+    {
+    }
+    [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
+    [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
+    [[nodiscard]] int vocabSize() const override { return m_vocab; }
+    void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override
+    {
+        m_forward->forward(tokens, n, start, logits, allLogits);
+    }
+
+private:
+    std::unique_ptr<model::LlamaForward> m_forward;
+    int m_vocab;
+};
+
+template <typename Forward>
+Result<std::unique_ptr<model::ArchitectureForward>> upcast(Result<std::unique_ptr<Forward>> forward)
+{
+    if (!forward)
+        return forward.status();
+    return std::unique_ptr<model::ArchitectureForward>(std::move(forward).value());
+}
+
+// The forward pass of @p model's architecture, or Unsupported.
+Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& model, int contextLength, int batch,
+                                                                  int threads)
+{
+    if (const auto* llama = dynamic_cast<const model::LlamaModel*>(&model)) {
+        auto forward = model::LlamaForward::create(*llama, contextLength, batch, threads);
+        if (!forward)
+            return forward.status();
+        return std::unique_ptr<model::ArchitectureForward>(
+            std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama->hyperParams().nVocab));
+    }
+    if (const auto* falcon = dynamic_cast<const model::FalconModel*>(&model))
+        return upcast(model::FalconForward::create(*falcon, contextLength, batch, threads));
+    if (const auto* opt = dynamic_cast<const model::OptModel*>(&model))
+        return upcast(model::OptForward::create(*opt, contextLength, batch, threads));
+    return Status(ErrorCode::Unsupported, "sessions for the " + model.info().architecture
+                                              + " architecture are not supported");
+}
+
 } // namespace
 
-LlamaSession::LlamaSession(std::shared_ptr<const Model> model, const model::LlamaModel& llama,
-                           std::unique_ptr<model::LlamaForward> forward)
+LlamaSession::LlamaSession(std::shared_ptr<const Model> model, std::unique_ptr<model::ArchitectureForward> forward)
     : m_model(std::move(model))
-    , m_llama(llama)
     , m_forward(std::move(forward))
 {
 }
@@ -28,10 +80,6 @@ Result<std::unique_ptr<Session>> LlamaSession::create(std::shared_ptr<const Mode
 {
     if (!model)
         return Status(ErrorCode::InvalidArgument, "no model");
-    const auto* llama = dynamic_cast<const model::LlamaModel*>(model.get());
-    if (!llama)
-        return Status(ErrorCode::Unsupported, "sessions for the " + model->info().architecture
-                                                  + " architecture are not supported");
     if (params.contextLength < 0 || params.contextLength > MaxContextLength)
         return Status(ErrorCode::InvalidArgument, "context length " + std::to_string(params.contextLength)
                                                       + " is out of range (0 to " + std::to_string(MaxContextLength) + ")");
@@ -40,17 +88,18 @@ Result<std::unique_ptr<Session>> LlamaSession::create(std::shared_ptr<const Mode
     if (params.threads < 0 || params.threads > 1024)
         return Status(ErrorCode::InvalidArgument, "thread count " + std::to_string(params.threads) + " is out of range");
 
-    const int trained = llama->hyperParams().nCtxTrain;
+    const int trained = model->info().trainedContextLength;
     const int contextLength = params.contextLength > 0 ? params.contextLength : std::min(trained, MaxContextLength);
 
-    auto forward = model::LlamaForward::create(*llama, contextLength, params.batchSize, params.threads);
+    auto forward = createForward(*model, contextLength, params.batchSize, params.threads);
     if (!forward)
         return forward.status();
 
-    std::unique_ptr<LlamaSession> session(new LlamaSession(std::move(model), *llama, std::move(forward).value()));
+    const int vocab = (*forward)->vocabSize();
+    std::unique_ptr<LlamaSession> session(new LlamaSession(std::move(model), std::move(forward).value()));
     try {
         session->m_history.reserve(std::size_t(contextLength));
-        session->m_logits.resize(std::size_t(llama->hyperParams().nVocab));
+        session->m_logits.resize(std::size_t(vocab));
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory for the session");
     }
@@ -61,7 +110,7 @@ Status LlamaSession::checkTokens(std::span<const Token> tokens) const
 {
     if (tokens.empty())
         return {ErrorCode::InvalidArgument, "no tokens to evaluate"};
-    const int vocab = m_llama.hyperParams().nVocab;
+    const int vocab = m_forward->vocabSize();
     for (Token t : tokens) {
         if (t < 0 || t >= vocab)
             return {ErrorCode::InvalidArgument, "token id " + std::to_string(t) + " is outside the vocabulary"};
@@ -75,7 +124,7 @@ Status LlamaSession::checkTokens(std::span<const Token> tokens) const
 
 void LlamaSession::run(std::span<const Token> tokens, float* allLogits)
 {
-    const std::size_t vocab = std::size_t(m_llama.hyperParams().nVocab);
+    const std::size_t vocab = std::size_t(m_forward->vocabSize());
     const std::size_t batch = std::size_t(m_forward->maxBatch());
     for (std::size_t done = 0; done < tokens.size(); done += batch) {
         const int n = int(std::min(batch, tokens.size() - done));
@@ -115,7 +164,7 @@ Status LlamaSession::evaluateAll(std::span<const Token> tokens, std::vector<floa
 {
     HEARTH_TRY(checkTokens(tokens));
     try {
-        allLogits.resize(tokens.size() * std::size_t(m_llama.hyperParams().nVocab));
+        allLogits.resize(tokens.size() * std::size_t(m_forward->vocabSize()));
     } catch (const std::bad_alloc&) {
         return {ErrorCode::OutOfMemory, "not enough memory for the logits of " + std::to_string(tokens.size()) + " tokens"};
     }

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The Session implementation for llama-family models: token history, logits and the ContextFull
-// rules over a model::LlamaForward.
+// The Session implementation for every architecture: token history, logits and the ContextFull
+// rules over a model::ArchitectureForward (llama, falcon or opt forward pass).
 
-#include "model/llama_forward.h"
+#include "model/architecture_forward.h"
 
 #include <hearth/session.h>
 
 #include <memory>
 #include <vector>
-
-namespace hearth::model {
-class LlamaModel;
-}
 
 namespace hearth {
 
@@ -35,16 +31,14 @@ public:
     [[nodiscard]] const Model& model() const override { return *m_model; }
 
 private:
-    LlamaSession(std::shared_ptr<const Model> model, const model::LlamaModel& llama,
-                 std::unique_ptr<model::LlamaForward> forward);
+    LlamaSession(std::shared_ptr<const Model> model, std::unique_ptr<model::ArchitectureForward> forward);
     // Checks ids and room; the session is unchanged when this fails.
     Status checkTokens(std::span<const Token> tokens) const;
     // Runs @p tokens in batches; @p allLogits receives every row when not null.
     void run(std::span<const Token> tokens, float* allLogits);
 
     std::shared_ptr<const Model> m_model; // keeps the weights mapped while the session lives
-    const model::LlamaModel& m_llama;
-    std::unique_ptr<model::LlamaForward> m_forward;
+    std::unique_ptr<model::ArchitectureForward> m_forward;
     std::vector<Token> m_history;
     std::vector<float> m_logits;
     bool m_logitsValid = false;

@@ -1,0 +1,641 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en">
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>…</source>
+        <comment>placeholder while the first token is computed</comment>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 tokens/s</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model to start chatting. Everything runs on this computer.</source>
+        <translation>Open a GGUF model to start chatting. Everything runs on this computer.</translation>
+    </message>
+    <message>
+        <source>Loading the model…</source>
+        <translation>Loading the model…</translation>
+    </message>
+    <message>
+        <source>Ask anything. Press Enter to send, Shift+Enter for a new line.</source>
+        <translation>Ask anything. Press Enter to send, Shift+Enter for a new line.</translation>
+    </message>
+</context>
+<context>
+    <name>CommandLine</name>
+    <message>
+        <source>Chat with large language models on your own computer.</source>
+        <translation>Chat with large language models on your own computer.</translation>
+    </message>
+    <message>
+        <source>Print the version and build options, then exit.</source>
+        <translation>Print the version and build options, then exit.</translation>
+    </message>
+    <message>
+        <source>Load the model in &lt;file&gt; at start.</source>
+        <translation>Load the model in &lt;file&gt; at start.</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>file</translation>
+    </message>
+    <message>
+        <source>Keep chats and settings in &lt;dir&gt;.</source>
+        <translation>Keep chats and settings in &lt;dir&gt;.</translation>
+    </message>
+    <message>
+        <source>dir</source>
+        <translation>dir</translation>
+    </message>
+    <message>
+        <source>Load the model given with --model, answer one short prompt, print the speed and exit.</source>
+        <translation>Load the model given with --model, answer one short prompt, print the speed and exit.</translation>
+    </message>
+    <message>
+        <source>--self-test needs a model: add --model &lt;file&gt;.</source>
+        <translation>--self-test needs a model: add --model &lt;file&gt;.</translation>
+    </message>
+    <message>
+        <source>Unexpected argument: %1</source>
+        <translation>Unexpected argument: %1</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Open a model first</source>
+        <translation>Open a model first</translation>
+    </message>
+    <message>
+        <source>Write a message…</source>
+        <translation>Write a message…</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Message</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <comment>button: stop generating</comment>
+        <translation>Stop</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <comment>button: send the message</comment>
+        <translation>Send</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>%1 — Hearth</source>
+        <comment>window title, %1 is the model name</comment>
+        <translation>%1 — Hearth</translation>
+    </message>
+    <message>
+        <source>Hearth</source>
+        <translation>Hearth</translation>
+    </message>
+    <message>
+        <source>Open Model…</source>
+        <translation>Open Model…</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>Open a model file</translation>
+    </message>
+    <message>
+        <source>New Chat</source>
+        <translation>New Chat</translation>
+    </message>
+    <message>
+        <source>Start a new conversation</source>
+        <translation>Start a new conversation</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>Language:</translation>
+    </message>
+    <message>
+        <source>Interface language</source>
+        <translation>Interface language</translation>
+    </message>
+    <message>
+        <source>Open a Model</source>
+        <translation>Open a Model</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF models (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>All files (*)</translation>
+    </message>
+    <message>
+        <source>CPU (%1)</source>
+        <comment>status bar: compute mode, %1 is the kernel set such as avx2</comment>
+        <translation>CPU (%1)</translation>
+    </message>
+</context>
+<context>
+    <name>StatusBar</name>
+    <message>
+        <source>Model: %1 (%2)</source>
+        <translation>Model: %1 (%2)</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>No model loaded</translation>
+    </message>
+    <message>
+        <source>Compute mode</source>
+        <translation>Compute mode</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>Loading…</translation>
+    </message>
+    <message>
+        <source>Answering…</source>
+        <translation>Answering…</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>Ready</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>Idle</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::BlockListModel</name>
+    <message>
+        <source>Code</source>
+        <comment>header of a code block without a language</comment>
+        <translation>Code</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::ChatExport</name>
+    <message>
+        <source>User</source>
+        <translation>User</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Assistant</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 tokens</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 tokens/s</translation>
+    </message>
+    <message>
+        <source>first token after %1 ms</source>
+        <translation>first token after %1 ms</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>interrupted</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>failed: %1</translation>
+    </message>
+    <message>
+        <source>Untitled chat</source>
+        <translation>Untitled chat</translation>
+    </message>
+    <message>
+        <source>*Model:* `%1`</source>
+        <translation>*Model:* `%1`</translation>
+    </message>
+    <message>
+        <source>*Created:* %1</source>
+        <translation>*Created:* %1</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>System prompt</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::ChatStore</name>
+    <message>
+        <source>The chat database is locked by another program (%1). Is Hearth running twice?</source>
+        <translation>The chat database is locked by another program (%1). Is Hearth running twice?</translation>
+    </message>
+    <message>
+        <source>The chat database is read-only (%1).</source>
+        <translation>The chat database is read-only (%1).</translation>
+    </message>
+    <message>
+        <source>The disk holding the chat database is full (%1).</source>
+        <translation>The disk holding the chat database is full (%1).</translation>
+    </message>
+    <message>
+        <source>The chat database is damaged or is not a database (%1).</source>
+        <translation>The chat database is damaged or is not a database (%1).</translation>
+    </message>
+    <message>
+        <source>The chat database cannot be opened (%1). Check the folder&apos;s permissions.</source>
+        <translation>The chat database cannot be opened (%1). Check the folder&apos;s permissions.</translation>
+    </message>
+    <message>
+        <source>The disk reported an error while reading or writing the chat database (%1).</source>
+        <translation>The disk reported an error while reading or writing the chat database (%1).</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Opening %1</source>
+        <translation>Opening %1</translation>
+    </message>
+    <message>
+        <source>The chat database is not open.</source>
+        <translation>The chat database is not open.</translation>
+    </message>
+    <message>
+        <source>The chat database %1 is read-only: changes cannot be saved.</source>
+        <translation>The chat database %1 is read-only: changes cannot be saved.</translation>
+    </message>
+    <message>
+        <source>Reading %1</source>
+        <translation>Reading %1</translation>
+    </message>
+    <message>
+        <source>The chat database %1 was written by a newer version of Hearth (schema %2; this version understands up to %3). It was left untouched; please update Hearth.</source>
+        <translation>The chat database %1 was written by a newer version of Hearth (schema %2; this version understands up to %3). It was left untouched; please update Hearth.</translation>
+    </message>
+    <message>
+        <source>The chat database %1 cannot be written.</source>
+        <translation>The chat database %1 cannot be written.</translation>
+    </message>
+    <message>
+        <source>Backing up %1 before upgrading it</source>
+        <translation>Backing up %1 before upgrading it</translation>
+    </message>
+    <message>
+        <source>Upgrading %1 to schema %2</source>
+        <translation>Upgrading %1 to schema %2</translation>
+    </message>
+    <message>
+        <source>Recovering answers interrupted in %1</source>
+        <translation>Recovering answers interrupted in %1</translation>
+    </message>
+    <message>
+        <source>The chat database %1 is read-only and needs an upgrade (schema %2, this version uses %3): it cannot be opened until it is writable.</source>
+        <translation>The chat database %1 is read-only and needs an upgrade (schema %2, this version uses %3): it cannot be opened until it is writable.</translation>
+    </message>
+    <message>
+        <source>The chat database %1 is read-only: your chats can be read, but nothing new will be saved.</source>
+        <translation>The chat database %1 is read-only: your chats can be read, but nothing new will be saved.</translation>
+    </message>
+    <message>
+        <source>Creating a conversation</source>
+        <translation>Creating a conversation</translation>
+    </message>
+    <message>
+        <source>Reading conversations</source>
+        <translation>Reading conversations</translation>
+    </message>
+    <message>
+        <source>Reading a conversation</source>
+        <translation>Reading a conversation</translation>
+    </message>
+    <message>
+        <source>Updating a conversation</source>
+        <translation>Updating a conversation</translation>
+    </message>
+    <message>
+        <source>There is no conversation %1.</source>
+        <translation>There is no conversation %1.</translation>
+    </message>
+    <message>
+        <source>Deleting a conversation</source>
+        <translation>Deleting a conversation</translation>
+    </message>
+    <message>
+        <source>There is no conversation %1 to delete.</source>
+        <translation>There is no conversation %1 to delete.</translation>
+    </message>
+    <message>
+        <source>Restoring a conversation</source>
+        <translation>Restoring a conversation</translation>
+    </message>
+    <message>
+        <source>Conversation %1 is not in the bin.</source>
+        <translation>Conversation %1 is not in the bin.</translation>
+    </message>
+    <message>
+        <source>Emptying the bin</source>
+        <translation>Emptying the bin</translation>
+    </message>
+    <message>
+        <source>Reading a message</source>
+        <translation>Reading a message</translation>
+    </message>
+    <message>
+        <source>There is no message %1.</source>
+        <translation>There is no message %1.</translation>
+    </message>
+    <message>
+        <source>Message %1 belongs to another conversation.</source>
+        <translation>Message %1 belongs to another conversation.</translation>
+    </message>
+    <message>
+        <source>Saving a message</source>
+        <translation>Saving a message</translation>
+    </message>
+    <message>
+        <source>Switching branch</source>
+        <translation>Switching branch</translation>
+    </message>
+    <message>
+        <source>Deleting a message</source>
+        <translation>Deleting a message</translation>
+    </message>
+    <message>
+        <source>Message %1 is not being streamed.</source>
+        <translation>Message %1 is not being streamed.</translation>
+    </message>
+    <message>
+        <source>Saving the answer: %1</source>
+        <translation>Saving the answer: %1</translation>
+    </message>
+    <message>
+        <source>Searching</source>
+        <translation>Searching</translation>
+    </message>
+    <message>
+        <source>There is no conversation %1 to export.</source>
+        <translation>There is no conversation %1 to export.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::DownloadManager</name>
+    <message>
+        <source>Copying %1 was interrupted; import it again.</source>
+        <translation>Copying %1 was interrupted; import it again.</translation>
+    </message>
+    <message>
+        <source>Verified: the SHA-256 checksum matches the one published with the model.</source>
+        <translation>Verified: the SHA-256 checksum matches the one published with the model.</translation>
+    </message>
+    <message>
+        <source>Only the size was checked: no checksum is published for this file.</source>
+        <translation>Only the size was checked: no checksum is published for this file.</translation>
+    </message>
+    <message>
+        <source>Not verified.</source>
+        <translation>Not verified.</translation>
+    </message>
+    <message>
+        <source>Cannot create the folder %1.</source>
+        <translation>Cannot create the folder %1.</translation>
+    </message>
+    <message>
+        <source>Not enough disk space in %1: the download needs %2 more, %3 is free.</source>
+        <translation>Not enough disk space in %1: the download needs %2 more, %3 is free.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>Cannot write %1: %2</translation>
+    </message>
+    <message>
+        <source>The file is damaged: the server sent more data than expected.</source>
+        <translation>The file is damaged: the server sent more data than expected.</translation>
+    </message>
+    <message>
+        <source>Too many or unsafe redirects while downloading %1.</source>
+        <translation>Too many or unsafe redirects while downloading %1.</translation>
+    </message>
+    <message>
+        <source>The connection was closed before the download finished.</source>
+        <translation>The connection was closed before the download finished.</translation>
+    </message>
+    <message numerus="yes">
+        <source>The download failed after %n attempt(s): %1</source>
+        <translation>
+            <numerusform>The download failed after %n attempt: %1</numerusform>
+            <numerusform>The download failed after %n attempts: %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The file is damaged (size mismatch: %1 instead of %2); it was deleted.</source>
+        <translation>The file is damaged (size mismatch: %1 instead of %2); it was deleted.</translation>
+    </message>
+    <message>
+        <source>The file is damaged (checksum mismatch); it was deleted. Try downloading it again.</source>
+        <translation>The file is damaged (checksum mismatch); it was deleted. Try downloading it again.</translation>
+    </message>
+    <message>
+        <source>Cannot replace %1.</source>
+        <translation>Cannot replace %1.</translation>
+    </message>
+    <message>
+        <source>Cannot rename the finished download to %1.</source>
+        <translation>Cannot rename the finished download to %1.</translation>
+    </message>
+    <message>
+        <source>%1 is already in the models folder.</source>
+        <translation>%1 is already in the models folder.</translation>
+    </message>
+    <message>
+        <source>Not enough disk space in %1: copying the model needs %2, %3 is free.</source>
+        <translation>Not enough disk space in %1: copying the model needs %2, %3 is free.</translation>
+    </message>
+    <message>
+        <source>Copying %1 failed: %2</source>
+        <translation>Copying %1 failed: %2</translation>
+    </message>
+    <message>
+        <source>Cannot rename the copied file to %1.</source>
+        <translation>Cannot rename the copied file to %1.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::DownloadQueueStore</name>
+    <message>
+        <source>Cannot open the download list %1.</source>
+        <translation>Cannot open the download list %1.</translation>
+    </message>
+    <message>
+        <source>The download list could not be prepared.</source>
+        <translation>The download list could not be prepared.</translation>
+    </message>
+    <message>
+        <source>The download list was written by a newer version of Hearth and is left untouched.</source>
+        <translation>The download list was written by a newer version of Hearth and is left untouched.</translation>
+    </message>
+    <message>
+        <source>The download could not be saved.</source>
+        <translation>The download could not be saved.</translation>
+    </message>
+    <message>
+        <source>The download could not be removed.</source>
+        <translation>The download could not be removed.</translation>
+    </message>
+    <message>
+        <source>The download list could not be read.</source>
+        <translation>The download list could not be read.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::FileHasher</name>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>Cannot read %1: %2</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::GgufProbe</name>
+    <message>
+        <source>%1 does not exist or is not a file.</source>
+        <translation>%1 does not exist or is not a file.</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>Cannot read %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 is too small to be a GGUF model.</source>
+        <translation>%1 is too small to be a GGUF model.</translation>
+    </message>
+    <message>
+        <source>%1 is not a GGUF model file.</source>
+        <translation>%1 is not a GGUF model file.</translation>
+    </message>
+    <message>
+        <source>%1 uses GGUF version %2, which Hearth cannot read.</source>
+        <translation>%1 uses GGUF version %2, which Hearth cannot read.</translation>
+    </message>
+    <message>
+        <source>%1 has a damaged GGUF header.</source>
+        <translation>%1 has a damaged GGUF header.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::HuggingFaceApi</name>
+    <message>
+        <source>%1 needs a Hugging Face access token. If the model is gated, accept the licence on the model&apos;s page on the Hugging Face website and set a token in Settings.</source>
+        <translation>%1 needs a Hugging Face access token. If the model is gated, accept the licence on the model&apos;s page on the Hugging Face website and set a token in Settings.</translation>
+    </message>
+    <message>
+        <source>Access to %1 was refused. The model is probably gated: accept the licence on the model&apos;s page on the Hugging Face website and check that your token can read it.</source>
+        <translation>Access to %1 was refused. The model is probably gated: accept the licence on the model&apos;s page on the Hugging Face website and check that your token can read it.</translation>
+    </message>
+    <message>
+        <source>%1 was not found. Check the repository name, the revision and the file name.</source>
+        <translation>%1 was not found. Check the repository name, the revision and the file name.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Hugging Face is limiting requests (HTTP 429); try again in %n second(s).</source>
+        <translation>
+            <numerusform>Hugging Face is limiting requests (HTTP 429); try again in %n second.</numerusform>
+            <numerusform>Hugging Face is limiting requests (HTTP 429); try again in %n seconds.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Hugging Face is limiting requests (HTTP 429); try again later.</source>
+        <translation>Hugging Face is limiting requests (HTTP 429); try again later.</translation>
+    </message>
+    <message>
+        <source>The server had a problem (HTTP %1) while fetching %2. Try again later.</source>
+        <translation>The server had a problem (HTTP %1) while fetching %2. Try again later.</translation>
+    </message>
+    <message>
+        <source>The server answered HTTP %1 for %2.</source>
+        <translation>The server answered HTTP %1 for %2.</translation>
+    </message>
+    <message>
+        <source>Cannot find the server %1. Check the internet connection.</source>
+        <translation>Cannot find the server %1. Check the internet connection.</translation>
+    </message>
+    <message>
+        <source>The server %1 refused the connection.</source>
+        <translation>The server %1 refused the connection.</translation>
+    </message>
+    <message>
+        <source>The connection was closed before the download finished.</source>
+        <translation>The connection was closed before the download finished.</translation>
+    </message>
+    <message>
+        <source>The connection stalled (no data for a while).</source>
+        <translation>The connection stalled (no data for a while).</translation>
+    </message>
+    <message>
+        <source>A secure connection to %1 could not be established.</source>
+        <translation>A secure connection to %1 could not be established.</translation>
+    </message>
+    <message>
+        <source>Network error: %1</source>
+        <translation>Network error: %1</translation>
+    </message>
+    <message>
+        <source>The repository listing could not be read (unexpected answer from the server).</source>
+        <translation>The repository listing could not be read (unexpected answer from the server).</translation>
+    </message>
+    <message>
+        <source>The search results could not be read (unexpected answer from the server).</source>
+        <translation>The search results could not be read (unexpected answer from the server).</translation>
+    </message>
+    <message>
+        <source>Too many or unsafe redirects while fetching %1.</source>
+        <translation>Too many or unsafe redirects while fetching %1.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::EngineWorker</name>
+    <message>
+        <source>The model file %1 does not exist.</source>
+        <translation>The model file %1 does not exist.</translation>
+    </message>
+    <message>
+        <source>The model file %1 cannot be read.</source>
+        <translation>The model file %1 cannot be read.</translation>
+    </message>
+    <message>
+        <source>Could not load %1: %2</source>
+        <translation>Could not load %1: %2</translation>
+    </message>
+    <message>
+        <source>Could not start a session with %1: %2</source>
+        <translation>Could not start a session with %1: %2</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>No model is loaded.</translation>
+    </message>
+    <message>
+        <source>The chat template failed: %1</source>
+        <translation>The chat template failed: %1</translation>
+    </message>
+    <message>
+        <source>The prompt is empty.</source>
+        <translation>The prompt is empty.</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Cannot create the data folder %1.</source>
+        <translation>Cannot create the data folder %1.</translation>
+    </message>
+</context>
+</TS>

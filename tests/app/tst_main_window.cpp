@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// The window loads with every QML import resolved and shows the parts users rely on.
+// With HEARTH_SCREENSHOT=file.png it also saves what it rendered (HEARTH_SCREENSHOT_LANGUAGE picks
+// the language, HEARTH_SCREENSHOT_MODEL=model.gguf adds a conversation with that model).
+
+#include "app_info.h"
+#include "chat_controller.h"
+#include "language_manager.h"
+
+#include <QQmlApplicationEngine>
+#include <QQmlExtensionPlugin>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QTest>
+
+Q_IMPORT_QML_PLUGIN(Hearth_AppPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_UiPlugin)
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QQuickStyle::setStyle(QStringLiteral("Fusion")); }
+
+    void loadsAndSwitchesLanguage()
+    {
+        hearth::app::AppInfo info(QStringLiteral("/tmp/hearth-test-data"));
+        hearth::app::ChatController chat(nullptr);
+        hearth::app::LanguageManager languages(nullptr);
+        hearth::app::AppInfo::setInstance(&info);
+        hearth::app::ChatController::setInstance(&chat);
+        hearth::app::LanguageManager::setInstance(&languages);
+        QVERIFY(languages.setLanguage(QStringLiteral("en")));
+
+        QQmlApplicationEngine engine;
+        languages.setQmlEngine(&engine);
+        engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+        QStringList warnings;
+        connect(&engine, &QQmlEngine::warnings, this, [&](const QList<QQmlError>& errors) {
+            for (const QQmlError& error : errors)
+                warnings.append(error.toString());
+        });
+        engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Hearth/Ui/Main.qml")));
+        QCOMPARE(engine.rootObjects().size(), 1);
+        auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
+        QVERIFY(window);
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        QCOMPARE(window->title(), QStringLiteral("Hearth"));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+
+        // QML sees the instances made here (the singletons' factories), not copies of its own.
+        auto* languageBox = window->findChild<QObject*>(QStringLiteral("languageBox"));
+        QVERIFY(languageBox);
+        QCOMPARE(languageBox->property("displayText").toString(), QStringLiteral("English"));
+
+        // Runtime switch: bindings re-evaluate through QQmlEngine::retranslate().
+        QVERIFY(languages.setLanguage(QStringLiteral("id")));
+        QTRY_COMPARE(languageBox->property("displayText").toString(), QStringLiteral("Bahasa Indonesia"));
+        auto* composer = window->findChild<QObject*>(QStringLiteral("composerInput"));
+        QVERIFY(composer);
+        QTRY_COMPARE(
+            composer->property("placeholderText").toString(), QStringLiteral("Buka model terlebih dahulu"));
+        QVERIFY(languages.setLanguage(QStringLiteral("en")));
+        QTRY_COMPARE(composer->property("placeholderText").toString(), QStringLiteral("Open a model first"));
+
+        const QByteArray screenshot = qgetenv("HEARTH_SCREENSHOT");
+        const QString model = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_MODEL"));
+        if (!screenshot.isEmpty() && !model.isEmpty()) {
+            // A conversation for the picture: the real engine, on its thread.
+            chat.loadModel(model);
+            QTRY_COMPARE_WITH_TIMEOUT(chat.state(), hearth::app::ChatController::State::Ready, 60000);
+            chat.send(QStringLiteral("Tell me a story about a little flame."));
+            QTRY_COMPARE_WITH_TIMEOUT(chat.state(), hearth::app::ChatController::State::Ready, 60000);
+            QCOMPARE(chat.messages()->rowCount(), 2);
+        }
+        if (!screenshot.isEmpty()) {
+            QVERIFY(languages.setLanguage(QString::fromUtf8(qgetenv("HEARTH_SCREENSHOT_LANGUAGE").isEmpty()
+                    ? QByteArray("en")
+                    : qgetenv("HEARTH_SCREENSHOT_LANGUAGE"))));
+            QTest::qWait(100);
+            QVERIFY(window->grabWindow().save(QString::fromLocal8Bit(screenshot)));
+        }
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

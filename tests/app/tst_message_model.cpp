@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#include "message_model.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using hearth::app::MessageModel;
+
+class TestMessageModel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void appendAndRead()
+    {
+        MessageModel model;
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QCOMPARE(model.append(QStringLiteral("user"), QStringLiteral("Hi")), 0);
+        QCOMPARE(model.append(QStringLiteral("assistant"), QString(), true), 1);
+        QCOMPARE(inserted.count(), 2);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.data(model.index(0), MessageModel::RoleRole).toString(), QStringLiteral("user"));
+        QCOMPARE(model.data(model.index(0), MessageModel::ContentRole).toString(), QStringLiteral("Hi"));
+        QCOMPARE(model.data(model.index(1), MessageModel::StreamingRole).toBool(), true);
+        QVERIFY(!model.data(model.index(5), MessageModel::ContentRole).isValid());
+    }
+
+    void streamingUpdatesOneRowWithoutReset()
+    {
+        MessageModel model;
+        model.append(QStringLiteral("user"), QStringLiteral("Hi"));
+        const int row = model.append(QStringLiteral("assistant"), QString(), true);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+
+        model.appendToContent(row, QStringLiteral("Hel"));
+        model.appendToContent(row, QStringLiteral("lo"));
+        model.appendToContent(row, QString()); // empty pieces (half a UTF-8 character) change nothing
+        QCOMPARE(changed.count(), 2);
+        QCOMPARE(changed.at(0).at(0).toModelIndex().row(), row);
+        QCOMPARE(changed.at(0).at(2).value<QList<int>>(), QList<int> { MessageModel::ContentRole });
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(model.data(model.index(row), MessageModel::ContentRole).toString(), QStringLiteral("Hello"));
+
+        model.finish(row, 12.5);
+        QCOMPARE(model.data(model.index(row), MessageModel::StreamingRole).toBool(), false);
+        QCOMPARE(model.data(model.index(row), MessageModel::TokensPerSecondRole).toDouble(), 12.5);
+    }
+
+    void outOfRangeRowsAreIgnored()
+    {
+        MessageModel model;
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.appendToContent(-1, QStringLiteral("x"));
+        model.appendToContent(3, QStringLiteral("x"));
+        model.finish(7, 1.0);
+        QCOMPARE(changed.count(), 0);
+    }
+
+    void roleNamesAreCamelCase()
+    {
+        MessageModel model;
+        const auto roles = model.roleNames();
+        QCOMPARE(roles.value(MessageModel::ContentRole), QByteArray("content"));
+        QCOMPARE(roles.value(MessageModel::TokensPerSecondRole), QByteArray("tokensPerSecond"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMessageModel)
+#include "tst_message_model.moc"

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Hearth.App
+
+// Model, compute mode and what the engine is doing.
+ToolBar {
+    id: root
+
+    required property ChatController controller
+    required property string computeMode
+
+    RowLayout {
+        anchors.fill: parent
+        anchors.leftMargin: 10
+        anchors.rightMargin: 10
+        spacing: 16
+
+        Label {
+            Layout.fillWidth: true
+            elide: Text.ElideRight
+            text: root.controller.modelName.length > 0
+                  ? qsTr("Model: %1 (%2)").arg(root.controller.modelName).arg(root.controller.modelDescription)
+                  : qsTr("No model loaded")
+        }
+        Label {
+            text: root.computeMode
+            Accessible.name: qsTr("Compute mode")
+        }
+        Label {
+            text: {
+                switch (root.controller.state) {
+                case ChatController.Loading:
+                    return qsTr("Loading…");
+                case ChatController.Generating:
+                    return qsTr("Answering…");
+                case ChatController.Ready:
+                    return qsTr("Ready");
+                default:
+                    return qsTr("Idle");
+                }
+            }
+        }
+    }
+}
