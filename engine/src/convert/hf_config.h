@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The parts of a Hugging Face config.json that decide how a llama-family checkpoint becomes a
+// GGUF file. Sizes are checked against generous limits before anything is allocated, so a
+// hostile config cannot make the converter reserve terabytes.
+
+#include "convert/json_value.h"
+
+#include <hearth/status.h>
+
+#include <string>
+
+namespace hearth::convert {
+
+struct HfConfig {
+    std::string hfArchitecture; // architectures[0], e.g. "LlamaForCausalLM"
+    std::string modelType;      // model_type, e.g. "llama"
+    std::string ggufArchitecture; // "llama" or "bamboo"
+    std::string ffnActivation;  // hearth.ffn_activation: "swiglu", "reglu" or "drelu"
+    std::string name;           // _name_or_path, when present
+    int hiddenSize = 0;
+    int intermediateSize = 0;
+    int layerCount = 0;
+    int headCount = 0;
+    int kvHeadCount = 0;
+    int vocabSize = 0;
+    int contextLength = 0;
+    float rmsNormEps = 1e-6f;
+    float ropeTheta = 10000.0f;
+    float ropeLinearFactor = 0.0f; // 0: no scaling
+    bool tieWordEmbeddings = false;
+
+    [[nodiscard]] int headDim() const { return hiddenSize / headCount; }
+    [[nodiscard]] int kvDim() const { return headDim() * kvHeadCount; }
+
+    // Parses config.json text; Unsupported for architectures or activations Hearth cannot run.
+    [[nodiscard]] static Result<HfConfig> parse(std::string_view json);
+    // Reads <folder>/config.json.
+    [[nodiscard]] static Result<HfConfig> load(const std::string& folder);
+};
+
+// Reads a small text file (config, tokenizer files) whole, refusing ones above @p limit bytes.
+[[nodiscard]] Result<std::string> readTextFile(const std::string& path, std::uint64_t limit);
+
+} // namespace hearth::convert

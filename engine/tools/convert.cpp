@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// hearth-convert: a Hugging Face llama-family model folder (with optional PowerInfer predictors
+// and activation statistics) to a GGUF file Hearth loads.
+
+#include "convert/hf_to_gguf.h"
+#include "synth/synthetic_model.h"
+#include "tool_options.h"
+
+#include <chrono>
+#include <cstdio>
+
+using namespace hearth;
+
+int main(int argc, char** argv)
+{
+    convert::ConvertOptions options;
+    std::string typeName = "f16";
+    float threshold = 0.0f;
+    bool quiet = false;
+    bool noVerify = false;
+
+    tools::ToolOptions parser("hearth-convert",
+                              "Converts a Hugging Face model folder (LlamaForCausalLM, Mistral, Bamboo; safetensors or "
+                              "PyTorch .bin) to GGUF. With --predictor the output is a PowerInfer sparse file.");
+    parser.addString("-m,--model", "FOLDER", "Hugging Face model folder (required)", &options.modelFolder);
+    parser.addString("--predictor", "FOLDER", "PowerInfer predictor folder (model_<layer>.pt)", &options.predictorFolder);
+    parser.addString("--activation", "FOLDER",
+                     "PowerInfer activation statistics (activation_<layer>.pt), written to OUT.hearth-stats.gguf",
+                     &options.activationFolder);
+    parser.addString("--type", "TYPE", "weight type: f32, f16, q8_0 or q4_0 (default f16)", &typeName);
+    parser.addFloat("--sparse-threshold", "X", "powerinfer.sparse_threshold of a sparse file (default 0)", &threshold);
+    parser.addString("-o,--output", "FILE", "output GGUF file (required)", &options.output);
+    parser.addFlag("--no-verify", "do not load and run the result before keeping it", &noVerify);
+    parser.addFlag("-q,--quiet", "no progress output", &quiet);
+    switch (parser.parse(argc, argv)) {
+    case tools::ToolOptions::Outcome::ExitSuccess: return 0;
+    case tools::ToolOptions::Outcome::ExitFailure: return 1;
+    case tools::ToolOptions::Outcome::Run: break;
+    }
+    if (options.modelFolder.empty() || options.output.empty()) {
+        std::fprintf(stderr, "hearth-convert: --model FOLDER and -o FILE are required\n");
+        return 1;
+    }
+    auto type = synth::parseWeightType(typeName);
+    if (!type) {
+        std::fprintf(stderr, "hearth-convert: %s\n", type.message().c_str());
+        return 1;
+    }
+    options.type = *type;
+    options.sparseThreshold = threshold;
+    options.verify = !noVerify;
+    int lastPercent = -1;
+    options.progress = [&](float fraction) {
+        const int percent = static_cast<int>(fraction * 100.0f);
+        if (!quiet && percent != lastPercent) {
+            std::fprintf(stderr, "\r  %3d%%", percent);
+            std::fflush(stderr);
+            lastPercent = percent;
+        }
+        return true;
+    };
+
+    const auto start = std::chrono::steady_clock::now();
+    auto report = convert::convertHfModel(options);
+    if (!quiet)
+        std::fprintf(stderr, "\n");
+    if (!report) {
+        std::fprintf(stderr, "hearth-convert: %s\n", report.message().c_str());
+        return 1;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!quiet) {
+        std::fprintf(stderr, "hearth-convert: wrote %s (%s, %d tensors%s) in %.1f s\n", report->output.c_str(),
+                     tools::formatBytes(report->bytesWritten).c_str(), report->tensorCount,
+                     report->sparse ? ", PowerInfer sparse layout" : "", seconds);
+        if (!report->statsOutput.empty())
+            std::fprintf(stderr, "hearth-convert: activation statistics in %s\n", report->statsOutput.c_str());
+    }
+    return 0;
+}

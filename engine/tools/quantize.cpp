@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// hearth-quantize: re-encodes the weight matrices of a GGUF/PWRI model file.
+
+#include "convert/quantize_file.h"
+#include "synth/synthetic_model.h"
+#include "tool_options.h"
+
+#include <chrono>
+#include <cstdio>
+
+using namespace hearth;
+
+int main(int argc, char** argv)
+{
+    bool quiet = false;
+    bool noVerify = false;
+    tools::ToolOptions parser("hearth-quantize",
+                              "Usage: hearth-quantize IN.gguf OUT.gguf q4_0|q8_0|f16\n"
+                              "Converts the weight matrices (token_embd included; not norms, not predictors) and "
+                              "copies all metadata.");
+    parser.addFlag("--no-verify", "do not load and run the result before keeping it", &noVerify);
+    parser.addFlag("-q,--quiet", "no progress output", &quiet);
+
+    // Positional arguments first; the parser sees only the flags.
+    std::vector<char*> flags{argv[0]};
+    std::vector<std::string> positional;
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i][0] == '-' && argv[i][1] != '\0')
+            flags.push_back(argv[i]);
+        else
+            positional.emplace_back(argv[i]);
+    }
+    switch (parser.parse(static_cast<int>(flags.size()), flags.data())) {
+    case tools::ToolOptions::Outcome::ExitSuccess: return 0;
+    case tools::ToolOptions::Outcome::ExitFailure: return 1;
+    case tools::ToolOptions::Outcome::Run: break;
+    }
+    if (positional.size() != 3) {
+        std::fprintf(stderr, "hearth-quantize: expected IN.gguf OUT.gguf TYPE (see --help)\n");
+        return 1;
+    }
+    auto type = synth::parseWeightType(positional[2]);
+    if (!type) {
+        std::fprintf(stderr, "hearth-quantize: %s\n", type.message().c_str());
+        return 1;
+    }
+
+    convert::QuantizeOptions options;
+    options.input = positional[0];
+    options.output = positional[1];
+    options.type = *type;
+    options.verify = !noVerify;
+    int lastPercent = -1;
+    options.progress = [&](float fraction) {
+        const int percent = static_cast<int>(fraction * 100.0f);
+        if (!quiet && percent != lastPercent) {
+            std::fprintf(stderr, "\r  %3d%%", percent);
+            std::fflush(stderr);
+            lastPercent = percent;
+        }
+        return true;
+    };
+    const auto start = std::chrono::steady_clock::now();
+    auto report = convert::quantizeModelFile(options);
+    if (!quiet)
+        std::fprintf(stderr, "\n");
+    if (!report) {
+        std::fprintf(stderr, "hearth-quantize: %s\n", report.message().c_str());
+        return 1;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!quiet)
+        std::fprintf(stderr, "hearth-quantize: %s -> %s (%s -> %s, %d tensors converted, %d copied) in %.1f s\n",
+                     options.input.c_str(), options.output.c_str(), tools::formatBytes(report->inputBytes).c_str(),
+                     tools::formatBytes(report->outputBytes).c_str(), report->convertedTensors, report->copiedTensors,
+                     seconds);
+    return 0;
+}

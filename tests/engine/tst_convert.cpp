@@ -1,0 +1,1050 @@
+// SPDX-License-Identifier: MIT
+// hearth-convert: tiny random llama-shaped Hugging Face folders written here (safetensors or
+// PyTorch shards, config.json, tokenizer files, PowerInfer predictors and statistics) are
+// converted, loaded with the engine, and their logits compared with a plain reference forward
+// pass that uses Hugging Face's own (rotate-half) rotary layout.
+
+#include "convert/hf_config.h"
+#include "convert/hf_to_gguf.h"
+#include "convert/output_file.h"
+#include "convert/predictor_import.h"
+#include "convert/tokenizer_import.h"
+#include "cpu/quant.h"
+#include "gguf/gguf_file.h"
+#include "torch_fixture_writer.h"
+
+#include <hearth/model.h>
+#include <hearth/session.h>
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+
+using namespace hearth;
+using hearth::test::Bytes;
+using hearth::test::FloatTensor;
+
+namespace {
+
+const QString kSpace = QString::fromUtf8("\xE2\x96\x81"); // SentencePiece's word marker
+
+struct Shape {
+    int embd = 64;
+    int ff = 128;
+    int layers = 2;
+    int heads = 4;
+    int kvHeads = 2;
+    int vocab = 288; // the tokenizer has fewer tokens: the rest are padding
+    int predictorHidden = 32;
+    std::string act = "relu";
+    bool tied = false;
+    [[nodiscard]] int headDim() const { return embd / heads; }
+};
+
+// The tokenizer of the fixtures: SentencePiece-style BPE with byte fallback.
+struct TinyTokenizer {
+    QStringList tokens;
+    QList<QPair<QString, QString>> merges;
+    TinyTokenizer()
+    {
+        tokens << "<unk>" << "<s>" << "</s>";
+        for (int b = 0; b < 256; ++b)
+            tokens << QStringLiteral("<0x%1>").arg(b, 2, 16, QLatin1Char('0')).toUpper().replace("0X", "0x");
+        tokens << kSpace;
+        for (const char* c : {"h", "e", "l", "o", "w", "r", "d"})
+            tokens << QString::fromLatin1(c);
+        const QList<QPair<QString, QString>> m = {{"h", "e"},          {"l", "l"},  {kSpace, "he"},
+                                                  {"ll", "o"},         {kSpace + "he", "llo"}, {kSpace, "w"},
+                                                  {"o", "r"},          {kSpace + "w", "or"},   {"l", "d"},
+                                                  {kSpace + "wor", "ld"}};
+        for (const auto& pair : m) {
+            merges << pair;
+            tokens << pair.first + pair.second;
+        }
+        tokens << "<|im_start|>" << "<|im_end|>";
+    }
+    [[nodiscard]] int id(const QString& text) const { return int(tokens.indexOf(text)); }
+};
+
+float rnd(std::mt19937& rng, float scale)
+{
+    return std::uniform_real_distribution<float>(-scale, scale)(rng);
+}
+
+FloatTensor randomTensor(std::mt19937& rng, std::vector<std::int64_t> shape, float scale, float mean = 0.0f)
+{
+    FloatTensor t;
+    t.shape = std::move(shape);
+    std::int64_t n = 1;
+    for (auto d : t.shape)
+        n *= d;
+    for (std::int64_t i = 0; i < n; ++i)
+        t.values.push_back(mean + rnd(rng, scale));
+    return t;
+}
+
+// Weights under Hugging Face names, PyTorch shapes ([out, in]).
+std::map<std::string, FloatTensor> makeWeights(const Shape& s, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::map<std::string, FloatTensor> w;
+    const std::int64_t kv = std::int64_t(s.headDim()) * s.kvHeads;
+    const float in = 1.7f / std::sqrt(float(s.embd));
+    w["model.embed_tokens.weight"] = randomTensor(rng, {s.vocab, s.embd}, 1.0f);
+    for (int l = 0; l < s.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        w[p + "input_layernorm.weight"] = randomTensor(rng, {s.embd}, 0.2f, 1.0f);
+        w[p + "self_attn.q_proj.weight"] = randomTensor(rng, {s.embd, s.embd}, 1.5f * in);
+        w[p + "self_attn.k_proj.weight"] = randomTensor(rng, {kv, s.embd}, 1.5f * in);
+        w[p + "self_attn.v_proj.weight"] = randomTensor(rng, {kv, s.embd}, in);
+        w[p + "self_attn.o_proj.weight"] = randomTensor(rng, {s.embd, s.embd}, in);
+        w[p + "post_attention_layernorm.weight"] = randomTensor(rng, {s.embd}, 0.2f, 1.0f);
+        w[p + "mlp.gate_proj.weight"] = randomTensor(rng, {s.ff, s.embd}, in);
+        w[p + "mlp.up_proj.weight"] = randomTensor(rng, {s.ff, s.embd}, in);
+        w[p + "mlp.down_proj.weight"] = randomTensor(rng, {s.embd, s.ff}, 1.7f / std::sqrt(float(s.ff)));
+    }
+    w["model.norm.weight"] = randomTensor(rng, {s.embd}, 0.2f, 1.0f);
+    if (!s.tied)
+        w["lm_head.weight"] = randomTensor(rng, {s.vocab, s.embd}, in);
+    w["model.layers.0.self_attn.rotary_emb.inv_freq"] = randomTensor(rng, {s.headDim() / 2}, 1.0f);
+    return w;
+}
+
+// The weights as a file of @p type holds them: matrices rounded through the type, norms exact.
+std::map<std::string, FloatTensor> roundTrip(std::map<std::string, FloatTensor> w, DType type)
+{
+    for (auto& [name, t] : w) {
+        if (t.shape.size() != 2)
+            continue;
+        const std::int64_t n = t.shape[1];
+        std::vector<std::byte> row(rowBytes(type, n));
+        for (std::int64_t r = 0; r < t.shape[0]; ++r) {
+            float* x = t.values.data() + r * n;
+            cpu::quantizeRow(type, x, row.data(), n);
+            cpu::dequantizeRow(type, row.data(), x, n);
+        }
+    }
+    return w;
+}
+
+// ---- reference forward pass, written from the Hugging Face modelling code's definitions ----
+
+std::vector<double> matvec(const FloatTensor& w, const std::vector<double>& x)
+{
+    const auto rows = std::size_t(w.shape[0]);
+    const std::size_t cols = x.size();
+    std::vector<double> y(rows, 0.0);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            y[r] += double(w.values[r * cols + c]) * x[c];
+    return y;
+}
+
+std::vector<double> rmsNorm(const std::vector<double>& x, const FloatTensor& w, double eps)
+{
+    double ss = 0;
+    for (double v : x)
+        ss += v * v;
+    const double scale = 1.0 / std::sqrt(ss / double(x.size()) + eps);
+    std::vector<double> y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+        y[i] = x[i] * scale * double(w.values[i]);
+    return y;
+}
+
+// rotate_half: dimension i pairs with i + d/2.
+void ropeHf(std::vector<double>& v, int heads, int d, int pos, double base)
+{
+    for (int h = 0; h < heads; ++h) {
+        double* x = v.data() + std::size_t(h) * std::size_t(d);
+        for (int i = 0; i < d / 2; ++i) {
+            const double theta = pos * std::pow(base, -2.0 * i / d);
+            const double a = x[i];
+            const double b = x[i + d / 2];
+            x[i] = a * std::cos(theta) - b * std::sin(theta);
+            x[i + d / 2] = b * std::cos(theta) + a * std::sin(theta);
+        }
+    }
+}
+
+std::vector<double> referenceLogits(const Shape& s, std::map<std::string, FloatTensor>& w, const std::vector<int>& tokens)
+{
+    const double eps = 1e-5;
+    const int d = s.headDim();
+    const int kvDim = d * s.kvHeads;
+    const FloatTensor& emb = w["model.embed_tokens.weight"];
+    std::vector<std::vector<double>> keys(std::size_t(s.layers)), values(std::size_t(s.layers));
+    std::vector<double> x;
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        x.assign(std::size_t(s.embd), 0.0);
+        for (int i = 0; i < s.embd; ++i)
+            x[std::size_t(i)] = emb.values[std::size_t(tokens[t]) * std::size_t(s.embd) + std::size_t(i)];
+        for (int l = 0; l < s.layers; ++l) {
+            const std::string p = "model.layers." + std::to_string(l) + ".";
+            const auto xn = rmsNorm(x, w[p + "input_layernorm.weight"], eps);
+            auto q = matvec(w[p + "self_attn.q_proj.weight"], xn);
+            auto k = matvec(w[p + "self_attn.k_proj.weight"], xn);
+            const auto v = matvec(w[p + "self_attn.v_proj.weight"], xn);
+            ropeHf(q, s.heads, d, int(t), 10000.0);
+            ropeHf(k, s.kvHeads, d, int(t), 10000.0);
+            auto& K = keys[std::size_t(l)];
+            auto& V = values[std::size_t(l)];
+            K.insert(K.end(), k.begin(), k.end());
+            V.insert(V.end(), v.begin(), v.end());
+            std::vector<double> attn(std::size_t(s.embd), 0.0);
+            for (int h = 0; h < s.heads; ++h) {
+                const int kvh = h / (s.heads / s.kvHeads);
+                std::vector<double> scores(t + 1);
+                double top = -1e300;
+                for (std::size_t j = 0; j <= t; ++j) {
+                    double dot = 0;
+                    for (int i = 0; i < d; ++i)
+                        dot += q[std::size_t(h * d + i)] * K[j * std::size_t(kvDim) + std::size_t(kvh * d + i)];
+                    scores[j] = dot / std::sqrt(double(d));
+                    top = std::max(top, scores[j]);
+                }
+                double sum = 0;
+                for (double& sc : scores)
+                    sum += (sc = std::exp(sc - top));
+                for (std::size_t j = 0; j <= t; ++j)
+                    for (int i = 0; i < d; ++i)
+                        attn[std::size_t(h * d + i)] += scores[j] / sum * V[j * std::size_t(kvDim) + std::size_t(kvh * d + i)];
+            }
+            const auto o = matvec(w[p + "self_attn.o_proj.weight"], attn);
+            for (std::size_t i = 0; i < x.size(); ++i)
+                x[i] += o[i];
+            const auto xf = rmsNorm(x, w[p + "post_attention_layernorm.weight"], eps);
+            auto g = matvec(w[p + "mlp.gate_proj.weight"], xf);
+            const auto u = matvec(w[p + "mlp.up_proj.weight"], xf);
+            for (std::size_t i = 0; i < g.size(); ++i) {
+                const double a = s.act == "relu" ? std::max(0.0, g[i]) : g[i] / (1.0 + std::exp(-g[i]));
+                g[i] = a * u[i];
+            }
+            const auto down = matvec(w[p + "mlp.down_proj.weight"], g);
+            for (std::size_t i = 0; i < x.size(); ++i)
+                x[i] += down[i];
+        }
+    }
+    const auto xo = rmsNorm(x, w["model.norm.weight"], eps);
+    return matvec(s.tied ? w["model.embed_tokens.weight"] : w["lm_head.weight"], xo);
+}
+
+// ---- fixture files ----
+
+void writeBytes(const QString& path, const Bytes& bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
+}
+
+void writeText(const QString& path, const QByteArray& text)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text);
+}
+
+Bytes safetensors(const std::map<std::string, FloatTensor>& tensors)
+{
+    QJsonObject header;
+    header["__metadata__"] = QJsonObject{{"format", "pt"}};
+    std::int64_t offset = 0;
+    for (const auto& [name, t] : tensors) {
+        QJsonArray shape;
+        for (auto dim : t.shape)
+            shape.append(qint64(dim));
+        const std::int64_t size = std::int64_t(t.values.size() * sizeof(float));
+        header[QString::fromStdString(name)] =
+            QJsonObject{{"dtype", "F32"}, {"shape", shape}, {"data_offsets", QJsonArray{qint64(offset), qint64(offset + size)}}};
+        offset += size;
+    }
+    QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
+    while (json.size() % 8 != 0)
+        json.append(' ');
+    Bytes out;
+    hearth::test::appendLittle<std::uint64_t>(out, std::uint64_t(json.size()));
+    hearth::test::appendBytes(out, json.constData(), std::size_t(json.size()));
+    for (const auto& entry : tensors)
+        hearth::test::appendBytes(out, entry.second.values.data(), entry.second.values.size() * sizeof(float));
+    return out;
+}
+
+QByteArray configJson(const Shape& s)
+{
+    QJsonObject c{{"architectures", QJsonArray{"LlamaForCausalLM"}},
+                  {"model_type", "llama"},
+                  {"hidden_act", QString::fromStdString(s.act)},
+                  {"hidden_size", s.embd},
+                  {"intermediate_size", s.ff},
+                  {"num_hidden_layers", s.layers},
+                  {"num_attention_heads", s.heads},
+                  {"num_key_value_heads", s.kvHeads},
+                  {"vocab_size", s.vocab},
+                  {"max_position_embeddings", 256},
+                  {"rms_norm_eps", 1e-5},
+                  {"rope_theta", 10000.0},
+                  {"tie_word_embeddings", s.tied},
+                  {"torch_dtype", "float32"}};
+    return QJsonDocument(c).toJson();
+}
+
+QByteArray tokenizerJson(const TinyTokenizer& tok)
+{
+    QJsonObject vocab;
+    QJsonArray added;
+    for (int i = 0; i < tok.tokens.size(); ++i) {
+        const QString& t = tok.tokens[i];
+        if (i < 3 || t.startsWith("<|"))
+            added.append(QJsonObject{{"id", i}, {"content", t}, {"special", true}, {"normalized", false}});
+        if (!t.startsWith("<|"))
+            vocab[t] = i;
+    }
+    QJsonArray merges;
+    for (const auto& m : tok.merges)
+        merges.append(m.first + " " + m.second);
+    QJsonObject normalizer{{"type", "Sequence"},
+                           {"normalizers", QJsonArray{QJsonObject{{"type", "Prepend"}, {"prepend", kSpace}},
+                                                      QJsonObject{{"type", "Replace"},
+                                                                  {"pattern", QJsonObject{{"String", " "}}},
+                                                                  {"content", kSpace}}}}};
+    QJsonObject model{{"type", "BPE"}, {"unk_token", "<unk>"}, {"byte_fallback", true}, {"fuse_unk", true},
+                      {"vocab", vocab}, {"merges", merges}};
+    QJsonObject root{{"version", "1.0"}, {"added_tokens", added}, {"normalizer", normalizer},
+                     {"pre_tokenizer", QJsonValue()}, {"model", model}};
+    return QJsonDocument(root).toJson(QJsonDocument::Compact);
+}
+
+const char* kChatTemplate = "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}";
+
+QByteArray tokenizerConfigJson()
+{
+    return QJsonDocument(QJsonObject{{"bos_token", "<s>"},
+                                     {"eos_token", QJsonObject{{"content", "</s>"}, {"special", true}}},
+                                     {"add_bos_token", true},
+                                     {"add_eos_token", false},
+                                     {"chat_template", kChatTemplate}})
+        .toJson();
+}
+
+enum class Format { Safetensors, SafetensorsSharded, PytorchSharded };
+
+// Writes a whole model folder into @p dir.
+void writeModelFolder(const QString& dir, const Shape& s, const std::map<std::string, FloatTensor>& w, Format format)
+{
+    QDir().mkpath(dir);
+    writeText(dir + "/config.json", configJson(s));
+    writeText(dir + "/tokenizer.json", tokenizerJson(TinyTokenizer()));
+    writeText(dir + "/tokenizer_config.json", tokenizerConfigJson());
+    if (format == Format::Safetensors) {
+        writeBytes(dir + "/model.safetensors", safetensors(w));
+        return;
+    }
+    // Two shards: layer 0 and the embeddings in the first, the rest in the second.
+    std::map<std::string, FloatTensor> shards[2];
+    QJsonObject weightMap;
+    const bool torch = format == Format::PytorchSharded;
+    const QString names[2] = {torch ? "pytorch_model-00001-of-00002.bin" : "model-00001-of-00002.safetensors",
+                              torch ? "pytorch_model-00002-of-00002.bin" : "model-00002-of-00002.safetensors"};
+    for (const auto& [name, t] : w) {
+        const int shard = name.find("layers.0.") != std::string::npos || name.find("embed") != std::string::npos ? 0 : 1;
+        shards[shard][name] = t;
+        weightMap[QString::fromStdString(name)] = names[shard];
+    }
+    for (int i = 0; i < 2; ++i)
+        writeBytes(dir + "/" + names[i], torch ? hearth::test::torchStateDict(shards[i]) : safetensors(shards[i]));
+    const QJsonObject index{{"metadata", QJsonObject{{"total_size", 0}}}, {"weight_map", weightMap}};
+    writeText(dir + (torch ? "/pytorch_model.bin.index.json" : "/model.safetensors.index.json"),
+              QJsonDocument(index).toJson());
+}
+
+struct Predictors {
+    std::vector<FloatTensor> fc1;
+    std::vector<FloatTensor> fc2;
+};
+
+Predictors writePredictorFolder(const QString& dir, const Shape& s)
+{
+    QDir().mkpath(dir);
+    std::mt19937 rng(7);
+    Predictors p;
+    for (int l = 0; l < s.layers; ++l) {
+        p.fc1.push_back(randomTensor(rng, {s.predictorHidden, s.embd}, 0.3f));
+        p.fc2.push_back(randomTensor(rng, {s.ff, s.predictorHidden}, 0.3f));
+        writeBytes(dir + QStringLiteral("/model_%1.pt").arg(l),
+                   hearth::test::torchStateDict({{"fc1.weight", p.fc1.back()}, {"fc2.weight", p.fc2.back()}}));
+    }
+    return p;
+}
+
+std::vector<std::vector<float>> writeActivationFolder(const QString& dir, const Shape& s)
+{
+    QDir().mkpath(dir);
+    std::vector<std::vector<float>> counts;
+    for (int l = 0; l < s.layers; ++l) {
+        FloatTensor t{{s.ff}, {}};
+        for (int i = 0; i < s.ff; ++i)
+            t.values.push_back(float((i * 37 + l * 11) % 1000));
+        counts.push_back(t.values);
+        writeBytes(dir + QStringLiteral("/activation_%1.pt").arg(l), hearth::test::torchTensorFile(t));
+    }
+    return counts;
+}
+
+std::vector<float> hearthLogits(const std::string& path, const std::vector<int>& tokens)
+{
+    auto model = Model::load(path);
+    if (!model) {
+        qWarning("%s", model.message().c_str());
+        return {};
+    }
+    SessionParams params;
+    params.contextLength = 64;
+    params.threads = 1;
+    auto session = Session::create(*model, params);
+    if (!session)
+        return {};
+    std::vector<Token> ids(tokens.begin(), tokens.end());
+    if (!(*session)->prefill(ids).ok())
+        return {};
+    const auto logits = (*session)->logits();
+    return {logits.begin(), logits.end()};
+}
+
+// Root-mean-square of (a - b) over the RMS of b.
+double relativeRms(const std::vector<float>& a, const std::vector<double>& b)
+{
+    double num = 0;
+    double den = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+        den += b[i] * b[i];
+    }
+    return std::sqrt(num / den);
+}
+
+// ---- protobuf writer for tokenizer.model fixtures ----
+
+void varint(QByteArray& out, std::uint64_t v)
+{
+    do {
+        const auto byte = std::uint8_t(v & 0x7f);
+        v >>= 7;
+        out.append(char(v ? byte | 0x80 : byte));
+    } while (v);
+}
+
+void lengthField(QByteArray& out, int field, const QByteArray& payload)
+{
+    varint(out, std::uint64_t(field) << 3 | 2);
+    varint(out, std::uint64_t(payload.size()));
+    out.append(payload);
+}
+
+QByteArray sentencePieceModel(const TinyTokenizer& tok, int bos, int eos)
+{
+    QByteArray model;
+    for (int i = 0; i < tok.tokens.size(); ++i) {
+        QByteArray piece;
+        lengthField(piece, 1, tok.tokens[i].toUtf8());
+        varint(piece, 2 << 3 | 5);
+        const float score = -float(i);
+        piece.append(reinterpret_cast<const char*>(&score), 4);
+        const int type = i == 0 ? 2 : i < 3 ? 3 : i < 259 ? 6 : 1;
+        varint(piece, 3 << 3 | 0);
+        varint(piece, std::uint64_t(type));
+        lengthField(model, 1, piece);
+    }
+    QByteArray trainer;
+    varint(trainer, 3 << 3 | 0); // model_type = BPE
+    varint(trainer, 2);
+    varint(trainer, 41 << 3 | 0);
+    varint(trainer, std::uint64_t(bos));
+    varint(trainer, 42 << 3 | 0);
+    varint(trainer, std::uint64_t(eos));
+    varint(trainer, 43 << 3 | 0);
+    varint(trainer, std::uint64_t(std::int64_t(-1))); // pad_id = -1, sign-extended
+    lengthField(model, 2, trainer);
+    QByteArray normalizer;
+    varint(normalizer, 3 << 3 | 0); // add_dummy_prefix = false
+    varint(normalizer, 0);
+    lengthField(model, 3, normalizer);
+    return model;
+}
+
+bool exists(const std::string& path)
+{
+    return QFileInfo::exists(QString::fromStdString(path));
+}
+
+} // namespace
+
+class TestConvert : public QObject {
+    Q_OBJECT
+
+private:
+    const std::vector<int> m_prompt{1, 277, 270, 263, 268, 266};
+
+    // Converts a fresh folder and compares the logits with the reference; returns the relative RMS error.
+    double convertAndCompare(const Shape& s, Format format, DType type, convert::ConvertReport* report = nullptr,
+                             bool roundTripReference = false)
+    {
+        QTemporaryDir dir;
+        auto w = makeWeights(s, 1234);
+        writeModelFolder(dir.filePath("hf"), s, w, format);
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.output = dir.filePath("out.gguf").toStdString();
+        options.type = type;
+        auto result = convert::convertHfModel(options);
+        if (!result) {
+            qWarning("%s", result.message().c_str());
+            return 1e9;
+        }
+        if (report)
+            *report = *result;
+        if (roundTripReference)
+            w = roundTrip(std::move(w), type);
+        const auto expected = referenceLogits(s, w, m_prompt);
+        const auto actual = hearthLogits(options.output, m_prompt);
+        if (actual.size() != std::size_t(s.vocab))
+            return 1e9;
+        return relativeRms(actual, expected);
+    }
+
+private Q_SLOTS:
+    void permutationMovesRotateHalfPairsTogether()
+    {
+        // One head of 4 rows (pairs (0,2) and (1,3) in HF order) with 1 column: GGUF wants the
+        // pairs adjacent: rows 0, 2, 1, 3.
+        const std::vector<float> hf{10, 11, 12, 13, 20, 21, 22, 23};
+        QCOMPARE(convert::permuteForRope(hf, 2, 8, 1), (std::vector<float>{10, 12, 11, 13, 20, 22, 21, 23}));
+    }
+
+    void safetensorsF32MatchesReference()
+    {
+        Shape s;
+        const double error = convertAndCompare(s, Format::Safetensors, DType::F32);
+        qInfo("relative RMS error of F32 logits: %.2e", error);
+        QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
+    }
+
+    void shardedSafetensorsSwigluMatchesReference()
+    {
+        Shape s;
+        s.act = "silu";
+        s.tied = true;
+        QVERIFY(convertAndCompare(s, Format::SafetensorsSharded, DType::F32) < 1e-4);
+    }
+
+    void pytorchShardsMatchReference()
+    {
+        Shape s;
+        const double error = convertAndCompare(s, Format::PytorchSharded, DType::F32);
+        QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
+    }
+
+    void withoutPermutationTheLogitsDiffer()
+    {
+        // The comparison above would pass by accident if rotary positions had no effect; skipping
+        // the permutation (by permuting twice, which is not the identity) must break it.
+        Shape s;
+        auto w = makeWeights(s, 1234);
+        auto w2 = w;
+        for (int l = 0; l < s.layers; ++l) {
+            for (auto [name, heads] : {std::pair("q_proj", s.heads), std::pair("k_proj", s.kvHeads)}) {
+                FloatTensor& t = w2["model.layers." + std::to_string(l) + ".self_attn." + name + ".weight"];
+                t.values = convert::permuteForRope(t.values, heads, t.shape[0], t.shape[1]);
+            }
+        }
+        const auto unpermuted = referenceLogits(s, w2, m_prompt);
+        const double difference =
+            relativeRms(std::vector<float>(unpermuted.begin(), unpermuted.end()), referenceLogits(s, w, m_prompt));
+        qInfo("relative RMS difference with the wrong rotary layout: %.2e", difference);
+        QVERIFY(difference > 1e-2);
+    }
+
+    void quantizedConversionsStayClose()
+    {
+        Shape s;
+        const double f16 = convertAndCompare(s, Format::Safetensors, DType::F16);
+        const double q8 = convertAndCompare(s, Format::Safetensors, DType::Q8_0);
+        const double q4 = convertAndCompare(s, Format::Safetensors, DType::Q4_0);
+        // Against a reference that uses the same rounded weights, what remains is the kernels'
+        // own rounding (activations quantized for integer dot products): much smaller.
+        const double q8Same = convertAndCompare(s, Format::Safetensors, DType::Q8_0, nullptr, true);
+        const double q4Same = convertAndCompare(s, Format::Safetensors, DType::Q4_0, nullptr, true);
+        qInfo("relative RMS error of logits: f16 %.2e, q8_0 %.2e, q4_0 %.2e; against rounded weights: q8_0 %.2e, "
+              "q4_0 %.2e", f16, q8, q4, q8Same, q4Same);
+        QVERIFY2(f16 < 5e-3, qPrintable(QString::number(f16)));
+        // Bounds about twice the measured errors (2.7e-2 and 0.29 on this random model, whose
+        // logits are sensitive: a 4-bit weight is off by ~6% of its row's RMS).
+        QVERIFY2(q8 < 6e-2, qPrintable(QString::number(q8)));
+        QVERIFY2(q4 < 0.5, qPrintable(QString::number(q4)));
+        QVERIFY(q8 < q4);
+        QVERIFY2(q8Same < 4e-2, qPrintable(QString::number(q8Same)));
+        QVERIFY2(q4Same < 4e-2, qPrintable(QString::number(q4Same)));
+    }
+
+    void metadataAndTokenizer()
+    {
+        QTemporaryDir dir;
+        Shape s;
+        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.output = dir.filePath("out.gguf").toStdString();
+        QVERIFY(convert::convertHfModel(options).ok());
+
+        auto file = gguf::GgufFile::open(options.output);
+        QVERIFY(file);
+        QCOMPARE((*file)->magic(), gguf::Magic::Gguf);
+        QCOMPARE((*file)->getString("hearth.ffn_activation").value_or(""), std::string("reglu"));
+        QCOMPARE((*file)->getString("tokenizer.chat_template").value_or(""), std::string(kChatTemplate));
+        QCOMPARE((*file)->getInt("llama.attention.head_count_kv").value_or(0), 2);
+        QCOMPARE((*file)->findTensor("attn_q.weight"), nullptr);
+        QCOMPARE((*file)->findTensor("blk.1.attn_q.weight")->type, DType::F16);
+        QCOMPARE((*file)->findTensor("blk.1.attn_norm.weight")->type, DType::F32);
+        QVERIFY((*file)->findTensor("blk.0.ffn_down.weight"));
+
+        auto model = Model::load(options.output);
+        QVERIFY2(model, model.message().c_str());
+        const Tokenizer& tok = (*model)->tokenizer();
+        QCOMPARE(tok.vocabSize(), s.vocab); // padded to the embedding rows
+        const TinyTokenizer tiny;
+        QCOMPARE(tok.encode("hello world", true, false),
+                 (std::vector<Token>{1, tiny.id(kSpace + "hello"), tiny.id(kSpace + "world")}));
+        QCOMPARE(tok.encode("<|im_end|>", false, true), std::vector<Token>{tiny.id("<|im_end|>")});
+        QCOMPARE(tok.eos(), 2);
+        QVERIFY(tok.isControl(tiny.id("<|im_start|>")));
+        QVERIFY(tok.isEndOfGeneration(tiny.id("<|im_end|>")));
+        // Byte fallback: a character outside the vocabulary becomes its UTF-8 bytes.
+        QCOMPARE(tok.decode(tok.encode("z", false, false)), std::string(" z"));
+    }
+
+    void sentencePieceTokenizerModel()
+    {
+        const TinyTokenizer tiny;
+        const QByteArray bytes = sentencePieceModel(tiny, 1, 2);
+        auto vocab = convert::parseSentencePieceModel(std::as_bytes(std::span(bytes.constData(), std::size_t(bytes.size()))));
+        QVERIFY2(vocab, vocab.message().c_str());
+        QCOMPARE(vocab->tokens.size(), std::size_t(tiny.tokens.size()));
+        QCOMPARE(vocab->tokens[260], tiny.tokens[260].toStdString());
+        QCOMPARE(vocab->scores[270], -270.0f);
+        QCOMPARE(vocab->types[0], 2);
+        QCOMPARE(vocab->types[5], 6);
+        QCOMPARE(vocab->bos, 1);
+        QCOMPARE(vocab->eos, 2);
+        QCOMPARE(vocab->pad, -1);
+        QVERIFY(!vocab->addSpacePrefix);
+
+        // A whole folder with tokenizer.model converts and loads.
+        QTemporaryDir dir;
+        Shape s;
+        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        QFile::remove(dir.filePath("hf/tokenizer.json"));
+        writeText(dir.filePath("hf/tokenizer.model"), bytes);
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.output = dir.filePath("spm.gguf").toStdString();
+        auto result = convert::convertHfModel(options);
+        QVERIFY2(result, result.message().c_str());
+        auto model = Model::load(options.output);
+        QVERIFY(model);
+        QCOMPARE((*model)->tokenizer().bos(), 1);
+    }
+
+    void truncatedSentencePieceModelIsRejected()
+    {
+        const QByteArray bytes = sentencePieceModel(TinyTokenizer(), 1, 2);
+        for (qsizetype cut : {qsizetype(1), qsizetype(7), bytes.size() / 2, bytes.size() - 1}) {
+            auto vocab = convert::parseSentencePieceModel(std::as_bytes(std::span(bytes.constData(), std::size_t(cut))));
+            QVERIFY(!vocab || !vocab->tokens.empty()); // either an error or a consistent prefix
+            if (!vocab)
+                QVERIFY(!vocab.message().empty());
+        }
+        const QByteArray hostileLength("\x0a\xff\xff\xff\xff\x0f", 6);
+        QVERIFY(!convert::parseSentencePieceModel(std::as_bytes(std::span(hostileLength.constData(), 6))));
+    }
+
+    void corruptedTokenizerFilesNeverCrash()
+    {
+        // Random byte flips and truncations: each parse returns a vocabulary or an error.
+        const TinyTokenizer tiny;
+        const QByteArray model = sentencePieceModel(tiny, 1, 2);
+        const QByteArray json = tokenizerJson(tiny);
+        std::mt19937 rng(11);
+        int rejected = 0;
+        for (int round = 0; round < 300; ++round) {
+            QByteArray m = model;
+            QByteArray j = json;
+            for (int flips = 0; flips < 1 + round % 4; ++flips) {
+                m[qsizetype(rng() % std::uint32_t(m.size()))] = char(rng());
+                j[qsizetype(rng() % std::uint32_t(j.size()))] = char(rng());
+            }
+            m.truncate(qsizetype(rng() % std::uint32_t(m.size() + 1)));
+            auto fromModel = convert::parseSentencePieceModel(std::as_bytes(std::span(m.constData(), std::size_t(m.size()))));
+            auto fromJson = convert::parseTokenizerJson(j.toStdString());
+            rejected += !fromModel + !fromJson;
+            if (fromModel)
+                QCOMPARE(fromModel->tokens.size(), fromModel->types.size());
+        }
+        QVERIFY(rejected > 0);
+    }
+
+    void predictorFolderGivesPowerInferFile()
+    {
+        QTemporaryDir dir;
+        Shape s;
+        auto w = makeWeights(s, 99);
+        writeModelFolder(dir.filePath("hf"), s, w, Format::Safetensors);
+        const Predictors predictors = writePredictorFolder(dir.filePath("pred"), s);
+        const auto counts = writeActivationFolder(dir.filePath("act"), s);
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.predictorFolder = dir.filePath("pred").toStdString();
+        options.activationFolder = dir.filePath("act").toStdString();
+        options.output = dir.filePath("sparse.gguf").toStdString();
+        options.type = DType::F32;
+        options.sparseThreshold = 0.25f;
+        auto result = convert::convertHfModel(options);
+        QVERIFY2(result, result.message().c_str());
+        QVERIFY(result->sparse);
+        QCOMPARE(result->statsOutput, dir.filePath("sparse.hearth-stats.gguf").toStdString());
+
+        QFile raw(dir.filePath("sparse.gguf"));
+        QVERIFY(raw.open(QIODevice::ReadOnly));
+        QCOMPARE(raw.read(4), QByteArray("PWRI"));
+
+        auto file = gguf::GgufFile::open(options.output);
+        QVERIFY(file);
+        QCOMPARE((*file)->getFloat("powerinfer.sparse_threshold").value_or(-1), 0.25);
+        for (int l = 0; l < s.layers; ++l) {
+            const std::string p = "blk." + std::to_string(l) + ".";
+            const gguf::TensorInfo* fc1 = (*file)->findTensor(p + "fc1.weight");
+            const gguf::TensorInfo* fc2 = (*file)->findTensor(p + "fc2.weight");
+            QVERIFY(fc1 && fc2);
+            QCOMPARE(fc1->shape, (std::vector<std::int64_t>{s.embd, s.predictorHidden}));
+            QCOMPARE(fc2->shape, (std::vector<std::int64_t>{s.predictorHidden, s.ff}));
+            QCOMPARE(reinterpret_cast<const float*>(fc2->data)[5], predictors.fc2[std::size_t(l)].values[5]);
+            QVERIFY(!(*file)->findTensor(p + "ffn_down.weight"));
+            const gguf::TensorInfo* downT = (*file)->findTensor(p + "ffn_down_t.weight");
+            QVERIFY(downT);
+            QCOMPARE(downT->shape, (std::vector<std::int64_t>{s.embd, s.ff}));
+            // Row i of ffn_down_t is neuron i: HF down_proj[:, i].
+            const FloatTensor& down = w["model.layers." + std::to_string(l) + ".mlp.down_proj.weight"];
+            const float* rows = reinterpret_cast<const float*>(downT->data);
+            QCOMPARE(rows[3 * s.embd + 7], down.values[std::size_t(7 * s.ff + 3)]);
+        }
+
+        auto model = Model::load(options.output);
+        QVERIFY2(model, model.message().c_str());
+        QVERIFY((*model)->info().sparse);
+        QCOMPARE((*model)->info().ffnActivation, std::string("reglu"));
+        const double error = relativeRms(hearthLogits(options.output, m_prompt), referenceLogits(s, w, m_prompt));
+        QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
+
+        auto stats = gguf::GgufFile::open(result->statsOutput);
+        QVERIFY(stats);
+        float largest = 0;
+        for (const auto& layer : counts)
+            for (float c : layer)
+                largest = std::max(largest, c);
+        for (int l = 0; l < s.layers; ++l) {
+            const gguf::TensorInfo* freq = (*stats)->findTensor("blk." + std::to_string(l) + ".ffn_freq");
+            QVERIFY(freq);
+            QCOMPARE(freq->type, DType::F32);
+            QCOMPARE(freq->shape, std::vector<std::int64_t>{s.ff});
+            const float* f = reinterpret_cast<const float*>(freq->data);
+            for (int i = 0; i < s.ff; ++i)
+                QCOMPARE(f[i], counts[std::size_t(l)][std::size_t(i)] / largest);
+        }
+    }
+
+    void layerFilesSortByNumber()
+    {
+        QTemporaryDir dir;
+        for (int l : {0, 1, 2, 10, 11, 3, 4, 5, 6, 7, 8, 9})
+            writeText(dir.filePath(QStringLiteral("model_%1.pt").arg(l)), "x");
+        writeText(dir.filePath("model_final.pt"), "x");
+        auto files = convert::layerFiles(dir.path().toStdString(), "model_", ".pt");
+        QVERIFY(files);
+        QCOMPARE(files->size(), std::size_t(12));
+        QVERIFY(QString::fromStdString((*files)[2]).endsWith("model_2.pt"));
+        QVERIFY(QString::fromStdString((*files)[10]).endsWith("model_10.pt"));
+        QFile::remove(dir.filePath("model_4.pt"));
+        auto gap = convert::layerFiles(dir.path().toStdString(), "model_", ".pt");
+        QVERIFY(!gap);
+        QVERIFY(gap.message().find("model_4.pt is missing") != std::string::npos);
+    }
+
+    void hostileInputsAreRejected_data()
+    {
+        QTest::addColumn<int>("which");
+        const char* names[] = {"absurd hidden_size", "config garbage",      "unsupported architecture",
+                               "missing shard",      "truncated shard",      "shape mismatch",
+                               "tokenizer garbage",  "tokenizer too large",  "hostile predictor",
+                               "predictor shape",    "missing lm_head",      "hostile pytorch shard",
+                               "tokenizer.model garbage", "negative activation count"};
+        for (int i = 0; i < int(std::size(names)); ++i)
+            QTest::newRow(names[i]) << i;
+    }
+
+    void hostileInputsAreRejected()
+    {
+        QFETCH(int, which);
+        QTemporaryDir dir;
+        Shape s;
+        const QString hf = dir.filePath("hf");
+        auto w = makeWeights(s, 3);
+        writeModelFolder(hf, s, w, which == 11 ? Format::PytorchSharded : Format::SafetensorsSharded);
+        writePredictorFolder(dir.filePath("pred"), s);
+        convert::ConvertOptions options;
+        options.modelFolder = hf.toStdString();
+        options.output = dir.filePath("out.gguf").toStdString();
+        auto configWith = [&](const QString& key, const QJsonValue& value) {
+            QJsonObject c = QJsonDocument::fromJson(configJson(s)).object();
+            c[key] = value;
+            writeText(hf + "/config.json", QJsonDocument(c).toJson());
+        };
+        switch (which) {
+        case 0: configWith("hidden_size", 1099511627776.0); break;
+        case 1: writeText(hf + "/config.json", "{\"hidden_size\": 64,"); break;
+        case 2: {
+            QJsonObject c = QJsonDocument::fromJson(configJson(s)).object();
+            c["architectures"] = QJsonArray{"GPT2LMHeadModel"};
+            c["model_type"] = "gpt2";
+            writeText(hf + "/config.json", QJsonDocument(c).toJson());
+            break;
+        }
+        case 3: QFile::remove(hf + "/model-00002-of-00002.safetensors"); break;
+        case 4: {
+            QFile f(hf + "/model-00002-of-00002.safetensors");
+            QVERIFY(f.resize(f.size() / 2));
+            break;
+        }
+        case 5: configWith("intermediate_size", 96); break;
+        case 6: writeText(hf + "/tokenizer.json", "\x89PNG garbage {\"model\": [1, 2"); break;
+        case 7: configWith("vocab_size", 100); break;
+        case 8:
+            writeText(dir.filePath("pred/model_1.pt"), QByteArray("PK\x03\x04", 4) + QByteArray(200, '\xff'));
+            options.predictorFolder = dir.filePath("pred").toStdString();
+            break;
+        case 9: {
+            std::mt19937 rng(1);
+            writeBytes(dir.filePath("pred/model_1.pt"),
+                       hearth::test::torchStateDict({{"fc1.weight", randomTensor(rng, {32, 48}, 1.0f)},
+                                                     {"fc2.weight", randomTensor(rng, {s.ff, 32}, 1.0f)}}));
+            options.predictorFolder = dir.filePath("pred").toStdString();
+            break;
+        }
+        case 10: {
+            // Drop lm_head from the index: the model is untied, so the output matrix is missing.
+            QJsonObject index = QJsonDocument::fromJson([&] {
+                                    QFile f(hf + "/model.safetensors.index.json");
+                                    f.open(QIODevice::ReadOnly);
+                                    return f.readAll();
+                                }()).object();
+            QJsonObject map = index["weight_map"].toObject();
+            map.remove("lm_head.weight");
+            index["weight_map"] = map;
+            writeText(hf + "/model.safetensors.index.json", QJsonDocument(index).toJson());
+            break;
+        }
+        case 11: writeText(hf + "/pytorch_model-00002-of-00002.bin", QByteArray("\x80\x02}q\x00.", 6)); break;
+        case 12: writeText(hf + "/tokenizer.model", QByteArray("\x0a\x05\x0a\x03", 4)); break;
+        case 13: {
+            FloatTensor t{{s.ff}, std::vector<float>(std::size_t(s.ff), -3.0f)};
+            QDir().mkpath(dir.filePath("act"));
+            writeActivationFolder(dir.filePath("act"), s);
+            writeBytes(dir.filePath("act/activation_1.pt"), hearth::test::torchTensorFile(t));
+            options.activationFolder = dir.filePath("act").toStdString();
+            break;
+        }
+        }
+        auto result = convert::convertHfModel(options);
+        QVERIFY(!result);
+        QVERIFY(!result.message().empty());
+        qInfo("%s", result.message().c_str());
+        QVERIFY(!exists(options.output));
+        QVERIFY(!exists(options.output + ".part"));
+        QVERIFY(!exists(convert::statsPathFor(options.output)));
+    }
+
+    void cancellationLeavesNothing()
+    {
+        QTemporaryDir dir;
+        Shape s;
+        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.output = dir.filePath("out.gguf").toStdString();
+        int calls = 0;
+        options.progress = [&](float) { return ++calls < 5; };
+        auto result = convert::convertHfModel(options);
+        QCOMPARE(result.code(), ErrorCode::Cancelled);
+        QVERIFY(!exists(options.output));
+        QVERIFY(!exists(options.output + ".part"));
+
+        // Cancelling while the result is being loaded for verification also leaves nothing.
+        options.progress = [](float f) { return f < 0.9f || f >= 1.0f; };
+        QCOMPARE(convert::convertHfModel(options).code(), ErrorCode::Cancelled);
+        QVERIFY(!exists(options.output));
+        QVERIFY(!exists(options.output + ".part"));
+
+        // Progress rises to 1 on a full run.
+        float last = 0;
+        bool monotonic = true;
+        options.progress = [&](float f) {
+            monotonic = monotonic && f >= last;
+            last = f;
+            return true;
+        };
+        QVERIFY(convert::convertHfModel(options).ok());
+        QVERIFY(monotonic);
+        QCOMPARE(last, 1.0f);
+    }
+
+    void configActivations_data()
+    {
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QString>("modelType");
+        QTest::addColumn<QString>("act");
+        QTest::addColumn<QString>("ggufArch");
+        QTest::addColumn<QString>("ffn");
+        QTest::newRow("ReluLLaMA") << "LlamaForCausalLM" << "llama" << "relu" << "llama" << "reglu";
+        QTest::newRow("ProSparse fatrelu") << "LlamaForCausalLM" << "llama" << "fatrelu" << "llama" << "reglu";
+        QTest::newRow("Llama SiLU") << "LlamaForCausalLM" << "llama" << "silu" << "llama" << "swiglu";
+        QTest::newRow("Mistral") << "MistralForCausalLM" << "mistral" << "silu" << "llama" << "swiglu";
+        QTest::newRow("Bamboo") << "BambooForCausalLM" << "bamboo" << "relu" << "bamboo" << "drelu";
+        QTest::newRow("GELU") << "LlamaForCausalLM" << "llama" << "gelu" << "" << "";
+        QTest::newRow("Falcon") << "FalconForCausalLM" << "falcon" << "relu" << "" << "";
+    }
+
+    void configActivations()
+    {
+        QFETCH(QString, architecture);
+        QFETCH(QString, modelType);
+        QFETCH(QString, act);
+        QFETCH(QString, ggufArch);
+        QFETCH(QString, ffn);
+        QJsonObject c = QJsonDocument::fromJson(configJson(Shape())).object();
+        c["architectures"] = QJsonArray{architecture};
+        c["model_type"] = modelType;
+        c["hidden_act"] = act;
+        auto config = convert::HfConfig::parse(QJsonDocument(c).toJson().toStdString());
+        if (ggufArch.isEmpty()) {
+            QCOMPARE(config.code(), ErrorCode::Unsupported);
+            return;
+        }
+        QVERIFY2(config, config.message().c_str());
+        QCOMPARE(QString::fromStdString(config->ggufArchitecture), ggufArch);
+        QCOMPARE(QString::fromStdString(config->ffnActivation), ffn);
+    }
+
+    void bambooConverts()
+    {
+        QTemporaryDir dir;
+        Shape s;
+        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        QJsonObject c = QJsonDocument::fromJson(configJson(s)).object();
+        c["architectures"] = QJsonArray{"BambooForCausalLM"};
+        c["model_type"] = "bamboo";
+        writeText(dir.filePath("hf/config.json"), QJsonDocument(c).toJson());
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.output = dir.filePath("bamboo.gguf").toStdString();
+        auto result = convert::convertHfModel(options);
+        QVERIFY2(result, result.message().c_str());
+        auto model = Model::load(options.output);
+        QVERIFY2(model, model.message().c_str());
+        QCOMPARE((*model)->info().architecture, std::string("bamboo"));
+        QCOMPARE((*model)->info().ffnActivation, std::string("drelu"));
+    }
+
+    void byteLevelTokenizerJson()
+    {
+        const QByteArray json = R"({"added_tokens": [{"id": 5, "content": "<|endoftext|>", "special": true}],
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false},
+            "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "Ġ": 3, "Ġab": 4},
+                      "merges": [["a", "b"], "Ġ ab"]}})";
+        auto vocab = convert::parseTokenizerJson(json.toStdString());
+        QVERIFY2(vocab, vocab.message().c_str());
+        QCOMPARE(vocab->model, std::string("gpt2"));
+        QCOMPARE(vocab->pre, std::string("gpt-2"));
+        QCOMPARE(vocab->tokens.size(), std::size_t(6));
+        QCOMPARE(vocab->merges, (std::vector<std::string>{"a b", "\xC4\xA0 ab"}));
+        QCOMPARE(vocab->types[5], 3);
+        QCOMPARE(vocab->types[0], 1);
+
+        // A hole in the ids, or one id for two texts, is refused.
+        QVERIFY(!convert::parseTokenizerJson(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 2}}})"));
+        QVERIFY(!convert::parseTokenizerJson(
+            R"({"added_tokens": [{"id": 0, "content": "x"}], "model": {"type": "BPE", "vocab": {"a": 0}}})"));
+        QCOMPARE(convert::parseTokenizerJson(R"({"model": {"type": "WordPiece", "vocab": {"a": 0}}})").code(),
+                 ErrorCode::Unsupported);
+    }
+
+    void diskSpaceIsCheckedFirst()
+    {
+        QTemporaryDir dir;
+        const std::string out = dir.filePath("big.gguf").toStdString();
+        QVERIFY(convert::checkFreeSpace(out, 1024).ok());
+        const Status full = convert::checkFreeSpace(out, std::uint64_t(1) << 62);
+        QCOMPARE(full.code(), ErrorCode::IoError);
+        QVERIFY(full.message().find("not enough disk space") != std::string::npos);
+    }
+
+    void failureKeepsAnEarlierOutput()
+    {
+        QTemporaryDir dir;
+        Shape s;
+        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        writeText(dir.filePath("out.gguf"), "an older file");
+        QFile::remove(dir.filePath("hf/model.safetensors"));
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.output = dir.filePath("out.gguf").toStdString();
+        QVERIFY(!convert::convertHfModel(options));
+        QFile f(dir.filePath("out.gguf"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("an older file"));
+    }
+
+    void commandLineTool()
+    {
+        const QString tool = QStringLiteral(HEARTH_BIN_DIR) + "/hearth-convert";
+        if (!QFileInfo::exists(tool))
+            QSKIP("hearth-convert is not built");
+        QTemporaryDir dir;
+        Shape s;
+        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        writePredictorFolder(dir.filePath("pred"), s);
+        QProcess p;
+        p.start(tool, {"--model", dir.filePath("hf"), "--predictor", dir.filePath("pred"), "--type", "q4_0", "-q", "-o",
+                       dir.filePath("cli.gguf")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        auto model = Model::load(dir.filePath("cli.gguf").toStdString());
+        QVERIFY(model);
+        QCOMPARE((*model)->info().weightType, std::string("Q4_0"));
+
+        p.start(tool, {"--model", dir.filePath("nowhere"), "-o", dir.filePath("bad.gguf")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(p.readAllStandardError().contains("hearth-convert:"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConvert)
+#include "tst_convert.moc"
