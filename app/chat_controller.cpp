@@ -1,59 +1,105 @@
 // SPDX-License-Identifier: MIT
 #include "chat_controller.h"
 
+#include "app_settings.h"
+#include "chatstore.h"
 #include "logging.h"
+#include "message_blocks.h"
 
+#include <QDateTime>
+#include <QFileInfo>
+#include <QHash>
 #include <QJSEngine>
-#include <QPointer>
+#include <QJsonObject>
+#include <QSaveFile>
 
 namespace hearth::app {
 
 namespace {
 QPointer<ChatController> s_instance;
+
+/// A title from the first question: its first line, shortened on a word boundary.
+QString titleFrom(const QString& text)
+{
+    QString title = text.simplified();
+    constexpr int MaxLength = 60;
+    if (title.size() > MaxLength) {
+        title.truncate(MaxLength);
+        const qsizetype space = title.lastIndexOf(QLatin1Char(' '));
+        if (space > MaxLength / 2)
+            title.truncate(space);
+        title += QChar(0x2026);
+    }
+    return title;
 }
+
+MessageModel::Message toRow(const hearth::ChatMessage& message)
+{
+    MessageModel::Message row;
+    row.id = message.id;
+    row.role = message.role;
+    row.content = message.content;
+    row.streaming = false; // shown rows are never live after a reload; the live one is kept apart
+    row.tokensPerSecond = message.stats.tokensPerSecond;
+    row.tokenCount = message.stats.tokens;
+    row.timeToFirstTokenMs = message.stats.timeToFirstTokenMs;
+    row.state = hearth::messageStateName(message.state);
+    row.errorText = message.errorText;
+    return row;
+}
+} // namespace
 
 ChatController::ChatController(QObject* parent)
     : QObject(parent)
+    , m_store(std::make_unique<hearth::ChatStore>())
 {
     m_thread.setObjectName(QStringLiteral("hearth-engine"));
     m_worker = new EngineWorker;
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
 
-    connect(
-        m_worker, &EngineWorker::modelLoaded, this, [this](const QString& name, const QString& description) {
+    connect(m_worker, &EngineWorker::loadProgress, this, [this](double fraction) {
+        m_loadProgress = fraction;
+        Q_EMIT loadProgressChanged();
+    });
+    connect(m_worker, &EngineWorker::modelLoaded, this,
+        [this](const QString& name, const QString& description, int contextLength) {
             m_modelName = name;
             m_modelDescription = description;
+            m_modelPath = m_loadingPath;
+            m_contextLength = contextLength;
+            m_contextUsed = 0;
             Q_EMIT modelChanged();
+            Q_EMIT contextChanged();
+            if (m_settings)
+                m_settings->addRecentModel(m_modelPath);
             setErrorText({});
             setState(State::Ready);
+            Q_EMIT modelReady();
         });
     connect(m_worker, &EngineWorker::modelLoadFailed, this, [this](const QString& message) {
         qCWarning(lcApp) << message;
         setErrorText(message);
         setState(State::NoModel);
     });
-    connect(m_worker, &EngineWorker::tokenGenerated, this,
-        [this](const QString& text) { m_messages.appendToContent(m_answerRow, text); });
-    connect(m_worker, &EngineWorker::answerFinished, this, [this](const QString&, const AnswerStats& stats) {
-        m_messages.finish(m_answerRow, stats.tokensPerSecond());
-        m_answerRow = -1;
-        setState(State::Ready);
-    });
-    connect(m_worker, &EngineWorker::answerFailed, this, [this](const QString& message) {
-        m_messages.finish(m_answerRow, 0);
-        m_answerRow = -1;
-        setErrorText(message);
-        setState(m_modelName.isEmpty() ? State::NoModel : State::Ready);
-    });
+    connect(m_worker, &EngineWorker::tokenGenerated, this, &ChatController::onToken);
+    connect(m_worker, &EngineWorker::answerFinished, this, &ChatController::onFinished);
+    connect(m_worker, &EngineWorker::answerFailed, this, &ChatController::onFailed);
+    connect(m_store.get(), &hearth::ChatStore::errorOccurred, this, &ChatController::setErrorText);
+    connect(m_store.get(), &hearth::ChatStore::conversationsChanged, &m_conversations,
+        &ConversationListModel::refresh);
     m_thread.start();
 }
 
 ChatController::~ChatController()
 {
     m_worker->stop();
+    m_worker->cancelLoad();
     m_thread.quit();
     m_thread.wait();
+    if (m_answerId != 0)
+        m_store->markError(m_answerId, tr("The application was closed while answering."));
+    m_store->close();
 }
 
 ChatController* ChatController::create(QQmlEngine*, QJSEngine*)
@@ -70,23 +116,82 @@ void ChatController::setInstance(ChatController* instance)
     s_instance = instance;
 }
 
+bool ChatController::openStore(const QString& path)
+{
+    if (!m_store->open(path)) {
+        setErrorText(m_store->lastError());
+        return false;
+    }
+    // The bin keeps deleted chats for a month, long enough to change one's mind.
+    if (!m_store->isReadOnly())
+        m_store->purgeDeletedConversations(QDateTime::currentDateTimeUtc().addDays(-30));
+    m_conversations.setStore(m_store.get());
+    return true;
+}
+
+void ChatController::setSettings(AppSettings* settings)
+{
+    m_settings = settings;
+    m_sampling = defaultSampling();
+    m_systemPrompt = settings ? settings->systemPrompt() : QString();
+    if (settings) {
+        QMetaObject::invokeMethod(m_worker, "setThreads", Qt::QueuedConnection, Q_ARG(int, settings->threads()));
+        connect(settings, &AppSettings::threadsChanged, this, [this] {
+            QMetaObject::invokeMethod(
+                m_worker, "setThreads", Qt::QueuedConnection, Q_ARG(int, m_settings->threads()));
+        });
+    }
+    Q_EMIT conversationChanged();
+}
+
+SamplingSettings ChatController::defaultSampling() const
+{
+    return m_settings ? m_settings->defaultSampling() : SamplingSettings {};
+}
+
+void ChatController::setSystemPrompt(const QString& prompt)
+{
+    if (prompt == m_systemPrompt)
+        return;
+    m_systemPrompt = prompt;
+    if (m_conversationId != 0)
+        m_store->setSystemPrompt(m_conversationId, prompt);
+    Q_EMIT conversationChanged();
+}
+
+void ChatController::setSampling(const QVariantMap& sampling)
+{
+    const SamplingSettings settings = SamplingSettings::fromJson(QJsonObject::fromVariantMap(sampling), m_sampling);
+    if (settings.toJson() == m_sampling.toJson())
+        return;
+    m_sampling = settings;
+    if (m_conversationId != 0)
+        m_store->setSamplingSettings(m_conversationId, m_sampling.toJson());
+    Q_EMIT conversationChanged();
+}
+
 void ChatController::setMaxTokens(int maxTokens)
 {
-    maxTokens = qBound(1, maxTokens, 32768);
-    if (maxTokens == m_maxTokens)
-        return;
-    m_maxTokens = maxTokens;
-    Q_EMIT maxTokensChanged();
+    QVariantMap map = sampling();
+    map.insert(QStringLiteral("max_tokens"), maxTokens);
+    setSampling(map);
 }
 
 void ChatController::loadModel(const QString& path)
 {
     if (m_state == State::Loading || m_state == State::Generating || path.isEmpty())
         return;
-    m_messages.clear();
+    m_loadingPath = path;
     m_modelName.clear();
     m_modelDescription.clear();
+    m_modelPath.clear();
+    m_contextLength = 0;
+    m_contextUsed = 0;
+    m_loadProgress = 0;
     Q_EMIT modelChanged();
+    Q_EMIT contextChanged();
+    Q_EMIT loadProgressChanged();
+    setErrorText({});
     setState(State::Loading);
     QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path));
 }
@@ -96,17 +201,134 @@ void ChatController::loadModelUrl(const QUrl& url)
     loadModel(url.isLocalFile() ? url.toLocalFile() : url.toString());
 }
 
+void ChatController::cancelLoad()
+{
+    m_worker->cancelLoad();
+}
+
+bool ChatController::ensureConversation(const QString& firstMessage)
+{
+    if (m_conversationId != 0)
+        return true;
+    const auto id = m_store->createConversation(titleFrom(firstMessage), m_systemPrompt, m_modelPath, m_sampling.toJson());
+    if (!id) {
+        setErrorText(m_store->lastError());
+        return false;
+    }
+    m_conversationId = *id;
+    m_title = titleFrom(firstMessage);
+    Q_EMIT conversationChanged();
+    return true;
+}
+
 void ChatController::send(const QString& text)
 {
     const QString prompt = text.trimmed();
     if (m_state != State::Ready || prompt.isEmpty())
         return;
     setErrorText({});
-    m_messages.append(QStringLiteral("user"), prompt);
-    m_answerRow = m_messages.append(QStringLiteral("assistant"), QString(), true);
+    if (!ensureConversation(prompt))
+        return;
+    const qint64 parent = m_messages.rowCount() > 0 ? m_messages.at(m_messages.rowCount() - 1).id : 0;
+    const auto id = m_store->addMessage(m_conversationId, parent, QStringLiteral("user"), prompt);
+    if (!id) {
+        setErrorText(m_store->lastError());
+        return;
+    }
+    MessageModel::Message row;
+    row.id = *id;
+    row.role = QStringLiteral("user");
+    row.content = prompt;
+    m_messages.append(row);
+    refreshSiblings(m_messages.rowCount() - 1);
+    startAnswer();
+}
+
+void ChatController::startAnswer()
+{
+    if (!m_modelPath.isEmpty())
+        m_store->setModelPath(m_conversationId, m_modelPath);
+    const qint64 parent = m_messages.rowCount() > 0 ? m_messages.at(m_messages.rowCount() - 1).id : 0;
+    const auto answerId = m_store->beginAssistantMessage(m_conversationId, parent, m_modelName);
+    if (!answerId) {
+        setErrorText(m_store->lastError());
+        return;
+    }
+
+    QList<ChatTurn> turns;
+    turns.reserve(m_messages.rowCount() + 1);
+    turns.append({ QStringLiteral("system"), m_systemPrompt });
+    for (int row = 0; row < m_messages.rowCount(); ++row)
+        turns.append({ m_messages.at(row).role, m_messages.at(row).content });
+
+    MessageModel::Message answer;
+    answer.id = *answerId;
+    answer.role = QStringLiteral("assistant");
+    answer.streaming = true;
+    answer.state = QStringLiteral("streaming");
+    m_messages.append(answer);
+    refreshSiblings(m_messages.rowCount() - 1);
+
+    m_answerId = *answerId;
+    m_answerConversation = m_conversationId;
+    m_answerText.clear();
+    m_firstTokenMs = 0;
+    m_sinceRequest.start();
+    ++m_requestId;
     setState(State::Generating);
-    QMetaObject::invokeMethod(
-        m_worker, "chat", Qt::QueuedConnection, Q_ARG(QString, prompt), Q_ARG(int, m_maxTokens));
+    QMetaObject::invokeMethod(m_worker, "generate", Qt::QueuedConnection, Q_ARG(quint64, m_requestId),
+        Q_ARG(QList<hearth::app::ChatTurn>, turns), Q_ARG(hearth::app::SamplingSettings, m_sampling));
+}
+
+void ChatController::onToken(quint64 requestId, const QString& text)
+{
+    if (requestId != m_requestId || m_answerId == 0)
+        return;
+    if (m_firstTokenMs == 0)
+        m_firstTokenMs = double(m_sinceRequest.nsecsElapsed()) / 1e6;
+    m_answerText += text;
+    m_store->appendToken(m_answerId, text);
+    if (m_answerConversation == m_conversationId)
+        m_messages.appendToContent(m_messages.rowOfId(m_answerId), text);
+    Q_EMIT answerToken(text);
+}
+
+void ChatController::onFinished(quint64 requestId, const QString& answer, const AnswerStats& stats)
+{
+    if (requestId != m_requestId || m_answerId == 0)
+        return;
+    hearth::GenerationStats stored;
+    stored.tokens = stats.generatedTokens;
+    stored.tokensPerSecond = stats.tokensPerSecond();
+    stored.timeToFirstTokenMs = m_firstTokenMs > 0 ? m_firstTokenMs : stats.timeToFirstTokenMs;
+    stored.model = m_modelName;
+    // The worker's text is authoritative: it includes bytes held back at a character boundary.
+    if (answer.startsWith(m_answerText) && answer.size() > m_answerText.size())
+        onToken(requestId, answer.mid(m_answerText.size()));
+    m_store->finishMessage(m_answerId, stored);
+    if (m_answerConversation == m_conversationId) {
+        m_messages.finish(m_messages.rowOfId(m_answerId), stored.tokensPerSecond, stored.tokens,
+            stored.timeToFirstTokenMs, stats.stopped ? QStringLiteral("interrupted") : QStringLiteral("complete"));
+    }
+    m_lastTokensPerSecond = stored.tokensPerSecond;
+    m_contextUsed = stats.contextUsed;
+    Q_EMIT contextChanged();
+    m_answerId = 0;
+    setState(State::Ready);
+    Q_EMIT answerCompleted(answer);
+}
+
+void ChatController::onFailed(quint64 requestId, const QString& message)
+{
+    if (requestId != m_requestId || m_answerId == 0)
+        return;
+    m_store->markError(m_answerId, message);
+    if (m_answerConversation == m_conversationId)
+        m_messages.finish(m_messages.rowOfId(m_answerId), 0, 0, 0, QStringLiteral("error"), message);
+    m_answerId = 0;
+    setErrorText(message);
+    setState(m_modelPath.isEmpty() ? State::NoModel : State::Ready);
+    Q_EMIT answerCompleted(m_answerText);
 }
 
 void ChatController::stop()
@@ -114,12 +336,203 @@ void ChatController::stop()
     m_worker->stop();
 }
 
+void ChatController::regenerate(int row)
+{
+    if (m_state != State::Ready || row < 0 || row >= m_messages.rowCount()
+        || m_messages.at(row).role != QLatin1String("assistant"))
+        return;
+    setErrorText({});
+    // The new answer hangs below the same question; the old one stays as its sibling.
+    m_messages.truncate(row);
+    startAnswer();
+}
+
+void ChatController::editAndResend(int row, const QString& text)
+{
+    const QString edited = text.trimmed();
+    if (m_state != State::Ready || edited.isEmpty() || row < 0 || row >= m_messages.rowCount()
+        || m_messages.at(row).role != QLatin1String("user"))
+        return;
+    setErrorText({});
+    const qint64 parent = row > 0 ? m_messages.at(row - 1).id : 0;
+    const auto id = m_store->addMessage(m_conversationId, parent, QStringLiteral("user"), edited);
+    if (!id) {
+        setErrorText(m_store->lastError());
+        return;
+    }
+    m_messages.truncate(row);
+    MessageModel::Message message;
+    message.id = *id;
+    message.role = QStringLiteral("user");
+    message.content = edited;
+    m_messages.append(message);
+    refreshSiblings(row);
+    startAnswer();
+}
+
+void ChatController::switchSibling(int row, int delta)
+{
+    if (m_state == State::Generating || row < 0 || row >= m_messages.rowCount())
+        return;
+    const hearth::SiblingInfo siblings = m_store->siblings(m_messages.at(row).id);
+    const int target = siblings.index + delta;
+    if (target < 0 || target >= siblings.count())
+        return;
+    if (m_store->switchBranch(siblings.ids.at(target)))
+        reloadMessages();
+}
+
+void ChatController::refreshSiblings(int row)
+{
+    if (row < 0 || row >= m_messages.rowCount())
+        return;
+    const hearth::SiblingInfo siblings = m_store->siblings(m_messages.at(row).id);
+    m_messages.setSiblings(row, qMax(0, siblings.index), qMax(1, siblings.count()));
+}
+
+void ChatController::copyMessage(int row)
+{
+    if (row >= 0 && row < m_messages.rowCount())
+        MessageBlocks::copyToClipboard(m_messages.at(row).content);
+}
+
+void ChatController::copyText(const QString& text)
+{
+    MessageBlocks::copyToClipboard(text);
+}
+
+bool ChatController::copyLastAnswer()
+{
+    for (int row = m_messages.rowCount() - 1; row >= 0; --row) {
+        if (m_messages.at(row).role == QLatin1String("assistant")) {
+            copyMessage(row);
+            return true;
+        }
+    }
+    return false;
+}
+
 void ChatController::newConversation()
 {
-    if (m_state == State::Generating)
-        return;
+    m_conversationId = 0;
+    m_title.clear();
+    m_systemPrompt = m_settings ? m_settings->systemPrompt() : QString();
+    m_sampling = defaultSampling();
     m_messages.clear();
-    QMetaObject::invokeMethod(m_worker, "resetConversation", Qt::QueuedConnection);
+    Q_EMIT conversationChanged();
+}
+
+void ChatController::openConversation(qint64 id)
+{
+    if (id == m_conversationId)
+        return;
+    const auto conversation = m_store->conversation(id);
+    if (!conversation || conversation->deleted)
+        return;
+    m_conversationId = id;
+    m_title = conversation->title;
+    m_systemPrompt = conversation->systemPrompt;
+    m_sampling = SamplingSettings::fromJson(conversation->sampling, defaultSampling());
+    reloadMessages();
+    Q_EMIT conversationChanged();
+    // The chat's own model, when it is another file that is still there.
+    if (!conversation->modelPath.isEmpty() && conversation->modelPath != m_modelPath
+        && (m_state == State::Ready || m_state == State::NoModel) && QFileInfo::exists(conversation->modelPath))
+        loadModel(conversation->modelPath);
+}
+
+void ChatController::reloadMessages()
+{
+    QList<MessageModel::Message> rows;
+    if (m_conversationId != 0) {
+        const QList<hearth::ChatMessage> path = m_store->activePath(m_conversationId);
+        // One query for every branch instead of one per message: long chats open quickly.
+        QHash<qint64, QList<qint64>> children;
+        for (const hearth::ChatMessage& message : m_store->allMessages(m_conversationId))
+            children[message.parentId].append(message.id);
+        rows.reserve(path.size());
+        for (const hearth::ChatMessage& message : path) {
+            MessageModel::Message row = toRow(message);
+            const QList<qint64>& siblings = children.value(message.parentId);
+            row.siblingCount = qMax(1, int(siblings.size()));
+            row.siblingIndex = qMax(0, int(siblings.indexOf(message.id)));
+            if (message.id == m_answerId) {
+                row.streaming = true;
+                row.content = m_answerText;
+            }
+            rows.append(row);
+        }
+    }
+    m_messages.setMessages(rows);
+}
+
+bool ChatController::renameConversation(qint64 id, const QString& title)
+{
+    const QString name = title.simplified();
+    if (name.isEmpty() || !m_store->renameConversation(id, name))
+        return false;
+    if (id == m_conversationId) {
+        m_title = name;
+        Q_EMIT conversationChanged();
+    }
+    return true;
+}
+
+bool ChatController::deleteConversation(qint64 id)
+{
+    if (id == m_answerConversation && m_answerId != 0)
+        return false; // still answering there; stop first
+    const auto conversation = m_store->conversation(id);
+    if (!conversation || !m_store->deleteConversation(id))
+        return false;
+    m_deletedId = id;
+    m_deletedTitle = conversation->title;
+    Q_EMIT undoChanged();
+    if (id == m_conversationId)
+        newConversation();
+    return true;
+}
+
+bool ChatController::undoDelete()
+{
+    if (m_deletedId == 0)
+        return false;
+    const qint64 id = m_deletedId;
+    m_deletedId = 0;
+    m_deletedTitle.clear();
+    Q_EMIT undoChanged();
+    if (!m_store->restoreConversation(id))
+        return false;
+    openConversation(id);
+    return true;
+}
+
+bool ChatController::exportConversation(qint64 id, const QUrl& file, const QString& format)
+{
+    const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+    QByteArray bytes;
+    if (format == QLatin1String("json")) {
+        const auto json = m_store->exportJson(id);
+        if (!json)
+            return false;
+        bytes = *json;
+    } else {
+        const auto markdown = m_store->exportMarkdown(id);
+        if (!markdown)
+            return false;
+        bytes = markdown->toUtf8();
+    }
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit()) {
+        setErrorText(tr("Could not write %1: %2").arg(path, out.errorString()));
+        return false;
+    }
+    return true;
+}
+
+void ChatController::setSearchText(const QString& text)
+{
+    m_conversations.setSearchText(text);
 }
 
 void ChatController::setState(State state)

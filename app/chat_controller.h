@@ -1,21 +1,36 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "conversation_list_model.h"
 #include "engine_worker.h"
 #include "message_model.h"
+#include "sampling_settings.h"
 
+#include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
 #include <QThread>
 #include <QUrl>
+#include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
+
+#include <memory>
 
 class QQmlEngine;
 class QJSEngine;
 
+namespace hearth {
+class ChatStore;
+}
+
 namespace hearth::app {
 
-/// The conversation as QML sees it: the loaded model, the messages and the engine's state.
-/// Owns the engine thread; every engine call is a queued call to the EngineWorker on it.
+class AppSettings;
+
+/// The chat window's state as QML sees it: the loaded model, the conversations in the ChatStore,
+/// the active branch of the open one and the engine's progress. Owns the engine thread; every
+/// engine call is a queued call to the EngineWorker on it, and every streamed token goes to the
+/// store as it arrives (the store batches the writes).
 class ChatController : public QObject
 {
     Q_OBJECT
@@ -25,9 +40,22 @@ class ChatController : public QObject
     Q_PROPERTY(State state READ state NOTIFY stateChanged)
     Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
     Q_PROPERTY(QString modelDescription READ modelDescription NOTIFY modelChanged)
+    Q_PROPERTY(QString modelPath READ modelPath NOTIFY modelChanged)
+    Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
     Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
     Q_PROPERTY(hearth::app::MessageModel* messages READ messages CONSTANT)
-    Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY maxTokensChanged)
+    Q_PROPERTY(hearth::app::ConversationListModel* conversations READ conversations CONSTANT)
+    Q_PROPERTY(qint64 conversationId READ conversationId NOTIFY conversationChanged)
+    Q_PROPERTY(QString conversationTitle READ conversationTitle NOTIFY conversationChanged)
+    Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY conversationChanged)
+    /// The open chat's sampling: temperature, top_k, top_p, min_p, repeat_penalty, max_tokens, seed.
+    Q_PROPERTY(QVariantMap sampling READ sampling WRITE setSampling NOTIFY conversationChanged)
+    Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY conversationChanged)
+    Q_PROPERTY(int contextLength READ contextLength NOTIFY contextChanged)
+    Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
+    Q_PROPERTY(double lastTokensPerSecond READ lastTokensPerSecond NOTIFY answerCompleted)
+    Q_PROPERTY(bool canUndoDelete READ canUndoDelete NOTIFY undoChanged)
+    Q_PROPERTY(QString deletedTitle READ deletedTitle NOTIFY undoChanged)
 
 public:
     enum class State {
@@ -46,40 +74,122 @@ public:
     static ChatController* create(QQmlEngine* qmlEngine, QJSEngine* jsEngine);
     static void setInstance(ChatController* instance);
 
+    /// Opens (or creates) the history database; without it chats are not kept.
+    [[nodiscard]] bool openStore(const QString& path);
+    [[nodiscard]] hearth::ChatStore* store() const { return m_store.get(); }
+    /// Defaults for new chats, threads and recent models; not owned, may be null.
+    void setSettings(AppSettings* settings);
+
     [[nodiscard]] State state() const { return m_state; }
     [[nodiscard]] QString modelName() const { return m_modelName; }
     [[nodiscard]] QString modelDescription() const { return m_modelDescription; }
+    [[nodiscard]] QString modelPath() const { return m_modelPath; }
+    [[nodiscard]] double loadProgress() const { return m_loadProgress; }
     [[nodiscard]] QString errorText() const { return m_errorText; }
     [[nodiscard]] MessageModel* messages() { return &m_messages; }
-    [[nodiscard]] int maxTokens() const { return m_maxTokens; }
+    [[nodiscard]] ConversationListModel* conversations() { return &m_conversations; }
+    [[nodiscard]] qint64 conversationId() const { return m_conversationId; }
+    [[nodiscard]] QString conversationTitle() const { return m_title; }
+    [[nodiscard]] QString systemPrompt() const { return m_systemPrompt; }
+    void setSystemPrompt(const QString& prompt);
+    [[nodiscard]] QVariantMap sampling() const { return m_sampling.toJson().toVariantMap(); }
+    void setSampling(const QVariantMap& sampling);
+    [[nodiscard]] int maxTokens() const { return m_sampling.maxTokens; }
     void setMaxTokens(int maxTokens);
+    [[nodiscard]] int contextLength() const { return m_contextLength; }
+    [[nodiscard]] int contextUsed() const { return m_contextUsed; }
+    [[nodiscard]] double lastTokensPerSecond() const { return m_lastTokensPerSecond; }
+    [[nodiscard]] bool canUndoDelete() const { return m_deletedId != 0; }
+    [[nodiscard]] QString deletedTitle() const { return m_deletedTitle; }
 
     Q_INVOKABLE void loadModel(const QString& path);
     Q_INVOKABLE void loadModelUrl(const QUrl& url);
+    Q_INVOKABLE void cancelLoad();
     /// Sends @p text as the user's next message. Ignored while loading or answering.
     Q_INVOKABLE void send(const QString& text);
     Q_INVOKABLE void stop();
+    /// Answers again the question before the answer in @p row; the old answer stays as a sibling.
+    Q_INVOKABLE void regenerate(int row);
+    /// Replaces the user message in @p row with @p text on a new branch and answers it.
+    Q_INVOKABLE void editAndResend(int row, const QString& text);
+    /// Shows the previous (-1) or next (+1) alternative of the message in @p row.
+    Q_INVOKABLE void switchSibling(int row, int delta);
+    Q_INVOKABLE void copyMessage(int row);
+    /// Puts @p text on the clipboard (code blocks' copy buttons).
+    Q_INVOKABLE void copyText(const QString& text);
+    /// Copies the newest answer; false when there is none.
+    Q_INVOKABLE bool copyLastAnswer();
+
+    /// An empty chat; it is stored once its first message is sent.
     Q_INVOKABLE void newConversation();
+    Q_INVOKABLE void openConversation(qint64 id);
+    Q_INVOKABLE bool renameConversation(qint64 id, const QString& title);
+    /// Moves a chat to the bin; undoDelete() brings back the last one.
+    Q_INVOKABLE bool deleteConversation(qint64 id);
+    Q_INVOKABLE bool undoDelete();
+    /// Writes @p id as "markdown" or "json" to @p file.
+    Q_INVOKABLE bool exportConversation(qint64 id, const QUrl& file, const QString& format);
+    Q_INVOKABLE void setSearchText(const QString& text);
 
 Q_SIGNALS:
     void stateChanged();
     void modelChanged();
+    void loadProgressChanged();
     void errorTextChanged();
-    void maxTokensChanged();
+    void conversationChanged();
+    void contextChanged();
+    void undoChanged();
+    /// Each streamed piece of the running answer (logs, the test hook in main()).
+    void answerToken(const QString& text);
+    /// An answer ended (finished, stopped or failed) and its row is final in the store.
+    void answerCompleted(const QString& answer);
+    void modelReady();
 
 private:
     void setState(State state);
     void setErrorText(const QString& text);
+    void reloadMessages();
+    [[nodiscard]] bool ensureConversation(const QString& firstMessage);
+    /// Starts an answer below the last row of the view.
+    void startAnswer();
+    void onToken(quint64 requestId, const QString& text);
+    void onFinished(quint64 requestId, const QString& answer, const AnswerStats& stats);
+    void onFailed(quint64 requestId, const QString& message);
+    void refreshSiblings(int row);
+    [[nodiscard]] SamplingSettings defaultSampling() const;
 
     QThread m_thread;
     EngineWorker* m_worker = nullptr; // lives on m_thread, deleted when it finishes
+    std::unique_ptr<hearth::ChatStore> m_store;
+    QPointer<AppSettings> m_settings;
     MessageModel m_messages;
+    ConversationListModel m_conversations;
     State m_state = State::NoModel;
     QString m_modelName;
     QString m_modelDescription;
+    QString m_modelPath;
+    QString m_loadingPath;
+    double m_loadProgress = 0;
     QString m_errorText;
-    int m_answerRow = -1;
-    int m_maxTokens = 512;
+
+    qint64 m_conversationId = 0;
+    QString m_title;
+    QString m_systemPrompt;
+    SamplingSettings m_sampling;
+    int m_contextLength = 0;
+    int m_contextUsed = 0;
+    double m_lastTokensPerSecond = 0;
+
+    // The running answer.
+    quint64 m_requestId = 0;
+    qint64 m_answerId = 0;
+    qint64 m_answerConversation = 0;
+    QString m_answerText;
+    QElapsedTimer m_sinceRequest;
+    double m_firstTokenMs = 0;
+
+    qint64 m_deletedId = 0;
+    QString m_deletedTitle;
 };
 
 } // namespace hearth::app

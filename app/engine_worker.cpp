@@ -5,7 +5,11 @@
 
 #include <hearth/hearth.h>
 
+#include <QElapsedTimer>
 #include <QFileInfo>
+
+#include <algorithm>
+#include <random>
 
 namespace hearth::app {
 
@@ -13,15 +17,22 @@ EngineWorker::EngineWorker(QObject* parent)
     : QObject(parent)
 {
     qRegisterMetaType<hearth::app::AnswerStats>();
+    qRegisterMetaType<hearth::app::SamplingSettings>();
+    qRegisterMetaType<QList<hearth::app::ChatTurn>>();
 }
 
 EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::setThreads(int threads)
+{
+    m_threads = qMax(0, threads);
+}
 
 void EngineWorker::loadModel(const QString& path)
 {
     m_session.reset();
     m_model.reset();
-    m_history.clear();
+    m_cancelLoad.store(false, std::memory_order_relaxed);
 
     const QFileInfo file(path);
     if (!file.exists()) {
@@ -39,13 +50,30 @@ void EngineWorker::loadModel(const QString& path)
 #else
     const std::string enginePath = QFile::encodeName(path).toStdString();
 #endif
-    auto model = hearth::Model::load(enginePath);
+    hearth::LoadParams params;
+    // Whole percents only: the GUI does not need thousands of queued signals.
+    int lastPercent = -1;
+    params.progress = [this, &lastPercent](float fraction) {
+        const int percent = int(fraction * 100.0f);
+        if (percent != lastPercent) {
+            lastPercent = percent;
+            Q_EMIT loadProgress(double(fraction));
+        }
+        return !m_cancelLoad.load(std::memory_order_relaxed);
+    };
+    auto model = hearth::Model::load(enginePath, params);
+    if (m_cancelLoad.load(std::memory_order_relaxed)) {
+        Q_EMIT modelLoadFailed(tr("Loading %1 was cancelled.").arg(file.fileName()));
+        return;
+    }
     if (!model) {
         Q_EMIT modelLoadFailed(
             tr("Could not load %1: %2").arg(file.fileName(), QString::fromStdString(model.message())));
         return;
     }
-    auto session = hearth::Session::create(model.value());
+    hearth::SessionParams sessionParams;
+    sessionParams.threads = m_threads;
+    auto session = hearth::Session::create(model.value(), sessionParams);
     if (!session) {
         Q_EMIT modelLoadFailed(tr("Could not start a session with %1: %2")
                                    .arg(file.fileName(), QString::fromStdString(session.message())));
@@ -59,80 +87,130 @@ void EngineWorker::loadModel(const QString& path)
     const QString description = QStringLiteral("%1 · %2").arg(
         QString::fromStdString(info.architecture), QString::fromStdString(info.weightType));
     qCInfo(lcEngine) << "loaded" << name << description;
-    Q_EMIT modelLoaded(name, description);
+    Q_EMIT modelLoaded(name, description, m_session->contextLength());
 }
 
-void EngineWorker::chat(const QString& prompt, int maxTokens)
+void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, const SamplingSettings& sampling)
 {
     if (!m_model) {
-        Q_EMIT answerFailed(tr("No model is loaded."));
+        Q_EMIT answerFailed(requestId, tr("No model is loaded."));
         return;
     }
-    m_history.push_back({ "user", prompt.toStdString() });
+    std::vector<hearth::ChatMessage> messages;
+    messages.reserve(size_t(turns.size()));
+    for (const ChatTurn& turn : turns) {
+        if (turn.role == QLatin1String("system") && turn.content.trimmed().isEmpty())
+            continue;
+        messages.push_back({ turn.role.toStdString(), turn.content.toStdString() });
+    }
     const hearth::ChatTemplate chatTemplate = hearth::ChatTemplate::forModel(*m_model);
-    auto text = chatTemplate.apply(m_history, true);
+    auto text = chatTemplate.apply(messages, true);
     if (!text) {
-        m_history.pop_back();
-        Q_EMIT answerFailed(tr("The chat template failed: %1").arg(QString::fromStdString(text.message())));
+        Q_EMIT answerFailed(
+            requestId, tr("The chat template failed: %1").arg(QString::fromStdString(text.message())));
         return;
     }
-    // The whole conversation is rendered again each turn: templates may change earlier text
-    // (system prompt placement), so reusing the KV cache is only safe for a shared prefix.
-    m_session->reset();
-    generate(text.value(), true, maxTokens, true);
+    run(requestId, text.value(), true, sampling);
 }
 
 void EngineWorker::complete(const QString& text, int maxTokens)
 {
     if (!m_model) {
-        Q_EMIT answerFailed(tr("No model is loaded."));
+        Q_EMIT answerFailed(0, tr("No model is loaded."));
         return;
     }
+    SamplingSettings sampling;
+    sampling.maxTokens = maxTokens;
     m_session->reset();
-    generate(text.toStdString(), false, maxTokens, false);
+    run(0, text.toStdString(), false, sampling);
 }
 
-void EngineWorker::resetConversation()
+void EngineWorker::run(quint64 requestId, const std::string& promptText, bool parseSpecial,
+    const SamplingSettings& settings)
 {
-    m_history.clear();
-    if (m_session)
-        m_session->reset();
-}
-
-void EngineWorker::generate(const std::string& promptText, bool parseSpecial, int maxTokens, bool recordTurn)
-{
+    QElapsedTimer sinceRequest;
+    sinceRequest.start();
     m_stopRequested.store(false, std::memory_order_relaxed);
     const std::vector<hearth::Token> prompt = m_model->tokenizer().encode(promptText, true, parseSpecial);
     if (prompt.empty()) {
-        Q_EMIT answerFailed(tr("The prompt is empty."));
+        Q_EMIT answerFailed(requestId, tr("The prompt is empty."));
+        return;
+    }
+    if (int(prompt.size()) >= m_session->contextLength()) {
+        Q_EMIT answerFailed(requestId,
+            tr("The conversation (%1 tokens) no longer fits the model's context of %2 tokens. Start a new "
+               "chat or delete earlier messages.")
+                .arg(prompt.size())
+                .arg(m_session->contextLength()));
         return;
     }
 
-    hearth::Sampler sampler;
+    // Keep the cached tokens the new prompt starts with (the earlier turns of the same branch);
+    // at least one prompt token is always evaluated so there are fresh logits to sample.
+    const std::span<const hearth::Token> cached = m_session->history();
+    size_t keep = 0;
+    const size_t limit = std::min(cached.size(), prompt.size() - 1);
+    while (keep < limit && cached[keep] == prompt[keep])
+        ++keep;
+    m_session->truncate(int(keep));
+
+    hearth::SamplingParams params;
+    params.temperature = float(settings.temperature);
+    params.topK = settings.topK;
+    params.topP = float(settings.topP);
+    params.minP = float(settings.minP);
+    params.repeatPenalty = float(settings.repeatPenalty);
+    params.seed = settings.seed >= 0 ? std::uint64_t(settings.seed) : std::random_device {}();
+    hearth::Sampler sampler(params);
+    for (size_t i = 0; i < keep; ++i)
+        sampler.accept(prompt[i]); // penalties see the whole context, cached or not
+
     std::string answer;
-    auto stats
-        = m_session->generate(prompt, sampler, maxTokens, [&](hearth::Token, const std::string& piece) {
-              if (!piece.empty()) {
-                  answer += piece;
-                  Q_EMIT tokenGenerated(QString::fromStdString(piece));
-              }
-              return !m_stopRequested.load(std::memory_order_relaxed);
-          });
+    std::string pendingBytes; // a piece may end inside a UTF-8 sequence
+    double firstTokenMs = 0;
+    const std::span<const hearth::Token> rest(prompt.data() + keep, prompt.size() - keep);
+    auto stats = m_session->generate(rest, sampler, settings.maxTokens, [&](hearth::Token, const std::string& piece) {
+        if (firstTokenMs == 0)
+            firstTokenMs = double(sinceRequest.nsecsElapsed()) / 1e6;
+        if (!piece.empty()) {
+            answer += piece;
+            pendingBytes += piece;
+            // Send only whole characters: QString::fromStdString would turn a split one into U+FFFD.
+            size_t complete = pendingBytes.size();
+            size_t back = 0;
+            while (back < 4 && back < complete && (static_cast<unsigned char>(pendingBytes[complete - 1 - back]) & 0xC0) == 0x80)
+                ++back;
+            if (back < complete) {
+                const auto lead = static_cast<unsigned char>(pendingBytes[complete - 1 - back]);
+                const size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+                if (need > back + 1)
+                    complete -= back + 1;
+            }
+            if (complete > 0) {
+                Q_EMIT tokenGenerated(requestId, QString::fromUtf8(pendingBytes.data(), qsizetype(complete)));
+                pendingBytes.erase(0, complete);
+            }
+        }
+        return !m_stopRequested.load(std::memory_order_relaxed);
+    });
+    if (!pendingBytes.empty())
+        Q_EMIT tokenGenerated(requestId, QString::fromUtf8(pendingBytes.data(), qsizetype(pendingBytes.size())));
     if (!stats) {
-        if (recordTurn)
-            m_history.pop_back();
-        Q_EMIT answerFailed(QString::fromStdString(stats.message()));
+        // The cache may hold part of a failed prompt; start clean next time.
+        m_session->reset();
+        Q_EMIT answerFailed(requestId, QString::fromStdString(stats.message()));
         return;
     }
-    if (recordTurn)
-        m_history.push_back({ "assistant", answer });
 
     AnswerStats result;
     result.promptTokens = stats->promptTokens;
     result.generatedTokens = stats->generatedTokens;
     result.promptSeconds = stats->promptSeconds;
     result.generateSeconds = stats->generateSeconds;
-    Q_EMIT answerFinished(QString::fromStdString(answer), result);
+    result.timeToFirstTokenMs = firstTokenMs;
+    result.contextUsed = m_session->position();
+    result.stopped = stats->stopReason == hearth::StopReason::Cancelled;
+    Q_EMIT answerFinished(requestId, QString::fromStdString(answer), result);
 }
 
 } // namespace hearth::app

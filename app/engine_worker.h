@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "sampling_settings.h"
+
+#include <QList>
 #include <QObject>
 #include <QString>
 
 #include <atomic>
 #include <memory>
-#include <vector>
 
 namespace hearth {
 class Model;
 class Session;
-struct ChatMessage;
 } // namespace hearth
 
 namespace hearth::app {
@@ -23,6 +24,12 @@ struct AnswerStats
     int generatedTokens = 0;
     double promptSeconds = 0;
     double generateSeconds = 0;
+    /// From the request reaching the engine to the first token's text (prompt processing and
+    /// the first sampling step), as the user waits for it.
+    double timeToFirstTokenMs = 0;
+    /// Tokens in the context after the answer, of contextLength.
+    int contextUsed = 0;
+    bool stopped = false;
 
     [[nodiscard]] double tokensPerSecond() const
     {
@@ -31,8 +38,11 @@ struct AnswerStats
 };
 
 /// Owns the engine objects and runs every engine call. Lives on its own QThread: requests arrive
-/// as queued slot calls and results leave as signals, so the GUI thread never waits on the engine.
-/// Only stop() may be called from another thread.
+/// as queued slot calls and results leave as queued signals, so the GUI thread never waits on
+/// the engine. Only stop() and cancelLoad() may be called from another thread.
+///
+/// Every answer carries the request id its caller chose, so a late token of a stopped answer can
+/// never land in the next one.
 class EngineWorker : public QObject
 {
     Q_OBJECT
@@ -43,30 +53,37 @@ public:
 
     /// Thread-safe: the running answer ends after its current token.
     void stop() { m_stopRequested.store(true, std::memory_order_relaxed); }
+    /// Thread-safe: a running load gives up at its next progress step.
+    void cancelLoad() { m_cancelLoad.store(true, std::memory_order_relaxed); }
 
 public Q_SLOTS:
+    /// Threads for the next model load; 0 picks one per physical core.
+    void setThreads(int threads);
     void loadModel(const QString& path);
-    /// Answers @p prompt as the next user turn of the conversation.
-    void chat(const QString& prompt, int maxTokens);
+    /// Answers the last user turn of @p turns, rendered with the model's chat template. The KV
+    /// cache keeps the prefix the previous prompt shares with this one.
+    void generate(quint64 requestId, const QList<hearth::app::ChatTurn>& turns,
+        const hearth::app::SamplingSettings& sampling);
     /// Continues @p text as is, without a chat template (self-test, story models).
     void complete(const QString& text, int maxTokens);
-    /// Forgets the conversation; the model stays loaded.
-    void resetConversation();
 
 Q_SIGNALS:
-    void modelLoaded(const QString& name, const QString& description);
+    void loadProgress(double fraction);
+    void modelLoaded(const QString& name, const QString& description, int contextLength);
     void modelLoadFailed(const QString& message);
-    void tokenGenerated(const QString& text);
-    void answerFinished(const QString& answer, const hearth::app::AnswerStats& stats);
-    void answerFailed(const QString& message);
+    void tokenGenerated(quint64 requestId, const QString& text);
+    void answerFinished(quint64 requestId, const QString& answer, const hearth::app::AnswerStats& stats);
+    void answerFailed(quint64 requestId, const QString& message);
 
 private:
-    void generate(const std::string& promptText, bool parseSpecial, int maxTokens, bool recordTurn);
+    void run(quint64 requestId, const std::string& promptText, bool parseSpecial,
+        const SamplingSettings& sampling);
 
     std::shared_ptr<const hearth::Model> m_model;
     std::unique_ptr<hearth::Session> m_session;
-    std::vector<hearth::ChatMessage> m_history;
+    int m_threads = 0;
     std::atomic<bool> m_stopRequested { false };
+    std::atomic<bool> m_cancelLoad { false };
 };
 
 } // namespace hearth::app

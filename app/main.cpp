@@ -2,14 +2,20 @@
 // The hearth executable: wires the application services in hearth-app-lib to the QML UI.
 
 #include "app_info.h"
+#include "app_settings.h"
 #include "chat_controller.h"
+#include "chatstore.h"
 #include "command_line.h"
 #include "language_manager.h"
 #include "logging.h"
 #include "self_test.h"
 
 #include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QQuickWindow>
+#include <QTimer>
 #include <QGuiApplication>
 #include <QIcon>
 #include <QLocale>
@@ -53,10 +59,66 @@ QStringList argumentList(int argc, char** argv)
     return arguments;
 }
 
+/// Hidden hooks for tests, screenshots and measurements; none of them is for users. All are
+/// environment variables so the command line users see stays small:
+///   HEARTH_TEST_SEND=text            send text once the model is loaded, streaming the answer to stdout
+///   HEARTH_TEST_QUIT_AFTER_ANSWER=1  quit when that answer is finished
+///   HEARTH_SCREENSHOT=file.png       save the window to file.png once it is settled, then quit
+///   HEARTH_SCREENSHOT_DEMO=code      stream a canned Markdown answer with code through the real
+///                                    message and block models (no model needed)
+///   HEARTH_SCREENSHOT_THEME, HEARTH_SCREENSHOT_LANGUAGE  theme and language for the picture
+///   HEARTH_TEST_FILL_MESSAGES=N      add a chat with N messages to the store and open it
+///   HEARTH_MEASURE=1                 print start-up, time to first token, longest frame and RSS
+struct TestHooks
+{
+    QString send = QString::fromLocal8Bit(qgetenv("HEARTH_TEST_SEND"));
+    bool quitAfterAnswer = qEnvironmentVariableIntValue("HEARTH_TEST_QUIT_AFTER_ANSWER") != 0;
+    QString screenshot = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT"));
+    QString demo = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_DEMO"));
+    QString theme = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_THEME"));
+    QString language = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_LANGUAGE"));
+    int fillMessages = qEnvironmentVariableIntValue("HEARTH_TEST_FILL_MESSAGES");
+    bool measure = qEnvironmentVariableIntValue("HEARTH_MEASURE") != 0;
+};
+
+QString cannedCodeAnswer()
+{
+    return QStringLiteral(
+        "Here is a small Python function that counts the words in a file, with the most common first:\n\n"
+        "```python\n"
+        "from collections import Counter\n"
+        "from pathlib import Path\n\n"
+        "def word_counts(path: str, top: int = 10) -> list[tuple[str, int]]:\n"
+        "    \"\"\"Return the `top` most common words in the file at `path`.\"\"\"\n"
+        "    text = Path(path).read_text(encoding=\"utf-8\")\n"
+        "    words = (w.strip(\".,;:!?\\\"'\").lower() for w in text.split())\n"
+        "    return Counter(w for w in words if w).most_common(top)\n\n"
+        "if __name__ == \"__main__\":\n"
+        "    for word, count in word_counts(\"README.md\"):\n"
+        "        print(f\"{count:6d}  {word}\")\n"
+        "```\n\n"
+        "It reads the file **once**, lower-cases every word and strips punctuation, so *Hello* and "
+        "*hello,* count as the same word. For very large files, read it line by line instead.\n");
+}
+
+long residentKiB()
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray& line : status.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').constFirst().toLong();
+    }
+    return -1;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    QElapsedTimer sinceStart;
+    sinceStart.start();
     // Only the window needs a display: --help, --version and --self-test run anywhere.
     const bool wantsGui = hearth::app::parseCommandLine(argumentList(argc, argv)).action
         == CommandLineOptions::Action::RunGui;
@@ -79,17 +141,25 @@ int main(int argc, char** argv)
     }
     setApplicationNames();
 
+    CommandLineOptions options = hearth::app::parseCommandLine(QCoreApplication::arguments());
+    // With --data-dir the settings live there too, so a test or a portable copy is self-contained.
+    hearth::app::AppSettings settings(
+        options.dataDir.isEmpty() ? QString() : QDir(options.dataDir).absoluteFilePath(QStringLiteral("settings.ini")));
+
     hearth::app::LanguageManager languages(nullptr);
-    languages.setLanguage(hearth::app::LanguageManager::bestLanguage(QLocale::system().uiLanguages()));
+    if (settings.language().isEmpty() || !languages.setLanguage(settings.language()))
+        languages.setLanguage(hearth::app::LanguageManager::bestLanguage(QLocale::system().uiLanguages()));
 
     // Parsed again now that translations are installed, so --help speaks the user's language.
-    const CommandLineOptions options = hearth::app::parseCommandLine(QCoreApplication::arguments());
+    options = hearth::app::parseCommandLine(QCoreApplication::arguments());
     QTextStream out(stdout);
     QTextStream err(stderr);
 
-    const QString dataDir = options.dataDir.isEmpty()
-        ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
-        : QDir(options.dataDir).absolutePath();
+    QString dataDir = QDir(options.dataDir).absolutePath();
+    if (options.dataDir.isEmpty()) {
+        dataDir = settings.dataDir().isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+                                               : settings.dataDir();
+    }
     hearth::app::AppInfo info(dataDir);
 
     switch (options.action) {
@@ -116,11 +186,41 @@ int main(int argc, char** argv)
 
     QGuiApplication::setWindowIcon(QIcon(QStringLiteral(":/qt/qml/Hearth/Ui/icons/hearth.svg")));
 
+    const TestHooks hooks;
+    if (!hooks.theme.isEmpty())
+        settings.setTheme(hooks.theme);
+    if (!hooks.language.isEmpty())
+        languages.setLanguage(hooks.language);
+    settings.applyAppearance();
+    QObject::connect(&languages, &hearth::app::LanguageManager::languageChanged, &settings,
+        [&] { settings.setLanguage(languages.language()); });
+
     hearth::app::ChatController chat(nullptr);
+    chat.setSettings(&settings);
+    if (!chat.openStore(QDir(dataDir).absoluteFilePath(QStringLiteral("chats.sqlite"))))
+        err << chat.errorText() << "\n"; // the window still opens and shows why nothing is saved
     hearth::app::AppInfo::setInstance(&info);
     hearth::app::ChatController::setInstance(&chat);
     hearth::app::LanguageManager::setInstance(&languages);
+    hearth::app::AppSettings::setInstance(&settings);
 
+    if (hooks.fillMessages > 0) {
+        hearth::ChatStore* store = chat.store();
+        if (auto id = store->createConversation(QStringLiteral("Long chat (%1 messages)").arg(hooks.fillMessages))) {
+            qint64 parent = 0;
+            for (int i = 0; i < hooks.fillMessages; ++i) {
+                const bool user = i % 2 == 0;
+                const QString text = user ? QStringLiteral("Question %1: how does the cache keep the prefix?").arg(i)
+                                          : QStringLiteral("Answer %1. The cached tokens that the new prompt starts with "
+                                                           "are kept, so only the **new** turn is evaluated.\n\n"
+                                                           "```cpp\nkeep = commonPrefix(cached, prompt);\n```")
+                                                .arg(i);
+                parent = store->addMessage(*id, parent, user ? QStringLiteral("user") : QStringLiteral("assistant"), text)
+                             .value_or(parent);
+            }
+            chat.openConversation(*id);
+        }
+    }
     QQmlApplicationEngine engine;
     languages.setQmlEngine(&engine);
     engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
@@ -131,8 +231,143 @@ int main(int argc, char** argv)
     if (engine.rootObjects().isEmpty())
         return 1;
 
+    auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
+
+    // Measurements (HEARTH_MEASURE): start-up to the first frame on screen, and the longest
+    // GUI-thread frame (animation, sync and render of the basic loop) while an answer streams.
+    qint64 longestFrameNs = 0;
+    qint64 longestTokenNs = 0;
+    qint64 totalTokenNs = 0;
+    int tokenUpdates = 0;
+    bool demoStreaming = false;
+    if (window && hooks.measure) {
+        auto frameStart = std::make_shared<QElapsedTimer>();
+        QObject::connect(window, &QQuickWindow::beforeSynchronizing, window, [frameStart] { frameStart->start(); },
+            Qt::DirectConnection);
+        QObject::connect(window, &QQuickWindow::frameSwapped, window, [&, frameStart] {
+            static bool first = true;
+            if (first) {
+                first = false;
+                out << "MEASURE startup_ms " << sinceStart.elapsed() << Qt::endl;
+            }
+            const bool streaming = demoStreaming || chat.state() == hearth::app::ChatController::State::Generating;
+            if (streaming && frameStart->isValid())
+                longestFrameNs = qMax(longestFrameNs, frameStart->nsecsElapsed());
+        });
+    }
+
+    if (!hooks.send.isEmpty()) {
+        QObject::connect(&chat, &hearth::app::ChatController::modelReady, &chat, [&] {
+            static bool sent = false;
+            if (sent)
+                return;
+            sent = true;
+            out << "ANSWER-BEGIN" << Qt::endl;
+            chat.send(hooks.send);
+        });
+        QObject::connect(&chat, &hearth::app::ChatController::answerToken, &chat, [&](const QString& text) {
+            out << text;
+            out.flush();
+        });
+    }
+    QObject::connect(&chat, &hearth::app::ChatController::answerCompleted, &chat, [&](const QString&) {
+        if (hooks.send.isEmpty())
+            return;
+        out << "\nANSWER-END" << Qt::endl;
+        if (hooks.measure) {
+            const auto* messages = chat.messages();
+            if (messages->rowCount() > 0) {
+                out << "MEASURE ttft_ms " << messages->at(messages->rowCount() - 1).timeToFirstTokenMs << Qt::endl;
+                out << "MEASURE tokens_per_s " << messages->at(messages->rowCount() - 1).tokensPerSecond << Qt::endl;
+            }
+        }
+        if (hooks.quitAfterAnswer && hooks.screenshot.isEmpty())
+            QTimer::singleShot(0, app.get(), &QCoreApplication::quit);
+    });
+    if (!hooks.send.isEmpty() && !hooks.screenshot.isEmpty()) {
+        QObject::connect(&chat, &hearth::app::ChatController::answerCompleted, &chat, [&](const QString&) {
+            QTimer::singleShot(500, app.get(), [&] {
+                if (window && !window->grabWindow().save(hooks.screenshot))
+                    err << "Could not save " << hooks.screenshot << "\n";
+                QCoreApplication::quit();
+            });
+        });
+    }
+
+    if (hooks.demo == QLatin1String("code")) {
+        // A canned answer streamed in small pieces through the real models: a tiny random model
+        // never writes code, and this is what the screenshot and the frame-time measurement need.
+        const QString answer = cannedCodeAnswer();
+        auto* messages = chat.messages();
+        hearth::ChatStore* store = chat.store();
+        for (const QString& title : { QStringLiteral("Trip ideas for a rainy weekend"), QStringLiteral("Explain the KV cache"),
+                 QStringLiteral("Counting words in Python") }) {
+            if (auto id = store->createConversation(title)) {
+                (void)store->addMessage(*id, 0, QStringLiteral("user"), title);
+                chat.openConversation(*id);
+            }
+        }
+        messages->clear();
+        messages->append(QStringLiteral("user"), QStringLiteral("Write a Python function that counts the words in a file."));
+        const int row = messages->append(QStringLiteral("assistant"), QString(), true);
+        auto* timer = new QTimer(app.get());
+        auto position = std::make_shared<qsizetype>(0);
+        timer->setInterval(hooks.measure ? 5 : 1);
+        QObject::connect(timer, &QTimer::timeout, timer, [&, timer, position, messages, row, answer] {
+            if (*position >= answer.size()) {
+                timer->stop();
+                demoStreaming = false;
+                messages->finish(row, 41.3, 187, 95.0);
+                if (hooks.measure) {
+                    out << "MEASURE longest_token_update_ms " << double(longestTokenNs) / 1e6 << Qt::endl;
+                    out << "MEASURE mean_token_update_ms " << double(totalTokenNs) / 1e6 / qMax(1, tokenUpdates)
+                        << " over " << tokenUpdates << " pieces" << Qt::endl;
+                    out << "MEASURE longest_frame_ms " << double(longestFrameNs) / 1e6 << Qt::endl;
+                }
+                if (!hooks.screenshot.isEmpty()) {
+                    QTimer::singleShot(1500, app.get(), [&] {
+                        if (window && !window->grabWindow().save(hooks.screenshot))
+                            err << "Could not save " << hooks.screenshot << "\n";
+                        QCoreApplication::quit();
+                    });
+                } else {
+                    QCoreApplication::quit();
+                }
+                return;
+            }
+            const QString piece = answer.mid(*position, 4); // about a token
+            *position += piece.size();
+            QElapsedTimer update;
+            update.start();
+            messages->appendToContent(row, piece);
+            longestTokenNs = qMax(longestTokenNs, update.nsecsElapsed());
+            totalTokenNs += update.nsecsElapsed();
+            ++tokenUpdates;
+            demoStreaming = true;
+            if (window)
+                window->requestUpdate();
+        });
+        QTimer::singleShot(200, timer, qOverload<>(&QTimer::start));
+    } else if (!hooks.screenshot.isEmpty() && hooks.send.isEmpty()) {
+        QTimer::singleShot(1500, app.get(), [&] {
+            if (hooks.fillMessages > 0 && hooks.measure)
+                out << "MEASURE rss_kib " << residentKiB() << Qt::endl;
+            if (window && !window->grabWindow().save(hooks.screenshot))
+                err << "Could not save " << hooks.screenshot << "\n";
+            QCoreApplication::quit();
+        });
+    } else if (hooks.fillMessages > 0 && hooks.measure) {
+        QTimer::singleShot(1500, app.get(), [&] {
+            out << "MEASURE rss_kib " << residentKiB() << Qt::endl;
+            QCoreApplication::quit();
+        });
+    }
+
     if (!options.modelPath.isEmpty())
         chat.loadModel(QFileInfo(options.modelPath).absoluteFilePath());
 
-    return app->exec();
+    const int code = app->exec();
+    if (hooks.measure && hooks.fillMessages == 0)
+        out << "MEASURE rss_kib " << residentKiB() << Qt::endl;
+    return code;
 }

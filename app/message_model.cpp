@@ -28,6 +28,20 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const
         return message.streaming;
     case TokensPerSecondRole:
         return message.tokensPerSecond;
+    case MessageIdRole:
+        return message.id;
+    case TokenCountRole:
+        return message.tokenCount;
+    case TimeToFirstTokenRole:
+        return message.timeToFirstTokenMs;
+    case SiblingIndexRole:
+        return message.siblingIndex;
+    case SiblingCountRole:
+        return message.siblingCount;
+    case StateRole:
+        return message.state;
+    case ErrorTextRole:
+        return message.errorText;
     default:
         return {};
     }
@@ -40,16 +54,59 @@ QHash<int, QByteArray> MessageModel::roleNames() const
         { ContentRole, "content" },
         { StreamingRole, "streaming" },
         { TokensPerSecondRole, "tokensPerSecond" },
+        { MessageIdRole, "messageId" },
+        { TokenCountRole, "tokenCount" },
+        { TimeToFirstTokenRole, "timeToFirstTokenMs" },
+        { SiblingIndexRole, "siblingIndex" },
+        { SiblingCountRole, "siblingCount" },
+        { StateRole, "messageState" },
+        { ErrorTextRole, "errorText" },
     };
+}
+
+void MessageModel::setMessages(const QList<Message>& messages)
+{
+    beginResetModel();
+    m_messages = messages;
+    endResetModel();
+}
+
+int MessageModel::rowOfId(qint64 id) const
+{
+    for (int row = int(m_messages.size()) - 1; row >= 0; --row) {
+        if (m_messages.at(row).id == id)
+            return row;
+    }
+    return -1;
+}
+
+int MessageModel::append(const Message& message)
+{
+    const int row = int(m_messages.size());
+    beginInsertRows({}, row, row);
+    m_messages.append(message);
+    endInsertRows();
+    return row;
 }
 
 int MessageModel::append(const QString& role, const QString& content, bool streaming)
 {
-    const int row = int(m_messages.size());
-    beginInsertRows({}, row, row);
-    m_messages.append({ role, content, streaming, 0 });
-    endInsertRows();
-    return row;
+    Message message;
+    message.role = role;
+    message.content = content;
+    message.streaming = streaming;
+    if (streaming)
+        message.state = QStringLiteral("streaming");
+    return append(message);
+}
+
+void MessageModel::truncate(int row)
+{
+    if (row < 0 || row >= m_messages.size())
+        return;
+    beginRemoveRows({}, row, int(m_messages.size()) - 1);
+    m_messages.resize(row);
+    endRemoveRows();
 }
 
 void MessageModel::appendToContent(int row, const QString& text)
@@ -61,14 +118,31 @@ void MessageModel::appendToContent(int row, const QString& text)
     Q_EMIT dataChanged(changed, changed, { ContentRole });
 }
 
-void MessageModel::finish(int row, double tokensPerSecond)
+void MessageModel::finish(int row, double tokensPerSecond, int tokenCount, double timeToFirstTokenMs,
+    const QString& state, const QString& errorText)
 {
     if (row < 0 || row >= m_messages.size())
         return;
-    m_messages[row].streaming = false;
-    m_messages[row].tokensPerSecond = tokensPerSecond;
+    Message& message = m_messages[row];
+    message.streaming = false;
+    message.tokensPerSecond = tokensPerSecond;
+    message.tokenCount = tokenCount;
+    message.timeToFirstTokenMs = timeToFirstTokenMs;
+    message.state = state;
+    message.errorText = errorText;
     const QModelIndex changed = index(row);
-    Q_EMIT dataChanged(changed, changed, { StreamingRole, TokensPerSecondRole });
+    Q_EMIT dataChanged(changed, changed,
+        { StreamingRole, TokensPerSecondRole, TokenCountRole, TimeToFirstTokenRole, StateRole, ErrorTextRole });
+}
+
+void MessageModel::setSiblings(int row, int index, int count)
+{
+    if (row < 0 || row >= m_messages.size())
+        return;
+    m_messages[row].siblingIndex = index;
+    m_messages[row].siblingCount = count;
+    const QModelIndex changed = this->index(row);
+    Q_EMIT dataChanged(changed, changed, { SiblingIndexRole, SiblingCountRole });
 }
 
 void MessageModel::clear()

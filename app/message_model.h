@@ -2,14 +2,14 @@
 #pragma once
 
 #include <QAbstractListModel>
+#include <QList>
 #include <QString>
-#include <QVector>
 #include <QtQml/qqmlregistration.h>
 
 namespace hearth::app {
 
-/// The messages of the open conversation, for the chat view. A streamed token updates one row
-/// with dataChanged(); rows are only ever appended or cleared.
+/// The active branch of the open conversation, for the chat view. A streamed token updates one
+/// row with dataChanged(); only opening another conversation or branch resets the model.
 class MessageModel : public QAbstractListModel
 {
     Q_OBJECT
@@ -22,8 +22,30 @@ public:
         ContentRole, ///< the text so far
         StreamingRole, ///< true while tokens are still arriving
         TokensPerSecondRole, ///< decode speed of a finished answer, 0 otherwise
+        MessageIdRole, ///< the ChatStore row id
+        TokenCountRole, ///< generated tokens of an answer
+        TimeToFirstTokenRole, ///< milliseconds, 0 when unknown
+        SiblingIndexRole, ///< 0-based place among the alternatives sharing the parent
+        SiblingCountRole, ///< how many alternatives there are (1: none)
+        StateRole, ///< "complete", "streaming", "interrupted" or "error"
+        ErrorTextRole,
     };
     Q_ENUM(Role)
+
+    struct Message
+    {
+        qint64 id = 0;
+        QString role;
+        QString content;
+        bool streaming = false;
+        double tokensPerSecond = 0;
+        int tokenCount = 0;
+        double timeToFirstTokenMs = 0;
+        int siblingIndex = 0;
+        int siblingCount = 1;
+        QString state = QStringLiteral("complete");
+        QString errorText;
+    };
 
     explicit MessageModel(QObject* parent = nullptr);
 
@@ -31,21 +53,24 @@ public:
     [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
     [[nodiscard]] QHash<int, QByteArray> roleNames() const override;
 
+    /// Replaces every row (another conversation or branch).
+    void setMessages(const QList<Message>& messages);
+    [[nodiscard]] const Message& at(int row) const { return m_messages.at(row); }
+    [[nodiscard]] int rowOfId(qint64 id) const;
+
     /// Appends a message; returns its row.
+    int append(const Message& message);
     int append(const QString& role, const QString& content, bool streaming = false);
+    /// Drops every row from @p row on (regenerate, edit-and-resend: a new branch follows).
+    void truncate(int row);
     void appendToContent(int row, const QString& text);
-    void finish(int row, double tokensPerSecond);
+    void finish(int row, double tokensPerSecond, int tokenCount = 0, double timeToFirstTokenMs = 0,
+        const QString& state = QStringLiteral("complete"), const QString& errorText = {});
+    void setSiblings(int row, int index, int count);
     void clear();
 
 private:
-    struct Message
-    {
-        QString role;
-        QString content;
-        bool streaming = false;
-        double tokensPerSecond = 0;
-    };
-    QVector<Message> m_messages;
+    QList<Message> m_messages;
 };
 
 } // namespace hearth::app

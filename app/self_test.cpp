@@ -31,7 +31,7 @@ int SelfTest::run(QTextStream& out, QTextStream& err)
     QObject context;
 
     QObject::connect(
-        worker, &EngineWorker::modelLoaded, &context, [&](const QString& name, const QString& description) {
+        worker, &EngineWorker::modelLoaded, &context, [&](const QString& name, const QString& description, int) {
             out << "Model: " << name << " (" << description << ")\n";
             out << "Prompt: Once upon a time\nAnswer: ";
             out.flush();
@@ -43,12 +43,12 @@ int SelfTest::run(QTextStream& out, QTextStream& err)
         failure = message;
         loop.quit();
     });
-    QObject::connect(worker, &EngineWorker::tokenGenerated, &context, [&](const QString& text) {
+    QObject::connect(worker, &EngineWorker::tokenGenerated, &context, [&](quint64, const QString& text) {
         out << text;
         out.flush();
     });
     QObject::connect(
-        worker, &EngineWorker::answerFinished, &context, [&](const QString&, const AnswerStats& stats) {
+        worker, &EngineWorker::answerFinished, &context, [&](quint64, const QString&, const AnswerStats& stats) {
             out << "\n";
             out << QStringLiteral("Prompt: %1 tokens in %2 s\n")
                        .arg(stats.promptTokens)
@@ -65,7 +65,7 @@ int SelfTest::run(QTextStream& out, QTextStream& err)
             }
             loop.quit();
         });
-    QObject::connect(worker, &EngineWorker::answerFailed, &context, [&](const QString& message) {
+    QObject::connect(worker, &EngineWorker::answerFailed, &context, [&](quint64, const QString& message) {
         out << "\n";
         failure = message;
         loop.quit();

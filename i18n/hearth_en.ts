@@ -2,16 +2,89 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>CatalogEntry</name>
+    <message>
+        <source>The model catalog is not valid JSON: %1</source>
+        <translation>The model catalog is not valid JSON: %1</translation>
+    </message>
+    <message>
+        <source>The model catalog has an unknown version.</source>
+        <translation>The model catalog has an unknown version.</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; has a file without name, quantization or size.</source>
+        <translation>Catalog entry &quot;%1&quot; has a file without name, quantization or size.</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; lacks a required field.</source>
+        <translation>Catalog entry &quot;%1&quot; lacks a required field.</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; appears twice.</source>
+        <translation>Catalog entry &quot;%1&quot; appears twice.</translation>
+    </message>
+    <message>
+        <source>The model catalog is empty.</source>
+        <translation>The model catalog is empty.</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>≈ %1</source>
+        <translation>≈ %1</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsDialog</name>
+    <message>
+        <source>Chat Settings</source>
+        <translation>Chat Settings</translation>
+    </message>
+    <message>
+        <source>System prompt:</source>
+        <translation>System prompt:</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>System prompt</translation>
+    </message>
+    <message>
+        <source>Temperature:</source>
+        <translation>Temperature:</translation>
+    </message>
+    <message>
+        <source>Top-k:</source>
+        <translation>Top-k:</translation>
+    </message>
+    <message>
+        <source>Top-p:</source>
+        <translation>Top-p:</translation>
+    </message>
+    <message>
+        <source>Min-p:</source>
+        <translation>Min-p:</translation>
+    </message>
+    <message>
+        <source>Repeat penalty:</source>
+        <translation>Repeat penalty:</translation>
+    </message>
+    <message>
+        <source>Maximum tokens:</source>
+        <translation>Maximum tokens:</translation>
+    </message>
+    <message>
+        <source>Seed (-1: random):</source>
+        <translation>Seed (-1: random):</translation>
+    </message>
+</context>
+<context>
     <name>ChatView</name>
-    <message>
-        <source>…</source>
-        <comment>placeholder while the first token is computed</comment>
-        <translation>…</translation>
-    </message>
-    <message>
-        <source>%1 tokens/s</source>
-        <translation>%1 tokens/s</translation>
-    </message>
     <message>
         <source>Open a GGUF model to start chatting. Everything runs on this computer.</source>
         <translation>Open a GGUF model to start chatting. Everything runs on this computer.</translation>
@@ -23,6 +96,22 @@
     <message>
         <source>Ask anything. Press Enter to send, Shift+Enter for a new line.</source>
         <translation>Ask anything. Press Enter to send, Shift+Enter for a new line.</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <source>Copied</source>
+        <translation>Copied</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <comment>button: copy code</comment>
+        <translation>Copy</translation>
+    </message>
+    <message>
+        <source>Copy the code</source>
+        <translation>Copy the code</translation>
     </message>
 </context>
 <context>
@@ -67,10 +156,6 @@
 <context>
     <name>Composer</name>
     <message>
-        <source>Open a model first</source>
-        <translation>Open a model first</translation>
-    </message>
-    <message>
         <source>Write a message…</source>
         <translation>Write a message…</translation>
     </message>
@@ -87,6 +172,81 @@
         <source>Send</source>
         <comment>button: send the message</comment>
         <translation>Send</translation>
+    </message>
+    <message>
+        <source>Context used</source>
+        <translation>Context used</translation>
+    </message>
+    <message>
+        <source>Context almost full: %1 of %2 tokens. Start a new chat soon.</source>
+        <translation>Context almost full: %1 of %2 tokens. Start a new chat soon.</translation>
+    </message>
+    <message>
+        <source>Context: %1 of %2 tokens</source>
+        <translation>Context: %1 of %2 tokens</translation>
+    </message>
+    <message>
+        <source>Stop the answer</source>
+        <translation>Stop the answer</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>Send the message</translation>
+    </message>
+    <message>
+        <source>Open a model first</source>
+        <translation>Open a model first</translation>
+    </message>
+</context>
+<context>
+    <name>FitBadge</name>
+    <message>
+        <source>~%1 tokens/s</source>
+        <translation>~%1 tokens/s</translation>
+    </message>
+    <message>
+        <source>Unknown fit</source>
+        <translation>Unknown fit</translation>
+    </message>
+    <message>
+        <source>Does not fit</source>
+        <comment>fit badge</comment>
+        <translation>Does not fit</translation>
+    </message>
+    <message>
+        <source>Needs about %1 of RAM; this computer has %2.</source>
+        <translation>Needs about %1 of RAM; this computer has %2.</translation>
+    </message>
+    <message>
+        <source>Fully on GPU</source>
+        <comment>fit badge</comment>
+        <translation>Fully on GPU</translation>
+    </message>
+    <message>
+        <source>Everything fits in GPU memory (%1 used), %2.</source>
+        <translation>Everything fits in GPU memory (%1 used), %2.</translation>
+    </message>
+    <message>
+        <source>CPU only, %1</source>
+        <comment>fit badge</comment>
+        <translation>CPU only, %1</translation>
+    </message>
+    <message>
+        <source>The GPU&apos;s free memory is too small for any part of this model.</source>
+        <translation>The GPU&apos;s free memory is too small for any part of this model.</translation>
+    </message>
+    <message>
+        <source>No GPU found: the model runs on the processor.</source>
+        <translation>No GPU found: the model runs on the processor.</translation>
+    </message>
+    <message>
+        <source>Hybrid, %1</source>
+        <comment>fit badge</comment>
+        <translation>Hybrid, %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</source>
+        <translation>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</translation>
     </message>
 </context>
 <context>
@@ -109,18 +269,6 @@
         <translation>Open a model file</translation>
     </message>
     <message>
-        <source>New Chat</source>
-        <translation>New Chat</translation>
-    </message>
-    <message>
-        <source>Start a new conversation</source>
-        <translation>Start a new conversation</translation>
-    </message>
-    <message>
-        <source>Language:</source>
-        <translation>Language:</translation>
-    </message>
-    <message>
         <source>Interface language</source>
         <translation>Interface language</translation>
     </message>
@@ -141,6 +289,286 @@
         <comment>status bar: compute mode, %1 is the kernel set such as avx2</comment>
         <translation>CPU (%1)</translation>
     </message>
+    <message>
+        <source>Recent</source>
+        <translation>Recent</translation>
+    </message>
+    <message>
+        <source>Recently used models</source>
+        <translation>Recently used models</translation>
+    </message>
+    <message>
+        <source>Loading progress</source>
+        <translation>Loading progress</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Cancel loading the model</source>
+        <translation>Cancel loading the model</translation>
+    </message>
+    <message>
+        <source>Chat Settings…</source>
+        <translation>Chat Settings…</translation>
+    </message>
+    <message>
+        <source>System prompt and sampling of this chat</source>
+        <translation>System prompt and sampling of this chat</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>Settings…</translation>
+    </message>
+    <message>
+        <source>Application settings</source>
+        <translation>Application settings</translation>
+    </message>
+    <message>
+        <source>Deleted “%1”.</source>
+        <translation>Deleted “%1”.</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <source>Undo deleting the chat</source>
+        <translation>Undo deleting the chat</translation>
+    </message>
+    <message>
+        <source>Export Chat</source>
+        <translation>Export Chat</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON files (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown files (*.md)</source>
+        <translation>Markdown files (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <source>Edited message</source>
+        <translation>Edited message</translation>
+    </message>
+    <message>
+        <source>Send Edited</source>
+        <translation>Send Edited</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <comment>placeholder while the first token is computed</comment>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Failed: %1</translation>
+    </message>
+    <message>
+        <source>Stopped before the end.</source>
+        <translation>Stopped before the end.</translation>
+    </message>
+    <message>
+        <source>Previous alternative</source>
+        <translation>Previous alternative</translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <comment>alternative answers: this one of how many</comment>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source>Next alternative</source>
+        <translation>Next alternative</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <comment>button: copy the message</comment>
+        <translation>Copy</translation>
+    </message>
+    <message>
+        <source>Copy the message</source>
+        <translation>Copy the message</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>Regenerate</translation>
+    </message>
+    <message>
+        <source>Answer again</source>
+        <translation>Answer again</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Edit</translation>
+    </message>
+    <message>
+        <source>Edit and resend the message</source>
+        <translation>Edit and resend the message</translation>
+    </message>
+    <message>
+        <source>%1 tokens · %2 tokens/s · first token after %3 ms</source>
+        <translation>%1 tokens · %2 tokens/s · first token after %3 ms</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Settings</translation>
+    </message>
+    <message>
+        <source>Theme:</source>
+        <translation>Theme:</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>Follow the system</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Light</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Dark</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>Theme</translation>
+    </message>
+    <message>
+        <source>Font size:</source>
+        <translation>Font size:</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <source>Font size in points</source>
+        <translation>Font size in points</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>Language:</translation>
+    </message>
+    <message>
+        <source>Interface language</source>
+        <translation>Interface language</translation>
+    </message>
+    <message>
+        <source>Threads:</source>
+        <translation>Threads:</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>Automatic</translation>
+    </message>
+    <message>
+        <source>Engine threads</source>
+        <translation>Engine threads</translation>
+    </message>
+    <message>
+        <source>Data folder:</source>
+        <translation>Data folder:</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>Data folder</translation>
+    </message>
+    <message>
+        <source>A new data folder is used from the next start.</source>
+        <translation>A new data folder is used from the next start.</translation>
+    </message>
+    <message>
+        <source>Default system prompt:</source>
+        <translation>Default system prompt:</translation>
+    </message>
+    <message>
+        <source>Default system prompt</source>
+        <translation>Default system prompt</translation>
+    </message>
+    <message>
+        <source>Default temperature:</source>
+        <translation>Default temperature:</translation>
+    </message>
+    <message>
+        <source>Default temperature</source>
+        <translation>Default temperature</translation>
+    </message>
+    <message>
+        <source>Default answer length:</source>
+        <translation>Default answer length:</translation>
+    </message>
+    <message>
+        <source>Default maximum tokens per answer</source>
+        <translation>Default maximum tokens per answer</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>New Chat</source>
+        <translation>New Chat</translation>
+    </message>
+    <message>
+        <source>Start a new conversation</source>
+        <translation>Start a new conversation</translation>
+    </message>
+    <message>
+        <source>Search chats…</source>
+        <translation>Search chats…</translation>
+    </message>
+    <message>
+        <source>Search all conversations</source>
+        <translation>Search all conversations</translation>
+    </message>
+    <message>
+        <source>Chat actions</source>
+        <translation>Chat actions</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>Rename…</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>Export as Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>Export as JSON…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Delete</translation>
+    </message>
+    <message>
+        <source>No chat matches.</source>
+        <translation>No chat matches.</translation>
+    </message>
+    <message>
+        <source>No chats yet.</source>
+        <translation>No chats yet.</translation>
+    </message>
+    <message>
+        <source>Rename Chat</source>
+        <translation>Rename Chat</translation>
+    </message>
+    <message>
+        <source>Chat title</source>
+        <translation>Chat title</translation>
+    </message>
 </context>
 <context>
     <name>StatusBar</name>
@@ -157,10 +585,6 @@
         <translation>Compute mode</translation>
     </message>
     <message>
-        <source>Loading…</source>
-        <translation>Loading…</translation>
-    </message>
-    <message>
         <source>Answering…</source>
         <translation>Answering…</translation>
     </message>
@@ -171,6 +595,96 @@
     <message>
         <source>Idle</source>
         <translation>Idle</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 tokens/s</translation>
+    </message>
+    <message>
+        <source>Speed of the last answer</source>
+        <translation>Speed of the last answer</translation>
+    </message>
+    <message>
+        <source>Loading… %1%</source>
+        <translation>Loading… %1%</translation>
+    </message>
+</context>
+<context>
+    <name>VramPanel</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>GPU memory for %1</source>
+        <translation>GPU memory for %1</translation>
+    </message>
+    <message>
+        <source>GPU memory budget</source>
+        <translation>GPU memory budget</translation>
+    </message>
+    <message>
+        <source>No GPU found on this computer. Planning for a GPU of %1 GB.</source>
+        <translation>No GPU found on this computer. Planning for a GPU of %1 GB.</translation>
+    </message>
+    <message>
+        <source>No GPU found on this computer: models run on the processor.</source>
+        <translation>No GPU found on this computer: models run on the processor.</translation>
+    </message>
+    <message>
+        <source>Plan for a GPU of:</source>
+        <translation>Plan for a GPU of:</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>Plan for a GPU of %1 GB</source>
+        <translation>Plan for a GPU of %1 GB</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <comment>VRAM budget follows the free GPU memory</comment>
+        <translation>Auto</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>Attention</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>FFN neurons: hot on GPU / cold on CPU</source>
+        <translation>FFN neurons: hot on GPU / cold on CPU</translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <comment>layer number</comment>
+        <translation>L%1</translation>
+    </message>
+    <message>
+        <source>Attention on the GPU</source>
+        <translation>Attention on the GPU</translation>
+    </message>
+    <message>
+        <source>Attention on the CPU</source>
+        <translation>Attention on the CPU</translation>
+    </message>
+    <message>
+        <source>Layer %1: %2 of %3 neurons on the GPU</source>
+        <translation>Layer %1: %2 of %3 neurons on the GPU</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <comment>button: use this GPU memory budget</comment>
+        <translation>Apply</translation>
     </message>
 </context>
 <context>
@@ -601,6 +1115,17 @@
     </message>
 </context>
 <context>
+    <name>hearth::app::ChatController</name>
+    <message>
+        <source>The application was closed while answering.</source>
+        <translation>The application was closed while answering.</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>Could not write %1: %2</translation>
+    </message>
+</context>
+<context>
     <name>hearth::app::EngineWorker</name>
     <message>
         <source>The model file %1 does not exist.</source>
@@ -629,6 +1154,127 @@
     <message>
         <source>The prompt is empty.</source>
         <translation>The prompt is empty.</translation>
+    </message>
+    <message>
+        <source>Loading %1 was cancelled.</source>
+        <translation>Loading %1 was cancelled.</translation>
+    </message>
+    <message>
+        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
+        <translation>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::GpuInfo</name>
+    <message>
+        <source>Simulated GPU (%1 GB)</source>
+        <translation>Simulated GPU (%1 GB)</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::HubSearch</name>
+    <message>
+        <source>Predictor weights only: download the model they belong to.</source>
+        <translation>Predictor weights only: download the model they belong to.</translation>
+    </message>
+    <message>
+        <source>PowerInfer GGUF with predictors: hot neurons on the GPU, the rest on the CPU.</source>
+        <translation>PowerInfer GGUF with predictors: hot neurons on the GPU, the rest on the CPU.</translation>
+    </message>
+    <message>
+        <source>Converted to GGUF on this computer, with the predictors from %1.</source>
+        <translation>Converted to GGUF on this computer, with the predictors from %1.</translation>
+    </message>
+    <message>
+        <source>The architecture could not be determined from the repository.</source>
+        <translation>The architecture could not be determined from the repository.</translation>
+    </message>
+    <message>
+        <source>The %1 architecture is not supported.</source>
+        <translation>The %1 architecture is not supported.</translation>
+    </message>
+    <message>
+        <source>GGUF without predictors: runs dense (whole layers on the GPU as they fit).</source>
+        <translation>GGUF without predictors: runs dense (whole layers on the GPU as they fit).</translation>
+    </message>
+    <message>
+        <source>No predictors: converted to GGUF on this computer and run dense.</source>
+        <translation>No predictors: converted to GGUF on this computer and run dense.</translation>
+    </message>
+    <message>
+        <source>No GGUF, safetensors or PyTorch weights found.</source>
+        <translation>No GGUF, safetensors or PyTorch weights found.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelCatalog</name>
+    <message>
+        <source>%1B</source>
+        <comment>billions of parameters</comment>
+        <translation>%1B</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::PlacementPreview</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>Cannot plan this model: %1</source>
+        <translation>Cannot plan this model: %1</translation>
+    </message>
+    <message>
+        <source>Unknown catalog model &quot;%1&quot;.</source>
+        <translation>Unknown catalog model &quot;%1&quot;.</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Planned GPU of %1 GB</source>
+        <translation>Planned GPU of %1 GB</translation>
+    </message>
+    <message>
+        <source>Auto (%1)</source>
+        <translation>Auto (%1)</translation>
+    </message>
+    <message>
+        <source>Not enough RAM: this placement needs %1 besides the GPU&apos;s share.</source>
+        <translation>Not enough RAM: this placement needs %1 besides the GPU&apos;s share.</translation>
+    </message>
+    <message>
+        <source>Everything is on the GPU.</source>
+        <translation>Everything is on the GPU.</translation>
+    </message>
+    <message>
+        <source>No GPU memory budget: everything runs on the CPU.</source>
+        <translation>No GPU memory budget: everything runs on the CPU.</translation>
+    </message>
+    <message>
+        <source>The budget is below the GPU&apos;s fixed costs: everything runs on the CPU.</source>
+        <translation>The budget is below the GPU&apos;s fixed costs: everything runs on the CPU.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 layers&apos; attention and %3 of %4 FFN neurons on the GPU; the rest on the CPU.</source>
+        <translation>%1 of %2 layers&apos; attention and %3 of %4 FFN neurons on the GPU; the rest on the CPU.</translation>
+    </message>
+    <message>
+        <source>Weights %1 · KV cache %2 · Scratch %3 · Reserve %4 · Total %5 of %6</source>
+        <translation>Weights %1 · KV cache %2 · Scratch %3 · Reserve %4 · Total %5 of %6</translation>
+    </message>
+    <message>
+        <source>Expected speed: %1</source>
+        <translation>Expected speed: %1</translation>
+    </message>
+    <message>
+        <source>Hot neurons on the GPU: %1 of %2</source>
+        <translation>Hot neurons on the GPU: %1 of %2</translation>
+    </message>
+    <message>
+        <source>Layers on the GPU: %1 of %2 (dense model)</source>
+        <translation>Layers on the GPU: %1 of %2 (dense model)</translation>
     </message>
 </context>
 <context>

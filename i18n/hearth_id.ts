@@ -2,16 +2,89 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="id">
 <context>
+    <name>CatalogEntry</name>
+    <message>
+        <source>The model catalog is not valid JSON: %1</source>
+        <translation>Katalog model bukan JSON yang valid: %1</translation>
+    </message>
+    <message>
+        <source>The model catalog has an unknown version.</source>
+        <translation>Katalog model memiliki versi yang tidak dikenal.</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; has a file without name, quantization or size.</source>
+        <translation>Entri katalog &quot;%1&quot; memiliki berkas tanpa nama, kuantisasi, atau ukuran.</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; lacks a required field.</source>
+        <translation>Entri katalog &quot;%1&quot; tidak memiliki bidang wajib.</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; appears twice.</source>
+        <translation>Entri katalog &quot;%1&quot; muncul dua kali.</translation>
+    </message>
+    <message>
+        <source>The model catalog is empty.</source>
+        <translation>Katalog model kosong.</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>≈ %1</source>
+        <translation>≈ %1</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsDialog</name>
+    <message>
+        <source>Chat Settings</source>
+        <translation>Pengaturan Obrolan</translation>
+    </message>
+    <message>
+        <source>System prompt:</source>
+        <translation>Prompt sistem:</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>Prompt sistem</translation>
+    </message>
+    <message>
+        <source>Temperature:</source>
+        <translation>Temperatur:</translation>
+    </message>
+    <message>
+        <source>Top-k:</source>
+        <translation>Top-k:</translation>
+    </message>
+    <message>
+        <source>Top-p:</source>
+        <translation>Top-p:</translation>
+    </message>
+    <message>
+        <source>Min-p:</source>
+        <translation>Min-p:</translation>
+    </message>
+    <message>
+        <source>Repeat penalty:</source>
+        <translation>Penalti pengulangan:</translation>
+    </message>
+    <message>
+        <source>Maximum tokens:</source>
+        <translation>Token maksimum:</translation>
+    </message>
+    <message>
+        <source>Seed (-1: random):</source>
+        <translation>Seed (-1: acak):</translation>
+    </message>
+</context>
+<context>
     <name>ChatView</name>
-    <message>
-        <source>…</source>
-        <comment>placeholder while the first token is computed</comment>
-        <translation>…</translation>
-    </message>
-    <message>
-        <source>%1 tokens/s</source>
-        <translation>%1 token/detik</translation>
-    </message>
     <message>
         <source>Open a GGUF model to start chatting. Everything runs on this computer.</source>
         <translation>Buka model GGUF untuk mulai mengobrol. Semuanya berjalan di komputer ini.</translation>
@@ -23,6 +96,22 @@
     <message>
         <source>Ask anything. Press Enter to send, Shift+Enter for a new line.</source>
         <translation>Tanyakan apa saja. Tekan Enter untuk mengirim, Shift+Enter untuk baris baru.</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <source>Copied</source>
+        <translation>Tersalin</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <comment>button: copy code</comment>
+        <translation>Salin</translation>
+    </message>
+    <message>
+        <source>Copy the code</source>
+        <translation>Salin kode</translation>
     </message>
 </context>
 <context>
@@ -67,10 +156,6 @@
 <context>
     <name>Composer</name>
     <message>
-        <source>Open a model first</source>
-        <translation>Buka model terlebih dahulu</translation>
-    </message>
-    <message>
         <source>Write a message…</source>
         <translation>Tulis pesan…</translation>
     </message>
@@ -87,6 +172,81 @@
         <source>Send</source>
         <comment>button: send the message</comment>
         <translation>Kirim</translation>
+    </message>
+    <message>
+        <source>Context used</source>
+        <translation>Konteks terpakai</translation>
+    </message>
+    <message>
+        <source>Context almost full: %1 of %2 tokens. Start a new chat soon.</source>
+        <translation>Konteks hampir penuh: %1 dari %2 token. Segera mulai obrolan baru.</translation>
+    </message>
+    <message>
+        <source>Context: %1 of %2 tokens</source>
+        <translation>Konteks: %1 dari %2 token</translation>
+    </message>
+    <message>
+        <source>Stop the answer</source>
+        <translation>Hentikan jawaban</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>Kirim pesan</translation>
+    </message>
+    <message>
+        <source>Open a model first</source>
+        <translation>Buka model terlebih dahulu</translation>
+    </message>
+</context>
+<context>
+    <name>FitBadge</name>
+    <message>
+        <source>~%1 tokens/s</source>
+        <translation>~%1 token/dtk</translation>
+    </message>
+    <message>
+        <source>Unknown fit</source>
+        <translation>Kecocokan tidak diketahui</translation>
+    </message>
+    <message>
+        <source>Does not fit</source>
+        <comment>fit badge</comment>
+        <translation>Tidak muat</translation>
+    </message>
+    <message>
+        <source>Needs about %1 of RAM; this computer has %2.</source>
+        <translation>Membutuhkan sekitar %1 RAM; komputer ini memiliki %2.</translation>
+    </message>
+    <message>
+        <source>Fully on GPU</source>
+        <comment>fit badge</comment>
+        <translation>Sepenuhnya di GPU</translation>
+    </message>
+    <message>
+        <source>Everything fits in GPU memory (%1 used), %2.</source>
+        <translation>Semuanya muat di memori GPU (%1 terpakai), %2.</translation>
+    </message>
+    <message>
+        <source>CPU only, %1</source>
+        <comment>fit badge</comment>
+        <translation>Hanya CPU, %1</translation>
+    </message>
+    <message>
+        <source>The GPU&apos;s free memory is too small for any part of this model.</source>
+        <translation>Memori GPU yang kosong terlalu kecil untuk bagian mana pun dari model ini.</translation>
+    </message>
+    <message>
+        <source>No GPU found: the model runs on the processor.</source>
+        <translation>Tidak ada GPU: model berjalan di prosesor.</translation>
+    </message>
+    <message>
+        <source>Hybrid, %1</source>
+        <comment>fit badge</comment>
+        <translation>Hibrida, %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</source>
+        <translation>%1 dari %2 lapisan atensi dan %3% neuron FFN di GPU.</translation>
     </message>
 </context>
 <context>
@@ -109,18 +269,6 @@
         <translation>Buka berkas model</translation>
     </message>
     <message>
-        <source>New Chat</source>
-        <translation>Obrolan Baru</translation>
-    </message>
-    <message>
-        <source>Start a new conversation</source>
-        <translation>Mulai percakapan baru</translation>
-    </message>
-    <message>
-        <source>Language:</source>
-        <translation>Bahasa:</translation>
-    </message>
-    <message>
         <source>Interface language</source>
         <translation>Bahasa antarmuka</translation>
     </message>
@@ -141,6 +289,286 @@
         <comment>status bar: compute mode, %1 is the kernel set such as avx2</comment>
         <translation>CPU (%1)</translation>
     </message>
+    <message>
+        <source>Recent</source>
+        <translation>Terbaru</translation>
+    </message>
+    <message>
+        <source>Recently used models</source>
+        <translation>Model yang baru dipakai</translation>
+    </message>
+    <message>
+        <source>Loading progress</source>
+        <translation>Kemajuan memuat</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Batal</translation>
+    </message>
+    <message>
+        <source>Cancel loading the model</source>
+        <translation>Batalkan pemuatan model</translation>
+    </message>
+    <message>
+        <source>Chat Settings…</source>
+        <translation>Pengaturan Obrolan…</translation>
+    </message>
+    <message>
+        <source>System prompt and sampling of this chat</source>
+        <translation>Prompt sistem dan sampling obrolan ini</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>Pengaturan…</translation>
+    </message>
+    <message>
+        <source>Application settings</source>
+        <translation>Pengaturan aplikasi</translation>
+    </message>
+    <message>
+        <source>Deleted “%1”.</source>
+        <translation>“%1” dihapus.</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>Urungkan</translation>
+    </message>
+    <message>
+        <source>Undo deleting the chat</source>
+        <translation>Urungkan penghapusan obrolan</translation>
+    </message>
+    <message>
+        <source>Export Chat</source>
+        <translation>Ekspor Obrolan</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>Berkas JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown files (*.md)</source>
+        <translation>Berkas Markdown (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <source>Edited message</source>
+        <translation>Pesan yang disunting</translation>
+    </message>
+    <message>
+        <source>Send Edited</source>
+        <translation>Kirim Suntingan</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Batal</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <comment>placeholder while the first token is computed</comment>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Gagal: %1</translation>
+    </message>
+    <message>
+        <source>Stopped before the end.</source>
+        <translation>Dihentikan sebelum selesai.</translation>
+    </message>
+    <message>
+        <source>Previous alternative</source>
+        <translation>Alternatif sebelumnya</translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <comment>alternative answers: this one of how many</comment>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source>Next alternative</source>
+        <translation>Alternatif berikutnya</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <comment>button: copy the message</comment>
+        <translation>Salin</translation>
+    </message>
+    <message>
+        <source>Copy the message</source>
+        <translation>Salin pesan</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>Buat Ulang</translation>
+    </message>
+    <message>
+        <source>Answer again</source>
+        <translation>Jawab lagi</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Sunting</translation>
+    </message>
+    <message>
+        <source>Edit and resend the message</source>
+        <translation>Sunting dan kirim ulang pesan</translation>
+    </message>
+    <message>
+        <source>%1 tokens · %2 tokens/s · first token after %3 ms</source>
+        <translation>%1 token · %2 token/dtk · token pertama setelah %3 md</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Pengaturan</translation>
+    </message>
+    <message>
+        <source>Theme:</source>
+        <translation>Tema:</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>Ikuti sistem</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Terang</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Gelap</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>Tema</translation>
+    </message>
+    <message>
+        <source>Font size:</source>
+        <translation>Ukuran huruf:</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>Sistem</translation>
+    </message>
+    <message>
+        <source>Font size in points</source>
+        <translation>Ukuran huruf dalam poin</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>Bahasa:</translation>
+    </message>
+    <message>
+        <source>Interface language</source>
+        <translation>Bahasa antarmuka</translation>
+    </message>
+    <message>
+        <source>Threads:</source>
+        <translation>Thread:</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>Otomatis</translation>
+    </message>
+    <message>
+        <source>Engine threads</source>
+        <translation>Thread mesin</translation>
+    </message>
+    <message>
+        <source>Data folder:</source>
+        <translation>Folder data:</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>Folder data</translation>
+    </message>
+    <message>
+        <source>A new data folder is used from the next start.</source>
+        <translation>Folder data baru dipakai mulai dari peluncuran berikutnya.</translation>
+    </message>
+    <message>
+        <source>Default system prompt:</source>
+        <translation>Prompt sistem bawaan:</translation>
+    </message>
+    <message>
+        <source>Default system prompt</source>
+        <translation>Prompt sistem bawaan</translation>
+    </message>
+    <message>
+        <source>Default temperature:</source>
+        <translation>Temperatur bawaan:</translation>
+    </message>
+    <message>
+        <source>Default temperature</source>
+        <translation>Temperatur bawaan</translation>
+    </message>
+    <message>
+        <source>Default answer length:</source>
+        <translation>Panjang jawaban bawaan:</translation>
+    </message>
+    <message>
+        <source>Default maximum tokens per answer</source>
+        <translation>Token maksimum bawaan per jawaban</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>New Chat</source>
+        <translation>Obrolan Baru</translation>
+    </message>
+    <message>
+        <source>Start a new conversation</source>
+        <translation>Mulai percakapan baru</translation>
+    </message>
+    <message>
+        <source>Search chats…</source>
+        <translation>Cari obrolan…</translation>
+    </message>
+    <message>
+        <source>Search all conversations</source>
+        <translation>Cari di semua percakapan</translation>
+    </message>
+    <message>
+        <source>Chat actions</source>
+        <translation>Tindakan obrolan</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>Ganti Nama…</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>Ekspor sebagai Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>Ekspor sebagai JSON…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Hapus</translation>
+    </message>
+    <message>
+        <source>No chat matches.</source>
+        <translation>Tidak ada obrolan yang cocok.</translation>
+    </message>
+    <message>
+        <source>No chats yet.</source>
+        <translation>Belum ada obrolan.</translation>
+    </message>
+    <message>
+        <source>Rename Chat</source>
+        <translation>Ganti Nama Obrolan</translation>
+    </message>
+    <message>
+        <source>Chat title</source>
+        <translation>Judul obrolan</translation>
+    </message>
 </context>
 <context>
     <name>StatusBar</name>
@@ -157,10 +585,6 @@
         <translation>Mode komputasi</translation>
     </message>
     <message>
-        <source>Loading…</source>
-        <translation>Memuat…</translation>
-    </message>
-    <message>
         <source>Answering…</source>
         <translation>Menjawab…</translation>
     </message>
@@ -171,6 +595,96 @@
     <message>
         <source>Idle</source>
         <translation>Siaga</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 token/dtk</translation>
+    </message>
+    <message>
+        <source>Speed of the last answer</source>
+        <translation>Kecepatan jawaban terakhir</translation>
+    </message>
+    <message>
+        <source>Loading… %1%</source>
+        <translation>Memuat… %1%</translation>
+    </message>
+</context>
+<context>
+    <name>VramPanel</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>GPU memory for %1</source>
+        <translation>Memori GPU untuk %1</translation>
+    </message>
+    <message>
+        <source>GPU memory budget</source>
+        <translation>Anggaran memori GPU</translation>
+    </message>
+    <message>
+        <source>No GPU found on this computer. Planning for a GPU of %1 GB.</source>
+        <translation>Tidak ada GPU di komputer ini. Merencanakan untuk GPU %1 GB.</translation>
+    </message>
+    <message>
+        <source>No GPU found on this computer: models run on the processor.</source>
+        <translation>Tidak ada GPU di komputer ini: model berjalan di prosesor.</translation>
+    </message>
+    <message>
+        <source>Plan for a GPU of:</source>
+        <translation>Rencanakan untuk GPU sebesar:</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>Plan for a GPU of %1 GB</source>
+        <translation>Rencanakan untuk GPU %1 GB</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <comment>VRAM budget follows the free GPU memory</comment>
+        <translation>Otomatis</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>Atensi</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>FFN neurons: hot on GPU / cold on CPU</source>
+        <translation>Neuron FFN: panas di GPU / dingin di CPU</translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <comment>layer number</comment>
+        <translation>L%1</translation>
+    </message>
+    <message>
+        <source>Attention on the GPU</source>
+        <translation>Atensi di GPU</translation>
+    </message>
+    <message>
+        <source>Attention on the CPU</source>
+        <translation>Atensi di CPU</translation>
+    </message>
+    <message>
+        <source>Layer %1: %2 of %3 neurons on the GPU</source>
+        <translation>Lapisan %1: %2 dari %3 neuron di GPU</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <comment>button: use this GPU memory budget</comment>
+        <translation>Terapkan</translation>
     </message>
 </context>
 <context>
@@ -599,6 +1113,17 @@
     </message>
 </context>
 <context>
+    <name>hearth::app::ChatController</name>
+    <message>
+        <source>The application was closed while answering.</source>
+        <translation>Aplikasi ditutup saat sedang menjawab.</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>Tidak dapat menulis %1: %2</translation>
+    </message>
+</context>
+<context>
     <name>hearth::app::EngineWorker</name>
     <message>
         <source>The model file %1 does not exist.</source>
@@ -627,6 +1152,127 @@
     <message>
         <source>The prompt is empty.</source>
         <translation>Perintahnya kosong.</translation>
+    </message>
+    <message>
+        <source>Loading %1 was cancelled.</source>
+        <translation>Pemuatan %1 dibatalkan.</translation>
+    </message>
+    <message>
+        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
+        <translation>Percakapan (%1 token) tidak lagi muat dalam konteks model sebesar %2 token. Mulai obrolan baru atau hapus pesan sebelumnya.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::GpuInfo</name>
+    <message>
+        <source>Simulated GPU (%1 GB)</source>
+        <translation>GPU simulasi (%1 GB)</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::HubSearch</name>
+    <message>
+        <source>Predictor weights only: download the model they belong to.</source>
+        <translation>Hanya bobot prediktor: unduh model pemiliknya.</translation>
+    </message>
+    <message>
+        <source>PowerInfer GGUF with predictors: hot neurons on the GPU, the rest on the CPU.</source>
+        <translation>GGUF PowerInfer dengan prediktor: neuron panas di GPU, sisanya di CPU.</translation>
+    </message>
+    <message>
+        <source>Converted to GGUF on this computer, with the predictors from %1.</source>
+        <translation>Dikonversi ke GGUF di komputer ini, dengan prediktor dari %1.</translation>
+    </message>
+    <message>
+        <source>The architecture could not be determined from the repository.</source>
+        <translation>Arsitektur tidak dapat ditentukan dari repositori.</translation>
+    </message>
+    <message>
+        <source>The %1 architecture is not supported.</source>
+        <translation>Arsitektur %1 tidak didukung.</translation>
+    </message>
+    <message>
+        <source>GGUF without predictors: runs dense (whole layers on the GPU as they fit).</source>
+        <translation>GGUF tanpa prediktor: berjalan padat (lapisan utuh di GPU selama muat).</translation>
+    </message>
+    <message>
+        <source>No predictors: converted to GGUF on this computer and run dense.</source>
+        <translation>Tanpa prediktor: dikonversi ke GGUF di komputer ini dan berjalan padat.</translation>
+    </message>
+    <message>
+        <source>No GGUF, safetensors or PyTorch weights found.</source>
+        <translation>Tidak ditemukan bobot GGUF, safetensors, atau PyTorch.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelCatalog</name>
+    <message>
+        <source>%1B</source>
+        <comment>billions of parameters</comment>
+        <translation>%1 M</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::PlacementPreview</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>Cannot plan this model: %1</source>
+        <translation>Tidak dapat merencanakan model ini: %1</translation>
+    </message>
+    <message>
+        <source>Unknown catalog model &quot;%1&quot;.</source>
+        <translation>Model katalog &quot;%1&quot; tidak dikenal.</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Planned GPU of %1 GB</source>
+        <translation>GPU terencana %1 GB</translation>
+    </message>
+    <message>
+        <source>Auto (%1)</source>
+        <translation>Otomatis (%1)</translation>
+    </message>
+    <message>
+        <source>Not enough RAM: this placement needs %1 besides the GPU&apos;s share.</source>
+        <translation>RAM tidak cukup: penempatan ini membutuhkan %1 selain bagian GPU.</translation>
+    </message>
+    <message>
+        <source>Everything is on the GPU.</source>
+        <translation>Semuanya ada di GPU.</translation>
+    </message>
+    <message>
+        <source>No GPU memory budget: everything runs on the CPU.</source>
+        <translation>Tidak ada anggaran memori GPU: semuanya berjalan di CPU.</translation>
+    </message>
+    <message>
+        <source>The budget is below the GPU&apos;s fixed costs: everything runs on the CPU.</source>
+        <translation>Anggaran di bawah biaya tetap GPU: semuanya berjalan di CPU.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 layers&apos; attention and %3 of %4 FFN neurons on the GPU; the rest on the CPU.</source>
+        <translation>Atensi %1 dari %2 lapisan dan %3 dari %4 neuron FFN di GPU; sisanya di CPU.</translation>
+    </message>
+    <message>
+        <source>Weights %1 · KV cache %2 · Scratch %3 · Reserve %4 · Total %5 of %6</source>
+        <translation>Bobot %1 · Cache KV %2 · Scratch %3 · Cadangan %4 · Total %5 dari %6</translation>
+    </message>
+    <message>
+        <source>Expected speed: %1</source>
+        <translation>Perkiraan kecepatan: %1</translation>
+    </message>
+    <message>
+        <source>Hot neurons on the GPU: %1 of %2</source>
+        <translation>Neuron panas di GPU: %1 dari %2</translation>
+    </message>
+    <message>
+        <source>Layers on the GPU: %1 of %2 (dense model)</source>
+        <translation>Lapisan di GPU: %1 dari %2 (model padat)</translation>
     </message>
 </context>
 <context>

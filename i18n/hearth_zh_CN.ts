@@ -2,16 +2,89 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CatalogEntry</name>
+    <message>
+        <source>The model catalog is not valid JSON: %1</source>
+        <translation>模型目录不是有效的 JSON：%1</translation>
+    </message>
+    <message>
+        <source>The model catalog has an unknown version.</source>
+        <translation>模型目录的版本未知。</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; has a file without name, quantization or size.</source>
+        <translation>目录条目“%1”中有缺少名称、量化方式或大小的文件。</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; lacks a required field.</source>
+        <translation>目录条目“%1”缺少必填字段。</translation>
+    </message>
+    <message>
+        <source>Catalog entry &quot;%1&quot; appears twice.</source>
+        <translation>目录条目“%1”出现了两次。</translation>
+    </message>
+    <message>
+        <source>The model catalog is empty.</source>
+        <translation>模型目录为空。</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>≈ %1</source>
+        <translation>≈ %1</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsDialog</name>
+    <message>
+        <source>Chat Settings</source>
+        <translation>对话设置</translation>
+    </message>
+    <message>
+        <source>System prompt:</source>
+        <translation>系统提示词：</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Temperature:</source>
+        <translation>温度：</translation>
+    </message>
+    <message>
+        <source>Top-k:</source>
+        <translation>Top-k：</translation>
+    </message>
+    <message>
+        <source>Top-p:</source>
+        <translation>Top-p：</translation>
+    </message>
+    <message>
+        <source>Min-p:</source>
+        <translation>Min-p：</translation>
+    </message>
+    <message>
+        <source>Repeat penalty:</source>
+        <translation>重复惩罚：</translation>
+    </message>
+    <message>
+        <source>Maximum tokens:</source>
+        <translation>最大词元数：</translation>
+    </message>
+    <message>
+        <source>Seed (-1: random):</source>
+        <translation>随机种子（-1：随机）：</translation>
+    </message>
+</context>
+<context>
     <name>ChatView</name>
-    <message>
-        <source>…</source>
-        <comment>placeholder while the first token is computed</comment>
-        <translation>…</translation>
-    </message>
-    <message>
-        <source>%1 tokens/s</source>
-        <translation>%1 词元/秒</translation>
-    </message>
     <message>
         <source>Open a GGUF model to start chatting. Everything runs on this computer.</source>
         <translation>打开一个 GGUF 模型即可开始聊天。一切都在这台电脑上运行。</translation>
@@ -23,6 +96,22 @@
     <message>
         <source>Ask anything. Press Enter to send, Shift+Enter for a new line.</source>
         <translation>尽管提问。按 Enter 发送，按 Shift+Enter 换行。</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <comment>button: copy code</comment>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the code</source>
+        <translation>复制代码</translation>
     </message>
 </context>
 <context>
@@ -67,10 +156,6 @@
 <context>
     <name>Composer</name>
     <message>
-        <source>Open a model first</source>
-        <translation>请先打开一个模型</translation>
-    </message>
-    <message>
         <source>Write a message…</source>
         <translation>输入消息…</translation>
     </message>
@@ -87,6 +172,81 @@
         <source>Send</source>
         <comment>button: send the message</comment>
         <translation>发送</translation>
+    </message>
+    <message>
+        <source>Context used</source>
+        <translation>已用上下文</translation>
+    </message>
+    <message>
+        <source>Context almost full: %1 of %2 tokens. Start a new chat soon.</source>
+        <translation>上下文即将用满：%1 / %2 个词元。请尽快开始新对话。</translation>
+    </message>
+    <message>
+        <source>Context: %1 of %2 tokens</source>
+        <translation>上下文：%1 / %2 个词元</translation>
+    </message>
+    <message>
+        <source>Stop the answer</source>
+        <translation>停止回答</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Open a model first</source>
+        <translation>请先打开一个模型</translation>
+    </message>
+</context>
+<context>
+    <name>FitBadge</name>
+    <message>
+        <source>~%1 tokens/s</source>
+        <translation>约 %1 词元/秒</translation>
+    </message>
+    <message>
+        <source>Unknown fit</source>
+        <translation>适配情况未知</translation>
+    </message>
+    <message>
+        <source>Does not fit</source>
+        <comment>fit badge</comment>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <source>Needs about %1 of RAM; this computer has %2.</source>
+        <translation>需要约 %1 内存；这台电脑有 %2。</translation>
+    </message>
+    <message>
+        <source>Fully on GPU</source>
+        <comment>fit badge</comment>
+        <translation>完全在 GPU 上</translation>
+    </message>
+    <message>
+        <source>Everything fits in GPU memory (%1 used), %2.</source>
+        <translation>全部可放入显存（已用 %1），%2。</translation>
+    </message>
+    <message>
+        <source>CPU only, %1</source>
+        <comment>fit badge</comment>
+        <translation>仅 CPU，%1</translation>
+    </message>
+    <message>
+        <source>The GPU&apos;s free memory is too small for any part of this model.</source>
+        <translation>GPU 的空闲显存太小，放不下此模型的任何部分。</translation>
+    </message>
+    <message>
+        <source>No GPU found: the model runs on the processor.</source>
+        <translation>未找到 GPU：模型在处理器上运行。</translation>
+    </message>
+    <message>
+        <source>Hybrid, %1</source>
+        <comment>fit badge</comment>
+        <translation>混合，%1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</source>
+        <translation>%2 个注意力层中的 %1 个以及 %3% 的 FFN 神经元在 GPU 上。</translation>
     </message>
 </context>
 <context>
@@ -109,18 +269,6 @@
         <translation>打开模型文件</translation>
     </message>
     <message>
-        <source>New Chat</source>
-        <translation>新对话</translation>
-    </message>
-    <message>
-        <source>Start a new conversation</source>
-        <translation>开始新的对话</translation>
-    </message>
-    <message>
-        <source>Language:</source>
-        <translation>语言：</translation>
-    </message>
-    <message>
         <source>Interface language</source>
         <translation>界面语言</translation>
     </message>
@@ -141,6 +289,286 @@
         <comment>status bar: compute mode, %1 is the kernel set such as avx2</comment>
         <translation>CPU（%1）</translation>
     </message>
+    <message>
+        <source>Recent</source>
+        <translation>最近</translation>
+    </message>
+    <message>
+        <source>Recently used models</source>
+        <translation>最近使用的模型</translation>
+    </message>
+    <message>
+        <source>Loading progress</source>
+        <translation>加载进度</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel loading the model</source>
+        <translation>取消加载模型</translation>
+    </message>
+    <message>
+        <source>Chat Settings…</source>
+        <translation>对话设置…</translation>
+    </message>
+    <message>
+        <source>System prompt and sampling of this chat</source>
+        <translation>此对话的系统提示词和采样设置</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>Application settings</source>
+        <translation>应用设置</translation>
+    </message>
+    <message>
+        <source>Deleted “%1”.</source>
+        <translation>已删除“%1”。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Undo deleting the chat</source>
+        <translation>撤销删除对话</translation>
+    </message>
+    <message>
+        <source>Export Chat</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown files (*.md)</source>
+        <translation>Markdown 文件 (*.md)</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <source>Edited message</source>
+        <translation>编辑后的消息</translation>
+    </message>
+    <message>
+        <source>Send Edited</source>
+        <translation>发送编辑</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <comment>placeholder while the first token is computed</comment>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Stopped before the end.</source>
+        <translation>在结束前停止。</translation>
+    </message>
+    <message>
+        <source>Previous alternative</source>
+        <translation>上一个备选</translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <comment>alternative answers: this one of how many</comment>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source>Next alternative</source>
+        <translation>下一个备选</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <comment>button: copy the message</comment>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the message</source>
+        <translation>复制消息</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Answer again</source>
+        <translation>重新回答</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Edit and resend the message</source>
+        <translation>编辑并重新发送消息</translation>
+    </message>
+    <message>
+        <source>%1 tokens · %2 tokens/s · first token after %3 ms</source>
+        <translation>%1 个词元 · %2 词元/秒 · 首个词元用时 %3 毫秒</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Theme:</source>
+        <translation>主题：</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Font size:</source>
+        <translation>字号：</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>Font size in points</source>
+        <translation>字号（磅）</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>Interface language</source>
+        <translation>界面语言</translation>
+    </message>
+    <message>
+        <source>Threads:</source>
+        <translation>线程：</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Engine threads</source>
+        <translation>引擎线程数</translation>
+    </message>
+    <message>
+        <source>Data folder:</source>
+        <translation>数据文件夹：</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>数据文件夹</translation>
+    </message>
+    <message>
+        <source>A new data folder is used from the next start.</source>
+        <translation>新的数据文件夹将在下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>Default system prompt:</source>
+        <translation>默认系统提示词：</translation>
+    </message>
+    <message>
+        <source>Default system prompt</source>
+        <translation>默认系统提示词</translation>
+    </message>
+    <message>
+        <source>Default temperature:</source>
+        <translation>默认温度：</translation>
+    </message>
+    <message>
+        <source>Default temperature</source>
+        <translation>默认温度</translation>
+    </message>
+    <message>
+        <source>Default answer length:</source>
+        <translation>默认回答长度：</translation>
+    </message>
+    <message>
+        <source>Default maximum tokens per answer</source>
+        <translation>每个回答的默认最大词元数</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>New Chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Start a new conversation</source>
+        <translation>开始新对话</translation>
+    </message>
+    <message>
+        <source>Search chats…</source>
+        <translation>搜索对话…</translation>
+    </message>
+    <message>
+        <source>Search all conversations</source>
+        <translation>搜索所有对话</translation>
+    </message>
+    <message>
+        <source>Chat actions</source>
+        <translation>对话操作</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>导出为 Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>导出为 JSON…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>No chat matches.</source>
+        <translation>没有匹配的对话。</translation>
+    </message>
+    <message>
+        <source>No chats yet.</source>
+        <translation>还没有对话。</translation>
+    </message>
+    <message>
+        <source>Rename Chat</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <source>Chat title</source>
+        <translation>对话标题</translation>
+    </message>
 </context>
 <context>
     <name>StatusBar</name>
@@ -157,10 +585,6 @@
         <translation>计算模式</translation>
     </message>
     <message>
-        <source>Loading…</source>
-        <translation>正在加载…</translation>
-    </message>
-    <message>
         <source>Answering…</source>
         <translation>正在回答…</translation>
     </message>
@@ -171,6 +595,96 @@
     <message>
         <source>Idle</source>
         <translation>空闲</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+        <source>Speed of the last answer</source>
+        <translation>上一个回答的速度</translation>
+    </message>
+    <message>
+        <source>Loading… %1%</source>
+        <translation>正在加载… %1%</translation>
+    </message>
+</context>
+<context>
+    <name>VramPanel</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>GPU memory for %1</source>
+        <translation>%1 的显存</translation>
+    </message>
+    <message>
+        <source>GPU memory budget</source>
+        <translation>显存预算</translation>
+    </message>
+    <message>
+        <source>No GPU found on this computer. Planning for a GPU of %1 GB.</source>
+        <translation>这台电脑上没有 GPU。按 %1 GB 的 GPU 进行规划。</translation>
+    </message>
+    <message>
+        <source>No GPU found on this computer: models run on the processor.</source>
+        <translation>这台电脑上没有 GPU：模型在处理器上运行。</translation>
+    </message>
+    <message>
+        <source>Plan for a GPU of:</source>
+        <translation>按此容量的 GPU 规划：</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>Plan for a GPU of %1 GB</source>
+        <translation>按 %1 GB 的 GPU 规划</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <comment>VRAM budget follows the free GPU memory</comment>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>FFN neurons: hot on GPU / cold on CPU</source>
+        <translation>FFN 神经元：热的在 GPU / 冷的在 CPU</translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <comment>layer number</comment>
+        <translation>L%1</translation>
+    </message>
+    <message>
+        <source>Attention on the GPU</source>
+        <translation>注意力在 GPU 上</translation>
+    </message>
+    <message>
+        <source>Attention on the CPU</source>
+        <translation>注意力在 CPU 上</translation>
+    </message>
+    <message>
+        <source>Layer %1: %2 of %3 neurons on the GPU</source>
+        <translation>第 %1 层：%3 个神经元中的 %2 个在 GPU 上</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <comment>button: use this GPU memory budget</comment>
+        <translation>应用</translation>
     </message>
 </context>
 <context>
@@ -599,6 +1113,17 @@
     </message>
 </context>
 <context>
+    <name>hearth::app::ChatController</name>
+    <message>
+        <source>The application was closed while answering.</source>
+        <translation>应用在回答过程中被关闭。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+</context>
+<context>
     <name>hearth::app::EngineWorker</name>
     <message>
         <source>The model file %1 does not exist.</source>
@@ -627,6 +1152,127 @@
     <message>
         <source>The prompt is empty.</source>
         <translation>提示为空。</translation>
+    </message>
+    <message>
+        <source>Loading %1 was cancelled.</source>
+        <translation>已取消加载 %1。</translation>
+    </message>
+    <message>
+        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
+        <translation>对话（%1 个词元）已超出模型 %2 个词元的上下文。请开始新对话或删除之前的消息。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::GpuInfo</name>
+    <message>
+        <source>Simulated GPU (%1 GB)</source>
+        <translation>模拟 GPU（%1 GB）</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::HubSearch</name>
+    <message>
+        <source>Predictor weights only: download the model they belong to.</source>
+        <translation>仅包含预测器权重：请下载它们所属的模型。</translation>
+    </message>
+    <message>
+        <source>PowerInfer GGUF with predictors: hot neurons on the GPU, the rest on the CPU.</source>
+        <translation>带预测器的 PowerInfer GGUF：热神经元在 GPU 上，其余在 CPU 上。</translation>
+    </message>
+    <message>
+        <source>Converted to GGUF on this computer, with the predictors from %1.</source>
+        <translation>在本机转换为 GGUF，使用来自 %1 的预测器。</translation>
+    </message>
+    <message>
+        <source>The architecture could not be determined from the repository.</source>
+        <translation>无法从仓库确定模型架构。</translation>
+    </message>
+    <message>
+        <source>The %1 architecture is not supported.</source>
+        <translation>不支持 %1 架构。</translation>
+    </message>
+    <message>
+        <source>GGUF without predictors: runs dense (whole layers on the GPU as they fit).</source>
+        <translation>不带预测器的 GGUF：以稠密方式运行（能放下的整层放在 GPU 上）。</translation>
+    </message>
+    <message>
+        <source>No predictors: converted to GGUF on this computer and run dense.</source>
+        <translation>没有预测器：在本机转换为 GGUF 并以稠密方式运行。</translation>
+    </message>
+    <message>
+        <source>No GGUF, safetensors or PyTorch weights found.</source>
+        <translation>未找到 GGUF、safetensors 或 PyTorch 权重。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelCatalog</name>
+    <message>
+        <source>%1B</source>
+        <comment>billions of parameters</comment>
+        <translation>%1B</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::PlacementPreview</name>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>Cannot plan this model: %1</source>
+        <translation>无法为此模型制定方案：%1</translation>
+    </message>
+    <message>
+        <source>Unknown catalog model &quot;%1&quot;.</source>
+        <translation>未知的目录模型“%1”。</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Planned GPU of %1 GB</source>
+        <translation>计划的 %1 GB GPU</translation>
+    </message>
+    <message>
+        <source>Auto (%1)</source>
+        <translation>自动（%1）</translation>
+    </message>
+    <message>
+        <source>Not enough RAM: this placement needs %1 besides the GPU&apos;s share.</source>
+        <translation>内存不足：除 GPU 部分外，此方案还需要 %1。</translation>
+    </message>
+    <message>
+        <source>Everything is on the GPU.</source>
+        <translation>全部在 GPU 上。</translation>
+    </message>
+    <message>
+        <source>No GPU memory budget: everything runs on the CPU.</source>
+        <translation>没有显存预算：全部在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>The budget is below the GPU&apos;s fixed costs: everything runs on the CPU.</source>
+        <translation>预算低于 GPU 的固定开销：全部在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 layers&apos; attention and %3 of %4 FFN neurons on the GPU; the rest on the CPU.</source>
+        <translation>%2 层中 %1 层的注意力以及 %4 个 FFN 神经元中的 %3 个在 GPU 上；其余在 CPU 上。</translation>
+    </message>
+    <message>
+        <source>Weights %1 · KV cache %2 · Scratch %3 · Reserve %4 · Total %5 of %6</source>
+        <translation>权重 %1 · KV 缓存 %2 · 临时缓冲 %3 · 预留 %4 · 合计 %5 / %6</translation>
+    </message>
+    <message>
+        <source>Expected speed: %1</source>
+        <translation>预计速度：%1</translation>
+    </message>
+    <message>
+        <source>Hot neurons on the GPU: %1 of %2</source>
+        <translation>GPU 上的热神经元：%1 / %2</translation>
+    </message>
+    <message>
+        <source>Layers on the GPU: %1 of %2 (dense model)</source>
+        <translation>GPU 上的层：%1 / %2（稠密模型）</translation>
     </message>
 </context>
 <context>

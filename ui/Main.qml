@@ -8,14 +8,77 @@ import Hearth.App
 ApplicationWindow {
     id: root
 
-    width: 960
-    height: 680
-    minimumWidth: 480
-    minimumHeight: 360
+    width: 1100
+    height: 720
+    minimumWidth: 560
+    minimumHeight: 380
     visible: true
     title: ChatController.modelName.length > 0
            ? qsTr("%1 — Hearth", "window title, %1 is the model name").arg(ChatController.modelName)
            : qsTr("Hearth")
+
+    // The theme from Settings (system, light or dark), for every control in the window. Each
+    // group is set on its own: a plain palette.text would also set the disabled group.
+    palette.active.window: AppSettings.colors.window
+    palette.active.windowText: AppSettings.colors.windowText
+    palette.active.base: AppSettings.colors.base
+    palette.active.alternateBase: AppSettings.colors.alternateBase
+    palette.active.text: AppSettings.colors.text
+    palette.active.button: AppSettings.colors.button
+    palette.active.buttonText: AppSettings.colors.buttonText
+    palette.active.brightText: AppSettings.colors.brightText
+    palette.active.highlight: AppSettings.colors.highlight
+    palette.active.highlightedText: AppSettings.colors.highlightedText
+    palette.active.light: AppSettings.colors.light
+    palette.active.midlight: AppSettings.colors.midlight
+    palette.active.mid: AppSettings.colors.mid
+    palette.active.dark: AppSettings.colors.dark
+    palette.active.shadow: AppSettings.colors.shadow
+    palette.active.link: AppSettings.colors.link
+    palette.active.placeholderText: AppSettings.colors.placeholderText
+    palette.active.toolTipBase: AppSettings.colors.toolTipBase
+    palette.active.toolTipText: AppSettings.colors.toolTipText
+    palette.inactive.window: AppSettings.colors.window
+    palette.inactive.windowText: AppSettings.colors.windowText
+    palette.inactive.base: AppSettings.colors.base
+    palette.inactive.alternateBase: AppSettings.colors.alternateBase
+    palette.inactive.text: AppSettings.colors.text
+    palette.inactive.button: AppSettings.colors.button
+    palette.inactive.buttonText: AppSettings.colors.buttonText
+    palette.inactive.brightText: AppSettings.colors.brightText
+    palette.inactive.highlight: AppSettings.colors.highlight
+    palette.inactive.highlightedText: AppSettings.colors.highlightedText
+    palette.inactive.light: AppSettings.colors.light
+    palette.inactive.midlight: AppSettings.colors.midlight
+    palette.inactive.mid: AppSettings.colors.mid
+    palette.inactive.dark: AppSettings.colors.dark
+    palette.inactive.shadow: AppSettings.colors.shadow
+    palette.inactive.link: AppSettings.colors.link
+    palette.inactive.placeholderText: AppSettings.colors.placeholderText
+    palette.inactive.toolTipBase: AppSettings.colors.toolTipBase
+    palette.inactive.toolTipText: AppSettings.colors.toolTipText
+    palette.disabled.window: AppSettings.colors.window
+    palette.disabled.windowText: AppSettings.colors.disabledText
+    palette.disabled.base: AppSettings.colors.base
+    palette.disabled.alternateBase: AppSettings.colors.alternateBase
+    palette.disabled.text: AppSettings.colors.disabledText
+    palette.disabled.button: AppSettings.colors.button
+    palette.disabled.buttonText: AppSettings.colors.disabledText
+    palette.disabled.brightText: AppSettings.colors.brightText
+    palette.disabled.highlight: AppSettings.colors.highlight
+    palette.disabled.highlightedText: AppSettings.colors.highlightedText
+    palette.disabled.light: AppSettings.colors.light
+    palette.disabled.midlight: AppSettings.colors.midlight
+    palette.disabled.mid: AppSettings.colors.mid
+    palette.disabled.dark: AppSettings.colors.dark
+    palette.disabled.shadow: AppSettings.colors.shadow
+    palette.disabled.link: AppSettings.colors.link
+    palette.disabled.placeholderText: AppSettings.colors.placeholderText
+    palette.disabled.toolTipBase: AppSettings.colors.toolTipBase
+    palette.disabled.toolTipText: AppSettings.colors.toolTipText
+
+    readonly property bool busy: ChatController.state === ChatController.Loading
+                                 || ChatController.state === ChatController.Generating
 
     header: ToolBar {
         RowLayout {
@@ -24,23 +87,62 @@ ApplicationWindow {
             anchors.rightMargin: 8
 
             ToolButton {
+                objectName: "openModelButton"
                 text: qsTr("Open Model…")
                 icon.name: "document-open"
-                enabled: ChatController.state !== ChatController.Loading
-                         && ChatController.state !== ChatController.Generating
+                enabled: !root.busy
                 onClicked: modelDialog.open()
                 Accessible.name: qsTr("Open a model file")
             }
             ToolButton {
-                text: qsTr("New Chat")
-                icon.name: "list-add"
-                enabled: ChatController.state === ChatController.Ready
-                onClicked: ChatController.newConversation()
-                Accessible.name: qsTr("Start a new conversation")
+                objectName: "recentModelsButton"
+                text: qsTr("Recent")
+                enabled: !root.busy && AppSettings.recentModels.length > 0
+                onClicked: recentMenu.popup()
+                Accessible.name: qsTr("Recently used models")
+                Menu {
+                    id: recentMenu
+                    Repeater {
+                        model: AppSettings.recentModels
+                        delegate: MenuItem {
+                            required property string modelData
+                            text: modelData.substring(modelData.lastIndexOf("/") + 1)
+                            onTriggered: ChatController.loadModel(modelData)
+                        }
+                    }
+                }
             }
-            Item { Layout.fillWidth: true }
+            ProgressBar {
+                visible: ChatController.state === ChatController.Loading
+                Layout.preferredWidth: 120
+                value: ChatController.loadProgress
+                Accessible.name: qsTr("Loading progress")
+            }
+            ToolButton {
+                visible: ChatController.state === ChatController.Loading
+                text: qsTr("Cancel")
+                onClicked: ChatController.cancelLoad()
+                Accessible.name: qsTr("Cancel loading the model")
+            }
             Label {
-                text: qsTr("Language:")
+                Layout.fillWidth: true
+                horizontalAlignment: Text.AlignHCenter
+                elide: Text.ElideRight
+                font.bold: true
+                text: ChatController.conversationTitle
+            }
+            ToolButton {
+                objectName: "chatSettingsButton"
+                text: qsTr("Chat Settings…")
+                onClicked: chatSettings.open()
+                Accessible.name: qsTr("System prompt and sampling of this chat")
+            }
+            ToolButton {
+                objectName: "settingsButton"
+                text: qsTr("Settings…")
+                icon.name: "configure"
+                onClicked: settingsDialog.open()
+                Accessible.name: qsTr("Application settings")
             }
             ComboBox {
                 id: languageBox
@@ -66,28 +168,56 @@ ApplicationWindow {
         }
     }
 
-    ColumnLayout {
+    SplitView {
         anchors.fill: parent
-        spacing: 0
 
-        ChatView {
-            Layout.fillWidth: true
-            Layout.fillHeight: true
+        Sidebar {
+            id: sidebar
+            SplitView.preferredWidth: 250
+            SplitView.minimumWidth: 160
             controller: ChatController
+            onExportRequested: (conversationId, format) => {
+                exportDialog.conversationId = conversationId;
+                exportDialog.format = format;
+                exportDialog.selectedFile = "";
+                exportDialog.defaultSuffix = format === "json" ? "json" : "md";
+                exportDialog.open();
+            }
         }
 
-        Label {
-            Layout.fillWidth: true
-            Layout.margins: 8
-            visible: ChatController.errorText.length > 0
-            text: ChatController.errorText
-            color: "#c0392b"
-            wrapMode: Text.Wrap
-        }
+        ColumnLayout {
+            SplitView.fillWidth: true
+            spacing: 0
 
-        Composer {
-            Layout.fillWidth: true
-            controller: ChatController
+            ChatView {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                controller: ChatController
+            }
+
+            Label {
+                objectName: "errorLabel"
+                Layout.fillWidth: true
+                Layout.margins: 8
+                visible: ChatController.errorText.length > 0
+                text: ChatController.errorText
+                color: "#c0392b"
+                wrapMode: Text.Wrap
+            }
+
+            Composer {
+                id: composer
+                Layout.fillWidth: true
+                canSend: ChatController.state === ChatController.Ready
+                generating: ChatController.state === ChatController.Generating
+                inputEnabled: ChatController.state !== ChatController.NoModel
+                              && ChatController.state !== ChatController.Loading
+                modelLoaded: ChatController.state !== ChatController.NoModel
+                contextUsed: ChatController.contextUsed
+                contextLength: ChatController.contextLength
+                onSendRequested: text => ChatController.send(text)
+                onStopRequested: ChatController.stop()
+            }
         }
     }
 
@@ -98,17 +228,63 @@ ApplicationWindow {
         computeMode: qsTr("CPU (%1)", "status bar: compute mode, %1 is the kernel set such as avx2").arg(AppInfo.cpuKernels)
     }
 
-    // Keyboard: Ctrl+O open a model, Ctrl+N new chat (Esc stops an answer, in the composer).
+    // The undo bar after deleting a chat.
+    Pane {
+        objectName: "undoBar"
+        visible: ChatController.canUndoDelete
+        anchors.horizontalCenter: parent.horizontalCenter
+        anchors.bottom: parent.bottom
+        anchors.bottomMargin: 90
+        z: 10
+        background: Rectangle {
+            radius: 6
+            color: palette.toolTipBase
+            border.color: palette.mid
+        }
+        RowLayout {
+            Label {
+                text: qsTr("Deleted “%1”.").arg(ChatController.deletedTitle)
+            }
+            Button {
+                objectName: "undoButton"
+                text: qsTr("Undo")
+                onClicked: ChatController.undoDelete()
+                Accessible.name: qsTr("Undo deleting the chat")
+            }
+        }
+        Timer {
+            running: parent.visible
+            interval: 8000
+            onTriggered: parent.visible = Qt.binding(() => false)
+        }
+    }
+
+    // Keyboard: Ctrl+O open a model, Ctrl+N new chat, Ctrl+F search, Esc stop,
+    // Ctrl+Shift+C copy the last answer.
     Shortcut {
         sequences: [StandardKey.Open]
-        enabled: ChatController.state !== ChatController.Loading
-                 && ChatController.state !== ChatController.Generating
+        enabled: !root.busy
         onActivated: modelDialog.open()
     }
     Shortcut {
         sequences: [StandardKey.New]
-        enabled: ChatController.state === ChatController.Ready
-        onActivated: ChatController.newConversation()
+        onActivated: {
+            ChatController.newConversation();
+            composer.focusInput();
+        }
+    }
+    Shortcut {
+        sequences: [StandardKey.Find]
+        onActivated: sidebar.focusSearch()
+    }
+    Shortcut {
+        sequence: "Esc"
+        enabled: ChatController.state === ChatController.Generating
+        onActivated: ChatController.stop()
+    }
+    Shortcut {
+        sequence: "Ctrl+Shift+C"
+        onActivated: ChatController.copyLastAnswer()
     }
 
     FileDialog {
@@ -116,5 +292,23 @@ ApplicationWindow {
         title: qsTr("Open a Model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: ChatController.loadModelUrl(selectedFile)
+    }
+    FileDialog {
+        id: exportDialog
+
+        property var conversationId: 0
+        property string format: "markdown"
+
+        title: qsTr("Export Chat")
+        fileMode: FileDialog.SaveFile
+        nameFilters: format === "json" ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
+        onAccepted: ChatController.exportConversation(conversationId, selectedFile, format)
+    }
+    SettingsDialog {
+        id: settingsDialog
+    }
+    ChatSettingsDialog {
+        id: chatSettings
+        controller: ChatController
     }
 }

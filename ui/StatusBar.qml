@@ -4,7 +4,7 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import Hearth.App
 
-// Model, compute mode and what the engine is doing.
+// Model, compute mode, speed and what the engine is doing.
 ToolBar {
     id: root
 
@@ -29,10 +29,16 @@ ToolBar {
             Accessible.name: qsTr("Compute mode")
         }
         Label {
+            objectName: "speedLabel"
+            visible: root.controller.lastTokensPerSecond > 0
+            text: qsTr("%1 tokens/s").arg(root.controller.lastTokensPerSecond.toFixed(1))
+            Accessible.name: qsTr("Speed of the last answer")
+        }
+        Label {
             text: {
                 switch (root.controller.state) {
                 case ChatController.Loading:
-                    return qsTr("Loading…");
+                    return qsTr("Loading… %1%").arg(Math.round(root.controller.loadProgress * 100));
                 case ChatController.Generating:
                     return qsTr("Answering…");
                 case ChatController.Ready:

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "sampling_settings.h"
+
+#include <QObject>
+#include <QPalette>
+#include <QSettings>
+#include <QStringList>
+#include <QVariantMap>
+#include <QtQml/qqmlregistration.h>
+
+#include <memory>
+
+class QQmlEngine;
+class QJSEngine;
+
+namespace hearth::app {
+
+/// The Settings page: appearance, engine threads, the data folder and the defaults every new
+/// chat starts with. Kept in QSettings (an INI file inside --data-dir when one is given, so
+/// tests and portable installs leave the user's settings alone).
+class AppSettings : public QObject
+{
+    Q_OBJECT
+    QML_ELEMENT
+    QML_SINGLETON
+
+    Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY themeChanged)
+    Q_PROPERTY(bool dark READ dark NOTIFY themeChanged)
+    /// The theme's colours by palette role name (window, base, text, ...), for the window's
+    /// palette in QML: Quick Controls resolve a palette per control type from the platform theme,
+    /// so setting the application palette alone leaves some controls light.
+    Q_PROPERTY(QVariantMap colors READ colors NOTIFY themeChanged)
+    Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY fontSizeChanged)
+    Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY threadsChanged)
+    Q_PROPERTY(QString dataDir READ dataDir WRITE setDataDir NOTIFY dataDirChanged)
+    Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
+    Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY defaultsChanged)
+    Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY defaultsChanged)
+    Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY defaultsChanged)
+    Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
+
+public:
+    static constexpr int MaxRecentModels = 8;
+
+    /// @p iniPath empty: the platform's settings store.
+    explicit AppSettings(const QString& iniPath, QObject* parent = nullptr);
+    ~AppSettings() override;
+
+    static AppSettings* create(QQmlEngine* qmlEngine, QJSEngine* jsEngine);
+    static void setInstance(AppSettings* instance);
+
+    /// "system", "light" or "dark".
+    [[nodiscard]] QString theme() const { return m_theme; }
+    void setTheme(const QString& theme);
+    [[nodiscard]] bool dark() const;
+    [[nodiscard]] QVariantMap colors() const;
+    [[nodiscard]] QPalette themePalette() const;
+    /// Point size of the interface font; 0 keeps the system's.
+    [[nodiscard]] int fontSize() const { return m_fontSize; }
+    void setFontSize(int points);
+    /// Engine threads; 0: one per physical core.
+    [[nodiscard]] int threads() const { return m_threads; }
+    void setThreads(int threads);
+    /// Where chats are kept from the next start on; empty: the platform's data folder.
+    [[nodiscard]] QString dataDir() const { return m_dataDir; }
+    void setDataDir(const QString& dir);
+    /// Interface language code; empty: follow the system.
+    [[nodiscard]] QString language() const { return m_language; }
+    void setLanguage(const QString& code);
+
+    [[nodiscard]] QString systemPrompt() const { return m_systemPrompt; }
+    void setSystemPrompt(const QString& prompt);
+    [[nodiscard]] double temperature() const { return m_sampling.temperature; }
+    void setTemperature(double temperature);
+    [[nodiscard]] int maxTokens() const { return m_sampling.maxTokens; }
+    void setMaxTokens(int maxTokens);
+    /// What a new chat starts with.
+    [[nodiscard]] SamplingSettings defaultSampling() const { return m_sampling; }
+
+    [[nodiscard]] QStringList recentModels() const { return m_recentModels; }
+    /// Puts @p path first in the recent models.
+    void addRecentModel(const QString& path);
+
+    /// Applies theme and font size to the application (palette and font); main() calls it once,
+    /// the setters again on each change. Needs a QGuiApplication.
+    void applyAppearance();
+
+Q_SIGNALS:
+    void themeChanged();
+    void fontSizeChanged();
+    void threadsChanged();
+    void dataDirChanged();
+    void languageChanged();
+    void defaultsChanged();
+    void recentModelsChanged();
+
+private:
+    void saveSampling();
+
+    std::unique_ptr<QSettings> m_settings;
+    QString m_theme = QStringLiteral("system");
+    int m_fontSize = 0;
+    int m_threads = 0;
+    QString m_dataDir;
+    QString m_language;
+    QString m_systemPrompt;
+    SamplingSettings m_sampling;
+    QStringList m_recentModels;
+    QPalette m_systemPalette;
+    int m_systemFontSize = 0;
+    bool m_haveSystemLook = false;
+};
+
+} // namespace hearth::app

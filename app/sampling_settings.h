@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QJsonObject>
+#include <QMetaType>
+#include <QString>
+
+namespace hearth::app {
+
+/// A chat's generation settings. Stored per conversation as JSON (ChatStore's sampling column)
+/// with the keys users know from other apps: temperature, top_k, top_p, min_p, repeat_penalty,
+/// max_tokens, seed. Missing keys take the defaults from the Settings page.
+struct SamplingSettings
+{
+    double temperature = 0.8;
+    int topK = 40;
+    double topP = 0.95;
+    double minP = 0.05;
+    double repeatPenalty = 1.1;
+    int maxTokens = 512;
+    qint64 seed = -1; ///< -1: a new seed for every answer
+
+    [[nodiscard]] QJsonObject toJson() const;
+    /// Reads @p json over @p defaults; out-of-range values are clamped, never trusted.
+    [[nodiscard]] static SamplingSettings fromJson(const QJsonObject& json, const SamplingSettings& defaults);
+    [[nodiscard]] static SamplingSettings fromJson(const QJsonObject& json);
+    /// Keeps every value in a range the sampler accepts.
+    [[nodiscard]] SamplingSettings clamped() const;
+};
+
+/// One turn of the prompt the engine renders with the model's chat template.
+struct ChatTurn
+{
+    QString role;
+    QString content;
+};
+
+} // namespace hearth::app
+
+Q_DECLARE_METATYPE(hearth::app::SamplingSettings)
+Q_DECLARE_METATYPE(hearth::app::ChatTurn)

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Shared by the app tests: a tiny generated model (hearth-synth from the build tree), or the
+// shared stories260K model when the checkout has ../shared.
+
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QString>
+
+#ifndef HEARTH_EXE_SUFFIX
+#ifdef Q_OS_WIN
+#define HEARTH_EXE_SUFFIX ".exe"
+#else
+#define HEARTH_EXE_SUFFIX ""
+#endif
+#endif
+
+namespace hearth::test {
+
+/// Writes a tiny random model into @p dir; empty when hearth-synth is missing or fails.
+inline QString makeTinyModel(const QString& dir)
+{
+    const QString synth = QStringLiteral(HEARTH_BIN_DIR "/hearth-synth" HEARTH_EXE_SUFFIX);
+    const QString model = dir + QStringLiteral("/tiny.gguf");
+    if (QFileInfo::exists(synth)) {
+        QProcess process;
+        process.setProcessChannelMode(QProcess::MergedChannels);
+        process.start(synth, { QStringLiteral("--shape"), QStringLiteral("tiny"), QStringLiteral("--type"),
+                                 QStringLiteral("q8_0"), QStringLiteral("-o"), model });
+        if (process.waitForFinished(120000) && process.exitCode() == 0 && QFileInfo::exists(model))
+            return model;
+    }
+    const QString shared = QStringLiteral(HEARTH_SHARED_DIR "/models/stories260K.gguf");
+    return QFileInfo::exists(shared) ? shared : QString();
+}
+
+} // namespace hearth::test

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// ChatController with a real ChatStore and the real engine on its thread: an answer's row is in
+// the database from its first token, Regenerate adds a sibling, Edit starts a branch and keeps
+// the old one, and delete can be undone.
+
+#include "app_test_support.h"
+#include "chat_controller.h"
+#include "chatstore.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using hearth::app::ChatController;
+
+class TestChatController : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_model;
+    std::unique_ptr<ChatController> m_chat;
+
+    bool waitReady() const
+    {
+        return QTest::qWaitFor([this] { return m_chat->state() == ChatController::State::Ready; }, 60000);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_model = hearth::test::makeTinyModel(m_dir.path());
+        if (m_model.isEmpty())
+            QSKIP("no test model: hearth-synth is not built and ../shared is absent");
+        m_chat = std::make_unique<ChatController>(nullptr);
+        QVERIFY(m_chat->openStore(m_dir.filePath(QStringLiteral("chats.sqlite"))));
+        m_chat->loadModel(m_model);
+        QVERIFY(waitReady());
+        QVERIFY(m_chat->contextLength() > 0);
+        m_chat->setMaxTokens(16);
+        // A fixed seed: the same tokens on every run (the random model's first token is not EOS).
+        QVariantMap sampling = m_chat->sampling();
+        sampling.insert(QStringLiteral("seed"), 1);
+        m_chat->setSampling(sampling);
+    }
+
+    void cleanupTestCase() { m_chat.reset(); }
+
+    void sendStoresTheAnswerFromTheFirstToken()
+    {
+        hearth::ChatStore* store = m_chat->store();
+        bool checkedRow = false;
+        connect(m_chat.get(), &ChatController::answerToken, this, [&] {
+            if (checkedRow)
+                return;
+            checkedRow = true;
+            // The assistant row exists while the answer is still streaming.
+            const QList<hearth::ChatMessage> path = store->activePath(m_chat->conversationId());
+            QCOMPARE(path.size(), 2);
+            QCOMPARE(path.at(1).role, QStringLiteral("assistant"));
+            QCOMPARE(path.at(1).state, hearth::MessageState::Streaming);
+        });
+        m_chat->send(QStringLiteral("Hello, who are you?"));
+        QCOMPARE(m_chat->state(), ChatController::State::Generating);
+        QVERIFY(m_chat->conversationId() != 0);
+        QCOMPARE(m_chat->conversationTitle(), QStringLiteral("Hello, who are you?"));
+        QVERIFY(waitReady());
+        disconnect(m_chat.get(), &ChatController::answerToken, this, nullptr);
+        QVERIFY(checkedRow);
+
+        const QList<hearth::ChatMessage> path = store->activePath(m_chat->conversationId());
+        QCOMPARE(path.size(), 2);
+        QCOMPARE(path.at(1).state, hearth::MessageState::Complete);
+        QCOMPARE(path.at(1).content, m_chat->messages()->at(1).content);
+        QVERIFY(path.at(1).stats.tokens > 0);
+        QVERIFY(m_chat->contextUsed() > 0);
+        QCOMPARE(m_chat->conversations()->count(), 1);
+    }
+
+    void regenerateAddsASibling()
+    {
+        const qint64 first = m_chat->messages()->at(1).id;
+        m_chat->regenerate(1);
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->messages()->rowCount(), 2);
+        const qint64 second = m_chat->messages()->at(1).id;
+        QVERIFY(second != first);
+        QCOMPARE(m_chat->messages()->at(1).siblingCount, 2);
+        QCOMPARE(m_chat->messages()->at(1).siblingIndex, 1);
+
+        // Browse back to the first answer: "< 1/2 >".
+        m_chat->switchSibling(1, -1);
+        QCOMPARE(m_chat->messages()->at(1).id, first);
+        QCOMPARE(m_chat->messages()->at(1).siblingIndex, 0);
+        m_chat->switchSibling(1, 1);
+        QCOMPARE(m_chat->messages()->at(1).id, second);
+    }
+
+    void editCreatesABranch()
+    {
+        const qint64 original = m_chat->messages()->at(0).id;
+        m_chat->editAndResend(0, QStringLiteral("Tell me about flames."));
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->messages()->rowCount(), 2);
+        QCOMPARE(m_chat->messages()->at(0).content, QStringLiteral("Tell me about flames."));
+        QCOMPARE(m_chat->messages()->at(0).siblingCount, 2);
+        QCOMPARE(m_chat->messages()->at(1).role, QStringLiteral("assistant"));
+
+        // The old question and both of its answers are still there.
+        const QList<hearth::ChatMessage> all = m_chat->store()->allMessages(m_chat->conversationId());
+        QCOMPARE(all.size(), 5);
+        m_chat->switchSibling(0, -1);
+        QCOMPARE(m_chat->messages()->at(0).id, original);
+    }
+
+    void deleteCanBeUndone()
+    {
+        const qint64 id = m_chat->conversationId();
+        QVERIFY(m_chat->deleteConversation(id));
+        QCOMPARE(m_chat->conversationId(), 0);
+        QCOMPARE(m_chat->conversations()->count(), 0);
+        QVERIFY(m_chat->canUndoDelete());
+        QVERIFY(m_chat->undoDelete());
+        QCOMPARE(m_chat->conversations()->count(), 1);
+        QCOMPARE(m_chat->conversationId(), id);
+    }
+
+    void searchAndExport()
+    {
+        m_chat->setSearchText(QStringLiteral("flames"));
+        QCOMPARE(m_chat->conversations()->count(), 1);
+        m_chat->setSearchText(QStringLiteral("zzzunlikelyword"));
+        QCOMPARE(m_chat->conversations()->count(), 0);
+        m_chat->setSearchText(QString());
+
+        const QString markdown = m_dir.filePath(QStringLiteral("chat.md"));
+        QVERIFY(m_chat->exportConversation(m_chat->conversationId(), QUrl::fromLocalFile(markdown), QStringLiteral("markdown")));
+        QFile file(markdown);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("Hello, who are you?"));
+        const QString json = m_dir.filePath(QStringLiteral("chat.json"));
+        QVERIFY(m_chat->exportConversation(m_chat->conversationId(), QUrl::fromLocalFile(json), QStringLiteral("json")));
+        QVERIFY(QFileInfo(json).size() > 0);
+    }
+
+    void perChatSettingsAreStored()
+    {
+        m_chat->setSystemPrompt(QStringLiteral("You are terse."));
+        QVariantMap sampling = m_chat->sampling();
+        sampling.insert(QStringLiteral("temperature"), 0.25);
+        m_chat->setSampling(sampling);
+        const auto stored = m_chat->store()->conversation(m_chat->conversationId());
+        QVERIFY(stored);
+        QCOMPARE(stored->systemPrompt, QStringLiteral("You are terse."));
+        QCOMPARE(stored->sampling.value(QStringLiteral("temperature")).toDouble(), 0.25);
+        QCOMPARE(stored->modelPath, m_model);
+    }
+};
+
+QTEST_MAIN(TestChatController)
+#include "tst_chat_controller.moc"

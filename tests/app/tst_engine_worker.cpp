@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// EngineWorker on its own thread, as the window uses it: streamed tokens arrive in order and
+// add up to the answer, Stop ends an answer early, a corrupt model is an error (not a crash),
+// and a second model replaces the first.
+
+#include "app_test_support.h"
+#include "engine_worker.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+using hearth::app::AnswerStats;
+using hearth::app::ChatTurn;
+using hearth::app::EngineWorker;
+using hearth::app::SamplingSettings;
+
+class TestEngineWorker : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_model;
+    QThread m_thread;
+    EngineWorker* m_worker = nullptr;
+
+    bool load(const QString& path)
+    {
+        QSignalSpy loaded(m_worker, &EngineWorker::modelLoaded);
+        QSignalSpy failed(m_worker, &EngineWorker::modelLoadFailed);
+        QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path));
+        return QTest::qWaitFor([&] { return loaded.size() + failed.size() > 0; }, 60000) && loaded.size() == 1;
+    }
+
+    void generate(quint64 id, int maxTokens)
+    {
+        SamplingSettings sampling;
+        sampling.maxTokens = maxTokens;
+        sampling.seed = 7;
+        const QList<ChatTurn> turns { { QStringLiteral("system"), QStringLiteral("Be brief.") },
+            { QStringLiteral("user"), QStringLiteral("Tell me a story.") } };
+        QMetaObject::invokeMethod(m_worker, "generate", Qt::QueuedConnection, Q_ARG(quint64, id),
+            Q_ARG(QList<hearth::app::ChatTurn>, turns), Q_ARG(hearth::app::SamplingSettings, sampling));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_model = hearth::test::makeTinyModel(m_dir.path());
+        if (m_model.isEmpty())
+            QSKIP("no test model: hearth-synth is not built and ../shared is absent");
+        m_worker = new EngineWorker;
+        m_worker->moveToThread(&m_thread);
+        connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+        m_thread.start();
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_worker)
+            m_worker->stop();
+        m_thread.quit();
+        m_thread.wait();
+    }
+
+    void corruptModelIsAnError()
+    {
+        const QString corrupt = m_dir.filePath(QStringLiteral("corrupt.gguf"));
+        QFile file(corrupt);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("GGUF\x03\x00\x00\x00 this is not a model at all", 36);
+        file.close();
+        QSignalSpy failed(m_worker, &EngineWorker::modelLoadFailed);
+        QVERIFY(!load(corrupt));
+        QCOMPARE(failed.size(), 1);
+        QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("corrupt.gguf")));
+
+        // Asking for an answer without a model fails with a message too.
+        QSignalSpy answerFailed(m_worker, &EngineWorker::answerFailed);
+        generate(1, 4);
+        QTRY_COMPARE(answerFailed.size(), 1);
+        QCOMPARE(answerFailed.at(0).at(0).toULongLong(), 1u);
+    }
+
+    void tokensArriveInOrder()
+    {
+        QVERIFY(load(m_model));
+        QSignalSpy tokens(m_worker, &EngineWorker::tokenGenerated);
+        QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+        generate(2, 24);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QString streamed;
+        for (const QList<QVariant>& token : tokens) {
+            QCOMPARE(token.at(0).toULongLong(), 2u);
+            streamed += token.at(1).toString();
+        }
+        QCOMPARE(finished.at(0).at(0).toULongLong(), 2u);
+        QCOMPARE(streamed, finished.at(0).at(1).toString());
+        const auto stats = finished.at(0).at(2).value<AnswerStats>();
+        QVERIFY(stats.generatedTokens > 0);
+        QVERIFY(stats.generatedTokens <= 24);
+        QVERIFY(stats.timeToFirstTokenMs > 0);
+        QVERIFY(stats.contextUsed >= stats.promptTokens);
+    }
+
+    void stopEndsTheAnswer()
+    {
+        QSignalSpy tokens(m_worker, &EngineWorker::tokenGenerated);
+        QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+        // Stop as soon as the first token arrives; the answer must end long before its limit.
+        connect(m_worker, &EngineWorker::tokenGenerated, this, [this] { m_worker->stop(); });
+        generate(3, 2000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        disconnect(m_worker, &EngineWorker::tokenGenerated, this, nullptr);
+        const auto stats = finished.at(0).at(2).value<AnswerStats>();
+        QVERIFY(stats.stopped || stats.generatedTokens < 2000);
+        QVERIFY(stats.generatedTokens < 2000);
+    }
+
+    void switchesModels()
+    {
+        const QString second = m_dir.filePath(QStringLiteral("second.gguf"));
+        QVERIFY(QFile::copy(m_model, second));
+        QSignalSpy loaded(m_worker, &EngineWorker::modelLoaded);
+        QVERIFY(load(second));
+        QVERIFY(loaded.at(0).at(2).toInt() > 0); // context length
+        QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+        generate(4, 8);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QCOMPARE(finished.at(0).at(0).toULongLong(), 4u);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineWorker)
+#include "tst_engine_worker.moc"

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Hearth.App
+
+// Application settings and the defaults new chats start with.
+Dialog {
+    id: root
+
+    title: qsTr("Settings")
+    modal: true
+    standardButtons: Dialog.Close
+    anchors.centerIn: Overlay.overlay
+    width: Math.min(parent ? parent.width - 40 : 520, 520)
+
+    GridLayout {
+        width: parent.width
+        columns: 2
+        columnSpacing: 12
+        rowSpacing: 8
+
+        Label { text: qsTr("Theme:") }
+        ComboBox {
+            objectName: "themeBox"
+            Layout.fillWidth: true
+            textRole: "text"
+            valueRole: "value"
+            model: [
+                { value: "system", text: qsTr("Follow the system") },
+                { value: "light", text: qsTr("Light") },
+                { value: "dark", text: qsTr("Dark") }
+            ]
+            currentIndex: indexOfValue(AppSettings.theme)
+            onActivated: AppSettings.theme = currentValue
+            Accessible.name: qsTr("Theme")
+        }
+
+        Label { text: qsTr("Font size:") }
+        SpinBox {
+            from: 0
+            to: 32
+            value: AppSettings.fontSize
+            textFromValue: (value, locale) => value === 0 ? qsTr("System") : value.toString()
+            onValueModified: AppSettings.fontSize = value
+            Accessible.name: qsTr("Font size in points")
+        }
+
+        Label { text: qsTr("Language:") }
+        ComboBox {
+            Layout.fillWidth: true
+            model: LanguageManager.languages
+            textRole: "name"
+            valueRole: "code"
+            currentIndex: count > 0 ? indexOfValue(LanguageManager.language) : -1
+            onActivated: LanguageManager.setLanguage(currentValue)
+            Accessible.name: qsTr("Interface language")
+        }
+
+        Label { text: qsTr("Threads:") }
+        SpinBox {
+            from: 0
+            to: 256
+            value: AppSettings.threads
+            textFromValue: (value, locale) => value === 0 ? qsTr("Automatic") : value.toString()
+            onValueModified: AppSettings.threads = value
+            Accessible.name: qsTr("Engine threads")
+        }
+
+        Label { text: qsTr("Data folder:") }
+        TextField {
+            Layout.fillWidth: true
+            text: AppSettings.dataDir
+            placeholderText: AppInfo.dataDir
+            onEditingFinished: AppSettings.dataDir = text
+            Accessible.name: qsTr("Data folder")
+        }
+        Item { width: 1; height: 1 }
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            opacity: 0.7
+            text: qsTr("A new data folder is used from the next start.")
+        }
+
+        Label { text: qsTr("Default system prompt:") }
+        TextField {
+            Layout.fillWidth: true
+            text: AppSettings.systemPrompt
+            onEditingFinished: AppSettings.systemPrompt = text
+            Accessible.name: qsTr("Default system prompt")
+        }
+
+        Label { text: qsTr("Default temperature:") }
+        TextField {
+            text: AppSettings.temperature.toFixed(2)
+            validator: DoubleValidator { bottom: 0; top: 5 }
+            onEditingFinished: AppSettings.temperature = Number.fromLocaleString(Qt.locale("C"), text)
+            Accessible.name: qsTr("Default temperature")
+        }
+
+        Label { text: qsTr("Default answer length:") }
+        SpinBox {
+            from: 1
+            to: 32768
+            editable: true
+            value: AppSettings.maxTokens
+            onValueModified: AppSettings.maxTokens = value
+            Accessible.name: qsTr("Default maximum tokens per answer")
+        }
+    }
+}
