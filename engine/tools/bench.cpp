@@ -10,6 +10,7 @@
 #include "cpu/thread_pool.h"
 #include "cpu/memory_bandwidth.h"
 #include "gguf/gguf_file.h"
+#include "sparse/sparse_ffn.h"
 
 #include <hearth/hearth.h>
 
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -119,7 +121,10 @@ std::vector<Token> benchmarkTokens(const Tokenizer& tokenizer, int count)
 struct Measurement {
     double prefillSeconds = 0;
     double decodeSeconds = 0;
+    double decodeCpuSeconds = 0; // all threads: a busy shared machine slows wall time, not this
 };
+
+double cpuSeconds();
 
 // One repetition: empty cache, prefill @p prompt, then decode @p decodeTokens one by one.
 Result<Measurement> measure(Session& session, std::span<const Token> prompt, std::span<const Token> decodeTokens)
@@ -130,10 +135,83 @@ Result<Measurement> measure(Session& session, std::span<const Token> prompt, std
     HEARTH_TRY(session.prefill(prompt));
     m.prefillSeconds = secondsSince(start);
     start = Clock::now();
+    const double cpuStart = cpuSeconds();
     for (Token t : decodeTokens)
         HEARTH_TRY(session.decode(t));
     m.decodeSeconds = secondsSince(start);
+    m.decodeCpuSeconds = cpuSeconds() - cpuStart;
     return m;
+}
+
+// Weight bytes of the predictors (fc1/fc2), which only the sparse path reads.
+std::uint64_t predictorBytes(const gguf::GgufFile& file)
+{
+    std::uint64_t bytes = 0;
+    for (const auto& t : file.tensors()) {
+        if (t.name.ends_with(".fc1.weight") || t.name.ends_with(".fc2.weight"))
+            bytes += t.byteSize;
+    }
+    return bytes;
+}
+
+// Weight bytes of the FFN neurons (gate, up, down in any layout).
+std::uint64_t ffnBytes(const gguf::GgufFile& file)
+{
+    std::uint64_t bytes = 0;
+    for (const auto& t : file.tensors()) {
+        for (const char* suffix : {".ffn_gate.weight", ".ffn_up.weight", ".ffn_down.weight", ".ffn_down_t.weight",
+                                   ".ffn_neurons.weight"}) {
+            if (t.name.ends_with(suffix))
+                bytes += t.byteSize;
+        }
+    }
+    return bytes;
+}
+
+double cpuSeconds()
+{
+    rusage usage{};
+    if (::getrusage(RUSAGE_SELF, &usage) != 0)
+        return 0;
+    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + 1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+// Decode speed of one FFN mode in a fresh session, median of
+// @p repetitions, plus the FFN bytes the sparse path touched per decoded token.
+struct ModeResult {
+    double decode = 0;           // tokens per second (median)
+    double cpuPerToken = 0;      // CPU seconds per decoded token (all threads)
+    double ffnBytesPerToken = 0; // measured by the sparse FFN's counters (0 on the dense path)
+};
+
+Result<ModeResult> measureMode(const std::shared_ptr<const Model>& model, const SessionParams& params, bool dense,
+                               std::span<const Token> prompt, std::span<const Token> decodeTokens, int repetitions)
+{
+    SessionParams modeParams = params;
+    modeParams.denseFfn = dense;
+    auto session = Session::create(model, modeParams);
+    if (!session)
+        return session.status();
+    ModeResult r;
+    std::vector<double> rates;
+    HEARTH_TRY(measure(**session, prompt.first(std::min<std::size_t>(prompt.size(), 16)), decodeTokens.first(std::min<std::size_t>(decodeTokens.size(), 4))));
+    double cpu = 0;
+    for (int i = 0; i < repetitions; ++i) {
+        (*session)->reset();
+        HEARTH_TRY((*session)->prefill(prompt));
+        sparse::resetFfnTraffic();
+        const double cpuStart = cpuSeconds();
+        const auto start = Clock::now();
+        for (Token t : decodeTokens)
+            HEARTH_TRY((*session)->decode(t));
+        const double seconds = secondsSince(start);
+        cpu += cpuSeconds() - cpuStart;
+        rates.push_back(seconds > 0 ? double(decodeTokens.size()) / seconds : 0);
+        r.ffnBytesPerToken = double(sparse::ffnTraffic().bytes) / double(decodeTokens.size());
+    }
+    r.decode = median(rates);
+    r.cpuPerToken = cpu / (double(repetitions) * double(decodeTokens.size()));
+    return r;
 }
 
 } // namespace
@@ -147,6 +225,7 @@ int main(int argc, char** argv)
     int repetitions = 5;
     bool json = false;
     bool skipBandwidth = false;
+    bool dense = false;
     tools::ToolOptions options("hearth-bench", "Measures prefill and decode speed against the machine's memory bandwidth.");
     options.addString("-m,--model", "FILE", "model file (GGUF)", &modelPath);
     options.addInt("-t,--threads", "N", "threads (default: one per physical core)", &threads, 0, 1024);
@@ -155,6 +234,8 @@ int main(int argc, char** argv)
     options.addInt("-r,--repetitions", "N", "repetitions; the median is reported (default 5)", &repetitions, 1, 1000);
     options.addFlag("--json", "print the results as one JSON object", &json);
     options.addFlag("--no-bandwidth", "skip the memory bandwidth measurement", &skipBandwidth);
+    options.addFlag("--dense", "models with predictors: run the dense FFN only (default: sparse, then dense for comparison)",
+                    &dense);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess: return 0;
     case tools::ToolOptions::Outcome::ExitFailure: return 1;
@@ -179,6 +260,7 @@ int main(int argc, char** argv)
     }
     SessionParams sessionParams;
     sessionParams.threads = threads;
+    sessionParams.denseFfn = dense;
     sessionParams.contextLength = promptTokens + generateTokens + 8;
     sessionParams.batchSize = std::max(sessionParams.batchSize, promptTokens);
     auto session = Session::create(*model, sessionParams);
@@ -199,6 +281,7 @@ int main(int argc, char** argv)
     }
     std::vector<double> prefillRates;
     std::vector<double> decodeRates;
+    double decodeCpu = 0;
     for (int r = 0; r < repetitions; ++r) {
         auto m = measure(**session, prompt, decodeTokens);
         if (!m) {
@@ -207,10 +290,34 @@ int main(int argc, char** argv)
         }
         prefillRates.push_back(m->prefillSeconds > 0 ? promptTokens / m->prefillSeconds : 0);
         decodeRates.push_back(m->decodeSeconds > 0 ? generateTokens / m->decodeSeconds : 0);
+        decodeCpu += m->decodeCpuSeconds;
         if (!json)
             std::fprintf(stderr, "  run %d/%d: prefill %.2f tok/s, decode %.2f tok/s\n", r + 1, repetitions,
                          prefillRates.back(), decodeRates.back());
     }
+    // Sparse models: the same decode with the dense FFN, and the bytes each path touches.
+    const bool sparseModel = (*model)->info().sparse && !dense;
+    ModeResult sparseMode, denseMode;
+    const std::uint64_t predictor = predictorBytes(**file);
+    const std::uint64_t ffn = ffnBytes(**file);
+    const std::uint64_t denseBytes = bytesPerToken - predictor;
+    double sparseBytes = 0;
+    if (sparseModel) {
+        auto s = measureMode(*model, sessionParams, false, prompt, decodeTokens, repetitions);
+        auto d = s ? measureMode(*model, sessionParams, true, prompt, decodeTokens, repetitions) : Result<ModeResult>(s.status());
+        if (!s || !d) {
+            std::fprintf(stderr, "hearth-bench: %s\n", (!s ? s.message() : d.message()).c_str());
+            return 1;
+        }
+        sparseMode = *s;
+        denseMode = *d;
+        sparseBytes = double(denseBytes - ffn) + double(predictor) + sparseMode.ffnBytesPerToken;
+    }
+    const double theoreticalRatio = sparseBytes > 0 ? double(denseBytes) / sparseBytes : 0;
+    const double achievedRatio = denseMode.decode > 0 ? sparseMode.decode / denseMode.decode : 0;
+    const double cpuRatio = sparseMode.cpuPerToken > 0 ? denseMode.cpuPerToken / sparseMode.cpuPerToken : 0;
+
+    const double decodeCpuPerToken = decodeCpu / (double(repetitions) * double(generateTokens));
     const double prefill = median(prefillRates);
     const double decode = median(decodeRates);
     const double achievedGBs = decode * static_cast<double>(bytesPerToken) / 1e9;
@@ -247,6 +354,22 @@ int main(int argc, char** argv)
         out.add("memory_bandwidth_gb_per_second", bandwidthGBs);
         out.add("bandwidth_fraction", bandwidthFraction);
         out.add("peak_rss_bytes", peakRss);
+        out.add("decode_cpu_seconds_per_token", decodeCpuPerToken);
+        out.add("ffn_mode", sparseModel ? "sparse" : "dense");
+        if (sparseModel) {
+            out.add("sparse_decode_tokens_per_second", sparseMode.decode);
+            out.add("dense_decode_tokens_per_second", denseMode.decode);
+            out.add("sparse_cpu_seconds_per_token", sparseMode.cpuPerToken);
+            out.add("dense_cpu_seconds_per_token", denseMode.cpuPerToken);
+            out.add("sparse_bytes_per_token", sparseBytes);
+            out.add("dense_bytes_per_token", denseBytes);
+            out.add("predictor_bytes_per_token", predictor);
+            out.add("sparse_ffn_bytes_per_token", sparseMode.ffnBytesPerToken);
+            out.add("theoretical_speedup", theoreticalRatio);
+            out.add("achieved_speedup", achievedRatio);
+            out.add("achieved_speedup_cpu_time", cpuRatio);
+            out.add("fraction_of_theoretical", theoreticalRatio > 0 ? achievedRatio / theoreticalRatio : 0);
+        }
         std::printf("%s\n", out.str().c_str());
         return 0;
     }
@@ -254,6 +377,7 @@ int main(int argc, char** argv)
     std::printf("threads / ISA:  %d / %s (%s)\n", threadCount, isa.c_str(), cpuModelName().c_str());
     std::printf("prefill:        %.2f tok/s (%d tokens, median of %d)\n", prefill, promptTokens, repetitions);
     std::printf("decode:         %.2f tok/s (%d tokens, median of %d)\n", decode, generateTokens, repetitions);
+    std::printf("decode CPU:     %.2f ms per token (all threads)\n", decodeCpuPerToken * 1e3);
     std::printf("prefill/decode: %.2fx per token\n", prefillOverDecode);
     std::printf("weights/token:  %s -> %.2f GB/s\n", tools::formatBytes(bytesPerToken).c_str(), achievedGBs);
     if (std::isfinite(bandwidthGBs))
@@ -261,5 +385,14 @@ int main(int argc, char** argv)
     else
         std::printf("bandwidth:      not measured\n");
     std::printf("peak RSS:       %s\n", tools::formatBytes(peakRss).c_str());
+    if (sparseModel) {
+        std::printf("sparse decode:  %.2f tok/s, %.2f ms CPU/token, %s/token (predictors %s)\n", sparseMode.decode,
+                    sparseMode.cpuPerToken * 1e3, tools::formatBytes(std::uint64_t(sparseBytes)).c_str(),
+                    tools::formatBytes(predictor).c_str());
+        std::printf("dense decode:   %.2f tok/s, %.2f ms CPU/token, %s/token\n", denseMode.decode,
+                    denseMode.cpuPerToken * 1e3, tools::formatBytes(denseBytes).c_str());
+        std::printf("speed-up:       %.2fx (CPU time %.2fx) of %.2fx theoretical -> %.0f%%\n", achievedRatio, cpuRatio,
+                    theoreticalRatio, theoreticalRatio > 0 ? 100 * achievedRatio / theoreticalRatio : 0);
+    }
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -198,6 +199,8 @@ int main(int argc, char** argv)
     options.addUInt64("--seed", "N", "sampling seed", &settings.sampling.seed);
     options.addFlag("--raw", "use the prompt as is, without the chat template", &settings.raw);
     options.addFlag("--version", "print version and build facts, then exit", &version);
+    bool dense = false;
+    options.addFlag("--dense", "models with predictors: compute every FFN neuron instead of the predicted ones", &dense);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess: return 0;
     case tools::ToolOptions::Outcome::ExitFailure: return 1;
@@ -224,6 +227,7 @@ int main(int argc, char** argv)
     SessionParams sessionParams;
     sessionParams.contextLength = settings.contextLength;
     sessionParams.threads = settings.threads;
+    sessionParams.denseFfn = dense;
     auto session = Session::create(*model, sessionParams);
     if (!session) {
         std::fprintf(stderr, "hearth-cli: cannot start a session: %s\n", session.message().c_str());

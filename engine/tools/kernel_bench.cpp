@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
 // hearth-kernel-bench: how close the CPU kernels come to the machine's limits. Decode (one
 // token) is judged by weight bytes streamed per second against measured memory bandwidth;
-// prefill by GFLOP/s and by how much cheaper a token is than in decode. Prints JSON.
+// prefill by GFLOP/s and by how much cheaper a token is than in decode; "cache_gbs" is decode
+// of a slice small enough to stay in cache, i.e. the kernel's compute throughput, which must
+// stay well above the memory bandwidth for decode to be memory-bound. Q4_0 runs both on the
+// rows as stored ("layout": "rows") and repacked at load ("q4x16", see cpu/weight_pack.h).
+// Prints JSON.
 //
 //   hearth-kernel-bench [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick]
+//                       [--type f16|q4_0|q8_0|f32] [--no-bandwidth]
 
 #include "cpu/isa.h"
 #include "cpu/kernels.h"
@@ -11,14 +16,17 @@
 #include "cpu/memory_bandwidth.h"
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
+#include "cpu/weight_pack.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace hearth;
@@ -29,7 +37,9 @@ namespace {
 struct Options {
     int threads = 2;
     std::string isa; // empty: every variant the CPU runs
+    std::string type; // empty: every type
     bool quick = false;
+    bool bandwidth = true;
 };
 
 struct Shape {
@@ -73,6 +83,13 @@ double bestSeconds(Fn&& fn, double minSeconds, int minRuns)
     return best;
 }
 
+bool equalsIgnoringCase(const std::string& a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
 Options parse(int argc, char** argv)
 {
     Options o;
@@ -82,10 +99,15 @@ Options parse(int argc, char** argv)
             o.threads = std::max(1, std::atoi(argv[++i]));
         } else if (arg == "--isa" && i + 1 < argc) {
             o.isa = argv[++i];
+        } else if (arg == "--type" && i + 1 < argc) {
+            o.type = argv[++i];
         } else if (arg == "--quick") {
             o.quick = true;
+        } else if (arg == "--no-bandwidth") {
+            o.bandwidth = false;
         } else {
-            std::fprintf(stderr, "usage: %s [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick] "
+                                  "[--type f16|q4_0|q8_0|f32] [--no-bandwidth]\n", argv[0]);
             std::exit(arg == "--help" || arg == "-h" ? 0 : 2);
         }
     }
@@ -99,7 +121,7 @@ int main(int argc, char** argv)
     const Options opt = parse(argc, argv);
     ThreadPool pool(opt.threads);
 
-    const double bandwidth = measureMemoryBandwidthGBs(pool, std::size_t(1) << 30, opt.quick ? 2 : 4);
+    const double bandwidth = opt.bandwidth ? measureMemoryBandwidthGBs(pool, std::size_t(1) << 30, opt.quick ? 2 : 4) : 0.0;
     std::printf("{\n  \"threads\": %d,\n  \"cpu_features\": \"%s\",\n  \"detected_isa\": \"%s\",\n"
                 "  \"memory_bandwidth_gbs\": %.2f,\n  \"results\": [",
                 pool.size(), cpuFeatureString().c_str(), isaName(detectedIsa()), bandwidth);
@@ -123,52 +145,82 @@ int main(int argc, char** argv)
             if (type == DType::F32 && shape.rows > 8192) {
                 continue; // 250 MB of weights says nothing the F16 run does not
             }
+            if (!opt.type.empty() && !equalsIgnoringCase(opt.type, dtypeName(type))) {
+                continue;
+            }
             const std::vector<std::uint8_t> weights = makeWeights(type, shape);
             const double bytes = static_cast<double>(weights.size());
             // Decode cycles through copies that together exceed the last-level cache, so every
             // call streams its weights from DRAM as a real model's layers do.
             const std::size_t copies = std::max<std::size_t>(1, (std::size_t(256) << 20) / weights.size() + 1);
             std::vector<std::vector<std::uint8_t>> copy(copies, weights);
-            std::size_t next = 0;
-            const auto decodeOnce = [&](const CpuKernels& k) {
-                const WeightMatrix wc{type, copy[next].data(), shape.rows, shape.cols};
-                next = (next + 1) % copies;
-                matmulWith(k, pool, wc, x.data(), 1, y.data());
-            };
             // Prefill is compute-bound and costs the same per row, so it is timed on row slices:
             // short calls keep the best-of timing meaningful on a machine shared with other work.
+            // The in-cache decode uses a slice of at most ~1 MiB.
             const std::int64_t sliceRows = std::min<std::int64_t>(shape.rows, 512);
-            const WeightMatrix slice{type, weights.data(), sliceRows, shape.cols};
             const double sliceScale = static_cast<double>(shape.rows) / static_cast<double>(sliceRows);
+            const std::int64_t cacheRows = std::clamp<std::int64_t>(
+                static_cast<std::int64_t>((std::size_t(1) << 20) / rowBytes(type, shape.cols)) / 16 * 16, 16, shape.rows);
             for (const CpuKernels* k : kernelVariants()) {
                 if (!opt.isa.empty() && opt.isa != k->name) {
                     continue;
                 }
-                const double decode = bestSeconds([&] { decodeOnce(*k); }, minSeconds, 5);
-                const bool scalar = k->isa == Isa::Scalar;
-                double prefill = 0.0;
-                if (!scalar) { // the reference path would take minutes
-                    prefill = sliceScale *
-                              bestSeconds([&] { matmulWith(*k, pool, slice, x.data(), kPrefillTokens, y.data()); },
-                                          minSeconds, 5);
+                for (const bool packed : {false, true}) {
+                    // Views of the copies (and the slices) in this layout.
+                    PackedWeightStore store;
+                    std::vector<WeightMatrix> views;
+                    for (const auto& c : copy) {
+                        views.push_back({type, c.data(), shape.rows, shape.cols});
+                        if (packed && !store.packFor(*k, views.back())) {
+                            break;
+                        }
+                    }
+                    if (packed && store.bytes() == 0) {
+                        continue; // no packed layout for this type and table
+                    }
+                    WeightMatrix slice{type, weights.data(), sliceRows, shape.cols};
+                    WeightMatrix cached{type, weights.data(), cacheRows, shape.cols};
+                    if (packed) {
+                        (void)store.packFor(*k, slice);
+                        (void)store.packFor(*k, cached);
+                    }
+                    std::size_t next = 0;
+                    const double decode = bestSeconds(
+                        [&] {
+                            matmulWith(*k, pool, views[next], x.data(), 1, y.data());
+                            next = (next + 1) % views.size();
+                        },
+                        minSeconds, 5);
+                    const double cacheDecode =
+                        bestSeconds([&] { matmulWith(*k, pool, cached, x.data(), 1, y.data()); }, minSeconds / 4, 20);
+                    const bool scalar = k->isa == Isa::Scalar;
+                    double prefill = 0.0;
+                    if (!scalar) { // the reference path would take minutes
+                        prefill = sliceScale *
+                                  bestSeconds([&] { matmulWith(*k, pool, slice, x.data(), kPrefillTokens, y.data()); },
+                                              minSeconds, 5);
+                    }
+                    const double decodeGBs = bytes / decode / 1e9;
+                    const double cacheGBs =
+                        static_cast<double>(rowBytes(type, shape.cols)) * static_cast<double>(cacheRows) / cacheDecode / 1e9;
+                    std::printf("%s\n    {\"isa\": \"%s\", \"type\": \"%s\", \"layout\": \"%s\", \"rows\": %lld, "
+                                "\"cols\": %lld, \"weight_mb\": %.1f, \"decode_ms\": %.3f, \"decode_gbs\": %.2f, "
+                                "\"decode_bandwidth_fraction\": %.3f, \"cache_gbs\": %.2f",
+                                first ? "" : ",", k->name, std::string(dtypeName(type)).c_str(),
+                                packed ? "q4x16" : "rows", static_cast<long long>(shape.rows),
+                                static_cast<long long>(shape.cols), bytes / 1e6, decode * 1e3, decodeGBs,
+                                bandwidth > 0 ? decodeGBs / bandwidth : 0.0, cacheGBs);
+                    if (prefill > 0.0) {
+                        const double flops = 2.0 * static_cast<double>(shape.rows * shape.cols * kPrefillTokens);
+                        std::printf(", \"prefill_tokens\": %lld, \"prefill_ms\": %.2f, \"prefill_gflops\": %.1f, "
+                                    "\"prefill_speedup_per_token\": %.2f",
+                                    static_cast<long long>(kPrefillTokens), prefill * 1e3, flops / prefill / 1e9,
+                                    decode / (prefill / static_cast<double>(kPrefillTokens)));
+                    }
+                    std::printf("}");
+                    std::fflush(stdout);
+                    first = false;
                 }
-                const double decodeGBs = bytes / decode / 1e9;
-                std::printf("%s\n    {\"isa\": \"%s\", \"type\": \"%s\", \"rows\": %lld, \"cols\": %lld, "
-                            "\"weight_mb\": %.1f, \"decode_ms\": %.3f, \"decode_gbs\": %.2f, "
-                            "\"decode_bandwidth_fraction\": %.3f",
-                            first ? "" : ",", k->name, std::string(dtypeName(type)).c_str(),
-                            static_cast<long long>(shape.rows), static_cast<long long>(shape.cols), bytes / 1e6,
-                            decode * 1e3, decodeGBs, bandwidth > 0 ? decodeGBs / bandwidth : 0.0);
-                if (prefill > 0.0) {
-                    const double flops = 2.0 * static_cast<double>(shape.rows * shape.cols * kPrefillTokens);
-                    std::printf(", \"prefill_tokens\": %lld, \"prefill_ms\": %.2f, \"prefill_gflops\": %.1f, "
-                                "\"prefill_speedup_per_token\": %.2f",
-                                static_cast<long long>(kPrefillTokens), prefill * 1e3, flops / prefill / 1e9,
-                                decode / (prefill / static_cast<double>(kPrefillTokens)));
-                }
-                std::printf("}");
-                std::fflush(stdout);
-                first = false;
             }
         }
     }

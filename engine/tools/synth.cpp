@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // hearth-synth: writes a deterministic random llama-shaped GGUF model for tests and benchmarks.
 
+#include "synth/synthetic_families.h"
 #include "synth/synthetic_model.h"
+#include "synth/synthetic_sparse.h"
 #include "tool_options.h"
 
 #include <chrono>
@@ -11,25 +13,45 @@ using namespace hearth;
 
 int main(int argc, char** argv)
 {
-    std::string shapeName = "tiny";
+    std::string architecture = "llama";
+    std::string shapeName;
     std::string typeName = "f16";
-    std::string ffn = "swiglu";
+    std::string ffn;
     std::string output;
     std::uint64_t seed = 42;
     int layers = 0;
     int vocab = 0;
     bool quiet = false;
+    float sparsity = -1.0f;
+    std::string layoutName = "powerinfer";
+    int predictorHidden = 0;
+    std::string statsPath;
 
     tools::ToolOptions options("hearth-synth",
                                "Writes a random llama-shaped GGUF model. The same arguments always give the same file.");
-    options.addString("--shape", "NAME", "tiny, tinyllama-1.1b or llama2-7b (default tiny)", &shapeName);
+    options.addString("--arch", "ARCH", "architecture: llama, falcon or opt (default llama)", &architecture);
+    options.addString("--shape", "NAME",
+                      "llama: tiny, tinyllama-1.1b, llama2-7b; falcon: falcon-tiny, falcon-tiny-gqa, falcon-1b, "
+                      "falcon-7b, falcon-40b; opt: opt-tiny, opt-125m, opt-1.3b, opt-6.7b (default: the tiny one)",
+                      &shapeName);
     options.addString("--type", "TYPE", "weight type: f32, f16, q8_0 or q4_0 (default f16)", &typeName);
-    options.addString("--ffn", "ACT", "FFN activation: swiglu, reglu, drelu or relu2 (default swiglu)", &ffn);
+    options.addString("--ffn", "ACT",
+                      "FFN activation: swiglu, reglu, drelu or relu2 for llama (default swiglu); gelu or relu for "
+                      "falcon (default gelu); relu for opt",
+                      &ffn);
     options.addUInt64("--seed", "N", "random seed (default 42)", &seed);
     options.addInt("--layers", "N", "override the shape's layer count", &layers, 1, 1024);
     options.addInt("--vocab", "N", "override the shape's vocabulary size", &vocab, 260, 1'000'000);
     options.addString("-o,--output", "FILE", "output file (required)", &output);
     options.addFlag("-q,--quiet", "no progress output", &quiet);
+    options.addFloat("--sparsity", "X",
+                     "write a sparse ReLU model (llama, --ffn reglu/drelu/relu2) with predictors that leave this share "
+                     "of neurons inactive on average, plus its statistics file",
+                     &sparsity);
+    options.addString("--layout", "NAME", "sparse file layout: powerinfer or hearth (default powerinfer)", &layoutName);
+    options.addInt("--predictor-hidden", "N", "predictor hidden size (default 512, 1024 from n_embd 4096)",
+                   &predictorHidden, 2, 65536);
+    options.addString("--stats", "FILE", "statistics file of a sparse model (default FILE.hearth-stats.gguf)", &statsPath);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess: return 0;
     case tools::ToolOptions::Outcome::ExitFailure: return 1;
@@ -40,7 +62,19 @@ int main(int argc, char** argv)
         return 1;
     }
 
-    auto shape = synth::shapeByName(shapeName);
+    if (architecture != "llama" && !synth::isFamilyArchitecture(architecture)) {
+        std::fprintf(stderr, "hearth-synth: unknown architecture '%s' (use llama, falcon or opt)\n", architecture.c_str());
+        return 1;
+    }
+    if (sparsity >= 0.0f && architecture != "llama") {
+        std::fprintf(stderr, "hearth-synth: --sparsity writes llama-architecture models only\n");
+        return 1;
+    }
+    if (shapeName.empty())
+        shapeName = architecture == "llama" ? "tiny" : architecture + "-tiny";
+    if (ffn.empty())
+        ffn = architecture == "falcon" ? "gelu" : architecture == "opt" ? "relu" : "swiglu";
+    auto shape = synth::shapeByName(architecture, shapeName);
     if (!shape) {
         std::fprintf(stderr, "hearth-synth: %s\n", shape.message().c_str());
         return 1;
@@ -51,6 +85,7 @@ int main(int argc, char** argv)
         return 1;
     }
     synth::SynthOptions synthOptions;
+    synthOptions.architecture = architecture;
     synthOptions.shape = *shape;
     if (layers > 0)
         synthOptions.shape.layerCount = layers;
@@ -81,7 +116,22 @@ int main(int argc, char** argv)
         }
         return true;
     };
-    const Status status = synth::writeSyntheticModel(synthOptions, output, progress);
+    Status status;
+    if (sparsity >= 0.0f) {
+        auto layout = synth::parseSparseLayout(layoutName);
+        if (!layout) {
+            std::fprintf(stderr, "hearth-synth: %s\n", layout.message().c_str());
+            return 1;
+        }
+        synth::SparseSynthOptions sparse;
+        sparse.sparsity = sparsity;
+        sparse.layout = *layout;
+        sparse.predictorHidden = predictorHidden;
+        sparse.statsPath = statsPath;
+        status = synth::writeSparseSyntheticModel(synthOptions, sparse, output, progress);
+    } else {
+        status = synth::writeSyntheticModel(synthOptions, output, progress);
+    }
     if (!quiet && lastPercent >= 0)
         std::fputc('\n', stderr);
     if (!status.ok()) {

@@ -9,6 +9,7 @@
 #include "cpu/matmul.h"
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
+#include "cpu/weight_pack.h"
 
 #include <QTest>
 
@@ -118,6 +119,9 @@ private Q_SLOTS:
     void sharedMatchesSeparate_data() { addVariantRows(); }
     void sharedMatchesSeparate();
     void getRowAndBadInput();
+    void packedLayout();
+    void packedSharedRaggedRows_data() { addVariantRows(); }
+    void packedSharedRaggedRows();
 };
 
 void TestKernels::isaSelection()
@@ -332,6 +336,17 @@ void TestKernels::matmulMatchesReference()
     std::vector<float> ref(y.size(), -2.0f);
     matmulWith(*k, pool, w, x.data(), tokens, y.data());
     matmulWith(kScalarKernels, single, w, x.data(), tokens, ref.data());
+    // A packed copy (where this table has a packed kernel for the type) must give the same
+    // results; compare that one too, with the same tolerance.
+    PackedWeightStore store;
+    WeightMatrix packed = w;
+    const bool isPacked = store.packFor(*k, packed);
+    std::vector<float> yPacked(y.size(), -3.0f);
+    if (isPacked) {
+        QCOMPARE(packed.packing, Packing::Q4_0x16);
+        QCOMPARE(packed.packedRows, rows / kQ4x16Rows * kQ4x16Rows);
+        matmulWith(*k, pool, packed, x.data(), tokens, yPacked.data());
+    }
 
     // Integer block dots are exact on every path; only the float accumulation order differs,
     // so the error is bounded by a few ulps of sum |w * x|.
@@ -343,16 +358,22 @@ void TestKernels::matmulMatchesReference()
             for (qint64 c = 0; c < cols; ++c) {
                 magnitude += std::fabs(static_cast<double>(wd[static_cast<std::size_t>(c)]) * x[static_cast<std::size_t>(t * cols + c)]);
             }
-            const float got = y[static_cast<std::size_t>(t * rows + r)];
             const float want = ref[static_cast<std::size_t>(t * rows + r)];
             const double tolerance = 2e-6 * static_cast<double>(cols > 64 ? std::sqrt(double(cols)) : 8.0) * magnitude + 1e-30;
-            if (!(std::fabs(static_cast<double>(got) - want) <= tolerance)) {
-                QFAIL(qPrintable(QStringLiteral("row %1 token %2: %3 vs reference %4 (tolerance %5)")
-                                     .arg(r)
-                                     .arg(t)
-                                     .arg(static_cast<double>(got))
-                                     .arg(static_cast<double>(want))
-                                     .arg(tolerance)));
+            for (const std::vector<float>* out : {&y, &yPacked}) {
+                if (out == &yPacked && !isPacked) {
+                    continue;
+                }
+                const float got = (*out)[static_cast<std::size_t>(t * rows + r)];
+                if (!(std::fabs(static_cast<double>(got) - want) <= tolerance)) {
+                    QFAIL(qPrintable(QStringLiteral("%1row %2 token %3: %4 vs reference %5 (tolerance %6)")
+                                         .arg(out == &yPacked ? QStringLiteral("packed ") : QString())
+                                         .arg(r)
+                                         .arg(t)
+                                         .arg(static_cast<double>(got))
+                                         .arg(static_cast<double>(want))
+                                         .arg(tolerance)));
+                }
             }
         }
     }
@@ -460,6 +481,106 @@ void TestKernels::getRowAndBadInput()
     matmul(pool, WeightMatrix{DType::Q8_0, wq.data(), rows, 33}, x.data(), 1, y.data()); // not whole blocks
     QCOMPARE(y, std::vector<float>(rows, 0.0f));
     QCOMPARE(quantizeRow(DType::Q4_K, x.data(), row.data(), cols), std::size_t(0));
+}
+
+void TestKernels::packedLayout()
+{
+    if (!PackedWeightStore::enabled()) {
+        QSKIP("HEARTH_CPU_REPACK=0 turns packing off");
+    }
+    // The layout documented in weight_pack.h, byte for byte: 2 groups of 16 rows, 3 blocks.
+    constexpr qint64 rows = 37, cols = 96;
+    std::mt19937 rng(13);
+    const std::vector<std::uint8_t> wq = encode(DType::Q4_0, randomFloats(rng, rows * cols, 1.0f), rows, cols);
+    const WeightMatrix w{DType::Q4_0, wq.data(), rows, cols};
+    const std::size_t groupBytes = q4x16GroupBytes(cols);
+    QCOMPARE(groupBytes, std::size_t(3 * 288));
+    std::vector<std::uint8_t> packed(2 * groupBytes);
+    packQ4_0x16(w, 0, 2, packed.data());
+    for (qint64 r = 0; r < 32; ++r) {
+        const auto* row = reinterpret_cast<const BlockQ4_0*>(wq.data() + static_cast<std::size_t>(r) * rowBytes(DType::Q4_0, cols));
+        const std::uint8_t* group = packed.data() + static_cast<std::size_t>(r / 16) * groupBytes;
+        const int lane = static_cast<int>(r % 16);
+        for (int b = 0; b < 3; ++b) {
+            const std::uint8_t* block = group + 288 * b;
+            std::uint16_t d;
+            std::memcpy(&d, block + 2 * lane, 2);
+            QCOMPARE(d, row[b].d);
+            for (int j = 0; j < 16; ++j) {
+                QCOMPARE(block[32 + 64 * (j / 4) + 4 * lane + j % 4], row[b].qs[j]);
+            }
+        }
+    }
+
+    // The store packs only what it has a kernel for, and leaves the original rows in place.
+    PackedWeightStore store;
+    WeightMatrix scalarView = w;
+    QVERIFY(!store.packFor(kScalarKernels, scalarView));
+    QCOMPARE(scalarView.packing, Packing::None);
+    for (const CpuKernels* k : kernelVariants()) {
+        if (!k->gemmQ4_0x16) {
+            continue;
+        }
+        WeightMatrix view = w;
+        QVERIFY(store.packFor(*k, view));
+        QVERIFY(!store.packFor(*k, view)); // already packed
+        QCOMPARE(view.packedRows, qint64(32));
+        QVERIFY(std::memcmp(view.packed, packed.data(), packed.size()) == 0);
+        QCOMPARE(view.data, w.data);
+        std::vector<float> a(cols), b(cols);
+        getRow(view, 36, a.data());
+        getRow(w, 36, b.data());
+        QCOMPARE(a, b);
+        WeightMatrix small{DType::Q4_0, wq.data(), 15, cols};
+        QVERIFY(!store.packFor(*k, small)); // not one whole group
+        std::vector<std::uint8_t> q8 = encode(DType::Q8_0, randomFloats(rng, rows * cols, 1.0f), rows, cols);
+        WeightMatrix other{DType::Q8_0, q8.data(), rows, cols};
+        QVERIFY(!store.packFor(*k, other)); // no packed layout for this type
+    }
+    QCOMPARE(store.bytes(), (kernelVariants().size() - 1) * packed.size());
+}
+
+void TestKernels::packedSharedRaggedRows()
+{
+    FETCH_VARIANT(k);
+    if (!k->gemmQ4_0x16 || !PackedWeightStore::enabled()) {
+        QSKIP("no packed kernel in this table, or HEARTH_CPU_REPACK=0");
+    }
+    // Q/K/V-like parts whose boundaries are not multiples of 16 rows, so threads' ranges cut
+    // packed groups: the edges must fall back to the stored rows and still match.
+    constexpr qint64 cols = 192;
+    const qint64 rowsOf[] = {40, 53, 67};
+    std::mt19937 rng(21);
+    std::vector<std::vector<std::uint8_t>> storage;
+    std::vector<WeightMatrix> plain, packed;
+    PackedWeightStore store;
+    for (qint64 rows : rowsOf) {
+        storage.push_back(encode(DType::Q4_0, randomFloats(rng, rows * cols, 0.1f), rows, cols));
+        plain.push_back({DType::Q4_0, storage.back().data(), rows, cols});
+        packed.push_back(plain.back());
+        QVERIFY(store.packFor(*k, packed.back()));
+    }
+    for (qint64 tokens : {1, 7}) {
+        const std::vector<float> x = randomFloats(rng, tokens * cols, 1.0f);
+        for (int threads : {1, 2, 3, 5}) {
+            ThreadPool pool(threads);
+            std::vector<std::vector<float>> want(3), got(3);
+            float* ys[3];
+            for (int i = 0; i < 3; ++i) {
+                want[i].assign(rowsOf[i] * tokens, 1.0f);
+                got[i].assign(rowsOf[i] * tokens, 2.0f);
+                ys[i] = got[i].data();
+                matmulWith(kScalarKernels, pool, plain[static_cast<std::size_t>(i)], x.data(), tokens, want[i].data());
+            }
+            matmulSharedWith(*k, pool, packed.data(), ys, 3, x.data(), tokens);
+            for (int i = 0; i < 3; ++i) {
+                for (std::size_t j = 0; j < got[i].size(); ++j) {
+                    QVERIFY2(std::fabs(got[i][j] - want[i][j]) <= 1e-4f * (1.0f + std::fabs(want[i][j])),
+                             qPrintable(QStringLiteral("part %1 index %2 threads %3").arg(i).arg(j).arg(threads)));
+                }
+            }
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestKernels)

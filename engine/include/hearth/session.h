@@ -17,6 +17,7 @@ struct SessionParams {
     int contextLength = 0; ///< 0: the model's trained context (at most 4096)
     int threads = 0;       ///< 0: one per physical core
     int batchSize = 256;   ///< prompt tokens processed per batched forward pass
+    bool denseFfn = false; ///< compute every FFN neuron even when the model has predictors (comparisons)
 };
 
 /// Why generation ended.

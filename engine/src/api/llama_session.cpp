@@ -49,12 +49,14 @@ Result<std::unique_ptr<model::ArchitectureForward>> upcast(Result<std::unique_pt
 
 // The forward pass of @p model's architecture, or Unsupported.
 Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& model, int contextLength, int batch,
-                                                                  int threads)
+                                                                  int threads, bool denseFfn)
 {
     if (const auto* llama = dynamic_cast<const model::LlamaModel*>(&model)) {
         auto forward = model::LlamaForward::create(*llama, contextLength, batch, threads);
         if (!forward)
             return forward.status();
+        if (denseFfn)
+            (*forward)->setFfnMode(model::LlamaForward::FfnMode::Dense);
         return std::unique_ptr<model::ArchitectureForward>(
             std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama->hyperParams().nVocab));
     }
@@ -91,7 +93,7 @@ Result<std::unique_ptr<Session>> LlamaSession::create(std::shared_ptr<const Mode
     const int trained = model->info().trainedContextLength;
     const int contextLength = params.contextLength > 0 ? params.contextLength : std::min(trained, MaxContextLength);
 
-    auto forward = createForward(*model, contextLength, params.batchSize, params.threads);
+    auto forward = createForward(*model, contextLength, params.batchSize, params.threads, params.denseFfn);
     if (!forward)
         return forward.status();
 

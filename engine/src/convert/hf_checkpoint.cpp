@@ -34,11 +34,11 @@ Result<std::vector<std::string>> torchShards(const std::filesystem::path& indexP
     }
     auto json = parseJson(*text, 16);
     if (!json) {
-        return Status(ErrorCode::InvalidFile, "'" + indexPath.string() + "': " + json.message());
+        return Status(ErrorCode::InvalidFile, std::string("'") + indexPath.string() + "': " + json.message());
     }
     const JsonValue* weightMap = json->find("weight_map");
     if (weightMap == nullptr || !weightMap->isObject()) {
-        return Status(ErrorCode::InvalidFile, "'" + indexPath.string() + "': no \"weight_map\" object");
+        return Status(ErrorCode::InvalidFile, std::string("'") + indexPath.string() + "': no \"weight_map\" object");
     }
     std::vector<std::string> shards;
     std::set<std::string> seen;

@@ -60,6 +60,10 @@ struct CpuKernels {
     GemmFn gemmF16;
     GemmFn gemmQ4_0;
     GemmFn gemmQ8_0;
+    // Q4_0 weights in the Q4_0x16 layout (weight_pack.h), or nullptr when this table has no such
+    // kernel. args.w points at the packed matrix, args.wStride is the bytes of one 16-row group,
+    // and rowBegin/rowEnd are multiples of 16.
+    GemmFn gemmQ4_0x16;
 };
 
 // The tables. Only the scalar one may be used without checking the CPU first.

@@ -222,6 +222,7 @@ constinit const CpuKernels kScalarKernels = {
     gemmF16,
     gemmQ4_0,
     gemmQ8_0,
+    nullptr, // the reference reads Q4_0 rows as stored
 };
 
 } // namespace hearth::cpu

@@ -4,6 +4,7 @@
 #include "cpu/kernels.h"
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
+#include "cpu/weight_pack.h"
 
 #include <algorithm>
 #include <cstring>
@@ -79,25 +80,49 @@ const ActBlockQ8* quantizeInput(const CpuKernels& k, const float* x, std::int64_
 struct Part {
     GemmFn gemm = nullptr;
     GemmArgs args;
+    // The packed copy of rows [0, packedRows), when the kernels have a kernel for its layout.
+    GemmFn packedGemm = nullptr;
+    GemmArgs packedArgs;
+    std::int64_t packedRows = 0;
     std::int64_t firstRow = 0; // in the concatenation of all parts
     std::int64_t rows = 0;
     std::int64_t tokenBlock = 1;
 };
 
-void runPartRows(const Part& part, std::int64_t rowBegin, std::int64_t rowEnd)
+void runTokenBlocks(GemmFn gemm, const GemmArgs& a, std::int64_t tokenBlock, std::int64_t rowBegin,
+                    std::int64_t rowEnd)
 {
-    const GemmArgs& a = part.args;
-    if (a.tokens <= part.tokenBlock) {
-        part.gemm(a, rowBegin, rowEnd);
+    if (rowBegin >= rowEnd) {
         return;
     }
-    for (std::int64_t t = 0; t < a.tokens; t += part.tokenBlock) {
+    if (a.tokens <= tokenBlock) {
+        gemm(a, rowBegin, rowEnd);
+        return;
+    }
+    for (std::int64_t t = 0; t < a.tokens; t += tokenBlock) {
         GemmArgs block = a;
         block.x = static_cast<const std::uint8_t*>(a.x) + static_cast<std::size_t>(t) * a.xStride;
         block.y = a.y + t * a.yStride;
-        block.tokens = std::min(part.tokenBlock, a.tokens - t);
-        part.gemm(block, rowBegin, rowEnd);
+        block.tokens = std::min(tokenBlock, a.tokens - t);
+        gemm(block, rowBegin, rowEnd);
     }
+}
+
+void runPartRows(const Part& part, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    if (part.packedGemm) {
+        // Whole packed groups inside the range take the packed kernel; the (rare) ragged edges
+        // of a range that does not start or end on a group read the original rows.
+        const std::int64_t groupBegin = std::min(part.packedRows, (rowBegin + kQ4x16Rows - 1) / kQ4x16Rows * kQ4x16Rows);
+        const std::int64_t groupEnd = std::max(groupBegin, std::min(part.packedRows, rowEnd) / kQ4x16Rows * kQ4x16Rows);
+        if (groupBegin < groupEnd) {
+            runTokenBlocks(part.gemm, part.args, part.tokenBlock, rowBegin, groupBegin);
+            runTokenBlocks(part.packedGemm, part.packedArgs, part.tokenBlock, groupBegin, groupEnd);
+            runTokenBlocks(part.gemm, part.args, part.tokenBlock, groupEnd, rowEnd);
+            return;
+        }
+    }
+    runTokenBlocks(part.gemm, part.args, part.tokenBlock, rowBegin, rowEnd);
 }
 
 // Rows [begin, end) of the concatenated row space of @p parts.
@@ -153,7 +178,15 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Input& floatInpu
     p.args.yStride = w.rows;
     p.firstRow = firstRow;
     p.rows = w.rows;
-    p.tokenBlock = std::max<std::int64_t>(4, static_cast<std::int64_t>(kTokenBlockBytes / in.xStride) & ~std::int64_t(3));
+    // A multiple of 12 tokens: whole register tiles of 2, 3, 4 and 6 tokens, the sizes the kernels use.
+    p.tokenBlock = std::max<std::int64_t>(12, static_cast<std::int64_t>(kTokenBlockBytes / in.xStride) / 12 * 12);
+    if (w.packing == Packing::Q4_0x16 && w.packed && k.gemmQ4_0x16 && w.packedRows > 0 && w.packedRows <= w.rows) {
+        p.packedGemm = k.gemmQ4_0x16;
+        p.packedArgs = p.args;
+        p.packedArgs.w = static_cast<const std::uint8_t*>(w.packed);
+        p.packedArgs.wStride = q4x16GroupBytes(w.cols);
+        p.packedRows = w.packedRows / kQ4x16Rows * kQ4x16Rows;
+    }
     return p;
 }
 

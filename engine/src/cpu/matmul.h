@@ -12,6 +12,12 @@ namespace hearth::cpu {
 
 class ThreadPool;
 
+// Optional second copy of a matrix's rows in a kernel-friendly layout (see weight_pack.h).
+enum class Packing : std::uint8_t {
+    None,
+    Q4_0x16, // Q4_0, 16 rows interleaved per block column
+};
+
 // A row-major weight matrix as stored in a GGUF tensor of shape [cols, rows]: row r holds the
 // `cols` input weights of output r, and rows are rowBytes(type, cols) apart.
 struct WeightMatrix {
@@ -19,6 +25,12 @@ struct WeightMatrix {
     const void* data = nullptr;
     std::int64_t rows = 0; // outputs
     std::int64_t cols = 0; // inputs
+    // Set by PackedWeightStore: rows [0, packedRows) also exist at `packed` in layout `packing`.
+    // `data` stays valid and is what getRow() and the other kernels read. A view of other rows
+    // (a changed `data` or `rows`) must reset `packing` to None: the packed copy is of these.
+    const void* packed = nullptr;
+    Packing packing = Packing::None;
+    std::int64_t packedRows = 0;
 };
 
 // Y[t][r] = sum_c W[r][c] * X[t][c] for t < tokens.

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "cpu/kernels.h"
+#include "cpu/weight_pack.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12's AVX-512 headers use their own _mm512_undefined_* values in ways its flow analysis
@@ -29,6 +30,7 @@
 #if !defined(HEARTH_KERNEL_TABLE) || !defined(HEARTH_KERNEL_NAME) || !defined(HEARTH_KERNEL_ISA)
 #error "define the table name, its printable name and its Isa before including x86_kernels_impl.h"
 #endif
+
 
 namespace hearth::cpu {
 
@@ -68,7 +70,8 @@ inline float halfToFloatF16c(std::uint16_t h)
 
 inline std::uint16_t floatToHalfF16c(float f)
 {
-    return static_cast<std::uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+    // Not _cvtss_sh: clang's headers define it with a compound literal, which -Wpedantic flags.
+    return static_cast<std::uint16_t>(_mm_extract_epi16(_mm_cvtps_ph(_mm_set_ss(f), _MM_FROUND_TO_NEAREST_INT), 0));
 }
 
 inline __m256 absPs(__m256 v)
@@ -426,6 +429,210 @@ inline void tileFloat(const GemmArgs& a, std::int64_t r0, std::int64_t t0)
 }
 
 // ---------------------------------------------------------------------------------------------
+// Q4_0 in the Q4_0x16 layout (weight_pack.h): each int32 lane holds one row, so a block of 16
+// rows costs a handful of vector instructions, the 16 scales convert at once and no horizontal
+// sums are needed. Activation bytes are broadcast four at a time.
+
+inline std::int32_t activationWord(const ActBlockQ8& ab, int offset)
+{
+    std::int32_t v;
+    std::memcpy(&v, ab.qs + offset, sizeof(v));
+    return v;
+}
+
+#if defined(__AVX512F__)
+// 16 rows x T tokens; one 512-bit accumulator per token.
+template <int T>
+inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    const std::int64_t blocks = a.cols / QK4_0;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8* x[T];
+    __m512 acc[T];
+    for (int t = 0; t < T; ++t) {
+        x[t] = reinterpret_cast<const ActBlockQ8*>(static_cast<const std::uint8_t*>(a.x) +
+                                                   static_cast<std::size_t>(t0 + t) * a.xStride);
+        acc[t] = _mm512_setzero_ps();
+    }
+#if defined(__AVX512VNNI__)
+    // Both nibbles are used as 16x their value (the low one shifted up, the high one masked in
+    // place): vpdpbusd does not saturate, the sums stay far below 2^24 so their conversion to
+    // float is exact, and the factor 1/16 goes into the scales (exact: a power of two). One
+    // accumulator chain then serves the whole block.
+    const __m512i highMask = _mm512_set1_epi8(static_cast<char>(0xf0));
+    const __m512 sixteenth = _mm512_set1_ps(1.0f / 16.0f);
+    for (std::int64_t b = 0; b < blocks; ++b, p += kQ4x16BlockBytes) {
+        const __m512 dw = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), sixteenth);
+        __m512i lo[4];
+        __m512i hi[4];
+        for (int k = 0; k < 4; ++k) {
+            const __m512i q = _mm512_loadu_si512(p + 32 + 64 * k);
+            lo[k] = _mm512_and_si512(_mm512_slli_epi16(q, 4), highMask);
+            hi[k] = _mm512_and_si512(q, highMask);
+        }
+        for (int t = 0; t < T; ++t) {
+            const ActBlockQ8& ab = x[t][b];
+            // The -8 offset of the nibbles: sum((q - 8) * a) = sum(q * a) - 8 * sum(a), times 16.
+            __m512i dot = _mm512_set1_epi32(-128 * ab.sum);
+            if constexpr (T == 1) {
+                // Decode: two shorter chains, so one block's latency does not stall the stream.
+                __m512i dotHi = _mm512_setzero_si512();
+                for (int k = 0; k < 4; ++k) {
+                    dot = _mm512_dpbusd_epi32(dot, lo[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
+                    dotHi = _mm512_dpbusd_epi32(dotHi, hi[k], _mm512_set1_epi32(activationWord(ab, 16 + 4 * k)));
+                }
+                dot = _mm512_add_epi32(dot, dotHi);
+            } else {
+                // Prefill: the other tokens' chains run in parallel.
+                for (int k = 0; k < 4; ++k) {
+                    dot = _mm512_dpbusd_epi32(dot, lo[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
+                    dot = _mm512_dpbusd_epi32(dot, hi[k], _mm512_set1_epi32(activationWord(ab, 16 + 4 * k)));
+                }
+            }
+            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, _mm512_set1_ps(ab.d)), acc[t]);
+        }
+    }
+#else
+    const __m512i lowMask = _mm512_set1_epi8(0x0f);
+    for (std::int64_t b = 0; b < blocks; ++b, p += kQ4x16BlockBytes) {
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        __m512i lo[4];
+        __m512i hi[4];
+        for (int k = 0; k < 4; ++k) {
+            const __m512i q = _mm512_loadu_si512(p + 32 + 64 * k);
+            lo[k] = _mm512_and_si512(q, lowMask);
+            hi[k] = _mm512_and_si512(_mm512_srli_epi16(q, 4), lowMask);
+        }
+        for (int t = 0; t < T; ++t) {
+            const ActBlockQ8& ab = x[t][b];
+            // maddubs pairs are at most 2 * 15 * 128 = 3840, so eight of them fit one int16.
+            __m512i pairs = _mm512_setzero_si512();
+            for (int k = 0; k < 4; ++k) {
+                pairs = _mm512_add_epi16(pairs, _mm512_maddubs_epi16(lo[k], _mm512_set1_epi32(activationWord(ab, 4 * k))));
+                pairs = _mm512_add_epi16(pairs,
+                                         _mm512_maddubs_epi16(hi[k], _mm512_set1_epi32(activationWord(ab, 16 + 4 * k))));
+            }
+            // The -8 offset of the nibbles: sum((q - 8) * a) = sum(q * a) - 8 * sum(a).
+            const __m512i dot =
+                _mm512_add_epi32(_mm512_madd_epi16(pairs, _mm512_set1_epi16(1)), _mm512_set1_epi32(-8 * ab.sum));
+            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, _mm512_set1_ps(ab.d)), acc[t]);
+        }
+    }
+#endif
+    for (int t = 0; t < T; ++t) {
+        _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
+    }
+}
+constexpr int kQ4x16Tokens = 6;
+#else
+// AVX2: the group as two halves of 8 rows (the first and second 32 bytes of each 64-byte quant
+// vector, the first and second 8 scales).
+template <int T>
+inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    const std::int64_t blocks = a.cols / QK4_0;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8* x[T];
+    __m256 acc[2][T];
+    for (int t = 0; t < T; ++t) {
+        x[t] = reinterpret_cast<const ActBlockQ8*>(static_cast<const std::uint8_t*>(a.x) +
+                                                   static_cast<std::size_t>(t0 + t) * a.xStride);
+        acc[0][t] = _mm256_setzero_ps();
+        acc[1][t] = _mm256_setzero_ps();
+    }
+    const __m256i lowMask = _mm256_set1_epi8(0x0f);
+    for (std::int64_t b = 0; b < blocks; ++b, p += kQ4x16BlockBytes) {
+        for (int h = 0; h < 2; ++h) {
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * h)));
+            __m256i lo[4];
+            __m256i hi[4];
+            for (int k = 0; k < 4; ++k) {
+                const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 + 64 * k + 32 * h));
+                lo[k] = _mm256_and_si256(q, lowMask);
+                hi[k] = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowMask);
+            }
+            for (int t = 0; t < T; ++t) {
+                const ActBlockQ8& ab = x[t][b];
+                // maddubs pairs are at most 2 * 15 * 128 = 3840, so eight of them fit one int16.
+                __m256i pairs = _mm256_maddubs_epi16(lo[0], _mm256_set1_epi32(activationWord(ab, 0)));
+                pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(hi[0], _mm256_set1_epi32(activationWord(ab, 16))));
+                for (int k = 1; k < 4; ++k) {
+                    pairs = _mm256_add_epi16(pairs,
+                                             _mm256_maddubs_epi16(lo[k], _mm256_set1_epi32(activationWord(ab, 4 * k))));
+                    pairs = _mm256_add_epi16(
+                        pairs, _mm256_maddubs_epi16(hi[k], _mm256_set1_epi32(activationWord(ab, 16 + 4 * k))));
+                }
+                const __m256i dot =
+                    _mm256_add_epi32(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1)), _mm256_set1_epi32(-8 * ab.sum));
+                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(ab.d)), acc[h][t]);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t) {
+        float* y = a.y + (t0 + t) * a.yStride + group * kQ4x16Rows;
+        _mm256_storeu_ps(y, acc[0][t]);
+        _mm256_storeu_ps(y + 8, acc[1][t]);
+    }
+}
+constexpr int kQ4x16Tokens = 2;
+#endif
+
+void gemmQ4_0x16(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    for (std::int64_t g = rowBegin / kQ4x16Rows; g < rowEnd / kQ4x16Rows; ++g) {
+        std::int64_t t = 0;
+        for (; t + kQ4x16Tokens <= a.tokens; t += kQ4x16Tokens) {
+            q4x16Tile<kQ4x16Tokens>(a, g, t);
+        }
+        switch (a.tokens - t) {
+        case 5:
+            q4x16Tile<5>(a, g, t);
+            break;
+        case 4:
+            q4x16Tile<4>(a, g, t);
+            break;
+        case 3:
+            q4x16Tile<3>(a, g, t);
+            break;
+        case 2:
+            q4x16Tile<2>(a, g, t);
+            break;
+        case 1:
+            q4x16Tile<1>(a, g, t);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+// Decode of float weights: one row at a time with four independent FMA chains, so a thread's
+// reads form a single sequential stream for the hardware prefetcher. Measured on Zen 4, this
+// streams F16 from DRAM ~25% faster than the 4-row register tile (and 2 rows was slower still),
+// although sharing each activation load across rows would need fewer instructions.
+template <typename W>
+inline void rowFloatDecode(const GemmArgs& a, std::int64_t r)
+{
+    const W* w = reinterpret_cast<const W*>(a.w + static_cast<std::size_t>(r) * a.wStride);
+    const float* x = static_cast<const float*>(a.x);
+    VecF acc[4] = {vzero(), vzero(), vzero(), vzero()};
+    std::int64_t c = 0;
+    for (; c + 4 * kLanes <= a.cols; c += 4 * kLanes) {
+        for (int i = 0; i < 4; ++i) {
+            acc[i] = vfma(vload(w + c + i * kLanes), vload(x + c + i * kLanes), acc[i]);
+        }
+    }
+    for (; c + kLanes <= a.cols; c += kLanes) {
+        acc[0] = vfma(vload(w + c), vload(x + c), acc[0]);
+    }
+    float sum = (vsum(acc[0]) + vsum(acc[1])) + (vsum(acc[2]) + vsum(acc[3]));
+    for (; c < a.cols; ++c) {
+        sum += scalarValue(w[c]) * x[c];
+    }
+    a.y[r] = sum;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Drivers: full tiles, then the leftover tokens and rows with smaller instantiations.
 
 #define HEARTH_DEFINE_TILE_DISPATCH(Name, Fn)                                                           \
@@ -480,7 +687,8 @@ inline void gemmRows(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowE
     }
 }
 
-// Decode keeps several rows in flight to hide latency; prefill uses the largest register tile.
+// Quantized decode of rows as stored (Q8_0, Q4_0 without packing) keeps several rows in flight
+// to hide latency; prefill uses the largest register tile.
 #if defined(__AVX512F__)
 constexpr int kQuantRows = 4;
 constexpr int kQuantTokens = 4;
@@ -498,6 +706,12 @@ template <typename E, bool Quantized, int PrefillRows, int PrefillTokens>
 void gemm(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
 {
     if (a.tokens == 1) {
+        if constexpr (!Quantized) {
+            for (std::int64_t r = rowBegin; r < rowEnd; ++r) {
+                rowFloatDecode<E>(a, r);
+            }
+            return;
+        }
         gemmRows<E, kDecodeRows, 1, Quantized>(a, rowBegin, rowEnd);
     } else {
         gemmRows<E, PrefillRows, PrefillTokens, Quantized>(a, rowBegin, rowEnd);
@@ -525,6 +739,7 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemm<std::uint16_t, false, kFloatRows, kFloatTokens>,
     gemm<BlockQ4_0, true, kQuantRows, kQuantTokens>,
     gemm<BlockQ8_0, true, kQuantRows, kQuantTokens>,
+    gemmQ4_0x16,
 };
 
 } // namespace hearth::cpu

@@ -5,9 +5,13 @@
 #include "cpu/ops.h"
 #include "cpu/thread_pool.h"
 #include "model/llama_model.h"
+#include "sparse/neuron_pack.h"
+#include "sparse/predictor.h"
+#include "sparse/sparse_ffn.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -59,10 +63,136 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
             f->m_partial.resize(threads * b * std::size_t(hp.nEmbd));
             f->m_neuron.resize(threads * std::size_t(hp.nEmbd));
         }
+        HEARTH_TRY(f->initNeuronFfn());
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory for the session's work buffers");
     }
     return f;
+}
+
+namespace {
+
+// Above this share of neurons active in the union over a batch, a PowerInfer-layout layer
+// runs the dense matrix products instead (prefill reuses each weight block across tokens
+// there, which the per-neuron path does not).
+constexpr double kDenseUnionShare = 0.6;
+
+sparse::NeuronActivation neuronActivation(FfnActivation a)
+{
+    switch (a) {
+    case FfnActivation::SwiGlu:
+        return sparse::NeuronActivation::SwiGlu;
+    case FfnActivation::ReGlu:
+        return sparse::NeuronActivation::ReGlu;
+    case FfnActivation::DRelu:
+        return sparse::NeuronActivation::DRelu;
+    case FfnActivation::Relu2:
+        return sparse::NeuronActivation::Relu2;
+    }
+    return sparse::NeuronActivation::ReGlu;
+}
+
+} // namespace
+
+bool LlamaForward::sparseCapable() const
+{
+    return m_model.weights().sparse;
+}
+
+Status LlamaForward::initNeuronFfn()
+{
+    const HyperParams& hp = m_model.hyperParams();
+    const LlamaWeights& w = m_model.weights();
+    const bool anyFused = std::any_of(w.layers.begin(), w.layers.end(), [](const LlamaLayerWeights& l) { return l.fusedNeurons; });
+    if (!w.sparse && !anyFused)
+        return {};
+    const std::size_t b = std::size_t(m_maxBatch);
+    const std::size_t nFf = std::size_t(hp.nFf);
+    std::int64_t hidden = 0;
+    m_neurons.resize(w.layers.size());
+    for (std::size_t i = 0; i < w.layers.size(); ++i) {
+        const LlamaLayerWeights& l = w.layers[i];
+        hidden = std::max(hidden, l.predictor.hidden());
+        const sparse::NeuronActivation act = neuronActivation(hp.ffnActivation);
+        m_neurons[i] = l.fusedNeurons ? sparse::NeuronWeights::fused(l.neurons, hp.nEmbd, act)
+                                      : sparse::NeuronWeights::separate(l.gate, l.up, l.down, act);
+        if (l.fusedNeurons && !m_neurons[i].valid())
+            return {ErrorCode::InvalidFile, "layer " + std::to_string(i) + ": the fused neuron tensor is unusable"};
+    }
+    // HEARTH_SPARSE_INTERLEAVE=1: Q4_0 fused neurons get an interleaved copy (neuron_pack.h),
+    // several times fewer instructions per byte for the gate/up dots. Off by default: on the
+    // 1.1B shape the sparse FFN waits on memory for scattered neurons, not on instructions, so
+    // the copy (the whole FFN again, per session) bought no measurable speed.
+    const char* interleave = std::getenv("HEARTH_SPARSE_INTERLEAVE");
+    if (interleave && std::string_view(interleave) == "1") {
+        m_interleaved.resize(w.layers.size());
+        for (std::size_t i = 0; i < w.layers.size(); ++i) {
+            if (!w.layers[i].fusedNeurons || !sparse::canInterleave(m_neurons[i]))
+                continue;
+            auto copy = sparse::InterleavedNeurons::create(m_neurons[i]);
+            if (!copy)
+                break; // not enough memory: the file's rows work too
+            m_interleaved[i] = std::move(copy).value();
+            m_neurons[i] = m_interleaved[i]->weights();
+        }
+    }
+    m_hidden.resize(b * std::size_t(hidden));
+    m_predicted.resize(b * nFf);
+    m_mask.resize(b * nFf);
+    m_ids.resize(nFf);
+    m_allIds.resize(nFf);
+    for (std::size_t i = 0; i < nFf; ++i)
+        m_allIds[i] = std::int32_t(i);
+    auto ffn = sparse::SparseFfn::create(hp.nEmbd, m_maxBatch, m_pool->size());
+    if (!ffn)
+        return ffn.status();
+    m_sparseFfn = std::move(ffn).value();
+    m_threshold = w.sparseThreshold;
+    m_ffnMode = w.sparse ? FfnMode::Sparse : FfnMode::Dense;
+    return {};
+}
+
+bool LlamaForward::neuronFfn(int layer, int n)
+{
+    if (m_neurons.empty())
+        return false;
+    const HyperParams& hp = m_model.hyperParams();
+    const LlamaLayerWeights& lw = m_model.weights().layers[std::size_t(layer)];
+    const sparse::NeuronWeights& neurons = m_neurons[std::size_t(layer)];
+    const bool predicted = m_ffnMode == FfnMode::Sparse && lw.predictor.present();
+    if ((!predicted && !lw.fusedNeurons) || !neurons.valid())
+        return false;
+    const std::int64_t nEmbd = hp.nEmbd;
+    const std::int64_t nFf = hp.nFf;
+
+    const std::int32_t* ids = m_allIds.data();
+    std::int64_t count = nFf;
+    const std::uint8_t* mask = nullptr;
+    if (predicted) {
+        // The predictor sees the residual stream before the FFN norm.
+        sparse::predict(*m_pool, lw.predictor, m_x.data(), n, m_hidden.data(), m_predicted.data());
+        if (n == 1) {
+            count = sparse::selectActive(m_predicted.data(), nFf, m_threshold, m_ids.data());
+        } else {
+            count = sparse::selectActiveBatch(m_predicted.data(), n, nFf, m_threshold, m_mask.data(), m_ids.data());
+            if (!lw.fusedNeurons && !m_observer && double(count) > kDenseUnionShare * double(nFf))
+                return false;
+            mask = m_mask.data();
+        }
+        ids = m_ids.data();
+    }
+    for (int t = 0; t < n; ++t)
+        cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+    float* acts = nullptr;
+    if (m_observer) {
+        acts = m_gate.data();
+        std::fill_n(acts, std::size_t(n) * std::size_t(nFf), 0.0f);
+    }
+    const sparse::FfnInput in = m_sparseFfn->prepareInput(neurons.type, m_xn.data(), n);
+    m_sparseFfn->run(*m_pool, neurons, in, n, ids, count, mask, m_tmp.data(), acts);
+    if (m_observer)
+        m_observer(m_observerContext, layer, n, acts);
+    return true;
 }
 
 void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, int threadIndex)
@@ -173,6 +303,10 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
 
         // Feed-forward block.
+        if (neuronFfn(l, n)) {
+            cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
+            continue;
+        }
         for (int t = 0; t < n; ++t)
             cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
         {
@@ -195,6 +329,8 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
             cpu::relu2(m_gate.data(), m_up.data(), ffCount);
             break;
         }
+        if (m_observer)
+            m_observer(m_observerContext, l, n, m_gate.data());
         if (lw.downTransposed)
             downTransposed(lw.down, n);
         else

@@ -8,6 +8,7 @@
 
 #include "cpu/matmul.h"
 #include "model/kv_cache.h"
+#include "sparse/neuron_weights.h"
 
 #include <hearth/status.h>
 #include <hearth/tokenizer.h>
@@ -17,6 +18,11 @@
 
 namespace hearth::cpu {
 class ThreadPool;
+}
+
+namespace hearth::sparse {
+class SparseFfn;
+class InterleavedNeurons;
 }
 
 namespace hearth::model {
@@ -39,11 +45,36 @@ public:
     // Writes n rows of vocabulary logits to @p logits when @p allLogits, else only the last row.
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits);
 
+    // How the FFN runs in a model with predictors. Sparse (the default for such models): only
+    // the neurons the predictor expects to fire. Dense: every neuron (comparisons, profiling).
+    // Sparse by default for files with predictors; SessionParams::denseFfn selects Dense.
+    enum class FfnMode { Sparse, Dense };
+    void setFfnMode(FfnMode mode) { m_ffnMode = mode; }
+    [[nodiscard]] FfnMode ffnMode() const { return m_ffnMode; }
+    [[nodiscard]] bool sparseCapable() const;
+    // Overrides the file's powerinfer.sparse_threshold (-infinity: every neuron predicted active).
+    void setSparseThreshold(float threshold) { m_threshold = threshold; }
+    [[nodiscard]] float sparseThreshold() const { return m_threshold; }
+
+    // Sees every layer's FFN activations of a batch: acts is n x nFf, neuron i of token t fired
+    // when acts[t * nFf + i] != 0. Only the dense FFN mode reports all neurons; in sparse mode
+    // neurons predicted inactive read as 0. Null switches it off.
+    using ActivationObserver = void (*)(void* context, int layer, int n, const float* acts);
+    void setActivationObserver(ActivationObserver observer, void* context)
+    {
+        m_observer = observer;
+        m_observerContext = context;
+    }
+
 private:
     LlamaForward(const LlamaModel& model, int maxBatch, int threads);
     void attention(int layer, std::int64_t begin, std::int64_t end, int threadIndex);
     // Down projection stored neuron-major (PowerInfer's ffn_down_t): m_tmp = act x down_t.
     void downTransposed(const cpu::WeightMatrix& downT, int n);
+    // The FFN through the neuron kernels (sparse mode, and every mode for fused files).
+    // Returns false when the layer has to take the dense path instead.
+    bool neuronFfn(int layer, int n);
+    Status initNeuronFfn(); // predictors, neuron views and buffers of sparse files
 
     const LlamaModel& m_model;
     int m_maxBatch;
@@ -73,6 +104,19 @@ private:
     // Only for models with a neuron-major down projection:
     std::vector<float> m_partial; // [threads][B][nEmbd] per-thread partial sums
     std::vector<float> m_neuron;  // [threads][nEmbd] one dequantized neuron row per thread
+    // Only for models with predictors:
+    FfnMode m_ffnMode = FfnMode::Dense;
+    float m_threshold = 0.0f;
+    ActivationObserver m_observer = nullptr;
+    void* m_observerContext = nullptr;
+    std::unique_ptr<sparse::SparseFfn> m_sparseFfn;
+    std::vector<sparse::NeuronWeights> m_neurons; // per layer
+    std::vector<std::unique_ptr<sparse::InterleavedNeurons>> m_interleaved; // Q4_0 copies, per layer
+    std::vector<float> m_hidden;       // [B][largest predictor hidden size]
+    std::vector<float> m_predicted;    // [B][nFf] predictor logits
+    std::vector<std::uint8_t> m_mask;  // [B][nFf] per-token active flags of a batch
+    std::vector<std::int32_t> m_ids;   // [nFf] active neurons (the union over a batch)
+    std::vector<std::int32_t> m_allIds; // 0 .. nFf-1
 };
 
 } // namespace hearth::model

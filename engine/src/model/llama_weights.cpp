@@ -4,6 +4,8 @@
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace hearth::model {
@@ -126,9 +128,17 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
         HEARTH_TRY(b.matrix(p + "attn_v.weight", hp.nEmbd, hp.kvDim(), l.wv));
         HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
         HEARTH_TRY(b.vector(p + "ffn_norm.weight", hp.nEmbd, l.ffnNorm, w->m_convertedNorms));
-        HEARTH_TRY(b.matrix(p + "ffn_gate.weight", hp.nEmbd, hp.nFf, l.gate));
-        HEARTH_TRY(b.matrix(p + "ffn_up.weight", hp.nEmbd, hp.nFf, l.up));
-        if (!b.has(p + "ffn_down.weight") && b.has(p + "ffn_down_t.weight")) {
+        if (b.has(p + "ffn_neurons.weight")) {
+            // Hearth's fused sparse layout: one row of gate|up|down per neuron.
+            HEARTH_TRY(b.matrix(p + "ffn_neurons.weight", 3 * std::int64_t(hp.nEmbd), hp.nFf, l.neurons));
+            l.fusedNeurons = true;
+        } else {
+            HEARTH_TRY(b.matrix(p + "ffn_gate.weight", hp.nEmbd, hp.nFf, l.gate));
+            HEARTH_TRY(b.matrix(p + "ffn_up.weight", hp.nEmbd, hp.nFf, l.up));
+        }
+        if (l.fusedNeurons) {
+            // Nothing else: the down rows are part of ffn_neurons.
+        } else if (!b.has(p + "ffn_down.weight") && b.has(p + "ffn_down_t.weight")) {
             // PowerInfer files store the down projection neuron-major: row i is neuron i's
             // n_embd output weights, ggml shape [n_embd, n_ff].
             HEARTH_TRY(b.matrix(p + "ffn_down_t.weight", hp.nEmbd, hp.nFf, l.down));
@@ -136,9 +146,31 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
         } else {
             HEARTH_TRY(b.matrix(p + "ffn_down.weight", hp.nFf, hp.nEmbd, l.down));
         }
-        if (b.has(p + "fc1.weight"))
-            w->sparse = true;
+        if (b.has(p + "fc1.weight") || b.has(p + "fc2.weight")) {
+            // The predictor's hidden size comes from fc1 and may differ per layer.
+            const gguf::TensorInfo* fc1 = file.findTensor(p + "fc1.weight");
+            const std::int64_t hidden = fc1 && fc1->shape.size() >= 2 ? fc1->shape[1] : 0;
+            if (hidden <= 0 || hidden > (1 << 20))
+                return Status(ErrorCode::InvalidFile, "tensor " + p + "fc1.weight has an implausible shape");
+            HEARTH_TRY(b.matrix(p + "fc1.weight", hp.nEmbd, hidden, l.predictor.fc1));
+            HEARTH_TRY(b.matrix(p + "fc2.weight", hidden, hp.nFf, l.predictor.fc2));
+        }
     }
+    w->sparse = std::all_of(w->layers.begin(), w->layers.end(),
+                            [](const LlamaLayerWeights& l) { return l.predictor.present(); });
+    if (w->layers.empty())
+        w->sparse = false;
+    const bool anyFused = std::any_of(w->layers.begin(), w->layers.end(),
+                                      [](const LlamaLayerWeights& l) { return l.fusedNeurons; });
+    if (anyFused && !w->sparse)
+        return Status(ErrorCode::InvalidFile, "the fused neuron layout (ffn_neurons) needs a predictor in every layer");
+    if (const auto threshold = file.getFloat("powerinfer.sparse_threshold")) {
+        if (!std::isfinite(*threshold))
+            return Status(ErrorCode::InvalidFile, "powerinfer.sparse_threshold is not a finite number");
+        w->sparseThreshold = float(*threshold);
+    }
+
+    w->packForKernels(file.mapping() != nullptr);
 
     std::uint64_t most = 0;
     for (const auto& [type, bytes] : b.bytesPerType()) {
@@ -149,6 +181,30 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
     }
     w->parameterCount = b.parameters();
     return w;
+}
+
+void LlamaWeights::packForKernels(bool fileMapped)
+{
+    // Only what the dense matmuls read; the mapped rows stay valid for getRow() and row-wise
+    // readers (embeddings, the sparse FFN), and a matrix that cannot be packed simply is not.
+    const auto pack = [&](cpu::WeightMatrix& m) {
+        if (m_packed.pack(m) && fileMapped)
+            cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
+    };
+    pack(output);
+    for (LlamaLayerWeights& l : layers) {
+        for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo})
+            pack(*m);
+        // Predictors are dense matmuls read for every token.
+        pack(l.predictor.fc1);
+        pack(l.predictor.fc2);
+        if (!sparse && !l.fusedNeurons) {
+            pack(l.gate);
+            pack(l.up);
+            if (!l.downTransposed)
+                pack(l.down);
+        }
+    }
 }
 
 } // namespace hearth::model

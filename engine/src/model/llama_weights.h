@@ -5,7 +5,9 @@
 // norm vectors stored in a type other than F32 (a few kilobytes, converted once).
 
 #include "cpu/matmul.h"
+#include "cpu/weight_pack.h"
 #include "model/hyper_params.h"
+#include "sparse/predictor.h"
 
 #include <hearth/model.h>
 #include <hearth/status.h>
@@ -30,6 +32,11 @@ struct LlamaLayerWeights {
     cpu::WeightMatrix up;            // nEmbd -> nFf
     cpu::WeightMatrix down;          // nFf -> nEmbd; when downTransposed: nFf rows of nEmbd
     bool downTransposed = false;     // PowerInfer's ffn_down_t: one row per neuron
+    // Sparse files only. Hearth's fused layout (see model_loader.cpp) replaces gate/up/down by
+    // `neurons`: nFf rows of 3 nEmbd elements, neuron i's gate, up and down rows side by side.
+    sparse::PredictorWeights predictor; // fc1/fc2; absent (null data) in dense files
+    cpu::WeightMatrix neurons;
+    bool fusedNeurons = false;
 };
 
 struct LlamaWeights {
@@ -39,7 +46,8 @@ struct LlamaWeights {
     std::vector<LlamaLayerWeights> layers;
     DType dominantType = DType::F32;  // the type holding most weight bytes
     std::uint64_t parameterCount = 0;
-    bool sparse = false;              // the file carries PowerInfer predictors (unused for now)
+    bool sparse = false;              // every layer has a predictor: decode runs the sparse FFN
+    float sparseThreshold = 0.0f;     // powerinfer.sparse_threshold: active when logit >= it
 
     // Finds and checks every tensor of @p hp's architecture in @p file. @p progress (optional)
     // sees the fraction of tensors bound and may cancel (ErrorCode::Cancelled).
@@ -47,6 +55,11 @@ struct LlamaWeights {
                                                       const ProgressCallback& progress);
 
 private:
+    // Gives the dense matrices a copy in the layout of the fastest kernels (cpu/weight_pack.h);
+    // @p fileMapped: the tensors are a read-only file mapping whose packed rows may be dropped.
+    void packForKernels(bool fileMapped);
+
+    cpu::PackedWeightStore m_packed;
     std::vector<std::vector<float>> m_convertedNorms; // norms stored as F16 etc., as float
 };
 

@@ -5,9 +5,28 @@
 // Keys read besides llama.cpp's (<arch>.embedding_length, .block_count, ...; see
 // hyper_params.cpp): "hearth.ffn_activation" (string: "swiglu", "reglu", "drelu" or "relu2")
 // names the gated FFN activation. Without it: bamboo -> drelu, llama -> swiglu, except a
-// PowerInfer (PWRI) llama file -> reglu.
+// PowerInfer (PWRI) llama file -> reglu. Falcon and OPT files go to their own loaders, which
+// document their keys (falcon_model.cpp, opt_model.cpp).
+//
+// Sparse files (llama_weights.cpp binds them; every layer needs a predictor):
+// * PowerInfer's layout: magic PWRI; per layer blk.N.fc1.weight [n_embd, h] and
+//   blk.N.fc2.weight [h, n_ff] (h may differ per layer), ffn_gate/ffn_up as usual and
+//   blk.N.ffn_down_t.weight [n_embd, n_ff] (row i: neuron i's output weights) instead of
+//   ffn_down; "powerinfer.sparse_threshold" (f32, default 0): a neuron is predicted active when
+//   its logit fc2 · ReLU(fc1 · x) is >= it.
+// * Hearth's fused layout: magic GGUF, "hearth.sparse.layout" = "neuron-fused" and
+//   "hearth.sparse.neuron_order" = "frequency"; per layer blk.N.ffn_neurons.weight
+//   [3 n_embd, n_ff] replaces ffn_gate, ffn_up and ffn_down: row i is neuron i's gate row, up
+//   row and down row back to back (each n_embd elements of the tensor type, so per-row
+//   quantization equals that of three separate rows), so an active neuron is one contiguous
+//   read. Neurons are stored by descending activation frequency so the ones that fire together
+//   sit together; fc2's rows are permuted the same way (the FFN's sum over neurons does not
+//   depend on their order) and so are the rows of the statistics file (blk.N.ffn_freq).
+//   fc1/fc2 and the threshold key are as in PowerInfer's layout.
 
+#include "model/falcon_model.h"
 #include "model/llama_model.h"
+#include "model/opt_model.h"
 
 #include "core/mapped_file.h"
 #include "gguf/gguf_file.h"
@@ -45,6 +64,13 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path, const 
     if (!fileResult)
         return fileResult.status();
     std::unique_ptr<gguf::GgufFile> file = std::move(fileResult).value();
+
+    // Falcon and OPT have their own loaders (falcon_model.cpp, opt_model.cpp).
+    const std::string architecture = file->getString("general.architecture").value_or(std::string());
+    if (architecture == "falcon")
+        return model::loadFalconModel(std::move(file), path, params);
+    if (architecture == "opt")
+        return model::loadOptModel(std::move(file), path, params);
 
     auto hp = model::HyperParams::fromGguf(*file);
     if (!hp)

@@ -4,6 +4,7 @@
 #include "cpu/quant.h"
 #include "gguf/gguf_writer.h"
 #include "synth/random.h"
+#include "synth/synthetic_families.h"
 #include "synth/synthetic_vocab.h"
 
 #include <sys/statvfs.h>
@@ -161,6 +162,10 @@ Status checkFreeSpace(const std::string& path, std::uint64_t needed)
 
 Status validateOptions(const SynthOptions& options)
 {
+    if (isFamilyArchitecture(options.architecture))
+        return validateFamilyOptions(options);
+    if (options.architecture != "llama")
+        return {ErrorCode::InvalidArgument, "architecture must be llama, falcon or opt, not '" + options.architecture + "'"};
     HEARTH_TRY(options.shape.validate());
     if (!isComputeType(options.type))
         return {ErrorCode::InvalidArgument, "weight type must be f32, f16, q8_0 or q4_0"};
@@ -172,6 +177,8 @@ Status validateOptions(const SynthOptions& options)
 
 std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
 {
+    if (isFamilyArchitecture(options.architecture))
+        return plannedFamilyTensors(options);
     const ModelShape& s = options.shape;
     const std::int64_t embd = s.embeddingSize;
     const std::int64_t ff = s.feedForwardSize;
@@ -210,6 +217,8 @@ std::uint64_t estimatedFileSize(const SynthOptions& options)
         total += tensorBytes(t) + 32 /* alignment */ + t.name.size() + 64 /* tensor info */;
     // Vocabulary: string length prefix + text (at most ~12 bytes) + score + type per token.
     total += static_cast<std::uint64_t>(options.shape.vocabSize) * (8 + 16 + 4 + 4);
+    if (isFamilyArchitecture(options.architecture))
+        total += static_cast<std::uint64_t>(options.shape.vocabSize) * (8 + 32); // BPE merges
     return total + 64 * 1024; // the other metadata, generously
 }
 
@@ -227,6 +236,11 @@ Result<DType> parseWeightType(const std::string& name)
     return Result<DType>(ErrorCode::InvalidArgument, "unknown weight type '" + name + "' (use f32, f16, q8_0 or q4_0)");
 }
 
+void declareSyntheticMetadata(gguf::GgufWriter& writer, const SynthOptions& options)
+{
+    declareMetadata(writer, options, SyntheticVocab::build(options.shape.vocabSize));
+}
+
 Status writeSyntheticModel(const SynthOptions& options, const std::string& path, const SynthProgress& progress)
 {
     HEARTH_TRY(validateOptions(options));
@@ -235,14 +249,16 @@ Status writeSyntheticModel(const SynthOptions& options, const std::string& path,
     const std::uint64_t expected = estimatedFileSize(options);
     HEARTH_TRY(checkFreeSpace(path, expected));
 
-    const SyntheticVocab vocab = SyntheticVocab::build(options.shape.vocabSize);
     const std::vector<SynthTensor> tensors = plannedTensors(options);
     std::uint64_t dataBytes = 0;
     for (const auto& t : tensors)
         dataBytes += tensorBytes(t);
 
     gguf::GgufWriter writer;
-    declareMetadata(writer, options, vocab);
+    if (isFamilyArchitecture(options.architecture))
+        declareFamilyMetadata(writer, options);
+    else
+        declareMetadata(writer, options, SyntheticVocab::build(options.shape.vocabSize));
     for (const auto& t : tensors)
         writer.addTensor(t.name, t.type, t.shape);
 

@@ -15,12 +15,18 @@
 #include <string>
 #include <vector>
 
+namespace hearth::gguf {
+class GgufWriter;
+}
+
 namespace hearth::synth {
 
 struct SynthOptions {
+    std::string architecture = "llama"; // "llama", "falcon" or "opt" (synthetic_families.h)
     ModelShape shape;
     DType type = DType::F16;            // token_embd and every matrix; norms stay F32
-    std::string ffnActivation = "swiglu"; // "swiglu", "reglu", "drelu" or "relu2" (hearth.ffn_activation)
+    std::string ffnActivation = "swiglu"; // "swiglu", "reglu", "drelu" or "relu2" (hearth.ffn_activation);
+                                          // falcon: "gelu" or "relu"; opt: "relu"
     std::uint64_t seed = 42;
 };
 
@@ -42,6 +48,10 @@ using SynthProgress = std::function<bool(std::uint64_t done, std::uint64_t total
 [[nodiscard]] std::uint64_t estimatedFileSize(const SynthOptions& options);
 // The dtype for "f32", "f16", "q8_0", "q4_0" (case-insensitive), or InvalidArgument.
 [[nodiscard]] Result<DType> parseWeightType(const std::string& name);
+
+// The metadata of a synthetic model (architecture, shape, tokenizer), for writers of variants
+// such as synthetic_sparse.cpp.
+void declareSyntheticMetadata(gguf::GgufWriter& writer, const SynthOptions& options);
 
 // Writes the model to @p path. The data goes to "<path>.part" first and is renamed at the end,
 // so an interrupted run never leaves a file that looks complete. Fails with IoError before

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+#include "modelcatalog.h"
+
+#include <QLocale>
+#include <QVariantMap>
+
+namespace hearth::models {
+
+ModelCatalog::ModelCatalog(QObject* parent)
+    : ModelCatalog(builtinCatalog(), MachineInfo::detect(), detectGpu(), parent)
+{
+}
+
+ModelCatalog::ModelCatalog(
+    QList<CatalogEntry> entries, const MachineInfo& machine, std::unique_ptr<GpuInfo> gpu, QObject* parent)
+    : QAbstractListModel(parent)
+    , m_entries(std::move(entries))
+    , m_machine(machine)
+    , m_gpu(gpu ? std::move(gpu) : std::make_unique<FixedGpuInfo>(0))
+{
+    for (int i = 0; i < m_entries.size(); ++i)
+        m_visible.append(i);
+}
+
+ModelCatalog::~ModelCatalog() = default;
+
+int ModelCatalog::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_visible.size());
+}
+
+const CatalogEntry* ModelCatalog::entryAt(int row) const
+{
+    return row >= 0 && row < m_visible.size() ? &m_entries.at(m_visible.at(row)) : nullptr;
+}
+
+int ModelCatalog::rowOf(const QString& id) const
+{
+    for (int row = 0; row < m_visible.size(); ++row) {
+        if (m_entries.at(m_visible.at(row)).id == id)
+            return row;
+    }
+    return -1;
+}
+
+const GpuInfo& ModelCatalog::effectiveGpu() const
+{
+    return m_previewGpu ? *m_previewGpu : *m_gpu;
+}
+
+FitBadge ModelCatalog::fitAt(int row) const
+{
+    if (row < 0 || row >= m_visible.size())
+        return {};
+    const int index = m_visible.at(row);
+    if (auto it = m_fits.constFind(index); it != m_fits.constEnd())
+        return *it;
+    const CatalogEntry& entry = m_entries.at(index);
+    const FitBadge badge
+        = estimateFit(entry.planningDescription(0), entry.assumedSparsity(), m_machine, effectiveGpu());
+    m_fits.insert(index, badge);
+    return badge;
+}
+
+QVariant ModelCatalog::data(const QModelIndex& index, int role) const
+{
+    const CatalogEntry* e = index.isValid() ? entryAt(index.row()) : nullptr;
+    if (!e)
+        return {};
+    switch (role) {
+    case Qt::DisplayRole:
+    case NameRole:
+        return e->name;
+    case IdRole:
+        return e->id;
+    case RepoRole:
+        return e->repo;
+    case ArchitectureRole:
+        return e->architecture;
+    case SparseRole:
+        return e->sparse;
+    case PredictorRepoRole:
+        return e->predictorRepo;
+    case LicenceRole:
+        return e->licence;
+    case ParametersRole:
+        return static_cast<double>(e->parameters);
+    case ParametersTextRole:
+        return tr("%1B", "billions of parameters")
+            .arg(QLocale().toString(static_cast<double>(e->parameters) / 1e9, 'f', 1));
+    case SizeTextRole:
+        return e->files.isEmpty() ? QString()
+                                  : formatSize(e->files.first().size, e->files.first().sizeApprox);
+    case QuantizationRole:
+        return e->files.isEmpty() ? QString() : e->files.first().quantization;
+    case FilesRole: {
+        QVariantList files;
+        for (const CatalogFile& f : e->files) {
+            files.append(QVariantMap { { QStringLiteral("name"), f.name },
+                { QStringLiteral("quantization"), f.quantization },
+                { QStringLiteral("size"), static_cast<double>(f.size) },
+                { QStringLiteral("sizeText"), formatSize(f.size, f.sizeApprox) } });
+        }
+        return files;
+    }
+    case SparsityRole:
+        return e->reportedSparsity.value_or(-1.0);
+    case NeedsConversionRole:
+        return e->needsConversion();
+    case DescriptionRole:
+        return e->description;
+    case FitKindRole:
+        return fitAt(index.row()).kindName();
+    case FitTextRole:
+        return fitAt(index.row()).text;
+    case FitReasonRole:
+        return fitAt(index.row()).reason;
+    case TokensPerSecondRole:
+        return fitAt(index.row()).tokensPerSecond;
+    default:
+        return {};
+    }
+}
+
+QHash<int, QByteArray> ModelCatalog::roleNames() const
+{
+    return {
+        { IdRole, "id" },
+        { NameRole, "name" },
+        { RepoRole, "repo" },
+        { ArchitectureRole, "architecture" },
+        { SparseRole, "sparse" },
+        { PredictorRepoRole, "predictorRepo" },
+        { LicenceRole, "licence" },
+        { ParametersRole, "parameters" },
+        { ParametersTextRole, "parametersText" },
+        { SizeTextRole, "sizeText" },
+        { QuantizationRole, "quantization" },
+        { FilesRole, "files" },
+        { SparsityRole, "reportedSparsity" },
+        { NeedsConversionRole, "needsConversion" },
+        { DescriptionRole, "description" },
+        { FitKindRole, "fitKind" },
+        { FitTextRole, "fitText" },
+        { FitReasonRole, "fitReason" },
+        { TokensPerSecondRole, "tokensPerSecond" },
+    };
+}
+
+bool ModelCatalog::matches(const CatalogEntry& e, const QString& filter)
+{
+    const QStringList words = filter.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    for (const QString& word : words) {
+        const bool hit = e.name.contains(word, Qt::CaseInsensitive)
+            || e.repo.contains(word, Qt::CaseInsensitive)
+            || e.architecture.contains(word, Qt::CaseInsensitive)
+            || e.description.contains(word, Qt::CaseInsensitive) || e.id.contains(word, Qt::CaseInsensitive);
+        if (!hit)
+            return false;
+    }
+    return true;
+}
+
+void ModelCatalog::setFilter(const QString& filter)
+{
+    if (filter == m_filter)
+        return;
+    m_filter = filter;
+    refilter();
+    Q_EMIT filterChanged();
+}
+
+void ModelCatalog::refilter()
+{
+    // A filter change rebuilds the visible list: rows come and go in arbitrary places, and the
+    // catalog is a few dozen entries, so a reset is cheaper than computing moves.
+    const auto before = m_visible.size();
+    beginResetModel();
+    m_visible.clear();
+    for (int i = 0; i < m_entries.size(); ++i) {
+        if (matches(m_entries.at(i), m_filter))
+            m_visible.append(i);
+    }
+    endResetModel();
+    if (before != m_visible.size())
+        Q_EMIT countChanged();
+}
+
+void ModelCatalog::setPreviewGpuGiB(int gib)
+{
+    gib = std::max(0, gib);
+    if (gib == m_previewGpuGiB)
+        return;
+    m_previewGpuGiB = gib;
+    m_previewGpu = gib > 0 ? std::make_unique<FixedGpuInfo>(quint64(gib) << 30) : nullptr;
+    invalidateFits();
+    Q_EMIT previewGpuGiBChanged();
+}
+
+void ModelCatalog::setMachine(const MachineInfo& machine)
+{
+    m_machine = machine;
+    invalidateFits();
+}
+
+void ModelCatalog::setGpu(std::unique_ptr<GpuInfo> gpu)
+{
+    m_gpu = gpu ? std::move(gpu) : std::make_unique<FixedGpuInfo>(0);
+    invalidateFits();
+}
+
+void ModelCatalog::invalidateFits()
+{
+    m_fits.clear();
+    if (!m_visible.isEmpty())
+        Q_EMIT dataChanged(index(0), index(static_cast<int>(m_visible.size()) - 1),
+            { FitKindRole, FitTextRole, FitReasonRole, TokensPerSecondRole });
+}
+
+} // namespace hearth::models

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// Planning where a model's layers and FFN neurons live under a VRAM budget, before (or without)
+/// loading it: the numbers behind the VRAM slider, the fit badges and the catalog.
+///
+/// A PlacementModel is built from a GGUF/PWRI file (its tensor table only; no weights are read)
+/// or from catalog numbers. plan() then answers, for a budget, context and batch size: per layer
+/// whether attention runs on the GPU and how many FFN neurons are hot there; every byte the GPU
+/// will hold, by kind; the RAM the rest needs; the expected decode speed; and whether it fits.
+///
+/// Re-planning is fast (well under a millisecond for a 70B shape after the first call), so a UI
+/// may call plan() on every slider step. A PlacementModel is not thread-safe: use one per thread.
+
+#include <hearth/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth {
+
+/// A model described by its hyper-parameters, as a catalog lists them.
+struct ModelDescription
+{
+    std::string architecture = "llama"; ///< "llama", "bamboo", "falcon" or "opt"
+    std::uint64_t parameterCount = 0; ///< informative only; the shape numbers drive the sizes
+    int layerCount = 32;
+    int embeddingSize = 4096;
+    int headCount = 32;
+    int kvHeadCount = 0; ///< 0: the same as headCount (no grouped-query attention)
+    int feedForwardSize = 11008;
+    int vocabSize = 32000;
+    std::string quantization = "Q4_0"; ///< weight type: "F32", "F16", "Q8_0" or "Q4_0"
+    /// Ships per-layer predictors (a PowerInfer-style file): neurons can be placed one by one.
+    bool sparse = true;
+    int predictorHidden = 1024; ///< predictor fc1 width; ignored when not sparse
+};
+
+/// The default share of FFN neurons assumed inactive per token when a sparse model comes without
+/// activation statistics (the low end of what ReLU-fied LLaMA models report).
+constexpr double kDefaultAssumedSparsity = 0.7;
+
+/// What to plan for.
+struct PlacementRequest
+{
+    std::uint64_t budgetBytes = 0; ///< GPU memory the placement may use, everything counted
+    int contextLength = 4096;
+    int batchSize = 512; ///< prompt tokens per forward pass (scratch scales with it)
+    /// RAM available to the model; 0: not checked. What the GPU does not hold must fit here.
+    std::uint64_t hostMemoryBytes = 0;
+    /// RAM the rest of the process and the desktop keep using while the model runs.
+    std::uint64_t hostReserveBytes = std::uint64_t(512) << 20;
+    double cpuBandwidthGBs = 20.0; ///< the machine's measured memory bandwidth, GB/s
+    double gpuBandwidthGBs = 400.0; ///< the GPU's memory bandwidth, GB/s
+    bool dense = false; ///< place whole layers even when the model is sparse
+};
+
+/// One layer's placement.
+struct LayerPlacementSummary
+{
+    bool attentionOnGpu = false; ///< attention weights and this layer's KV cache
+    std::int64_t hotNeurons = 0; ///< FFN neurons on the GPU
+    std::int64_t feedForwardSize = 0; ///< all FFN neurons of the layer (the rest run on the CPU)
+    /// Expected share of the layer's neuron activations the GPU computes, in [0, 1]. Above the
+    /// neuron share for sparse models: the hot neurons are the ones that fire most.
+    double gpuActivationShare = 0;
+};
+
+/// GPU memory by kind, in bytes.
+struct GpuMemoryBreakdown
+{
+    /// Attention, FFN neurons (with their index), predictors, norms, output, allocation padding.
+    std::uint64_t weights = 0;
+    std::uint64_t kvCache = 0;
+    std::uint64_t scratch = 0; ///< activation buffers of one forward pass
+    std::uint64_t workspace = 0; ///< cuBLAS workspace
+    std::uint64_t reserve = 0; ///< CUDA context, module images, allocator slack
+    [[nodiscard]] std::uint64_t total() const { return weights + kvCache + scratch + workspace + reserve; }
+};
+
+/// The planner's answer, in plain numbers.
+struct PlacementSummary
+{
+    bool sparse = false; ///< neurons placed one by one (else whole layers)
+    std::vector<LayerPlacementSummary> layers;
+    bool outputOnGpu = false;
+    GpuMemoryBreakdown gpu;
+    std::uint64_t budgetBytes = 0;
+    std::uint64_t modelBytes = 0; ///< every weight byte of the model
+    std::uint64_t hostBytes = 0; ///< RAM needed: weights off the GPU, CPU KV cache, reserve
+    double tokensPerSecond = 0; ///< expected decode speed (memory-bound estimate)
+    /// The GPU part is within the budget and, when hostMemoryBytes was given, the rest fits in RAM.
+    bool fits = true;
+    bool fitsInRam = true;
+    /// Why not everything is on the GPU, or why it does not fit; empty when fully on the GPU.
+    /// Not translated (logs, tooltips); front ends word their own from the fields.
+    std::string reason;
+
+    [[nodiscard]] int attentionLayersOnGpu() const;
+    [[nodiscard]] std::int64_t hotNeuronCount() const;
+    [[nodiscard]] std::int64_t neuronCount() const;
+    /// Nothing on the GPU (no budget, or below the fixed costs).
+    [[nodiscard]] bool cpuOnly() const { return gpu.total() == 0; }
+    /// Every layer, every neuron and the output matrix on the GPU.
+    [[nodiscard]] bool fullyOnGpu() const;
+};
+
+/// A model ready for planning. Cheap to move; holds the shape and ranked statistics.
+class PlacementModel
+{
+public:
+    /// Reads the tensor table of a GGUF or PowerInfer (PWRI) file; weights are not touched.
+    /// @p assumedSparsity is used for a sparse file when no statistics are set (see below).
+    [[nodiscard]] static Result<PlacementModel> fromFile(
+        const std::string& path, double assumedSparsity = kDefaultAssumedSparsity);
+    /// From catalog numbers. For a sparse model, @p assumedSparsity (the share of FFN neurons
+    /// inactive per token, e.g. a model card's reported sparsity) shapes synthetic statistics: a
+    /// power law, as measured activations follow, with that mean.
+    [[nodiscard]] static Result<PlacementModel> fromDescription(
+        const ModelDescription& description, double assumedSparsity = kDefaultAssumedSparsity);
+
+    PlacementModel(PlacementModel&&) noexcept;
+    PlacementModel& operator=(PlacementModel&&) noexcept;
+    ~PlacementModel();
+
+    /// Measured per-neuron activation frequencies in [0, 1], one vector of n_ff values per layer
+    /// (e.g. PowerInfer's activation_<layer>.pt counts divided by the calibration tokens).
+    [[nodiscard]] Status setActivationFrequencies(std::vector<std::vector<float>> perLayer);
+
+    [[nodiscard]] Result<PlacementSummary> plan(const PlacementRequest& request);
+
+    [[nodiscard]] const std::string& architecture() const;
+    [[nodiscard]] const std::string& weightType() const;
+    [[nodiscard]] int layerCount() const;
+    /// Predictors present: sparse placement is possible.
+    [[nodiscard]] bool sparseCapable() const;
+    /// Every weight byte (what the file or download roughly weighs).
+    [[nodiscard]] std::uint64_t weightBytes() const;
+
+private:
+    struct Impl;
+    explicit PlacementModel(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace hearth

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+#include "cuda/cuda_kernels.cuh"
+
+#include <algorithm>
+#include <cfloat>
+
+namespace hearth::cuda {
+
+namespace {
+
+constexpr int kQK = 32;         // elements per Q4_0 / Q8_0 block
+constexpr int kQ4Bytes = 18;    // fp16 scale + 16 bytes of nibbles
+constexpr int kQ8Bytes = 34;    // fp16 scale + 32 int8
+constexpr int kSliceThreads = 256;
+
+__device__ __forceinline__ float loadHalf(const std::uint8_t* p)
+{
+    // Blocks are 2-byte aligned (rows are an even number of bytes apart).
+    return __half2float(*reinterpret_cast<const __half*>(p));
+}
+
+__device__ __forceinline__ float warpSum(float v)
+{
+    for (int offset = kWarp / 2; offset > 0; offset /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+// One lane's share of W[row] . x, lanes striding over elements (F32/F16) or blocks (Q4_0/Q8_0).
+template <std::uint32_t Type>
+__device__ float laneDot(const std::uint8_t* row, std::int64_t cols, const float* x, int lane)
+{
+    float sum = 0.0f;
+    if constexpr (Type == kF32) {
+        const float* w = reinterpret_cast<const float*>(row);
+        for (std::int64_t c = lane; c < cols; c += kWarp)
+            sum += w[c] * x[c];
+    } else if constexpr (Type == kF16) {
+        const __half* w = reinterpret_cast<const __half*>(row);
+        for (std::int64_t c = lane; c < cols; c += kWarp)
+            sum += __half2float(w[c]) * x[c];
+    } else if constexpr (Type == kQ4_0) {
+        const std::int64_t blocks = cols / kQK;
+        for (std::int64_t b = lane; b < blocks; b += kWarp) {
+            const std::uint8_t* block = row + b * kQ4Bytes;
+            const float d = loadHalf(block);
+            const float* xb = x + b * kQK;
+            float s = 0.0f;
+            for (int j = 0; j < kQK / 2; ++j) {
+                const int q = block[2 + j];
+                s += float((q & 0x0f) - 8) * xb[j] + float((q >> 4) - 8) * xb[j + kQK / 2];
+            }
+            sum += d * s;
+        }
+    } else {
+        const std::int64_t blocks = cols / kQK;
+        for (std::int64_t b = lane; b < blocks; b += kWarp) {
+            const std::uint8_t* block = row + b * kQ8Bytes;
+            const float d = loadHalf(block);
+            const std::int8_t* qs = reinterpret_cast<const std::int8_t*>(block + 2);
+            const float* xb = x + b * kQK;
+            float s = 0.0f;
+            for (int j = 0; j < kQK; ++j)
+                s += float(qs[j]) * xb[j];
+            sum += d * s;
+        }
+    }
+    return sum;
+}
+
+template <std::uint32_t Type>
+__global__ void rowDotKernel(const std::uint8_t* w, std::uint64_t rowBytes, std::int64_t cols, const float* x,
+                             std::int64_t xStride, const std::int32_t* index, std::int64_t count, float* y,
+                             std::int64_t yStride)
+{
+    const int lane = threadIdx.x % kWarp;
+    const std::int64_t j = std::int64_t(blockIdx.x) * kRowsPerBlock + threadIdx.x / kWarp;
+    if (j >= count)
+        return; // whole warps leave together: count is per warp
+    const std::int64_t t = blockIdx.y;
+    const std::int64_t r = index ? index[j] : j;
+    const float sum = warpSum(laneDot<Type>(w + r * rowBytes, cols, x + t * xStride, lane));
+    if (lane == 0)
+        y[t * yStride + j] = sum;
+}
+
+// Element e of row @p row.
+template <std::uint32_t Type>
+__device__ __forceinline__ float elementAt(const std::uint8_t* row, std::int64_t e)
+{
+    if constexpr (Type == kF32) {
+        return reinterpret_cast<const float*>(row)[e];
+    } else if constexpr (Type == kF16) {
+        return __half2float(reinterpret_cast<const __half*>(row)[e]);
+    } else if constexpr (Type == kQ4_0) {
+        const std::uint8_t* block = row + (e / kQK) * kQ4Bytes;
+        const int i = int(e % kQK);
+        const int q = block[2 + (i % (kQK / 2))];
+        const int nibble = i < kQK / 2 ? (q & 0x0f) : (q >> 4);
+        return loadHalf(block) * float(nibble - 8);
+    } else {
+        const std::uint8_t* block = row + (e / kQK) * kQ8Bytes;
+        return loadHalf(block) * float(reinterpret_cast<const std::int8_t*>(block + 2)[e % kQK]);
+    }
+}
+
+template <std::uint32_t Type>
+__global__ void downKernel(const std::uint8_t* w, std::uint64_t rowBytes, std::int64_t cols, const float* act,
+                           const std::int32_t* index, std::int64_t count, float* y, bool accumulate)
+{
+    const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= cols)
+        return;
+    float sum = accumulate ? y[e] : 0.0f;
+    for (std::int64_t j = 0; j < count; ++j) {
+        const float a = act[j];
+        if (a != 0.0f)
+            sum += a * elementAt<Type>(w + std::int64_t(index[j]) * rowBytes, e);
+    }
+    y[e] = sum;
+}
+
+// Chunk blockIdx.y of the neuron list into partial[blockIdx.y][e].
+template <std::uint32_t Type>
+__global__ void downChunkKernel(const std::uint8_t* w, std::uint64_t rowBytes, std::int64_t cols, const float* act,
+                                const std::int32_t* index, std::int64_t count, std::int64_t chunkSize, float* partial)
+{
+    const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= cols)
+        return;
+    const std::int64_t begin = std::int64_t(blockIdx.y) * chunkSize;
+    const std::int64_t end = begin + chunkSize < count ? begin + chunkSize : count;
+    float sum = 0.0f;
+    for (std::int64_t j = begin; j < end; ++j) {
+        const float a = act[j];
+        if (a != 0.0f)
+            sum += a * elementAt<Type>(w + std::int64_t(index[j]) * rowBytes, e);
+    }
+    partial[std::int64_t(blockIdx.y) * cols + e] = sum;
+}
+
+__global__ void downReduceKernel(const float* partial, int chunks, std::int64_t cols, float* y, bool accumulate)
+{
+    const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= cols)
+        return;
+    float sum = accumulate ? y[e] : 0.0f;
+    for (int c = 0; c < chunks; ++c)
+        sum += partial[std::int64_t(c) * cols + e];
+    y[e] = sum;
+}
+
+__global__ void activateKernel(int kind, float* gate, const float* up, std::int64_t n)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const float g = gate[i];
+    const float u = up[i];
+    switch (kind) {
+    case 0: // swiglu
+        gate[i] = g / (1.0f + expf(-g)) * u;
+        break;
+    case 1: // reglu
+        gate[i] = fmaxf(g, 0.0f) * u;
+        break;
+    case 2: // drelu
+        gate[i] = fmaxf(g, 0.0f) * fmaxf(u, 0.0f);
+        break;
+    default: { // relu2
+        const float r = fmaxf(g, 0.0f);
+        gate[i] = r * r * u;
+    }
+    }
+}
+
+__global__ void reluKernel(float* x, std::int64_t n)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = fmaxf(x[i], 0.0f);
+}
+
+__global__ void addKernel(float* y, const float* x, std::int64_t n)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] += x[i];
+}
+
+__global__ void toHalfKernel(const float* x, __half* out, std::int64_t n)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = __float2half_rn(x[i]);
+}
+
+// One block: each thread takes a contiguous run, counts, an exclusive scan over the counts
+// places each run, and the runs are written in order, so ids come out ascending.
+constexpr int kCompactThreads = 1024;
+__global__ void compactKernel(const float* logits, std::int64_t n, float threshold, std::int32_t* active,
+                              std::int32_t* count)
+{
+    __shared__ std::int32_t offsets[kCompactThreads];
+    const int t = threadIdx.x;
+    const std::int64_t begin = n * t / kCompactThreads;
+    const std::int64_t end = n * (t + 1) / kCompactThreads;
+    std::int32_t mine = 0;
+    for (std::int64_t i = begin; i < end; ++i)
+        mine += logits[i] >= threshold ? 1 : 0;
+    offsets[t] = mine;
+    __syncthreads();
+    // Hillis-Steele inclusive scan.
+    for (int step = 1; step < kCompactThreads; step *= 2) {
+        const std::int32_t add = t >= step ? offsets[t - step] : 0;
+        __syncthreads();
+        offsets[t] += add;
+        __syncthreads();
+    }
+    std::int32_t out = offsets[t] - mine;
+    for (std::int64_t i = begin; i < end; ++i) {
+        if (logits[i] >= threshold)
+            active[out++] = std::int32_t(i);
+    }
+    if (t == kCompactThreads - 1)
+        *count = offsets[t];
+}
+
+constexpr int kNormThreads = 256;
+__global__ void rmsNormKernel(const float* x, const float* weight, float eps, std::int64_t n, float* out)
+{
+    // Double accumulation, as the CPU's rmsNorm does.
+    __shared__ double partial[kNormThreads];
+    const float* row = x + std::int64_t(blockIdx.x) * n;
+    float* o = out + std::int64_t(blockIdx.x) * n;
+    double sum = 0.0;
+    for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads)
+        sum += double(row[i]) * double(row[i]);
+    partial[threadIdx.x] = sum;
+    __syncthreads();
+    for (int s = kNormThreads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            partial[threadIdx.x] += partial[threadIdx.x + s];
+        __syncthreads();
+    }
+    const float scale = float(1.0 / sqrt(partial[0] / double(n) + double(eps)));
+    for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads)
+        o[i] = row[i] * scale * weight[i];
+}
+
+// RoPE on q and k (llama "normal" pairs), then k and v into the cache at pos.
+__global__ void ropeStoreKernel(AttentionArgs a)
+{
+    const int half = a.nRot / 2;
+    const int kvDim = a.nHeadKv * a.headDim;
+    const double p = double(a.pos) * double(a.freqScale);
+    float* kRow = a.kCache + std::int64_t(a.pos) * kvDim;
+    float* vRow = a.vCache + std::int64_t(a.pos) * kvDim;
+    for (int i = threadIdx.x; i < kvDim; i += blockDim.x) {
+        kRow[i] = a.k[i];
+        vRow[i] = a.v[i];
+    }
+    __syncthreads();
+    const int pairsQ = a.nHead * half;
+    const int pairsK = a.nHeadKv * half;
+    for (int item = threadIdx.x; item < pairsQ + pairsK; item += blockDim.x) {
+        const bool isQ = item < pairsQ;
+        const int local = isQ ? item : item - pairsQ;
+        const int h = local / half;
+        const int i = local % half;
+        const double theta = p * pow(double(a.freqBase), -2.0 * i / double(a.nRot));
+        const float c = float(cos(theta));
+        const float s = float(sin(theta));
+        float* v = (isQ ? a.q : kRow) + std::int64_t(h) * a.headDim;
+        const float x0 = v[2 * i];
+        const float x1 = v[2 * i + 1];
+        v[2 * i] = x0 * c - x1 * s;
+        v[2 * i + 1] = x0 * s + x1 * c;
+    }
+}
+
+constexpr int kAttnThreads = 256;
+__global__ void attentionKernel(AttentionArgs a)
+{
+    __shared__ float reduceF[kAttnThreads];
+    __shared__ double reduceD[kAttnThreads];
+    const int h = blockIdx.x;
+    const int group = a.nHead / a.nHeadKv;
+    const int kvDim = a.nHeadKv * a.headDim;
+    const int kvOffset = (h / group) * a.headDim;
+    const float scale = 1.0f / sqrtf(float(a.headDim));
+    const float* q = a.q + std::int64_t(h) * a.headDim;
+    float* scores = a.scores + std::int64_t(h) * a.capacity;
+    const int n = a.pos + 1;
+
+    float localMax = -FLT_MAX;
+    for (int j = threadIdx.x; j < n; j += kAttnThreads) {
+        const float* k = a.kCache + std::int64_t(j) * kvDim + kvOffset;
+        float s = 0.0f;
+        for (int d = 0; d < a.headDim; ++d)
+            s += q[d] * k[d];
+        s *= scale;
+        scores[j] = s;
+        localMax = fmaxf(localMax, s);
+    }
+    reduceF[threadIdx.x] = localMax;
+    __syncthreads();
+    for (int s = kAttnThreads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            reduceF[threadIdx.x] = fmaxf(reduceF[threadIdx.x], reduceF[threadIdx.x + s]);
+        __syncthreads();
+    }
+    const float maxValue = reduceF[0];
+    double localSum = 0.0;
+    for (int j = threadIdx.x; j < n; j += kAttnThreads) {
+        const float e = expf(scores[j] - maxValue);
+        scores[j] = e;
+        localSum += e;
+    }
+    reduceD[threadIdx.x] = localSum;
+    __syncthreads();
+    for (int s = kAttnThreads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            reduceD[threadIdx.x] += reduceD[threadIdx.x + s];
+        __syncthreads();
+    }
+    const float inv = float(1.0 / reduceD[0]);
+    for (int d = threadIdx.x; d < a.headDim; d += kAttnThreads) {
+        float acc = 0.0f;
+        for (int j = 0; j < n; ++j)
+            acc += scores[j] * inv * a.vCache[std::int64_t(j) * kvDim + kvOffset + d];
+        a.out[std::int64_t(h) * a.headDim + d] = acc;
+    }
+}
+
+unsigned blocksFor(std::int64_t n, int threads)
+{
+    return unsigned((n + threads - 1) / threads);
+}
+
+} // namespace
+
+void launchRowDot(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols, const float* x,
+                  std::int64_t xStride, const std::int32_t* index, std::int64_t count, float* y, std::int64_t yStride,
+                  std::int64_t tokens, cudaStream_t stream)
+{
+    const auto* wb = static_cast<const std::uint8_t*>(w);
+    // gridDim.y holds at most 65535 tokens; longer batches go in slices.
+    constexpr std::int64_t kMaxTokens = 65535;
+    for (std::int64_t t0 = 0; t0 < tokens; t0 += kMaxTokens) {
+        const dim3 grid(blocksFor(count, kRowsPerBlock), unsigned(std::min(kMaxTokens, tokens - t0)));
+        const dim3 block(kRowsPerBlock * kWarp);
+        const float* xs = x + t0 * xStride;
+        float* ys = y + t0 * yStride;
+        switch (type) {
+        case kF32:
+            rowDotKernel<kF32><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys, yStride);
+            break;
+        case kF16:
+            rowDotKernel<kF16><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys, yStride);
+            break;
+        case kQ4_0:
+            rowDotKernel<kQ4_0><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys, yStride);
+            break;
+        default:
+            rowDotKernel<kQ8_0><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys, yStride);
+            break;
+        }
+    }
+}
+
+void launchDownAccumulate(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols,
+                          const float* act, const std::int32_t* index, std::int64_t count, float* y, bool accumulate,
+                          float* scratch, std::size_t scratchFloats, cudaStream_t stream)
+{
+    const unsigned slices = blocksFor(cols, kSliceThreads);
+    const auto* wb = static_cast<const std::uint8_t*>(w);
+    // Enough blocks to fill a large GPU (~4 per SM on 132 SMs), at least 64 neurons per chunk.
+    constexpr std::int64_t kMinChunk = 64;
+    constexpr std::int64_t kTargetBlocks = 512;
+    std::int64_t chunks = std::min<std::int64_t>(count / kMinChunk, (kTargetBlocks + slices - 1) / slices);
+    chunks = std::min<std::int64_t>(chunks, scratch && cols > 0 ? std::int64_t(scratchFloats) / cols : 0);
+    chunks = std::min<std::int64_t>(chunks, 65535); // gridDim.y
+    if (chunks <= 1) {
+        switch (type) {
+        case kF32:
+            downKernel<kF32><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y, accumulate);
+            break;
+        case kF16:
+            downKernel<kF16><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y, accumulate);
+            break;
+        case kQ4_0:
+            downKernel<kQ4_0><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y, accumulate);
+            break;
+        default:
+            downKernel<kQ8_0><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y, accumulate);
+            break;
+        }
+        return;
+    }
+    const std::int64_t chunkSize = (count + chunks - 1) / chunks;
+    chunks = (count + chunkSize - 1) / chunkSize;
+    const dim3 grid(slices, unsigned(chunks));
+    switch (type) {
+    case kF32:
+        downChunkKernel<kF32><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, chunkSize, scratch);
+        break;
+    case kF16:
+        downChunkKernel<kF16><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, chunkSize, scratch);
+        break;
+    case kQ4_0:
+        downChunkKernel<kQ4_0><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, chunkSize, scratch);
+        break;
+    default:
+        downChunkKernel<kQ8_0><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, chunkSize, scratch);
+        break;
+    }
+    downReduceKernel<<<slices, kSliceThreads, 0, stream>>>(scratch, int(chunks), cols, y, accumulate);
+}
+
+void launchActivate(int kind, float* gate, const float* up, std::int64_t n, cudaStream_t stream)
+{
+    activateKernel<<<blocksFor(n, 256), 256, 0, stream>>>(kind, gate, up, n);
+}
+
+void launchRelu(float* x, std::int64_t n, cudaStream_t stream)
+{
+    reluKernel<<<blocksFor(n, 256), 256, 0, stream>>>(x, n);
+}
+
+void launchAdd(float* y, const float* x, std::int64_t n, cudaStream_t stream)
+{
+    addKernel<<<blocksFor(n, 256), 256, 0, stream>>>(y, x, n);
+}
+
+void launchToHalf(const float* x, __half* out, std::int64_t n, cudaStream_t stream)
+{
+    toHalfKernel<<<blocksFor(n, 256), 256, 0, stream>>>(x, out, n);
+}
+
+void launchCompact(const float* logits, std::int64_t n, float threshold, std::int32_t* active, std::int32_t* count,
+                   cudaStream_t stream)
+{
+    compactKernel<<<1, kCompactThreads, 0, stream>>>(logits, n, threshold, active, count);
+}
+
+void launchRmsNorm(const float* x, const float* weight, float eps, std::int64_t n, std::int64_t tokens, float* out,
+                   cudaStream_t stream)
+{
+    rmsNormKernel<<<unsigned(tokens), kNormThreads, 0, stream>>>(x, weight, eps, n, out);
+}
+
+void launchAttention(const AttentionArgs& a, cudaStream_t stream)
+{
+    ropeStoreKernel<<<1, 256, 0, stream>>>(a);
+    attentionKernel<<<unsigned(a.nHead), kAttnThreads, 0, stream>>>(a);
+}
+
+} // namespace hearth::cuda

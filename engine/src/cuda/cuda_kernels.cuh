@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The CUDA kernels of the back end. Written for correctness and determinism first: every sum has
+// a fixed order (warp shuffles in a fixed tree, loops in index order), no floating-point atomics,
+// so a run is reproducible bit for bit on one GPU.
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hearth::cuda {
+
+// GGUF type ids the kernels handle.
+enum WeightType : std::uint32_t { kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ8_0 = 8 };
+
+constexpr int kWarp = 32;
+constexpr int kRowsPerBlock = 8; // warps per block in the row kernels
+
+// y[t * yStride + j] = W[index ? index[j] : j] . x[t * xStride] for j < count, t < gridDim.y.
+// One warp per output row.
+void launchRowDot(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols, const float* x,
+                  std::int64_t xStride, const std::int32_t* index, std::int64_t count, float* y, std::int64_t yStride,
+                  std::int64_t tokens, cudaStream_t stream);
+
+// y[e] (+)= sum_j act[j] * W[index[j]][e]: one thread per output element, one block per slice of
+// 256 elements. Long lists are cut into chunks of neurons summed into @p scratch
+// ([chunks][cols] floats, at most scratchFloats) by separate blocks, then the chunks are added
+// in chunk order: more blocks for a short output, and still one fixed order of the sums.
+void launchDownAccumulate(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols,
+                          const float* act, const std::int32_t* index, std::int64_t count, float* y, bool accumulate,
+                          float* scratch, std::size_t scratchFloats, cudaStream_t stream);
+
+void launchActivate(int kind, float* gate, const float* up, std::int64_t n, cudaStream_t stream);
+void launchRelu(float* x, std::int64_t n, cudaStream_t stream);
+void launchAdd(float* y, const float* x, std::int64_t n, cudaStream_t stream);
+void launchToHalf(const float* x, __half* out, std::int64_t n, cudaStream_t stream);
+// Ascending ids i < n with logits[i] >= threshold into active, their number into *count.
+void launchCompact(const float* logits, std::int64_t n, float threshold, std::int32_t* active, std::int32_t* count,
+                   cudaStream_t stream);
+void launchRmsNorm(const float* x, const float* weight, float eps, std::int64_t n, std::int64_t tokens, float* out,
+                   cudaStream_t stream);
+
+struct AttentionArgs {
+    float* q;
+    const float* k;
+    const float* v;
+    float* kCache;
+    float* vCache;
+    float* scores;
+    float* out;
+    int pos, capacity, nHead, nHeadKv, headDim, nRot;
+    float freqBase, freqScale;
+};
+void launchAttention(const AttentionArgs& a, cudaStream_t stream);
+
+} // namespace hearth::cuda

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The C interface between the engine and libhearth-cuda.so. The module exports one function,
+// hearth_cuda_backend_v1(), returning a table of plain C function pointers, so the engine never
+// links against the CUDA runtime and no C++ type crosses the library boundary. Compiled by both
+// the host compiler and nvcc: plain C types only.
+//
+// Every function returning int returns 0 on success or a HearthCudaResult code; the context's
+// last error message explains it. Work is queued on the context's stream; synchronize waits.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HEARTH_CUDA_ABI_VERSION 1u
+
+enum HearthCudaResult {
+    HEARTH_CUDA_OK = 0,
+    HEARTH_CUDA_NO_DRIVER = 1,        // libcuda missing or too old for the module's runtime
+    HEARTH_CUDA_NO_DEVICE = 2,        // driver present, no usable GPU
+    HEARTH_CUDA_OUT_OF_MEMORY = 3,
+    HEARTH_CUDA_INVALID_ARGUMENT = 4,
+    HEARTH_CUDA_UNSUPPORTED = 5,
+    HEARTH_CUDA_FAILED = 6,           // any other CUDA or cuBLAS error
+};
+
+typedef struct HearthCudaContext HearthCudaContext;
+
+// Weight matrix on the device: rows of cols elements, rows row_bytes apart. type is the GGUF
+// type id (0 F32, 1 F16, 2 Q4_0, 8 Q8_0).
+typedef struct HearthCudaMatrix {
+    uint32_t type;
+    const void* data;
+    int64_t rows;
+    int64_t cols;
+    uint64_t row_bytes;
+} HearthCudaMatrix;
+
+typedef struct HearthCudaAttention {
+    float* q;
+    const float* k;
+    const float* v;
+    float* k_cache;
+    float* v_cache;
+    float* scores;
+    float* out;
+    int32_t pos;
+    int32_t capacity;
+    int32_t n_head;
+    int32_t n_head_kv;
+    int32_t head_dim;
+    int32_t n_rot;
+    float freq_base;
+    float freq_scale;
+} HearthCudaAttention;
+
+typedef struct HearthCudaBackendV1 {
+    uint32_t abi_version; // HEARTH_CUDA_ABI_VERSION
+    uint32_t struct_size; // sizeof(HearthCudaBackendV1) as the module was built
+
+    // Opens GPU @p device_index. On failure *ctx is null and message holds the reason.
+    int (*create)(int device_index, HearthCudaContext** ctx, char* message, size_t message_size);
+    void (*destroy)(HearthCudaContext* ctx);
+    const char* (*last_error)(const HearthCudaContext* ctx);
+    // Name, total and free memory of the context's GPU.
+    int (*device_info)(HearthCudaContext* ctx, char* name, size_t name_size, uint64_t* total_bytes,
+                       uint64_t* free_bytes);
+    // Bytes the context itself holds on the GPU (cuBLAS workspace, conversion scratch), so the
+    // engine can charge them to the budget.
+    uint64_t (*internal_bytes)(const HearthCudaContext* ctx);
+
+    int (*alloc)(HearthCudaContext* ctx, uint64_t bytes, void** ptr);
+    void (*free)(HearthCudaContext* ctx, void* ptr);
+    int (*upload)(HearthCudaContext* ctx, void* dst, const void* src, uint64_t bytes);
+    int (*download)(HearthCudaContext* ctx, void* dst, const void* src, uint64_t bytes);
+    int (*synchronize)(HearthCudaContext* ctx);
+
+    int (*matmul)(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, int64_t tokens, float* y);
+    int (*rows_dot)(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, const int32_t* index,
+                    int64_t count, float* y);
+    int (*down_accumulate)(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* act,
+                           const int32_t* index, int64_t count, float* y, int accumulate);
+    int (*activate)(HearthCudaContext* ctx, int kind, float* gate, const float* up, int64_t n);
+    int (*predictor)(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2,
+                     const float* x, float threshold, float* hidden, float* logits, int32_t* active,
+                     int32_t* active_count);
+    int (*rms_norm)(HearthCudaContext* ctx, const float* x, const float* weight, float eps, int64_t n,
+                    int64_t tokens, float* out);
+    int (*attention)(HearthCudaContext* ctx, const HearthCudaAttention* args);
+    int (*add)(HearthCudaContext* ctx, float* y, const float* x, int64_t n);
+} HearthCudaBackendV1;
+
+typedef const HearthCudaBackendV1* (*HearthCudaBackendEntry)(void);
+
+#define HEARTH_CUDA_ENTRY_SYMBOL "hearth_cuda_backend_v1"
+
+#ifdef __cplusplus
+}
+#endif

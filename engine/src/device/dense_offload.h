@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Whole-layer offload for plain dense files, llama.cpp style: the attention (with its KV cache)
+// and the FFN of the first k layers live on the device and a decoded token runs through them
+// there; the remaining layers stay on the CPU. k is as many layers as the budget holds.
+//
+// One token per call (decode). The residual stream goes up once before the first device layer
+// and comes back once after the last.
+
+#include "cpu/matmul.h"
+#include "device/device.h"
+
+#include <hearth/status.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth::device {
+
+struct DenseLayerWeights {
+    const float* attnNorm = nullptr; // [nEmbd]
+    cpu::WeightMatrix wq;            // nEmbd -> nHead * headDim
+    cpu::WeightMatrix wk;            // nEmbd -> nHeadKv * headDim
+    cpu::WeightMatrix wv;
+    cpu::WeightMatrix wo;            // nHead * headDim -> nEmbd
+    const float* ffnNorm = nullptr;  // [nEmbd]
+    cpu::WeightMatrix gate;          // nEmbd -> nFF
+    cpu::WeightMatrix up;            // nEmbd -> nFF
+    cpu::WeightMatrix down;          // nFF -> nEmbd (as stored by llama.cpp: nEmbd rows of nFF)
+};
+
+struct DenseModelParams {
+    std::int32_t nEmbd = 0;
+    std::int32_t nHead = 0;
+    std::int32_t nHeadKv = 0;
+    std::int32_t headDim = 0;
+    std::int32_t nRot = 0;
+    std::int32_t nFF = 0;
+    float normEps = 1e-5f;
+    float freqBase = 10000.0f;
+    float freqScale = 1.0f;
+    Activation activation = Activation::SwiGlu;
+    std::int32_t contextLength = 0;
+};
+
+class DenseOffload {
+public:
+    // Uploads layers 0, 1, ... of @p layers while they fit the device's budget (weights, KV cache
+    // and the shared scratch). offloadedLayers() says how many made it; 0 is not an error.
+    // @p maxLayers caps k (-1: as many as fit).
+    [[nodiscard]] static Result<std::unique_ptr<DenseOffload>> create(Device& device, const DenseModelParams& params,
+                                                                      const std::vector<DenseLayerWeights>& layers,
+                                                                      int maxLayers = -1);
+    ~DenseOffload();
+    DenseOffload(const DenseOffload&) = delete;
+    DenseOffload& operator=(const DenseOffload&) = delete;
+
+    [[nodiscard]] int offloadedLayers() const { return int(m_layers.size()); }
+    // Why the count stopped where it did (empty when every layer fit).
+    [[nodiscard]] const std::string& limit() const { return m_limit; }
+
+    // Runs the offloaded layers for one token at @p pos on @p x (nEmbd floats, in and out).
+    [[nodiscard]] Status forward(float* x, std::int32_t pos);
+
+private:
+    struct Layer {
+        DeviceBuffer attnNorm, ffnNorm;
+        DeviceMatrix wq, wk, wv, wo, gate, up, down;
+        DeviceBuffer kCache, vCache;
+    };
+    explicit DenseOffload(Device& device)
+        : m_device(device)
+    {
+    }
+    [[nodiscard]] Status uploadLayer(const DenseLayerWeights& w, Layer& layer);
+    void freeLayer(Layer& layer);
+
+    Device& m_device;
+    DenseModelParams m_p;
+    std::vector<Layer> m_layers;
+    std::string m_limit;
+    // Scratch, shared by the layers.
+    DeviceBuffer m_x, m_xn, m_q, m_k, m_v, m_attn, m_tmp, m_gate, m_up, m_scores;
+};
+
+} // namespace hearth::device

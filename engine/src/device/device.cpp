@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "device/device.h"
+
+#include <algorithm>
+
+namespace hearth::device {
+
+std::uint64_t Device::chargedBytes(std::uint64_t bytes) const
+{
+    const std::uint64_t g = std::max<std::uint64_t>(info().granularity, 1);
+    return (bytes == 0 ? 1 : (bytes - 1) / g + 1) * g;
+}
+
+Result<DeviceBuffer> Device::allocateAndUpload(const void* host, std::uint64_t bytes, const char* label)
+{
+    auto buffer = allocate(bytes, label);
+    if (!buffer)
+        return buffer.status();
+    if (bytes > 0) {
+        Status s = upload(*buffer, 0, host, bytes);
+        if (s.ok())
+            s = synchronize();
+        if (!s.ok()) {
+            free(*buffer);
+            return s;
+        }
+    }
+    return buffer;
+}
+
+Result<DeviceMatrix> Device::uploadMatrix(DType type, const void* data, std::int64_t rows, std::int64_t cols,
+                                          const char* label)
+{
+    if (!isComputeType(type) || rows <= 0 || cols <= 0 || !data)
+        return Status(ErrorCode::InvalidArgument, std::string("cannot upload matrix ") + (label ? label : ""));
+    if ((type == DType::Q4_0 || type == DType::Q8_0) && cols % 32 != 0)
+        return Status(ErrorCode::InvalidArgument, std::string("quantized rows must be a multiple of 32: ") + (label ? label : ""));
+    const std::uint64_t bytes = std::uint64_t(rowBytes(type, cols)) * std::uint64_t(rows);
+    auto buffer = allocateAndUpload(data, bytes, label);
+    if (!buffer)
+        return buffer.status();
+    return DeviceMatrix{type, *buffer, rows, cols};
+}
+
+} // namespace hearth::device

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+#include "device/hybrid_ffn.h"
+
+#include "cpu/ops.h"
+#include "cpu/thread_pool.h"
+#include "device/reference_ops.h"
+#include "sparse/sparse_ffn.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <string>
+
+namespace hearth::device {
+
+namespace {
+
+Status checkMatrix(const cpu::WeightMatrix& w, const char* name, std::int64_t rows, std::int64_t cols)
+{
+    if (!w.data || !isComputeType(w.type))
+        return Status(ErrorCode::Unsupported, std::string("FFN ") + name + ": missing or of an unsupported type");
+    if (w.rows != rows || w.cols != cols)
+        return Status(ErrorCode::InvalidArgument, std::string("FFN ") + name + ": shape differs from the gate's");
+    if ((w.type == DType::Q4_0 || w.type == DType::Q8_0) && w.cols % 32 != 0)
+        return Status(ErrorCode::InvalidArgument, std::string("FFN ") + name + ": rows not a multiple of 32");
+    return {};
+}
+
+// Copies rows @p ids of @p w into one contiguous host block (the device upload's source).
+std::vector<std::uint8_t> gatherRows(const cpu::WeightMatrix& w, const std::vector<std::int32_t>& ids)
+{
+    const std::size_t stride = rowBytes(w.type, w.cols);
+    std::vector<std::uint8_t> out(stride * ids.size());
+    const auto* base = static_cast<const std::uint8_t*>(w.data);
+    for (std::size_t j = 0; j < ids.size(); ++j)
+        std::memcpy(out.data() + j * stride, base + std::size_t(ids[j]) * stride, stride);
+    return out;
+}
+
+} // namespace
+
+Status FfnWeights::validate() const
+{
+    if (gate.rows <= 0 || gate.cols <= 0)
+        return Status(ErrorCode::InvalidArgument, "FFN gate: bad shape");
+    HEARTH_TRY(checkMatrix(gate, "gate", gate.rows, gate.cols));
+    HEARTH_TRY(checkMatrix(up, "up", gate.rows, gate.cols));
+    HEARTH_TRY(checkMatrix(downT, "down_t", gate.rows, gate.cols));
+    if (up.type != gate.type || downT.type != gate.type)
+        return Status(ErrorCode::Unsupported, "FFN gate, up and down_t must share one weight type");
+    if (int(activation) < 0 || int(activation) > 3)
+        return Status(ErrorCode::InvalidArgument, "FFN: unknown activation");
+    return {};
+}
+
+// --- HybridFfnScratch ---
+
+Result<std::unique_ptr<HybridFfnScratch>> HybridFfnScratch::create(Device& device, std::int64_t nEmbd,
+                                                                   std::int64_t maxHot)
+{
+    if (nEmbd <= 0 || maxHot < 0)
+        return Status(ErrorCode::InvalidArgument, "hybrid FFN scratch: bad sizes");
+    std::unique_ptr<HybridFfnScratch> s(new HybridFfnScratch(device));
+    s->m_nEmbd = nEmbd;
+    s->m_maxHot = maxHot;
+    const std::uint64_t hot = std::uint64_t(std::max<std::int64_t>(maxHot, 1)) * 4;
+    struct Item {
+        DeviceBuffer* buffer;
+        std::uint64_t bytes;
+        const char* label;
+    } items[] = {{&s->m_x, std::uint64_t(nEmbd) * 4, "FFN input"},
+                 {&s->m_slots, hot, "FFN active hot slots"},
+                 {&s->m_gate, hot, "FFN gate activations"},
+                 {&s->m_up, hot, "FFN up activations"},
+                 {&s->m_y, std::uint64_t(nEmbd) * 4, "FFN device output"}};
+    for (const Item& item : items) {
+        auto b = device.allocate(item.bytes, item.label);
+        if (!b)
+            return b.status(); // the destructor frees what was made
+        *item.buffer = *b;
+    }
+    return s;
+}
+
+HybridFfnScratch::~HybridFfnScratch()
+{
+    for (DeviceBuffer* b : {&m_x, &m_slots, &m_gate, &m_up, &m_y})
+        m_device.free(*b);
+}
+
+std::uint64_t HybridFfnScratch::bytes() const
+{
+    return m_x.charged + m_slots.charged + m_gate.charged + m_up.charged + m_y.charged;
+}
+
+// --- HybridFfnLayer ---
+
+HybridFfnLayer::HybridFfnLayer(Device* device, HybridFfnScratch* scratch, const FfnWeights& weights)
+    : m_device(device)
+    , m_scratch(scratch)
+    , m_w(weights)
+{
+}
+
+namespace {
+
+sparse::NeuronActivation neuronActivation(Activation a)
+{
+    switch (a) {
+    case Activation::SwiGlu:
+        return sparse::NeuronActivation::SwiGlu;
+    case Activation::ReGlu:
+        return sparse::NeuronActivation::ReGlu;
+    case Activation::DRelu:
+        return sparse::NeuronActivation::DRelu;
+    case Activation::Relu2:
+        return sparse::NeuronActivation::Relu2;
+    }
+    return sparse::NeuronActivation::ReGlu;
+}
+
+} // namespace
+
+HybridFfnLayer::~HybridFfnLayer()
+{
+    releaseDevice();
+}
+
+void HybridFfnLayer::releaseDevice()
+{
+    if (!m_device)
+        return;
+    m_device->free(m_gate.data);
+    m_device->free(m_up.data);
+    m_device->free(m_downT.data);
+    m_device->free(m_hotIndex);
+}
+
+std::uint64_t HybridFfnLayer::deviceBytes() const
+{
+    return m_gate.data.charged + m_up.data.charged + m_downT.data.charged + m_hotIndex.charged;
+}
+
+Result<std::unique_ptr<HybridFfnLayer>> HybridFfnLayer::create(Device* device, HybridFfnScratch* scratch,
+                                                               const FfnWeights& weights,
+                                                               std::vector<std::int32_t> hotNeurons)
+{
+    HEARTH_TRY(weights.validate());
+    const std::int64_t nFF = weights.nFF();
+    const std::int64_t nEmbd = weights.nEmbd();
+    for (std::size_t i = 0; i < hotNeurons.size(); ++i) {
+        if (hotNeurons[i] < 0 || hotNeurons[i] >= nFF || (i > 0 && hotNeurons[i] <= hotNeurons[i - 1]))
+            return Status(ErrorCode::InvalidArgument, "hot neuron ids must be ascending and below n_ff");
+    }
+    if (!device)
+        hotNeurons.clear();
+    if (!hotNeurons.empty()) {
+        if (!scratch || scratch->nEmbd() != nEmbd || scratch->maxHot() < std::int64_t(hotNeurons.size()))
+            return Status(ErrorCode::InvalidArgument, "hybrid FFN scratch is missing or too small for the hot set");
+    }
+
+    std::unique_ptr<HybridFfnLayer> layer(new HybridFfnLayer(hotNeurons.empty() ? nullptr : device, scratch, weights));
+    layer->m_neurons = sparse::NeuronWeights::separate(weights.gate, weights.up, weights.downT,
+                                                       neuronActivation(weights.activation));
+    if (!layer->m_neurons.valid())
+        return Status(ErrorCode::Unsupported, "the CPU sparse kernels cannot use these FFN weights");
+    try {
+        layer->m_slot.assign(std::size_t(nFF), -1);
+        layer->m_deviceSlots.reserve(hotNeurons.size());
+        layer->m_hostNeurons.reserve(std::size_t(nFF));
+        layer->m_deviceOut.resize(std::size_t(nEmbd));
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the FFN layer's buffers");
+    }
+    layer->m_hot = std::move(hotNeurons);
+    if (layer->m_hot.empty())
+        return layer;
+
+    const auto hot = std::int64_t(layer->m_hot.size());
+    for (std::size_t j = 0; j < layer->m_hot.size(); ++j)
+        layer->m_slot[std::size_t(layer->m_hot[j])] = std::int32_t(j);
+
+    // Uploads are queued; the gathered host copies must live until the device has them.
+    std::vector<std::uint8_t> rows[3];
+    const cpu::WeightMatrix* sources[3] = {&weights.gate, &weights.up, &weights.downT};
+    DeviceMatrix* targets[3] = {&layer->m_gate, &layer->m_up, &layer->m_downT};
+    const char* labels[3] = {"hot FFN gate rows", "hot FFN up rows", "hot FFN down rows"};
+    for (int i = 0; i < 3; ++i) {
+        try {
+            rows[i] = gatherRows(*sources[i], layer->m_hot);
+        } catch (const std::bad_alloc&) {
+            return Status(ErrorCode::OutOfMemory, "not enough host memory to stage the hot FFN rows");
+        }
+        auto m = device->uploadMatrix(sources[i]->type, rows[i].data(), hot, nEmbd, labels[i]);
+        if (!m)
+            return m.status(); // the layer's destructor frees what was uploaded
+        *targets[i] = *m;
+    }
+    auto index = device->allocateAndUpload(layer->m_hot.data(), std::uint64_t(hot) * 4, "hot FFN neuron ids");
+    if (!index)
+        return index.status();
+    layer->m_hotIndex = *index;
+    HEARTH_TRY(device->synchronize());
+    return layer;
+}
+
+Status HybridFfnLayer::computeHost(cpu::ThreadPool& pool, const float* x, float* y)
+{
+    if (!m_cpu || m_cpuThreads < pool.size()) {
+        auto cpu = sparse::SparseFfn::create(m_w.nEmbd(), 1, pool.size());
+        if (!cpu)
+            return cpu.status();
+        m_cpu = std::move(*cpu);
+        m_cpuThreads = pool.size();
+    }
+    const sparse::FfnInput in = m_cpu->prepareInput(m_w.gate.type, x, 1);
+    m_cpu->run(pool, m_neurons, in, 1, m_hostNeurons.data(), std::int64_t(m_hostNeurons.size()), nullptr, y);
+    return {};
+}
+
+Status HybridFfnLayer::forward(cpu::ThreadPool& pool, const float* x, const std::int32_t* active, std::int64_t count,
+                               float* y)
+{
+    if (!x || !y || count < 0 || (count > 0 && !active))
+        return Status(ErrorCode::InvalidArgument, "hybrid FFN: bad arguments");
+    const std::int64_t nFF = m_w.nFF();
+    const std::int64_t nEmbd = m_w.nEmbd();
+    if (count > nFF)
+        return Status(ErrorCode::InvalidArgument, "hybrid FFN: more active neurons than the layer has");
+
+    m_deviceSlots.clear();
+    m_hostNeurons.clear();
+    for (std::int64_t j = 0; j < count; ++j) {
+        const std::int32_t i = active[j];
+        if (i < 0 || i >= nFF)
+            return Status(ErrorCode::InvalidArgument, "hybrid FFN: active neuron id out of range");
+        const std::int32_t slot = m_slot[std::size_t(i)];
+        if (slot >= 0)
+            m_deviceSlots.push_back(slot);
+        else
+            m_hostNeurons.push_back(i);
+    }
+    m_stats.deviceNeurons = std::int64_t(m_deviceSlots.size());
+    m_stats.hostNeurons = std::int64_t(m_hostNeurons.size());
+
+    // 1. Queue the device's share; it runs while the host threads work below.
+    const auto deviceCount = std::int64_t(m_deviceSlots.size());
+    if (deviceCount > 0) {
+        Device& d = *m_device;
+        HybridFfnScratch& s = *m_scratch;
+        Status queued = [&]() -> Status {
+            HEARTH_TRY(d.upload(s.m_x, 0, x, std::uint64_t(nEmbd) * 4));
+            HEARTH_TRY(d.upload(s.m_slots, 0, m_deviceSlots.data(), std::uint64_t(deviceCount) * 4));
+            HEARTH_TRY(d.rowsDot(RowsDotOp{&m_gate, s.m_x, s.m_slots, deviceCount, s.m_gate}));
+            HEARTH_TRY(d.rowsDot(RowsDotOp{&m_up, s.m_x, s.m_slots, deviceCount, s.m_up}));
+            HEARTH_TRY(d.activate(ActivateOp{m_w.activation, s.m_gate, s.m_up, deviceCount}));
+            HEARTH_TRY(d.downAccumulate(DownAccumulateOp{&m_downT, s.m_gate, s.m_slots, deviceCount, s.m_y, false}));
+            return d.download(s.m_y, 0, m_deviceOut.data(), std::uint64_t(nEmbd) * 4);
+        }();
+        if (!queued.ok()) {
+            (void)d.synchronize();
+            return queued;
+        }
+    }
+
+    // 2. The cold share on the host threads, at the same time.
+    const Status host = computeHost(pool, x, y);
+    if (!host.ok()) {
+        if (deviceCount > 0)
+            (void)m_device->synchronize();
+        return host;
+    }
+
+    // 3. Merge.
+    if (deviceCount > 0) {
+        HEARTH_TRY(m_device->synchronize());
+        cpu::add(y, m_deviceOut.data(), nEmbd);
+    }
+    return {};
+}
+
+} // namespace hearth::device

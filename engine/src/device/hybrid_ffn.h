@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One sparse FFN layer split between a device and the CPU. The layer's hot neurons (the
+// planner's choice) live on the device; for each token the predicted-active neurons are split
+// into hot ones, computed on the device, and cold ones, computed by the host threads at the same
+// time; the two partial outputs are summed:
+//
+//   y = sum over active i of f(gate_i . x, up_i . x) * down_t_i
+//
+// with f the gated activation. Weights are neuron-major, as in PowerInfer files: gate row i,
+// up row i and down_t row i belong to neuron i (each nFF rows of nEmbd).
+//
+// The CPU part is sparse::SparseFfn (the CPU-only sparse path itself) over the active cold
+// neurons: with nothing on the device the layer computes exactly what the CPU-only path does,
+// and results are reproducible for a given thread count and split.
+
+#include "cpu/matmul.h"
+#include "device/device.h"
+#include "sparse/neuron_weights.h"
+
+#include <hearth/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace hearth::cpu {
+class ThreadPool;
+}
+
+namespace hearth::sparse {
+class SparseFfn;
+}
+
+namespace hearth::device {
+
+// One type for the three matrices (as sparse::NeuronWeights requires).
+struct FfnWeights {
+    cpu::WeightMatrix gate;  // nFF rows of nEmbd
+    cpu::WeightMatrix up;    // nFF rows of nEmbd
+    cpu::WeightMatrix downT; // nFF rows of nEmbd (ffn_down_t)
+    Activation activation = Activation::ReGlu;
+
+    [[nodiscard]] std::int64_t nFF() const { return gate.rows; }
+    [[nodiscard]] std::int64_t nEmbd() const { return gate.cols; }
+    [[nodiscard]] Status validate() const;
+};
+
+// Per-token device buffers shared by every layer of a model (the planner counts them as scratch).
+class HybridFfnScratch {
+public:
+    [[nodiscard]] static Result<std::unique_ptr<HybridFfnScratch>> create(Device& device, std::int64_t nEmbd,
+                                                                          std::int64_t maxHot);
+    ~HybridFfnScratch();
+
+    [[nodiscard]] std::int64_t nEmbd() const { return m_nEmbd; }
+    [[nodiscard]] std::int64_t maxHot() const { return m_maxHot; }
+    [[nodiscard]] std::uint64_t bytes() const;
+
+private:
+    friend class HybridFfnLayer;
+    explicit HybridFfnScratch(Device& device)
+        : m_device(device)
+    {
+    }
+    Device& m_device;
+    std::int64_t m_nEmbd = 0;
+    std::int64_t m_maxHot = 0;
+    DeviceBuffer m_x;     // [nEmbd] the layer input
+    DeviceBuffer m_slots; // [maxHot] I32 active hot slots of the token
+    DeviceBuffer m_gate;  // [maxHot] gate dot products, then activations
+    DeviceBuffer m_up;    // [maxHot] up dot products
+    DeviceBuffer m_y;     // [nEmbd] the device's partial output
+};
+
+struct HybridFfnStats {
+    std::int64_t deviceNeurons = 0; // active neurons the device computed (last token)
+    std::int64_t hostNeurons = 0;   // active neurons the CPU computed (last token)
+};
+
+class HybridFfnLayer {
+public:
+    // Uploads the rows of @p hotNeurons (ascending ids) to @p device. With no device or no hot
+    // neurons the layer runs on the CPU alone and allocates nothing on a device. The weights
+    // must outlive the layer. Fails with OutOfMemory when the device budget is exhausted (every
+    // buffer this call made is freed again).
+    [[nodiscard]] static Result<std::unique_ptr<HybridFfnLayer>> create(Device* device, HybridFfnScratch* scratch,
+                                                                        const FfnWeights& weights,
+                                                                        std::vector<std::int32_t> hotNeurons);
+    ~HybridFfnLayer();
+    HybridFfnLayer(const HybridFfnLayer&) = delete;
+    HybridFfnLayer& operator=(const HybridFfnLayer&) = delete;
+
+    // y = the FFN of x over the @p count neurons in @p active (ids in [0, nFF), any order,
+    // no duplicates). x and y hold nEmbd floats; y is overwritten.
+    [[nodiscard]] Status forward(cpu::ThreadPool& pool, const float* x, const std::int32_t* active, std::int64_t count,
+                                 float* y);
+
+    [[nodiscard]] std::int64_t hotCount() const { return std::int64_t(m_hot.size()); }
+    [[nodiscard]] const std::vector<std::int32_t>& hotNeurons() const { return m_hot; }
+    [[nodiscard]] std::uint64_t deviceBytes() const;
+    [[nodiscard]] const HybridFfnStats& lastStats() const { return m_stats; }
+
+private:
+    HybridFfnLayer(Device* device, HybridFfnScratch* scratch, const FfnWeights& weights);
+    void releaseDevice();
+    [[nodiscard]] Status computeHost(cpu::ThreadPool& pool, const float* x, float* y);
+
+    Device* m_device;
+    HybridFfnScratch* m_scratch;
+    FfnWeights m_w;
+    sparse::NeuronWeights m_neurons;            // the same weights as the CPU kernels see them
+    std::unique_ptr<sparse::SparseFfn> m_cpu;   // made for the first pool that calls forward()
+    int m_cpuThreads = 0;
+    std::vector<std::int32_t> m_hot;  // ascending neuron ids on the device
+    std::vector<std::int32_t> m_slot; // [nFF] neuron -> row on the device, or -1
+    DeviceMatrix m_gate;              // hot rows, in m_hot order
+    DeviceMatrix m_up;
+    DeviceMatrix m_downT;
+    DeviceBuffer m_hotIndex;          // [hotCount] I32 neuron ids (for kernels and diagnostics)
+
+    // Per-token host state, allocated once.
+    std::vector<std::int32_t> m_deviceSlots;
+    std::vector<std::int32_t> m_hostNeurons;
+    std::vector<float> m_deviceOut;   // [nEmbd]
+    HybridFfnStats m_stats;
+};
+
+} // namespace hearth::device

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+#include "device/reference_ops.h"
+
+#include "cpu/ops.h"
+#include "cpu/quant.h"
+#include "cpu/thread_pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+namespace hearth::device {
+
+cpu::WeightMatrix hostMatrix(const DeviceMatrix& w)
+{
+    return cpu::WeightMatrix{w.type, w.data.ptr, w.rows, w.cols};
+}
+
+namespace {
+
+cpu::GemmFn gemmFor(const cpu::CpuKernels& k, DType type)
+{
+    switch (type) {
+    case DType::F32:
+        return k.gemmF32;
+    case DType::F16:
+        return k.gemmF16;
+    case DType::Q4_0:
+        return k.gemmQ4_0;
+    case DType::Q8_0:
+        return k.gemmQ8_0;
+    default:
+        return nullptr;
+    }
+}
+
+bool quantizedInput(DType type)
+{
+    return type == DType::Q4_0 || type == DType::Q8_0;
+}
+
+// A one-thread pool per calling thread: the reference runs on whichever thread calls it (the
+// emulated device's worker, a test), never on the forward pass's pool.
+cpu::ThreadPool& inlinePool()
+{
+    thread_local std::unique_ptr<cpu::ThreadPool> pool = std::make_unique<cpu::ThreadPool>(1);
+    return *pool;
+}
+
+} // namespace
+
+RowDot::RowDot(DType type, std::int64_t cols)
+    : m_kernels(cpu::activeKernels())
+    , m_type(type)
+    , m_cols(cols)
+    , m_gemm(gemmFor(m_kernels, type))
+{
+    if (quantizedInput(type))
+        m_q8.resize(std::size_t(cols / QK8_0));
+}
+
+void RowDot::setInput(const float* x)
+{
+    m_x = x;
+    if (quantizedInput(m_type))
+        m_kernels.quantizeActivations(x, m_q8.data(), m_cols);
+}
+
+float RowDot::dot(const void* row) const
+{
+    float out = 0.0f;
+    if (!m_gemm)
+        return out;
+    cpu::GemmArgs args;
+    args.w = static_cast<const std::uint8_t*>(row);
+    args.wStride = rowBytes(m_type, m_cols);
+    args.cols = m_cols;
+    if (quantizedInput(m_type)) {
+        args.x = m_q8.data();
+        args.xStride = m_q8.size() * sizeof(cpu::ActBlockQ8);
+    } else {
+        args.x = m_x;
+        args.xStride = std::size_t(m_cols) * sizeof(float);
+    }
+    args.tokens = 1;
+    args.y = &out;
+    args.yStride = 1;
+    m_gemm(args, 0, 1);
+    return out;
+}
+
+namespace reference {
+
+void matmul(const MatmulOp& op)
+{
+    cpu::matmul(inlinePool(), hostMatrix(*op.w), op.x.as<const float>(), op.tokens, op.y.as<float>());
+}
+
+void rowsDot(const RowsDotOp& op)
+{
+    const DeviceMatrix& w = *op.w;
+    RowDot dot(w.type, w.cols);
+    dot.setInput(op.x.as<const float>());
+    const std::size_t stride = rowBytes(w.type, w.cols);
+    const auto* base = w.data.as<const std::uint8_t>();
+    const auto* index = op.index.as<const std::int32_t>();
+    float* y = op.y.as<float>();
+    for (std::int64_t j = 0; j < op.count; ++j) {
+        const std::int32_t r = index[j];
+        y[j] = (r >= 0 && r < w.rows) ? dot.dot(base + std::size_t(r) * stride) : 0.0f;
+    }
+}
+
+void downRows(const cpu::WeightMatrix& w, const float* act, const std::int32_t* index, std::int64_t count,
+              float* y, float* rowScratch)
+{
+    for (std::int64_t j = 0; j < count; ++j) {
+        if (act[j] == 0.0f || index[j] < 0 || index[j] >= w.rows)
+            continue;
+        cpu::getRow(w, index[j], rowScratch);
+        cpu::axpy(y, act[j], rowScratch, w.cols);
+    }
+}
+
+void downAccumulate(const DownAccumulateOp& op)
+{
+    const DeviceMatrix& w = *op.w;
+    float* y = op.y.as<float>();
+    if (!op.accumulate)
+        std::fill_n(y, std::size_t(w.cols), 0.0f);
+    std::vector<float> row(std::size_t(w.cols));
+    downRows(hostMatrix(w), op.act.as<const float>(), op.index.as<const std::int32_t>(), op.count, y, row.data());
+}
+
+void activate(Activation kind, float* gate, const float* up, std::int64_t n)
+{
+    switch (kind) {
+    case Activation::SwiGlu:
+        cpu::swiglu(gate, up, n);
+        break;
+    case Activation::ReGlu:
+        cpu::reglu(gate, up, n);
+        break;
+    case Activation::DRelu:
+        cpu::drelu(gate, up, n);
+        break;
+    case Activation::Relu2:
+        cpu::relu2(gate, up, n);
+        break;
+    }
+}
+
+void activate(const ActivateOp& op)
+{
+    if (op.n > 0)
+        activate(op.kind, op.gate.as<float>(), op.up.as<const float>(), op.n);
+}
+
+std::int32_t predictor(const PredictorOp& op)
+{
+    float* hidden = op.hidden.as<float>();
+    float* logits = op.logits.as<float>();
+    cpu::matmul(inlinePool(), hostMatrix(*op.fc1), op.x.as<const float>(), 1, hidden);
+    cpu::relu(hidden, op.fc1->rows);
+    cpu::matmul(inlinePool(), hostMatrix(*op.fc2), hidden, 1, logits);
+    auto* active = op.active.as<std::int32_t>();
+    std::int32_t count = 0;
+    for (std::int64_t i = 0; i < op.fc2->rows; ++i) {
+        if (logits[i] >= op.threshold)
+            active[count++] = std::int32_t(i);
+    }
+    *op.activeCount.as<std::int32_t>() = count;
+    return count;
+}
+
+void rmsNorm(const RmsNormOp& op)
+{
+    for (std::int64_t t = 0; t < op.tokens; ++t)
+        cpu::rmsNorm(op.x.as<const float>() + t * op.n, op.weight.as<const float>(), op.eps, op.n,
+                     op.out.as<float>() + t * op.n);
+}
+
+void attention(const AttentionOp& op)
+{
+    const int hd = op.headDim;
+    const std::size_t kvDim = std::size_t(op.nHeadKv) * std::size_t(hd);
+    std::vector<float> cosTable(std::size_t(op.nRot / 2) + 1);
+    std::vector<float> sinTable(std::size_t(op.nRot / 2) + 1);
+    cpu::ropeTables(op.pos, op.nRot, op.freqBase, op.freqScale, cosTable.data(), sinTable.data());
+    float* q = op.q.as<float>();
+    float* kCache = op.kCache.as<float>();
+    float* vCache = op.vCache.as<float>();
+    float* kRow = kCache + std::size_t(op.pos) * kvDim;
+    std::memcpy(kRow, op.k.ptr, kvDim * sizeof(float));
+    std::memcpy(vCache + std::size_t(op.pos) * kvDim, op.v.ptr, kvDim * sizeof(float));
+    cpu::ropeNormal(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
+    cpu::ropeNormal(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
+
+    const int group = op.nHead / op.nHeadKv;
+    const float scale = 1.0f / std::sqrt(float(hd));
+    for (int h = 0; h < op.nHead; ++h) {
+        float* scores = op.scores.as<float>() + std::size_t(h) * std::size_t(op.capacity);
+        const std::size_t kvOffset = std::size_t(h / group) * std::size_t(hd);
+        const float* qh = q + std::size_t(h) * std::size_t(hd);
+        float* out = op.out.as<float>() + std::size_t(h) * std::size_t(hd);
+        for (int j = 0; j <= op.pos; ++j)
+            scores[j] = cpu::dot(qh, kCache + std::size_t(j) * kvDim + kvOffset, hd) * scale;
+        cpu::softmax(scores, op.pos + 1);
+        std::fill_n(out, std::size_t(hd), 0.0f);
+        for (int j = 0; j <= op.pos; ++j)
+            cpu::axpy(out, scores[j], vCache + std::size_t(j) * kvDim + kvOffset, hd);
+    }
+}
+
+void add(const AddOp& op)
+{
+    if (op.n > 0)
+        cpu::add(op.y.as<float>(), op.x.as<const float>(), op.n);
+}
+
+} // namespace reference
+
+} // namespace hearth::device

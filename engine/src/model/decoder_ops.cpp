@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#include "model/decoder_ops.h"
+
+#include "cpu/ops.h"
+#include "model/kv_cache.h"
+
+#include <cstring>
+
+namespace hearth::model {
+
+void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable)
+{
+    const int half = nRot / 2;
+    for (int h = 0; h < nHeads; ++h) {
+        float* head = x + std::int64_t(h) * headDim;
+        for (int i = 0; i < half; ++i) {
+            const float a = head[i];
+            const float b = head[i + half];
+            head[i] = a * cosTable[i] - b * sinTable[i];
+            head[i + half] = a * sinTable[i] + b * cosTable[i];
+        }
+    }
+}
+
+void attendCausal(const float* q, const KvCache& cache, int layer, int pos, int kvOffset, int headDim, float scale,
+                  float* scores, float* out)
+{
+    for (int j = 0; j <= pos; ++j)
+        scores[j] = cpu::dot(q, cache.k(layer, j) + kvOffset, headDim) * scale;
+    cpu::softmax(scores, pos + 1);
+    std::memset(out, 0, sizeof(float) * std::size_t(headDim));
+    for (int j = 0; j <= pos; ++j)
+        cpu::axpy(out, scores[j], cache.v(layer, j) + kvOffset, headDim);
+}
+
+void addBias(float* y, const float* bias, int rows, std::int64_t dim)
+{
+    if (!bias)
+        return;
+    for (int t = 0; t < rows; ++t)
+        cpu::add(y + std::int64_t(t) * dim, bias, dim);
+}
+
+} // namespace hearth::model

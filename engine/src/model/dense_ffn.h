@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The feed-forward block of falcon and opt: out = down . act(up . x + upBias) + downBias, with
+// no gate. The forward passes call it through FfnHook-shaped data, so a sparse implementation
+// (predictor, then only the active neurons) can take its place per layer without touching the
+// rest of the block.
+
+#include "cpu/matmul.h"
+
+#include <hearth/status.h>
+
+#include <functional>
+#include <string_view>
+#include <optional>
+#include <vector>
+
+namespace hearth::cpu {
+class ThreadPool;
+}
+
+namespace hearth::model {
+
+enum class DenseActivation {
+    Gelu, // original Falcon (tanh approximation, as llama.cpp computes it)
+    Relu, // ReluFalcon, OPT
+};
+
+[[nodiscard]] constexpr std::string_view denseActivationName(DenseActivation a)
+{
+    return a == DenseActivation::Gelu ? "gelu" : "relu";
+}
+
+[[nodiscard]] constexpr std::optional<DenseActivation> parseDenseActivation(std::string_view name)
+{
+    if (name == "gelu")
+        return DenseActivation::Gelu;
+    if (name == "relu")
+        return DenseActivation::Relu;
+    return std::nullopt;
+}
+
+// One layer's FFN weights. Biases are null when the model has none (falcon).
+struct UpDownFfn {
+    cpu::WeightMatrix up;           // nEmbd -> nFf
+    const float* upBias = nullptr;  // [nFf]
+    cpu::WeightMatrix down;         // nFf -> nEmbd; when downTransposed: nFf rows of nEmbd
+    const float* downBias = nullptr; // [nEmbd]
+    DenseActivation activation = DenseActivation::Relu;
+    bool downTransposed = false;     // PowerInfer's ffn_down_t: one row per neuron
+};
+
+// One FFN call of a forward pass: @p tokens rows of the FFN's (normalized) input, and the rows
+// a PowerInfer predictor reads (falcon: the layer input; opt: the residual stream before the
+// FFN norm). The FFN writes its output rows to @p out (not added to anything).
+struct FfnBatch {
+    int layer = 0;
+    int tokens = 0;
+    const float* input = nullptr;          // [tokens][nEmbd]
+    const float* predictorInput = nullptr; // [tokens][nEmbd]
+    float* out = nullptr;                  // [tokens][nEmbd]
+};
+
+// Replaces the dense FFN of a forward pass (see FalconForward::setFfnHook).
+using FfnHook = std::function<void(const FfnBatch& batch)>;
+
+// Computes UpDownFfn densely for a batch, with its own scratch for the hidden activations.
+class DenseFfn {
+public:
+    // Fails with OutOfMemory instead of throwing. @p transposedDown: some layer stores its
+    // down projection neuron-major, which needs per-thread partial sums.
+    [[nodiscard]] Status reserve(int maxBatch, int nFf, int nEmbd, int threads, bool transposedDown);
+
+    // out = down . act(up . input + upBias) + downBias for @p tokens rows.
+    void run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* input, int tokens, float* out);
+
+private:
+    // out = hidden x down_t, skipping neurons no token activated.
+    void downTransposed(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, int tokens, float* out);
+
+    int m_maxBatch = 0;
+    std::vector<float> m_hidden; // [maxBatch][nFf]
+    std::vector<float> m_partial; // [threads][maxBatch][nEmbd], neuron-major down only
+    std::vector<float> m_neuron;  // [threads][nEmbd] one dequantized neuron row per thread
+    const cpu::WeightMatrix* m_downT = nullptr; // the batch in flight, for the parallel section
+    int m_tokens = 0;
+    float* m_activationData = nullptr; // read by the parallel activation (captures only `this`)
+};
+
+} // namespace hearth::model

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// Loading Falcon GGUF files.
+//
+// Keys: falcon.embedding_length, .block_count, .attention.head_count, .attention.head_count_kv
+// (1 for Falcon-7B's multi-query attention, 8 for 40B), .attention.layer_norm_epsilon,
+// .context_length, .feed_forward_length (absent in llama.cpp's files: 4 * n_embd),
+// .rope.freq_base (optional). "hearth.ffn_activation" is "gelu" or "relu"; without it a plain
+// GGUF file is Falcon (GELU) and a PowerInfer (PWRI) file is ReluFalcon (ReLU).
+//
+// Tensors: attn_qkv is the fused projection as llama.cpp's converter writes it, output rows
+// [Q (n_embd) | K (kv_dim) | V (kv_dim)]. The presence of attn_norm_2 marks the 40B layout,
+// whose FFN has its own LayerNorm. PowerInfer files may store the down projection neuron-major
+// (ffn_down_t instead of ffn_down) and carry predictors (fc1/fc2); the dense pass reads the
+// former and ignores the latter (ModelInfo::sparse reports them).
+
+#include "model/falcon_model.h"
+
+#include "core/mapped_file.h"
+#include "gguf/gguf_file.h"
+#include "model/tensor_binder.h"
+
+#include <cmath>
+
+namespace hearth::model {
+
+FalconModel::FalconModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
+                         DenseActivation activation, std::unique_ptr<FalconWeights> weights, ModelInfo info)
+    : FamilyModel(std::move(file), std::move(tokenizer), std::move(hp), std::move(info))
+    , m_activation(activation)
+    , m_weights(std::move(weights))
+{
+}
+
+FalconModel::~FalconModel() = default;
+
+namespace {
+
+// Gives the matrices the dense products read a copy in the fastest kernels' layout
+// (cpu/weight_pack.h). The mapped rows stay valid for getRow() and row-wise readers (a sparse
+// FFN); pages of a packed matrix are released when the file is mapped, except for a tied
+// output matrix, whose rows are also the token embeddings read on every token.
+void packForKernels(FalconWeights& w, bool ownOutput, bool fileMapped)
+{
+    const auto pack = [&](cpu::WeightMatrix& m, bool release) {
+        if (w.packed.pack(m) && fileMapped && release)
+            cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
+    };
+    pack(w.output, ownOutput);
+    for (auto& l : w.layers) {
+        for (cpu::WeightMatrix* m : {&l.wqkv, &l.wo, &l.ffn.up})
+            pack(*m, true);
+        if (!l.ffn.downTransposed)
+            pack(l.ffn.down, true);
+    }
+}
+
+Result<std::unique_ptr<FalconWeights>> bindFalcon(const gguf::GgufFile& file, const HyperParams& hp,
+                                                  DenseActivation activation, const ProgressCallback& progress)
+{
+    auto w = std::make_unique<FalconWeights>();
+    const bool tied = file.findTensor("output.weight") == nullptr;
+    const bool separateFfnNorm = file.findTensor("blk.0.attn_norm_2.weight") != nullptr;
+    TensorBinder b(file, progress, std::size_t(hp.nLayer) * (separateFfnNorm ? 8 : 6) + 3 + (tied ? 0 : 1));
+    auto& conv = w->convertedNorms;
+
+    HEARTH_TRY(b.matrix("token_embd.weight", hp.nEmbd, hp.nVocab, w->tokenEmbd));
+    HEARTH_TRY(b.vector("output_norm.weight", hp.nEmbd, w->outputNorm, conv));
+    HEARTH_TRY(b.vector("output_norm.bias", hp.nEmbd, w->outputNormBias, conv));
+    if (tied)
+        w->output = w->tokenEmbd;
+    else
+        HEARTH_TRY(b.matrix("output.weight", hp.nEmbd, hp.nVocab, w->output));
+
+    w->layers.resize(std::size_t(hp.nLayer));
+    for (int i = 0; i < hp.nLayer; ++i) {
+        const std::string p = "blk." + std::to_string(i) + ".";
+        FalconLayerWeights& l = w->layers[std::size_t(i)];
+        HEARTH_TRY(b.vector(p + "attn_norm.weight", hp.nEmbd, l.attnNorm, conv));
+        HEARTH_TRY(b.vector(p + "attn_norm.bias", hp.nEmbd, l.attnNormBias, conv));
+        if (separateFfnNorm) {
+            HEARTH_TRY(b.vector(p + "attn_norm_2.weight", hp.nEmbd, l.ffnNorm, conv));
+            HEARTH_TRY(b.vector(p + "attn_norm_2.bias", hp.nEmbd, l.ffnNormBias, conv));
+        } else if (b.has(p + "attn_norm_2.weight")) {
+            return Status(ErrorCode::InvalidFile, "tensor " + p + "attn_norm_2.weight is present in some layers only");
+        }
+        HEARTH_TRY(b.matrix(p + "attn_qkv.weight", hp.nEmbd, hp.qDim() + 2 * hp.kvDim(), l.wqkv));
+        HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
+        HEARTH_TRY(b.matrix(p + "ffn_up.weight", hp.nEmbd, hp.nFf, l.ffn.up));
+        if (!b.has(p + "ffn_down.weight") && b.has(p + "ffn_down_t.weight")) {
+            // PowerInfer files store the down projection neuron-major: row i is neuron i's
+            // n_embd output weights, ggml shape [n_embd, n_ff].
+            HEARTH_TRY(b.matrix(p + "ffn_down_t.weight", hp.nEmbd, hp.nFf, l.ffn.down));
+            l.ffn.downTransposed = true;
+        } else {
+            HEARTH_TRY(b.matrix(p + "ffn_down.weight", hp.nFf, hp.nEmbd, l.ffn.down));
+        }
+        l.ffn.activation = activation;
+        if (b.has(p + "fc1.weight"))
+            w->sparse = true;
+    }
+    w->dominantType = b.dominantType();
+    w->parameterCount = b.parameters();
+    packForKernels(*w, !tied, file.mapping() != nullptr);
+    return w;
+}
+
+} // namespace
+
+Result<std::shared_ptr<const Model>> loadFalconModel(std::unique_ptr<gguf::GgufFile> file, const std::string& path,
+                                                     const LoadParams& params)
+{
+    auto fail = [&path](const Status& s) { return Status(s.code(), path + ": " + s.message()); };
+
+    auto hp = readFamilyHyperParams(*file, "falcon");
+    if (!hp)
+        return fail(hp.status());
+    if (hp->headDim % 2 != 0)
+        return fail({ErrorCode::InvalidFile, "head size " + std::to_string(hp->headDim)
+                                                 + " is odd; rotary embeddings rotate pairs"});
+    if (const auto base = file->getFloat("falcon.rope.freq_base")) {
+        if (!(*base > 1 && std::isfinite(*base)))
+            return fail({ErrorCode::InvalidFile, "rope frequency base " + std::to_string(*base) + " is out of range"});
+        hp->ropeFreqBase = float(*base);
+    }
+
+    DenseActivation activation = file->magic() == gguf::Magic::PowerInfer ? DenseActivation::Relu : DenseActivation::Gelu;
+    if (const auto name = file->getString("hearth.ffn_activation")) {
+        const auto parsed = parseDenseActivation(*name);
+        if (!parsed)
+            return fail({ErrorCode::Unsupported, "FFN activation \"" + *name + "\" is not supported for falcon (use gelu or relu)"});
+        activation = *parsed;
+    }
+
+    auto tokenizer = createFamilyTokenizer(*file, *hp);
+    if (!tokenizer)
+        return fail(tokenizer.status());
+
+    if (params.progress && !params.progress(0.05f))
+        return Status(ErrorCode::Cancelled, "loading was cancelled");
+    const ProgressCallback scaled = [&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); };
+    auto weights = bindFalcon(*file, *hp, activation, scaled);
+    if (!weights)
+        return weights.code() == ErrorCode::Cancelled ? weights.status() : fail(weights.status());
+
+    if (params.lockInMemory && file->mapping())
+        (void)file->mapping()->lock(); // best effort: the OS may refuse (RLIMIT_MEMLOCK)
+
+    ModelInfo info = familyModelInfo(path, *file, *hp);
+    info.weightType = std::string(dtypeName((*weights)->dominantType));
+    info.ffnActivation = std::string(denseActivationName(activation));
+    info.sparse = (*weights)->sparse;
+    info.parameterCount = (*weights)->parameterCount;
+
+    return std::shared_ptr<const Model>(std::make_shared<FalconModel>(std::move(file), std::move(tokenizer).value(),
+                                                                      std::move(hp).value(), activation,
+                                                                      std::move(weights).value(), std::move(info)));
+}
+
+} // namespace hearth::model

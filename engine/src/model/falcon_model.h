@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A loaded Falcon model (llama.cpp's "falcon" GGUF layout): parallel attention and FFN per
+// block, fused QKV, multi-query or grouped-query attention, NeoX rotary embeddings, LayerNorm
+// with bias, an up/down FFN with GELU (Falcon) or ReLU (ReluFalcon, PowerInfer files).
+
+#include "cpu/matmul.h"
+#include "cpu/weight_pack.h"
+#include "model/dense_ffn.h"
+#include "model/family_model.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth::model {
+
+struct FalconLayerWeights {
+    const float* attnNorm = nullptr;     // [nEmbd]
+    const float* attnNormBias = nullptr; // [nEmbd]
+    // Falcon-40B style: the FFN has its own LayerNorm (attn_norm_2); null when it shares attnNorm.
+    const float* ffnNorm = nullptr;
+    const float* ffnNormBias = nullptr;
+    cpu::WeightMatrix wqkv; // nEmbd -> qDim + 2 * kvDim: rows [Q | K | V]
+    cpu::WeightMatrix wo;   // qDim -> nEmbd
+    UpDownFfn ffn;
+};
+
+struct FalconWeights {
+    cpu::WeightMatrix tokenEmbd;
+    const float* outputNorm = nullptr;
+    const float* outputNormBias = nullptr;
+    cpu::WeightMatrix output; // token_embd when tied
+    std::vector<FalconLayerWeights> layers;
+    DType dominantType = DType::F32;
+    std::uint64_t parameterCount = 0;
+    bool sparse = false; // the file carries PowerInfer predictors (fc1/fc2)
+
+    std::vector<std::vector<float>> convertedNorms; // non-F32 norms and biases, as float
+    cpu::PackedWeightStore packed;                  // kernel-layout copies of the matrices
+};
+
+class FalconModel final : public FamilyModel {
+public:
+    FalconModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
+                DenseActivation activation, std::unique_ptr<FalconWeights> weights, ModelInfo info);
+    ~FalconModel() override;
+
+    [[nodiscard]] DenseActivation activation() const { return m_activation; }
+    [[nodiscard]] const FalconWeights& weights() const { return *m_weights; }
+
+private:
+    DenseActivation m_activation;
+    std::unique_ptr<FalconWeights> m_weights;
+};
+
+// Model::load for general.architecture "falcon"; @p path is used for messages and ModelInfo.
+[[nodiscard]] Result<std::shared_ptr<const Model>> loadFalconModel(std::unique_ptr<gguf::GgufFile> file,
+                                                                   const std::string& path, const LoadParams& params);
+
+} // namespace hearth::model

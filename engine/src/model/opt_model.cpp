@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// Loading OPT GGUF files.
+//
+// Keys: opt.embedding_length, .block_count, .attention.head_count, .feed_forward_length,
+// .context_length, .attention.layer_norm_epsilon (see family_model.h), and Hearth's own:
+//  * "opt.position_offset" (integer >= 0): position p reads row p + offset of position_embd.
+//    Hugging Face's OPT table has context_length + 2 rows and an offset of 2 (rows 0 and 1
+//    belong to padding). Without the key the table's size decides: context_length + 2 rows
+//    means offset 2 (the table copied as is), context_length rows means 0 (already trimmed).
+//  * "opt.layer_norm_before" (bool, default true): false is the post-LayerNorm variant
+//    (opt-350m), which Hearth rejects, as it does opt-350m's project_in/project_out.
+// "hearth.ffn_activation", when present, must be "relu". As for falcon, a PowerInfer file's
+// neuron-major ffn_down_t replaces ffn_down, and its predictors are reported, not used.
+
+#include "model/opt_model.h"
+
+#include "core/mapped_file.h"
+#include "gguf/gguf_file.h"
+#include "model/tensor_binder.h"
+
+namespace hearth::model {
+
+OptModel::OptModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
+                   std::unique_ptr<OptWeights> weights, ModelInfo info)
+    : FamilyModel(std::move(file), std::move(tokenizer), std::move(hp), std::move(info))
+    , m_weights(std::move(weights))
+{
+}
+
+OptModel::~OptModel() = default;
+
+namespace {
+
+Status positionTable(const gguf::GgufFile& file, const HyperParams& hp, int& rows, int& offset)
+{
+    const gguf::TensorInfo* t = file.findTensor("position_embd.weight");
+    if (!t)
+        return {ErrorCode::InvalidFile, "tensor position_embd.weight is missing"};
+    if (t->shape.empty() || t->rows() <= 0 || t->rows() > (std::int64_t(1) << 24))
+        return {ErrorCode::InvalidFile, "tensor position_embd.weight has an implausible shape"};
+    rows = int(t->rows());
+    if (file.find("opt.position_offset")) {
+        const auto value = file.getInt("opt.position_offset");
+        if (!value || *value < 0 || *value >= rows)
+            return {ErrorCode::InvalidFile, "metadata key opt.position_offset is out of range"};
+        offset = int(*value);
+    } else if (std::int64_t(rows) == std::int64_t(hp.nCtxTrain) + 2) {
+        offset = 2;
+    } else if (rows == hp.nCtxTrain) {
+        offset = 0;
+    } else {
+        return {ErrorCode::InvalidFile, "tensor position_embd.weight has " + std::to_string(rows)
+                                            + " rows; expected the context length " + std::to_string(hp.nCtxTrain)
+                                            + " plus 2, or opt.position_offset"};
+    }
+    if (rows - offset < hp.nCtxTrain)
+        return {ErrorCode::InvalidFile, "tensor position_embd.weight has fewer rows than the context length"};
+    return {};
+}
+
+// Gives the matrices the dense products read a copy in the fastest kernels' layout
+// (cpu/weight_pack.h). The mapped rows stay valid for getRow() and row-wise readers (a sparse
+// FFN); pages of a packed matrix are released when the file is mapped, except for a tied
+// output matrix, whose rows are also the token embeddings read on every token.
+void packForKernels(OptWeights& w, bool ownOutput, bool fileMapped)
+{
+    const auto pack = [&](cpu::WeightMatrix& m, bool release) {
+        if (w.packed.pack(m) && fileMapped && release)
+            cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
+    };
+    pack(w.output, ownOutput);
+    for (auto& l : w.layers) {
+        for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.ffn.up})
+            pack(*m, true);
+        if (!l.ffn.downTransposed)
+            pack(l.ffn.down, true);
+    }
+}
+
+Result<std::unique_ptr<OptWeights>> bindOpt(const gguf::GgufFile& file, const HyperParams& hp,
+                                            const ProgressCallback& progress)
+{
+    auto w = std::make_unique<OptWeights>();
+    const bool tied = file.findTensor("output.weight") == nullptr;
+    TensorBinder b(file, progress, std::size_t(hp.nLayer) * 16 + 4 + (tied ? 0 : 1));
+    auto& conv = w->convertedNorms;
+    const int d = hp.nEmbd;
+
+    int positions = 0;
+    HEARTH_TRY(positionTable(file, hp, positions, w->positionOffset));
+    HEARTH_TRY(b.matrix("token_embd.weight", d, hp.nVocab, w->tokenEmbd));
+    HEARTH_TRY(b.matrix("position_embd.weight", d, positions, w->positionEmbd));
+    HEARTH_TRY(b.vector("output_norm.weight", d, w->outputNorm, conv));
+    HEARTH_TRY(b.vector("output_norm.bias", d, w->outputNormBias, conv));
+    if (tied)
+        w->output = w->tokenEmbd;
+    else
+        HEARTH_TRY(b.matrix("output.weight", d, hp.nVocab, w->output));
+
+    w->layers.resize(std::size_t(hp.nLayer));
+    for (int i = 0; i < hp.nLayer; ++i) {
+        const std::string p = "blk." + std::to_string(i) + ".";
+        OptLayerWeights& l = w->layers[std::size_t(i)];
+        HEARTH_TRY(b.vector(p + "attn_norm.weight", d, l.attnNorm, conv));
+        HEARTH_TRY(b.vector(p + "attn_norm.bias", d, l.attnNormBias, conv));
+        HEARTH_TRY(b.matrix(p + "attn_q.weight", d, d, l.wq));
+        HEARTH_TRY(b.vector(p + "attn_q.bias", d, l.bq, conv));
+        HEARTH_TRY(b.matrix(p + "attn_k.weight", d, d, l.wk));
+        HEARTH_TRY(b.vector(p + "attn_k.bias", d, l.bk, conv));
+        HEARTH_TRY(b.matrix(p + "attn_v.weight", d, d, l.wv));
+        HEARTH_TRY(b.vector(p + "attn_v.bias", d, l.bv, conv));
+        HEARTH_TRY(b.matrix(p + "attn_output.weight", d, d, l.wo));
+        HEARTH_TRY(b.vector(p + "attn_output.bias", d, l.bo, conv));
+        HEARTH_TRY(b.vector(p + "ffn_norm.weight", d, l.ffnNorm, conv));
+        HEARTH_TRY(b.vector(p + "ffn_norm.bias", d, l.ffnNormBias, conv));
+        HEARTH_TRY(b.matrix(p + "ffn_up.weight", d, hp.nFf, l.ffn.up));
+        HEARTH_TRY(b.vector(p + "ffn_up.bias", hp.nFf, l.ffn.upBias, conv));
+        if (!b.has(p + "ffn_down.weight") && b.has(p + "ffn_down_t.weight")) {
+            // PowerInfer files store the down projection neuron-major: row i is neuron i's
+            // n_embd output weights, ggml shape [n_embd, n_ff].
+            HEARTH_TRY(b.matrix(p + "ffn_down_t.weight", d, hp.nFf, l.ffn.down));
+            l.ffn.downTransposed = true;
+        } else {
+            HEARTH_TRY(b.matrix(p + "ffn_down.weight", hp.nFf, d, l.ffn.down));
+        }
+        HEARTH_TRY(b.vector(p + "ffn_down.bias", d, l.ffn.downBias, conv));
+        l.ffn.activation = DenseActivation::Relu;
+        if (b.has(p + "fc1.weight"))
+            w->sparse = true;
+    }
+    w->dominantType = b.dominantType();
+    w->parameterCount = b.parameters();
+    packForKernels(*w, !tied, file.mapping() != nullptr);
+    return w;
+}
+
+} // namespace
+
+Result<std::shared_ptr<const Model>> loadOptModel(std::unique_ptr<gguf::GgufFile> file, const std::string& path,
+                                                  const LoadParams& params)
+{
+    auto fail = [&path](const Status& s) { return Status(s.code(), path + ": " + s.message()); };
+
+    auto hp = readFamilyHyperParams(*file, "opt");
+    if (!hp)
+        return fail(hp.status());
+    if (hp->nHeadKv != hp->nHead)
+        return fail({ErrorCode::InvalidFile, "OPT has as many KV heads as heads"});
+    if (file->find("opt.layer_norm_before") && !file->getBool("opt.layer_norm_before").value_or(true))
+        return fail({ErrorCode::Unsupported, "post-LayerNorm OPT models (opt-350m) are not supported"});
+    if (file->findTensor("project_in.weight") || file->findTensor("project_out.weight"))
+        return fail({ErrorCode::Unsupported, "OPT models with project_in/project_out (opt-350m) are not supported"});
+    if (const auto name = file->getString("hearth.ffn_activation"); name && *name != "relu")
+        return fail({ErrorCode::Unsupported, "FFN activation \"" + *name + "\" is not supported for opt (use relu)"});
+
+    auto tokenizer = createFamilyTokenizer(*file, *hp);
+    if (!tokenizer)
+        return fail(tokenizer.status());
+
+    if (params.progress && !params.progress(0.05f))
+        return Status(ErrorCode::Cancelled, "loading was cancelled");
+    const ProgressCallback scaled = [&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); };
+    auto weights = bindOpt(*file, *hp, scaled);
+    if (!weights)
+        return weights.code() == ErrorCode::Cancelled ? weights.status() : fail(weights.status());
+
+    if (params.lockInMemory && file->mapping())
+        (void)file->mapping()->lock(); // best effort: the OS may refuse (RLIMIT_MEMLOCK)
+
+    ModelInfo info = familyModelInfo(path, *file, *hp);
+    info.weightType = std::string(dtypeName((*weights)->dominantType));
+    info.ffnActivation = "relu";
+    info.sparse = (*weights)->sparse;
+    info.parameterCount = (*weights)->parameterCount;
+
+    return std::shared_ptr<const Model>(std::make_shared<OptModel>(std::move(file), std::move(tokenizer).value(),
+                                                                   std::move(hp).value(), std::move(weights).value(),
+                                                                   std::move(info)));
+}
+
+} // namespace hearth::model

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include "model/tensor_binder.h"
+
+#include "cpu/quant.h"
+#include "gguf/gguf_file.h"
+
+namespace hearth::model {
+
+namespace {
+
+std::string shapeString(const std::vector<std::int64_t>& shape)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+} // namespace
+
+TensorBinder::TensorBinder(const gguf::GgufFile& file, const ProgressCallback& progress, std::size_t expected)
+    : m_file(file)
+    , m_progress(progress)
+    , m_expected(expected ? expected : 1)
+{
+}
+
+bool TensorBinder::has(const std::string& name) const
+{
+    return m_file.findTensor(name) != nullptr;
+}
+
+Status TensorBinder::matrix(const std::string& name, std::int64_t cols, std::int64_t rows, cpu::WeightMatrix& out)
+{
+    const gguf::TensorInfo* t = nullptr;
+    HEARTH_TRY(find(name, {cols, rows}, t));
+    out = {t->type, t->data, rows, cols};
+    return tick(*t);
+}
+
+Status TensorBinder::vector(const std::string& name, std::int64_t n, const float*& out,
+                            std::vector<std::vector<float>>& converted)
+{
+    const gguf::TensorInfo* t = nullptr;
+    HEARTH_TRY(find(name, {n}, t));
+    if (t->type == DType::F32) {
+        out = reinterpret_cast<const float*>(t->data);
+    } else {
+        auto& v = converted.emplace_back(std::size_t(n));
+        cpu::dequantizeRow(t->type, t->data, v.data(), n);
+        out = v.data();
+    }
+    return tick(*t);
+}
+
+DType TensorBinder::dominantType() const
+{
+    DType dominant = DType::F32;
+    std::uint64_t most = 0;
+    for (const auto& [type, bytes] : m_bytesPerType) {
+        if (bytes > most) {
+            most = bytes;
+            dominant = type;
+        }
+    }
+    return dominant;
+}
+
+Status TensorBinder::find(const std::string& name, const std::vector<std::int64_t>& shape,
+                          const gguf::TensorInfo*& out) const
+{
+    const gguf::TensorInfo* t = m_file.findTensor(name);
+    if (!t)
+        return {ErrorCode::InvalidFile, "tensor " + name + " is missing"};
+    // Some writers pad shapes with trailing 1s; ignore those.
+    std::vector<std::int64_t> actual = t->shape;
+    while (actual.size() > shape.size() && actual.back() == 1)
+        actual.pop_back();
+    if (actual != shape)
+        return {ErrorCode::InvalidFile,
+                "tensor " + name + " has shape " + shapeString(t->shape) + ", expected " + shapeString(shape)};
+    if (!isComputeType(t->type))
+        return {ErrorCode::Unsupported,
+                "tensor " + name + " has type " + std::string(dtypeName(t->type)) + ", which Hearth cannot compute with"};
+    const auto traits = dtypeTraits(std::uint32_t(t->type));
+    if (!traits || shape[0] % traits->blockElements != 0)
+        return {ErrorCode::InvalidFile, "tensor " + name + " has rows that are not whole blocks"};
+    if (!t->data || t->byteSize < rowBytes(t->type, shape[0]) * std::uint64_t(t->rows()))
+        return {ErrorCode::InvalidFile, "tensor " + name + " has no data"};
+    out = t;
+    return {};
+}
+
+Status TensorBinder::tick(const gguf::TensorInfo& t)
+{
+    m_bytesPerType[t.type] += t.byteSize;
+    m_parameters += std::uint64_t(t.elementCount());
+    ++m_done;
+    if (m_progress && !m_progress(float(m_done) / float(m_expected)))
+        return {ErrorCode::Cancelled, "loading was cancelled"};
+    return {};
+}
+
+} // namespace hearth::model

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+#include "sparse/activation_profile.h"
+
+#include "convert/torch_checkpoint.h"
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <span>
+
+namespace hearth::sparse {
+
+namespace {
+
+constexpr const char* kArchitecture = "hearth.activation_stats";
+constexpr std::int64_t kMaxLayers = 4096;
+constexpr std::int64_t kMaxNeurons = std::int64_t(1) << 24;
+
+} // namespace
+
+ActivationCounter::ActivationCounter(int layers, std::int64_t nFf)
+    : m_counts(std::size_t(std::max(layers, 0)), std::vector<std::uint64_t>(std::size_t(std::max<std::int64_t>(nFf, 0)), 0))
+{
+}
+
+void ActivationCounter::add(int layer, int tokens, const float* acts)
+{
+    if (layer < 0 || std::size_t(layer) >= m_counts.size() || tokens <= 0 || !acts)
+        return;
+    std::vector<std::uint64_t>& c = m_counts[std::size_t(layer)];
+    const std::size_t nFf = c.size();
+    for (int t = 0; t < tokens; ++t) {
+        const float* row = acts + std::size_t(t) * nFf;
+        for (std::size_t i = 0; i < nFf; ++i)
+            c[i] += row[i] != 0.0f ? 1 : 0;
+    }
+    if (layer == 0)
+        m_tokens += std::uint64_t(tokens);
+}
+
+std::vector<std::vector<float>> ActivationCounter::frequencies() const
+{
+    std::vector<std::vector<float>> f(m_counts.size());
+    for (std::size_t l = 0; l < m_counts.size(); ++l) {
+        f[l].resize(m_counts[l].size());
+        for (std::size_t i = 0; i < m_counts[l].size(); ++i)
+            f[l][i] = m_tokens ? float(double(m_counts[l][i]) / double(m_tokens)) : 0.0f;
+    }
+    return f;
+}
+
+std::string defaultStatsPath(const std::string& modelPath)
+{
+    return modelPath + ".hearth-stats.gguf";
+}
+
+Status writeStatsFile(const std::string& path, const std::vector<std::vector<float>>& frequencies, std::uint64_t tokens)
+{
+    if (frequencies.empty())
+        return {ErrorCode::InvalidArgument, "no activation statistics to write"};
+    gguf::GgufWriter writer;
+    writer.setString("general.architecture", kArchitecture);
+    writer.setUInt32("hearth.stats.layer_count", std::uint32_t(frequencies.size()));
+    writer.setUInt64("hearth.stats.tokens", tokens);
+    for (std::size_t l = 0; l < frequencies.size(); ++l)
+        writer.addTensor("blk." + std::to_string(l) + ".ffn_freq", DType::F32, {std::int64_t(frequencies[l].size())});
+    HEARTH_TRY(writer.begin(path));
+    for (const auto& layer : frequencies) {
+        HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>(layer.data(), layer.size()))));
+    }
+    return writer.finish();
+}
+
+Result<ActivationStats> loadStatsFile(const std::string& path)
+{
+    auto fail = [&path](const std::string& why) {
+        return Result<ActivationStats>(ErrorCode::InvalidFile, path + ": " + why);
+    };
+    auto file = gguf::GgufFile::open(path);
+    if (!file)
+        return Result<ActivationStats>(file.code(), path + ": " + file.message());
+    const gguf::GgufFile& f = **file;
+    if (f.getString("general.architecture").value_or("") != kArchitecture)
+        return fail("not a Hearth activation statistics file");
+    const auto layersValue = f.getInt("hearth.stats.layer_count");
+    if (!layersValue || *layersValue <= 0 || *layersValue > kMaxLayers)
+        return fail("missing or implausible hearth.stats.layer_count");
+    const std::int64_t layers = *layersValue;
+    std::vector<std::vector<float>> freq(static_cast<std::size_t>(layers));
+    std::int64_t nFf = -1;
+    for (std::int64_t l = 0; l < layers; ++l) {
+        const std::string name = "blk." + std::to_string(l) + ".ffn_freq";
+        const gguf::TensorInfo* t = f.findTensor(name);
+        if (!t)
+            return fail("tensor " + name + " is missing");
+        if (t->type != DType::F32 || t->shape.size() != 1 || t->shape[0] <= 0 || t->shape[0] > kMaxNeurons)
+            return fail("tensor " + name + " must be a 1-D F32 tensor of neuron frequencies");
+        if (nFf >= 0 && t->shape[0] != nFf)
+            return fail("tensor " + name + " has " + std::to_string(t->shape[0]) + " neurons, layer 0 has " + std::to_string(nFf));
+        nFf = t->shape[0];
+        if (!t->data || t->byteSize < std::uint64_t(nFf) * sizeof(float))
+            return fail("tensor " + name + " has no data (truncated file?)");
+        std::vector<float>& v = freq[std::size_t(l)];
+        v.resize(std::size_t(nFf));
+        std::memcpy(v.data(), t->data, v.size() * sizeof(float));
+        for (float x : v) {
+            if (!std::isfinite(x) || x < 0.0f || x > 1.0f)
+                return fail("tensor " + name + " holds a frequency outside [0, 1]");
+        }
+    }
+    auto stats = ActivationStats::fromFrequencies(std::move(freq));
+    if (!stats)
+        return fail(stats.message());
+    return stats;
+}
+
+Result<ActivationStats> loadPowerInferActivations(const std::string& folder, double tokens)
+{
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+        if (entry.is_regular_file(ec))
+            names.push_back(entry.path().string());
+    }
+    if (ec)
+        return Result<ActivationStats>(ErrorCode::IoError, "cannot list '" + folder + "': " + ec.message());
+    auto ordered = ActivationStats::orderActivationFiles(names);
+    if (!ordered)
+        return Result<ActivationStats>(ordered.code(), folder + ": " + ordered.message());
+    std::vector<std::vector<double>> counts;
+    for (const std::string& path : *ordered) {
+        auto dict = convert::readStateDict(path);
+        if (!dict)
+            return Result<ActivationStats>(dict.code(), path + ": " + dict.message());
+        if (dict->size() != 1)
+            return Result<ActivationStats>(ErrorCode::InvalidFile, path + ": expected one tensor of activation counts");
+        const convert::TorchTensor& t = dict->begin()->second;
+        if (t.shape().size() != 1 || t.shape()[0] <= 0 || t.shape()[0] > kMaxNeurons)
+            return Result<ActivationStats>(ErrorCode::InvalidFile, path + ": expected a 1-D tensor of activation counts");
+        const std::vector<float> values = t.toFloat();
+        counts.emplace_back(values.begin(), values.end());
+    }
+    return ActivationStats::fromCounts(counts, tokens);
+}
+
+} // namespace hearth::sparse

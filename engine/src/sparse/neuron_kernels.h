@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Per-neuron kernels of the sparse FFN: the dot products of one neuron's gate and up rows with
+// the token, and the scaled add of its down row into an output. Unlike a matmul they work on
+// one row (or one pair of rows) at a time, because the neurons a token needs are scattered.
+// Each ISA gets its own translation unit (flags as in cpu/); neuronKernels() picks the table
+// for cpu::activeIsa().
+
+#include "core/dtype.h"
+#include "cpu/isa.h"
+
+#include <cstdint>
+
+namespace hearth::sparse {
+
+// Entry points for one weight type. `x` is the token as floats (F32, F16 weights) or as
+// cpu::ActBlockQ8 blocks (Q4_0, Q8_0 weights), `n` the row length in elements.
+struct RowKernels {
+    // out[0] = dot(a, x), out[1] = dot(b, x): two rows in one pass keep two chains in flight.
+    void (*dot2)(const void* a, const void* b, const void* x, std::int64_t n, float* out);
+    float (*dot1)(const void* a, const void* x, std::int64_t n);
+    // y[i] += s * row[i].
+    void (*axpy)(float* y, float s, const void* row, std::int64_t n);
+    // y[i] += s0 * row0[i] + s1 * row1[i]: one pass over y for two neurons.
+    void (*axpy2)(float* y, float s0, const void* row0, float s1, const void* row1, std::int64_t n);
+    // dot2 for rows in the interleaved Q4_0 layout of neuron_pack.h with a matching packed
+    // activation; null where the table has no such kernel.
+    void (*dot2Interleaved)(const void* a, const void* b, const void* x, std::int64_t n, float* out);
+};
+
+struct NeuronKernels {
+    const char* name;
+    RowKernels f32;
+    RowKernels f16;
+    RowKernels q4_0;
+    RowKernels q8_0;
+
+    [[nodiscard]] const RowKernels* forType(DType type) const
+    {
+        switch (type) {
+        case DType::F32: return &f32;
+        case DType::F16: return &f16;
+        case DType::Q4_0: return &q4_0;
+        case DType::Q8_0: return &q8_0;
+        default: return nullptr;
+        }
+    }
+};
+
+extern const NeuronKernels kScalarNeuronKernels;
+#if defined(__x86_64__) || defined(_M_X64)
+extern const NeuronKernels kAvx2NeuronKernels;
+extern const NeuronKernels kAvx512NeuronKernels;
+extern const NeuronKernels kAvx512VnniNeuronKernels;
+#endif
+
+// The table for cpu::activeIsa() (AVX-512 with VNNI when the CPU has it).
+[[nodiscard]] const NeuronKernels& neuronKernels();
+// The table for @p isa (AVX-512 with VNNI when present), or nullptr when this machine cannot run it.
+[[nodiscard]] const NeuronKernels* neuronKernelsFor(cpu::Isa isa);
+
+// True for the types whose rows are dotted with quantized (ActBlockQ8) activations.
+[[nodiscard]] constexpr bool usesQuantizedInput(DType type)
+{
+    return type == DType::Q4_0 || type == DType::Q8_0;
+}
+
+} // namespace hearth::sparse

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+// The body of the x86 neuron kernel tables, included once each by neuron_kernels_avx2.cpp and
+// neuron_kernels_avx512.cpp, which are compiled with their ISA's flags. Everything here has
+// internal linkage so no inline function compiled for AVX-512 can be merged into baseline code.
+//
+// Integer dot products follow cpu/x86_kernels_impl.h: Q4_0 nibbles (0..15) and Q8_0 values
+// offset to unsigned are multiplied with the signed activation bytes, and the offset is taken
+// back out with the activation block's sum, folded into lane 0 of the integer accumulator.
+
+#pragma once
+
+#include "cpu/kernels.h"
+#include "sparse/neuron_kernels.h"
+#include "sparse/neuron_pack.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 bug 105593: false uninitialized warnings inside its own AVX-512 headers.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#if !defined(HEARTH_NEURON_TABLE) || !defined(HEARTH_NEURON_NAME)
+#error "define the table name and its printable name before including neuron_kernels_impl.h"
+#endif
+
+namespace hearth::sparse {
+
+namespace {
+
+using cpu::ActBlockQ8;
+
+inline float hsum256(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+inline float halfToFloat(std::uint16_t h)
+{
+    return _cvtsh_ss(h);
+}
+
+inline __m256i unpackQ4(const std::uint8_t* qs)
+{
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+    const __m256i both = _mm256_set_m128i(_mm_srli_epi16(x, 4), x);
+    return _mm256_and_si256(both, _mm256_set1_epi8(0x0f));
+}
+
+inline __m256i laneZero(std::int32_t v)
+{
+    return _mm256_zextsi128_si256(_mm_cvtsi32_si128(v));
+}
+
+// Exact signed dot of one weight block with one activation block, as 8 int32 lanes.
+inline __m256i blockDotQ4(const BlockQ4_0& w, const ActBlockQ8& a)
+{
+    const __m256i wq = unpackQ4(w.qs);
+    const __m256i aq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.qs));
+    const __m256i bias = laneZero(-8 * a.sum);
+#if defined(__AVX512VNNI__)
+    return _mm256_dpbusd_epi32(bias, wq, aq);
+#else
+    const __m256i pairs = _mm256_maddubs_epi16(wq, aq);
+    return _mm256_add_epi32(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1)), bias);
+#endif
+}
+
+inline __m256i blockDotQ8(const BlockQ8_0& w, const ActBlockQ8& a)
+{
+    const __m256i wq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs));
+    const __m256i aq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.qs));
+#if defined(__AVX512VNNI__)
+    return _mm256_dpbusd_epi32(laneZero(-128 * a.sum), _mm256_xor_si256(wq, _mm256_set1_epi8(-128)), aq);
+#else
+    const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(wq), _mm256_sign_epi8(aq, wq));
+    return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+#endif
+}
+
+template <typename Block, __m256i (*BlockDot)(const Block&, const ActBlockQ8&)>
+void dot2Quantized(const void* pa, const void* pb, const void* px, std::int64_t n, float* out)
+{
+    const Block* a = static_cast<const Block*>(pa);
+    const Block* b = static_cast<const Block*>(pb);
+    const ActBlockQ8* x = static_cast<const ActBlockQ8*>(px);
+    __m256 accA = _mm256_setzero_ps();
+    __m256 accB = _mm256_setzero_ps();
+    const std::int64_t blocks = n / QK8_0;
+    for (std::int64_t i = 0; i < blocks; ++i) {
+        const float ad = x[i].d;
+        const __m256 da = _mm256_set1_ps(halfToFloat(a[i].d) * ad);
+        const __m256 db = _mm256_set1_ps(halfToFloat(b[i].d) * ad);
+        accA = _mm256_fmadd_ps(_mm256_cvtepi32_ps(BlockDot(a[i], x[i])), da, accA);
+        accB = _mm256_fmadd_ps(_mm256_cvtepi32_ps(BlockDot(b[i], x[i])), db, accB);
+    }
+    out[0] = hsum256(accA);
+    out[1] = hsum256(accB);
+}
+
+template <typename Block, __m256i (*BlockDot)(const Block&, const ActBlockQ8&)>
+float dot1Quantized(const void* pa, const void* px, std::int64_t n)
+{
+    const Block* a = static_cast<const Block*>(pa);
+    const ActBlockQ8* x = static_cast<const ActBlockQ8*>(px);
+    // Two accumulators: one FMA chain per block would wait on the previous one.
+    __m256 acc0 = _mm256_setzero_ps();
+    __m256 acc1 = _mm256_setzero_ps();
+    const std::int64_t blocks = n / QK8_0;
+    std::int64_t i = 0;
+    for (; i + 2 <= blocks; i += 2) {
+        acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(BlockDot(a[i], x[i])), _mm256_set1_ps(halfToFloat(a[i].d) * x[i].d), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(BlockDot(a[i + 1], x[i + 1])),
+                               _mm256_set1_ps(halfToFloat(a[i + 1].d) * x[i + 1].d), acc1);
+    }
+    for (; i < blocks; ++i)
+        acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(BlockDot(a[i], x[i])), _mm256_set1_ps(halfToFloat(a[i].d) * x[i].d), acc0);
+    return hsum256(_mm256_add_ps(acc0, acc1));
+}
+
+// Float rows: 512-bit vectors where the table is compiled for AVX-512.
+#if defined(__AVX512F__)
+using VecF = __m512;
+constexpr int kLanes = 16;
+inline VecF vzero() { return _mm512_setzero_ps(); }
+inline VecF vload(const float* p) { return _mm512_loadu_ps(p); }
+inline VecF vload(const std::uint16_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+inline VecF vfma(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
+inline VecF vset1(float v) { return _mm512_set1_ps(v); }
+inline void vstore(float* p, VecF v) { _mm512_storeu_ps(p, v); }
+inline float vsum(VecF v) { return _mm512_reduce_add_ps(v); }
+#else
+using VecF = __m256;
+constexpr int kLanes = 8;
+inline VecF vzero() { return _mm256_setzero_ps(); }
+inline VecF vload(const float* p) { return _mm256_loadu_ps(p); }
+inline VecF vload(const std::uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+inline VecF vfma(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
+inline VecF vset1(float v) { return _mm256_set1_ps(v); }
+inline void vstore(float* p, VecF v) { _mm256_storeu_ps(p, v); }
+inline float vsum(VecF v) { return hsum256(v); }
+#endif
+
+inline float scalarValue(float v) { return v; }
+inline float scalarValue(std::uint16_t v) { return halfToFloat(v); }
+
+template <typename W>
+void dot2Float(const void* pa, const void* pb, const void* px, std::int64_t n, float* out)
+{
+    const W* a = static_cast<const W*>(pa);
+    const W* b = static_cast<const W*>(pb);
+    const float* x = static_cast<const float*>(px);
+    VecF a0 = vzero(), a1 = vzero(), b0 = vzero(), b1 = vzero();
+    std::int64_t i = 0;
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+        const VecF x0 = vload(x + i);
+        const VecF x1 = vload(x + i + kLanes);
+        a0 = vfma(vload(a + i), x0, a0);
+        b0 = vfma(vload(b + i), x0, b0);
+        a1 = vfma(vload(a + i + kLanes), x1, a1);
+        b1 = vfma(vload(b + i + kLanes), x1, b1);
+    }
+    float sa = vsum(a0) + vsum(a1);
+    float sb = vsum(b0) + vsum(b1);
+    for (; i < n; ++i) {
+        sa += scalarValue(a[i]) * x[i];
+        sb += scalarValue(b[i]) * x[i];
+    }
+    out[0] = sa;
+    out[1] = sb;
+}
+
+template <typename W>
+float dot1Float(const void* pa, const void* px, std::int64_t n)
+{
+    const W* a = static_cast<const W*>(pa);
+    const float* x = static_cast<const float*>(px);
+    VecF a0 = vzero(), a1 = vzero();
+    std::int64_t i = 0;
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+        a0 = vfma(vload(a + i), vload(x + i), a0);
+        a1 = vfma(vload(a + i + kLanes), vload(x + i + kLanes), a1);
+    }
+    float s = vsum(a0) + vsum(a1);
+    for (; i < n; ++i)
+        s += scalarValue(a[i]) * x[i];
+    return s;
+}
+
+template <typename W>
+void axpyFloat(float* y, float s, const void* prow, std::int64_t n)
+{
+    const W* row = static_cast<const W*>(prow);
+    const VecF sv = vset1(s);
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        vstore(y + i, vfma(vload(row + i), sv, vload(y + i)));
+    for (; i < n; ++i)
+        y[i] += s * scalarValue(row[i]);
+}
+
+template <typename W>
+void axpy2Float(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
+{
+    const W* r0 = static_cast<const W*>(prow0);
+    const W* r1 = static_cast<const W*>(prow1);
+    const VecF v0 = vset1(s0);
+    const VecF v1 = vset1(s1);
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        vstore(y + i, vfma(vload(r1 + i), v1, vfma(vload(r0 + i), v0, vload(y + i))));
+    for (; i < n; ++i)
+        y[i] += s0 * scalarValue(r0[i]) + s1 * scalarValue(r1[i]);
+}
+
+// 32 signed bytes in element order into four vectors of 8 floats added to y, scaled by d.
+inline void axpyBytes(float* y, __m256 d, __m256i bytes)
+{
+    const __m128i lo = _mm256_castsi256_si128(bytes);
+    const __m128i hi = _mm256_extracti128_si256(bytes, 1);
+    const __m256 v0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
+    const __m256 v1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_unpackhi_epi64(lo, lo)));
+    const __m256 v2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi));
+    const __m256 v3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_unpackhi_epi64(hi, hi)));
+    _mm256_storeu_ps(y, _mm256_fmadd_ps(v0, d, _mm256_loadu_ps(y)));
+    _mm256_storeu_ps(y + 8, _mm256_fmadd_ps(v1, d, _mm256_loadu_ps(y + 8)));
+    _mm256_storeu_ps(y + 16, _mm256_fmadd_ps(v2, d, _mm256_loadu_ps(y + 16)));
+    _mm256_storeu_ps(y + 24, _mm256_fmadd_ps(v3, d, _mm256_loadu_ps(y + 24)));
+}
+
+void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
+{
+    const BlockQ4_0* w = static_cast<const BlockQ4_0*>(prow);
+    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
+        const __m256i q = _mm256_sub_epi8(unpackQ4(w[b].qs), _mm256_set1_epi8(8));
+        axpyBytes(y + b * QK4_0, _mm256_set1_ps(s * halfToFloat(w[b].d)), q);
+    }
+}
+
+// Two rows of blocks: the four output vectors of a block are loaded and stored once.
+inline void axpyBytes2(float* y, __m256 d0, __m256i b0, __m256 d1, __m256i b1)
+{
+    const __m128i lo0 = _mm256_castsi256_si128(b0), hi0 = _mm256_extracti128_si256(b0, 1);
+    const __m128i lo1 = _mm256_castsi256_si128(b1), hi1 = _mm256_extracti128_si256(b1, 1);
+    const __m128i parts0[4] = {lo0, _mm_unpackhi_epi64(lo0, lo0), hi0, _mm_unpackhi_epi64(hi0, hi0)};
+    const __m128i parts1[4] = {lo1, _mm_unpackhi_epi64(lo1, lo1), hi1, _mm_unpackhi_epi64(hi1, hi1)};
+    for (int k = 0; k < 4; ++k) {
+        const __m256 v0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(parts0[k]));
+        const __m256 v1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(parts1[k]));
+        _mm256_storeu_ps(y + 8 * k, _mm256_fmadd_ps(v1, d1, _mm256_fmadd_ps(v0, d0, _mm256_loadu_ps(y + 8 * k))));
+    }
+}
+
+void axpy2Q4(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
+{
+    const BlockQ4_0* w0 = static_cast<const BlockQ4_0*>(prow0);
+    const BlockQ4_0* w1 = static_cast<const BlockQ4_0*>(prow1);
+    const __m256i eight = _mm256_set1_epi8(8);
+    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
+        axpyBytes2(y + b * QK4_0, _mm256_set1_ps(s0 * halfToFloat(w0[b].d)), _mm256_sub_epi8(unpackQ4(w0[b].qs), eight),
+                   _mm256_set1_ps(s1 * halfToFloat(w1[b].d)), _mm256_sub_epi8(unpackQ4(w1[b].qs), eight));
+    }
+}
+
+void axpy2Q8(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
+{
+    const BlockQ8_0* w0 = static_cast<const BlockQ8_0*>(prow0);
+    const BlockQ8_0* w1 = static_cast<const BlockQ8_0*>(prow1);
+    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
+        axpyBytes2(y + b * QK8_0, _mm256_set1_ps(s0 * halfToFloat(w0[b].d)),
+                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w0[b].qs)),
+                   _mm256_set1_ps(s1 * halfToFloat(w1[b].d)),
+                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w1[b].qs)));
+    }
+}
+
+void axpyQ8(float* y, float s, const void* prow, std::int64_t n)
+{
+    const BlockQ8_0* w = static_cast<const BlockQ8_0*>(prow);
+    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs));
+        axpyBytes(y + b * QK8_0, _mm256_set1_ps(s * halfToFloat(w[b].d)), q);
+    }
+}
+
+#if defined(__AVX512VNNI__)
+// Interleaved Q4_0 (neuron_pack.h): per group of 16 blocks, lane r of every register belongs
+// to block r, so one vpdpbusd does four elements of 16 blocks and the 16 scales convert at once.
+void dot2Interleaved(const void* pa, const void* pb, const void* px, std::int64_t n, float* out)
+{
+    const std::uint8_t* a = static_cast<const std::uint8_t*>(pa);
+    const std::uint8_t* b = static_cast<const std::uint8_t*>(pb);
+    const std::uint8_t* x = static_cast<const std::uint8_t*>(px);
+    const std::int64_t groups = n / kInterleavedElements;
+    const __m512i low = _mm512_set1_epi8(0x0f);
+    __m512 accA = _mm512_setzero_ps();
+    __m512 accB = _mm512_setzero_ps();
+    for (std::int64_t g = 0; g < groups; ++g) {
+        const std::uint8_t* ga = a + std::size_t(g) * kInterleavedGroupBytes;
+        const std::uint8_t* gb = b + std::size_t(g) * kInterleavedGroupBytes;
+        const std::uint8_t* gx = x + std::size_t(g) * kInterleavedActGroupBytes;
+        const __m512i bias = _mm512_loadu_si512(gx + 64 + 8 * 64);
+        __m512i ia = bias;
+        __m512i ib = bias;
+        for (int k = 0; k < 4; ++k) {
+            const __m512i wa = _mm512_loadu_si512(ga + 32 + 64 * k);
+            const __m512i wb = _mm512_loadu_si512(gb + 32 + 64 * k);
+            const __m512i xlo = _mm512_loadu_si512(gx + 64 + 64 * (2 * k));
+            const __m512i xhi = _mm512_loadu_si512(gx + 64 + 64 * (2 * k + 1));
+            ia = _mm512_dpbusd_epi32(ia, _mm512_and_si512(wa, low), xlo);
+            ia = _mm512_dpbusd_epi32(ia, _mm512_and_si512(_mm512_srli_epi16(wa, 4), low), xhi);
+            ib = _mm512_dpbusd_epi32(ib, _mm512_and_si512(wb, low), xlo);
+            ib = _mm512_dpbusd_epi32(ib, _mm512_and_si512(_mm512_srli_epi16(wb, 4), low), xhi);
+        }
+        const __m512 xd = _mm512_loadu_ps(reinterpret_cast<const float*>(gx));
+        const __m512 da = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ga))), xd);
+        const __m512 db = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(gb))), xd);
+        accA = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ia), da, accA);
+        accB = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ib), db, accB);
+    }
+    out[0] = _mm512_reduce_add_ps(accA);
+    out[1] = _mm512_reduce_add_ps(accB);
+}
+constexpr auto kDot2Interleaved = dot2Interleaved;
+#else
+constexpr void (*kDot2Interleaved)(const void*, const void*, const void*, std::int64_t, float*) = nullptr;
+#endif
+
+} // namespace
+
+constinit const NeuronKernels HEARTH_NEURON_TABLE = {
+    HEARTH_NEURON_NAME,
+    {dot2Float<float>, dot1Float<float>, axpyFloat<float>, axpy2Float<float>, nullptr},
+    {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyFloat<std::uint16_t>, axpy2Float<std::uint16_t>, nullptr},
+    {dot2Quantized<BlockQ4_0, blockDotQ4>, dot1Quantized<BlockQ4_0, blockDotQ4>, axpyQ4, axpy2Q4, kDot2Interleaved},
+    {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>, axpyQ8, axpy2Q8, nullptr},
+};
+
+} // namespace hearth::sparse

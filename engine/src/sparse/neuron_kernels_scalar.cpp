@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// Reference neuron kernels: plain loops that define the results the SIMD tables must match
+// (up to float summation order).
+
+#include "core/fp16.h"
+#include "cpu/kernels.h"
+#include "sparse/neuron_kernels.h"
+
+namespace hearth::sparse {
+
+namespace {
+
+using cpu::ActBlockQ8;
+
+float dotF32(const void* a, const void* x, std::int64_t n)
+{
+    const float* w = static_cast<const float*>(a);
+    const float* v = static_cast<const float*>(x);
+    float sum = 0.0f;
+    for (std::int64_t i = 0; i < n; ++i)
+        sum += w[i] * v[i];
+    return sum;
+}
+
+float dotF16(const void* a, const void* x, std::int64_t n)
+{
+    const std::uint16_t* w = static_cast<const std::uint16_t*>(a);
+    const float* v = static_cast<const float*>(x);
+    float sum = 0.0f;
+    for (std::int64_t i = 0; i < n; ++i)
+        sum += halfToFloat(w[i]) * v[i];
+    return sum;
+}
+
+float dotQ4(const void* a, const void* x, std::int64_t n)
+{
+    const BlockQ4_0* w = static_cast<const BlockQ4_0*>(a);
+    const ActBlockQ8* v = static_cast<const ActBlockQ8*>(x);
+    float sum = 0.0f;
+    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
+        std::int32_t s = 0;
+        for (int j = 0; j < QK4_0 / 2; ++j) {
+            s += (std::int32_t(w[b].qs[j] & 0x0f) - 8) * v[b].qs[j];
+            s += (std::int32_t(w[b].qs[j] >> 4) - 8) * v[b].qs[j + QK4_0 / 2];
+        }
+        sum += float(s) * halfToFloat(w[b].d) * v[b].d;
+    }
+    return sum;
+}
+
+float dotQ8(const void* a, const void* x, std::int64_t n)
+{
+    const BlockQ8_0* w = static_cast<const BlockQ8_0*>(a);
+    const ActBlockQ8* v = static_cast<const ActBlockQ8*>(x);
+    float sum = 0.0f;
+    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
+        std::int32_t s = 0;
+        for (int j = 0; j < QK8_0; ++j)
+            s += std::int32_t(w[b].qs[j]) * v[b].qs[j];
+        sum += float(s) * halfToFloat(w[b].d) * v[b].d;
+    }
+    return sum;
+}
+
+template <float (*Dot)(const void*, const void*, std::int64_t)>
+void dot2(const void* a, const void* b, const void* x, std::int64_t n, float* out)
+{
+    out[0] = Dot(a, x, n);
+    out[1] = Dot(b, x, n);
+}
+
+void axpyF32(float* y, float s, const void* row, std::int64_t n)
+{
+    const float* w = static_cast<const float*>(row);
+    for (std::int64_t i = 0; i < n; ++i)
+        y[i] += s * w[i];
+}
+
+void axpyF16(float* y, float s, const void* row, std::int64_t n)
+{
+    const std::uint16_t* w = static_cast<const std::uint16_t*>(row);
+    for (std::int64_t i = 0; i < n; ++i)
+        y[i] += s * halfToFloat(w[i]);
+}
+
+void axpyQ4(float* y, float s, const void* row, std::int64_t n)
+{
+    const BlockQ4_0* w = static_cast<const BlockQ4_0*>(row);
+    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
+        const float d = s * halfToFloat(w[b].d);
+        float* out = y + b * QK4_0;
+        for (int j = 0; j < QK4_0 / 2; ++j) {
+            out[j] += d * float(std::int32_t(w[b].qs[j] & 0x0f) - 8);
+            out[j + QK4_0 / 2] += d * float(std::int32_t(w[b].qs[j] >> 4) - 8);
+        }
+    }
+}
+
+void axpyQ8(float* y, float s, const void* row, std::int64_t n)
+{
+    const BlockQ8_0* w = static_cast<const BlockQ8_0*>(row);
+    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
+        const float d = s * halfToFloat(w[b].d);
+        for (int j = 0; j < QK8_0; ++j)
+            y[b * QK8_0 + j] += d * float(w[b].qs[j]);
+    }
+}
+
+template <void (*Axpy)(float*, float, const void*, std::int64_t)>
+void axpy2(float* y, float s0, const void* row0, float s1, const void* row1, std::int64_t n)
+{
+    Axpy(y, s0, row0, n);
+    Axpy(y, s1, row1, n);
+}
+
+} // namespace
+
+constinit const NeuronKernels kScalarNeuronKernels = {
+    "scalar",
+    {dot2<dotF32>, dotF32, axpyF32, axpy2<axpyF32>, nullptr},
+    {dot2<dotF16>, dotF16, axpyF16, axpy2<axpyF16>, nullptr},
+    {dot2<dotQ4>, dotQ4, axpyQ4, axpy2<axpyQ4>, nullptr},
+    {dot2<dotQ8>, dotQ8, axpyQ8, axpy2<axpyQ8>, nullptr},
+};
+
+} // namespace hearth::sparse

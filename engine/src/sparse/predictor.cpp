@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#include "sparse/predictor.h"
+
+#include "cpu/ops.h"
+
+namespace hearth::sparse {
+
+std::uint64_t PredictorWeights::bytes() const
+{
+    if (!present())
+        return 0;
+    return std::uint64_t(rowBytes(fc1.type, fc1.cols)) * std::uint64_t(fc1.rows)
+           + std::uint64_t(rowBytes(fc2.type, fc2.cols)) * std::uint64_t(fc2.rows);
+}
+
+void predict(cpu::ThreadPool& pool, const PredictorWeights& p, const float* x, int tokens, float* hidden, float* logits)
+{
+    cpu::matmul(pool, p.fc1, x, tokens, hidden);
+    cpu::relu(hidden, std::int64_t(tokens) * p.fc1.rows);
+    cpu::matmul(pool, p.fc2, hidden, tokens, logits);
+}
+
+std::int64_t selectActive(const float* logits, std::int64_t nFf, float threshold, std::int32_t* ids)
+{
+    std::int64_t count = 0;
+    // Branch-free: the store always happens, the count advances only for active neurons.
+    for (std::int64_t i = 0; i < nFf; ++i) {
+        ids[count] = std::int32_t(i);
+        count += logits[i] >= threshold ? 1 : 0;
+    }
+    return count;
+}
+
+std::int64_t selectActiveBatch(const float* logits, int tokens, std::int64_t nFf, float threshold, std::uint8_t* mask,
+                               std::int32_t* ids)
+{
+    std::int64_t count = 0;
+    for (std::int64_t i = 0; i < nFf; ++i) {
+        bool any = false;
+        for (int t = 0; t < tokens; ++t) {
+            const bool on = logits[std::size_t(t) * std::size_t(nFf) + std::size_t(i)] >= threshold;
+            mask[std::size_t(t) * std::size_t(nFf) + std::size_t(i)] = on ? 1 : 0;
+            any = any || on;
+        }
+        if (any)
+            ids[count++] = std::int32_t(i);
+    }
+    return count;
+}
+
+} // namespace hearth::sparse

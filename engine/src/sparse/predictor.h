@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// PowerInfer's activation predictor of one layer: logits = fc2 · ReLU(fc1 · x), no biases, x
+// the residual stream after attention (before the FFN norm) for llama/bamboo/opt and the layer
+// input for falcon. Neuron i is predicted active when logits[i] >= threshold. The hidden size
+// may differ per layer.
+
+#include "cpu/matmul.h"
+
+#include <cstdint>
+
+namespace hearth::cpu {
+class ThreadPool;
+}
+
+namespace hearth::sparse {
+
+struct PredictorWeights {
+    cpu::WeightMatrix fc1; // nEmbd -> hidden
+    cpu::WeightMatrix fc2; // hidden -> nFf
+
+    [[nodiscard]] bool present() const { return fc1.data && fc2.data; }
+    [[nodiscard]] std::int64_t hidden() const { return fc1.rows; }
+    [[nodiscard]] std::int64_t neurons() const { return fc2.rows; }
+    // Weight bytes one token reads.
+    [[nodiscard]] std::uint64_t bytes() const;
+};
+
+// logits (tokens x nFf) for x (tokens x nEmbd); hidden is scratch of tokens x hidden floats.
+void predict(cpu::ThreadPool& pool, const PredictorWeights& p, const float* x, int tokens, float* hidden, float* logits);
+
+// Writes the indices (ascending) of neurons whose logit >= threshold to @p ids; returns how many.
+std::int64_t selectActive(const float* logits, std::int64_t nFf, float threshold, std::int32_t* ids);
+
+// For a batch: mask[t * nFf + i] = logits[t][i] >= threshold, and the ascending union of the
+// active neurons of all tokens in @p ids; returns its size.
+std::int64_t selectActiveBatch(const float* logits, int tokens, std::int64_t nFf, float threshold, std::uint8_t* mask,
+                               std::int32_t* ids);
+
+} // namespace hearth::sparse

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+#include "sparse/sparse_ffn.h"
+
+#include "cpu/thread_pool.h"
+#include "sparse/neuron_pack.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+namespace hearth::sparse {
+
+namespace {
+
+std::atomic<std::uint64_t> g_calls{0};
+std::atomic<std::uint64_t> g_neurons{0};
+std::atomic<std::uint64_t> g_downRows{0};
+std::atomic<std::uint64_t> g_bytes{0};
+
+// Cache lines of a coming neuron's rows asked for ahead of time. The hardware prefetcher
+// follows a row once it is being read; what it cannot guess is the jump to the next active
+// neuron. Measured on the 1.1B shape at 90% sparsity (one thread, CPU time, Q4_0): the whole
+// block of the neuron after next into L2 is 1.5x faster than the next one into L1, which
+// stalls on full miss buffers (and 2x faster than no prefetch); F16 gains 15%.
+constexpr int kPrefetchLines = 64;    // fused: the first 4 KiB of the block
+constexpr int kPrefetchRowLines = 18; // separate: per row (a whole Q4_0 row of 2048)
+constexpr std::int64_t kPrefetchAhead = 2; // neurons
+constexpr std::size_t kLine = 64;
+// Each thread's counter lives on its own cache line.
+constexpr std::size_t kCounterStride = kLine / sizeof(std::uint64_t);
+
+inline void prefetchRows(const NeuronWeights& w, std::int64_t neuron)
+{
+    const std::size_t offset = std::size_t(neuron) * w.stride;
+    const std::size_t lines = std::min<std::size_t>(kPrefetchRowLines, (w.rowSize() + kLine - 1) / kLine);
+    if (w.gate && w.stride >= w.neuronBytes()) {
+        // Fused: one block, gate then up then down.
+        const std::size_t blockLines = std::min<std::size_t>(kPrefetchLines, (w.neuronBytes() + kLine - 1) / kLine);
+        for (std::size_t l = 0; l < blockLines; ++l)
+            __builtin_prefetch(w.gate + offset + l * kLine, 0, 2);
+        return;
+    }
+    for (std::size_t l = 0; l < lines; ++l) {
+        if (w.gate)
+            __builtin_prefetch(w.gate + offset + l * kLine, 0, 2);
+        __builtin_prefetch(w.up + offset + l * kLine, 0, 2);
+        __builtin_prefetch(w.down + offset + l * kLine, 0, 2);
+    }
+}
+
+inline float activate(NeuronActivation a, float g, float u)
+{
+    switch (a) {
+    case NeuronActivation::ReGlu:
+        return g > 0.0f ? g * u : 0.0f;
+    case NeuronActivation::DRelu:
+        return g > 0.0f && u > 0.0f ? g * u : 0.0f;
+    case NeuronActivation::Relu2:
+        return g > 0.0f ? g * g * u : 0.0f;
+    case NeuronActivation::SwiGlu:
+        return g / (1.0f + std::exp(-g)) * u;
+    case NeuronActivation::Relu:
+        return u > 0.0f ? u : 0.0f;
+    }
+    return 0.0f;
+}
+
+} // namespace
+
+FfnTraffic ffnTraffic()
+{
+    return {g_calls.load(std::memory_order_relaxed), g_neurons.load(std::memory_order_relaxed),
+            g_downRows.load(std::memory_order_relaxed), g_bytes.load(std::memory_order_relaxed)};
+}
+
+void resetFfnTraffic()
+{
+    g_calls = 0;
+    g_neurons = 0;
+    g_downRows = 0;
+    g_bytes = 0;
+}
+
+std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeights& w, const FfnInput& in, int tokens,
+                                const std::int32_t* ids, std::int64_t count, const std::uint8_t* mask, float* out,
+                                float* acts)
+{
+    RowKernels k2 = {};
+    const RowKernels* k = kernels.forType(w.type);
+    if (!k || !w.valid() || count <= 0 || tokens <= 0)
+        return 0;
+    const bool quantized = usesQuantizedInput(w.type);
+    if (quantized && !in.xq)
+        return 0;
+    if (w.interleaved) {
+        // Interleaved rows need the interleaved dot, whatever table the caller chose.
+        const RowKernels* best = neuronKernels().forType(w.type);
+        if (!in.xi || !best || !best->dot2Interleaved)
+            return 0;
+        k2 = *k;
+        k2.dot2 = best->dot2Interleaved;
+        k = &k2;
+    }
+    const std::int64_t nEmbd = w.nEmbd;
+    const std::size_t xqStride = std::size_t(nEmbd / QK8_0);
+    std::uint64_t downRows = 0;
+    for (std::int64_t j = 0; j < std::min(count, kPrefetchAhead); ++j)
+        prefetchRows(w, ids[j]);
+    if (tokens == 1 && !mask) {
+        // Decode: down rows go in pairs, so the output is loaded and stored once per two
+        // neurons instead of once per neuron.
+        const void* x = w.interleaved ? static_cast<const void*>(in.xi)
+                        : quantized   ? static_cast<const void*>(in.xq)
+                                      : static_cast<const void*>(in.x);
+        const std::uint8_t* pending = nullptr;
+        float pendingA = 0.0f;
+        for (std::int64_t j = 0; j < count; ++j) {
+            const std::int64_t i = ids[j];
+            if (j + kPrefetchAhead < count)
+                prefetchRows(w, ids[j + kPrefetchAhead]);
+            const std::size_t offset = std::size_t(i) * w.stride;
+            float a;
+            if (w.gate) {
+                float gu[2];
+                k->dot2(w.gate + offset, w.up + offset, x, nEmbd, gu);
+                a = activate(w.activation, gu[0], gu[1]);
+            } else {
+                a = activate(w.activation, 0.0f, k->dot1(w.up + offset, x, nEmbd) + (w.upBias ? w.upBias[i] : 0.0f));
+            }
+            if (acts)
+                acts[i] = a;
+            if (a == 0.0f)
+                continue;
+            ++downRows;
+            if (!pending) {
+                pending = w.down + offset;
+                pendingA = a;
+            } else {
+                k->axpy2(out, pendingA, pending, a, w.down + offset, nEmbd);
+                pending = nullptr;
+            }
+        }
+        if (pending)
+            k->axpy(out, pendingA, pending, nEmbd);
+        return downRows;
+    }
+    for (std::int64_t j = 0; j < count; ++j) {
+        const std::int64_t i = ids[j];
+        if (j + kPrefetchAhead < count)
+            prefetchRows(w, ids[j + kPrefetchAhead]);
+        const std::size_t offset = std::size_t(i) * w.stride;
+        const std::uint8_t* gate = w.gate ? w.gate + offset : nullptr;
+        const std::uint8_t* up = w.up + offset;
+        const std::uint8_t* down = w.down + offset;
+        const float bias = w.upBias ? w.upBias[i] : 0.0f;
+        for (int t = 0; t < tokens; ++t) {
+            if (mask && !mask[std::size_t(t) * std::size_t(w.nFf) + std::size_t(i)])
+                continue;
+            const void* x = w.interleaved
+                                ? static_cast<const void*>(in.xi + std::size_t(t) * std::size_t(nEmbd / kInterleavedElements)
+                                                                       * kInterleavedActGroupBytes)
+                            : quantized ? static_cast<const void*>(in.xq + std::size_t(t) * xqStride)
+                                        : static_cast<const void*>(in.x + std::size_t(t) * std::size_t(nEmbd));
+            float a;
+            if (gate) {
+                float gu[2];
+                k->dot2(gate, up, x, nEmbd, gu);
+                a = activate(w.activation, gu[0], gu[1]);
+            } else {
+                a = activate(w.activation, 0.0f, k->dot1(up, x, nEmbd) + bias);
+            }
+            if (acts)
+                acts[std::size_t(t) * std::size_t(w.nFf) + std::size_t(i)] = a;
+            if (a == 0.0f)
+                continue;
+            k->axpy(out + std::size_t(t) * std::size_t(nEmbd), a, down, nEmbd);
+            ++downRows;
+        }
+    }
+    return downRows;
+}
+
+SparseFfn::~SparseFfn() = default;
+
+Result<std::unique_ptr<SparseFfn>> SparseFfn::create(std::int64_t nEmbd, int maxTokens, int threads)
+{
+    if (nEmbd <= 0 || maxTokens <= 0 || threads <= 0)
+        return Status(ErrorCode::InvalidArgument, "sparse FFN sizes must be positive");
+    std::unique_ptr<SparseFfn> f(new SparseFfn());
+    f->m_nEmbd = nEmbd;
+    f->m_maxTokens = maxTokens;
+    f->m_threads = threads;
+    try {
+        f->m_xq.resize(std::size_t(maxTokens) * std::size_t(nEmbd / QK8_0 + 1));
+        if (nEmbd % kInterleavedElements == 0)
+            f->m_xi.resize(std::size_t(maxTokens) * std::size_t(nEmbd / kInterleavedElements) * kInterleavedActGroupBytes);
+        f->m_partial.resize(std::size_t(threads) * std::size_t(maxTokens) * std::size_t(nEmbd));
+        f->m_downRows.resize(std::size_t(threads) * kCounterStride);
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the sparse FFN's buffers");
+    }
+    return f;
+}
+
+FfnInput SparseFfn::prepareInput(DType type, const float* x, int tokens)
+{
+    FfnInput in{x, nullptr};
+    if (!usesQuantizedInput(type) || m_nEmbd % QK8_0 != 0)
+        return in;
+    const std::int64_t blocks = m_nEmbd / QK8_0;
+    const cpu::CpuKernels& k = cpu::activeKernels();
+    tokens = std::min(tokens, m_maxTokens);
+    for (int t = 0; t < tokens; ++t)
+        k.quantizeActivations(x + std::size_t(t) * std::size_t(m_nEmbd), m_xq.data() + std::size_t(t) * std::size_t(blocks),
+                              m_nEmbd);
+    in.xq = m_xq.data();
+    if (type == DType::Q4_0 && !m_xi.empty()) {
+        const std::size_t perToken = std::size_t(m_nEmbd / kInterleavedElements) * kInterleavedActGroupBytes;
+        for (int t = 0; t < tokens; ++t)
+            packInterleavedActivation(m_xq.data() + std::size_t(t) * std::size_t(blocks), m_nEmbd, m_xi.data() + std::size_t(t) * perToken);
+        in.xi = m_xi.data();
+    }
+    return in;
+}
+
+void SparseFfn::run(cpu::ThreadPool& pool, const NeuronWeights& w, const FfnInput& in, int tokens,
+                    const std::int32_t* ids, std::int64_t count, const std::uint8_t* mask, float* out, float* acts)
+{
+    const std::size_t n = std::size_t(tokens) * std::size_t(m_nEmbd);
+    if (tokens <= 0 || tokens > m_maxTokens || w.nEmbd != m_nEmbd || pool.size() > m_threads) {
+        if (tokens > 0 && out)
+            std::memset(out, 0, std::size_t(tokens) * std::size_t(w.nEmbd) * sizeof(float));
+        return;
+    }
+    m_job = {&w, &in, tokens, ids, count, mask, out, acts};
+    // Thread 0 adds straight into out; the others into their own buffers, summed below in
+    // thread order. Neurons have the same size, so equal counts are equal bytes.
+    pool.run([this](int thread, int threadCount) {
+        const Job& job = m_job;
+        float* target = thread == 0 ? job.out : m_partial.data() + std::size_t(thread) * std::size_t(m_maxTokens) * std::size_t(m_nEmbd);
+        std::memset(target, 0, std::size_t(job.tokens) * std::size_t(m_nEmbd) * sizeof(float));
+        const std::int64_t begin = job.count * thread / threadCount;
+        const std::int64_t end = job.count * (thread + 1) / threadCount;
+        m_downRows[std::size_t(thread) * kCounterStride] =
+            accumulateNeurons(*m_kernels, *job.w, *job.in, job.tokens, job.ids + begin, end - begin, job.mask, target,
+                              job.acts);
+    });
+    std::uint64_t downRows = m_downRows[0];
+    for (int t = 1; t < pool.size(); ++t) {
+        const float* partial = m_partial.data() + std::size_t(t) * std::size_t(m_maxTokens) * std::size_t(m_nEmbd);
+        for (std::size_t i = 0; i < n; ++i)
+            out[i] += partial[i];
+        downRows += m_downRows[std::size_t(t) * kCounterStride];
+    }
+    // Traffic: gate/up rows of every listed neuron (once per call: the rows stay in cache across
+    // the tokens of a batch), down rows as read.
+    const std::uint64_t row = w.rowSize();
+    const std::uint64_t inputRows = w.gated() ? 2 : 1;
+    g_calls.fetch_add(1, std::memory_order_relaxed);
+    g_neurons.fetch_add(std::uint64_t(std::max<std::int64_t>(count, 0)), std::memory_order_relaxed);
+    g_downRows.fetch_add(downRows, std::memory_order_relaxed);
+    g_bytes.fetch_add(std::uint64_t(std::max<std::int64_t>(count, 0)) * inputRows * row
+                          + std::min<std::uint64_t>(downRows, std::uint64_t(std::max<std::int64_t>(count, 0))) * row,
+                      std::memory_order_relaxed);
+}
+
+} // namespace hearth::sparse

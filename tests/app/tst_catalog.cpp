@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// The built-in model catalog: the JSON parses, every entry has what the planner and the
+// downloads need, and ModelCatalog filters and exposes it with fit badges.
+
+#include "catalogentry.h"
+#include "modelcatalog.h"
+
+#include <QFile>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace hearth::models;
+
+class TestCatalog : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void builtinCatalogParses()
+    {
+        QFile file(QStringLiteral(":/hearth/catalog/models.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray json = file.readAll();
+        QString error;
+        const auto entries = parseCatalog(json, &error);
+        QVERIFY2(entries.has_value(), qPrintable(error));
+        QCOMPARE(builtinCatalog().size(), entries->size());
+        // Hashes come from the repository's LFS metadata at download time, never from here.
+        QVERIFY(!json.contains("sha256"));
+        QVERIFY(!QString::fromUtf8(json).contains(QRegularExpression(QStringLiteral("[0-9a-f]{64}"))));
+    }
+
+    void everyEntryIsComplete()
+    {
+        const QList<CatalogEntry>& catalog = builtinCatalog();
+        QVERIFY(catalog.size() >= 15);
+        for (const CatalogEntry& e : catalog) {
+            QVERIFY2(!e.id.isEmpty() && !e.name.isEmpty() && !e.description.isEmpty(), qPrintable(e.id));
+            QVERIFY2(e.repo.count(QLatin1Char('/')) == 1, qPrintable(e.repo));
+            QVERIFY2(QStringList({ QStringLiteral("llama"), QStringLiteral("bamboo"),
+                                     QStringLiteral("falcon"), QStringLiteral("opt") })
+                         .contains(e.architecture),
+                qPrintable(e.id));
+            QVERIFY2(!e.licence.isEmpty() && e.parameters > 0, qPrintable(e.id));
+            QVERIFY2(!e.files.isEmpty(), qPrintable(e.id));
+            for (const CatalogFile& f : e.files)
+                QVERIFY2(f.size > 100'000'000 && !f.quantization.isEmpty(), qPrintable(e.id + f.name));
+            // The planner accepts the numbers, and its weight total agrees with the first
+            // file's size to within a third (the sizes are approximate; F32 sources plan as F16).
+            auto model
+                = hearth::PlacementModel::fromDescription(e.planningDescription(0), e.assumedSparsity());
+            QVERIFY2(
+                model.ok(), qPrintable(e.id + QLatin1Char(' ') + QString::fromStdString(model.message())));
+            QCOMPARE(model->sparseCapable(), e.sparse);
+            if (e.files.first().quantization != QLatin1String("F32")) {
+                const double ratio = double(model->weightBytes()) / double(e.files.first().size);
+                QVERIFY2(ratio > 0.67 && ratio < 1.5, qPrintable(e.id + QStringLiteral(": %1").arg(ratio)));
+            }
+        }
+    }
+
+    void coversThePowerInferFamily()
+    {
+        QStringList repos;
+        for (const CatalogEntry& e : builtinCatalog())
+            repos << e.repo;
+        for (const char* repo : { "PowerInfer/ReluLLaMA-7B-PowerInfer-GGUF",
+                 "PowerInfer/ReluLLaMA-13B-PowerInfer-GGUF", "PowerInfer/prosparse-llama-2-7b-gguf",
+                 "PowerInfer/prosparse-llama-2-13b-gguf", "PowerInfer/Bamboo-base-v0.1-gguf",
+                 "PowerInfer/Bamboo-DPO-v0.1-gguf", "PowerInfer/ReluFalcon-40B-PowerInfer-GGUF",
+                 "SparseLLM/ReluLLaMA-7B", "facebook/opt-1.3b", "facebook/opt-66b" })
+            QVERIFY2(repos.contains(QLatin1String(repo)), repo);
+        for (const CatalogEntry& e : builtinCatalog()) {
+            if (e.repo.startsWith(QLatin1String("SparseLLM/")))
+                QVERIFY2(e.predictorRepo.endsWith(QLatin1String("-Predictor")), qPrintable(e.repo));
+            if (e.architecture == QLatin1String("opt"))
+                QVERIFY(!e.sparse && e.needsConversion());
+        }
+    }
+
+    void rejectsBrokenCatalogs()
+    {
+        QString error;
+        QVERIFY(!parseCatalog("{", &error));
+        QVERIFY(!error.isEmpty());
+        QVERIFY(!parseCatalog(R"({"version": 2, "models": []})"));
+        QVERIFY(!parseCatalog(R"({"version": 1, "models": []})"));
+        // A sparse entry without its predictor width, and one without files.
+        const char* missing
+            = R"({"version": 1, "models": [{"id": "x", "name": "X", "repo": "a/b", "format": "gguf",
+            "architecture": "llama", "sparse": true, "licence": "mit", "parameters": 1e9,
+            "shape": {"layers": 2, "embedding": 64, "heads": 4, "feedForward": 128, "vocab": 100},
+            "files": [{"name": "x.gguf", "quantization": "F16", "size": 1000}], "description": "d"}]})";
+        QVERIFY(!parseCatalog(missing, &error));
+        QVERIFY(error.contains(QLatin1String("\"x\"")));
+    }
+
+    void filtersAndExposesRoles()
+    {
+        MachineInfo machine;
+        machine.ramBytes = 64ull << 30;
+        ModelCatalog catalog(builtinCatalog(), machine, std::make_unique<FixedGpuInfo>(0));
+        const int all = catalog.rowCount();
+        QCOMPARE(all, builtinCatalog().size());
+        QSignalSpy countSpy(&catalog, &ModelCatalog::countChanged);
+
+        catalog.setFilter(QStringLiteral("bamboo"));
+        QCOMPARE(catalog.rowCount(), 2);
+        QCOMPARE(countSpy.count(), 1);
+        catalog.setFilter(QStringLiteral("OPT 66"));
+        QCOMPARE(catalog.rowCount(), 1);
+        QCOMPARE(catalog.data(catalog.index(0), ModelCatalog::RepoRole).toString(),
+            QStringLiteral("facebook/opt-66b"));
+        catalog.setFilter(QStringLiteral("no such model"));
+        QCOMPARE(catalog.rowCount(), 0);
+        catalog.setFilter(QString());
+        QCOMPARE(catalog.rowCount(), all);
+
+        const QHash<int, QByteArray> roles = catalog.roleNames();
+        QCOMPARE(roles.value(ModelCatalog::FitTextRole), QByteArray("fitText"));
+        const int row = catalog.rowOf(QStringLiteral("relullama-7b"));
+        QVERIFY(row >= 0);
+        const QModelIndex index = catalog.index(row);
+        QCOMPARE(index.data(ModelCatalog::SparseRole).toBool(), true);
+        QCOMPARE(index.data(ModelCatalog::QuantizationRole).toString(), QStringLiteral("Q4_0"));
+        QVERIFY(index.data(ModelCatalog::SizeTextRole).toString().startsWith(QStringLiteral("≈")));
+        QCOMPARE(index.data(ModelCatalog::FilesRole).toList().size(), 2);
+        // No GPU here: the badge says CPU only with a speed.
+        QCOMPARE(index.data(ModelCatalog::FitKindRole).toString(), QStringLiteral("cpuOnly"));
+        QVERIFY(index.data(ModelCatalog::TokensPerSecondRole).toDouble() > 0);
+
+        // "Plan for a GPU of 24 GB" changes the badges in place.
+        QSignalSpy changed(&catalog, &QAbstractItemModel::dataChanged);
+        catalog.setPreviewGpuGiB(24);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(index.data(ModelCatalog::FitKindRole).toString(), QStringLiteral("fullyOnGpu"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCatalog)
+#include "tst_catalog.moc"

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// Hugging Face search results classified by what Hearth can run: sparse, dense only or not at
+// all, from ids, tags and file listings (fixtures shaped like the Hub's answers).
+
+#include "hubsearch.h"
+
+#include <QTest>
+
+using namespace hearth;
+using namespace hearth::models;
+
+namespace {
+
+HfModelSummary hit(const char* id, QStringList tags)
+{
+    HfModelSummary m;
+    m.id = QLatin1String(id);
+    m.tags = std::move(tags);
+    return m;
+}
+
+HfFileEntry file(const char* path)
+{
+    HfFileEntry f;
+    f.path = QLatin1String(path);
+    f.type = QStringLiteral("file");
+    return f;
+}
+
+const QStringList gguf = { QStringLiteral("gguf") };
+
+} // namespace
+
+Q_DECLARE_METATYPE(hearth::models::HubClassification::Support)
+
+class TestHubClassification : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void classifies_data()
+    {
+        QTest::addColumn<HfModelSummary>("model");
+        QTest::addColumn<QList<HfFileEntry>>("files");
+        QTest::addColumn<HubClassification::Support>("support");
+        QTest::addColumn<QString>("architecture");
+
+        using S = HubClassification;
+        QTest::newRow("powerinfer gguf by id") << hit(
+            "PowerInfer/ReluLLaMA-7B-PowerInfer-GGUF", { QStringLiteral("llama"), QStringLiteral("gguf") })
+                                               << QList<HfFileEntry> {} << S::RunsSparse
+                                               << QStringLiteral("llama");
+        QTest::newRow("powerinfer gguf by file name")
+            << hit("someone/bamboo-mirror", gguf)
+            << QList<HfFileEntry> { file("bamboo-7b-v0.1.Q4_0.powerinfer.gguf") } << S::RunsSparse
+            << QStringLiteral("bamboo");
+        QTest::newRow("catalog gguf repo")
+            << hit("PowerInfer/prosparse-llama-2-7b-gguf", gguf) << QList<HfFileEntry> {} << S::RunsSparse
+            << QStringLiteral("llama");
+        QTest::newRow("gguf with activation folder")
+            << hit("someone/relu-llama-gguf", { QStringLiteral("llama"), QStringLiteral("gguf") })
+            << QList<HfFileEntry> { file("model.gguf"), file("activation/activation_0.pt") } << S::RunsSparse
+            << QStringLiteral("llama");
+        QTest::newRow("source with predictor repo")
+            << hit("SparseLLM/ReluLLaMA-13B", { QStringLiteral("llama"), QStringLiteral("safetensors") })
+            << QList<HfFileEntry> {} << S::RunsSparse << QStringLiteral("llama");
+        QTest::newRow("plain llama gguf")
+            << hit("TheBloke/Llama-2-7B-GGUF", { QStringLiteral("llama"), QStringLiteral("gguf") })
+            << QList<HfFileEntry> { file("llama-2-7b.Q4_0.gguf") } << S::DenseOnly << QStringLiteral("llama");
+        QTest::newRow("falcon gguf from the id")
+            << hit("someone/falcon-7b-gguf", gguf) << QList<HfFileEntry> {} << S::DenseOnly
+            << QStringLiteral("falcon");
+        QTest::newRow("opt pytorch") << hit(
+            "facebook/opt-1.3b", { QStringLiteral("opt"), QStringLiteral("pytorch") })
+                                     << QList<HfFileEntry> { file("pytorch_model.bin") } << S::DenseOnly
+                                     << QStringLiteral("opt");
+        QTest::newRow("qwen gguf") << hit(
+            "Qwen/Qwen2-7B-Instruct-GGUF", { QStringLiteral("qwen2"), QStringLiteral("gguf") })
+                                   << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("qwen2");
+        QTest::newRow("gpt2 safetensors")
+            << hit("openai-community/gpt2", { QStringLiteral("gpt2"), QStringLiteral("safetensors") })
+            << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("gpt2");
+        QTest::newRow("unknown architecture") << hit("someone/mystery", { QStringLiteral("text-generation") })
+                                              << QList<HfFileEntry> {} << S::Unsupported << QString();
+        QTest::newRow("llama without weights")
+            << hit("someone/llama-notes", { QStringLiteral("llama") })
+            << QList<HfFileEntry> { file("README.md") } << S::Unsupported << QStringLiteral("llama");
+        QTest::newRow("predictor repo alone")
+            << hit("PowerInfer/ReluLLaMA-7B-Predictor", {}) << QList<HfFileEntry> { file("model_0.pt") }
+            << S::Unsupported << QStringLiteral("llama");
+    }
+
+    void classifies()
+    {
+        QFETCH(HfModelSummary, model);
+        QFETCH(QList<HfFileEntry>, files);
+        QFETCH(HubClassification::Support, support);
+        QFETCH(QString, architecture);
+        const HubClassification c = classifyHubModel(model, files, builtinCatalog());
+        QVERIFY2(c.support == support, qPrintable(c.supportName() + QStringLiteral(": ") + c.reason));
+        QCOMPARE(c.architecture, architecture);
+        QVERIFY(!c.reason.isEmpty());
+    }
+
+    void predictorRepoFromTheCatalog()
+    {
+        const HubClassification c = classifyHubModel(
+            hit("SparseLLM/ReluFalcon-40B", { QStringLiteral("falcon") }), {}, builtinCatalog());
+        QCOMPARE(c.predictorRepo, QStringLiteral("PowerInfer/ReluFalcon-40B-Predictor"));
+        QVERIFY(c.reason.contains(c.predictorRepo));
+    }
+
+    void listModelRefinesWithFiles()
+    {
+        HubSearch search;
+        search.setResults(
+            { hit("someone/relu-model-gguf", { QStringLiteral("llama"), QStringLiteral("gguf") }),
+                hit("Qwen/Qwen2-7B", { QStringLiteral("qwen2") }) });
+        QCOMPARE(search.rowCount(), 2);
+        QCOMPARE(search.index(0).data(HubSearch::SupportRole).toString(), QStringLiteral("dense"));
+        QCOMPARE(search.index(1).data(HubSearch::SupportRole).toString(), QStringLiteral("unsupported"));
+        search.setFiles(QStringLiteral("someone/relu-model-gguf"), { file("relu-model.powerinfer.gguf") });
+        QCOMPARE(search.index(0).data(HubSearch::SupportRole).toString(), QStringLiteral("sparse"));
+        QCOMPARE(search.roleNames().value(HubSearch::ReasonRole), QByteArray("reason"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHubClassification)
+#include "tst_catalog_hub.moc"

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: MIT
+// Falcon: the engine's forward pass against a plain-loop double-precision reference of the
+// same model (parallel attention/FFN block, fused QKV, multi-query and grouped-query
+// attention, NeoX rotary embeddings, LayerNorm with bias, GELU or ReLU FFN), quantized
+// variants, the falcon tokenizer through a model file, loader errors and generation.
+
+#include "cpu/quant.h"
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
+#include "synth/synthetic_families.h"
+#include "synth/synthetic_model.h"
+#include "test_support.h"
+
+#include <hearth/model.h>
+#include <hearth/sampling.h>
+#include <hearth/session.h>
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+using namespace hearth;
+
+namespace {
+
+// Copies the GGUF file @p from to @p to, keeping the metadata keys @p keepKey accepts, adding
+// what @p addMetadata sets, and letting @p editTensor drop a tensor (return false) or replace
+// its type, shape and bytes; @p magic overrides the file's magic and @p zeroTensors are added
+// as F32 zeros.
+struct TensorReplacement {
+    bool replace = false;
+    std::string name; // empty: keep the name
+    DType type = DType::F32;
+    std::vector<std::int64_t> shape;
+    std::vector<std::byte> bytes;
+};
+
+Status rewriteGguf(const std::string& from, const std::string& to, const std::function<bool(const std::string&)>& keepKey,
+                   const std::function<void(gguf::GgufWriter&)>& addMetadata,
+                   const std::function<bool(const gguf::TensorInfo&, TensorReplacement&)>& editTensor,
+                   std::optional<gguf::Magic> magic = std::nullopt,
+                   const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& zeroTensors = {})
+{
+    auto file = gguf::GgufFile::open(from);
+    if (!file)
+        return file.status();
+    gguf::GgufWriter writer(magic.value_or((*file)->magic()));
+    for (const auto& [key, value] : (*file)->metadata()) {
+        if (!keepKey || keepKey(key))
+            writer.setValue(key, value);
+    }
+    if (addMetadata)
+        addMetadata(writer);
+    struct Out {
+        std::span<const std::byte> bytes;
+        std::vector<std::byte> owned;
+    };
+    std::vector<Out> outs;
+    for (const gguf::TensorInfo& t : (*file)->tensors()) {
+        TensorReplacement r;
+        if (editTensor && !editTensor(t, r))
+            continue;
+        if (r.replace) {
+            writer.addTensor(r.name.empty() ? t.name : r.name, r.type, r.shape);
+            outs.push_back({{}, std::move(r.bytes)});
+        } else {
+            writer.addTensor(t.name, t.type, t.shape);
+            outs.push_back({std::span<const std::byte>(t.data, t.byteSize), {}});
+        }
+    }
+    for (const auto& [name, shape] : zeroTensors) {
+        writer.addTensor(name, DType::F32, shape);
+        outs.push_back({{}, std::vector<std::byte>(std::size_t(shape[0] * shape[1]) * sizeof(float), std::byte{0})});
+    }
+    HEARTH_TRY(writer.begin(to));
+    for (const Out& o : outs)
+        HEARTH_TRY(writer.writeTensorData(o.owned.empty() ? o.bytes : std::span<const std::byte>(o.owned)));
+    return writer.finish();
+}
+
+// Replaces every F32 blk.N.ffn_down.weight (n_ff -> n_embd) with PowerInfer's neuron-major
+// blk.N.ffn_down_t.weight (row i: neuron i's n_embd outputs).
+bool transposeDown(const gguf::TensorInfo& t, TensorReplacement& r)
+{
+    if (!t.name.ends_with(".ffn_down.weight"))
+        return true;
+    const std::int64_t nFf = t.shape[0];
+    const std::int64_t nEmbd = t.shape[1];
+    const float* src = reinterpret_cast<const float*>(t.data);
+    std::vector<float> dst(std::size_t(nFf * nEmbd));
+    for (std::int64_t o = 0; o < nEmbd; ++o) {
+        for (std::int64_t i = 0; i < nFf; ++i)
+            dst[std::size_t(i * nEmbd + o)] = src[o * nFf + i];
+    }
+    r.replace = true;
+    r.name = t.name.substr(0, t.name.size() - std::string_view(".weight").size()) + "_t.weight";
+    r.type = DType::F32;
+    r.shape = {nEmbd, nFf};
+    r.bytes.resize(dst.size() * sizeof(float));
+    std::memcpy(r.bytes.data(), dst.data(), r.bytes.size());
+    return true;
+}
+
+// A tensor of a GGUF file, dequantized to double: rows of rowLength elements.
+struct RefMatrix {
+    std::int64_t rows = 0;
+    std::int64_t cols = 0;
+    std::vector<double> w;
+    [[nodiscard]] const double* row(std::int64_t r) const { return w.data() + r * cols; }
+};
+
+RefMatrix readTensor(const gguf::GgufFile& file, const std::string& name)
+{
+    RefMatrix m;
+    const gguf::TensorInfo* t = file.findTensor(name);
+    if (!t)
+        return m;
+    m.cols = t->rowLength();
+    m.rows = t->rows();
+    m.w.resize(std::size_t(m.rows * m.cols));
+    std::vector<float> row(std::size_t(m.cols));
+    const std::size_t stride = rowBytes(t->type, m.cols);
+    for (std::int64_t r = 0; r < m.rows; ++r) {
+        cpu::dequantizeRow(t->type, t->data + std::size_t(r) * stride, row.data(), m.cols);
+        std::copy(row.begin(), row.end(), m.w.begin() + r * m.cols);
+    }
+    return m;
+}
+
+std::vector<double> matVec(const RefMatrix& m, const std::vector<double>& x)
+{
+    std::vector<double> y(std::size_t(m.rows));
+    for (std::int64_t r = 0; r < m.rows; ++r) {
+        double s = 0;
+        for (std::int64_t c = 0; c < m.cols; ++c)
+            s += m.row(r)[c] * x[std::size_t(c)];
+        y[std::size_t(r)] = s;
+    }
+    return y;
+}
+
+std::vector<double> layerNormRef(const std::vector<double>& x, const RefMatrix& w, const RefMatrix& b, double eps)
+{
+    const double n = double(x.size());
+    double mean = 0;
+    for (double v : x)
+        mean += v;
+    mean /= n;
+    double var = 0;
+    for (double v : x)
+        var += (v - mean) * (v - mean);
+    var /= n;
+    std::vector<double> y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+        y[i] = (x[i] - mean) / std::sqrt(var + eps) * w.w[i] + b.w[i];
+    return y;
+}
+
+// softmax(q . k_j / sqrt(d)) . v_j over the cached rows, for one head.
+std::vector<double> attendRef(const double* q, const std::vector<std::vector<double>>& ks,
+                              const std::vector<std::vector<double>>& vs, std::size_t offset, std::size_t headDim)
+{
+    std::vector<double> scores(ks.size());
+    double top = -INFINITY;
+    for (std::size_t j = 0; j < ks.size(); ++j) {
+        double s = 0;
+        for (std::size_t i = 0; i < headDim; ++i)
+            s += q[i] * ks[j][offset + i];
+        scores[j] = s / std::sqrt(double(headDim));
+        top = std::max(top, scores[j]);
+    }
+    double sum = 0;
+    for (double& s : scores)
+        sum += (s = std::exp(s - top));
+    std::vector<double> out(headDim, 0.0);
+    for (std::size_t j = 0; j < ks.size(); ++j) {
+        for (std::size_t i = 0; i < headDim; ++i)
+            out[i] += scores[j] / sum * vs[j][offset + i];
+    }
+    return out;
+}
+
+double maxAbsDiff(std::span<const float> a, const std::vector<double>& b)
+{
+    if (a.size() != b.size())
+        return INFINITY;
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::abs(double(a[i]) - b[i]));
+    return worst;
+}
+
+double spread(const std::vector<double>& v)
+{
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *hi - *lo;
+}
+
+std::vector<std::pair<std::string, std::vector<Token>>> readVocabVectors(const QString& base)
+{
+    QFile inp(base + QStringLiteral(".inp"));
+    QFile out(base + QStringLiteral(".out"));
+    std::vector<std::pair<std::string, std::vector<Token>>> vectors;
+    if (!inp.open(QIODevice::ReadOnly) || !out.open(QIODevice::ReadOnly))
+        return vectors;
+    const std::string all = inp.readAll().toStdString();
+    const std::string separator = "\n__ggml_vocab_test__\n";
+    for (std::size_t pos = 0; pos < all.size();) {
+        const std::size_t end = all.find(separator, pos);
+        if (end == std::string::npos)
+            break;
+        vectors.push_back({all.substr(pos, end - pos), {}});
+        pos = end + separator.size();
+    }
+    const QList<QByteArray> lines = out.readAll().split('\n');
+    for (std::size_t i = 0; i < vectors.size() && i < std::size_t(lines.size()); ++i) {
+        for (const QByteArray& id : lines[qsizetype(i)].split(' ')) {
+            if (!id.trimmed().isEmpty())
+                vectors[i].second.push_back(id.trimmed().toInt());
+        }
+    }
+    return vectors;
+}
+
+// Falcon, token by token, straight from the definition.
+class FalconReference {
+public:
+    FalconReference(const gguf::GgufFile& file, const synth::SynthOptions& options)
+        : m_file(file)
+        , m_shape(options.shape)
+        , m_gelu(options.ffnActivation == "gelu")
+    {
+        m_tokenEmbd = readTensor(file, "token_embd.weight");
+        m_outNorm = readTensor(file, "output_norm.weight");
+        m_outNormBias = readTensor(file, "output_norm.bias");
+        m_output = readTensor(file, "output.weight");
+        for (int l = 0; l < m_shape.layerCount; ++l) {
+            const std::string p = "blk." + std::to_string(l) + ".";
+            Layer layer;
+            layer.norm = readTensor(file, p + "attn_norm.weight");
+            layer.normBias = readTensor(file, p + "attn_norm.bias");
+            layer.norm2 = readTensor(file, p + "attn_norm_2.weight");
+            layer.norm2Bias = readTensor(file, p + "attn_norm_2.bias");
+            layer.qkv = readTensor(file, p + "attn_qkv.weight");
+            layer.wo = readTensor(file, p + "attn_output.weight");
+            layer.up = readTensor(file, p + "ffn_up.weight");
+            layer.down = readTensor(file, p + "ffn_down.weight");
+            m_layers.push_back(std::move(layer));
+        }
+        m_k.resize(m_layers.size());
+        m_v.resize(m_layers.size());
+    }
+
+    // Logits of @p token at the next position.
+    std::vector<double> step(Token token)
+    {
+        const int pos = int(m_k[0].size());
+        const std::size_t d = std::size_t(m_shape.embeddingSize);
+        const std::size_t hd = std::size_t(m_shape.headDim());
+        const std::size_t kv = std::size_t(m_shape.kvEmbeddingSize());
+        const double eps = m_shape.rmsNormEpsilon;
+        std::vector<double> x(m_tokenEmbd.row(token), m_tokenEmbd.row(token) + d);
+        for (std::size_t l = 0; l < m_layers.size(); ++l) {
+            const Layer& L = m_layers[l];
+            const std::vector<double> xn = layerNormRef(x, L.norm, L.normBias, eps);
+            const std::vector<double> xn2 = L.norm2.rows ? layerNormRef(x, L.norm2, L.norm2Bias, eps) : xn;
+            std::vector<double> qkv = matVec(L.qkv, xn);
+            // NeoX rotation: element i pairs with i + hd/2 in every head of Q and K.
+            auto rotate = [&](double* head) {
+                for (std::size_t i = 0; i < hd / 2; ++i) {
+                    const double theta = pos * std::pow(double(m_shape.ropeFreqBase), -2.0 * double(i) / double(hd));
+                    const double a = head[i];
+                    const double b = head[i + hd / 2];
+                    head[i] = a * std::cos(theta) - b * std::sin(theta);
+                    head[i + hd / 2] = a * std::sin(theta) + b * std::cos(theta);
+                }
+            };
+            for (int h = 0; h < m_shape.headCount; ++h)
+                rotate(qkv.data() + std::size_t(h) * hd);
+            for (int h = 0; h < m_shape.kvHeadCount; ++h)
+                rotate(qkv.data() + d + std::size_t(h) * hd);
+            m_k[l].emplace_back(qkv.begin() + std::ptrdiff_t(d), qkv.begin() + std::ptrdiff_t(d + kv));
+            m_v[l].emplace_back(qkv.begin() + std::ptrdiff_t(d + kv), qkv.end());
+            std::vector<double> attn;
+            const int group = m_shape.headCount / m_shape.kvHeadCount;
+            for (int h = 0; h < m_shape.headCount; ++h) {
+                const auto out = attendRef(qkv.data() + std::size_t(h) * hd, m_k[l], m_v[l], std::size_t(h / group) * hd, hd);
+                attn.insert(attn.end(), out.begin(), out.end());
+            }
+            const std::vector<double> a = matVec(L.wo, attn);
+            std::vector<double> u = matVec(L.up, xn2);
+            for (double& v : u) {
+                if (m_gelu)
+                    v = 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+                else
+                    v = std::max(v, 0.0);
+            }
+            const std::vector<double> f = matVec(L.down, u);
+            for (std::size_t i = 0; i < d; ++i)
+                x[i] += a[i] + f[i];
+        }
+        return matVec(m_output, layerNormRef(x, m_outNorm, m_outNormBias, eps));
+    }
+
+private:
+    struct Layer {
+        RefMatrix norm, normBias, norm2, norm2Bias, qkv, wo, up, down;
+    };
+    const gguf::GgufFile& m_file;
+    synth::ModelShape m_shape;
+    bool m_gelu;
+    RefMatrix m_tokenEmbd, m_outNorm, m_outNormBias, m_output;
+    std::vector<Layer> m_layers;
+    std::vector<std::vector<std::vector<double>>> m_k, m_v; // [layer][pos][kvDim]
+};
+
+const std::vector<Token> kPrompt{11, 300, 45, 100, 270, 5, 318};
+const std::vector<Token> kDecoded{12, 290, 64, 11};
+
+} // namespace
+
+class TestFalcon : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_files = 0;
+
+    QString nextPath() { return m_dir.filePath(QStringLiteral("falcon-%1.gguf").arg(m_files++)); }
+
+    synth::SynthOptions options(const char* shape, DType type, const char* activation)
+    {
+        synth::SynthOptions o;
+        o.architecture = "falcon";
+        o.shape = *synth::shapeByName("falcon", shape);
+        o.type = type;
+        o.ffnActivation = activation;
+        o.seed = 7;
+        return o;
+    }
+
+    // Writes the model and returns its path (empty on failure, with a warning).
+    QString write(const synth::SynthOptions& o)
+    {
+        const QString path = nextPath();
+        const Status s = synth::writeSyntheticModel(o, path.toStdString());
+        if (!s.ok()) {
+            qWarning("%s", s.message().c_str());
+            return {};
+        }
+        return path;
+    }
+
+    // Prefills kPrompt in one batch (every row's logits), then decodes kDecoded one by one,
+    // comparing each row to the reference; returns the worst difference relative to the
+    // logits' spread, and the worst absolute one in @p worstAbs.
+    double compareWithReference(const QString& path, const synth::SynthOptions& o, double& worstAbs,
+                                const QString& referencePath = {})
+    {
+        worstAbs = INFINITY;
+        auto model = Model::load(path.toStdString());
+        if (!model) {
+            qWarning("%s", model.message().c_str());
+            return INFINITY;
+        }
+        SessionParams params;
+        params.contextLength = 32;
+        params.threads = 2;
+        auto session = Session::create(*model, params);
+        if (!session) {
+            qWarning("%s", session.message().c_str());
+            return INFINITY;
+        }
+        auto file = gguf::GgufFile::open((referencePath.isEmpty() ? path : referencePath).toStdString());
+        FalconReference ref(**file, o);
+        const std::size_t vocab = std::size_t(o.shape.vocabSize);
+
+        std::vector<float> all;
+        if (!(*session)->evaluateAll(kPrompt, all).ok())
+            return INFINITY;
+        double worstRel = 0;
+        worstAbs = 0;
+        auto check = [&](std::span<const float> got, const std::vector<double>& want) {
+            const double diff = maxAbsDiff(got, want);
+            worstAbs = std::max(worstAbs, diff);
+            worstRel = std::max(worstRel, diff / spread(want));
+        };
+        for (std::size_t t = 0; t < kPrompt.size(); ++t)
+            check(std::span<const float>(all).subspan(t * vocab, vocab), ref.step(kPrompt[t]));
+        for (Token token : kDecoded) {
+            if (!(*session)->decode(token).ok())
+                return INFINITY;
+            check((*session)->logits(), ref.step(token));
+        }
+        return worstRel;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void matchesReference_data()
+    {
+        QTest::addColumn<QString>("shape");
+        QTest::addColumn<QString>("activation");
+        QTest::newRow("multi-query, gelu") << QStringLiteral("falcon-tiny") << QStringLiteral("gelu");
+        QTest::newRow("grouped-query with two norms, relu") << QStringLiteral("falcon-tiny-gqa") << QStringLiteral("relu");
+    }
+
+    // F32 weights: the engine and the reference agree to float rounding at every position,
+    // for the batched prompt and for each decoded token.
+    void matchesReference()
+    {
+        QFETCH(QString, shape);
+        QFETCH(QString, activation);
+        const auto o = options(qPrintable(shape), DType::F32, qPrintable(activation));
+        const QString path = write(o);
+        QVERIFY(!path.isEmpty());
+        double worstAbs = 0;
+        compareWithReference(path, o, worstAbs);
+        qInfo("largest logit difference: %.3g", worstAbs);
+        QVERIFY2(worstAbs < 1e-4, qPrintable(QString::number(worstAbs)));
+    }
+
+    void quantizedStayClose_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<double>("tolerance");
+        QTest::addColumn<double>("quantizationTolerance");
+        // Relative to the spread of the logits. Q8_0/Q4_0 products also quantize the
+        // activations to 8 bits; F16 products run in float. The second column bounds the
+        // distance to the F32 model the file was quantized from.
+        QTest::newRow("f16") << int(DType::F16) << 1e-4 << 0.01;
+        QTest::newRow("q8_0") << int(DType::Q8_0) << 0.02 << 0.03;
+        QTest::newRow("q4_0") << int(DType::Q4_0) << 0.02 << 0.25;
+    }
+
+    // Quantized files run and follow the reference computed from their own (dequantized)
+    // weights; the F32 file is the exact case above.
+    void quantizedStayClose()
+    {
+        QFETCH(int, type);
+        QFETCH(double, tolerance);
+        QFETCH(double, quantizationTolerance);
+        const auto o = options("falcon-tiny-gqa", DType(type), "gelu");
+        const QString path = write(o);
+        QVERIFY(!path.isEmpty());
+        double worstAbs = 0;
+        const double rel = compareWithReference(path, o, worstAbs);
+        qInfo("largest logit difference: %.3g (%.3g of the spread)", worstAbs, rel);
+        QVERIFY2(rel < tolerance, qPrintable(QString::number(rel)));
+
+        const QString f32Path = write(options("falcon-tiny-gqa", DType::F32, "gelu"));
+        const double fromF32 = compareWithReference(path, o, worstAbs, f32Path);
+        qInfo("against the F32 model: %.3g (%.3g of the spread)", worstAbs, fromF32);
+        QVERIFY2(fromF32 < quantizationTolerance, qPrintable(QString::number(fromF32)));
+    }
+
+    // A PowerInfer (PWRI) file: neuron-major down projections (ffn_down_t) and predictors,
+    // which the dense pass does not use; without hearth.ffn_activation such a file is ReLU.
+    void powerInferLayout()
+    {
+        const auto o = options("falcon-tiny-gqa", DType::F32, "relu");
+        const QString plain = write(o);
+        QVERIFY(!plain.isEmpty());
+        std::vector<std::pair<std::string, std::vector<std::int64_t>>> predictors;
+        for (int l = 0; l < o.shape.layerCount; ++l) {
+            predictors.push_back({"blk." + std::to_string(l) + ".fc1.weight", {64, 32}});
+            predictors.push_back({"blk." + std::to_string(l) + ".fc2.weight", {32, 256}});
+        }
+        const QString path = nextPath();
+        const Status s = rewriteGguf(
+            plain.toStdString(), path.toStdString(), [](const std::string& key) { return key != "hearth.ffn_activation"; },
+            {}, transposeDown, gguf::Magic::PowerInfer, predictors);
+        QVERIFY2(s.ok(), s.message().c_str());
+        auto model = Model::load(path.toStdString());
+        QVERIFY2(model.ok(), model.message().c_str());
+        QCOMPARE((*model)->info().ffnActivation, std::string("relu"));
+        QVERIFY((*model)->info().sparse);
+        double worstAbs = 0;
+        compareWithReference(path, o, worstAbs, plain);
+        QVERIFY2(worstAbs < 1e-4, qPrintable(QString::number(worstAbs)));
+    }
+
+    void modelInfo()
+    {
+        const QString path = write(options("falcon-tiny", DType::F16, "gelu"));
+        auto model = Model::load(path.toStdString());
+        QVERIFY2(model.ok(), model.message().c_str());
+        const ModelInfo& info = (*model)->info();
+        QCOMPARE(info.architecture, std::string("falcon"));
+        QCOMPARE(info.ffnActivation, std::string("gelu"));
+        QCOMPARE(info.weightType, std::string("F16"));
+        QCOMPARE(info.kvHeadCount, 1);
+        QCOMPARE(info.feedForwardSize, 256); // absent from the file: 4 * n_embd
+        QVERIFY(!info.sparse);
+        // The synthetic byte-level BPE vocabulary round-trips text through merged pieces.
+        const Tokenizer& tok = (*model)->tokenizer();
+        const std::vector<Token> ids = tok.encode("the rain in Spain", true, false);
+        QVERIFY(ids.size() < std::string("the rain in Spain").size());
+        QCOMPARE(tok.decode(ids), std::string("the rain in Spain"));
+        QCOMPARE(tok.eos(), Token(11));
+    }
+
+    // The shared falcon vocabulary, moved into a falcon model file, tokenizes llama.cpp's test
+    // strings to the expected ids through the model's own tokenizer.
+    void tokenizerVectors()
+    {
+        HEARTH_REQUIRE_SHARED(vocabPath, "vocab/ggml-vocab-falcon.gguf");
+        auto vocabFile = gguf::GgufFile::open(vocabPath.toStdString());
+        QVERIFY2(vocabFile.ok(), vocabFile.message().c_str());
+        const gguf::ArrayValue* tokens = (*vocabFile)->getArray("tokenizer.ggml.tokens");
+        QVERIFY(tokens);
+
+        auto o = options("falcon-tiny", DType::Q8_0, "gelu");
+        o.shape.vocabSize = int(tokens->size());
+        const QString plain = write(o);
+        QVERIFY(!plain.isEmpty());
+        const QString path = nextPath();
+        const Status s = rewriteGguf(
+            plain.toStdString(), path.toStdString(), [](const std::string& key) { return !key.starts_with("tokenizer."); },
+            [&](gguf::GgufWriter& w) {
+                for (const auto& [key, value] : (*vocabFile)->metadata()) {
+                    if (key.starts_with("tokenizer."))
+                        w.setValue(key, value);
+                }
+            },
+            {});
+        QVERIFY2(s.ok(), s.message().c_str());
+
+        auto model = Model::load(path.toStdString());
+        QVERIFY2(model.ok(), model.message().c_str());
+        const auto vectors = readVocabVectors(vocabPath);
+        QVERIFY(vectors.size() > 10);
+        int failures = 0;
+        for (const auto& [text, ids] : vectors) {
+            if ((*model)->tokenizer().encode(text, false, false) != ids) {
+                qWarning("mismatch for \"%s\"", text.c_str());
+                ++failures;
+            }
+        }
+        QCOMPARE(failures, 0);
+    }
+
+    void loaderErrors_data()
+    {
+        QTest::addColumn<QString>("edit");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("missing tensor") << QStringLiteral("drop blk.1.ffn_up.weight") << int(ErrorCode::InvalidFile)
+                                        << QStringLiteral("blk.1.ffn_up.weight is missing");
+        QTest::newRow("missing bias") << QStringLiteral("drop blk.0.attn_norm.bias") << int(ErrorCode::InvalidFile)
+                                      << QStringLiteral("blk.0.attn_norm.bias is missing");
+        QTest::newRow("fused QKV without the KV rows") << QStringLiteral("reshape blk.0.attn_qkv.weight")
+                                                       << int(ErrorCode::InvalidFile)
+                                                       << QStringLiteral("blk.0.attn_qkv.weight has shape [64, 64]");
+        QTest::newRow("missing block count") << QStringLiteral("key falcon.block_count") << int(ErrorCode::InvalidFile)
+                                             << QStringLiteral("falcon.block_count is missing");
+        QTest::newRow("gated activation") << QStringLiteral("activation swiglu") << int(ErrorCode::Unsupported)
+                                          << QStringLiteral("\"swiglu\" is not supported for falcon");
+    }
+
+    // Broken files fail with a message naming what is wrong, never a crash.
+    void loaderErrors()
+    {
+        QFETCH(QString, edit);
+        QFETCH(int, code);
+        QFETCH(QString, message);
+        const QString plain = write(options("falcon-tiny", DType::F32, "gelu"));
+        QVERIFY(!plain.isEmpty());
+        const QStringList parts = edit.split(QLatin1Char(' '));
+        const std::string what = parts[1].toStdString();
+        const QString path = nextPath();
+        const Status s = rewriteGguf(
+            plain.toStdString(), path.toStdString(),
+            [&](const std::string& key) {
+                return !(parts[0] == QLatin1String("key") && key == what)
+                    && !(parts[0] == QLatin1String("activation") && key == "hearth.ffn_activation");
+            },
+            [&](gguf::GgufWriter& w) {
+                if (parts[0] == QLatin1String("activation"))
+                    w.setString("hearth.ffn_activation", what);
+            },
+            [&](const gguf::TensorInfo& t, TensorReplacement& r) {
+                if (t.name != what)
+                    return true;
+                if (parts[0] == QLatin1String("drop"))
+                    return false;
+                r.replace = true;
+                r.type = DType::F32;
+                r.shape = {t.shape[0], t.shape[0]};
+                r.bytes.assign(std::size_t(t.shape[0] * t.shape[0]) * sizeof(float), std::byte{0});
+                return true;
+            });
+        QVERIFY2(s.ok(), s.message().c_str());
+        auto model = Model::load(path.toStdString());
+        QVERIFY(!model.ok());
+        QCOMPARE(int(model.code()), code);
+        QVERIFY2(QString::fromStdString(model.message()).contains(message), model.message().c_str());
+    }
+
+    // Session::generate runs the falcon forward pass end to end; greedy tokens follow the
+    // reference's argmax.
+    void generate()
+    {
+        const auto o = options("falcon-tiny", DType::F32, "relu");
+        const QString path = write(o);
+        auto model = Model::load(path.toStdString());
+        QVERIFY2(model.ok(), model.message().c_str());
+        auto session = Session::create(*model, SessionParams{64, 2, 4}); // the prompt in two batches
+        QVERIFY2(session.ok(), session.message().c_str());
+        Sampler sampler(SamplingParams::greedy());
+        std::vector<Token> streamed;
+        auto stats = (*session)->generate(kPrompt, sampler, 6, [&](Token t, const std::string&) {
+            streamed.push_back(t);
+            return true;
+        });
+        QVERIFY2(stats.ok(), stats.message().c_str());
+        QCOMPARE(int(streamed.size()), stats->generatedTokens);
+        QCOMPARE((*session)->position(), int(kPrompt.size()) + stats->generatedTokens);
+
+        auto file = gguf::GgufFile::open(path.toStdString());
+        FalconReference ref(**file, o);
+        std::vector<double> logits;
+        for (Token t : kPrompt)
+            logits = ref.step(t);
+        for (Token t : streamed) {
+            QCOMPARE(Token(std::max_element(logits.begin(), logits.end()) - logits.begin()), t);
+            logits = ref.step(t);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFalcon)
+#include "tst_falcon.moc"

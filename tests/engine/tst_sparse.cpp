@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: MIT
+// The sparse FFN: neuron kernels against a plain masked reference for every weight type and
+// kernel table, thread-count agreement and run-to-run determinism, and whole models (written by
+// the test in both sparse layouts) against the dense path.
+
+#include "cpu/kernels.h"
+#include "cpu/quant.h"
+#include "cpu/thread_pool.h"
+#include "model/llama_forward.h"
+#include "model/llama_model.h"
+#include "sparse/neuron_kernels.h"
+#include "sparse/neuron_pack.h"
+#include "sparse/sparse_ffn.h"
+#include "synth/synthetic_sparse.h"
+
+#include <hearth/model.h>
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace hearth;
+
+namespace {
+
+constexpr std::int64_t kEmbd = 128;
+constexpr std::int64_t kFf = 96;
+
+// Quantized rows of a fused or separate layout, and their dequantized values.
+struct NeuronFixture {
+    DType type;
+    bool fused;
+    std::vector<std::byte> fusedData;            // kFf rows of gate|up|down
+    std::vector<std::byte> gate, up, down;        // kFf rows each
+    std::vector<float> gateF, upF, downF;         // dequantized, kFf x kEmbd
+    sparse::NeuronWeights weights;
+};
+
+NeuronFixture makeNeurons(DType type, bool fused, sparse::NeuronActivation act, std::uint32_t seed)
+{
+    NeuronFixture f{type, fused, {}, {}, {}, {}, {}, {}, {}, {}};
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 0.3f);
+    const std::size_t rb = rowBytes(type, kEmbd);
+    std::vector<float> row(kEmbd);
+    auto fill = [&](std::vector<std::byte>& bytes, std::vector<float>& deq) {
+        bytes.resize(rb * kFf);
+        deq.resize(std::size_t(kFf * kEmbd));
+        for (std::int64_t i = 0; i < kFf; ++i) {
+            for (float& v : row)
+                v = normal(rng);
+            cpu::quantizeRow(type, row.data(), bytes.data() + std::size_t(i) * rb, kEmbd);
+            cpu::dequantizeRow(type, bytes.data() + std::size_t(i) * rb, deq.data() + std::size_t(i * kEmbd), kEmbd);
+        }
+    };
+    fill(f.gate, f.gateF);
+    fill(f.up, f.upF);
+    fill(f.down, f.downF);
+    if (fused) {
+        f.fusedData.resize(3 * rb * kFf);
+        for (std::int64_t i = 0; i < kFf; ++i) {
+            std::memcpy(f.fusedData.data() + std::size_t(3 * i) * rb, f.gate.data() + std::size_t(i) * rb, rb);
+            std::memcpy(f.fusedData.data() + std::size_t(3 * i + 1) * rb, f.up.data() + std::size_t(i) * rb, rb);
+            std::memcpy(f.fusedData.data() + std::size_t(3 * i + 2) * rb, f.down.data() + std::size_t(i) * rb, rb);
+        }
+        f.weights = sparse::NeuronWeights::fused({type, f.fusedData.data(), kFf, 3 * kEmbd}, kEmbd, act);
+    } else {
+        f.weights = sparse::NeuronWeights::separate({type, f.gate.data(), kFf, kEmbd}, {type, f.up.data(), kFf, kEmbd},
+                                                    {type, f.down.data(), kFf, kEmbd}, act);
+    }
+    return f;
+}
+
+float activation(sparse::NeuronActivation a, float g, float u)
+{
+    switch (a) {
+    case sparse::NeuronActivation::ReGlu: return g > 0 ? g * u : 0;
+    case sparse::NeuronActivation::DRelu: return g > 0 && u > 0 ? g * u : 0;
+    case sparse::NeuronActivation::Relu2: return g > 0 ? g * g * u : 0;
+    case sparse::NeuronActivation::SwiGlu: return g / (1 + std::exp(-g)) * u;
+    case sparse::NeuronActivation::Relu: return u > 0 ? u : 0;
+    }
+    return 0;
+}
+
+// The plain masked FFN: out[t] = sum over listed neurons i with mask[t][i] of act(i) * down_i.
+std::vector<float> reference(const NeuronFixture& f, const std::vector<float>& x, int tokens,
+                             const std::vector<std::int32_t>& ids, const std::vector<std::uint8_t>& mask)
+{
+    std::vector<float> out(std::size_t(tokens * kEmbd), 0.0f);
+    for (int t = 0; t < tokens; ++t) {
+        const float* xt = x.data() + std::size_t(t * kEmbd);
+        for (std::int32_t i : ids) {
+            if (!mask.empty() && !mask[std::size_t(t * kFf + i)])
+                continue;
+            double g = 0, u = 0;
+            for (std::int64_t c = 0; c < kEmbd; ++c) {
+                g += double(f.gateF[std::size_t(i * kEmbd + c)]) * xt[c];
+                u += double(f.upF[std::size_t(i * kEmbd + c)]) * xt[c];
+            }
+            const float a = activation(f.weights.activation, float(g), float(u));
+            for (std::int64_t c = 0; c < kEmbd; ++c)
+                out[std::size_t(t * kEmbd + c)] += a * f.downF[std::size_t(i * kEmbd + c)];
+        }
+    }
+    return out;
+}
+
+double maxRelativeError(const std::vector<float>& a, const std::vector<float>& b)
+{
+    double diff = 0, scale = 1e-6;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, double(std::fabs(a[i] - b[i])));
+        scale = std::max(scale, double(std::fabs(b[i])));
+    }
+    return diff / scale;
+}
+
+// Quantized weights see an 8-bit activation; float weights only summation order.
+double tolerance(DType type)
+{
+    return type == DType::Q4_0 || type == DType::Q8_0 ? 3e-2 : 1e-4;
+}
+
+std::vector<float> randomInput(int tokens, std::uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(std::size_t(tokens * kEmbd));
+    for (float& v : x)
+        v = normal(rng);
+    return x;
+}
+
+const model::LlamaModel& llamaOf(const std::shared_ptr<const Model>& m)
+{
+    return dynamic_cast<const model::LlamaModel&>(*m);
+}
+
+// Last-token logits of @p tokens fed one by one (n = 1 each) or as one batch.
+std::vector<float> runModel(const model::LlamaModel& m, const std::vector<Token>& tokens, int threads,
+                            model::LlamaForward::FfnMode mode, float threshold, bool batch)
+{
+    auto f = model::LlamaForward::create(m, 64, 32, threads);
+    if (!f)
+        return {};
+    (*f)->setFfnMode(mode);
+    (*f)->setSparseThreshold(threshold);
+    std::vector<float> logits(std::size_t(m.hyperParams().nVocab));
+    if (batch) {
+        (*f)->forward(tokens.data(), int(tokens.size()), 0, logits.data(), false);
+    } else {
+        for (std::size_t i = 0; i < tokens.size(); ++i)
+            (*f)->forward(tokens.data() + i, 1, int(i), logits.data(), false);
+    }
+    return logits;
+}
+
+} // namespace
+
+class TestSparse : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    std::string writeModel(DType type, synth::SparseLayout layout, double sparsity, const char* ffn = "reglu")
+    {
+        synth::SynthOptions o;
+        o.shape = *synth::shapeByName("tiny");
+        o.shape.vocabSize = 300;
+        o.type = type;
+        o.ffnActivation = ffn;
+        o.seed = 11;
+        synth::SparseSynthOptions s;
+        s.sparsity = sparsity;
+        s.layout = layout;
+        s.predictorHidden = 32;
+        const std::string path = m_dir.filePath(QStringLiteral("%1-%2-%3-%4.gguf")
+                                                    .arg(QString::fromLatin1(dtypeName(type)))
+                                                    .arg(layout == synth::SparseLayout::Hearth ? "hearth" : "pi")
+                                                    .arg(sparsity)
+                                                    .arg(QString::fromLatin1(ffn)))
+                                     .toStdString();
+        const Status st = synth::writeSparseSyntheticModel(o, s, path);
+        if (!st.ok())
+            qWarning("%s", st.message().c_str());
+        return st.ok() ? path : std::string();
+    }
+
+private slots:
+    void kernelsMatchMaskedReference_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<bool>("fused");
+        QTest::addColumn<int>("activation");
+        for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+            for (bool fused : {false, true}) {
+                for (auto a : {sparse::NeuronActivation::ReGlu, sparse::NeuronActivation::DRelu, sparse::NeuronActivation::Relu}) {
+                    if (a == sparse::NeuronActivation::Relu && fused)
+                        continue; // covered through separate(); fused up-only needs a 2-row tensor
+                    QTest::addRow("%s-%s-%d", dtypeName(t).data(), fused ? "fused" : "separate", int(a))
+                        << int(t) << fused << int(a);
+                }
+            }
+        }
+    }
+
+    void kernelsMatchMaskedReference()
+    {
+        QFETCH(int, type);
+        QFETCH(bool, fused);
+        QFETCH(int, activation);
+        const DType t = DType(type);
+        const auto act = sparse::NeuronActivation(activation);
+        NeuronFixture f = makeNeurons(t, fused, act, 3);
+        if (act == sparse::NeuronActivation::Relu) {
+            f.weights = sparse::NeuronWeights::separate({}, {t, f.up.data(), kFf, kEmbd}, {t, f.down.data(), kFf, kEmbd}, act);
+        }
+        QVERIFY(f.weights.valid());
+        const int tokens = 3;
+        const std::vector<float> x = randomInput(tokens, 5);
+        // Every third neuron, plus a per-token mask that drops some of those.
+        std::vector<std::int32_t> ids;
+        for (std::int32_t i = 0; i < kFf; i += 3)
+            ids.push_back(i);
+        std::vector<std::uint8_t> mask(std::size_t(tokens * kFf), 1);
+        for (int tk = 0; tk < tokens; ++tk)
+            for (std::int32_t i = tk; i < kFf; i += 7)
+                mask[std::size_t(tk * kFf + i)] = 0;
+
+        const std::vector<float> expected = reference(f, x, tokens, ids, mask);
+        auto ffn = sparse::SparseFfn::create(kEmbd, 8, 2);
+        QVERIFY(ffn.ok());
+        cpu::ThreadPool pool(2);
+        for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+            const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
+            if (!k)
+                continue;
+            (*ffn)->setKernels(k);
+            const sparse::FfnInput in = (*ffn)->prepareInput(t, x.data(), tokens);
+            std::vector<float> out(x.size(), -1.0f);
+            (*ffn)->run(pool, f.weights, in, tokens, ids.data(), std::int64_t(ids.size()), mask.data(), out.data());
+            const double err = maxRelativeError(out, expected);
+            QVERIFY2(err < tolerance(t), qPrintable(QStringLiteral("%1: relative error %2").arg(QString::fromLatin1(k->name)).arg(err)));
+        }
+    }
+
+    void threadsAgreeAndRunsRepeat_data()
+    {
+        QTest::addColumn<int>("type");
+        for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
+            QTest::newRow(dtypeName(t).data()) << int(t);
+    }
+
+    void threadsAgreeAndRunsRepeat()
+    {
+        QFETCH(int, type);
+        const DType t = DType(type);
+        NeuronFixture f = makeNeurons(t, true, sparse::NeuronActivation::ReGlu, 9);
+        const std::vector<float> x = randomInput(1, 13);
+        std::vector<std::int32_t> all(kFf);
+        for (std::int32_t i = 0; i < kFf; ++i)
+            all[std::size_t(i)] = i;
+        std::vector<float> first;
+        for (int threads = 1; threads <= 3; ++threads) {
+            cpu::ThreadPool pool(threads);
+            auto ffn = sparse::SparseFfn::create(kEmbd, 1, threads);
+            QVERIFY(ffn.ok());
+            const sparse::FfnInput in = (*ffn)->prepareInput(t, x.data(), 1);
+            std::vector<float> a(kEmbd), b(kEmbd);
+            (*ffn)->run(pool, f.weights, in, 1, all.data(), kFf, nullptr, a.data());
+            (*ffn)->run(pool, f.weights, in, 1, all.data(), kFf, nullptr, b.data());
+            QCOMPARE(a, b); // bit for bit with a fixed thread count
+            if (first.empty())
+                first = a;
+            else
+                QVERIFY(maxRelativeError(a, first) < 1e-5);
+        }
+    }
+
+    // The interleaved Q4_0 copy computes what the file's rows compute.
+    void interleavedMatchesRowLayout()
+    {
+        constexpr std::int64_t e = 1024, ff = 40;
+        const std::size_t rb = rowBytes(DType::Q4_0, e);
+        std::vector<std::byte> data(3 * rb * ff);
+        std::mt19937 rng(21);
+        std::normal_distribution<float> normal(0.0f, 0.5f);
+        std::vector<float> row(3 * e);
+        for (std::int64_t i = 0; i < ff; ++i) {
+            for (float& v : row)
+                v = normal(rng);
+            cpu::quantizeRow(DType::Q4_0, row.data(), data.data() + std::size_t(i) * 3 * rb, 3 * e);
+        }
+        const auto w = sparse::NeuronWeights::fused({DType::Q4_0, data.data(), ff, 3 * e}, e, sparse::NeuronActivation::ReGlu);
+        if (!sparse::canInterleave(w))
+            QSKIP("this machine has no interleaved Q4_0 kernel (AVX-512 VNNI)");
+        auto copy = sparse::InterleavedNeurons::create(w);
+        QVERIFY(copy.ok());
+        QVERIFY((*copy)->weights().interleaved);
+        QVERIFY(!sparse::canInterleave((*copy)->weights()));
+        const int tokens = 3;
+        std::vector<float> x(std::size_t(tokens * e));
+        for (float& v : x)
+            v = normal(rng);
+        std::vector<std::int32_t> ids;
+        for (std::int32_t i = 0; i < ff; i += 2)
+            ids.push_back(i);
+        std::vector<std::uint8_t> mask(std::size_t(tokens * ff), 1);
+        mask[5] = 0;
+        for (int threads = 1; threads <= 2; ++threads) {
+            cpu::ThreadPool pool(threads);
+            auto ffn = sparse::SparseFfn::create(e, tokens, threads);
+            QVERIFY(ffn.ok());
+            for (int n : {1, tokens}) {
+                const sparse::FfnInput in = (*ffn)->prepareInput(DType::Q4_0, x.data(), n);
+                QVERIFY(in.xi);
+                const std::uint8_t* m = n == 1 ? nullptr : mask.data();
+                std::vector<float> plain(std::size_t(n * e)), packed(std::size_t(n * e));
+                (*ffn)->run(pool, w, in, n, ids.data(), std::int64_t(ids.size()), m, plain.data());
+                (*ffn)->run(pool, (*copy)->weights(), in, n, ids.data(), std::int64_t(ids.size()), m, packed.data());
+                // Same integer dots, same scales: only float summation order differs.
+                QVERIFY2(maxRelativeError(packed, plain) < 1e-4, qPrintable(QString::number(maxRelativeError(packed, plain))));
+            }
+        }
+    }
+
+    void emptyAndInvalidInputsAreHarmless()
+    {
+        NeuronFixture f = makeNeurons(DType::Q4_0, true, sparse::NeuronActivation::ReGlu, 1);
+        auto ffn = sparse::SparseFfn::create(kEmbd, 2, 2);
+        QVERIFY(ffn.ok());
+        cpu::ThreadPool pool(2);
+        const std::vector<float> x = randomInput(1, 2);
+        const sparse::FfnInput in = (*ffn)->prepareInput(DType::Q4_0, x.data(), 1);
+        std::vector<float> out(kEmbd, 5.0f);
+        (*ffn)->run(pool, f.weights, in, 1, nullptr, 0, nullptr, out.data());
+        QCOMPARE(out, std::vector<float>(kEmbd, 0.0f));
+        sparse::NeuronWeights broken = f.weights;
+        broken.stride = 1;
+        QVERIFY(!broken.valid());
+        QVERIFY(!sparse::NeuronWeights::fused({DType::Q4_0, f.fusedData.data(), kFf, 2 * kEmbd}, kEmbd,
+                                              sparse::NeuronActivation::ReGlu)
+                     .valid());
+        QVERIFY(!sparse::SparseFfn::create(0, 1, 1).ok());
+    }
+
+    // Whole models: every neuron predicted active equals the dense path, in both layouts.
+    void allActiveEqualsDense_data()
+    {
+        QTest::addColumn<int>("type");
+        for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
+            QTest::newRow(dtypeName(t).data()) << int(t);
+    }
+
+    void allActiveEqualsDense()
+    {
+        QFETCH(int, type);
+        const DType t = DType(type);
+        const std::string piPath = writeModel(t, synth::SparseLayout::PowerInfer, 0.8);
+        const std::string hPath = writeModel(t, synth::SparseLayout::Hearth, 0.8);
+        QVERIFY(!piPath.empty() && !hPath.empty());
+        auto pi = Model::load(piPath);
+        auto h = Model::load(hPath);
+        QVERIFY2(pi.ok(), pi.message().c_str());
+        QVERIFY2(h.ok(), h.message().c_str());
+        QVERIFY((*pi)->info().sparse);
+        QVERIFY((*h)->info().sparse);
+        const std::vector<Token> tokens = {1, 17, 42, 99, 5, 250, 7};
+        using Mode = model::LlamaForward::FfnMode;
+        const float all = -std::numeric_limits<float>::infinity();
+        const auto dense = runModel(llamaOf(*pi), tokens, 2, Mode::Dense, 0.0f, false);
+        const auto piAll = runModel(llamaOf(*pi), tokens, 2, Mode::Sparse, all, false);
+        const auto hAll = runModel(llamaOf(*h), tokens, 2, Mode::Sparse, all, false);
+        const auto hDense = runModel(llamaOf(*h), tokens, 2, Mode::Dense, 0.0f, false);
+        QVERIFY(!dense.empty());
+        // The dense path quantizes the activation the same way, so only summation order differs.
+        const double tol = t == DType::F32 || t == DType::F16 ? 1e-3 : 2e-2;
+        QVERIFY2(maxRelativeError(piAll, dense) < tol, qPrintable(QString::number(maxRelativeError(piAll, dense))));
+        QVERIFY2(maxRelativeError(hAll, dense) < tol, qPrintable(QString::number(maxRelativeError(hAll, dense))));
+        QVERIFY2(maxRelativeError(hDense, dense) < tol, qPrintable(QString::number(maxRelativeError(hDense, dense))));
+    }
+
+    // Both layouts of the same synthetic model predict the same neurons and give the same logits;
+    // prefill (union of the batch, masked per token) equals token-by-token decode.
+    void layoutsAgreeWhenSparse_data()
+    {
+        QTest::addColumn<int>("type");
+        for (DType t : {DType::F16, DType::Q4_0})
+            QTest::newRow(dtypeName(t).data()) << int(t);
+    }
+
+    void layoutsAgreeWhenSparse()
+    {
+        QFETCH(int, type);
+        const DType t = DType(type);
+        auto pi = Model::load(writeModel(t, synth::SparseLayout::PowerInfer, 0.7));
+        auto h = Model::load(writeModel(t, synth::SparseLayout::Hearth, 0.7));
+        QVERIFY(pi.ok() && h.ok());
+        const std::vector<Token> tokens = {1, 17, 42, 99, 5};
+        using Mode = model::LlamaForward::FfnMode;
+        const auto a = runModel(llamaOf(*pi), tokens, 2, Mode::Sparse, 0.0f, false);
+        const auto b = runModel(llamaOf(*h), tokens, 2, Mode::Sparse, 0.0f, false);
+        const auto c = runModel(llamaOf(*h), tokens, 2, Mode::Sparse, 0.0f, true);
+        const auto dense = runModel(llamaOf(*pi), tokens, 2, Mode::Dense, 0.0f, false);
+        const double tol = t == DType::F16 ? 1e-3 : 2e-2;
+        QVERIFY2(maxRelativeError(a, b) < tol, qPrintable(QString::number(maxRelativeError(a, b))));
+        QVERIFY2(maxRelativeError(c, b) < tol, qPrintable(QString::number(maxRelativeError(c, b))));
+        // And sparse really differs from dense (the predictor skips neurons that would fire).
+        QVERIFY(maxRelativeError(a, dense) > tol);
+    }
+
+    void modelThreadsAgreeAndRepeat()
+    {
+        auto m = Model::load(writeModel(DType::Q4_0, synth::SparseLayout::Hearth, 0.7));
+        QVERIFY(m.ok());
+        const std::vector<Token> tokens = {1, 3, 200, 45};
+        using Mode = model::LlamaForward::FfnMode;
+        const auto one = runModel(llamaOf(*m), tokens, 1, Mode::Sparse, 0.0f, false);
+        for (int threads = 1; threads <= 3; ++threads) {
+            const auto a = runModel(llamaOf(*m), tokens, threads, Mode::Sparse, 0.0f, false);
+            const auto b = runModel(llamaOf(*m), tokens, threads, Mode::Sparse, 0.0f, false);
+            QCOMPARE(a, b);
+            QVERIFY2(maxRelativeError(a, one) < 1e-3, qPrintable(QString::number(maxRelativeError(a, one))));
+        }
+    }
+
+    void truncatedSparseFileIsRejected()
+    {
+        const std::string path = writeModel(DType::F16, synth::SparseLayout::Hearth, 0.5);
+        QFile file(QString::fromStdString(path));
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.resize(file.size() / 2));
+        file.close();
+        auto m = Model::load(path);
+        QVERIFY(!m.ok());
+        QVERIFY(!m.message().empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSparse)
+#include "tst_sparse.moc"

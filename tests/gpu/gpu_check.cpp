@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: MIT
+// hearth-gpu-check: runs every operation of the CUDA back end on random data and compares it with
+// the same operation on the emulated device (the CPU kernels), and the matrix kernels also with a
+// double-precision reference from dequantized rows. Exits 0 with "no GPU: skipped" where the
+// module, the driver or a GPU is missing, 1 on any mismatch.
+//
+//   hearth-gpu-check [--module PATH] [--device N] [--out DIR] [--emulated]
+//
+// --emulated checks the checker: an emulated device stands in for the GPU (every error is 0).
+// With --out, writes DIR/gpu-check.json.
+
+#include "check_support.h"
+#include "cpu/matmul.h"
+#include "cpu/thread_pool.h"
+#include "device/dense_offload.h"
+#include "device/device_loader.h"
+#include "device/emulated_device.h"
+#include "device/hybrid_ffn.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace hearth;
+using namespace hearth::device;
+using namespace hearth::gpucheck;
+
+namespace {
+
+struct CheckResult {
+    std::string name;
+    double error = 0;
+    double tolerance = 0;
+    bool pass = false;
+    std::string note;
+};
+
+// The same operation on both devices: buffers come in pairs.
+class Pair {
+public:
+    Pair(Device& gpu, Device& ref)
+        : m_gpu(gpu)
+        , m_ref(ref)
+    {
+    }
+    ~Pair()
+    {
+        for (auto& b : m_buffers) {
+            m_gpu.free(b.first);
+            m_ref.free(b.second);
+        }
+    }
+
+    struct Buf {
+        DeviceBuffer gpu, ref;
+    };
+    struct Mat {
+        DeviceMatrix gpu, ref;
+    };
+
+    Buf put(const void* data, std::size_t bytes)
+    {
+        Buf b;
+        auto g = data ? m_gpu.allocateAndUpload(data, bytes, "check data") : m_gpu.allocate(bytes, "check scratch");
+        auto r = data ? m_ref.allocateAndUpload(data, bytes, "check data") : m_ref.allocate(bytes, "check scratch");
+        if (g && r) {
+            b.gpu = *g;
+            b.ref = *r;
+            m_buffers.emplace_back(b.gpu, b.ref);
+        } else {
+            m_failed = true;
+        }
+        return b;
+    }
+    Buf zeros(std::size_t bytes)
+    {
+        std::vector<std::uint8_t> z(bytes, 0);
+        return put(z.data(), bytes);
+    }
+    Mat matrix(DType t, const std::vector<std::uint8_t>& data, std::int64_t rows, std::int64_t cols)
+    {
+        const Buf b = put(data.data(), data.size());
+        return Mat{DeviceMatrix{t, b.gpu, rows, cols}, DeviceMatrix{t, b.ref, rows, cols}};
+    }
+    template <typename T>
+    void fetch(const Buf& b, std::size_t n, std::vector<T>& gpu, std::vector<T>& ref)
+    {
+        gpu.assign(n, T{});
+        ref.assign(n, T{});
+        if (!m_gpu.download(b.gpu, 0, gpu.data(), n * sizeof(T)).ok() || !m_gpu.synchronize().ok())
+            m_failed = true;
+        if (!m_ref.download(b.ref, 0, ref.data(), n * sizeof(T)).ok() || !m_ref.synchronize().ok())
+            m_failed = true;
+    }
+    [[nodiscard]] bool failed() const { return m_failed; }
+    void fail() { m_failed = true; }
+
+    Device& m_gpu;
+    Device& m_ref;
+
+private:
+    std::vector<std::pair<DeviceBuffer, DeviceBuffer>> m_buffers;
+    bool m_failed = false;
+};
+
+std::string typeName(DType t)
+{
+    return std::string(dtypeName(t));
+}
+
+// Expected agreement with the CPU kernels. Quantized weights: the CPU multiplies activations
+// rounded to Q8_0 blocks, the GPU full floats, so they differ by the activation rounding.
+double tolerance(DType t)
+{
+    switch (t) {
+    case DType::F32:
+    case DType::F16:
+        return 1e-4;
+    default:
+        return 3e-2;
+    }
+}
+
+// Double-precision product of rows of @p w with x.
+std::vector<float> exactRows(const cpu::WeightMatrix& w, const float* x, const std::vector<std::int32_t>& rows)
+{
+    std::vector<float> row(std::size_t(w.cols));
+    std::vector<float> out;
+    for (std::int32_t r : rows) {
+        cpu::getRow(w, r, row.data());
+        double s = 0;
+        for (std::int64_t c = 0; c < w.cols; ++c)
+            s += double(row[std::size_t(c)]) * double(x[c]);
+        out.push_back(float(s));
+    }
+    return out;
+}
+
+class Checker {
+public:
+    Checker(Device& gpu, Device& ref, bool emulated)
+        : m_gpu(gpu)
+        , m_ref(ref)
+        , m_emulated(emulated)
+    {
+    }
+
+    // Against the double-precision reference the GPU, which multiplies full-float activations,
+    // is exact up to float rounding; the emulated stand-in rounds activations to Q8_0 like the CPU.
+    [[nodiscard]] double exactTolerance(DType t) const { return m_emulated ? tolerance(t) : 1e-4; }
+
+    void record(const std::string& name, double error, double tol, const std::string& note = {})
+    {
+        const bool pass = error <= tol;
+        m_results.push_back(CheckResult{name, error, tol, pass, note});
+        std::printf("%-44s %s  error %.3g (tolerance %.3g)%s%s\n", name.c_str(), pass ? "ok  " : "FAIL", error, tol,
+                    note.empty() ? "" : "  ", note.c_str());
+    }
+    void failed(const std::string& name, const std::string& why)
+    {
+        m_results.push_back(CheckResult{name, 1e30, 0, false, why});
+        std::printf("%-44s FAIL  %s\n", name.c_str(), why.c_str());
+    }
+
+    void matmul(DType t, std::int64_t rows, std::int64_t cols, std::int64_t tokens)
+    {
+        const std::string name = "matmul " + typeName(t) + " " + std::to_string(rows) + "x" + std::to_string(cols)
+                                 + " tokens " + std::to_string(tokens);
+        Pair p(m_gpu, m_ref);
+        const auto w = randomMatrix(t, rows, cols, 1);
+        const auto x = randomFloats(std::size_t(cols * tokens), 2);
+        auto m = p.matrix(t, w, rows, cols);
+        auto bx = p.put(x.data(), x.size() * 4);
+        auto by = p.zeros(std::size_t(rows * tokens) * 4);
+        if (p.failed() || !m_gpu.matmul(MatmulOp{&m.gpu, bx.gpu, by.gpu, tokens}).ok()
+            || !m_ref.matmul(MatmulOp{&m.ref, bx.ref, by.ref, tokens}).ok())
+            return failed(name, "could not run");
+        std::vector<float> g, r;
+        p.fetch(by, std::size_t(rows * tokens), g, r);
+        // cuBLAS multiplies F16 weights with activations rounded to F16.
+        const bool halfInputs = t == DType::F16 && tokens > 1;
+        record(name + " vs cpu", relativeError(g, r), halfInputs ? 5e-3 : tolerance(t));
+        std::vector<std::int32_t> all(static_cast<std::size_t>(rows));
+        std::iota(all.begin(), all.end(), 0);
+        const cpu::WeightMatrix hw{t, w.data(), rows, cols};
+        const auto last = exactRows(hw, x.data() + (tokens - 1) * cols, all);
+        const std::vector<float> gLast(g.end() - rows, g.end());
+        record(name + " vs exact", relativeError(gLast, last), halfInputs ? 5e-3 : exactTolerance(t));
+    }
+
+    void rowsAndDown(DType t, std::int64_t nFF, std::int64_t nEmbd)
+    {
+        const std::string name = typeName(t) + " " + std::to_string(nFF) + "x" + std::to_string(nEmbd);
+        Pair p(m_gpu, m_ref);
+        const auto w = randomMatrix(t, nFF, nEmbd, 3);
+        const auto x = randomFloats(std::size_t(nEmbd), 4);
+        std::vector<std::int32_t> index;
+        std::mt19937 rng(5);
+        for (std::int32_t i = 0; i < nFF; ++i) {
+            if (rng() % 3 == 0)
+                index.push_back(i);
+        }
+        std::shuffle(index.begin(), index.end(), rng); // any order works
+        const auto count = std::int64_t(index.size());
+        const auto act = randomFloats(index.size(), 6);
+        auto m = p.matrix(t, w, nFF, nEmbd);
+        auto bx = p.put(x.data(), x.size() * 4);
+        auto bi = p.put(index.data(), index.size() * 4);
+        auto ba = p.put(act.data(), act.size() * 4);
+        auto by = p.zeros(index.size() * 4);
+        auto bd = p.zeros(std::size_t(nEmbd) * 4);
+        if (p.failed() || !m_gpu.rowsDot(RowsDotOp{&m.gpu, bx.gpu, bi.gpu, count, by.gpu}).ok()
+            || !m_ref.rowsDot(RowsDotOp{&m.ref, bx.ref, bi.ref, count, by.ref}).ok())
+            return failed("rowsDot " + name, "could not run");
+        std::vector<float> g, r;
+        p.fetch(by, index.size(), g, r);
+        record("rowsDot " + name + " vs cpu", relativeError(g, r), tolerance(t));
+        record("rowsDot " + name + " vs exact", relativeError(g, exactRows({t, w.data(), nFF, nEmbd}, x.data(), index)),
+               exactTolerance(t));
+
+        for (bool accumulate : {false, true}) {
+            const std::string dn = std::string("down") + (accumulate ? "+= " : " ") + name;
+            if (!m_gpu.downAccumulate(DownAccumulateOp{&m.gpu, ba.gpu, bi.gpu, count, bd.gpu, accumulate}).ok()
+                || !m_ref.downAccumulate(DownAccumulateOp{&m.ref, ba.ref, bi.ref, count, bd.ref, accumulate}).ok())
+                return failed(dn, "could not run");
+            p.fetch(bd, std::size_t(nEmbd), g, r);
+            // Both dequantize the same weights exactly; only the float sum order differs.
+            record(dn + " vs cpu", relativeError(g, r), 1e-4);
+        }
+        // Determinism: the same launch twice gives the same bits.
+        std::vector<float> again, unused;
+        if (!m_gpu.downAccumulate(DownAccumulateOp{&m.gpu, ba.gpu, bi.gpu, count, bd.gpu, false}).ok())
+            return failed("down deterministic " + name, "could not run");
+        p.fetch(bd, std::size_t(nEmbd), g, unused);
+        if (!m_gpu.downAccumulate(DownAccumulateOp{&m.gpu, ba.gpu, bi.gpu, count, bd.gpu, false}).ok())
+            return failed("down deterministic " + name, "could not run");
+        p.fetch(bd, std::size_t(nEmbd), again, unused);
+        record("down deterministic " + name, std::memcmp(g.data(), again.data(), g.size() * 4) == 0 ? 0.0 : 1.0, 0.0);
+    }
+
+    void activate()
+    {
+        Pair p(m_gpu, m_ref);
+        const std::size_t n = 100000;
+        const auto gate = randomFloats(n, 7, 3.0f);
+        const auto up = randomFloats(n, 8);
+        auto bu = p.put(up.data(), n * 4);
+        for (int kind = 0; kind < 4; ++kind) {
+            auto bg = p.put(gate.data(), n * 4);
+            const ActivateOp og{Activation(kind), bg.gpu, bu.gpu, std::int64_t(n)};
+            const ActivateOp orf{Activation(kind), bg.ref, bu.ref, std::int64_t(n)};
+            const std::string name = "activate kind " + std::to_string(kind);
+            if (p.failed() || !m_gpu.activate(og).ok() || !m_ref.activate(orf).ok())
+                return failed(name, "could not run");
+            std::vector<float> g, r;
+            p.fetch(bg, n, g, r);
+            record(name, relativeError(g, r), 1e-6);
+        }
+    }
+
+    void predictor(DType t)
+    {
+        const std::string name = "predictor " + typeName(t);
+        const std::int64_t nEmbd = 2048, hidden = 256, nFF = 8192;
+        Pair p(m_gpu, m_ref);
+        auto fc1 = p.matrix(t, randomMatrix(t, hidden, nEmbd, 9), hidden, nEmbd);
+        auto fc2 = p.matrix(t, randomMatrix(t, nFF, hidden, 10), nFF, hidden);
+        const auto x = randomFloats(std::size_t(nEmbd), 11);
+        auto bx = p.put(x.data(), x.size() * 4);
+        auto bh = p.zeros(std::size_t(hidden) * 4);
+        auto bl = p.zeros(std::size_t(nFF) * 4);
+        auto ba = p.zeros(std::size_t(nFF) * 4);
+        auto bc = p.zeros(4);
+        const float threshold = 0.1f;
+        PredictorOp og{&fc1.gpu, &fc2.gpu, bx.gpu, threshold, bh.gpu, bl.gpu, ba.gpu, bc.gpu};
+        PredictorOp orf{&fc1.ref, &fc2.ref, bx.ref, threshold, bh.ref, bl.ref, ba.ref, bc.ref};
+        if (p.failed() || !m_gpu.predictor(og).ok() || !m_ref.predictor(orf).ok())
+            return failed(name, "could not run");
+        std::vector<float> lg, lr;
+        p.fetch(bl, std::size_t(nFF), lg, lr);
+        record(name + " logits", relativeError(lg, lr), tolerance(t));
+        std::vector<std::int32_t> cg, cr, ag, ar;
+        p.fetch(bc, 1, cg, cr);
+        p.fetch(ba, std::size_t(nFF), ag, ar);
+        ag.resize(std::size_t(std::clamp(cg[0], 0, std::int32_t(nFF))));
+        ar.resize(std::size_t(std::clamp(cr[0], 0, std::int32_t(nFF))));
+        // The sets may differ only for logits within the tolerance of the threshold; the GPU's
+        // list must be ascending and agree with its own logits exactly.
+        double scale = 1e-12;
+        for (float v : lr)
+            scale = std::max(scale, double(std::fabs(v)));
+        const double band = tolerance(t) * scale;
+        std::int64_t bad = 0;
+        for (std::int64_t i = 0; i < nFF; ++i) {
+            const bool inG = std::binary_search(ag.begin(), ag.end(), std::int32_t(i));
+            const bool inR = std::binary_search(ar.begin(), ar.end(), std::int32_t(i));
+            if (inG != (lg[std::size_t(i)] >= threshold))
+                ++bad;
+            if (inG != inR && std::fabs(double(lr[std::size_t(i)]) - threshold) > band)
+                ++bad;
+        }
+        const bool sorted = std::is_sorted(ag.begin(), ag.end())
+                            && std::adjacent_find(ag.begin(), ag.end()) == ag.end();
+        record(name + " active set", double(bad) + (sorted ? 0.0 : 1.0), 0.0,
+               std::to_string(ag.size()) + " of " + std::to_string(nFF) + " active");
+    }
+
+    void rmsNormAndAdd()
+    {
+        Pair p(m_gpu, m_ref);
+        const std::int64_t n = 4096, tokens = 5;
+        const auto x = randomFloats(std::size_t(n * tokens), 12, 4.0f);
+        const auto w = randomFloats(std::size_t(n), 13);
+        auto bx = p.put(x.data(), x.size() * 4);
+        auto bw = p.put(w.data(), w.size() * 4);
+        auto bo = p.zeros(x.size() * 4);
+        if (p.failed() || !m_gpu.rmsNorm(RmsNormOp{bx.gpu, bw.gpu, 1e-6f, n, tokens, bo.gpu}).ok()
+            || !m_ref.rmsNorm(RmsNormOp{bx.ref, bw.ref, 1e-6f, n, tokens, bo.ref}).ok())
+            return failed("rmsNorm", "could not run");
+        std::vector<float> g, r;
+        p.fetch(bo, x.size(), g, r);
+        record("rmsNorm", relativeError(g, r), 1e-6);
+        if (!m_gpu.add(AddOp{bo.gpu, bx.gpu, n * tokens}).ok() || !m_ref.add(AddOp{bo.ref, bx.ref, n * tokens}).ok())
+            return failed("add", "could not run");
+        p.fetch(bo, x.size(), g, r);
+        record("add", relativeError(g, r), 1e-6);
+    }
+
+    void attention(int nHead, int nHeadKv, int headDim, int nRot, int positions)
+    {
+        const std::string name = "attention " + std::to_string(nHead) + "/" + std::to_string(nHeadKv) + " heads x"
+                                 + std::to_string(headDim);
+        Pair p(m_gpu, m_ref);
+        const int capacity = positions + 3;
+        const int kvDim = nHeadKv * headDim;
+        auto kc = p.zeros(std::size_t(capacity * kvDim) * 4);
+        auto vc = p.zeros(std::size_t(capacity * kvDim) * 4);
+        auto sc = p.zeros(std::size_t(nHead * capacity) * 4);
+        auto out = p.zeros(std::size_t(nHead * headDim) * 4);
+        double worst = 0;
+        for (int pos = 0; pos < positions; ++pos) {
+            const auto q = randomFloats(std::size_t(nHead * headDim), 100 + pos);
+            const auto k = randomFloats(std::size_t(kvDim), 200 + pos);
+            const auto v = randomFloats(std::size_t(kvDim), 300 + pos);
+            auto bq = p.put(q.data(), q.size() * 4);
+            auto bk = p.put(k.data(), k.size() * 4);
+            auto bv = p.put(v.data(), v.size() * 4);
+            auto make = [&](bool gpu) {
+                AttentionOp a;
+                a.q = gpu ? bq.gpu : bq.ref;
+                a.k = gpu ? bk.gpu : bk.ref;
+                a.v = gpu ? bv.gpu : bv.ref;
+                a.kCache = gpu ? kc.gpu : kc.ref;
+                a.vCache = gpu ? vc.gpu : vc.ref;
+                a.scores = gpu ? sc.gpu : sc.ref;
+                a.out = gpu ? out.gpu : out.ref;
+                a.pos = pos;
+                a.capacity = capacity;
+                a.nHead = nHead;
+                a.nHeadKv = nHeadKv;
+                a.headDim = headDim;
+                a.nRot = nRot;
+                a.freqBase = 10000.0f;
+                a.freqScale = 1.0f;
+                return a;
+            };
+            if (p.failed() || !m_gpu.attention(make(true)).ok() || !m_ref.attention(make(false)).ok())
+                return failed(name, "could not run");
+            std::vector<float> g, r;
+            p.fetch(out, std::size_t(nHead * headDim), g, r);
+            worst = std::max(worst, relativeError(g, r));
+            p.fetch(kc, std::size_t((pos + 1) * kvDim), g, r);
+            worst = std::max(worst, relativeError(g, r));
+        }
+        record(name + " over " + std::to_string(positions) + " positions", worst, 1e-4);
+    }
+
+    void hybridLayer(DType t, std::int64_t nFF, std::int64_t nEmbd)
+    {
+        const std::string name = "hybrid FFN " + typeName(t) + " " + std::to_string(nFF) + "x" + std::to_string(nEmbd);
+        const auto gate = randomMatrix(t, nFF, nEmbd, 20);
+        const auto up = randomMatrix(t, nFF, nEmbd, 21);
+        const auto down = randomMatrix(t, nFF, nEmbd, 22);
+        FfnWeights w{{t, gate.data(), nFF, nEmbd}, {t, up.data(), nFF, nEmbd}, {t, down.data(), nFF, nEmbd},
+                     Activation::ReGlu};
+        std::vector<std::int32_t> hot;
+        for (std::int32_t i = 0; i < nFF; i += 2)
+            hot.push_back(i);
+        auto scratch = HybridFfnScratch::create(m_gpu, nEmbd, std::int64_t(hot.size()));
+        if (!scratch)
+            return failed(name, scratch.message());
+        auto hybrid = HybridFfnLayer::create(&m_gpu, scratch->get(), w, hot);
+        auto cpuOnly = HybridFfnLayer::create(nullptr, nullptr, w, {});
+        if (!hybrid || !cpuOnly)
+            return failed(name, hybrid ? cpuOnly.message() : hybrid.message());
+        cpu::ThreadPool pool(0);
+        std::mt19937 rng(23);
+        std::vector<std::int32_t> active;
+        for (std::int32_t i = 0; i < nFF; ++i) {
+            if (rng() % 10 < 3)
+                active.push_back(i);
+        }
+        const auto x = randomFloats(std::size_t(nEmbd), 24);
+        std::vector<float> g(static_cast<std::size_t>(nEmbd)), r(static_cast<std::size_t>(nEmbd));
+        if (!(*hybrid)->forward(pool, x.data(), active.data(), std::int64_t(active.size()), g.data()).ok()
+            || !(*cpuOnly)->forward(pool, x.data(), active.data(), std::int64_t(active.size()), r.data()).ok())
+            return failed(name, "forward failed");
+        hybrid = Status(ErrorCode::Cancelled, "done"); // free before the scratch
+        record(name, relativeError(g, r), tolerance(t),
+               std::to_string((*cpuOnly)->lastStats().hostNeurons) + " active neurons, half on the GPU");
+    }
+
+    // Two whole dense layers (attention with KV cache + FFN) on each device, token by token.
+    void denseLayers(DType t)
+    {
+        const std::string name = "dense offload 2 layers " + typeName(t);
+        DenseModelParams p;
+        p.nEmbd = 256;
+        p.nHead = 8;
+        p.nHeadKv = 4;
+        p.headDim = 32;
+        p.nRot = 32;
+        p.nFF = 512;
+        p.contextLength = 16;
+        p.activation = Activation::SwiGlu;
+        std::vector<std::vector<std::uint8_t>> mats;
+        mats.reserve(14);
+        const auto norm = randomFloats(std::size_t(p.nEmbd), 30, 0.1f);
+        std::vector<float> norms(norm.size());
+        for (std::size_t i = 0; i < norm.size(); ++i)
+            norms[i] = 1.0f + norm[i];
+        std::vector<DenseLayerWeights> layers;
+        for (int l = 0; l < 2; ++l) {
+            auto mat = [&](std::int64_t rows, std::int64_t cols) {
+                mats.push_back(randomMatrix(t, rows, cols, std::uint32_t(40 + mats.size())));
+                return cpu::WeightMatrix{t, mats.back().data(), rows, cols};
+            };
+            DenseLayerWeights w;
+            w.attnNorm = norms.data();
+            w.ffnNorm = norms.data();
+            w.wq = mat(p.nHead * p.headDim, p.nEmbd);
+            w.wk = mat(p.nHeadKv * p.headDim, p.nEmbd);
+            w.wv = mat(p.nHeadKv * p.headDim, p.nEmbd);
+            w.wo = mat(p.nEmbd, p.nHead * p.headDim);
+            w.gate = mat(p.nFF, p.nEmbd);
+            w.up = mat(p.nFF, p.nEmbd);
+            w.down = mat(p.nEmbd, p.nFF);
+            layers.push_back(w);
+        }
+        auto onGpu = DenseOffload::create(m_gpu, p, layers);
+        auto onRef = DenseOffload::create(m_ref, p, layers);
+        if (!onGpu || !onRef || (*onGpu)->offloadedLayers() != 2 || (*onRef)->offloadedLayers() != 2)
+            return failed(name, "could not place the layers");
+        double worst = 0;
+        for (int pos = 0; pos < 6; ++pos) {
+            auto g = randomFloats(std::size_t(p.nEmbd), 50 + pos);
+            auto r = g;
+            if (!(*onGpu)->forward(g.data(), pos).ok() || !(*onRef)->forward(r.data(), pos).ok())
+                return failed(name, "forward failed");
+            worst = std::max(worst, relativeError(g, r));
+        }
+        record(name + " over 6 positions", worst, t == DType::F16 ? 1e-3 : 3e-2);
+    }
+
+    [[nodiscard]] const std::vector<CheckResult>& results() const { return m_results; }
+
+private:
+    Device& m_gpu;
+    Device& m_ref;
+    bool m_emulated;
+    std::vector<CheckResult> m_results;
+};
+
+struct Options {
+    std::string module;
+    std::string out;
+    int device = 0;
+    bool emulated = false;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    Options options;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--module" && i + 1 < argc) {
+            options.module = argv[++i];
+        } else if (arg == "--out" && i + 1 < argc) {
+            options.out = argv[++i];
+        } else if (arg == "--emulated") {
+            options.emulated = true;
+        } else if (arg == "--device" && i + 1 < argc) {
+            options.device = std::atoi(argv[++i]);
+        } else {
+            std::fprintf(stderr, "usage: hearth-gpu-check [--module PATH] [--device N] [--out DIR] [--emulated]\n");
+            return 2;
+        }
+    }
+    const std::string jsonPath = options.out.empty() ? std::string() : options.out + "/gpu-check.json";
+
+    DeviceLoadOptions load;
+    load.modulePath = options.module;
+    load.deviceIndex = options.device;
+    Result<std::unique_ptr<Device>> opened =
+        options.emulated ? Result<std::unique_ptr<Device>>(std::make_unique<EmulatedDevice>(
+                               EmulatedDeviceOptions{std::uint64_t(16) << 30, 256, 0, "emulated stand-in"}))
+                         : DeviceLoader::openCuda(load);
+    if (!opened) {
+        std::printf("no GPU: skipped (%s)\n", opened.message().c_str());
+        if (!jsonPath.empty())
+            writeFile(jsonPath, "{\"status\": \"skipped\", \"reason\": \"" + jsonEscape(opened.message()) + "\"}\n");
+        return 0;
+    }
+    Device& gpu = **opened;
+    const DeviceInfo& info = gpu.info();
+    std::printf("GPU: %s, %.1f GiB total, %.1f GiB free, budget %.1f GiB\n", info.name.c_str(),
+                double(info.totalBytes) / double(1 << 30), double(info.freeBytes) / double(1 << 30),
+                double(info.budgetBytes) / double(1 << 30));
+    EmulatedDevice ref(EmulatedDeviceOptions{std::uint64_t(16) << 30, 256, 0, "cpu reference"});
+
+    const auto start = std::chrono::steady_clock::now();
+    Checker c(gpu, ref, options.emulated);
+    for (DType t : {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0}) {
+        c.matmul(t, 1000, 4096, 1);
+        c.matmul(t, 1000, 4096, 7);
+        c.matmul(t, 77, 96, 3); // odd sizes: partial warps and blocks
+        c.rowsAndDown(t, 3000, 4096);
+        c.rowsAndDown(t, 70, 160);
+    }
+    c.activate();
+    c.predictor(DType::F16);
+    c.predictor(DType::Q4_0);
+    c.rmsNormAndAdd();
+    c.attention(32, 8, 128, 128, 40);
+    c.attention(4, 4, 64, 32, 9);
+    c.denseLayers(DType::F16);
+    c.denseLayers(DType::Q4_0);
+    c.hybridLayer(DType::F16, 11008, 4096);
+    c.hybridLayer(DType::Q4_0, 11008, 4096);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    int failures = 0;
+    std::string json = "{\"status\": \"ran\", \"gpu\": \"" + jsonEscape(info.name) + "\", \"total_bytes\": "
+                       + std::to_string(info.totalBytes) + ", \"free_bytes\": " + std::to_string(info.freeBytes)
+                       + ", \"seconds\": " + std::to_string(seconds) + ", \"checks\": [\n";
+    for (std::size_t i = 0; i < c.results().size(); ++i) {
+        const CheckResult& r = c.results()[i];
+        failures += r.pass ? 0 : 1;
+        char line[512];
+        std::snprintf(line, sizeof(line), "  {\"name\": \"%s\", \"error\": %.6g, \"tolerance\": %.6g, \"pass\": %s, \"note\": \"%s\"}%s\n",
+                      jsonEscape(r.name).c_str(), r.error, r.tolerance, r.pass ? "true" : "false",
+                      jsonEscape(r.note).c_str(), i + 1 < c.results().size() ? "," : "");
+        json += line;
+    }
+    json += "], \"failures\": " + std::to_string(failures) + "}\n";
+    if (!jsonPath.empty() && !writeFile(jsonPath, json))
+        std::fprintf(stderr, "cannot write %s\n", jsonPath.c_str());
+    std::printf("%zu checks, %d failed, %.1f s\n", c.results().size(), failures, seconds);
+    return failures == 0 ? 0 : 1;
+}

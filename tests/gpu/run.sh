@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# GPU checks in one go, for a machine with an NVIDIA GPU, the CUDA toolkit, CMake, a compiler and
+# no Qt: configures the engine with the CUDA back end, builds libhearth-cuda.so, hearth-gpu-check
+# and hearth-hybrid-bench, runs the check (every CUDA kernel against the CPU kernels) and the
+# hybrid FFN benchmark, and leaves JSON results and a log in $OUT (default ./gpu-out).
+#
+# Exit status: 0 all checks passed; 1 a kernel disagrees with the CPU; 2 configure failed;
+# 3 build failed; 4 a GPU is present but the back end would not open; 5 the benchmark failed.
+#
+# Environment: OUT (results folder), HEARTH_GPU_BUILD (build folder, default build-gpu in the
+# source tree), HEARTH_CUDA_ARCHS (CMAKE_CUDA_ARCHITECTURES, default the project's list),
+# JOBS (parallel build jobs, default all cores), HEARTH_GPU_CMAKE_ARGS (extra configure arguments),
+# HEARTH_GPU_BENCH_ARGS (extra benchmark arguments, e.g. --quick).
+
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+BUILD=${HEARTH_GPU_BUILD:-$ROOT/build-gpu}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+LOG="$OUT/gpu-run.log"
+: > "$LOG"
+exec > >(tee -a "$LOG") 2>&1
+
+step() { printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
+started=$(date +%s)
+
+step "machine"
+uname -a
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=name,memory.total,memory.free,driver_version,compute_cap --format=csv || true
+    gpu_present=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+else
+    echo "nvidia-smi not found"
+    gpu_present=0
+fi
+command -v nvcc >/dev/null 2>&1 && nvcc --version | tail -n 2
+
+step "configure"
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+archs=()
+[[ -n "${HEARTH_CUDA_ARCHS:-}" ]] && archs=(-DCMAKE_CUDA_ARCHITECTURES="$HEARTH_CUDA_ARCHS")
+if [[ -z "${CUDACXX:-}" ]] && ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+    export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
+if ! cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DHEARTH_BUILD_APP=OFF -DHEARTH_BUILD_TESTS=ON -DHEARTH_CUDA=ON "${archs[@]}" ${HEARTH_GPU_CMAKE_ARGS:-}; then
+    echo "configure failed"
+    exit 2
+fi
+
+step "build"
+if ! cmake --build "$BUILD" -j "$JOBS" --target hearth-cuda hearth-gpu-check hearth-hybrid-bench; then
+    echo "build failed"
+    exit 3
+fi
+ls -l "$BUILD/lib/hearth/"
+
+step "hearth-gpu-check"
+"$BUILD/bin/hearth-gpu-check" --out "$OUT"
+check=$?
+if [[ $check -eq 0 ]] && grep -q '"status": "skipped"' "$OUT/gpu-check.json" 2>/dev/null; then
+    if [[ "$gpu_present" -gt 0 ]]; then
+        echo "a GPU is present but the CUDA back end did not open"
+        check=4
+    fi
+fi
+
+step "hybrid FFN benchmark"
+bench=0
+for type in q4_0 f16; do
+    timeout 240 "$BUILD/bin/hearth-hybrid-bench" --type "$type" --tokens 64 --out "$OUT" ${HEARTH_GPU_BENCH_ARGS:-} || bench=5
+done
+
+elapsed=$(( $(date +%s) - started ))
+cat > "$OUT/summary.json" <<JSON
+{"gpu_check_exit": $check, "bench_exit": $bench, "gpu_present": $gpu_present, "seconds": $elapsed}
+JSON
+step "done in ${elapsed}s: gpu-check exit $check, benchmark exit $bench; results in $OUT"
+if [[ $check -ne 0 ]]; then
+    exit "$check"
+fi
+exit "$bench"
