@@ -6,6 +6,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 build_dir=${HEARTH_BUILD_DIR:-build}
+# ccache keys on relative paths, so a fresh clone in another folder reuses earlier builds.
+export CCACHE_BASEDIR="$PWD"
+export CCACHE_NOHASHDIR=1
 jobs=${HEARTH_JOBS:-$(nproc)}
 failures=()
 
