@@ -6,7 +6,6 @@
 #include "synth/synthetic_model.h"
 #include "tool_options.h"
 
-#include <chrono>
 #include <cstdio>
 
 using namespace hearth;
@@ -49,26 +48,14 @@ int main(int argc, char** argv)
     options.type = *type;
     options.sparseThreshold = threshold;
     options.verify = !noVerify;
-    int lastPercent = -1;
-    options.progress = [&](float fraction) {
-        const int percent = static_cast<int>(fraction * 100.0f);
-        if (!quiet && percent != lastPercent) {
-            std::fprintf(stderr, "\r  %3d%%", percent);
-            std::fflush(stderr);
-            lastPercent = percent;
-        }
-        return true;
-    };
-
-    const auto start = std::chrono::steady_clock::now();
+    tools::ProgressLine progress(quiet);
+    options.progress = progress.callback();
     auto report = convert::convertHfModel(options);
-    if (!quiet)
-        std::fprintf(stderr, "\n");
+    const double seconds = progress.finish();
     if (!report) {
         std::fprintf(stderr, "hearth-convert: %s\n", report.message().c_str());
         return 1;
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!quiet) {
         std::fprintf(stderr, "hearth-convert: wrote %s (%s, %d tensors%s) in %.1f s\n", report->output.c_str(),
                      tools::formatBytes(report->bytesWritten).c_str(), report->tensorCount,

@@ -205,4 +205,30 @@ std::string formatBytes(std::uint64_t bytes)
     return buffer;
 }
 
+ProgressLine::ProgressLine(bool quiet)
+    : m_quiet(quiet)
+    , m_start(std::chrono::steady_clock::now())
+{
+}
+
+std::function<bool(float)> ProgressLine::callback()
+{
+    return [this](float fraction) {
+        const int percent = static_cast<int>(fraction * 100.0f);
+        if (!m_quiet && percent != m_lastPercent) {
+            std::fprintf(stderr, "\r  %3d%%", percent);
+            std::fflush(stderr);
+            m_lastPercent = percent;
+        }
+        return true;
+    };
+}
+
+double ProgressLine::finish()
+{
+    if (!m_quiet)
+        std::fprintf(stderr, "\n");
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+}
+
 } // namespace hearth::tools

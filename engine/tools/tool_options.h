@@ -5,6 +5,7 @@
 // (flag names, help text, where the value goes) and gets --help text and clear errors for
 // unknown flags, missing values and values that do not parse, without a dependency.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -50,6 +51,25 @@ private:
     std::string m_program;
     std::string m_summary;
     std::vector<Option> m_options;
+};
+
+// The progress of a tool's long step on stderr ("\r  NN%", each percent once) and the time
+// it took; a quiet tool prints nothing. Construct it right before the step.
+class ProgressLine {
+public:
+    explicit ProgressLine(bool quiet);
+
+    // For the step's progress callback: takes the fraction done and never cancels. Refers to
+    // this object, which must outlive the step.
+    [[nodiscard]] std::function<bool(float)> callback();
+
+    // Ends the progress line; returns the seconds since construction.
+    double finish();
+
+private:
+    bool m_quiet;
+    int m_lastPercent = -1;
+    std::chrono::steady_clock::time_point m_start;
 };
 
 // "1.5 GiB", "820 MiB": for progress and summaries.

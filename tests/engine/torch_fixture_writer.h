@@ -53,29 +53,70 @@ public:
         appendLittle<std::uint32_t>(m_bytes, static_cast<std::uint32_t>(s.size()));
         return raw(s);
     }
+    PickleWriter& shortStr(std::string_view s)
+    {
+        op(0x8c).op(static_cast<std::uint8_t>(s.size()));
+        return raw(s);
+    }
     PickleWriter& integer(std::int64_t v)
     {
         if (v >= 0 && v < 256) {
             return op('K').op(static_cast<std::uint8_t>(v));
         }
-        op('J');
-        appendLittle<std::uint32_t>(m_bytes, static_cast<std::uint32_t>(v));
+        if (v >= 0 && v < 65536) {
+            op('M');
+            appendLittle<std::uint16_t>(m_bytes, static_cast<std::uint16_t>(v));
+            return *this;
+        }
+        if (v >= INT32_MIN && v <= INT32_MAX) {
+            op('J');
+            appendLittle<std::uint32_t>(m_bytes, static_cast<std::uint32_t>(v));
+            return *this;
+        }
+        op(0x8a).op(8);
+        appendLittle<std::uint64_t>(m_bytes, static_cast<std::uint64_t>(v));
         return *this;
     }
     PickleWriter& global(std::string_view module, std::string_view name)
     {
-        return op('c').raw(module).raw("\n").raw(name).raw("\n");
+        op('c').raw(module).raw("\n").raw(name).raw("\n");
+        return *this;
     }
+    PickleWriter& put(std::uint8_t index) { return op('q').op(index); }
+    PickleWriter& get(std::uint8_t index) { return op('h').op(index); }
+    PickleWriter& tuple() { return op('t'); }
+    PickleWriter& emptyTuple() { return op(')'); }
+    PickleWriter& emptyDict() { return op('}'); }
+    PickleWriter& emptyList() { return op(']'); }
+    PickleWriter& reduce() { return op('R'); }
+    PickleWriter& setItems() { return op('u'); }
+    PickleWriter& stop() { return op('.'); }
+
     PickleWriter& intTuple(const std::vector<std::int64_t>& values)
     {
         mark();
         for (const std::int64_t v : values) {
             integer(v);
         }
-        return op('t');
+        return tuple();
     }
-    // torch._utils._rebuild_tensor_v2(('storage', torch.FloatStorage, key, 'cpu', numel), 0,
-    //                                 shape, contiguous strides, False, OrderedDict())
+
+    // torch._utils._rebuild_tensor_v2(('storage', torch.<storageClass>, key, 'cpu', numel),
+    //                                 offset, shape, strides, False, OrderedDict())
+    PickleWriter& tensor(std::string_view storageClass, std::string_view key, std::int64_t numel, std::int64_t offset,
+                   const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides)
+    {
+        global("torch._utils", "_rebuild_tensor_v2");
+        mark();
+        mark().str("storage").global("torch", storageClass).str(key).str("cpu").integer(numel).tuple();
+        op('Q'); // BINPERSID
+        integer(offset).intTuple(shape).intTuple(strides).op(0x89); // NEWFALSE
+        global("collections", "OrderedDict").emptyTuple().reduce();
+        tuple();
+        return reduce();
+    }
+
+    // A float32 tensor with contiguous strides over the whole of storage @p key.
     PickleWriter& floatTensor(std::string_view key, const std::vector<std::int64_t>& shape)
     {
         std::int64_t numel = 1;
@@ -84,75 +125,100 @@ public:
             strides[i] = numel;
             numel *= shape[i];
         }
-        global("torch._utils", "_rebuild_tensor_v2");
-        mark();
-        mark().str("storage").global("torch", "FloatStorage").str(key).str("cpu").integer(numel).op('t');
-        op('Q'); // BINPERSID
-        integer(0).intTuple(shape).intTuple(strides).op(0x89); // NEWFALSE
-        global("collections", "OrderedDict").op(')').op('R');
-        op('t');
-        return op('R');
+        return tensor("FloatStorage", key, numel, 0, shape, strides);
     }
+
     [[nodiscard]] const Bytes& bytes() const { return m_bytes; }
 
 private:
     Bytes m_bytes;
 };
 
-// A stored zip archive with 64-byte aligned entries, as PyTorch writes them.
-inline Bytes writeStoredZip(const std::vector<std::pair<std::string, Bytes>>& items)
+struct ZipItem {
+    std::string name;
+    Bytes data;
+    std::uint16_t method = 0;
+};
+
+// Writes stored entries like PyTorch's writer: data aligned to 64 bytes with padding in the
+// local extra field, optionally with ZIP64 records.
+inline Bytes writeZip(const std::vector<ZipItem>& items, bool zip64 = false)
 {
     Bytes out;
-    std::vector<std::uint32_t> offsets;
-    for (const auto& [name, data] : items) {
-        offsets.push_back(static_cast<std::uint32_t>(out.size()));
-        const std::size_t headerEnd = out.size() + 30 + name.size() + 4;
+    std::vector<std::uint64_t> offsets;
+    for (const ZipItem& item : items) {
+        offsets.push_back(out.size());
+        const std::size_t headerEnd = out.size() + 30 + item.name.size() + 4;
         const std::size_t padding = (64 - headerEnd % 64) % 64;
         appendLittle<std::uint32_t>(out, 0x04034b50);
-        appendLittle<std::uint16_t>(out, 20);
+        appendLittle<std::uint16_t>(out, zip64 ? 45 : 20);
         appendLittle<std::uint16_t>(out, 0);
-        appendLittle<std::uint16_t>(out, 0); // stored
-        appendLittle<std::uint32_t>(out, 0);
-        appendLittle<std::uint32_t>(out, convert::crc32(data));
-        appendLittle<std::uint32_t>(out, static_cast<std::uint32_t>(data.size()));
-        appendLittle<std::uint32_t>(out, static_cast<std::uint32_t>(data.size()));
-        appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(name.size()));
+        appendLittle<std::uint16_t>(out, item.method);
+        appendLittle<std::uint32_t>(out, 0); // time, date
+        appendLittle<std::uint32_t>(out, convert::crc32(item.data));
+        appendLittle<std::uint32_t>(out, static_cast<std::uint32_t>(item.data.size()));
+        appendLittle<std::uint32_t>(out, static_cast<std::uint32_t>(item.data.size()));
+        appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(item.name.size()));
         appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(4 + padding));
-        appendBytes(out, name.data(), name.size());
-        appendLittle<std::uint16_t>(out, 0x4246); // "FB": PyTorch's padding field
+        appendBytes(out, item.name.data(), item.name.size());
+        appendLittle<std::uint16_t>(out, 0x4246); // "FB": padding, as PyTorch writes
         appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(padding));
         out.resize(out.size() + padding, std::byte{'Z'});
-        out.insert(out.end(), data.begin(), data.end());
+        out.insert(out.end(), item.data.begin(), item.data.end());
     }
-    const auto directoryOffset = static_cast<std::uint32_t>(out.size());
+    const std::uint64_t directoryOffset = out.size();
     for (std::size_t i = 0; i < items.size(); ++i) {
-        const auto& [name, data] = items[i];
+        const ZipItem& item = items[i];
         appendLittle<std::uint32_t>(out, 0x02014b50);
         appendLittle<std::uint16_t>(out, 45);
-        appendLittle<std::uint16_t>(out, 20);
+        appendLittle<std::uint16_t>(out, zip64 ? 45 : 20);
         appendLittle<std::uint16_t>(out, 0);
+        appendLittle<std::uint16_t>(out, item.method);
+        appendLittle<std::uint32_t>(out, 0);
+        appendLittle<std::uint32_t>(out, convert::crc32(item.data));
+        appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(item.data.size()));
+        appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(item.data.size()));
+        appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(item.name.size()));
+        appendLittle<std::uint16_t>(out, zip64 ? 28 : 0);
+        appendLittle<std::uint16_t>(out, 0); // comment
+        appendLittle<std::uint16_t>(out, 0); // disk
         appendLittle<std::uint16_t>(out, 0);
         appendLittle<std::uint32_t>(out, 0);
-        appendLittle<std::uint32_t>(out, convert::crc32(data));
-        appendLittle<std::uint32_t>(out, static_cast<std::uint32_t>(data.size()));
-        appendLittle<std::uint32_t>(out, static_cast<std::uint32_t>(data.size()));
-        appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(name.size()));
-        appendLittle<std::uint16_t>(out, 0);
-        appendLittle<std::uint16_t>(out, 0);
-        appendLittle<std::uint16_t>(out, 0);
-        appendLittle<std::uint16_t>(out, 0);
-        appendLittle<std::uint32_t>(out, 0);
-        appendLittle<std::uint32_t>(out, offsets[i]);
-        appendBytes(out, name.data(), name.size());
+        appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(offsets[i]));
+        appendBytes(out, item.name.data(), item.name.size());
+        if (zip64) {
+            appendLittle<std::uint16_t>(out, 0x0001);
+            appendLittle<std::uint16_t>(out, 24);
+            appendLittle<std::uint64_t>(out, item.data.size());
+            appendLittle<std::uint64_t>(out, item.data.size());
+            appendLittle<std::uint64_t>(out, offsets[i]);
+        }
     }
-    const auto directorySize = static_cast<std::uint32_t>(out.size() - directoryOffset);
+    const std::uint64_t directorySize = out.size() - directoryOffset;
+    if (zip64) {
+        const std::uint64_t recordOffset = out.size();
+        appendLittle<std::uint32_t>(out, 0x06064b50);
+        appendLittle<std::uint64_t>(out, 44);
+        appendLittle<std::uint16_t>(out, 45);
+        appendLittle<std::uint16_t>(out, 45);
+        appendLittle<std::uint32_t>(out, 0);
+        appendLittle<std::uint32_t>(out, 0);
+        appendLittle<std::uint64_t>(out, items.size());
+        appendLittle<std::uint64_t>(out, items.size());
+        appendLittle<std::uint64_t>(out, directorySize);
+        appendLittle<std::uint64_t>(out, directoryOffset);
+        appendLittle<std::uint32_t>(out, 0x07064b50);
+        appendLittle<std::uint32_t>(out, 0);
+        appendLittle<std::uint64_t>(out, recordOffset);
+        appendLittle<std::uint32_t>(out, 1);
+    }
     appendLittle<std::uint32_t>(out, 0x06054b50);
     appendLittle<std::uint16_t>(out, 0);
     appendLittle<std::uint16_t>(out, 0);
-    appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(items.size()));
-    appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(items.size()));
-    appendLittle<std::uint32_t>(out, directorySize);
-    appendLittle<std::uint32_t>(out, directoryOffset);
+    appendLittle<std::uint16_t>(out, zip64 ? 0xffff : static_cast<std::uint16_t>(items.size()));
+    appendLittle<std::uint16_t>(out, zip64 ? 0xffff : static_cast<std::uint16_t>(items.size()));
+    appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(directorySize));
+    appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(directoryOffset));
     appendLittle<std::uint16_t>(out, 0);
     return out;
 }
@@ -164,22 +230,22 @@ struct FloatTensor {
 
 inline Bytes checkpointArchive(const PickleWriter& pickle, const std::vector<Bytes>& storages)
 {
-    std::vector<std::pair<std::string, Bytes>> items;
-    items.emplace_back("archive/data.pkl", pickle.bytes());
-    items.emplace_back("archive/byteorder", Bytes{std::byte{'l'}, std::byte{'i'}, std::byte{'t'}, std::byte{'t'},
-                                                  std::byte{'l'}, std::byte{'e'}});
+    std::vector<ZipItem> items;
+    items.push_back({"archive/data.pkl", pickle.bytes()});
+    items.push_back({"archive/byteorder", Bytes{std::byte{'l'}, std::byte{'i'}, std::byte{'t'}, std::byte{'t'},
+                                                std::byte{'l'}, std::byte{'e'}}});
     for (std::size_t i = 0; i < storages.size(); ++i) {
-        items.emplace_back("archive/data/" + std::to_string(i), storages[i]);
+        items.push_back({"archive/data/" + std::to_string(i), storages[i]});
     }
-    items.emplace_back("archive/version", Bytes{std::byte{'3'}, std::byte{'\n'}});
-    return writeStoredZip(items);
+    items.push_back({"archive/version", Bytes{std::byte{'3'}, std::byte{'\n'}}});
+    return writeZip(items);
 }
 
 // torch.save(OrderedDict(name -> float32 tensor)).
 inline Bytes torchStateDict(const std::map<std::string, FloatTensor>& tensors)
 {
     PickleWriter p;
-    p.proto(2).global("collections", "OrderedDict").op(')').op('R');
+    p.proto(2).global("collections", "OrderedDict").emptyTuple().reduce();
     p.mark();
     std::vector<Bytes> storages;
     for (const auto& [name, tensor] : tensors) {
@@ -188,7 +254,7 @@ inline Bytes torchStateDict(const std::map<std::string, FloatTensor>& tensors)
         appendBytes(data, tensor.values.data(), tensor.values.size() * sizeof(float));
         storages.push_back(std::move(data));
     }
-    p.op('u').op('.');
+    p.setItems().stop();
     return checkpointArchive(p, storages);
 }
 
@@ -196,7 +262,7 @@ inline Bytes torchStateDict(const std::map<std::string, FloatTensor>& tensors)
 inline Bytes torchTensorFile(const FloatTensor& tensor)
 {
     PickleWriter p;
-    p.proto(2).floatTensor("0", tensor.shape).op('.');
+    p.proto(2).floatTensor("0", tensor.shape).stop();
     Bytes data;
     appendBytes(data, tensor.values.data(), tensor.values.size() * sizeof(float));
     return checkpointArchive(p, {data});

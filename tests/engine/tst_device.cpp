@@ -9,6 +9,7 @@
 #include "device/device_loader.h"
 #include "device/emulated_device.h"
 #include "device/reference_ops.h"
+#include "device_test_support.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -21,29 +22,9 @@
 
 using namespace hearth;
 using namespace hearth::device;
+using namespace hearth::test;
 
 namespace {
-
-std::vector<float> randomFloats(std::size_t n, std::uint32_t seed, float scale = 1.0f)
-{
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> dist(0.0f, scale);
-    std::vector<float> v(n);
-    for (float& x : v)
-        x = dist(rng);
-    return v;
-}
-
-// A rows x cols matrix of @p type from random floats.
-std::vector<std::uint8_t> randomMatrix(DType type, std::int64_t rows, std::int64_t cols, std::uint32_t seed)
-{
-    const std::vector<float> f = randomFloats(std::size_t(rows * cols), seed, 1.0f / std::sqrt(float(cols)));
-    const std::size_t stride = rowBytes(type, cols);
-    std::vector<std::uint8_t> out(stride * std::size_t(rows));
-    for (std::int64_t r = 0; r < rows; ++r)
-        cpu::quantizeRow(type, f.data() + r * cols, out.data() + std::size_t(r) * stride, cols);
-    return out;
-}
 
 // Downloads @p n floats (synchronously).
 std::vector<float> fetch(Device& d, const DeviceBuffer& b, std::size_t n)
@@ -69,17 +50,6 @@ DeviceBuffer scratch(Device& d, std::size_t bytes)
 bool sameFloats(const std::vector<float>& a, const std::vector<float>& b)
 {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
-}
-
-float maxRelativeError(const std::vector<float>& got, const std::vector<float>& want)
-{
-    float scale = 1e-6f;
-    for (float w : want)
-        scale = std::max(scale, std::fabs(w));
-    float err = 0;
-    for (std::size_t i = 0; i < got.size() && i < want.size(); ++i)
-        err = std::max(err, std::fabs(got[i] - want[i]));
-    return got.size() == want.size() ? err / scale : 1e30f;
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include "device/hybrid_placement.h"
 #include "sparse/placement_planner.h"
 #include "sparse/sparse_ffn.h"
+#include "device_test_support.h"
 
 #include <QTest>
 
@@ -26,28 +27,9 @@
 
 using namespace hearth;
 using namespace hearth::device;
+using namespace hearth::test;
 
 namespace {
-
-std::vector<float> randomFloats(std::size_t n, std::uint32_t seed, float scale = 1.0f)
-{
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> dist(0.0f, scale);
-    std::vector<float> v(n);
-    for (float& x : v)
-        x = dist(rng);
-    return v;
-}
-
-std::vector<std::uint8_t> randomMatrix(DType type, std::int64_t rows, std::int64_t cols, std::uint32_t seed)
-{
-    const std::vector<float> f = randomFloats(std::size_t(rows * cols), seed, 1.0f / std::sqrt(float(cols)));
-    const std::size_t stride = rowBytes(type, cols);
-    std::vector<std::uint8_t> out(stride * std::size_t(rows));
-    for (std::int64_t r = 0; r < rows; ++r)
-        cpu::quantizeRow(type, f.data() + r * cols, out.data() + std::size_t(r) * stride, cols);
-    return out;
-}
 
 // One layer's FFN weights, owned.
 struct FfnFixture {
@@ -102,17 +84,6 @@ std::vector<float> naiveFfn(const FfnWeights& w, const float* x, const std::vect
             y[std::size_t(c)] += a * d[std::size_t(c)];
     }
     return std::vector<float>(y.begin(), y.end());
-}
-
-float maxRelativeError(const std::vector<float>& got, const std::vector<float>& want)
-{
-    float scale = 1e-6f;
-    for (float w : want)
-        scale = std::max(scale, std::fabs(w));
-    float err = 0;
-    for (std::size_t i = 0; i < got.size(); ++i)
-        err = std::max(err, std::fabs(got[i] - want[i]));
-    return got.size() == want.size() ? err / scale : 1e30f;
 }
 
 } // namespace

@@ -4,7 +4,7 @@
 // ReLU FFN, tied output), quantized variants, the GPT-2 tokenizer through a model file, the
 // position table conventions, loader errors and generation.
 
-#include "cpu/quant.h"
+#include "family_test_support.h"
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
 #include "synth/synthetic_families.h"
@@ -21,214 +21,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <functional>
-#include <optional>
 #include <span>
 #include <vector>
 
 using namespace hearth;
+using namespace hearth::test;
 
 namespace {
-
-// Copies the GGUF file @p from to @p to, keeping the metadata keys @p keepKey accepts, adding
-// what @p addMetadata sets, and letting @p editTensor drop a tensor (return false) or replace
-// its type, shape and bytes; @p magic overrides the file's magic and @p zeroTensors are added
-// as F32 zeros.
-struct TensorReplacement {
-    bool replace = false;
-    std::string name; // empty: keep the name
-    DType type = DType::F32;
-    std::vector<std::int64_t> shape;
-    std::vector<std::byte> bytes;
-};
-
-Status rewriteGguf(const std::string& from, const std::string& to, const std::function<bool(const std::string&)>& keepKey,
-                   const std::function<void(gguf::GgufWriter&)>& addMetadata,
-                   const std::function<bool(const gguf::TensorInfo&, TensorReplacement&)>& editTensor,
-                   std::optional<gguf::Magic> magic = std::nullopt,
-                   const std::vector<std::pair<std::string, std::vector<std::int64_t>>>& zeroTensors = {})
-{
-    auto file = gguf::GgufFile::open(from);
-    if (!file)
-        return file.status();
-    gguf::GgufWriter writer(magic.value_or((*file)->magic()));
-    for (const auto& [key, value] : (*file)->metadata()) {
-        if (!keepKey || keepKey(key))
-            writer.setValue(key, value);
-    }
-    if (addMetadata)
-        addMetadata(writer);
-    struct Out {
-        std::span<const std::byte> bytes;
-        std::vector<std::byte> owned;
-    };
-    std::vector<Out> outs;
-    for (const gguf::TensorInfo& t : (*file)->tensors()) {
-        TensorReplacement r;
-        if (editTensor && !editTensor(t, r))
-            continue;
-        if (r.replace) {
-            writer.addTensor(r.name.empty() ? t.name : r.name, r.type, r.shape);
-            outs.push_back({{}, std::move(r.bytes)});
-        } else {
-            writer.addTensor(t.name, t.type, t.shape);
-            outs.push_back({std::span<const std::byte>(t.data, t.byteSize), {}});
-        }
-    }
-    for (const auto& [name, shape] : zeroTensors) {
-        writer.addTensor(name, DType::F32, shape);
-        outs.push_back({{}, std::vector<std::byte>(std::size_t(shape[0] * shape[1]) * sizeof(float), std::byte{0})});
-    }
-    HEARTH_TRY(writer.begin(to));
-    for (const Out& o : outs)
-        HEARTH_TRY(writer.writeTensorData(o.owned.empty() ? o.bytes : std::span<const std::byte>(o.owned)));
-    return writer.finish();
-}
-
-// Replaces every F32 blk.N.ffn_down.weight (n_ff -> n_embd) with PowerInfer's neuron-major
-// blk.N.ffn_down_t.weight (row i: neuron i's n_embd outputs).
-bool transposeDown(const gguf::TensorInfo& t, TensorReplacement& r)
-{
-    if (!t.name.ends_with(".ffn_down.weight"))
-        return true;
-    const std::int64_t nFf = t.shape[0];
-    const std::int64_t nEmbd = t.shape[1];
-    const float* src = reinterpret_cast<const float*>(t.data);
-    std::vector<float> dst(std::size_t(nFf * nEmbd));
-    for (std::int64_t o = 0; o < nEmbd; ++o) {
-        for (std::int64_t i = 0; i < nFf; ++i)
-            dst[std::size_t(i * nEmbd + o)] = src[o * nFf + i];
-    }
-    r.replace = true;
-    r.name = t.name.substr(0, t.name.size() - std::string_view(".weight").size()) + "_t.weight";
-    r.type = DType::F32;
-    r.shape = {nEmbd, nFf};
-    r.bytes.resize(dst.size() * sizeof(float));
-    std::memcpy(r.bytes.data(), dst.data(), r.bytes.size());
-    return true;
-}
-
-// A tensor of a GGUF file, dequantized to double: rows of rowLength elements.
-struct RefMatrix {
-    std::int64_t rows = 0;
-    std::int64_t cols = 0;
-    std::vector<double> w;
-    [[nodiscard]] const double* row(std::int64_t r) const { return w.data() + r * cols; }
-};
-
-RefMatrix readTensor(const gguf::GgufFile& file, const std::string& name)
-{
-    RefMatrix m;
-    const gguf::TensorInfo* t = file.findTensor(name);
-    if (!t)
-        return m;
-    m.cols = t->rowLength();
-    m.rows = t->rows();
-    m.w.resize(std::size_t(m.rows * m.cols));
-    std::vector<float> row(std::size_t(m.cols));
-    const std::size_t stride = rowBytes(t->type, m.cols);
-    for (std::int64_t r = 0; r < m.rows; ++r) {
-        cpu::dequantizeRow(t->type, t->data + std::size_t(r) * stride, row.data(), m.cols);
-        std::copy(row.begin(), row.end(), m.w.begin() + r * m.cols);
-    }
-    return m;
-}
-
-std::vector<double> matVec(const RefMatrix& m, const std::vector<double>& x)
-{
-    std::vector<double> y(std::size_t(m.rows));
-    for (std::int64_t r = 0; r < m.rows; ++r) {
-        double s = 0;
-        for (std::int64_t c = 0; c < m.cols; ++c)
-            s += m.row(r)[c] * x[std::size_t(c)];
-        y[std::size_t(r)] = s;
-    }
-    return y;
-}
-
-std::vector<double> layerNormRef(const std::vector<double>& x, const RefMatrix& w, const RefMatrix& b, double eps)
-{
-    const double n = double(x.size());
-    double mean = 0;
-    for (double v : x)
-        mean += v;
-    mean /= n;
-    double var = 0;
-    for (double v : x)
-        var += (v - mean) * (v - mean);
-    var /= n;
-    std::vector<double> y(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i)
-        y[i] = (x[i] - mean) / std::sqrt(var + eps) * w.w[i] + b.w[i];
-    return y;
-}
-
-// softmax(q . k_j / sqrt(d)) . v_j over the cached rows, for one head.
-std::vector<double> attendRef(const double* q, const std::vector<std::vector<double>>& ks,
-                              const std::vector<std::vector<double>>& vs, std::size_t offset, std::size_t headDim)
-{
-    std::vector<double> scores(ks.size());
-    double top = -INFINITY;
-    for (std::size_t j = 0; j < ks.size(); ++j) {
-        double s = 0;
-        for (std::size_t i = 0; i < headDim; ++i)
-            s += q[i] * ks[j][offset + i];
-        scores[j] = s / std::sqrt(double(headDim));
-        top = std::max(top, scores[j]);
-    }
-    double sum = 0;
-    for (double& s : scores)
-        sum += (s = std::exp(s - top));
-    std::vector<double> out(headDim, 0.0);
-    for (std::size_t j = 0; j < ks.size(); ++j) {
-        for (std::size_t i = 0; i < headDim; ++i)
-            out[i] += scores[j] / sum * vs[j][offset + i];
-    }
-    return out;
-}
-
-double maxAbsDiff(std::span<const float> a, const std::vector<double>& b)
-{
-    if (a.size() != b.size())
-        return INFINITY;
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::abs(double(a[i]) - b[i]));
-    return worst;
-}
-
-double spread(const std::vector<double>& v)
-{
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    return *hi - *lo;
-}
-
-std::vector<std::pair<std::string, std::vector<Token>>> readVocabVectors(const QString& base)
-{
-    QFile inp(base + QStringLiteral(".inp"));
-    QFile out(base + QStringLiteral(".out"));
-    std::vector<std::pair<std::string, std::vector<Token>>> vectors;
-    if (!inp.open(QIODevice::ReadOnly) || !out.open(QIODevice::ReadOnly))
-        return vectors;
-    const std::string all = inp.readAll().toStdString();
-    const std::string separator = "\n__ggml_vocab_test__\n";
-    for (std::size_t pos = 0; pos < all.size();) {
-        const std::size_t end = all.find(separator, pos);
-        if (end == std::string::npos)
-            break;
-        vectors.push_back({all.substr(pos, end - pos), {}});
-        pos = end + separator.size();
-    }
-    const QList<QByteArray> lines = out.readAll().split('\n');
-    for (std::size_t i = 0; i < vectors.size() && i < std::size_t(lines.size()); ++i) {
-        for (const QByteArray& id : lines[qsizetype(i)].split(' ')) {
-            if (!id.trimmed().isEmpty())
-                vectors[i].second.push_back(id.trimmed().toInt());
-        }
-    }
-    return vectors;
-}
 
 // OPT, token by token, as Hugging Face's OPTForCausalLM computes it.
 class OptReference {
@@ -341,16 +140,7 @@ private:
         return o;
     }
 
-    QString write(const synth::SynthOptions& o)
-    {
-        const QString path = nextPath();
-        const Status s = synth::writeSyntheticModel(o, path.toStdString());
-        if (!s.ok()) {
-            qWarning("%s", s.message().c_str());
-            return {};
-        }
-        return path;
-    }
+    QString write(const synth::SynthOptions& o) { return writeSynthetic(o, nextPath()); }
 
     // Prefills kPrompt in one batch, decodes kDecoded one by one, and compares every row with
     // the reference; returns the worst difference relative to the spread of the logits.
@@ -369,24 +159,7 @@ private:
             return INFINITY;
         }
         const std::size_t vocab = std::size_t((*model)->info().vocabSize);
-        std::vector<float> all;
-        if (!(*session)->evaluateAll(kPrompt, all).ok())
-            return INFINITY;
-        double worstRel = 0;
-        worstAbs = 0;
-        auto check = [&](std::span<const float> got, const std::vector<double>& want) {
-            const double diff = maxAbsDiff(got, want);
-            worstAbs = std::max(worstAbs, diff);
-            worstRel = std::max(worstRel, diff / spread(want));
-        };
-        for (std::size_t t = 0; t < kPrompt.size(); ++t)
-            check(std::span<const float>(all).subspan(t * vocab, vocab), ref.step(kPrompt[t]));
-        for (Token token : kDecoded) {
-            if (!(*session)->decode(token).ok())
-                return INFINITY;
-            check((*session)->logits(), ref.step(token));
-        }
-        return worstRel;
+        return compareSteps(**session, ref, vocab, kPrompt, kDecoded, worstAbs);
     }
 
     // Rewrites @p plain with @p edit applied (see loaderErrors) and loads it.
@@ -581,29 +354,14 @@ private Q_SLOTS:
         const QString plain = write(o);
         QVERIFY(!plain.isEmpty());
         const QString path = nextPath();
-        const Status s = rewriteGguf(
-            plain.toStdString(), path.toStdString(), [](const std::string& key) { return !key.starts_with("tokenizer."); },
-            [&](gguf::GgufWriter& w) {
-                for (const auto& [key, value] : (*vocabFile)->metadata()) {
-                    if (key.starts_with("tokenizer."))
-                        w.setValue(key, value);
-                }
-            },
-            {});
+        const Status s = withTokenizerOf(plain, path, **vocabFile);
         QVERIFY2(s.ok(), s.message().c_str());
 
         auto model = Model::load(path.toStdString());
         QVERIFY2(model.ok(), model.message().c_str());
         const auto vectors = readVocabVectors(vocabPath);
         QVERIFY(vectors.size() > 10);
-        int failures = 0;
-        for (const auto& [text, ids] : vectors) {
-            if ((*model)->tokenizer().encode(text, false, false) != ids) {
-                qWarning("mismatch for \"%s\"", text.c_str());
-                ++failures;
-            }
-        }
-        QCOMPARE(failures, 0);
+        QCOMPARE(encodeMismatches((*model)->tokenizer(), vectors), 0);
     }
 
     void loaderErrors_data()

@@ -6,6 +6,7 @@
 #include "convert/unpickler.h"
 #include "convert/zip_archive.h"
 #include "core/fp16.h"
+#include "torch_fixture_writer.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -21,24 +22,9 @@
 
 using namespace hearth;
 using namespace hearth::convert;
+using namespace hearth::test;
 
 namespace {
-
-using Bytes = std::vector<std::byte>;
-
-void appendBytes(Bytes& out, const void* data, std::size_t size)
-{
-    const auto* p = static_cast<const std::byte*>(data);
-    out.insert(out.end(), p, p + size);
-}
-
-template <typename U>
-void appendLittle(Bytes& out, U value)
-{
-    for (std::size_t i = 0; i < sizeof(U); ++i) {
-        out.push_back(static_cast<std::byte>((static_cast<std::uint64_t>(value) >> (8 * i)) & 0xffu));
-    }
-}
 
 template <typename U>
 void putLittle(Bytes& out, std::size_t offset, U value)
@@ -56,187 +42,8 @@ Bytes toBytes(const std::vector<T>& values)
     return out;
 }
 
-// Emits pickle opcodes by hand, like Python's pickler does for torch.save.
-class Pickle {
-public:
-    Pickle& op(std::uint8_t opcode)
-    {
-        m_bytes.push_back(static_cast<std::byte>(opcode));
-        return *this;
-    }
-    Pickle& raw(std::string_view text)
-    {
-        appendBytes(m_bytes, text.data(), text.size());
-        return *this;
-    }
-    Pickle& proto(int version) { return op(0x80).op(static_cast<std::uint8_t>(version)); }
-    Pickle& mark() { return op('('); }
-    Pickle& str(std::string_view s)
-    {
-        op('X');
-        appendLittle<std::uint32_t>(m_bytes, static_cast<std::uint32_t>(s.size()));
-        return raw(s);
-    }
-    Pickle& shortStr(std::string_view s)
-    {
-        op(0x8c).op(static_cast<std::uint8_t>(s.size()));
-        return raw(s);
-    }
-    Pickle& integer(std::int64_t v)
-    {
-        if (v >= 0 && v < 256) {
-            return op('K').op(static_cast<std::uint8_t>(v));
-        }
-        if (v >= 0 && v < 65536) {
-            op('M');
-            appendLittle<std::uint16_t>(m_bytes, static_cast<std::uint16_t>(v));
-            return *this;
-        }
-        if (v >= INT32_MIN && v <= INT32_MAX) {
-            op('J');
-            appendLittle<std::uint32_t>(m_bytes, static_cast<std::uint32_t>(v));
-            return *this;
-        }
-        op(0x8a).op(8);
-        appendLittle<std::uint64_t>(m_bytes, static_cast<std::uint64_t>(v));
-        return *this;
-    }
-    Pickle& global(std::string_view module, std::string_view name)
-    {
-        op('c').raw(module).raw("\n").raw(name).raw("\n");
-        return *this;
-    }
-    Pickle& put(std::uint8_t index) { return op('q').op(index); }
-    Pickle& get(std::uint8_t index) { return op('h').op(index); }
-    Pickle& tuple() { return op('t'); }
-    Pickle& emptyTuple() { return op(')'); }
-    Pickle& emptyDict() { return op('}'); }
-    Pickle& emptyList() { return op(']'); }
-    Pickle& reduce() { return op('R'); }
-    Pickle& setItems() { return op('u'); }
-    Pickle& stop() { return op('.'); }
-
-    Pickle& intTuple(const std::vector<std::int64_t>& values)
-    {
-        mark();
-        for (const std::int64_t v : values) {
-            integer(v);
-        }
-        return tuple();
-    }
-
-    // torch._utils._rebuild_tensor_v2(('storage', torch.<storageClass>, key, 'cpu', numel),
-    //                                 offset, shape, strides, False, OrderedDict())
-    Pickle& tensor(std::string_view storageClass, std::string_view key, std::int64_t numel, std::int64_t offset,
-                   const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides)
-    {
-        global("torch._utils", "_rebuild_tensor_v2");
-        mark();
-        mark().str("storage").global("torch", storageClass).str(key).str("cpu").integer(numel).tuple();
-        op('Q'); // BINPERSID
-        integer(offset).intTuple(shape).intTuple(strides).op(0x89); // NEWFALSE
-        global("collections", "OrderedDict").emptyTuple().reduce();
-        tuple();
-        return reduce();
-    }
-
-    [[nodiscard]] const Bytes& bytes() const { return m_bytes; }
-
-private:
-    Bytes m_bytes;
-};
-
-struct ZipItem {
-    std::string name;
-    Bytes data;
-    std::uint16_t method = 0;
-};
-
-// Writes stored entries like PyTorch's writer: data aligned to 64 bytes with padding in the
-// local extra field, optionally with ZIP64 records.
-Bytes writeZip(const std::vector<ZipItem>& items, bool zip64 = false)
-{
-    Bytes out;
-    std::vector<std::uint64_t> offsets;
-    for (const ZipItem& item : items) {
-        offsets.push_back(out.size());
-        const std::size_t headerEnd = out.size() + 30 + item.name.size() + 4;
-        const std::size_t padding = (64 - headerEnd % 64) % 64;
-        appendLittle<std::uint32_t>(out, 0x04034b50);
-        appendLittle<std::uint16_t>(out, zip64 ? 45 : 20);
-        appendLittle<std::uint16_t>(out, 0);
-        appendLittle<std::uint16_t>(out, item.method);
-        appendLittle<std::uint32_t>(out, 0); // time, date
-        appendLittle<std::uint32_t>(out, crc32(item.data));
-        appendLittle<std::uint32_t>(out, static_cast<std::uint32_t>(item.data.size()));
-        appendLittle<std::uint32_t>(out, static_cast<std::uint32_t>(item.data.size()));
-        appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(item.name.size()));
-        appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(4 + padding));
-        appendBytes(out, item.name.data(), item.name.size());
-        appendLittle<std::uint16_t>(out, 0x4246); // "FB": padding, as PyTorch writes
-        appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(padding));
-        out.resize(out.size() + padding, std::byte{'Z'});
-        out.insert(out.end(), item.data.begin(), item.data.end());
-    }
-    const std::uint64_t directoryOffset = out.size();
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const ZipItem& item = items[i];
-        appendLittle<std::uint32_t>(out, 0x02014b50);
-        appendLittle<std::uint16_t>(out, 45);
-        appendLittle<std::uint16_t>(out, zip64 ? 45 : 20);
-        appendLittle<std::uint16_t>(out, 0);
-        appendLittle<std::uint16_t>(out, item.method);
-        appendLittle<std::uint32_t>(out, 0);
-        appendLittle<std::uint32_t>(out, crc32(item.data));
-        appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(item.data.size()));
-        appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(item.data.size()));
-        appendLittle<std::uint16_t>(out, static_cast<std::uint16_t>(item.name.size()));
-        appendLittle<std::uint16_t>(out, zip64 ? 28 : 0);
-        appendLittle<std::uint16_t>(out, 0); // comment
-        appendLittle<std::uint16_t>(out, 0); // disk
-        appendLittle<std::uint16_t>(out, 0);
-        appendLittle<std::uint32_t>(out, 0);
-        appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(offsets[i]));
-        appendBytes(out, item.name.data(), item.name.size());
-        if (zip64) {
-            appendLittle<std::uint16_t>(out, 0x0001);
-            appendLittle<std::uint16_t>(out, 24);
-            appendLittle<std::uint64_t>(out, item.data.size());
-            appendLittle<std::uint64_t>(out, item.data.size());
-            appendLittle<std::uint64_t>(out, offsets[i]);
-        }
-    }
-    const std::uint64_t directorySize = out.size() - directoryOffset;
-    if (zip64) {
-        const std::uint64_t recordOffset = out.size();
-        appendLittle<std::uint32_t>(out, 0x06064b50);
-        appendLittle<std::uint64_t>(out, 44);
-        appendLittle<std::uint16_t>(out, 45);
-        appendLittle<std::uint16_t>(out, 45);
-        appendLittle<std::uint32_t>(out, 0);
-        appendLittle<std::uint32_t>(out, 0);
-        appendLittle<std::uint64_t>(out, items.size());
-        appendLittle<std::uint64_t>(out, items.size());
-        appendLittle<std::uint64_t>(out, directorySize);
-        appendLittle<std::uint64_t>(out, directoryOffset);
-        appendLittle<std::uint32_t>(out, 0x07064b50);
-        appendLittle<std::uint32_t>(out, 0);
-        appendLittle<std::uint64_t>(out, recordOffset);
-        appendLittle<std::uint32_t>(out, 1);
-    }
-    appendLittle<std::uint32_t>(out, 0x06054b50);
-    appendLittle<std::uint16_t>(out, 0);
-    appendLittle<std::uint16_t>(out, 0);
-    appendLittle<std::uint16_t>(out, zip64 ? 0xffff : static_cast<std::uint16_t>(items.size()));
-    appendLittle<std::uint16_t>(out, zip64 ? 0xffff : static_cast<std::uint16_t>(items.size()));
-    appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(directorySize));
-    appendLittle<std::uint32_t>(out, zip64 ? 0xffffffffu : static_cast<std::uint32_t>(directoryOffset));
-    appendLittle<std::uint16_t>(out, 0);
-    return out;
-}
-
 // A checkpoint as torch.save lays it out: archive/data.pkl, archive/data/<key>, byteorder, version.
-Bytes writeCheckpoint(const Pickle& pickle, const std::map<std::string, Bytes>& storages, bool zip64 = false,
+Bytes writeCheckpoint(const PickleWriter& pickle, const std::map<std::string, Bytes>& storages, bool zip64 = false,
                       const std::string& byteorder = "little")
 {
     std::vector<ZipItem> items;
@@ -262,9 +69,9 @@ std::vector<std::uint16_t> halves(const std::vector<float>& values)
 
 // A predictor's state dict: OrderedDict with fc1.weight (F16 [3,4]) and fc2.weight (F32 [5,3]),
 // and the _metadata attribute model.state_dict() attaches through BUILD.
-Pickle predictorPickle()
+PickleWriter predictorPickle()
 {
-    Pickle p;
+    PickleWriter p;
     p.proto(2).global("collections", "OrderedDict").put(0).emptyTuple().reduce().put(1);
     p.mark();
     p.str("fc1.weight").tensor("HalfStorage", "0", 12, 0, {3, 4}, {4, 1});
@@ -366,7 +173,7 @@ private Q_SLOTS:
 
     void activationF32()
     {
-        Pickle p;
+        PickleWriter p;
         p.proto(2).tensor("FloatStorage", "0", 6, 0, {6}, {1}).stop();
         const std::vector<float> counts = {0, 5, 17, 3, 1000, 2};
         QTemporaryDir dir;
@@ -381,7 +188,7 @@ private Q_SLOTS:
     // Protocol 4 opcodes: FRAME, SHORT_BINUNICODE, MEMOIZE, STACK_GLOBAL, LONG1.
     void activationI64Protocol4()
     {
-        Pickle p;
+        PickleWriter p;
         p.proto(4).op(0x95);
         Bytes frameLength;
         appendLittle<std::uint64_t>(frameLength, 0); // checked only against the data's end
@@ -403,7 +210,7 @@ private Q_SLOTS:
     void nestedDictAndParameter()
     {
         // {'state_dict': OrderedDict(w=Parameter(tensor)), 'epoch': 3}
-        Pickle p;
+        PickleWriter p;
         p.proto(2).emptyDict().mark().str("state_dict").global("collections", "OrderedDict").emptyTuple().reduce();
         p.str("w").global("torch._utils", "_rebuild_parameter").mark();
         p.tensor("IntStorage", "0", 2, 0, {2}, {1}).op(0x88).global("collections", "OrderedDict").emptyTuple().reduce();
@@ -422,7 +229,7 @@ private Q_SLOTS:
 
     void orderedDictKeepsOrder()
     {
-        Pickle p;
+        PickleWriter p;
         p.proto(2).global("collections", "OrderedDict").emptyTuple().reduce().mark();
         for (const char* key : {"zeta", "alpha", "mid", "alpha"}) {
             p.str(key).integer(static_cast<std::int64_t>(std::strlen(key)));
@@ -439,7 +246,7 @@ private Q_SLOTS:
 
     void plainValues()
     {
-        Pickle p;
+        PickleWriter p;
         p.proto(2).mark().integer(-5).integer(70000).integer(1LL << 40).op('N').op(0x88);
         p.op('G');
         const std::uint64_t bits = std::bit_cast<std::uint64_t>(2.5);
@@ -466,7 +273,7 @@ private Q_SLOTS:
     {
         // One storage of 12 floats holding two views: rows 1..2 of a [3,4] matrix (offset 4)
         // and the transposed [4,3] matrix (strides 1,4), which must be copied into row order.
-        Pickle p;
+        PickleWriter p;
         p.proto(2).emptyDict().mark();
         p.str("rows").tensor("FloatStorage", "0", 12, 4, {2, 4}, {4, 1});
         p.str("transposed").tensor("FloatStorage", "0", 12, 0, {4, 3}, {1, 4});
@@ -495,7 +302,7 @@ private Q_SLOTS:
 
     void bigEndianStorage()
     {
-        Pickle p;
+        PickleWriter p;
         p.proto(2).tensor("FloatStorage", "0", 2, 0, {2}, {1}).stop();
         Bytes swapped;
         for (const float v : {1.5f, -2.0f}) {
@@ -513,65 +320,65 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("pickle");
         QTest::addColumn<QString>("message");
-        const auto add = [](const char* name, const Pickle& p, const char* message) {
+        const auto add = [](const char* name, const PickleWriter& p, const char* message) {
             QTest::newRow(name) << asQByteArray(p.bytes()) << QString::fromLatin1(message);
         };
         const char* refusal = "which could run code";
-        add("os.system", Pickle().proto(2).global("os", "system").str("echo hi").op(0x85).reduce().stop(),
+        add("os.system", PickleWriter().proto(2).global("os", "system").str("echo hi").op(0x85).reduce().stop(),
             "refusing to load: the file calls os.system, which could run code");
-        add("posix.system", Pickle().proto(2).global("posix", "system").stop(), refusal);
-        add("builtins.eval", Pickle().proto(2).global("builtins", "eval").str("1").op(0x85).reduce().stop(),
+        add("posix.system", PickleWriter().proto(2).global("posix", "system").stop(), refusal);
+        add("builtins.eval", PickleWriter().proto(2).global("builtins", "eval").str("1").op(0x85).reduce().stop(),
             "builtins.eval");
         add("subprocess.Popen via STACK_GLOBAL",
-            Pickle().proto(4).shortStr("subprocess").shortStr("Popen").op(0x93).stop(), "subprocess.Popen");
-        add("torch.load", Pickle().proto(2).global("torch", "load").stop(), refusal);
+            PickleWriter().proto(4).shortStr("subprocess").shortStr("Popen").op(0x93).stop(), "subprocess.Popen");
+        add("torch.load", PickleWriter().proto(2).global("torch", "load").stop(), refusal);
         add("reduce on a storage class",
-            Pickle().proto(2).global("torch", "FloatStorage").emptyTuple().reduce().stop(), refusal);
-        add("reduce on a string", Pickle().proto(2).str("os").emptyTuple().reduce().stop(), "not callable");
+            PickleWriter().proto(2).global("torch", "FloatStorage").emptyTuple().reduce().stop(), refusal);
+        add("reduce on a string", PickleWriter().proto(2).str("os").emptyTuple().reduce().stop(), "not callable");
         add("reduce with non-tuple args",
-            Pickle().proto(2).global("collections", "OrderedDict").emptyList().reduce().stop(), "not a tuple");
+            PickleWriter().proto(2).global("collections", "OrderedDict").emptyList().reduce().stop(), "not a tuple");
         add("OrderedDict with arguments",
-            Pickle().proto(2).global("collections", "OrderedDict").str("x").op(0x85).reduce().stop(), "arguments");
+            PickleWriter().proto(2).global("collections", "OrderedDict").str("x").op(0x85).reduce().stop(), "arguments");
         add("newobj of an unknown class",
-            Pickle().proto(2).global("__main__", "Exploit").emptyTuple().op(0x81).stop(), "__main__.Exploit");
+            PickleWriter().proto(2).global("__main__", "Exploit").emptyTuple().op(0x81).stop(), "__main__.Exploit");
         add("newobj of a storage class",
-            Pickle().proto(2).global("torch", "FloatStorage").emptyTuple().op(0x81).stop(), "refusing to load");
-        add("build on a list", Pickle().proto(2).emptyList().emptyDict().op('b').stop(), "refusing to load");
-        add("memo index out of range", Pickle().proto(2).get(7).stop(), "memo index 7");
-        add("long memo index out of range", Pickle().proto(2).op('j').raw("\xff\xff\xff\xff").stop(), "memo index");
-        add("stack underflow: APPEND", Pickle().proto(2).op('a').stop(), "underflow");
-        add("stack underflow: TUPLE2", Pickle().proto(2).integer(1).op(0x86).stop(), "underflow");
-        add("stack underflow: SETITEM", Pickle().proto(2).emptyDict().op('s').stop(), "underflow");
-        add("stack underflow: below a MARK", Pickle().proto(2).integer(1).mark().op('0').stop(), "underflow");
-        add("TUPLE without MARK", Pickle().proto(2).integer(1).tuple().stop(), "MARK");
-        add("STOP on an empty stack", Pickle().proto(2).stop(), "empty stack");
-        add("no STOP", Pickle().proto(2).integer(1), "STOP");
+            PickleWriter().proto(2).global("torch", "FloatStorage").emptyTuple().op(0x81).stop(), "refusing to load");
+        add("build on a list", PickleWriter().proto(2).emptyList().emptyDict().op('b').stop(), "refusing to load");
+        add("memo index out of range", PickleWriter().proto(2).get(7).stop(), "memo index 7");
+        add("long memo index out of range", PickleWriter().proto(2).op('j').raw("\xff\xff\xff\xff").stop(), "memo index");
+        add("stack underflow: APPEND", PickleWriter().proto(2).op('a').stop(), "underflow");
+        add("stack underflow: TUPLE2", PickleWriter().proto(2).integer(1).op(0x86).stop(), "underflow");
+        add("stack underflow: SETITEM", PickleWriter().proto(2).emptyDict().op('s').stop(), "underflow");
+        add("stack underflow: below a MARK", PickleWriter().proto(2).integer(1).mark().op('0').stop(), "underflow");
+        add("TUPLE without MARK", PickleWriter().proto(2).integer(1).tuple().stop(), "MARK");
+        add("STOP on an empty stack", PickleWriter().proto(2).stop(), "empty stack");
+        add("no STOP", PickleWriter().proto(2).integer(1), "STOP");
         add("huge BINUNICODE8 length",
-            Pickle().proto(4).op(0x8d).raw("\xff\xff\xff\xff\xff\xff\xff\xff").stop(), "truncated");
-        add("huge BINUNICODE length", Pickle().proto(2).op('X').raw("\xff\xff\xff\x7f").raw("ab").stop(), "truncated");
-        add("huge FRAME length", Pickle().proto(4).op(0x95).raw(std::string_view("\x00\x00\x00\x00\x00\x00\x00\x80", 8)).stop(), "frame");
-        add("GLOBAL without newline", Pickle().proto(2).raw("cos\nsystem"), "truncated");
-        add("unknown opcode", Pickle().proto(2).op('i').stop(), "opcode 0x69");
-        add("protocol 6", Pickle().proto(6).stop(), "protocol 6");
-        add("wide LONG1", Pickle().proto(2).op(0x8a).op(9).raw("123456789").stop(), "64 bits");
-        add("APPEND to a dict", Pickle().proto(2).emptyDict().integer(1).op('a').stop(), "not a list");
+            PickleWriter().proto(4).op(0x8d).raw("\xff\xff\xff\xff\xff\xff\xff\xff").stop(), "truncated");
+        add("huge BINUNICODE length", PickleWriter().proto(2).op('X').raw("\xff\xff\xff\x7f").raw("ab").stop(), "truncated");
+        add("huge FRAME length", PickleWriter().proto(4).op(0x95).raw(std::string_view("\x00\x00\x00\x00\x00\x00\x00\x80", 8)).stop(), "frame");
+        add("GLOBAL without newline", PickleWriter().proto(2).raw("cos\nsystem"), "truncated");
+        add("unknown opcode", PickleWriter().proto(2).op('i').stop(), "opcode 0x69");
+        add("protocol 6", PickleWriter().proto(6).stop(), "protocol 6");
+        add("wide LONG1", PickleWriter().proto(2).op(0x8a).op(9).raw("123456789").stop(), "64 bits");
+        add("APPEND to a dict", PickleWriter().proto(2).emptyDict().integer(1).op('a').stop(), "not a list");
         add("SETITEMS with odd count",
-            Pickle().proto(2).emptyDict().mark().integer(1).setItems().stop(), "odd");
+            PickleWriter().proto(2).emptyDict().mark().integer(1).setItems().stop(), "odd");
         add("list containing itself",
-            Pickle().proto(2).emptyList().put(0).get(0).op('a').stop(), "contains itself");
-        add("persistent id not a tuple", Pickle().proto(2).str("storage").op('Q').stop(), "persistent id");
+            PickleWriter().proto(2).emptyList().put(0).get(0).op('a').stop(), "contains itself");
+        add("persistent id not a tuple", PickleWriter().proto(2).str("storage").op('Q').stop(), "persistent id");
         add("persistent id with a bad key",
-            Pickle().proto(2).mark().str("storage").global("torch", "FloatStorage").str("../x").str("cpu").integer(1)
+            PickleWriter().proto(2).mark().str("storage").global("torch", "FloatStorage").str("../x").str("cpu").integer(1)
                 .tuple().op('Q').stop(),
             "storage key");
         add("tensor past its storage",
-            Pickle().proto(2).tensor("FloatStorage", "0", 4, 2, {3}, {1}).stop(), "reaches element 4");
+            PickleWriter().proto(2).tensor("FloatStorage", "0", 4, 2, {3}, {1}).stop(), "reaches element 4");
         add("tensor with overflowing size",
-            Pickle().proto(2).tensor("FloatStorage", "0", 4, 0, {1LL << 40, 1LL << 40}, {1LL << 40, 1LL << 40}).stop(),
+            PickleWriter().proto(2).tensor("FloatStorage", "0", 4, 0, {1LL << 40, 1LL << 40}, {1LL << 40, 1LL << 40}).stop(),
             "overflows");
         add("tensor with negative size",
-            Pickle().proto(2).tensor("FloatStorage", "0", 4, 0, {-1}, {1}).stop(), "non-negative");
-        add("tensor rank mismatch", Pickle().proto(2).tensor("FloatStorage", "0", 4, 0, {2, 2}, {1}).stop(),
+            PickleWriter().proto(2).tensor("FloatStorage", "0", 4, 0, {-1}, {1}).stop(), "non-negative");
+        add("tensor rank mismatch", PickleWriter().proto(2).tensor("FloatStorage", "0", 4, 0, {2, 2}, {1}).stop(),
             "different lengths");
     }
 
@@ -584,7 +391,7 @@ private Q_SLOTS:
         QVERIFY(!value.ok());
         QVERIFY2(QString::fromStdString(value.message()).contains(message), value.message().c_str());
         // The same inside a checkpoint, through the public entry point.
-        Pickle wrapped;
+        PickleWriter wrapped;
         wrapped.raw(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
         auto tensors = stateDictOf(writeCheckpoint(wrapped, {}));
         QVERIFY(!tensors.ok());
@@ -592,7 +399,7 @@ private Q_SLOTS:
 
     void deepNestingIsRefused()
     {
-        Pickle p;
+        PickleWriter p;
         p.proto(2);
         constexpr int depth = 200000;
         for (int i = 0; i < depth; ++i) {
@@ -702,7 +509,7 @@ private Q_SLOTS:
 
     void storageProblems()
     {
-        Pickle p;
+        PickleWriter p;
         p.proto(2).tensor("FloatStorage", "0", 4, 0, {4}, {1}).stop();
         auto missing = stateDictOf(writeCheckpoint(p, {}));
         QVERIFY(!missing.ok());
@@ -714,7 +521,7 @@ private Q_SLOTS:
 
     void notACheckpoint()
     {
-        const Bytes legacy = Pickle().proto(2).integer(1).stop().bytes();
+        const Bytes legacy = PickleWriter().proto(2).integer(1).stop().bytes();
         auto result = stateDictOf(legacy);
         QVERIFY(!result.ok());
         QVERIFY2(result.message().find("legacy") != std::string::npos, result.message().c_str());

@@ -61,7 +61,7 @@ struct FfnBatch {
     float* out = nullptr;                  // [tokens][nEmbd]
 };
 
-// Replaces the dense FFN of a forward pass (see FalconForward::setFfnHook).
+// Replaces the dense FFN of a forward pass (see FamilyForward::setFfnHook).
 using FfnHook = std::function<void(const FfnBatch& batch)>;
 
 // Computes UpDownFfn densely for a batch, with its own scratch for the hidden activations.

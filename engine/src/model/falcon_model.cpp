@@ -35,22 +35,15 @@ FalconModel::~FalconModel() = default;
 
 namespace {
 
-// Gives the matrices the dense products read a copy in the fastest kernels' layout
-// (cpu/weight_pack.h). The mapped rows stay valid for getRow() and row-wise readers (a sparse
-// FFN); pages of a packed matrix are released when the file is mapped, except for a tied
-// output matrix, whose rows are also the token embeddings read on every token.
-void packForKernels(FalconWeights& w, bool ownOutput, bool fileMapped)
+// Packs the matrices the dense products read (family_model.h). The pages of a tied output
+// matrix stay mapped: its rows are also the token embeddings read on every token.
+void packWeights(FalconWeights& w, bool ownOutput, bool fileMapped)
 {
-    const auto pack = [&](cpu::WeightMatrix& m, bool release) {
-        if (w.packed.pack(m) && fileMapped && release)
-            cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
-    };
-    pack(w.output, ownOutput);
+    packForKernels(w.packed, w.output, ownOutput, fileMapped);
     for (auto& l : w.layers) {
-        for (cpu::WeightMatrix* m : {&l.wqkv, &l.wo, &l.ffn.up})
-            pack(*m, true);
-        if (!l.ffn.downTransposed)
-            pack(l.ffn.down, true);
+        for (cpu::WeightMatrix* m : {&l.wqkv, &l.wo})
+            packForKernels(w.packed, *m, true, fileMapped);
+        packFfnForKernels(w.packed, l.ffn, fileMapped);
     }
 }
 
@@ -64,12 +57,7 @@ Result<std::unique_ptr<FalconWeights>> bindFalcon(const gguf::GgufFile& file, co
     auto& conv = w->convertedNorms;
 
     HEARTH_TRY(b.matrix("token_embd.weight", hp.nEmbd, hp.nVocab, w->tokenEmbd));
-    HEARTH_TRY(b.vector("output_norm.weight", hp.nEmbd, w->outputNorm, conv));
-    HEARTH_TRY(b.vector("output_norm.bias", hp.nEmbd, w->outputNormBias, conv));
-    if (tied)
-        w->output = w->tokenEmbd;
-    else
-        HEARTH_TRY(b.matrix("output.weight", hp.nEmbd, hp.nVocab, w->output));
+    HEARTH_TRY(bindFamilyOutput(b, hp, *w));
 
     w->layers.resize(std::size_t(hp.nLayer));
     for (int i = 0; i < hp.nLayer; ++i) {
@@ -86,21 +74,13 @@ Result<std::unique_ptr<FalconWeights>> bindFalcon(const gguf::GgufFile& file, co
         HEARTH_TRY(b.matrix(p + "attn_qkv.weight", hp.nEmbd, hp.qDim() + 2 * hp.kvDim(), l.wqkv));
         HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
         HEARTH_TRY(b.matrix(p + "ffn_up.weight", hp.nEmbd, hp.nFf, l.ffn.up));
-        if (!b.has(p + "ffn_down.weight") && b.has(p + "ffn_down_t.weight")) {
-            // PowerInfer files store the down projection neuron-major: row i is neuron i's
-            // n_embd output weights, ggml shape [n_embd, n_ff].
-            HEARTH_TRY(b.matrix(p + "ffn_down_t.weight", hp.nEmbd, hp.nFf, l.ffn.down));
-            l.ffn.downTransposed = true;
-        } else {
-            HEARTH_TRY(b.matrix(p + "ffn_down.weight", hp.nFf, hp.nEmbd, l.ffn.down));
-        }
+        HEARTH_TRY(bindFfnDown(b, p, hp, l.ffn));
         l.ffn.activation = activation;
         if (b.has(p + "fc1.weight"))
             w->sparse = true;
     }
-    w->dominantType = b.dominantType();
-    w->parameterCount = b.parameters();
-    packForKernels(*w, !tied, file.mapping() != nullptr);
+    finishFamilyWeights(b, *w);
+    packWeights(*w, !tied, file.mapping() != nullptr);
     return w;
 }
 
@@ -135,21 +115,16 @@ Result<std::shared_ptr<const Model>> loadFalconModel(std::unique_ptr<gguf::GgufF
     if (!tokenizer)
         return fail(tokenizer.status());
 
-    if (params.progress && !params.progress(0.05f))
-        return Status(ErrorCode::Cancelled, "loading was cancelled");
-    const ProgressCallback scaled = [&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); };
-    auto weights = bindFalcon(*file, *hp, activation, scaled);
+    auto scaled = familyBindingProgress(params);
+    if (!scaled)
+        return scaled.status();
+    auto weights = bindFalcon(*file, *hp, activation, *scaled);
     if (!weights)
         return weights.code() == ErrorCode::Cancelled ? weights.status() : fail(weights.status());
 
-    if (params.lockInMemory && file->mapping())
-        (void)file->mapping()->lock(); // best effort: the OS may refuse (RLIMIT_MEMLOCK)
+    lockFamilyMapping(*file, params);
 
-    ModelInfo info = familyModelInfo(path, *file, *hp);
-    info.weightType = std::string(dtypeName((*weights)->dominantType));
-    info.ffnActivation = std::string(denseActivationName(activation));
-    info.sparse = (*weights)->sparse;
-    info.parameterCount = (*weights)->parameterCount;
+    ModelInfo info = familyModelInfo(path, *file, *hp, **weights, activation);
 
     return std::shared_ptr<const Model>(std::make_shared<FalconModel>(std::move(file), std::move(tokenizer).value(),
                                                                       std::move(hp).value(), activation,

@@ -27,18 +27,9 @@ struct FalconLayerWeights {
     UpDownFfn ffn;
 };
 
-struct FalconWeights {
-    cpu::WeightMatrix tokenEmbd;
-    const float* outputNorm = nullptr;
-    const float* outputNormBias = nullptr;
-    cpu::WeightMatrix output; // token_embd when tied
+// The common weights (family_model.h) and falcon's layers.
+struct FalconWeights : FamilyWeights {
     std::vector<FalconLayerWeights> layers;
-    DType dominantType = DType::F32;
-    std::uint64_t parameterCount = 0;
-    bool sparse = false; // the file carries PowerInfer predictors (fc1/fc2)
-
-    std::vector<std::vector<float>> convertedNorms; // non-F32 norms and biases, as float
-    cpu::PackedWeightStore packed;                  // kernel-layout copies of the matrices
 };
 
 class FalconModel final : public FamilyModel {

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "model/family_model.h"
 
+#include "core/mapped_file.h"
+#include "cpu/matmul.h"
+#include "cpu/weight_pack.h"
 #include "gguf/gguf_file.h"
+#include "model/dense_ffn.h"
+#include "model/tensor_binder.h"
 #include "tokenizer/tokenizer_factory.h"
 
 #include <filesystem>
@@ -99,7 +104,8 @@ Result<std::unique_ptr<Tokenizer>> createFamilyTokenizer(const gguf::GgufFile& f
     return tokenizer;
 }
 
-ModelInfo familyModelInfo(const std::string& path, const gguf::GgufFile& file, const HyperParams& hp)
+ModelInfo familyModelInfo(const std::string& path, const gguf::GgufFile& file, const HyperParams& hp,
+                          const FamilyWeights& weights, DenseActivation activation)
 {
     ModelInfo info;
     info.path = path;
@@ -113,7 +119,66 @@ ModelInfo familyModelInfo(const std::string& path, const gguf::GgufFile& file, c
     info.feedForwardSize = hp.nFf;
     info.vocabSize = hp.nVocab;
     info.trainedContextLength = hp.nCtxTrain;
+    info.weightType = std::string(dtypeName(weights.dominantType));
+    info.ffnActivation = std::string(denseActivationName(activation));
+    info.sparse = weights.sparse;
+    info.parameterCount = weights.parameterCount;
     return info;
+}
+
+Result<ProgressCallback> familyBindingProgress(const LoadParams& params)
+{
+    if (params.progress && !params.progress(0.05f))
+        return Status(ErrorCode::Cancelled, "loading was cancelled");
+    return ProgressCallback([&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); });
+}
+
+void lockFamilyMapping(const gguf::GgufFile& file, const LoadParams& params)
+{
+    if (params.lockInMemory && file.mapping())
+        (void)file.mapping()->lock();
+}
+
+Status bindFamilyOutput(TensorBinder& binder, const HyperParams& hp, FamilyWeights& weights)
+{
+    HEARTH_TRY(binder.vector("output_norm.weight", hp.nEmbd, weights.outputNorm, weights.convertedNorms));
+    HEARTH_TRY(binder.vector("output_norm.bias", hp.nEmbd, weights.outputNormBias, weights.convertedNorms));
+    if (!binder.has("output.weight")) {
+        weights.output = weights.tokenEmbd;
+        return {};
+    }
+    return binder.matrix("output.weight", hp.nEmbd, hp.nVocab, weights.output);
+}
+
+void finishFamilyWeights(const TensorBinder& binder, FamilyWeights& weights)
+{
+    weights.dominantType = binder.dominantType();
+    weights.parameterCount = binder.parameters();
+}
+
+Status bindFfnDown(TensorBinder& binder, const std::string& prefix, const HyperParams& hp, UpDownFfn& ffn)
+{
+    if (!binder.has(prefix + "ffn_down.weight") && binder.has(prefix + "ffn_down_t.weight")) {
+        // PowerInfer files store the down projection neuron-major: row i is neuron i's
+        // n_embd output weights, ggml shape [n_embd, n_ff].
+        HEARTH_TRY(binder.matrix(prefix + "ffn_down_t.weight", hp.nEmbd, hp.nFf, ffn.down));
+        ffn.downTransposed = true;
+        return {};
+    }
+    return binder.matrix(prefix + "ffn_down.weight", hp.nFf, hp.nEmbd, ffn.down);
+}
+
+void packForKernels(cpu::PackedWeightStore& packed, cpu::WeightMatrix& m, bool release, bool fileMapped)
+{
+    if (packed.pack(m) && fileMapped && release)
+        cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
+}
+
+void packFfnForKernels(cpu::PackedWeightStore& packed, UpDownFfn& ffn, bool fileMapped)
+{
+    packForKernels(packed, ffn.up, true, fileMapped);
+    if (!ffn.downTransposed)
+        packForKernels(packed, ffn.down, true, fileMapped);
 }
 
 } // namespace hearth::model

@@ -5,18 +5,40 @@
 // information shown to users, and reading the metadata keys both architectures use
 // (<arch>.embedding_length, .block_count, .attention.head_count, ...).
 
+#include "core/dtype.h"
+#include "cpu/matmul.h"
+#include "cpu/weight_pack.h"
+#include "model/dense_ffn.h"
 #include "model/hyper_params.h"
 
 #include <hearth/model.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hearth::gguf {
 class GgufFile;
 }
 
 namespace hearth::model {
+
+class TensorBinder;
+
+// The weights every family has besides its layers (FalconWeights, OptWeights add those).
+struct FamilyWeights {
+    cpu::WeightMatrix tokenEmbd;
+    const float* outputNorm = nullptr;
+    const float* outputNormBias = nullptr;
+    cpu::WeightMatrix output; // token_embd when tied
+    DType dominantType = DType::F32;
+    std::uint64_t parameterCount = 0;
+    bool sparse = false; // the file carries PowerInfer predictors (fc1/fc2)
+
+    std::vector<std::vector<float>> convertedNorms; // non-F32 norms and biases, as float
+    cpu::PackedWeightStore packed;                  // kernel-layout copies of the matrices
+};
 
 class FamilyModel : public Model {
 public:
@@ -51,7 +73,36 @@ private:
 [[nodiscard]] Result<std::unique_ptr<Tokenizer>> createFamilyTokenizer(const gguf::GgufFile& file,
                                                                        const HyperParams& hp);
 
-// ModelInfo filled from @p file and @p hp; the caller adds weight type, activation, counts.
-[[nodiscard]] ModelInfo familyModelInfo(const std::string& path, const gguf::GgufFile& file, const HyperParams& hp);
+// ModelInfo filled from @p file, @p hp, the bound @p weights and the FFN's @p activation.
+[[nodiscard]] ModelInfo familyModelInfo(const std::string& path, const gguf::GgufFile& file, const HyperParams& hp,
+                                        const FamilyWeights& weights, DenseActivation activation);
+
+// Reports the metadata checks as the first 5% of loading and returns the callback the tensor
+// binding reports through (the remaining 95%); Cancelled when the caller stops loading.
+[[nodiscard]] Result<ProgressCallback> familyBindingProgress(const LoadParams& params);
+
+// Locks the file's mapping in memory when @p params asks for it. Best effort: the OS may
+// refuse (RLIMIT_MEMLOCK), and loading goes on without it.
+void lockFamilyMapping(const gguf::GgufFile& file, const LoadParams& params);
+
+// Binds output_norm.weight/.bias and output.weight, or ties the output to the token
+// embeddings (already bound) when the file has no output.weight.
+[[nodiscard]] Status bindFamilyOutput(TensorBinder& binder, const HyperParams& hp, FamilyWeights& weights);
+
+// Records what @p binder saw once every tensor is bound: the dominant type, the parameters.
+void finishFamilyWeights(const TensorBinder& binder, FamilyWeights& weights);
+
+// Binds layer @p prefix's FFN down projection: ffn_down.weight, or the neuron-major
+// ffn_down_t.weight PowerInfer files store instead (then ffn.downTransposed is set).
+[[nodiscard]] Status bindFfnDown(TensorBinder& binder, const std::string& prefix, const HyperParams& hp,
+                                 UpDownFfn& ffn);
+
+// Gives @p m a copy in the fastest kernels' layout (cpu/weight_pack.h) and, with @p release
+// and a mapped file, releases the mapped pages the copy replaces. The mapped rows stay valid
+// for getRow() and row-wise readers (a sparse FFN).
+void packForKernels(cpu::PackedWeightStore& packed, cpu::WeightMatrix& m, bool release, bool fileMapped);
+
+// packForKernels for the FFN's matrices; a neuron-major down projection stays as mapped.
+void packFfnForKernels(cpu::PackedWeightStore& packed, UpDownFfn& ffn, bool fileMapped);
 
 } // namespace hearth::model

@@ -58,22 +58,15 @@ Status positionTable(const gguf::GgufFile& file, const HyperParams& hp, int& row
     return {};
 }
 
-// Gives the matrices the dense products read a copy in the fastest kernels' layout
-// (cpu/weight_pack.h). The mapped rows stay valid for getRow() and row-wise readers (a sparse
-// FFN); pages of a packed matrix are released when the file is mapped, except for a tied
-// output matrix, whose rows are also the token embeddings read on every token.
-void packForKernels(OptWeights& w, bool ownOutput, bool fileMapped)
+// Packs the matrices the dense products read (family_model.h). The pages of a tied output
+// matrix stay mapped: its rows are also the token embeddings read on every token.
+void packWeights(OptWeights& w, bool ownOutput, bool fileMapped)
 {
-    const auto pack = [&](cpu::WeightMatrix& m, bool release) {
-        if (w.packed.pack(m) && fileMapped && release)
-            cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
-    };
-    pack(w.output, ownOutput);
+    packForKernels(w.packed, w.output, ownOutput, fileMapped);
     for (auto& l : w.layers) {
-        for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.ffn.up})
-            pack(*m, true);
-        if (!l.ffn.downTransposed)
-            pack(l.ffn.down, true);
+        for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo})
+            packForKernels(w.packed, *m, true, fileMapped);
+        packFfnForKernels(w.packed, l.ffn, fileMapped);
     }
 }
 
@@ -90,12 +83,7 @@ Result<std::unique_ptr<OptWeights>> bindOpt(const gguf::GgufFile& file, const Hy
     HEARTH_TRY(positionTable(file, hp, positions, w->positionOffset));
     HEARTH_TRY(b.matrix("token_embd.weight", d, hp.nVocab, w->tokenEmbd));
     HEARTH_TRY(b.matrix("position_embd.weight", d, positions, w->positionEmbd));
-    HEARTH_TRY(b.vector("output_norm.weight", d, w->outputNorm, conv));
-    HEARTH_TRY(b.vector("output_norm.bias", d, w->outputNormBias, conv));
-    if (tied)
-        w->output = w->tokenEmbd;
-    else
-        HEARTH_TRY(b.matrix("output.weight", d, hp.nVocab, w->output));
+    HEARTH_TRY(bindFamilyOutput(b, hp, *w));
 
     w->layers.resize(std::size_t(hp.nLayer));
     for (int i = 0; i < hp.nLayer; ++i) {
@@ -115,22 +103,14 @@ Result<std::unique_ptr<OptWeights>> bindOpt(const gguf::GgufFile& file, const Hy
         HEARTH_TRY(b.vector(p + "ffn_norm.bias", d, l.ffnNormBias, conv));
         HEARTH_TRY(b.matrix(p + "ffn_up.weight", d, hp.nFf, l.ffn.up));
         HEARTH_TRY(b.vector(p + "ffn_up.bias", hp.nFf, l.ffn.upBias, conv));
-        if (!b.has(p + "ffn_down.weight") && b.has(p + "ffn_down_t.weight")) {
-            // PowerInfer files store the down projection neuron-major: row i is neuron i's
-            // n_embd output weights, ggml shape [n_embd, n_ff].
-            HEARTH_TRY(b.matrix(p + "ffn_down_t.weight", d, hp.nFf, l.ffn.down));
-            l.ffn.downTransposed = true;
-        } else {
-            HEARTH_TRY(b.matrix(p + "ffn_down.weight", hp.nFf, d, l.ffn.down));
-        }
+        HEARTH_TRY(bindFfnDown(b, p, hp, l.ffn));
         HEARTH_TRY(b.vector(p + "ffn_down.bias", d, l.ffn.downBias, conv));
         l.ffn.activation = DenseActivation::Relu;
         if (b.has(p + "fc1.weight"))
             w->sparse = true;
     }
-    w->dominantType = b.dominantType();
-    w->parameterCount = b.parameters();
-    packForKernels(*w, !tied, file.mapping() != nullptr);
+    finishFamilyWeights(b, *w);
+    packWeights(*w, !tied, file.mapping() != nullptr);
     return w;
 }
 
@@ -157,21 +137,16 @@ Result<std::shared_ptr<const Model>> loadOptModel(std::unique_ptr<gguf::GgufFile
     if (!tokenizer)
         return fail(tokenizer.status());
 
-    if (params.progress && !params.progress(0.05f))
-        return Status(ErrorCode::Cancelled, "loading was cancelled");
-    const ProgressCallback scaled = [&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); };
-    auto weights = bindOpt(*file, *hp, scaled);
+    auto scaled = familyBindingProgress(params);
+    if (!scaled)
+        return scaled.status();
+    auto weights = bindOpt(*file, *hp, *scaled);
     if (!weights)
         return weights.code() == ErrorCode::Cancelled ? weights.status() : fail(weights.status());
 
-    if (params.lockInMemory && file->mapping())
-        (void)file->mapping()->lock(); // best effort: the OS may refuse (RLIMIT_MEMLOCK)
+    lockFamilyMapping(*file, params);
 
-    ModelInfo info = familyModelInfo(path, *file, *hp);
-    info.weightType = std::string(dtypeName((*weights)->dominantType));
-    info.ffnActivation = "relu";
-    info.sparse = (*weights)->sparse;
-    info.parameterCount = (*weights)->parameterCount;
+    ModelInfo info = familyModelInfo(path, *file, *hp, **weights, DenseActivation::Relu);
 
     return std::shared_ptr<const Model>(std::make_shared<OptModel>(std::move(file), std::move(tokenizer).value(),
                                                                    std::move(hp).value(), std::move(weights).value(),

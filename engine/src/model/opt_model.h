@@ -30,20 +30,11 @@ struct OptLayerWeights {
     UpDownFfn ffn; // ReLU, with biases
 };
 
-struct OptWeights {
-    cpu::WeightMatrix tokenEmbd;
+// The common weights (family_model.h), OPT's learned positions and its layers.
+struct OptWeights : FamilyWeights {
     cpu::WeightMatrix positionEmbd; // row p + positionOffset: position p
     int positionOffset = 2;
-    const float* outputNorm = nullptr;
-    const float* outputNormBias = nullptr;
-    cpu::WeightMatrix output; // token_embd when tied
     std::vector<OptLayerWeights> layers;
-    DType dominantType = DType::F32;
-    std::uint64_t parameterCount = 0;
-    bool sparse = false;
-
-    std::vector<std::vector<float>> convertedNorms; // non-F32 norms and biases, as float
-    cpu::PackedWeightStore packed;                  // kernel-layout copies of the matrices
 };
 
 class OptModel final : public FamilyModel {

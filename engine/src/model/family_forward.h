@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What the falcon and opt forward passes share: the thread pool, the KV cache, the dense FFN
+// and the hook that replaces it, the buffers both blocks use, causal attention over all heads
+// of a batch, and the output head. Each family's forward pass derives from it and keeps only
+// its block's own projections and buffers.
+
+#include "cpu/matmul.h"
+#include "cpu/ops.h"
+#include "cpu/thread_pool.h"
+#include "model/architecture_forward.h"
+#include "model/decoder_ops.h"
+#include "model/dense_ffn.h"
+#include "model/hyper_params.h"
+#include "model/kv_cache.h"
+
+#include <hearth/status.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <utility>
+#include <vector>
+
+namespace hearth::model {
+
+class FamilyForward : public ArchitectureForward {
+public:
+    ~FamilyForward() override = default;
+
+    [[nodiscard]] int contextLength() const override { return m_cache->capacity(); }
+    [[nodiscard]] int maxBatch() const override { return m_maxBatch; }
+    [[nodiscard]] int vocabSize() const override { return m_hp.nVocab; }
+
+    // Replaces the dense FFN of every layer (a sparse FFN: predictor, then active neurons).
+    // What the hook sees as FFN and predictor input is the family's (see its setFfnHook
+    // note). An empty hook restores the dense FFN.
+    void setFfnHook(FfnHook hook) { m_ffnHook = std::move(hook); }
+
+    [[nodiscard]] cpu::ThreadPool& threadPool() { return *m_pool; }
+
+protected:
+    // @p threads <= 0: one per physical core.
+    FamilyForward(const HyperParams& hp, int maxBatch, int threads)
+        : m_hp(hp)
+        , m_maxBatch(maxBatch)
+        , m_pool(std::make_unique<cpu::ThreadPool>(threads))
+    {
+    }
+
+    // The checks every family's create() makes before anything is allocated.
+    [[nodiscard]] static Status checkSizes(int contextLength, int maxBatch)
+    {
+        if (contextLength <= 0 || maxBatch <= 0)
+            return Status(ErrorCode::InvalidArgument, "context length and batch size must be positive");
+        return {};
+    }
+
+    // True when some layer stores its down projection neuron-major (see DenseFfn::reserve).
+    template <typename Layers>
+    [[nodiscard]] static bool anyDownTransposed(const Layers& layers)
+    {
+        return std::any_of(layers.begin(), layers.end(), [](const auto& l) { return l.ffn.downTransposed; });
+    }
+
+    // Allocates the cache, the dense FFN's scratch and the shared buffers; the family then
+    // sizes its own with allocate().
+    [[nodiscard]] Status reserveShared(int contextLength, bool transposedDown)
+    {
+        auto cache = KvCache::create(m_hp.nLayer, contextLength, m_hp.kvDim());
+        if (!cache)
+            return cache.status();
+        m_cache = std::move(cache).value();
+        HEARTH_TRY(m_ffn.reserve(m_maxBatch, m_hp.nFf, m_hp.nEmbd, m_pool->size(), transposedDown));
+        const std::size_t b = std::size_t(m_maxBatch);
+        return allocate([&] {
+            m_x.resize(b * m_hp.nEmbd);
+            m_xn.resize(b * m_hp.nEmbd);
+            m_attn.resize(b * m_hp.qDim());
+            m_tmp.resize(b * m_hp.nEmbd);
+            m_scores.resize(std::size_t(m_pool->size()) * std::size_t(contextLength));
+        });
+    }
+
+    // Runs @p resize, turning a failed allocation into OutOfMemory instead of a throw.
+    template <typename Resize>
+    [[nodiscard]] static Status allocate(Resize&& resize)
+    {
+        try {
+            resize();
+        } catch (const std::bad_alloc&) {
+            return Status(ErrorCode::OutOfMemory, "not enough memory for the session's work buffers");
+        }
+        return {};
+    }
+
+    // m_attn = causal attention of every head of @p n tokens of layer @p layer, the batch
+    // starting at position @p start. Token t's query heads are packed at
+    // queries + t * queryStride; query head h reads KV head h / (nHead / nHeadKv).
+    void attendAll(int layer, int start, int n, const float* queries, std::size_t queryStride)
+    {
+        m_batchLayer = layer;
+        m_batchStart = start;
+        m_queries = queries;
+        m_queryStride = queryStride;
+        m_pool->parallelFor(std::int64_t(n) * m_hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
+            attention(begin, end, thread);
+        });
+    }
+
+    // @p out = the FFN of layer @p layer on @p n rows of @p input: the hook when one is set
+    // (its predictor input is the residual stream m_x), else the dense FFN.
+    void runFfn(int layer, const UpDownFfn& ffn, const float* input, int n, float* out)
+    {
+        if (m_ffnHook)
+            m_ffnHook(FfnBatch{layer, n, input, m_x.data(), out});
+        else
+            m_ffn.run(*m_pool, ffn, input, n, out);
+    }
+
+    // The final LayerNorm and output projection of the last row, or of all @p n rows.
+    void outputLogits(const float* norm, const float* normBias, const cpu::WeightMatrix& output, int n, float* logits,
+                      bool allLogits)
+    {
+        const std::int64_t nEmbd = m_hp.nEmbd;
+        const int first = allLogits ? 0 : n - 1;
+        const int rows = n - first;
+        for (int t = 0; t < rows; ++t)
+            cpu::layerNorm(m_x.data() + (first + t) * nEmbd, norm, normBias, m_hp.normEps, nEmbd,
+                           m_xn.data() + t * nEmbd);
+        cpu::matmul(*m_pool, output, m_xn.data(), rows, logits);
+    }
+
+    const HyperParams& m_hp;
+    int m_maxBatch;
+    std::unique_ptr<cpu::ThreadPool> m_pool;
+    std::unique_ptr<KvCache> m_cache;
+    DenseFfn m_ffn;
+    FfnHook m_ffnHook;
+
+    // Scratch, B = maxBatch rows each.
+    std::vector<float> m_x;      // [B][nEmbd] residual stream
+    std::vector<float> m_xn;     // [B][nEmbd] normalized block input
+    std::vector<float> m_attn;   // [B][qDim] attention output, heads concatenated
+    std::vector<float> m_tmp;    // [B][nEmbd] block output before the residual add
+    std::vector<float> m_scores; // [threads][contextLength]
+
+private:
+    void attention(std::int64_t begin, std::int64_t end, int threadIndex)
+    {
+        const int group = m_hp.nHead / m_hp.nHeadKv;
+        const float scale = 1.0f / std::sqrt(float(m_hp.headDim));
+        float* scores = m_scores.data() + std::size_t(threadIndex) * std::size_t(m_cache->capacity());
+        for (std::int64_t item = begin; item < end; ++item) {
+            const int t = int(item / m_hp.nHead);
+            const int h = int(item % m_hp.nHead);
+            const float* q = m_queries + std::size_t(t) * m_queryStride + std::size_t(h) * m_hp.headDim;
+            float* out = m_attn.data() + std::size_t(t) * m_hp.qDim() + std::size_t(h) * m_hp.headDim;
+            attendCausal(q, *m_cache, m_batchLayer, m_batchStart + t, (h / group) * m_hp.headDim, m_hp.headDim, scale,
+                         scores, out);
+        }
+    }
+
+    // The batch in flight, read by the parallel section (which captures only `this`).
+    int m_batchStart = 0;
+    int m_batchLayer = 0;
+    const float* m_queries = nullptr;
+    std::size_t m_queryStride = 0;
+};
+
+} // namespace hearth::model
