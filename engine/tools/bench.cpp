@@ -236,6 +236,8 @@ int main(int argc, char** argv)
     options.addFlag("--no-bandwidth", "skip the memory bandwidth measurement", &skipBandwidth);
     options.addFlag("--dense", "models with predictors: run the dense FFN only (default: sparse, then dense for comparison)",
                     &dense);
+    tools::DeviceOptions device;
+    options.addDeviceOptions(&device);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess: return 0;
     case tools::ToolOptions::Outcome::ExitFailure: return 1;
@@ -263,11 +265,16 @@ int main(int argc, char** argv)
     sessionParams.denseFfn = dense;
     sessionParams.contextLength = promptTokens + generateTokens + 8;
     sessionParams.batchSize = std::max(sessionParams.batchSize, promptTokens);
+    sessionParams.vramBudgetGiB = device.vramBudgetGiB;
+    sessionParams.resetGpuIndex = device.resetGpuIndex;
+    sessionParams.disableGpuIndex = device.disableGpuIndex;
     auto session = Session::create(*model, sessionParams);
     if (!session) {
         std::fprintf(stderr, "hearth-bench: cannot start a session: %s\n", session.message().c_str());
         return 1;
     }
+    const std::string placement = (*session)->placementReport();
+    std::fprintf(stderr, "placement: %s\n", placement.c_str());
     const int threadCount = threads > 0 ? threads : cpu::ThreadPool::physicalCoreCount();
 
     const std::vector<Token> all = benchmarkTokens((*model)->tokenizer(), promptTokens + generateTokens);
@@ -295,6 +302,10 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "  run %d/%d: prefill %.2f tok/s, decode %.2f tok/s\n", r + 1, repetitions,
                          prefillRates.back(), decodeRates.back());
     }
+    // The comparison sessions below place their own hot neurons: this session (and its device
+    // memory) goes first, so they get the same budget.
+    std::unique_ptr<Session>& mainSession = *session;
+    mainSession.reset();
     // Sparse models: the same decode with the dense FFN, and the bytes each path touches.
     const bool sparseModel = (*model)->info().sparse && !dense;
     ModeResult sparseMode, denseMode;
@@ -356,6 +367,7 @@ int main(int argc, char** argv)
         out.add("peak_rss_bytes", peakRss);
         out.add("decode_cpu_seconds_per_token", decodeCpuPerToken);
         out.add("ffn_mode", sparseModel ? "sparse" : "dense");
+        out.add("placement", placement);
         if (sparseModel) {
             out.add("sparse_decode_tokens_per_second", sparseMode.decode);
             out.add("dense_decode_tokens_per_second", denseMode.decode);

@@ -201,6 +201,8 @@ int main(int argc, char** argv)
     options.addFlag("--version", "print version and build facts, then exit", &version);
     bool dense = false;
     options.addFlag("--dense", "models with predictors: compute every FFN neuron instead of the predicted ones", &dense);
+    tools::DeviceOptions device;
+    options.addDeviceOptions(&device);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess: return 0;
     case tools::ToolOptions::Outcome::ExitFailure: return 1;
@@ -228,11 +230,15 @@ int main(int argc, char** argv)
     sessionParams.contextLength = settings.contextLength;
     sessionParams.threads = settings.threads;
     sessionParams.denseFfn = dense;
+    sessionParams.vramBudgetGiB = device.vramBudgetGiB;
+    sessionParams.resetGpuIndex = device.resetGpuIndex;
+    sessionParams.disableGpuIndex = device.disableGpuIndex;
     auto session = Session::create(*model, sessionParams);
     if (!session) {
         std::fprintf(stderr, "hearth-cli: cannot start a session: %s\n", session.message().c_str());
         return 1;
     }
+    std::fprintf(stderr, "[placement: %s]\n", (*session)->placementReport().c_str());
 
     if (options.wasSet("-p"))
         return oneShot(**session, **model, settings);

@@ -95,6 +95,35 @@ void ToolOptions::addFloat(const std::string& names, const std::string& valueNam
     });
 }
 
+void ToolOptions::addDeviceOptions(DeviceOptions* target)
+{
+    add("--vram-budget", "GiB",
+        "GPU memory to use for hot FFN neurons, in GiB; 0 runs on the CPU only (default: auto, the free "
+        "VRAM less 256 MiB)",
+        [target](const std::string& v, std::string& error) {
+            std::string lower = v;
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                           [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+            if (lower == "auto") {
+                target->vramBudgetGiB = -1;
+                return true;
+            }
+            char* end = nullptr;
+            errno = 0;
+            const double value = std::strtod(v.c_str(), &end);
+            // At most 1 PiB, as sparse::gibToBytes accepts.
+            if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || !(value >= 0) || value > 1048576.0) {
+                error = "expects a number of GiB (0 or more) or 'auto', not '" + v + "'";
+                return false;
+            }
+            target->vramBudgetGiB = value;
+            return true;
+        });
+    addFlag("--reset-gpu-index", "recompute the cached neuron placement beside the model", &target->resetGpuIndex);
+    addFlag("--disable-gpu-index", "keep every FFN neuron on the CPU and leave the cached placement alone",
+            &target->disableGpuIndex);
+}
+
 void ToolOptions::addUInt64(const std::string& names, const std::string& valueName, const std::string& help,
                             std::uint64_t* target)
 {

@@ -13,6 +13,14 @@
 
 namespace hearth::tools {
 
+// Where a tool's session puts its work: the fields of hearth::SessionParams of the same names
+// (this library does not depend on the engine).
+struct DeviceOptions {
+    double vramBudgetGiB = -1; // < 0: automatic; 0: CPU only
+    bool resetGpuIndex = false;
+    bool disableGpuIndex = false;
+};
+
 class ToolOptions {
 public:
     ToolOptions(std::string program, std::string summary);
@@ -26,6 +34,8 @@ public:
     void addFloat(const std::string& names, const std::string& valueName, const std::string& help, float* target);
     void addUInt64(const std::string& names, const std::string& valueName, const std::string& help,
                    std::uint64_t* target);
+    // --vram-budget <GiB|auto>, --reset-gpu-index and --disable-gpu-index, the same in every tool.
+    void addDeviceOptions(DeviceOptions* target);
 
     enum class Outcome { Run, ExitSuccess, ExitFailure };
     // Parses argv. Prints --help to stdout (ExitSuccess) or an error and a hint to stderr

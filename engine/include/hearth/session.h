@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 
 namespace hearth {
 
@@ -18,6 +19,16 @@ struct SessionParams {
     int threads = 0;       ///< 0: one per physical core
     int batchSize = 256;   ///< prompt tokens processed per batched forward pass
     bool denseFfn = false; ///< compute every FFN neuron even when the model has predictors (comparisons)
+    /// GPU memory Hearth may use, in GiB. < 0: automatic (the free VRAM less 256 MiB when a GPU
+    /// exists); 0: CPU only.
+    double vramBudgetGiB = -1;
+    bool resetGpuIndex = false;   ///< recompute the cached neuron placement beside the model
+    bool disableGpuIndex = false; ///< keep every FFN neuron on the CPU (attention may still use the GPU)
+    /// Which device to use. "": the CUDA back end when its module loads. "emulated:<bytes>": the
+    /// host-memory emulated device with that budget, for tests of the hybrid path without a GPU;
+    /// "emulated:<bytes>:<physical bytes>" makes allocations past the second figure fail (a
+    /// device that promised more than it has, to exercise re-planning).
+    std::string deviceOverride;
 };
 
 /// Why generation ended.
@@ -59,6 +70,10 @@ public:
     void reset() { truncate(0); }
 
     [[nodiscard]] virtual const Model& model() const = 0;
+
+    /// What went where: "CPU only: <why>", or "GPU <name>: attention of N/M layers, K of T FFN
+    /// neurons hot, budget X" (with the re-planning that happened, if any). For logs and tools.
+    [[nodiscard]] virtual std::string placementReport() const { return {}; }
 
     /// Called for each generated token with the text it completed (may be empty). Return false to stop.
     using TokenCallback = std::function<bool(Token token, const std::string& text)>;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "api/llama_session.h"
 
+#include "api/hybrid_decode.h"
+
 #include "model/falcon_forward.h"
 #include "model/falcon_model.h"
 #include "model/llama_forward.h"
@@ -21,10 +23,12 @@ constexpr int MaxContextLength = 4096;
 // LlamaForward predates ArchitectureForward; this keeps it unaware of the interface.
 class LlamaForwardAdapter final : public model::ArchitectureForward {
 public:
-    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab)
-        : m_forward(std::move(forward))
+    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab, std::unique_ptr<HybridDecode> hybrid)
+        : m_hybrid(std::move(hybrid))
+        , m_forward(std::move(forward))
         , m_vocab(vocab)
     {
+        m_forward->setDecodeFfn(m_hybrid.get());
     }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
@@ -35,6 +39,7 @@ public:
     }
 
 private:
+    std::unique_ptr<HybridDecode> m_hybrid; // outlives the forward pass that points at it
     std::unique_ptr<model::LlamaForward> m_forward;
     int m_vocab;
 };
@@ -48,18 +53,26 @@ Result<std::unique_ptr<model::ArchitectureForward>> upcast(Result<std::unique_pt
 }
 
 // The forward pass of @p model's architecture, or Unsupported.
-Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& model, int contextLength, int batch,
-                                                                  int threads, bool denseFfn)
+// @p hybrid receives the llama family's hybrid FFN (null when it runs on the CPU), @p report
+// where the work runs.
+Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& model, int contextLength,
+                                                                  const SessionParams& params, HybridDecode*& hybrid,
+                                                                  std::string& report)
 {
+    const int batch = params.batchSize;
+    const int threads = params.threads;
     if (const auto* llama = dynamic_cast<const model::LlamaModel*>(&model)) {
         auto forward = model::LlamaForward::create(*llama, contextLength, batch, threads);
         if (!forward)
             return forward.status();
-        if (denseFfn)
+        if (params.denseFfn)
             (*forward)->setFfnMode(model::LlamaForward::FfnMode::Dense);
-        return std::unique_ptr<model::ArchitectureForward>(
-            std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama->hyperParams().nVocab));
+        auto decode = HybridDecode::create(*llama, params, contextLength, (*forward)->maxBatch(), report);
+        hybrid = decode.get();
+        return std::unique_ptr<model::ArchitectureForward>(std::make_unique<LlamaForwardAdapter>(
+            std::move(forward).value(), llama->hyperParams().nVocab, std::move(decode)));
     }
+    report = "CPU only: the " + model.info().architecture + " architecture runs on the CPU";
     if (const auto* falcon = dynamic_cast<const model::FalconModel*>(&model))
         return upcast(model::FalconForward::create(*falcon, contextLength, batch, threads));
     if (const auto* opt = dynamic_cast<const model::OptModel*>(&model))
@@ -93,12 +106,16 @@ Result<std::unique_ptr<Session>> LlamaSession::create(std::shared_ptr<const Mode
     const int trained = model->info().trainedContextLength;
     const int contextLength = params.contextLength > 0 ? params.contextLength : std::min(trained, MaxContextLength);
 
-    auto forward = createForward(*model, contextLength, params.batchSize, params.threads, params.denseFfn);
+    HybridDecode* hybrid = nullptr;
+    std::string report;
+    auto forward = createForward(*model, contextLength, params, hybrid, report);
     if (!forward)
         return forward.status();
 
     const int vocab = (*forward)->vocabSize();
     std::unique_ptr<LlamaSession> session(new LlamaSession(std::move(model), std::move(forward).value()));
+    session->m_hybrid = hybrid;
+    session->m_placementReport = std::move(report);
     try {
         session->m_history.reserve(std::size_t(contextLength));
         session->m_logits.resize(std::size_t(vocab));
@@ -188,6 +205,11 @@ void LlamaSession::truncate(int keep)
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, const SessionParams& params)
 {
     return LlamaSession::create(std::move(model), params);
+}
+
+std::string LlamaSession::placementReport() const
+{
+    return m_hybrid ? m_hybrid->report() : m_placementReport;
 }
 
 } // namespace hearth

@@ -9,9 +9,12 @@
 #include <hearth/session.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace hearth {
+
+class HybridDecode;
 
 class LlamaSession final : public Session {
 public:
@@ -29,6 +32,7 @@ public:
     void truncate(int keep) override;
 
     [[nodiscard]] const Model& model() const override { return *m_model; }
+    [[nodiscard]] std::string placementReport() const override;
 
 private:
     LlamaSession(std::shared_ptr<const Model> model, std::unique_ptr<model::ArchitectureForward> forward);
@@ -42,6 +46,8 @@ private:
     std::vector<Token> m_history;
     std::vector<float> m_logits;
     bool m_logitsValid = false;
+    HybridDecode* m_hybrid = nullptr; // owned by m_forward; null when the FFN runs on the CPU
+    std::string m_placementReport;
 };
 
 } // namespace hearth

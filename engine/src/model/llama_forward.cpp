@@ -183,6 +183,9 @@ bool LlamaForward::neuronFfn(int layer, int n)
     }
     for (int t = 0; t < n; ++t)
         cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+    if (n == 1 && predicted && m_decodeFfn && !m_observer
+        && m_decodeFfn->run(*m_pool, layer, m_xn.data(), ids, count, m_tmp.data()))
+        return true;
     float* acts = nullptr;
     if (m_observer) {
         acts = m_gate.data();

@@ -66,6 +66,19 @@ public:
         m_observerContext = context;
     }
 
+    // Computes a decoded token's sparse FFN somewhere else (the hybrid CPU/device path lives in
+    // the api layer, so this library needs no device code). Called only for one-token batches in
+    // sparse mode, with the FFN-normalized input and the predicted-active neurons; returning
+    // false makes the layer take the CPU path, so a failing device never loses a token.
+    class DecodeFfn {
+    public:
+        virtual ~DecodeFfn() = default;
+        [[nodiscard]] virtual bool run(cpu::ThreadPool& pool, int layer, const float* xn, const std::int32_t* active,
+                                       std::int64_t count, float* y) = 0;
+    };
+    // Null switches it off. @p ffn must outlive every later forward().
+    void setDecodeFfn(DecodeFfn* ffn) { m_decodeFfn = ffn; }
+
 private:
     LlamaForward(const LlamaModel& model, int maxBatch, int threads);
     void attention(int layer, std::int64_t begin, std::int64_t end, int threadIndex);
@@ -109,6 +122,7 @@ private:
     float m_threshold = 0.0f;
     ActivationObserver m_observer = nullptr;
     void* m_observerContext = nullptr;
+    DecodeFfn* m_decodeFfn = nullptr;
     std::unique_ptr<sparse::SparseFfn> m_sparseFfn;
     std::vector<sparse::NeuronWeights> m_neurons; // per layer
     std::vector<std::unique_ptr<sparse::InterleavedNeurons>> m_interleaved; // Q4_0 copies, per layer
