@@ -63,9 +63,10 @@ ChatController::ChatController(QObject* parent)
         Q_EMIT loadProgressChanged();
     });
     connect(m_worker, &EngineWorker::modelLoaded, this,
-        [this](const QString& name, const QString& description, int contextLength) {
+        [this](const QString& name, const QString& description, int contextLength, const QString& placement) {
             m_modelName = name;
             m_modelDescription = description;
+            m_placementReport = placement;
             m_modelPath = m_loadingPath;
             m_contextLength = contextLength;
             m_contextUsed = 0;

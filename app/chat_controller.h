@@ -40,6 +40,9 @@ class ChatController : public QObject
     Q_PROPERTY(State state READ state NOTIFY stateChanged)
     Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
     Q_PROPERTY(QString modelDescription READ modelDescription NOTIFY modelChanged)
+    /// The engine's placement report: which part of the model runs on the GPU, or why none does.
+    Q_PROPERTY(QString placementReport READ placementReport NOTIFY modelChanged)
+    Q_PROPERTY(bool usesGpu READ usesGpu NOTIFY modelChanged)
     Q_PROPERTY(QString modelPath READ modelPath NOTIFY modelChanged)
     Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
     Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
@@ -83,6 +86,8 @@ public:
     [[nodiscard]] State state() const { return m_state; }
     [[nodiscard]] QString modelName() const { return m_modelName; }
     [[nodiscard]] QString modelDescription() const { return m_modelDescription; }
+    [[nodiscard]] QString placementReport() const { return m_placementReport; }
+    [[nodiscard]] bool usesGpu() const { return m_placementReport.startsWith(QLatin1String("GPU")); }
     [[nodiscard]] QString modelPath() const { return m_modelPath; }
     [[nodiscard]] double loadProgress() const { return m_loadProgress; }
     [[nodiscard]] QString errorText() const { return m_errorText; }
@@ -167,6 +172,7 @@ private:
     State m_state = State::NoModel;
     QString m_modelName;
     QString m_modelDescription;
+    QString m_placementReport;
     QString m_modelPath;
     QString m_loadingPath;
     double m_loadProgress = 0;

@@ -86,8 +86,9 @@ void EngineWorker::loadModel(const QString& path)
     const QString name = info.name.empty() ? file.completeBaseName() : QString::fromStdString(info.name);
     const QString description = QStringLiteral("%1 · %2").arg(
         QString::fromStdString(info.architecture), QString::fromStdString(info.weightType));
-    qCInfo(lcEngine) << "loaded" << name << description;
-    Q_EMIT modelLoaded(name, description, m_session->contextLength());
+    const QString placement = QString::fromStdString(m_session->placementReport());
+    qCInfo(lcEngine) << "loaded" << name << description << placement;
+    Q_EMIT modelLoaded(name, description, m_session->contextLength(), placement);
 }
 
 void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, const SamplingSettings& sampling)

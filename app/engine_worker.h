@@ -69,7 +69,8 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void loadProgress(double fraction);
-    void modelLoaded(const QString& name, const QString& description, int contextLength);
+    // @p placement: where the engine placed the model ("GPU ...: ..." or "CPU only: <reason>").
+    void modelLoaded(const QString& name, const QString& description, int contextLength, const QString& placement);
     void modelLoadFailed(const QString& message);
     void tokenGenerated(quint64 requestId, const QString& text);
     void answerFinished(quint64 requestId, const QString& answer, const hearth::app::AnswerStats& stats);

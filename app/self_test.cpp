@@ -31,8 +31,11 @@ int SelfTest::run(QTextStream& out, QTextStream& err)
     QObject context;
 
     QObject::connect(
-        worker, &EngineWorker::modelLoaded, &context, [&](const QString& name, const QString& description, int) {
+        worker, &EngineWorker::modelLoaded, &context,
+        [&](const QString& name, const QString& description, int, const QString& placement) {
             out << "Model: " << name << " (" << description << ")\n";
+            if (!placement.isEmpty())
+                out << "Placement: " << placement << "\n";
             out << "Prompt: Once upon a time\nAnswer: ";
             out.flush();
             // Plain continuation, not a chat turn: tiny story models have no chat template.

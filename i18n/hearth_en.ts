@@ -349,6 +349,11 @@
         <source>Markdown files (*.md)</source>
         <translation>Markdown files (*.md)</translation>
     </message>
+    <message>
+        <source>GPU + CPU (%1)</source>
+        <comment>status bar: hybrid compute mode, %1 is the CPU kernel set</comment>
+        <translation>GPU + CPU (%1)</translation>
+    </message>
 </context>
 <context>
     <name>MessageDelegate</name>

@@ -223,9 +223,13 @@ ApplicationWindow {
 
     footer: StatusBar {
         controller: ChatController
-        // Until the engine places layers on a GPU, answers are computed by the CPU kernels it
-        // picked for this processor. In QML so a language switch retranslates it.
-        computeMode: qsTr("CPU (%1)", "status bar: compute mode, %1 is the kernel set such as avx2").arg(AppInfo.cpuKernels)
+        // GPU + CPU when the engine placed hot neurons on a GPU, else the CPU kernels it picked for
+        // this processor; the tooltip gives the engine's reason. In QML so a language switch
+        // retranslates it.
+        computeMode: ChatController.usesGpu
+                     ? qsTr("GPU + CPU (%1)", "status bar: hybrid compute mode, %1 is the CPU kernel set").arg(AppInfo.cpuKernels)
+                     : qsTr("CPU (%1)", "status bar: compute mode, %1 is the kernel set such as avx2").arg(AppInfo.cpuKernels)
+        computeDetail: ChatController.placementReport
     }
 
     // The undo bar after deleting a chat.

@@ -10,6 +10,8 @@ ToolBar {
 
     required property ChatController controller
     required property string computeMode
+    // The engine's own words on where the model runs (shown as a tooltip).
+    property string computeDetail
 
     RowLayout {
         anchors.fill: parent
@@ -27,6 +29,10 @@ ToolBar {
         Label {
             text: root.computeMode
             Accessible.name: qsTr("Compute mode")
+            Accessible.description: root.computeDetail
+            ToolTip.visible: computeHover.hovered && root.computeDetail.length > 0
+            ToolTip.text: root.computeDetail
+            HoverHandler { id: computeHover }
         }
         Label {
             objectName: "speedLabel"

@@ -23,6 +23,7 @@ class TestEngineWorker : public QObject
 private:
     QTemporaryDir m_dir;
     QString m_model;
+    QString m_placement;
     QThread m_thread;
     EngineWorker* m_worker = nullptr;
 
@@ -31,7 +32,11 @@ private:
         QSignalSpy loaded(m_worker, &EngineWorker::modelLoaded);
         QSignalSpy failed(m_worker, &EngineWorker::modelLoadFailed);
         QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path));
-        return QTest::qWaitFor([&] { return loaded.size() + failed.size() > 0; }, 60000) && loaded.size() == 1;
+        if (!QTest::qWaitFor([&] { return loaded.size() + failed.size() > 0; }, 60000) || loaded.size() != 1)
+            return false;
+        // The status bar shows where the model runs; the engine always says (GPU or why not).
+        m_placement = loaded.first().at(3).toString();
+        return !m_placement.isEmpty();
     }
 
     void generate(quint64 id, int maxTokens)
