@@ -613,6 +613,15 @@
         <source>Loading… %1%</source>
         <translation>Loading… %1%</translation>
     </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop loading the model</comment>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Cancel loading the model</source>
+        <translation>Cancel loading the model</translation>
+    </message>
 </context>
 <context>
     <name>VramPanel</name>

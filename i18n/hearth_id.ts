@@ -613,6 +613,15 @@
         <source>Loading… %1%</source>
         <translation>Memuat… %1%</translation>
     </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop loading the model</comment>
+        <translation>Batal</translation>
+    </message>
+    <message>
+        <source>Cancel loading the model</source>
+        <translation>Batalkan pemuatan model</translation>
+    </message>
 </context>
 <context>
     <name>VramPanel</name>

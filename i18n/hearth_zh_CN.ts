@@ -613,6 +613,15 @@
         <source>Loading… %1%</source>
         <translation>正在加载… %1%</translation>
     </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop loading the model</comment>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel loading the model</source>
+        <translation>取消加载模型</translation>
+    </message>
 </context>
 <context>
     <name>VramPanel</name>

@@ -40,6 +40,13 @@ ToolBar {
             text: qsTr("%1 tokens/s").arg(root.controller.lastTokensPerSecond.toFixed(1))
             Accessible.name: qsTr("Speed of the last answer")
         }
+        ToolButton {
+            objectName: "cancelLoadButton"
+            visible: root.controller.state === ChatController.Loading
+            text: qsTr("Cancel", "button: stop loading the model")
+            Accessible.name: qsTr("Cancel loading the model")
+            onClicked: root.controller.cancelLoad()
+        }
         Label {
             text: {
                 switch (root.controller.state) {

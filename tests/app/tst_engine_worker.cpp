@@ -71,6 +71,32 @@ private Q_SLOTS:
         m_thread.wait();
     }
 
+    void loadReportsProgressAndCancels()
+    {
+        // Cancel from the worker thread at the first progress report, as the GUI's Cancel
+        // button does from its own thread: the load must stop with a message, not a model.
+        QSignalSpy progress(m_worker, &EngineWorker::loadProgress);
+        QSignalSpy loaded(m_worker, &EngineWorker::modelLoaded);
+        QSignalSpy failed(m_worker, &EngineWorker::modelLoadFailed);
+        const auto cancelOnce = connect(
+            m_worker, &EngineWorker::loadProgress, m_worker, [this] { m_worker->cancelLoad(); },
+            Qt::DirectConnection);
+        QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, m_model));
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.size() + failed.size() > 0, 60000);
+        disconnect(cancelOnce);
+        QVERIFY(progress.size() >= 1);
+        QCOMPARE(loaded.size(), 0);
+        QCOMPARE(failed.size(), 1);
+        QVERIFY2(failed.first().at(0).toString().contains(QStringLiteral("cancelled")),
+                 qPrintable(failed.first().at(0).toString()));
+
+        // The next load starts afresh and reports progress up to completion.
+        progress.clear();
+        QVERIFY(load(m_model));
+        QVERIFY(progress.size() >= 1);
+        QCOMPARE(progress.last().at(0).toDouble(), 1.0);
+    }
+
     void corruptModelIsAnError()
     {
         const QString corrupt = m_dir.filePath(QStringLiteral("corrupt.gguf"));
