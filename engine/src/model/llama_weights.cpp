@@ -3,113 +3,19 @@
 
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
+#include "model/tensor_binder.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace hearth::model {
-
-namespace {
-
-std::string shapeString(const std::vector<std::int64_t>& shape)
-{
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-// Looks up tensors by name and checks shape and type, counting what it has seen for progress.
-class Binder {
-public:
-    Binder(const gguf::GgufFile& file, const ProgressCallback& progress, std::size_t expected)
-        : m_file(file)
-        , m_progress(progress)
-        , m_expected(expected ? expected : 1)
-    {
-    }
-
-    [[nodiscard]] bool has(const std::string& name) const { return m_file.findTensor(name) != nullptr; }
-
-    // A matrix of ggml shape [cols, rows] (rows outputs of cols inputs).
-    Status matrix(const std::string& name, std::int64_t cols, std::int64_t rows, cpu::WeightMatrix& out)
-    {
-        const gguf::TensorInfo* t = nullptr;
-        HEARTH_TRY(find(name, {cols, rows}, t));
-        out = {t->type, t->data, rows, cols};
-        return tick(*t);
-    }
-
-    // A 1-D vector (norm weights), converted to float when stored otherwise.
-    Status vector(const std::string& name, std::int64_t n, const float*& out, std::vector<std::vector<float>>& converted)
-    {
-        const gguf::TensorInfo* t = nullptr;
-        HEARTH_TRY(find(name, {n}, t));
-        if (t->type == DType::F32) {
-            out = reinterpret_cast<const float*>(t->data);
-        } else {
-            auto& v = converted.emplace_back(std::size_t(n));
-            cpu::dequantizeRow(t->type, t->data, v.data(), n);
-            out = v.data();
-        }
-        return tick(*t);
-    }
-
-    [[nodiscard]] const std::map<DType, std::uint64_t>& bytesPerType() const { return m_bytesPerType; }
-    [[nodiscard]] std::uint64_t parameters() const { return m_parameters; }
-
-private:
-    Status find(const std::string& name, const std::vector<std::int64_t>& shape, const gguf::TensorInfo*& out)
-    {
-        const gguf::TensorInfo* t = m_file.findTensor(name);
-        if (!t)
-            return {ErrorCode::InvalidFile, "tensor " + name + " is missing"};
-        // ggml pads shapes with trailing 1s in some writers; ignore those.
-        std::vector<std::int64_t> actual = t->shape;
-        while (actual.size() > shape.size() && actual.back() == 1)
-            actual.pop_back();
-        if (actual != shape)
-            return {ErrorCode::InvalidFile, "tensor " + name + " has shape " + shapeString(t->shape) + ", expected "
-                                                + shapeString(shape)};
-        if (!isComputeType(t->type))
-            return {ErrorCode::Unsupported,
-                    "tensor " + name + " has type " + std::string(dtypeName(t->type)) + ", which Hearth cannot compute with"};
-        const auto traits = dtypeTraits(std::uint32_t(t->type));
-        if (!traits || shape[0] % traits->blockElements != 0)
-            return {ErrorCode::InvalidFile, "tensor " + name + " has rows that are not whole blocks"};
-        if (!t->data || t->byteSize < rowBytes(t->type, shape[0]) * std::uint64_t(t->rows()))
-            return {ErrorCode::InvalidFile, "tensor " + name + " has no data"};
-        out = t;
-        return {};
-    }
-
-    Status tick(const gguf::TensorInfo& t)
-    {
-        m_bytesPerType[t.type] += t.byteSize;
-        m_parameters += std::uint64_t(t.elementCount());
-        ++m_done;
-        if (m_progress && !m_progress(float(m_done) / float(m_expected)))
-            return {ErrorCode::Cancelled, "loading was cancelled"};
-        return {};
-    }
-
-    const gguf::GgufFile& m_file;
-    const ProgressCallback& m_progress;
-    std::size_t m_expected;
-    std::size_t m_done = 0;
-    std::map<DType, std::uint64_t> m_bytesPerType;
-    std::uint64_t m_parameters = 0;
-};
-
-} // namespace
 
 Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& file, const HyperParams& hp,
                                                           const ProgressCallback& progress)
 {
     auto w = std::make_unique<LlamaWeights>();
     const bool tied = file.findTensor("output.weight") == nullptr;
-    Binder b(file, progress, std::size_t(hp.nLayer) * 9 + 2 + (tied ? 0 : 1));
+    TensorBinder b(file, progress, std::size_t(hp.nLayer) * 9 + 2 + (tied ? 0 : 1));
 
     HEARTH_TRY(b.matrix("token_embd.weight", hp.nEmbd, hp.nVocab, w->tokenEmbd));
     HEARTH_TRY(b.vector("output_norm.weight", hp.nEmbd, w->outputNorm, w->m_convertedNorms));
@@ -172,13 +78,7 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
 
     w->packForKernels(file.mapping() != nullptr);
 
-    std::uint64_t most = 0;
-    for (const auto& [type, bytes] : b.bytesPerType()) {
-        if (bytes > most) {
-            most = bytes;
-            w->dominantType = type;
-        }
-    }
+    w->dominantType = b.dominantType();
     w->parameterCount = b.parameters();
     return w;
 }
