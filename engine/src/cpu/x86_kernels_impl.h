@@ -368,6 +368,7 @@ inline VecF vload(const std::uint16_t* p)
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
 inline VecF vfma(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
+inline VecF vadd(VecF a, VecF b) { return _mm512_add_ps(a, b); }
 inline float vsum(VecF v) { return _mm512_reduce_add_ps(v); }
 #else
 using VecF = __m256;
@@ -379,6 +380,7 @@ inline VecF vload(const std::uint16_t* p)
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 inline VecF vfma(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
+inline VecF vadd(VecF a, VecF b) { return _mm256_add_ps(a, b); }
 inline float vsum(VecF v) { return hsum256(v); }
 #endif
 
@@ -625,7 +627,8 @@ inline void rowFloatDecode(const GemmArgs& a, std::int64_t r)
     for (; c + kLanes <= a.cols; c += kLanes) {
         acc[0] = vfma(vload(w + c), vload(x + c), acc[0]);
     }
-    float sum = (vsum(acc[0]) + vsum(acc[1])) + (vsum(acc[2]) + vsum(acc[3]));
+    // One horizontal sum per row: it costs as much as several loop iterations.
+    float sum = vsum(vadd(vadd(acc[0], acc[1]), vadd(acc[2], acc[3])));
     for (; c < a.cols; ++c) {
         sum += scalarValue(w[c]) * x[c];
     }
