@@ -15,6 +15,7 @@
 #include <hearth/status.h>
 #include <hearth/tokenizer.h>
 
+#include <QTest>
 #include <QByteArray>
 #include <QFile>
 #include <QList>
@@ -303,6 +304,19 @@ double compareSteps(Session& session, Reference& reference, std::size_t vocab, c
         check(session.logits(), reference.step(token));
     }
     return worstRel;
+}
+
+// Data rows of the families' quantizedStayClose tests: weight type, tolerance against the
+// reference built from the file's own (dequantized) weights, and against the F32 original (both
+// relative to the spread of the logits). Q8_0/Q4_0 products also quantize the activations.
+inline void addQuantizedRows()
+{
+    QTest::addColumn<int>("type");
+    QTest::addColumn<double>("tolerance");
+    QTest::addColumn<double>("quantizationTolerance");
+    QTest::newRow("f16") << int(DType::F16) << 1e-4 << 0.01;
+    QTest::newRow("q8_0") << int(DType::Q8_0) << 0.02 << 0.03;
+    QTest::newRow("q4_0") << int(DType::Q4_0) << 0.02 << 0.25;
 }
 
 } // namespace hearth::test

@@ -202,18 +202,7 @@ private Q_SLOTS:
         QVERIFY2(worstAbs < 1e-4, qPrintable(QString::number(worstAbs)));
     }
 
-    void quantizedStayClose_data()
-    {
-        QTest::addColumn<int>("type");
-        QTest::addColumn<double>("tolerance");
-        QTest::addColumn<double>("quantizationTolerance");
-        // Relative to the spread of the logits. Q8_0/Q4_0 products also quantize the
-        // activations to 8 bits; F16 products run in float. The second column bounds the
-        // distance to the F32 model the file was quantized from.
-        QTest::newRow("f16") << int(DType::F16) << 1e-4 << 0.01;
-        QTest::newRow("q8_0") << int(DType::Q8_0) << 0.02 << 0.03;
-        QTest::newRow("q4_0") << int(DType::Q4_0) << 0.02 << 0.25;
-    }
+    void quantizedStayClose_data() { hearth::test::addQuantizedRows(); }
 
     // Quantized files run and follow the reference computed from their own (dequantized)
     // weights; the F32 file is the exact case above.

@@ -208,15 +208,7 @@ private Q_SLOTS:
         QVERIFY2(worstAbs < 1e-4, qPrintable(QString::number(worstAbs)));
     }
 
-    void quantizedStayClose_data()
-    {
-        QTest::addColumn<int>("type");
-        QTest::addColumn<double>("tolerance");
-        QTest::addColumn<double>("quantizationTolerance");
-        QTest::newRow("f16") << int(DType::F16) << 1e-4 << 0.01;
-        QTest::newRow("q8_0") << int(DType::Q8_0) << 0.02 << 0.03;
-        QTest::newRow("q4_0") << int(DType::Q4_0) << 0.02 << 0.25;
-    }
+    void quantizedStayClose_data() { hearth::test::addQuantizedRows(); }
 
     // Quantized files follow the reference computed from their own dequantized weights.
     void quantizedStayClose()

@@ -329,70 +329,40 @@ Status readArray(Reader& reader, ArrayValue& out, const std::string& what)
     return Status(ErrorCode::Internal, "unhandled array element type in " + what);
 }
 
+// Reads one scalar of file type Wire and stores it widened to Stored (uint64, int64 or double).
+template <typename Wire, typename Stored>
+Status readScalar(Reader& reader, Value& out, const std::string& what)
+{
+    Wire v{};
+    HEARTH_TRY(reader.read(v, what));
+    out.data = static_cast<Stored>(v);
+    return {};
+}
+
 Status readValue(Reader& reader, ValueType type, Value& out, const std::string& what)
 {
     out.type = type;
     switch (type) {
-    case ValueType::UInt8: {
-        std::uint8_t v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = std::uint64_t{v};
-        return {};
-    }
-    case ValueType::Int8: {
-        std::int8_t v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = std::int64_t{v};
-        return {};
-    }
-    case ValueType::UInt16: {
-        std::uint16_t v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = std::uint64_t{v};
-        return {};
-    }
-    case ValueType::Int16: {
-        std::int16_t v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = std::int64_t{v};
-        return {};
-    }
-    case ValueType::UInt32: {
-        std::uint32_t v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = std::uint64_t{v};
-        return {};
-    }
-    case ValueType::Int32: {
-        std::int32_t v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = std::int64_t{v};
-        return {};
-    }
-    case ValueType::UInt64: {
-        std::uint64_t v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = v;
-        return {};
-    }
-    case ValueType::Int64: {
-        std::int64_t v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = v;
-        return {};
-    }
-    case ValueType::Float32: {
-        float v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = static_cast<double>(v);
-        return {};
-    }
-    case ValueType::Float64: {
-        double v = 0;
-        HEARTH_TRY(reader.read(v, what));
-        out.data = v;
-        return {};
-    }
+    case ValueType::UInt8:
+        return readScalar<std::uint8_t, std::uint64_t>(reader, out, what);
+    case ValueType::Int8:
+        return readScalar<std::int8_t, std::int64_t>(reader, out, what);
+    case ValueType::UInt16:
+        return readScalar<std::uint16_t, std::uint64_t>(reader, out, what);
+    case ValueType::Int16:
+        return readScalar<std::int16_t, std::int64_t>(reader, out, what);
+    case ValueType::UInt32:
+        return readScalar<std::uint32_t, std::uint64_t>(reader, out, what);
+    case ValueType::Int32:
+        return readScalar<std::int32_t, std::int64_t>(reader, out, what);
+    case ValueType::UInt64:
+        return readScalar<std::uint64_t, std::uint64_t>(reader, out, what);
+    case ValueType::Int64:
+        return readScalar<std::int64_t, std::int64_t>(reader, out, what);
+    case ValueType::Float32:
+        return readScalar<float, double>(reader, out, what);
+    case ValueType::Float64:
+        return readScalar<double, double>(reader, out, what);
     case ValueType::Bool: {
         std::uint8_t v = 0;
         HEARTH_TRY(reader.read(v, what));
