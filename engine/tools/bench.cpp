@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -286,10 +287,29 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "hearth-bench: %s\n", warm.message().c_str());
         return 1;
     }
+    // The bandwidth probe runs before every repetition and after the last one, with as many
+    // threads as the session, so each decode lies between two probes taken under the same
+    // conditions; its buffer is made now, after the warm-up, and its pages are left out of the
+    // peak RSS below.
+    const std::uint64_t peakRssBeforeProbe = peakRssBytes();
+    std::unique_ptr<cpu::ThreadPool> probePool;
+    std::unique_ptr<cpu::BandwidthProbe> probe;
+    if (!skipBandwidth) {
+        probePool = std::make_unique<cpu::ThreadPool>(threadCount);
+        probe = std::make_unique<cpu::BandwidthProbe>(*probePool);
+        if (!probe->valid())
+            std::fprintf(stderr, "hearth-bench: no memory for the bandwidth probe; bandwidth not measured\n");
+    }
+    std::vector<double> probeRates;
+    const auto runProbe = [&] {
+        if (probe && probe->valid())
+            probeRates.push_back(probe->measure());
+    };
     std::vector<double> prefillRates;
     std::vector<double> decodeRates;
     double decodeCpu = 0;
     for (int r = 0; r < repetitions; ++r) {
+        runProbe();
         auto m = measure(**session, prompt, decodeTokens);
         if (!m) {
             std::fprintf(stderr, "hearth-bench: %s\n", m.message().c_str());
@@ -298,10 +318,24 @@ int main(int argc, char** argv)
         prefillRates.push_back(m->prefillSeconds > 0 ? promptTokens / m->prefillSeconds : 0);
         decodeRates.push_back(m->decodeSeconds > 0 ? generateTokens / m->decodeSeconds : 0);
         decodeCpu += m->decodeCpuSeconds;
-        if (!json)
+        if (!json && !probeRates.empty())
+            std::fprintf(stderr, "  run %d/%d: probe %.2f GB/s, prefill %.2f tok/s, decode %.2f tok/s\n", r + 1,
+                         repetitions, probeRates.back(), prefillRates.back(), decodeRates.back());
+        else if (!json)
             std::fprintf(stderr, "  run %d/%d: prefill %.2f tok/s, decode %.2f tok/s\n", r + 1, repetitions,
                          prefillRates.back(), decodeRates.back());
     }
+    runProbe();
+    // Each repetition's decode GB/s over the mean of the probes just before and after it.
+    std::vector<double> pairedFractions;
+    for (std::size_t r = 0; r + 1 < probeRates.size() && r < decodeRates.size(); ++r) {
+        const double around = (probeRates[r] + probeRates[r + 1]) / 2;
+        if (around > 0)
+            pairedFractions.push_back(decodeRates[r] * static_cast<double>(bytesPerToken) / 1e9 / around);
+    }
+    const std::size_t probeBytes = probe && probe->valid() ? probe->bytes() : 0;
+    probe.reset();
+    probePool.reset();
     // The comparison sessions below place their own hot neurons: this session (and its device
     // memory) goes first, so they get the same budget.
     std::unique_ptr<Session>& mainSession = *session;
@@ -333,14 +367,17 @@ int main(int argc, char** argv)
     const double decode = median(decodeRates);
     const double achievedGBs = decode * static_cast<double>(bytesPerToken) / 1e9;
 
-    // Before the bandwidth probe, whose buffers would otherwise be the peak.
-    const std::uint64_t peakRss = peakRssBytes();
-    double bandwidthGBs = std::numeric_limits<double>::quiet_NaN();
-    if (!skipBandwidth) {
-        cpu::ThreadPool pool(threadCount);
-        bandwidthGBs = cpu::measureMemoryBandwidthGBs(pool);
-    }
-    const double bandwidthFraction = bandwidthGBs > 0 ? achievedGBs / bandwidthGBs : std::numeric_limits<double>::quiet_NaN();
+    // The probe's buffer stayed resident from its creation to its release, so the high-water
+    // mark less its size is the benchmark's own peak while it existed.
+    const std::uint64_t peakRssEnd = peakRssBytes();
+    const std::uint64_t peakRss =
+        std::max(peakRssBeforeProbe, peakRssEnd > probeBytes ? peakRssEnd - probeBytes : std::uint64_t(0));
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double bandwidthGBs = probeRates.empty() ? nan : median(probeRates);
+    const double bandwidthMin = probeRates.empty() ? nan : *std::min_element(probeRates.begin(), probeRates.end());
+    const double bandwidthMax = probeRates.empty() ? nan : *std::max_element(probeRates.begin(), probeRates.end());
+    const double bandwidthFraction = bandwidthGBs > 0 ? achievedGBs / bandwidthGBs : nan;
+    const double pairedFraction = pairedFractions.empty() ? nan : median(pairedFractions);
     const double prefillOverDecode = decode > 0 ? prefill / decode : 0;
     const ModelInfo& info = (*model)->info();
     const std::string isa = cpu::isaName(cpu::activeIsa());
@@ -364,6 +401,11 @@ int main(int argc, char** argv)
         out.add("achieved_gb_per_second", achievedGBs);
         out.add("memory_bandwidth_gb_per_second", bandwidthGBs);
         out.add("bandwidth_fraction", bandwidthFraction);
+        out.add("bandwidth_probes", static_cast<std::int64_t>(probeRates.size()));
+        out.add("bandwidth_probe_bytes", static_cast<std::uint64_t>(probeBytes));
+        out.add("memory_bandwidth_min_gb_per_second", bandwidthMin);
+        out.add("memory_bandwidth_max_gb_per_second", bandwidthMax);
+        out.add("bandwidth_fraction_paired", pairedFraction);
         out.add("peak_rss_bytes", peakRss);
         out.add("decode_cpu_seconds_per_token", decodeCpuPerToken);
         out.add("ffn_mode", sparseModel ? "sparse" : "dense");
@@ -393,7 +435,9 @@ int main(int argc, char** argv)
     std::printf("prefill/decode: %.2fx per token\n", prefillOverDecode);
     std::printf("weights/token:  %s -> %.2f GB/s\n", tools::formatBytes(bytesPerToken).c_str(), achievedGBs);
     if (std::isfinite(bandwidthGBs))
-        std::printf("bandwidth:      %.2f GB/s measured -> decode at %.0f%%\n", bandwidthGBs, bandwidthFraction * 100);
+        std::printf("bandwidth:      %.2f GB/s (median of %zu probes between the runs, %.2f-%.2f) -> decode at %.0f%% "
+                    "(run by run against the probes around it: %.0f%%)\n",
+                    bandwidthGBs, probeRates.size(), bandwidthMin, bandwidthMax, bandwidthFraction * 100, pairedFraction * 100);
     else
         std::printf("bandwidth:      not measured\n");
     std::printf("peak RSS:       %s\n", tools::formatBytes(peakRss).c_str());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// hearth-convert: a Hugging Face llama-family model folder (with optional PowerInfer predictors
-// and activation statistics) to a GGUF file Hearth loads.
+// hearth-convert: a Hugging Face model folder of the llama family, Falcon (FalconForCausalLM,
+// RWForCausalLM) or OPT (OPTForCausalLM), with optional PowerInfer predictors and activation
+// statistics, to a GGUF file Hearth loads.
 
 #include "convert/hf_to_gguf.h"
 #include "synth/synthetic_model.h"
@@ -19,7 +20,8 @@ int main(int argc, char** argv)
     bool noVerify = false;
 
     tools::ToolOptions parser("hearth-convert",
-                              "Converts a Hugging Face model folder (LlamaForCausalLM, Mistral, Bamboo; safetensors or "
+                              "Converts a Hugging Face model folder (LlamaForCausalLM, Mistral, Bamboo, FalconForCausalLM, "
+                              "RWForCausalLM, OPTForCausalLM; safetensors or "
                               "PyTorch .bin) to GGUF. With --predictor the output is a PowerInfer sparse file.");
     parser.addString("-m,--model", "FOLDER", "Hugging Face model folder (required)", &options.modelFolder);
     parser.addString("--predictor", "FOLDER", "PowerInfer predictor folder (model_<layer>.pt)", &options.predictorFolder);

@@ -3,8 +3,9 @@
 // token) is judged by weight bytes streamed per second against measured memory bandwidth;
 // prefill by GFLOP/s and by how much cheaper a token is than in decode; "cache_gbs" is decode
 // of a slice small enough to stay in cache, i.e. the kernel's compute throughput, which must
-// stay well above the memory bandwidth for decode to be memory-bound. Q4_0 runs both on the
-// rows as stored ("layout": "rows") and repacked at load ("q4x16", see cpu/weight_pack.h).
+// stay well above the memory bandwidth for decode to be memory-bound. Every type runs on the
+// rows as stored ("layout": "rows") and as the engine keeps them after loading (see
+// cpu/weight_pack.h): Q4_0 repacked ("q4x16"), F16/F32 copied into huge pages ("rows-hugepages").
 // Prints JSON.
 //
 //   hearth-kernel-bench [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick]
@@ -207,7 +208,7 @@ int main(int argc, char** argv)
                                 "\"cols\": %lld, \"weight_mb\": %.1f, \"decode_ms\": %.3f, \"decode_gbs\": %.2f, "
                                 "\"decode_bandwidth_fraction\": %.3f, \"cache_gbs\": %.2f",
                                 first ? "" : ",", k->name, std::string(dtypeName(type)).c_str(),
-                                packed ? "q4x16" : "rows", static_cast<long long>(shape.rows),
+                                !packed ? "rows" : type == DType::Q4_0 ? "q4x16" : "rows-hugepages", static_cast<long long>(shape.rows),
                                 static_cast<long long>(shape.cols), bytes / 1e6, decode * 1e3, decodeGBs,
                                 bandwidth > 0 ? decodeGBs / bandwidth : 0.0, cacheGBs);
                     if (prefill > 0.0) {

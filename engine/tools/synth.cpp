@@ -45,7 +45,8 @@ int main(int argc, char** argv)
     options.addString("-o,--output", "FILE", "output file (required)", &output);
     options.addFlag("-q,--quiet", "no progress output", &quiet);
     options.addFloat("--sparsity", "X",
-                     "write a sparse ReLU model (llama, --ffn reglu/drelu/relu2) with predictors that leave this share "
+                     "write a sparse ReLU model (llama with --ffn reglu/drelu/relu2, falcon or opt with relu) with "
+                     "predictors that leave this share "
                      "of neurons inactive on average, plus its statistics file",
                      &sparsity);
     options.addString("--layout", "NAME", "sparse file layout: powerinfer or hearth (default powerinfer)", &layoutName);
@@ -66,14 +67,10 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "hearth-synth: unknown architecture '%s' (use llama, falcon or opt)\n", architecture.c_str());
         return 1;
     }
-    if (sparsity >= 0.0f && architecture != "llama") {
-        std::fprintf(stderr, "hearth-synth: --sparsity writes llama-architecture models only\n");
-        return 1;
-    }
     if (shapeName.empty())
         shapeName = architecture == "llama" ? "tiny" : architecture + "-tiny";
     if (ffn.empty())
-        ffn = architecture == "falcon" ? "gelu" : architecture == "opt" ? "relu" : "swiglu";
+        ffn = architecture == "falcon" ? (sparsity >= 0.0f ? "relu" : "gelu") : architecture == "opt" ? "relu" : "swiglu";
     auto shape = synth::shapeByName(architecture, shapeName);
     if (!shape) {
         std::fprintf(stderr, "hearth-synth: %s\n", shape.message().c_str());

@@ -11,7 +11,7 @@
 #include "convert/tokenizer_import.h"
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
-#include "torch_fixture_writer.h"
+#include "hf_folder_writer.h"
 
 #include <hearth/model.h>
 #include <hearth/session.h>
@@ -33,90 +33,39 @@
 using namespace hearth;
 using hearth::test::Bytes;
 using hearth::test::FloatTensor;
+using hearth::test::HfFormat;
+using hearth::test::HfPredictors;
+using hearth::test::HfShape;
+using hearth::test::HfTinyTokenizer;
+using hearth::test::HfWeights;
+using hearth::test::hfConfigJson;
+using hearth::test::hfRandomTensor;
+using hearth::test::hfTokenizerJson;
+using hearth::test::makeHfWeights;
+using hearth::test::writeFixtureFile;
+using hearth::test::writeHfActivationFolder;
+using hearth::test::writeHfModelFolder;
+using hearth::test::writeHfPredictorFolder;
 
 namespace {
 
-const QString kSpace = QString::fromUtf8("\xE2\x96\x81"); // SentencePiece's word marker
+const QString kSpace = hearth::test::sentencePieceSpace(); // SentencePiece's word marker
 
-struct Shape {
-    int embd = 64;
-    int ff = 128;
-    int layers = 2;
-    int heads = 4;
-    int kvHeads = 2;
-    int vocab = 288; // the tokenizer has fewer tokens: the rest are padding
-    int predictorHidden = 32;
-    std::string act = "relu";
-    bool tied = false;
-    [[nodiscard]] int headDim() const { return embd / heads; }
-};
-
-// The tokenizer of the fixtures: SentencePiece-style BPE with byte fallback.
-struct TinyTokenizer {
-    QStringList tokens;
-    QList<QPair<QString, QString>> merges;
-    TinyTokenizer()
-    {
-        tokens << "<unk>" << "<s>" << "</s>";
-        for (int b = 0; b < 256; ++b)
-            tokens << QStringLiteral("<0x%1>").arg(b, 2, 16, QLatin1Char('0')).toUpper().replace("0X", "0x");
-        tokens << kSpace;
-        for (const char* c : {"h", "e", "l", "o", "w", "r", "d"})
-            tokens << QString::fromLatin1(c);
-        const QList<QPair<QString, QString>> m = {{"h", "e"},          {"l", "l"},  {kSpace, "he"},
-                                                  {"ll", "o"},         {kSpace + "he", "llo"}, {kSpace, "w"},
-                                                  {"o", "r"},          {kSpace + "w", "or"},   {"l", "d"},
-                                                  {kSpace + "wor", "ld"}};
-        for (const auto& pair : m) {
-            merges << pair;
-            tokens << pair.first + pair.second;
-        }
-        tokens << "<|im_start|>" << "<|im_end|>";
-    }
-    [[nodiscard]] int id(const QString& text) const { return int(tokens.indexOf(text)); }
-};
-
-float rnd(std::mt19937& rng, float scale)
+// The shared tiny llama folder, with ChatML's tokens and chat template.
+HfShape fixtureShape()
 {
-    return std::uniform_real_distribution<float>(-scale, scale)(rng);
+    HfShape s;
+    s.chatMl = true;
+    return s;
 }
 
-FloatTensor randomTensor(std::mt19937& rng, std::vector<std::int64_t> shape, float scale, float mean = 0.0f)
+// The shared fixture's weights plus the rotary table older exports carry, which the converter
+// must leave out.
+HfWeights makeWeights(const HfShape& s, unsigned seed)
 {
-    FloatTensor t;
-    t.shape = std::move(shape);
-    std::int64_t n = 1;
-    for (auto d : t.shape)
-        n *= d;
-    for (std::int64_t i = 0; i < n; ++i)
-        t.values.push_back(mean + rnd(rng, scale));
-    return t;
-}
-
-// Weights under Hugging Face names, PyTorch shapes ([out, in]).
-std::map<std::string, FloatTensor> makeWeights(const Shape& s, unsigned seed)
-{
+    HfWeights w = makeHfWeights(s, seed);
     std::mt19937 rng(seed);
-    std::map<std::string, FloatTensor> w;
-    const std::int64_t kv = std::int64_t(s.headDim()) * s.kvHeads;
-    const float in = 1.7f / std::sqrt(float(s.embd));
-    w["model.embed_tokens.weight"] = randomTensor(rng, {s.vocab, s.embd}, 1.0f);
-    for (int l = 0; l < s.layers; ++l) {
-        const std::string p = "model.layers." + std::to_string(l) + ".";
-        w[p + "input_layernorm.weight"] = randomTensor(rng, {s.embd}, 0.2f, 1.0f);
-        w[p + "self_attn.q_proj.weight"] = randomTensor(rng, {s.embd, s.embd}, 1.5f * in);
-        w[p + "self_attn.k_proj.weight"] = randomTensor(rng, {kv, s.embd}, 1.5f * in);
-        w[p + "self_attn.v_proj.weight"] = randomTensor(rng, {kv, s.embd}, in);
-        w[p + "self_attn.o_proj.weight"] = randomTensor(rng, {s.embd, s.embd}, in);
-        w[p + "post_attention_layernorm.weight"] = randomTensor(rng, {s.embd}, 0.2f, 1.0f);
-        w[p + "mlp.gate_proj.weight"] = randomTensor(rng, {s.ff, s.embd}, in);
-        w[p + "mlp.up_proj.weight"] = randomTensor(rng, {s.ff, s.embd}, in);
-        w[p + "mlp.down_proj.weight"] = randomTensor(rng, {s.embd, s.ff}, 1.7f / std::sqrt(float(s.ff)));
-    }
-    w["model.norm.weight"] = randomTensor(rng, {s.embd}, 0.2f, 1.0f);
-    if (!s.tied)
-        w["lm_head.weight"] = randomTensor(rng, {s.vocab, s.embd}, in);
-    w["model.layers.0.self_attn.rotary_emb.inv_freq"] = randomTensor(rng, {s.headDim() / 2}, 1.0f);
+    w["model.layers.0.self_attn.rotary_emb.inv_freq"] = hfRandomTensor(rng, {s.headDim() / 2}, 1.0f);
     return w;
 }
 
@@ -177,7 +126,7 @@ void ropeHf(std::vector<double>& v, int heads, int d, int pos, double base)
     }
 }
 
-std::vector<double> referenceLogits(const Shape& s, std::map<std::string, FloatTensor>& w, const std::vector<int>& tokens)
+std::vector<double> referenceLogits(const HfShape& s, std::map<std::string, FloatTensor>& w, const std::vector<int>& tokens)
 {
     const double eps = 1e-5;
     const int d = s.headDim();
@@ -227,7 +176,7 @@ std::vector<double> referenceLogits(const Shape& s, std::map<std::string, FloatT
             auto g = matvec(w[p + "mlp.gate_proj.weight"], xf);
             const auto u = matvec(w[p + "mlp.up_proj.weight"], xf);
             for (std::size_t i = 0; i < g.size(); ++i) {
-                const double a = s.act == "relu" ? std::max(0.0, g[i]) : g[i] / (1.0 + std::exp(-g[i]));
+                const double a = s.activation == QLatin1String("relu") ? std::max(0.0, g[i]) : g[i] / (1.0 + std::exp(-g[i]));
                 g[i] = a * u[i];
             }
             const auto down = matvec(w[p + "mlp.down_proj.weight"], g);
@@ -239,166 +188,16 @@ std::vector<double> referenceLogits(const Shape& s, std::map<std::string, FloatT
     return matvec(s.tied ? w["model.embed_tokens.weight"] : w["lm_head.weight"], xo);
 }
 
-// ---- fixture files ----
+// ---- fixture files (the folders themselves: hf_folder_writer.h) ----
 
 void writeBytes(const QString& path, const Bytes& bytes)
 {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
+    QVERIFY(writeFixtureFile(path, bytes));
 }
 
 void writeText(const QString& path, const QByteArray& text)
 {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(text);
-}
-
-Bytes safetensors(const std::map<std::string, FloatTensor>& tensors)
-{
-    QJsonObject header;
-    header["__metadata__"] = QJsonObject{{"format", "pt"}};
-    std::int64_t offset = 0;
-    for (const auto& [name, t] : tensors) {
-        QJsonArray shape;
-        for (auto dim : t.shape)
-            shape.append(qint64(dim));
-        const std::int64_t size = std::int64_t(t.values.size() * sizeof(float));
-        header[QString::fromStdString(name)] =
-            QJsonObject{{"dtype", "F32"}, {"shape", shape}, {"data_offsets", QJsonArray{qint64(offset), qint64(offset + size)}}};
-        offset += size;
-    }
-    QByteArray json = QJsonDocument(header).toJson(QJsonDocument::Compact);
-    while (json.size() % 8 != 0)
-        json.append(' ');
-    Bytes out;
-    hearth::test::appendLittle<std::uint64_t>(out, std::uint64_t(json.size()));
-    hearth::test::appendBytes(out, json.constData(), std::size_t(json.size()));
-    for (const auto& entry : tensors)
-        hearth::test::appendBytes(out, entry.second.values.data(), entry.second.values.size() * sizeof(float));
-    return out;
-}
-
-QByteArray configJson(const Shape& s)
-{
-    QJsonObject c{{"architectures", QJsonArray{"LlamaForCausalLM"}},
-                  {"model_type", "llama"},
-                  {"hidden_act", QString::fromStdString(s.act)},
-                  {"hidden_size", s.embd},
-                  {"intermediate_size", s.ff},
-                  {"num_hidden_layers", s.layers},
-                  {"num_attention_heads", s.heads},
-                  {"num_key_value_heads", s.kvHeads},
-                  {"vocab_size", s.vocab},
-                  {"max_position_embeddings", 256},
-                  {"rms_norm_eps", 1e-5},
-                  {"rope_theta", 10000.0},
-                  {"tie_word_embeddings", s.tied},
-                  {"torch_dtype", "float32"}};
-    return QJsonDocument(c).toJson();
-}
-
-QByteArray tokenizerJson(const TinyTokenizer& tok)
-{
-    QJsonObject vocab;
-    QJsonArray added;
-    for (int i = 0; i < tok.tokens.size(); ++i) {
-        const QString& t = tok.tokens[i];
-        if (i < 3 || t.startsWith("<|"))
-            added.append(QJsonObject{{"id", i}, {"content", t}, {"special", true}, {"normalized", false}});
-        if (!t.startsWith("<|"))
-            vocab[t] = i;
-    }
-    QJsonArray merges;
-    for (const auto& m : tok.merges)
-        merges.append(m.first + " " + m.second);
-    QJsonObject normalizer{{"type", "Sequence"},
-                           {"normalizers", QJsonArray{QJsonObject{{"type", "Prepend"}, {"prepend", kSpace}},
-                                                      QJsonObject{{"type", "Replace"},
-                                                                  {"pattern", QJsonObject{{"String", " "}}},
-                                                                  {"content", kSpace}}}}};
-    QJsonObject model{{"type", "BPE"}, {"unk_token", "<unk>"}, {"byte_fallback", true}, {"fuse_unk", true},
-                      {"vocab", vocab}, {"merges", merges}};
-    QJsonObject root{{"version", "1.0"}, {"added_tokens", added}, {"normalizer", normalizer},
-                     {"pre_tokenizer", QJsonValue()}, {"model", model}};
-    return QJsonDocument(root).toJson(QJsonDocument::Compact);
-}
-
-const char* kChatTemplate = "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}";
-
-QByteArray tokenizerConfigJson()
-{
-    return QJsonDocument(QJsonObject{{"bos_token", "<s>"},
-                                     {"eos_token", QJsonObject{{"content", "</s>"}, {"special", true}}},
-                                     {"add_bos_token", true},
-                                     {"add_eos_token", false},
-                                     {"chat_template", kChatTemplate}})
-        .toJson();
-}
-
-enum class Format { Safetensors, SafetensorsSharded, PytorchSharded };
-
-// Writes a whole model folder into @p dir.
-void writeModelFolder(const QString& dir, const Shape& s, const std::map<std::string, FloatTensor>& w, Format format)
-{
-    QDir().mkpath(dir);
-    writeText(dir + "/config.json", configJson(s));
-    writeText(dir + "/tokenizer.json", tokenizerJson(TinyTokenizer()));
-    writeText(dir + "/tokenizer_config.json", tokenizerConfigJson());
-    if (format == Format::Safetensors) {
-        writeBytes(dir + "/model.safetensors", safetensors(w));
-        return;
-    }
-    // Two shards: layer 0 and the embeddings in the first, the rest in the second.
-    std::map<std::string, FloatTensor> shards[2];
-    QJsonObject weightMap;
-    const bool torch = format == Format::PytorchSharded;
-    const QString names[2] = {torch ? "pytorch_model-00001-of-00002.bin" : "model-00001-of-00002.safetensors",
-                              torch ? "pytorch_model-00002-of-00002.bin" : "model-00002-of-00002.safetensors"};
-    for (const auto& [name, t] : w) {
-        const int shard = name.find("layers.0.") != std::string::npos || name.find("embed") != std::string::npos ? 0 : 1;
-        shards[shard][name] = t;
-        weightMap[QString::fromStdString(name)] = names[shard];
-    }
-    for (int i = 0; i < 2; ++i)
-        writeBytes(dir + "/" + names[i], torch ? hearth::test::torchStateDict(shards[i]) : safetensors(shards[i]));
-    const QJsonObject index{{"metadata", QJsonObject{{"total_size", 0}}}, {"weight_map", weightMap}};
-    writeText(dir + (torch ? "/pytorch_model.bin.index.json" : "/model.safetensors.index.json"),
-              QJsonDocument(index).toJson());
-}
-
-struct Predictors {
-    std::vector<FloatTensor> fc1;
-    std::vector<FloatTensor> fc2;
-};
-
-Predictors writePredictorFolder(const QString& dir, const Shape& s)
-{
-    QDir().mkpath(dir);
-    std::mt19937 rng(7);
-    Predictors p;
-    for (int l = 0; l < s.layers; ++l) {
-        p.fc1.push_back(randomTensor(rng, {s.predictorHidden, s.embd}, 0.3f));
-        p.fc2.push_back(randomTensor(rng, {s.ff, s.predictorHidden}, 0.3f));
-        writeBytes(dir + QStringLiteral("/model_%1.pt").arg(l),
-                   hearth::test::torchStateDict({{"fc1.weight", p.fc1.back()}, {"fc2.weight", p.fc2.back()}}));
-    }
-    return p;
-}
-
-std::vector<std::vector<float>> writeActivationFolder(const QString& dir, const Shape& s)
-{
-    QDir().mkpath(dir);
-    std::vector<std::vector<float>> counts;
-    for (int l = 0; l < s.layers; ++l) {
-        FloatTensor t{{s.ff}, {}};
-        for (int i = 0; i < s.ff; ++i)
-            t.values.push_back(float((i * 37 + l * 11) % 1000));
-        counts.push_back(t.values);
-        writeBytes(dir + QStringLiteral("/activation_%1.pt").arg(l), hearth::test::torchTensorFile(t));
-    }
-    return counts;
+    QVERIFY(writeFixtureFile(path, text));
 }
 
 std::vector<float> hearthLogits(const std::string& path, const std::vector<int>& tokens)
@@ -451,7 +250,7 @@ void lengthField(QByteArray& out, int field, const QByteArray& payload)
     out.append(payload);
 }
 
-QByteArray sentencePieceModel(const TinyTokenizer& tok, int bos, int eos)
+QByteArray sentencePieceModel(const HfTinyTokenizer& tok, int bos, int eos)
 {
     QByteArray model;
     for (int i = 0; i < tok.tokens.size(); ++i) {
@@ -496,12 +295,13 @@ private:
     const std::vector<int> m_prompt{1, 277, 270, 263, 268, 266};
 
     // Converts a fresh folder and compares the logits with the reference; returns the relative RMS error.
-    double convertAndCompare(const Shape& s, Format format, DType type, convert::ConvertReport* report = nullptr,
+    double convertAndCompare(const HfShape& s, HfFormat format, DType type, convert::ConvertReport* report = nullptr,
                              bool roundTripReference = false)
     {
         QTemporaryDir dir;
         auto w = makeWeights(s, 1234);
-        writeModelFolder(dir.filePath("hf"), s, w, format);
+        if (!writeHfModelFolder(dir.filePath("hf"), s, w, format))
+            return 1e9;
         convert::ConvertOptions options;
         options.modelFolder = dir.filePath("hf").toStdString();
         options.output = dir.filePath("out.gguf").toStdString();
@@ -533,24 +333,24 @@ private Q_SLOTS:
 
     void safetensorsF32MatchesReference()
     {
-        Shape s;
-        const double error = convertAndCompare(s, Format::Safetensors, DType::F32);
+        HfShape s = fixtureShape();
+        const double error = convertAndCompare(s, HfFormat::Safetensors, DType::F32);
         qInfo("relative RMS error of F32 logits: %.2e", error);
         QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
     }
 
     void shardedSafetensorsSwigluMatchesReference()
     {
-        Shape s;
-        s.act = "silu";
+        HfShape s = fixtureShape();
+        s.activation = QStringLiteral("silu");
         s.tied = true;
-        QVERIFY(convertAndCompare(s, Format::SafetensorsSharded, DType::F32) < 1e-4);
+        QVERIFY(convertAndCompare(s, HfFormat::SafetensorsSharded, DType::F32) < 1e-4);
     }
 
     void pytorchShardsMatchReference()
     {
-        Shape s;
-        const double error = convertAndCompare(s, Format::PytorchSharded, DType::F32);
+        HfShape s = fixtureShape();
+        const double error = convertAndCompare(s, HfFormat::PytorchSharded, DType::F32);
         QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
     }
 
@@ -558,7 +358,7 @@ private Q_SLOTS:
     {
         // The comparison above would pass by accident if rotary positions had no effect; skipping
         // the permutation (by permuting twice, which is not the identity) must break it.
-        Shape s;
+        HfShape s = fixtureShape();
         auto w = makeWeights(s, 1234);
         auto w2 = w;
         for (int l = 0; l < s.layers; ++l) {
@@ -576,14 +376,14 @@ private Q_SLOTS:
 
     void quantizedConversionsStayClose()
     {
-        Shape s;
-        const double f16 = convertAndCompare(s, Format::Safetensors, DType::F16);
-        const double q8 = convertAndCompare(s, Format::Safetensors, DType::Q8_0);
-        const double q4 = convertAndCompare(s, Format::Safetensors, DType::Q4_0);
+        HfShape s = fixtureShape();
+        const double f16 = convertAndCompare(s, HfFormat::Safetensors, DType::F16);
+        const double q8 = convertAndCompare(s, HfFormat::Safetensors, DType::Q8_0);
+        const double q4 = convertAndCompare(s, HfFormat::Safetensors, DType::Q4_0);
         // Against a reference that uses the same rounded weights, what remains is the kernels'
         // own rounding (activations quantized for integer dot products): much smaller.
-        const double q8Same = convertAndCompare(s, Format::Safetensors, DType::Q8_0, nullptr, true);
-        const double q4Same = convertAndCompare(s, Format::Safetensors, DType::Q4_0, nullptr, true);
+        const double q8Same = convertAndCompare(s, HfFormat::Safetensors, DType::Q8_0, nullptr, true);
+        const double q4Same = convertAndCompare(s, HfFormat::Safetensors, DType::Q4_0, nullptr, true);
         qInfo("relative RMS error of logits: f16 %.2e, q8_0 %.2e, q4_0 %.2e; against rounded weights: q8_0 %.2e, "
               "q4_0 %.2e", f16, q8, q4, q8Same, q4Same);
         QVERIFY2(f16 < 5e-3, qPrintable(QString::number(f16)));
@@ -599,8 +399,8 @@ private Q_SLOTS:
     void metadataAndTokenizer()
     {
         QTemporaryDir dir;
-        Shape s;
-        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        HfShape s = fixtureShape();
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), HfFormat::Safetensors));
         convert::ConvertOptions options;
         options.modelFolder = dir.filePath("hf").toStdString();
         options.output = dir.filePath("out.gguf").toStdString();
@@ -610,7 +410,7 @@ private Q_SLOTS:
         QVERIFY(file);
         QCOMPARE((*file)->magic(), gguf::Magic::Gguf);
         QCOMPARE((*file)->getString("hearth.ffn_activation").value_or(""), std::string("reglu"));
-        QCOMPARE((*file)->getString("tokenizer.chat_template").value_or(""), std::string(kChatTemplate));
+        QCOMPARE((*file)->getString("tokenizer.chat_template").value_or(""), std::string(hearth::test::kHfChatTemplate));
         QCOMPARE((*file)->getInt("llama.attention.head_count_kv").value_or(0), 2);
         QCOMPARE((*file)->findTensor("attn_q.weight"), nullptr);
         QCOMPARE((*file)->findTensor("blk.1.attn_q.weight")->type, DType::F16);
@@ -621,7 +421,7 @@ private Q_SLOTS:
         QVERIFY2(model, model.message().c_str());
         const Tokenizer& tok = (*model)->tokenizer();
         QCOMPARE(tok.vocabSize(), s.vocab); // padded to the embedding rows
-        const TinyTokenizer tiny;
+        const HfTinyTokenizer tiny(true);
         QCOMPARE(tok.encode("hello world", true, false),
                  (std::vector<Token>{1, tiny.id(kSpace + "hello"), tiny.id(kSpace + "world")}));
         QCOMPARE(tok.encode("<|im_end|>", false, true), std::vector<Token>{tiny.id("<|im_end|>")});
@@ -634,7 +434,7 @@ private Q_SLOTS:
 
     void sentencePieceTokenizerModel()
     {
-        const TinyTokenizer tiny;
+        const HfTinyTokenizer tiny(true);
         const QByteArray bytes = sentencePieceModel(tiny, 1, 2);
         auto vocab = convert::parseSentencePieceModel(std::as_bytes(std::span(bytes.constData(), std::size_t(bytes.size()))));
         QVERIFY2(vocab, vocab.message().c_str());
@@ -650,8 +450,8 @@ private Q_SLOTS:
 
         // A whole folder with tokenizer.model converts and loads.
         QTemporaryDir dir;
-        Shape s;
-        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        HfShape s = fixtureShape();
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), HfFormat::Safetensors));
         QFile::remove(dir.filePath("hf/tokenizer.json"));
         writeText(dir.filePath("hf/tokenizer.model"), bytes);
         convert::ConvertOptions options;
@@ -666,7 +466,7 @@ private Q_SLOTS:
 
     void truncatedSentencePieceModelIsRejected()
     {
-        const QByteArray bytes = sentencePieceModel(TinyTokenizer(), 1, 2);
+        const QByteArray bytes = sentencePieceModel(HfTinyTokenizer(true), 1, 2);
         for (qsizetype cut : {qsizetype(1), qsizetype(7), bytes.size() / 2, bytes.size() - 1}) {
             auto vocab = convert::parseSentencePieceModel(std::as_bytes(std::span(bytes.constData(), std::size_t(cut))));
             QVERIFY(!vocab || !vocab->tokens.empty()); // either an error or a consistent prefix
@@ -680,9 +480,9 @@ private Q_SLOTS:
     void corruptedTokenizerFilesNeverCrash()
     {
         // Random byte flips and truncations: each parse returns a vocabulary or an error.
-        const TinyTokenizer tiny;
+        const HfTinyTokenizer tiny(true);
         const QByteArray model = sentencePieceModel(tiny, 1, 2);
-        const QByteArray json = tokenizerJson(tiny);
+        const QByteArray json = hfTokenizerJson(tiny);
         std::mt19937 rng(11);
         int rejected = 0;
         for (int round = 0; round < 300; ++round) {
@@ -705,11 +505,11 @@ private Q_SLOTS:
     void predictorFolderGivesPowerInferFile()
     {
         QTemporaryDir dir;
-        Shape s;
+        HfShape s = fixtureShape();
         auto w = makeWeights(s, 99);
-        writeModelFolder(dir.filePath("hf"), s, w, Format::Safetensors);
-        const Predictors predictors = writePredictorFolder(dir.filePath("pred"), s);
-        const auto counts = writeActivationFolder(dir.filePath("act"), s);
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, w, HfFormat::Safetensors));
+        const HfPredictors predictors = writeHfPredictorFolder(dir.filePath("pred"), s);
+        const auto counts = writeHfActivationFolder(dir.filePath("act"), s);
         convert::ConvertOptions options;
         options.modelFolder = dir.filePath("hf").toStdString();
         options.predictorFolder = dir.filePath("pred").toStdString();
@@ -804,16 +604,16 @@ private Q_SLOTS:
     {
         QFETCH(int, which);
         QTemporaryDir dir;
-        Shape s;
+        HfShape s = fixtureShape();
         const QString hf = dir.filePath("hf");
         auto w = makeWeights(s, 3);
-        writeModelFolder(hf, s, w, which == 11 ? Format::PytorchSharded : Format::SafetensorsSharded);
-        writePredictorFolder(dir.filePath("pred"), s);
+        QVERIFY(writeHfModelFolder(hf, s, w, which == 11 ? HfFormat::PytorchSharded : HfFormat::SafetensorsSharded));
+        writeHfPredictorFolder(dir.filePath("pred"), s);
         convert::ConvertOptions options;
         options.modelFolder = hf.toStdString();
         options.output = dir.filePath("out.gguf").toStdString();
         auto configWith = [&](const QString& key, const QJsonValue& value) {
-            QJsonObject c = QJsonDocument::fromJson(configJson(s)).object();
+            QJsonObject c = QJsonDocument::fromJson(hfConfigJson(s)).object();
             c[key] = value;
             writeText(hf + "/config.json", QJsonDocument(c).toJson());
         };
@@ -821,7 +621,7 @@ private Q_SLOTS:
         case 0: configWith("hidden_size", 1099511627776.0); break;
         case 1: writeText(hf + "/config.json", "{\"hidden_size\": 64,"); break;
         case 2: {
-            QJsonObject c = QJsonDocument::fromJson(configJson(s)).object();
+            QJsonObject c = QJsonDocument::fromJson(hfConfigJson(s)).object();
             c["architectures"] = QJsonArray{"GPT2LMHeadModel"};
             c["model_type"] = "gpt2";
             writeText(hf + "/config.json", QJsonDocument(c).toJson());
@@ -843,8 +643,8 @@ private Q_SLOTS:
         case 9: {
             std::mt19937 rng(1);
             writeBytes(dir.filePath("pred/model_1.pt"),
-                       hearth::test::torchStateDict({{"fc1.weight", randomTensor(rng, {32, 48}, 1.0f)},
-                                                     {"fc2.weight", randomTensor(rng, {s.ff, 32}, 1.0f)}}));
+                       hearth::test::torchStateDict({{"fc1.weight", hfRandomTensor(rng, {32, 48}, 1.0f)},
+                                                     {"fc2.weight", hfRandomTensor(rng, {s.ff, 32}, 1.0f)}}));
             options.predictorFolder = dir.filePath("pred").toStdString();
             break;
         }
@@ -866,7 +666,7 @@ private Q_SLOTS:
         case 13: {
             FloatTensor t{{s.ff}, std::vector<float>(std::size_t(s.ff), -3.0f)};
             QDir().mkpath(dir.filePath("act"));
-            writeActivationFolder(dir.filePath("act"), s);
+            writeHfActivationFolder(dir.filePath("act"), s);
             writeBytes(dir.filePath("act/activation_1.pt"), hearth::test::torchTensorFile(t));
             options.activationFolder = dir.filePath("act").toStdString();
             break;
@@ -884,8 +684,8 @@ private Q_SLOTS:
     void cancellationLeavesNothing()
     {
         QTemporaryDir dir;
-        Shape s;
-        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        HfShape s = fixtureShape();
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), HfFormat::Safetensors));
         convert::ConvertOptions options;
         options.modelFolder = dir.filePath("hf").toStdString();
         options.output = dir.filePath("out.gguf").toStdString();
@@ -928,7 +728,9 @@ private Q_SLOTS:
         QTest::newRow("Mistral") << "MistralForCausalLM" << "mistral" << "silu" << "llama" << "swiglu";
         QTest::newRow("Bamboo") << "BambooForCausalLM" << "bamboo" << "relu" << "bamboo" << "drelu";
         QTest::newRow("GELU") << "LlamaForCausalLM" << "llama" << "gelu" << "" << "";
-        QTest::newRow("Falcon") << "FalconForCausalLM" << "falcon" << "relu" << "" << "";
+        QTest::newRow("ReluFalcon") << "FalconForCausalLM" << "falcon" << "relu" << "falcon" << "relu";
+        QTest::newRow("Falcon GELU") << "FalconForCausalLM" << "falcon" << "gelu" << "falcon" << "gelu";
+        QTest::newRow("Falcon SiLU") << "FalconForCausalLM" << "falcon" << "silu" << "" << "";
     }
 
     void configActivations()
@@ -938,7 +740,7 @@ private Q_SLOTS:
         QFETCH(QString, act);
         QFETCH(QString, ggufArch);
         QFETCH(QString, ffn);
-        QJsonObject c = QJsonDocument::fromJson(configJson(Shape())).object();
+        QJsonObject c = QJsonDocument::fromJson(hfConfigJson(fixtureShape())).object();
         c["architectures"] = QJsonArray{architecture};
         c["model_type"] = modelType;
         c["hidden_act"] = act;
@@ -955,9 +757,9 @@ private Q_SLOTS:
     void bambooConverts()
     {
         QTemporaryDir dir;
-        Shape s;
-        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
-        QJsonObject c = QJsonDocument::fromJson(configJson(s)).object();
+        HfShape s = fixtureShape();
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), HfFormat::Safetensors));
+        QJsonObject c = QJsonDocument::fromJson(hfConfigJson(s)).object();
         c["architectures"] = QJsonArray{"BambooForCausalLM"};
         c["model_type"] = "bamboo";
         writeText(dir.filePath("hf/config.json"), QJsonDocument(c).toJson());
@@ -1008,8 +810,8 @@ private Q_SLOTS:
     void failureKeepsAnEarlierOutput()
     {
         QTemporaryDir dir;
-        Shape s;
-        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
+        HfShape s = fixtureShape();
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), HfFormat::Safetensors));
         writeText(dir.filePath("out.gguf"), "an older file");
         QFile::remove(dir.filePath("hf/model.safetensors"));
         convert::ConvertOptions options;
@@ -1027,9 +829,9 @@ private Q_SLOTS:
         if (!QFileInfo::exists(tool))
             QSKIP("hearth-convert is not built");
         QTemporaryDir dir;
-        Shape s;
-        writeModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), Format::Safetensors);
-        writePredictorFolder(dir.filePath("pred"), s);
+        HfShape s = fixtureShape();
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, makeWeights(s, 5), HfFormat::Safetensors));
+        writeHfPredictorFolder(dir.filePath("pred"), s);
         QProcess p;
         p.start(tool, {"--model", dir.filePath("hf"), "--predictor", dir.filePath("pred"), "--type", "q4_0", "-q", "-o",
                        dir.filePath("cli.gguf")});

@@ -225,8 +225,9 @@ private Q_SLOTS:
         QVERIFY2(fromF32 < quantizationTolerance, qPrintable(QString::number(fromF32)));
     }
 
-    // A PowerInfer (PWRI) file: neuron-major down projections (ffn_down_t) and predictors,
-    // which the dense pass does not use; without hearth.ffn_activation such a file is ReLU.
+    // A PowerInfer (PWRI) file: neuron-major down projections (ffn_down_t) and predictors; the
+    // all-zero predictors put every neuron at the threshold (0), so the sparse FFN computes every
+    // neuron and matches the dense reference. Without hearth.ffn_activation such a file is ReLU.
     void powerInferLayout()
     {
         const auto o = options("falcon-tiny-gqa", DType::F32, "relu");

@@ -122,6 +122,10 @@ private Q_SLOTS:
     void packedLayout();
     void packedSharedRaggedRows_data() { addVariantRows(); }
     void packedSharedRaggedRows();
+    void attentionHelpersMatchReference_data() { addVariantRows(); }
+    void attentionHelpersMatchReference();
+    void swigluMatchesReference_data() { addVariantRows(); }
+    void swigluMatchesReference();
 };
 
 void TestKernels::isaSelection()
@@ -342,9 +346,17 @@ void TestKernels::matmulMatchesReference()
     WeightMatrix packed = w;
     const bool isPacked = store.packFor(*k, packed);
     std::vector<float> yPacked(y.size(), -3.0f);
-    if (isPacked) {
+    if (isPacked && dtype == DType::Q4_0) {
         QCOMPARE(packed.packing, Packing::Q4_0x16);
         QCOMPARE(packed.packedRows, rows / kQ4x16Rows * kQ4x16Rows);
+    } else if (isPacked) {
+        // F16/F32: a copy of the rows in huge-page memory, read instead of the original.
+        QCOMPARE(packed.packing, Packing::Rows);
+        QCOMPARE(packed.packedRows, rows);
+        QVERIFY(packed.packed != w.data);
+        QVERIFY(std::memcmp(packed.packed, w.data, wq.size()) == 0);
+    }
+    if (isPacked) {
         matmulWith(*k, pool, packed, x.data(), tokens, yPacked.data());
     }
 
@@ -580,6 +592,65 @@ void TestKernels::packedSharedRaggedRows()
                 }
             }
         }
+    }
+}
+
+void TestKernels::attentionHelpersMatchReference()
+{
+    FETCH_VARIANT(k);
+    std::mt19937 rng(7);
+    // Head sizes, odd tails and an empty row.
+    for (const std::int64_t n : {0, 1, 7, 16, 31, 64, 80, 128, 131}) {
+        const std::vector<float> a = randomFloats(rng, std::size_t(n), 1.0f);
+        const std::vector<float> b = randomFloats(rng, std::size_t(n), 1.0f);
+        double exact = 0.0;
+        double magnitude = 0.0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            exact += double(a[std::size_t(i)]) * double(b[std::size_t(i)]);
+            magnitude += std::fabs(double(a[std::size_t(i)]) * double(b[std::size_t(i)]));
+        }
+        // Only the summation order differs between tables.
+        const float d = k->dotF32(a.data(), b.data(), n);
+        QVERIFY2(std::fabs(double(d) - exact) <= 1e-6 * magnitude + 1e-30,
+                 qPrintable(QStringLiteral("n=%1: %2 vs %3").arg(n).arg(d).arg(exact)));
+
+        std::vector<float> y = randomFloats(rng, std::size_t(n), 1.0f);
+        std::vector<float> ref = y;
+        k->axpyF32(y.data(), 0.37f, a.data(), n);
+        kScalarKernels.axpyF32(ref.data(), 0.37f, a.data(), n);
+        for (std::int64_t i = 0; i < n; ++i) {
+            // One fused or two rounded operations per element.
+            QVERIFY(std::fabs(y[std::size_t(i)] - ref[std::size_t(i)]) <= 1e-6f * (std::fabs(ref[std::size_t(i)]) + 1.0f));
+        }
+    }
+}
+
+void TestKernels::swigluMatchesReference()
+{
+    FETCH_VARIANT(k);
+    std::mt19937 rng(11);
+    // Ordinary values, the saturated ends of silu, zeros and non-finite inputs; 67 elements so
+    // every table also runs its scalar tail.
+    std::vector<float> gate = randomFloats(rng, 67, 6.0f);
+    const float special[] = {0.0f, -0.0f, 90.0f, -90.0f, 200.0f, -200.0f, 1e-30f, -1e-30f, 87.5f, -87.5f,
+                             std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+    std::copy(std::begin(special), std::end(special), gate.begin() + 3);
+    gate[40] = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> up = randomFloats(rng, gate.size(), 1.0f);
+    std::vector<float> y = gate;
+    std::vector<float> ref = gate;
+    k->swigluF32(y.data(), up.data(), std::int64_t(y.size()));
+    kScalarKernels.swigluF32(ref.data(), up.data(), std::int64_t(ref.size()));
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        if (std::isnan(ref[i])) {
+            QVERIFY2(std::isnan(y[i]), qPrintable(QStringLiteral("element %1: %2").arg(i).arg(y[i])));
+            continue;
+        }
+        if (y[i] == ref[i]) {
+            continue; // also the infinities
+        }
+        QVERIFY2(std::fabs(y[i] - ref[i]) <= 1e-6f * std::fabs(ref[i]) + 1e-37f,
+                 qPrintable(QStringLiteral("gate %1: %2 vs %3").arg(gate[i]).arg(y[i]).arg(ref[i])));
     }
 }
 

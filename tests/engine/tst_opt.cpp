@@ -286,8 +286,9 @@ private Q_SLOTS:
         QCOMPARE((*defaults)->contextLength(), 256);
     }
 
-    // A PowerInfer (PWRI) file: neuron-major down projections (ffn_down_t) and predictors,
-    // which the dense pass does not use.
+    // A PowerInfer (PWRI) file: neuron-major down projections (ffn_down_t) and all-zero
+    // predictors, which put every neuron at the threshold: the sparse FFN (with OPT's biases)
+    // computes every neuron and matches the dense reference.
     void powerInferLayout()
     {
         const auto o = options(DType::F32);

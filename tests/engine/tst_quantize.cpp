@@ -7,6 +7,7 @@
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
+#include "logits_test_support.h"
 #include "synth/synthetic_model.h"
 
 #include <hearth/model.h>
@@ -22,40 +23,14 @@
 #include <cstring>
 
 using namespace hearth;
+using hearth::test::promptLogits;
+using hearth::test::relativeRms;
 
 namespace {
 
 std::vector<float> logitsOf(const std::string& path)
 {
-    auto model = Model::load(path);
-    if (!model) {
-        qWarning("%s", model.message().c_str());
-        return {};
-    }
-    SessionParams params;
-    params.contextLength = 64;
-    params.threads = 1;
-    auto session = Session::create(*model, params);
-    if (!session)
-        return {};
-    const std::vector<Token> prompt{1, 300, 301, 280, 290, 310};
-    if (!(*session)->prefill(prompt).ok())
-        return {};
-    const auto logits = (*session)->logits();
-    return {logits.begin(), logits.end()};
-}
-
-double relativeRms(const std::vector<float>& a, const std::vector<float>& b)
-{
-    if (a.size() != b.size() || a.empty())
-        return 1e9;
-    double num = 0;
-    double den = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        num += double(a[i] - b[i]) * double(a[i] - b[i]);
-        den += double(b[i]) * double(b[i]);
-    }
-    return std::sqrt(num / den);
+    return promptLogits(path, {1, 300, 301, 280, 290, 310});
 }
 
 bool exists(const std::string& path)

@@ -4,7 +4,10 @@
 
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
+#include "sparse/activation_profile.h"
+#include "synth/synthetic_families.h"
 #include "synth/synthetic_model.h"
+#include "synth/synthetic_sparse.h"
 #include "synth/synthetic_vocab.h"
 
 #include <hearth/hearth.h>
@@ -73,6 +76,9 @@ private Q_SLOTS:
     void everyActivationLoads_data();
     void everyActivationLoads();
     void chatTemplateRenders();
+    void familySparseFiles_data();
+    void familySparseFiles();
+    void familySparseNeedsRelu();
 };
 
 void TestSynth::sameOptionsGiveIdenticalFiles_data()
@@ -393,6 +399,83 @@ void TestSynth::chatTemplateRenders()
     auto text = chatTemplate.apply(messages, true);
     QVERIFY2(text, text.message().c_str());
     QCOMPARE(*text, std::string("<|system|>\nBe brief.</s>\n<|user|>\nHi</s>\n<|assistant|>\n"));
+}
+
+void TestSynth::familySparseFiles_data()
+{
+    QTest::addColumn<QString>("arch");
+    QTest::newRow("falcon") << QStringLiteral("falcon");
+    QTest::newRow("opt") << QStringLiteral("opt");
+}
+
+// Falcon and opt sparse files: deterministic, statistics with the chosen mean sparsity in both
+// layouts, and the two layouts compute the same function (the Hearth file reorders the neurons).
+void TestSynth::familySparseFiles()
+{
+    QFETCH(QString, arch);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    synth::SynthOptions o;
+    o.architecture = arch.toStdString();
+    o.shape = *synth::shapeByName(o.architecture, o.architecture + "-tiny");
+    o.type = DType::F32;
+    o.ffnActivation = "relu";
+    synth::SparseSynthOptions s;
+    s.sparsity = 0.9;
+    s.predictorHidden = 32;
+    const QString a = dir.filePath("a.gguf");
+    const QString b = dir.filePath("b.gguf");
+    const QString fused = dir.filePath("fused.gguf");
+    QVERIFY(synth::writeSparseSyntheticModel(o, s, a.toStdString()).ok());
+    QVERIFY(synth::writeSparseSyntheticModel(o, s, b.toStdString()).ok());
+    QCOMPARE(fileHash(a), fileHash(b));
+    QVERIFY(!QFile::exists(a + ".part"));
+    s.layout = synth::SparseLayout::Hearth;
+    QVERIFY(synth::writeSparseSyntheticModel(o, s, fused.toStdString()).ok());
+
+    for (const QString& path : {a, fused}) {
+        auto stats = sparse::loadStatsFile(sparse::defaultStatsPath(path.toStdString()));
+        QVERIFY2(stats, stats.message().c_str());
+        QCOMPARE(int(stats->layerCount()), o.shape.layerCount);
+        for (std::size_t l = 0; l < stats->layerCount(); ++l) {
+            const auto freq = stats->layer(l);
+            QCOMPARE(int(freq.size()), o.shape.feedForwardSize);
+            double mean = 0;
+            for (float f : freq)
+                mean += f;
+            QVERIFY2(std::fabs(mean / double(freq.size()) - 0.1) < 0.01, qPrintable(QString::number(mean)));
+        }
+    }
+
+    std::vector<std::vector<float>> logits;
+    for (const QString& path : {a, fused}) {
+        auto model = Model::load(path.toStdString());
+        QVERIFY2(model, model.message().c_str());
+        QVERIFY((*model)->info().sparse);
+        SessionParams params;
+        params.contextLength = 32;
+        params.threads = 1;
+        auto session = Session::create(*model, params);
+        QVERIFY2(session, session.message().c_str());
+        std::vector<float> all;
+        QVERIFY((*session)->evaluateAll(std::vector<Token>{11, 40, 300, 7}, all).ok());
+        logits.push_back(all);
+    }
+    QCOMPARE(logits[0].size(), logits[1].size());
+    for (std::size_t i = 0; i < logits[0].size(); ++i)
+        QVERIFY2(std::fabs(logits[0][i] - logits[1][i]) < 1e-3f, qPrintable(QString::number(i)));
+}
+
+void TestSynth::familySparseNeedsRelu()
+{
+    QTemporaryDir dir;
+    synth::SynthOptions o;
+    o.architecture = "falcon";
+    o.shape = *synth::shapeByName("falcon", "falcon-tiny");
+    o.ffnActivation = "gelu";
+    const Status st = synth::writeSparseSyntheticModel(o, {}, dir.filePath("m.gguf").toStdString());
+    QCOMPARE(st.code(), ErrorCode::InvalidArgument);
+    QVERIFY(!QFile::exists(dir.filePath("m.gguf")));
 }
 
 QTEST_GUILESS_MAIN(TestSynth)

@@ -416,10 +416,13 @@ public:
                std::to_string((*cpuOnly)->lastStats().hostNeurons) + " active neurons, half on the GPU");
     }
 
-    // Two whole dense layers (attention with KV cache + FFN) on each device, token by token.
-    void denseLayers(DType t)
+    // Two whole dense layers (attention with KV cache + FFN) on each device, token by token; or,
+    // @p batched, a 5-token prompt in one call on the GPU (batched products, the attention run
+    // over slices of the batch) against the reference token by token, with the K/V rows
+    // mirrored back to the host on both, then decoded tokens.
+    void denseLayers(DType t, bool batched = false)
     {
-        const std::string name = "dense offload 2 layers " + typeName(t);
+        const std::string name = std::string(batched ? "dense offload batched " : "dense offload 2 layers ") + typeName(t);
         DenseModelParams p;
         p.nEmbd = 256;
         p.nHead = 8;
@@ -453,11 +456,39 @@ public:
             w.down = mat(p.nEmbd, p.nFF);
             layers.push_back(w);
         }
+        p.maxBatch = 8;
         auto onGpu = DenseOffload::create(m_gpu, p, layers);
         auto onRef = DenseOffload::create(m_ref, p, layers);
         if (!onGpu || !onRef || (*onGpu)->offloadedLayers() != 2 || (*onRef)->offloadedLayers() != 2)
             return failed(name, "could not place the layers");
         double worst = 0;
+        if (batched) {
+            constexpr int kPrompt = 5;
+            const std::size_t kvRow = std::size_t(p.nHeadKv) * std::size_t(p.headDim);
+            const std::size_t cache = std::size_t(p.contextLength) * kvRow;
+            std::vector<float> gk(2 * cache), gv(2 * cache), rk(2 * cache), rv(2 * cache);
+            const KvMirror gm[2] = {{gk.data(), gv.data()}, {gk.data() + cache, gv.data() + cache}};
+            auto g = randomFloats(std::size_t(p.nEmbd) * kPrompt, 60);
+            auto r = g;
+            if (!(*onGpu)->forward(g.data(), kPrompt, 0, gm).ok())
+                return failed(name, "batched forward failed");
+            for (int pos = 0; pos < kPrompt; ++pos) {
+                const KvMirror rm[2] = {{rk.data() + pos * kvRow, rv.data() + pos * kvRow},
+                                        {rk.data() + cache + pos * kvRow, rv.data() + cache + pos * kvRow}};
+                if (!(*onRef)->forward(r.data() + std::size_t(pos) * std::size_t(p.nEmbd), 1, pos, rm).ok())
+                    return failed(name, "forward failed");
+            }
+            worst = std::max({relativeError(g, r), relativeError(gk, rk), relativeError(gv, rv)});
+            for (int pos = kPrompt; pos < kPrompt + 3; ++pos) {
+                auto gd = randomFloats(std::size_t(p.nEmbd), 70 + pos);
+                auto rd = gd;
+                if (!(*onGpu)->forward(gd.data(), pos).ok() || !(*onRef)->forward(rd.data(), pos).ok())
+                    return failed(name, "forward failed");
+                worst = std::max(worst, relativeError(gd, rd));
+            }
+            record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
+            return;
+        }
         for (int pos = 0; pos < 6; ++pos) {
             auto g = randomFloats(std::size_t(p.nEmbd), 50 + pos);
             auto r = g;
@@ -543,6 +574,8 @@ int main(int argc, char** argv)
     c.attention(4, 4, 64, 32, 9);
     c.denseLayers(DType::F16);
     c.denseLayers(DType::Q4_0);
+    c.denseLayers(DType::F16, true);
+    c.denseLayers(DType::Q4_0, true);
     c.hybridLayer(DType::F16, 11008, 4096);
     c.hybridLayer(DType::Q4_0, 11008, 4096);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

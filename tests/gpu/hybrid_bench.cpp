@@ -10,12 +10,17 @@
 // Neurons get activation frequencies from a power law (a few hot, a long cold tail); each
 // token's active set is drawn from them, with about 30% of the neurons active on average. The
 // hot set is the most frequent neurons, as the planner picks it.
+//
+// Then hybrid placement against whole-layer offload at one budget, a quarter of the model's FFN
+// weights by default (--ffn-share S): see offload_compare.h. The 7B shape (32 layers) unless
+// --quick.
 
 #include "check_support.h"
 #include "cpu/thread_pool.h"
 #include "device/device_loader.h"
 #include "device/emulated_device.h"
 #include "device/hybrid_ffn.h"
+#include "offload_compare.h"
 
 #include <algorithm>
 #include <chrono>
@@ -40,6 +45,7 @@ int main(int argc, char** argv)
     int tokens = 64;
     std::string module;
     std::string out;
+    double ffnShare = 0.25;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--quick") {
@@ -57,9 +63,11 @@ int main(int argc, char** argv)
             module = argv[++i];
         } else if (arg == "--out" && i + 1 < argc) {
             out = argv[++i];
+        } else if (arg == "--ffn-share" && i + 1 < argc) {
+            ffnShare = std::clamp(std::atof(argv[++i]), 0.0, 1.0);
         } else {
             std::fprintf(stderr, "usage: hearth-hybrid-bench [--quick] [--emulated] [--type f16|q4_0] [--threads N] "
-                                 "[--tokens N] [--module PATH] [--out DIR]\n");
+                                 "[--tokens N] [--ffn-share S] [--module PATH] [--out DIR]\n");
             return 2;
         }
     }
@@ -168,7 +176,20 @@ int main(int argc, char** argv)
                       s + 1 < std::size(shares) ? "," : "");
         json += line;
     }
-    json += "]}\n";
+    json += "],\n";
+
+    OffloadShape shape;
+    shape.nEmbd = nEmbd;
+    shape.nFF = nFF;
+    if (quick) {
+        shape.nHead = 8;
+        shape.nHeadKv = 8;
+        shape.nLayer = 4;
+        shape.contextLength = 128;
+        shape.position = 64;
+    }
+    json += "\"whole_layer_comparison\": "
+            + compareWithWholeLayers(*device, pool, type, shape, ffnShare, byFrequency, activeSets) + "}\n";
     if (!out.empty()) {
         const std::string path = out + "/hybrid-bench-" + std::string(dtypeName(type)) + ".json";
         if (!writeFile(path, json))

@@ -4,7 +4,8 @@
 # GPU checks in one go, for a machine with an NVIDIA GPU, the CUDA toolkit, CMake, a compiler and
 # no Qt: configures the engine with the CUDA back end, builds libhearth-cuda.so, hearth-gpu-check
 # and hearth-hybrid-bench, runs the check (every CUDA kernel against the CPU kernels) and the
-# hybrid FFN benchmark, and leaves JSON results and a log in $OUT (default ./gpu-out).
+# hybrid FFN benchmark (with hybrid placement against whole-layer offload at a budget of a quarter
+# of the 7B shape's FFN weights), and leaves JSON results and a log in $OUT (default ./gpu-out).
 #
 # Exit status: 0 all checks passed; 1 a kernel disagrees with the CPU; 2 configure failed;
 # 3 build failed; 4 a GPU is present but the back end would not open; 5 the benchmark failed.
@@ -71,10 +72,16 @@ if [[ $check -eq 0 ]] && grep -q '"status": "skipped"' "$OUT/gpu-check.json" 2>/
     fi
 fi
 
-step "hybrid FFN benchmark"
+step "hybrid FFN benchmark, and hybrid against whole-layer offload"
 bench=0
 for type in q4_0 f16; do
     timeout 240 "$BUILD/bin/hearth-hybrid-bench" --type "$type" --tokens 64 --out "$OUT" ${HEARTH_GPU_BENCH_ARGS:-} || bench=5
+done
+for json in "$OUT"/hybrid-bench-*.json; do
+    [[ -f "$json" ]] || continue
+    printf '%s: ' "$(basename "$json")"
+    grep -o '"whole_layer_tokens_per_s": [0-9.]*, "hybrid_tokens_per_s": [0-9.]*, "hybrid_speedup": [0-9.]*' "$json" \
+        || grep -o '"whole_layer_comparison": {"error"[^}]*}' "$json" || echo "no comparison"
 done
 
 elapsed=$(( $(date +%s) - started ))

@@ -71,8 +71,11 @@ public:
 
     [[nodiscard]] virtual const Model& model() const = 0;
 
-    /// What went where: "CPU only: <why>", or "GPU <name>: attention of N/M layers, K of T FFN
-    /// neurons hot, budget X" (with the re-planning that happened, if any). For logs and tools.
+    /// What went where: "CPU only: <why>"; for sparse files "GPU <name>: ..., K of T FFN neurons
+    /// hot, budget X" (with the re-planning that happened, if any, and "attention of A/N layers
+    /// and predictors of P/N layers on the GPU"); for dense files "GPU <name>: K of N layers
+    /// (attention, KV cache and FFN), ..." with why the rest run on the CPU. A device that fails
+    /// later adds "the device failed (...)". For logs and tools.
     [[nodiscard]] virtual std::string placementReport() const { return {}; }
 
     /// Called for each generated token with the text it completed (may be empty). Return false to stop.

@@ -1,150 +1,361 @@
 // SPDX-License-Identifier: MIT
 #include "api/hybrid_decode.h"
 
+#include "api/session_device.h"
 #include "device/byte_format.h"
-#include "device/device_loader.h"
-#include "device/emulated_device.h"
+#include "cpu/ops.h"
+#include "cpu/thread_pool.h"
+#include "model/falcon_model.h"
 #include "model/llama_model.h"
+#include "model/opt_model.h"
 #include "sparse/activation_profile.h"
 #include "sparse/gpu_index.h"
 #include "sparse/model_shape.h"
-#include "sparse/vram_budget.h"
+#include "sparse/sparse_ffn.h"
 
-#include <charconv>
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <new>
+#include <optional>
 #include <system_error>
 
 namespace hearth {
 
+// --- Up-only FFNs (falcon, opt) ---
+
+// Per-token device buffers shared by every up-only layer.
+class UpOnlyFfnScratch {
+public:
+    [[nodiscard]] static Result<std::unique_ptr<UpOnlyFfnScratch>> create(device::Device& device, std::int64_t nEmbd,
+                                                                         std::int64_t maxHot)
+    {
+        std::unique_ptr<UpOnlyFfnScratch> s(new UpOnlyFfnScratch(device));
+        s->m_nEmbd = nEmbd;
+        s->m_maxHot = maxHot;
+        const std::uint64_t hot = std::uint64_t(std::max<std::int64_t>(maxHot, 1)) * 4;
+        struct Item {
+            device::DeviceBuffer* buffer;
+            std::uint64_t bytes;
+            const char* label;
+        } items[] = {{&s->x, std::uint64_t(nEmbd) * 4, "FFN input"},
+                     {&s->slots, hot, "FFN active hot slots"},
+                     {&s->act, hot, "FFN up activations"},
+                     {&s->bias, hot, "FFN up biases"},
+                     {&s->ones, hot, "FFN ReLU multipliers"},
+                     {&s->y, std::uint64_t(nEmbd) * 4, "FFN device output"}};
+        for (const Item& item : items) {
+            auto b = device.allocate(item.bytes, item.label);
+            if (!b)
+                return b.status(); // the destructor frees what was made
+            *item.buffer = *b;
+        }
+        // ReLU(u) = ReGLU(u, 1): the device's gated activation with an up operand of ones.
+        std::vector<float> ones(std::size_t(std::max<std::int64_t>(maxHot, 1)), 1.0f);
+        HEARTH_TRY(device.upload(s->ones, 0, ones.data(), hot));
+        HEARTH_TRY(device.synchronize());
+        return s;
+    }
+    ~UpOnlyFfnScratch()
+    {
+        for (device::DeviceBuffer* b : {&x, &slots, &act, &bias, &ones, &y})
+            m_device.free(*b);
+    }
+
+    [[nodiscard]] std::int64_t nEmbd() const { return m_nEmbd; }
+    [[nodiscard]] std::int64_t maxHot() const { return m_maxHot; }
+
+    device::DeviceBuffer x;     // [nEmbd] the layer input
+    device::DeviceBuffer slots; // [maxHot] I32 active hot slots of the token
+    device::DeviceBuffer act;   // [maxHot] up dot products, then activations
+    device::DeviceBuffer bias;  // [maxHot] the active hot neurons' up biases
+    device::DeviceBuffer ones;  // [maxHot] 1.0
+    device::DeviceBuffer y;     // [nEmbd] the device's partial output
+
+private:
+    explicit UpOnlyFfnScratch(device::Device& device)
+        : m_device(device)
+    {
+    }
+    device::Device& m_device;
+    std::int64_t m_nEmbd = 0;
+    std::int64_t m_maxHot = 0;
+};
+
+// One up-only layer split between the device (hot neurons) and the CPU (cold ones), as
+// device::HybridFfnLayer does for gated FFNs:
+//   y = sum over active i of ReLU(up_i . x + upBias_i) * down_t_i
+// The CPU part is sparse::SparseFfn over the active cold neurons, the CPU-only path itself.
+class UpOnlyFfnLayer {
+public:
+    [[nodiscard]] static Result<std::unique_ptr<UpOnlyFfnLayer>> create(device::Device* device, UpOnlyFfnScratch* scratch,
+                                                                       const HybridDecode::UpOnlyWeights& w,
+                                                                       std::vector<std::int32_t> hot)
+    {
+        const std::int64_t nFf = w.up.rows;
+        const std::int64_t nEmbd = w.up.cols;
+        std::unique_ptr<UpOnlyFfnLayer> layer(new UpOnlyFfnLayer());
+        layer->m_w = w;
+        layer->m_neurons = sparse::NeuronWeights::separate(cpu::WeightMatrix{}, w.up, w.downT, sparse::NeuronActivation::Relu);
+        layer->m_neurons.upBias = w.upBias;
+        if (!layer->m_neurons.valid())
+            return Status(ErrorCode::Unsupported, "the CPU sparse kernels cannot use these FFN weights");
+        if (!device)
+            hot.clear();
+        if (!hot.empty() && (!scratch || scratch->nEmbd() != nEmbd || scratch->maxHot() < std::int64_t(hot.size())))
+            return Status(ErrorCode::InvalidArgument, "hybrid FFN scratch is missing or too small for the hot set");
+        try {
+            layer->m_slot.assign(std::size_t(nFf), -1);
+            layer->m_deviceSlots.reserve(hot.size());
+            layer->m_deviceBias.reserve(hot.size());
+            layer->m_hostNeurons.reserve(std::size_t(nFf));
+            layer->m_deviceOut.resize(std::size_t(nEmbd));
+        } catch (const std::bad_alloc&) {
+            return Status(ErrorCode::OutOfMemory, "not enough memory for the FFN layer's buffers");
+        }
+        for (std::size_t j = 0; j < hot.size(); ++j) {
+            if (hot[j] < 0 || hot[j] >= nFf || (j > 0 && hot[j] <= hot[j - 1]))
+                return Status(ErrorCode::InvalidArgument, "hot neuron ids must be ascending and below n_ff");
+            layer->m_slot[std::size_t(hot[j])] = std::int32_t(j);
+        }
+        layer->m_hot = std::move(hot);
+        if (layer->m_hot.empty())
+            return layer;
+        layer->m_device = device;
+        layer->m_scratch = scratch;
+        const std::size_t stride = rowBytes(w.up.type, nEmbd);
+        const cpu::WeightMatrix* sources[2] = {&w.up, &w.downT};
+        device::DeviceMatrix* targets[2] = {&layer->m_up, &layer->m_downT};
+        const char* labels[2] = {"hot FFN up rows", "hot FFN down rows"};
+        for (int i = 0; i < 2; ++i) {
+            std::vector<std::uint8_t> rows;
+            try {
+                rows.resize(stride * layer->m_hot.size());
+            } catch (const std::bad_alloc&) {
+                return Status(ErrorCode::OutOfMemory, "not enough host memory to stage the hot FFN rows");
+            }
+            const auto* base = static_cast<const std::uint8_t*>(sources[i]->data);
+            for (std::size_t j = 0; j < layer->m_hot.size(); ++j)
+                std::memcpy(rows.data() + j * stride, base + std::size_t(layer->m_hot[j]) * stride, stride);
+            auto m = device->uploadMatrix(sources[i]->type, rows.data(), std::int64_t(layer->m_hot.size()), nEmbd,
+                                          labels[i]);
+            if (!m)
+                return m.status(); // the destructor frees what was uploaded
+            *targets[i] = *m;
+        }
+        return layer;
+    }
+
+    ~UpOnlyFfnLayer()
+    {
+        if (!m_device)
+            return;
+        m_device->free(m_up.data);
+        m_device->free(m_downT.data);
+    }
+
+    [[nodiscard]] Status forward(cpu::ThreadPool& pool, const float* x, const std::int32_t* active, std::int64_t count,
+                                 float* y)
+    {
+        const std::int64_t nFf = m_w.up.rows;
+        const std::int64_t nEmbd = m_w.up.cols;
+        if (!x || !y || count < 0 || count > nFf || (count > 0 && !active))
+            return Status(ErrorCode::InvalidArgument, "hybrid FFN: bad arguments");
+        m_deviceSlots.clear();
+        m_deviceBias.clear();
+        m_hostNeurons.clear();
+        for (std::int64_t j = 0; j < count; ++j) {
+            const std::int32_t i = active[j];
+            if (i < 0 || i >= nFf)
+                return Status(ErrorCode::InvalidArgument, "hybrid FFN: active neuron id out of range");
+            const std::int32_t slot = m_slot[std::size_t(i)];
+            if (slot >= 0) {
+                m_deviceSlots.push_back(slot);
+                m_deviceBias.push_back(m_w.upBias ? m_w.upBias[i] : 0.0f);
+            } else {
+                m_hostNeurons.push_back(i);
+            }
+        }
+
+        // 1. Queue the device's share; it runs while the host threads work below.
+        const auto deviceCount = std::int64_t(m_deviceSlots.size());
+        if (deviceCount > 0) {
+            device::Device& d = *m_device;
+            UpOnlyFfnScratch& s = *m_scratch;
+            const Status queued = [&]() -> Status {
+                HEARTH_TRY(d.upload(s.x, 0, x, std::uint64_t(nEmbd) * 4));
+                HEARTH_TRY(d.upload(s.slots, 0, m_deviceSlots.data(), std::uint64_t(deviceCount) * 4));
+                HEARTH_TRY(d.rowsDot(device::RowsDotOp{&m_up, s.x, s.slots, deviceCount, s.act}));
+                if (m_w.upBias) {
+                    HEARTH_TRY(d.upload(s.bias, 0, m_deviceBias.data(), std::uint64_t(deviceCount) * 4));
+                    HEARTH_TRY(d.add(device::AddOp{s.act, s.bias, deviceCount}));
+                }
+                HEARTH_TRY(d.activate(device::ActivateOp{device::Activation::ReGlu, s.act, s.ones, deviceCount}));
+                HEARTH_TRY(d.downAccumulate(
+                    device::DownAccumulateOp{&m_downT, s.act, s.slots, deviceCount, s.y, false}));
+                return d.download(s.y, 0, m_deviceOut.data(), std::uint64_t(nEmbd) * 4);
+            }();
+            if (!queued.ok()) {
+                (void)d.synchronize();
+                return queued;
+            }
+        }
+
+        // 2. The cold share on the host threads, at the same time.
+        if (!m_cpu || m_cpuThreads < pool.size()) {
+            auto cpu = sparse::SparseFfn::create(nEmbd, 1, pool.size());
+            if (!cpu) {
+                if (deviceCount > 0)
+                    (void)m_device->synchronize();
+                return cpu.status();
+            }
+            m_cpu = std::move(*cpu);
+            m_cpuThreads = pool.size();
+        }
+        const sparse::FfnInput in = m_cpu->prepareInput(m_neurons.type, x, 1);
+        m_cpu->run(pool, m_neurons, in, 1, m_hostNeurons.data(), std::int64_t(m_hostNeurons.size()), nullptr, y);
+
+        // 3. Merge.
+        if (deviceCount > 0) {
+            HEARTH_TRY(m_device->synchronize());
+            cpu::add(y, m_deviceOut.data(), nEmbd);
+        }
+        return {};
+    }
+
+private:
+    UpOnlyFfnLayer() = default;
+
+    device::Device* m_device = nullptr; // null: every neuron on the CPU
+    UpOnlyFfnScratch* m_scratch = nullptr;
+    HybridDecode::UpOnlyWeights m_w;
+    sparse::NeuronWeights m_neurons;
+    std::unique_ptr<sparse::SparseFfn> m_cpu; // made for the first pool that calls forward()
+    int m_cpuThreads = 0;
+    std::vector<std::int32_t> m_hot;  // ascending neuron ids on the device
+    std::vector<std::int32_t> m_slot; // [nFf] neuron -> row on the device, or -1
+    device::DeviceMatrix m_up;        // hot rows, in m_hot order
+    device::DeviceMatrix m_downT;
+    std::vector<std::int32_t> m_deviceSlots;
+    std::vector<float> m_deviceBias;
+    std::vector<std::int32_t> m_hostNeurons;
+    std::vector<float> m_deviceOut; // [nEmbd]
+};
+
 namespace {
 
-constexpr std::string_view kEmulatedPrefix = "emulated:";
-
-device::Activation deviceActivation(model::FfnActivation a)
+// Up-only layers for @p plan; OutOfMemory from the device comes back as is.
+Status placeUpOnlyOnce(device::Device* device, const sparse::PlacementPlan& plan,
+                       const std::vector<HybridDecode::UpOnlyWeights>& layers,
+                       std::unique_ptr<UpOnlyFfnScratch>& scratch, std::vector<std::unique_ptr<UpOnlyFfnLayer>>& out)
 {
-    switch (a) {
-    case model::FfnActivation::SwiGlu:
-        return device::Activation::SwiGlu;
-    case model::FfnActivation::ReGlu:
-        return device::Activation::ReGlu;
-    case model::FfnActivation::DRelu:
-        return device::Activation::DRelu;
-    case model::FfnActivation::Relu2:
-        return device::Activation::Relu2;
+    std::int64_t maxHot = 0;
+    for (const sparse::LayerPlacement& lp : plan.layers)
+        maxHot = std::max(maxHot, lp.hotCount);
+    const bool useDevice = device && maxHot > 0;
+    if (useDevice) {
+        auto made = UpOnlyFfnScratch::create(*device, layers.front().up.cols, maxHot);
+        if (!made)
+            return made.status();
+        scratch = std::move(*made);
     }
-    return device::Activation::ReGlu;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        auto layer = UpOnlyFfnLayer::create(useDevice ? device : nullptr, scratch.get(), layers[l],
+                                            useDevice ? plan.layers[l].hotNeurons() : std::vector<std::int32_t>());
+        if (!layer)
+            return layer.status();
+        out.push_back(std::move(*layer));
+    }
+    return {};
 }
 
-// A positive byte count, the whole of @p text.
-bool parseBytes(std::string_view text, std::uint64_t& bytes)
+// device::placeHybridFfn for up-only layers: the same re-planning after a failed allocation.
+Status placeUpOnly(device::Device* device, sparse::PlacementPlanner& planner, sparse::PlannerParams params,
+                   const std::vector<HybridDecode::UpOnlyWeights>& layers, device::HybridPlacement& result,
+                   std::unique_ptr<UpOnlyFfnScratch>& scratch, std::vector<std::unique_ptr<UpOnlyFfnLayer>>& placed)
 {
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
-    return ec == std::errc() && end == text.data() + text.size() && bytes > 0;
-}
-
-// The device @p params name, or why there is none.
-Result<std::unique_ptr<device::Device>> openDevice(const SessionParams& params)
-{
-    std::uint64_t requested = 0; // 0: the device's own figure (free memory less the margin)
-    if (params.vramBudgetGiB > 0) {
-        auto bytes = sparse::gibToBytes(params.vramBudgetGiB);
-        if (!bytes)
-            return bytes.status();
-        requested = *bytes;
+    if (layers.size() != planner.shape().layers.size())
+        return Status(ErrorCode::InvalidArgument, "the planner's model has a different number of layers");
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        if (layers[l].up.rows != planner.shape().layers[l].nFF)
+            return Status(ErrorCode::InvalidArgument, "layer " + std::to_string(l) + "'s FFN differs from the planned shape");
     }
-    const std::string_view name = params.deviceOverride;
-    if (name.starts_with(kEmulatedPrefix)) {
-        const std::string_view rest = name.substr(kEmulatedPrefix.size());
-        const std::size_t colon = rest.find(':');
-        std::uint64_t bytes = 0;
-        std::uint64_t physical = 0;
-        if (!parseBytes(rest.substr(0, colon), bytes)
-            || (colon != std::string_view::npos && !parseBytes(rest.substr(colon + 1), physical)))
-            return Status(ErrorCode::InvalidArgument, "bad device override '" + params.deviceOverride
-                                                          + "' (expected emulated:<bytes>[:<physical bytes>])");
-        device::EmulatedDeviceOptions options;
-        options.budgetBytes = requested > 0 ? std::min(requested, bytes) : bytes;
-        options.physicalBytes = physical;
-        return std::unique_ptr<device::Device>(std::make_unique<device::EmulatedDevice>(options));
-    }
-    if (!name.empty())
-        return Status(ErrorCode::InvalidArgument, "unknown device '" + params.deviceOverride + "'");
-    device::DeviceLoadOptions options;
-    options.budgetBytes = requested;
-    return device::DeviceLoader::openCuda(options);
-}
-
-std::string cpuOnly(const std::string& why)
-{
-    return "CPU only: " + why;
+    return device::placeWithReplanning(
+        planner, params, {}, result,
+        [&](const sparse::PlacementPlan& plan) { return placeUpOnlyOnce(device, plan, layers, scratch, placed); },
+        [&] {
+            placed.clear(); // layers first: they use the scratch
+            scratch.reset();
+        });
 }
 
 } // namespace
 
-HybridDecode::~HybridDecode() = default;
+// --- HybridDecode ---
 
-std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& model, const SessionParams& params,
-                                                   int contextLength, int batchSize, std::string& report)
+struct HybridDecode::Setup {
+    std::string modelPath;
+    std::optional<sparse::PlacementPlanner> planner;
+    sparse::PlannerParams params;
+    std::string notes; // statistics and GPU index notes, each starting with "; "
+};
+
+namespace {
+
+// What every family's create() does first: the session's checks and the device. False (with
+// @p report) when the session stays on the CPU.
+bool openFor(bool sparseModel, const SessionParams& params, std::unique_ptr<device::Device>& deviceOut,
+             std::string& report)
 {
     if (params.denseFfn) {
-        report = cpuOnly("the dense FFN mode was asked for");
-        return nullptr;
+        report = cpuOnlyReport("the dense FFN mode was asked for");
+        return false;
     }
-    if (!(params.vramBudgetGiB < 0) && !(params.vramBudgetGiB > 0)) {
-        report = cpuOnly("the VRAM budget is 0");
-        return nullptr;
+    if (zeroVramBudget(params)) {
+        report = cpuOnlyReport("the VRAM budget is 0");
+        return false;
     }
-    const model::LlamaWeights& w = model.weights();
-    if (!w.sparse) {
-        report = cpuOnly("the model has no predictors (dense layers are not offloaded yet)");
-        return nullptr;
+    if (!sparseModel) {
+        report = cpuOnlyReport("the model has no predictors (dense layers are not offloaded yet)");
+        return false;
     }
-    auto opened = openDevice(params);
+    auto opened = openSessionDevice(params);
     if (!opened) {
-        report = cpuOnly(opened.message());
-        return nullptr;
+        report = cpuOnlyReport(opened.message());
+        return false;
     }
+    deviceOut = std::move(opened).value();
+    return true;
+}
 
-    std::unique_ptr<HybridDecode> h(new HybridDecode());
-    h->m_device = std::move(opened).value();
-    const device::DeviceInfo& info = h->m_device->info();
-    const bool emulated = info.backend == "emulated";
-    try {
-        for (std::size_t l = 0; l < w.layers.size(); ++l) {
-            const model::LlamaLayerWeights& lw = w.layers[l];
-            if (lw.fusedNeurons || !lw.downTransposed) {
-                report = cpuOnly("layer " + std::to_string(l)
-                                 + " does not use the gate/up/down_t layout the device path needs");
-                return nullptr;
-            }
-            device::FfnWeights f;
-            f.gate = lw.gate;
-            f.up = lw.up;
-            f.downT = lw.down;
-            f.activation = deviceActivation(model.hyperParams().ffnActivation);
-            if (const Status valid = f.validate(); !valid.ok()) {
-                report = cpuOnly("layer " + std::to_string(l) + ": " + valid.message());
-                return nullptr;
-            }
-            h->m_weights.push_back(f);
-        }
-    } catch (const std::bad_alloc&) {
-        report = cpuOnly("not enough memory");
-        return nullptr;
-    }
+// An up-only layer's FFN as the device path takes it. Hearth's fused neurons and a plain
+// ffn_down come without up rows, which createUpOnly() turns down.
+HybridDecode::UpOnlyWeights upOnlyWeights(const model::UpDownFfn& ffn)
+{
+    return {ffn.fusedNeurons || !ffn.downTransposed ? cpu::WeightMatrix{} : ffn.up, ffn.down, ffn.upBias};
+}
 
-    auto shape = sparse::shapeFromGguf(model.file());
+// Then, once the family has checked its layers: the planner and its parameters, and the GPU
+// index cache. False (with @p report) when the session stays on the CPU.
+bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const device::DeviceInfo& info,
+             const SessionParams& params, int contextLength, int batchSize, bool deviceAttention,
+             std::optional<sparse::PlacementPlanner>& plannerOut, sparse::PlannerParams& pp, std::string& notes,
+             std::string& report)
+{
+    auto shape = sparse::shapeFromGguf(file);
     if (!shape) {
-        report = cpuOnly("cannot size the model: " + shape.message());
-        return nullptr;
+        report = cpuOnlyReport("cannot size the model: " + shape.message());
+        return false;
     }
-    // Only the FFN neurons (and the per-token scratch) go to the device in this version:
-    // attention, its KV cache, norms and the output matrix run on the CPU, so they must not take
-    // budget from the neurons. Predictors keep their bytes: they mark the model as sparse.
+    // Norms and the output matrix stay on the CPU, so they must not take budget from the neurons.
+    // Llama sessions put attention and its KV cache on the device where the plan says so
+    // (HybridDeviceLayers), so the planner counts them; Falcon and OPT keep attention on the CPU.
+    // Predictors keep their bytes: they mark the model as sparse.
     for (sparse::LayerShape& layer : shape->layers) {
-        layer.attentionBytes = 0;
-        layer.kvBytesPerToken = 0;
+        if (!deviceAttention) {
+            layer.attentionBytes = 0;
+            layer.kvBytesPerToken = 0;
+        }
         layer.normBytes = 0;
     }
     shape->outputBytes = 0;
@@ -152,7 +363,6 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
     // Measured statistics when the model has them; otherwise every neuron alike, so the planner
     // still places neurons (in id order) rather than whole layers.
     std::string statsNote;
-    const std::string modelPath = model.info().path;
     sparse::ActivationStats stats;
     const std::string statsPath = sparse::defaultStatsPath(modelPath);
     std::error_code ec;
@@ -169,8 +379,8 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
             uniform.emplace_back(std::size_t(layer.nFF), 0.5f);
         auto synthetic = sparse::ActivationStats::fromFrequencies(std::move(uniform));
         if (!synthetic) {
-            report = cpuOnly(synthetic.message());
-            return nullptr;
+            report = cpuOnlyReport(synthetic.message());
+            return false;
         }
         stats = std::move(synthetic).value();
         if (statsNote.empty())
@@ -178,17 +388,17 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
     }
     auto planner = sparse::PlacementPlanner::create(*shape, stats);
     if (!planner) {
-        report = cpuOnly("cannot plan the placement: " + planner.message());
-        return nullptr;
+        report = cpuOnlyReport("cannot plan the placement: " + planner.message());
+        return false;
     }
+    plannerOut.emplace(std::move(planner).value());
 
-    sparse::PlannerParams pp;
     pp.budgetBytes = info.budgetBytes;
     pp.contextLength = contextLength;
     pp.batchSize = batchSize;
     pp.allocationGranularity = info.granularity;
     pp.ffnOnGpu = !params.disableGpuIndex;
-    if (emulated) {
+    if (info.backend == "emulated") {
         // Host memory: no driver context and no cuBLAS workspace to set aside.
         pp.reserveBytes = 0;
         pp.workspaceBytes = 0;
@@ -201,37 +411,140 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
     const sparse::GpuIndexMode mode = params.disableGpuIndex ? sparse::GpuIndexMode::Disable
                                       : params.resetGpuIndex ? sparse::GpuIndexMode::Reset
                                                              : sparse::GpuIndexMode::Use;
-    if (auto cached = sparse::planWithGpuIndex(*planner, pp, modelPath, mode); !cached)
+    if (auto cached = sparse::planWithGpuIndex(*plannerOut, pp, modelPath, mode); !cached)
         cacheNote = "GPU index: " + cached.message();
     else if (!cached->note.empty())
         cacheNote = "GPU index: " + cached->note;
-
-    auto placed = device::placeHybridFfn(h->m_device.get(), *planner, pp, h->m_weights);
-    if (!placed) {
-        report = cpuOnly("placing the hot neurons failed: " + placed.message());
-        return nullptr;
-    }
-    h->m_placement = std::move(placed).value();
-    const sparse::PlacementPlan& plan = h->m_placement.plan;
-    std::string notes;
     for (const std::string& note : {statsNote, cacheNote})
         if (!note.empty())
             notes += "; " + note;
+    return true;
+}
+
+} // namespace
+
+HybridDecode::HybridDecode() = default;
+HybridDecode::~HybridDecode() = default;
+
+std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& model, const SessionParams& params,
+                                                   int contextLength, int batchSize, std::string& report)
+{
+    const model::LlamaWeights& w = model.weights();
+    std::unique_ptr<HybridDecode> h(new HybridDecode());
+    Setup setup;
+    setup.modelPath = model.info().path;
+    if (!openFor(w.sparse, params, h->m_device, report))
+        return nullptr;
+    try {
+        for (std::size_t l = 0; l < w.layers.size(); ++l) {
+            const model::LlamaLayerWeights& lw = w.layers[l];
+            if (lw.fusedNeurons || !lw.downTransposed) {
+                report = cpuOnlyReport("layer " + std::to_string(l)
+                                 + " does not use the gate/up/down_t layout the device path needs");
+                return nullptr;
+            }
+            device::FfnWeights f;
+            f.gate = lw.gate;
+            f.up = lw.up;
+            f.downT = lw.down;
+            f.activation = deviceActivation(model.hyperParams().ffnActivation);
+            if (const Status valid = f.validate(); !valid.ok()) {
+                report = cpuOnlyReport("layer " + std::to_string(l) + ": " + valid.message());
+                return nullptr;
+            }
+            h->m_weights.push_back(f);
+        }
+    } catch (const std::bad_alloc&) {
+        report = cpuOnlyReport("not enough memory");
+        return nullptr;
+    }
+    if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize,
+                 /*deviceAttention=*/true, setup.planner, setup.params, setup.notes, report))
+        return nullptr;
+    auto placed = device::placeHybridFfn(h->m_device.get(), *setup.planner, setup.params, h->m_weights);
+    if (!placed) {
+        report = cpuOnlyReport("placing the hot neurons failed: " + placed.message());
+        return nullptr;
+    }
+    h->m_placement = std::move(placed).value();
+    return finish(std::move(h), setup, params, report);
+}
+
+std::unique_ptr<HybridDecode> HybridDecode::create(const model::FalconModel& model, const SessionParams& params,
+                                                   int contextLength, int batchSize, std::string& report)
+{
+    std::vector<UpOnlyWeights> layers;
+    for (const model::FalconLayerWeights& l : model.weights().layers)
+        layers.push_back(upOnlyWeights(l.ffn));
+    return createUpOnly(model, model.weights().sparse, std::move(layers), params, contextLength, batchSize, report);
+}
+
+std::unique_ptr<HybridDecode> HybridDecode::create(const model::OptModel& model, const SessionParams& params,
+                                                   int contextLength, int batchSize, std::string& report)
+{
+    std::vector<UpOnlyWeights> layers;
+    for (const model::OptLayerWeights& l : model.weights().layers)
+        layers.push_back(upOnlyWeights(l.ffn));
+    return createUpOnly(model, model.weights().sparse, std::move(layers), params, contextLength, batchSize, report);
+}
+
+std::unique_ptr<HybridDecode> HybridDecode::createUpOnly(const model::FamilyModel& model, bool sparseModel,
+                                                         std::vector<UpOnlyWeights> layers, const SessionParams& params,
+                                                         int contextLength, int batchSize, std::string& report)
+{
+    std::unique_ptr<HybridDecode> h(new HybridDecode());
+    Setup setup;
+    setup.modelPath = model.info().path;
+    if (!openFor(sparseModel, params, h->m_device, report))
+        return nullptr;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        // Hearth's fused neurons and a plain ffn_down come without up rows here (see upOnlyWeights()).
+        const UpOnlyWeights& w = layers[l];
+        const bool same = w.up.data && w.downT.data && w.up.type == w.downT.type && w.up.rows == w.downT.rows
+                          && w.up.cols == w.downT.cols && w.up.cols == layers.front().up.cols;
+        if (!same) {
+            report = cpuOnlyReport("layer " + std::to_string(l) + " does not use the up/down_t layout the device path needs");
+            return nullptr;
+        }
+    }
+    if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize,
+                 /*deviceAttention=*/false, setup.planner, setup.params, setup.notes, report))
+        return nullptr;
+    h->m_upOnlyWeights = std::move(layers);
+    const Status placed = placeUpOnly(h->m_device.get(), *setup.planner, setup.params, h->m_upOnlyWeights,
+                                      h->m_placement, h->m_upOnlyScratch, h->m_upOnly);
+    if (!placed.ok()) {
+        report = cpuOnlyReport("placing the hot neurons failed: " + placed.message());
+        return nullptr;
+    }
+    return finish(std::move(h), setup, params, report);
+}
+
+std::unique_ptr<HybridDecode> HybridDecode::finish(std::unique_ptr<HybridDecode> h, Setup& setup,
+                                                   const SessionParams& params, std::string& report)
+{
+    const device::DeviceInfo& info = h->m_device->info();
+    const sparse::PlacementPlan& plan = h->m_placement.plan;
+    std::string notes = setup.notes;
     for (const std::string& note : h->m_placement.notes)
         notes += "; " + note;
 
-    if (h->m_placement.cpuOnly()) {
+    const bool cpuOnlyPlacement = h->m_upOnly.empty() ? h->m_placement.cpuOnly() : !h->m_upOnlyScratch;
+    if (cpuOnlyPlacement) {
         std::string why;
         if (params.disableGpuIndex)
             why = "the GPU index is disabled, so the FFN stays on the CPU";
         else
             why = "a budget of " + device::formatBytes(h->m_placement.budgetBytes) + " on " + info.name
                   + " holds no FFN neurons" + (plan.limit.empty() ? std::string() : " (" + plan.limit + ")");
-        report = cpuOnly(why) + notes;
+        report = cpuOnlyReport(why) + notes;
         return nullptr;
     }
-    // Attention and its KV cache stay on the CPU in this version (see above).
-    std::string text = "GPU " + info.name + ": attention of 0/" + std::to_string(plan.layers.size()) + " layers, "
+    // Llama sessions report their attention on the device themselves (HybridDeviceLayers);
+    // Falcon's and OPT's stays on the CPU (see prepare()).
+    std::string text = "GPU " + info.name + ": "
+                       + (h->m_upOnly.empty() ? std::string()
+                                              : "attention of 0/" + std::to_string(plan.layers.size()) + " layers, ")
                        + std::to_string(plan.hotNeuronCount()) + " of " + std::to_string(plan.neuronCount())
                        + " FFN neurons hot, budget " + device::formatBytes(h->m_placement.budgetBytes);
     if (h->m_placement.budgetBytes != info.budgetBytes)
@@ -244,9 +557,18 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
 bool HybridDecode::run(cpu::ThreadPool& pool, int layer, const float* xn, const std::int32_t* active,
                        std::int64_t count, float* y)
 {
-    if (!m_failure.empty() || layer < 0 || std::size_t(layer) >= m_placement.layers.size())
+    if (!m_failure.empty() || layer < 0)
         return false;
-    const Status st = m_placement.layers[std::size_t(layer)]->forward(pool, xn, active, count, y);
+    Status st;
+    if (!m_upOnly.empty()) {
+        if (std::size_t(layer) >= m_upOnly.size())
+            return false;
+        st = m_upOnly[std::size_t(layer)]->forward(pool, xn, active, count, y);
+    } else {
+        if (std::size_t(layer) >= m_placement.layers.size())
+            return false;
+        st = m_placement.layers[std::size_t(layer)]->forward(pool, xn, active, count, y);
+    }
     if (st.ok())
         return true;
     m_failure = st.message();
@@ -255,9 +577,7 @@ bool HybridDecode::run(cpu::ThreadPool& pool, int layer, const float* xn, const 
 
 std::string HybridDecode::report() const
 {
-    if (m_failure.empty())
-        return m_report;
-    return m_report + "; the device failed (" + m_failure + "): the FFN runs on the CPU";
+    return reportWithFailure(m_report, m_failure, "the FFN runs on the CPU");
 }
 
 } // namespace hearth

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "api/llama_session.h"
 
+#include "api/dense_offload_session.h"
 #include "api/hybrid_decode.h"
+#include "api/hybrid_device_layers.h"
+#include "api/session_device.h"
 
 #include "model/falcon_forward.h"
 #include "model/falcon_model.h"
@@ -23,13 +26,24 @@ constexpr int MaxContextLength = 4096;
 // LlamaForward predates ArchitectureForward; this keeps it unaware of the interface.
 class LlamaForwardAdapter final : public model::ArchitectureForward {
 public:
-    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab, std::unique_ptr<HybridDecode> hybrid)
+    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab, std::unique_ptr<HybridDecode> hybrid,
+                        std::unique_ptr<DenseOffloadSession> dense, std::unique_ptr<HybridDeviceLayers> layers)
         : m_hybrid(std::move(hybrid))
+        , m_dense(std::move(dense))
+        , m_layers(std::move(layers))
         , m_forward(std::move(forward))
         , m_vocab(vocab)
     {
         m_forward->setDecodeFfn(m_hybrid.get());
+        if (m_dense)
+            m_forward->setLayerOffload(m_dense.get());
+        else
+            m_forward->setLayerOffload(m_layers.get());
     }
+    // Whole-layer offload of a dense file, or null.
+    [[nodiscard]] const DenseOffloadSession* denseOffload() const { return m_dense.get(); }
+    // Attention and predictors of a sparse file beside its hybrid FFN, or null.
+    [[nodiscard]] const HybridDeviceLayers* deviceLayers() const { return m_layers.get(); }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
     [[nodiscard]] int vocabSize() const override { return m_vocab; }
@@ -39,7 +53,9 @@ public:
     }
 
 private:
-    std::unique_ptr<HybridDecode> m_hybrid; // outlives the forward pass that points at it
+    std::unique_ptr<HybridDecode> m_hybrid; // these outlive the forward pass that points at them
+    std::unique_ptr<DenseOffloadSession> m_dense;
+    std::unique_ptr<HybridDeviceLayers> m_layers;
     std::unique_ptr<model::LlamaForward> m_forward;
     int m_vocab;
 };
@@ -50,6 +66,67 @@ Result<std::unique_ptr<model::ArchitectureForward>> upcast(Result<std::unique_pt
     if (!forward)
         return forward.status();
     return std::unique_ptr<model::ArchitectureForward>(std::move(forward).value());
+}
+
+// Whole layers of a plain dense llama file on the device (the sparse files' FFN goes through
+// HybridDecode instead); null with @p report updated when they stay on the CPU.
+std::unique_ptr<DenseOffloadSession> denseOffload(const model::LlamaModel& model, const SessionParams& params,
+                                                  int contextLength, int batchSize, std::string& report)
+{
+    if (model.weights().sparse)
+        return nullptr;
+    return DenseOffloadSession::create(model, params, contextLength, batchSize, report);
+}
+
+// The attention and predictors the hybrid FFN's plan puts on its device, or null.
+std::unique_ptr<HybridDeviceLayers> hybridDeviceLayers(HybridDecode* hybrid, const model::LlamaModel& model,
+                                                       int contextLength, int batchSize)
+{
+    if (!hybrid)
+        return nullptr;
+    std::vector<std::string> notes; // what did not fit stays on the CPU; the summary counts it
+    return HybridDeviceLayers::create(hybrid->device(), model, HybridDeviceLayers::fromPlan(hybrid->plan()),
+                                      contextLength, batchSize, notes);
+}
+
+// Falcon and opt: the forward pass and the hybrid FFN its decoded tokens go to (null on the CPU).
+class FamilyForwardAdapter final : public model::ArchitectureForward {
+public:
+    FamilyForwardAdapter(std::unique_ptr<model::FamilyForward> forward, std::unique_ptr<HybridDecode> hybrid)
+        : m_hybrid(std::move(hybrid))
+        , m_forward(std::move(forward))
+    {
+        m_forward->setDecodeFfn(m_hybrid.get());
+    }
+    [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
+    [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
+    [[nodiscard]] int vocabSize() const override { return m_forward->vocabSize(); }
+    void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override
+    {
+        m_forward->forward(tokens, n, start, logits, allLogits);
+    }
+
+private:
+    std::unique_ptr<HybridDecode> m_hybrid; // outlives the forward pass that points at it
+    std::unique_ptr<model::FamilyForward> m_forward;
+};
+
+template <typename Forward, typename FamilyModel>
+Result<std::unique_ptr<model::ArchitectureForward>> createFamilyForward(const FamilyModel& model, int contextLength,
+                                                                        const SessionParams& params,
+                                                                        HybridDecode*& hybrid, std::string& report)
+{
+    auto forward = Forward::create(model, contextLength, params.batchSize, params.threads);
+    if (!forward)
+        return forward.status();
+    if (params.denseFfn)
+        (*forward)->setFfnMode(model::FamilyForward::FfnMode::Dense);
+    if (!model.weights().sparse)
+        return upcast(std::move(forward));
+    auto decode = HybridDecode::create(model, params, contextLength, (*forward)->maxBatch(), report);
+    hybrid = decode.get();
+    return std::unique_ptr<model::ArchitectureForward>(
+        std::make_unique<FamilyForwardAdapter>(std::move(forward).value(), std::move(decode)));
 }
 
 // The forward pass of @p model's architecture, or Unsupported.
@@ -69,14 +146,17 @@ Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& m
             (*forward)->setFfnMode(model::LlamaForward::FfnMode::Dense);
         auto decode = HybridDecode::create(*llama, params, contextLength, (*forward)->maxBatch(), report);
         hybrid = decode.get();
-        return std::unique_ptr<model::ArchitectureForward>(std::make_unique<LlamaForwardAdapter>(
-            std::move(forward).value(), llama->hyperParams().nVocab, std::move(decode)));
+        auto dense = denseOffload(*llama, params, contextLength, (*forward)->maxBatch(), report);
+        auto layers = hybridDeviceLayers(decode.get(), *llama, contextLength, (*forward)->maxBatch());
+        return std::unique_ptr<model::ArchitectureForward>(
+            std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama->hyperParams().nVocab,
+                                                  std::move(decode), std::move(dense), std::move(layers)));
     }
-    report = "CPU only: the " + model.info().architecture + " architecture runs on the CPU";
+    report = cpuOnlyReport("the " + model.info().architecture + " architecture runs on the CPU");
     if (const auto* falcon = dynamic_cast<const model::FalconModel*>(&model))
-        return upcast(model::FalconForward::create(*falcon, contextLength, batch, threads));
+        return createFamilyForward<model::FalconForward>(*falcon, contextLength, params, hybrid, report);
     if (const auto* opt = dynamic_cast<const model::OptModel*>(&model))
-        return upcast(model::OptForward::create(*opt, contextLength, batch, threads));
+        return createFamilyForward<model::OptForward>(*opt, contextLength, params, hybrid, report);
     return Status(ErrorCode::Unsupported, "sessions for the " + model.info().architecture
                                               + " architecture are not supported");
 }
@@ -209,7 +289,15 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
 
 std::string LlamaSession::placementReport() const
 {
-    return m_hybrid ? m_hybrid->report() : m_placementReport;
+    const auto* adapter = dynamic_cast<const LlamaForwardAdapter*>(m_forward.get());
+    if (m_hybrid) {
+        if (adapter && adapter->deviceLayers())
+            return m_hybrid->report() + "; " + adapter->deviceLayers()->summary();
+        return m_hybrid->report();
+    }
+    if (adapter && adapter->denseOffload())
+        return adapter->denseOffload()->report();
+    return m_placementReport;
 }
 
 } // namespace hearth

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <sstream>
 
@@ -57,6 +58,116 @@ std::string stringOf(const JsonValue& root, const char* key)
     return v != nullptr && v->isString() ? v->toString() : std::string();
 }
 
+// @p fallback when the key is absent or not a bool.
+bool boolOf(const JsonValue& root, const char* key, bool fallback)
+{
+    const JsonValue* v = root.find(key);
+    return v != nullptr && v->isBool() ? v->toBool() : fallback;
+}
+
+// readInt under the first of @p keys the config has (Falcon's RW configs use other names).
+Status readIntAny(const JsonValue& root, std::initializer_list<const char*> keys, std::int64_t limit, int& out,
+                  bool required)
+{
+    for (const char* key : keys) {
+        if (const JsonValue* v = root.find(key); v != nullptr && !v->isNull())
+            return readInt(root, key, limit, out, true);
+    }
+    return required ? invalid(std::string("\"") + *keys.begin() + "\" is missing") : Status();
+}
+
+Status checkHeads(const HfConfig& c)
+{
+    if (c.hiddenSize % c.headCount != 0) {
+        return invalid("hidden_size " + std::to_string(c.hiddenSize) + " is not a multiple of num_attention_heads "
+                       + std::to_string(c.headCount));
+    }
+    if (c.headCount % c.kvHeadCount != 0) {
+        return invalid("num_attention_heads is not a multiple of the KV head count");
+    }
+    return {};
+}
+
+// FalconForCausalLM (model_type "falcon") and RWForCausalLM ("RefinedWeb", "RefinedWebModel").
+// Hearth runs the parallel attention/FFN block with rotary embeddings: ALiBi, projection biases
+// and the sequential block (falcon-rw) are refused.
+Status parseFalcon(const JsonValue& root, HfConfig& c)
+{
+    c.ggufArchitecture = "falcon";
+    HEARTH_TRY(readIntAny(root, {"hidden_size", "n_embed"}, kMaxWidth, c.hiddenSize, true));
+    HEARTH_TRY(readIntAny(root, {"num_hidden_layers", "n_layer"}, kMaxLayers, c.layerCount, true));
+    HEARTH_TRY(readIntAny(root, {"num_attention_heads", "n_head"}, kMaxHeads, c.headCount, true));
+    HEARTH_TRY(readInt(root, "vocab_size", kMaxVocab, c.vocabSize, true));
+    c.falconNewDecoder = boolOf(root, "new_decoder_architecture", false);
+    if (c.falconNewDecoder) {
+        c.kvHeadCount = c.headCount;
+        HEARTH_TRY(readIntAny(root, {"num_kv_heads", "n_head_kv"}, kMaxHeads, c.kvHeadCount, false));
+    } else {
+        // FalconConfig's default is multi-query (one K/V head), as in Falcon-7B.
+        c.kvHeadCount = boolOf(root, "multi_query", true) ? 1 : c.headCount;
+    }
+    c.intermediateSize = c.hiddenSize <= kMaxWidth / 4 ? 4 * c.hiddenSize : int(kMaxWidth);
+    HEARTH_TRY(readInt(root, "ffn_hidden_size", kMaxWidth, c.intermediateSize, false));
+    c.contextLength = 2048;
+    HEARTH_TRY(readInt(root, "max_position_embeddings", kMaxContext, c.contextLength, false));
+    HEARTH_TRY(readFloat(root, "layer_norm_epsilon", c.layerNormEps));
+    HEARTH_TRY(readFloat(root, "rope_theta", c.ropeTheta));
+    c.tieWordEmbeddings = boolOf(root, "tie_word_embeddings", true);
+    if (boolOf(root, "alibi", false))
+        return Status(ErrorCode::Unsupported, "config.json: Falcon with ALiBi (falcon-rw) is not supported");
+    if (boolOf(root, "bias", false))
+        return Status(ErrorCode::Unsupported, "config.json: Falcon with projection biases is not supported");
+    if (!c.falconNewDecoder && !boolOf(root, "parallel_attn", true))
+        return Status(ErrorCode::Unsupported, "config.json: Falcon without parallel attention is not supported");
+    std::string act = stringOf(root, "activation");
+    if (act.empty())
+        act = stringOf(root, "hidden_act");
+    if (act.empty() || act == "gelu")
+        c.ffnActivation = "gelu";
+    else if (act == "relu")
+        c.ffnActivation = "relu"; // ReluFalcon
+    else
+        return Status(ErrorCode::Unsupported, "config.json: Falcon activation \"" + act + "\" is not supported");
+    HEARTH_TRY(checkHeads(c));
+    if (c.headDim() % 2 != 0)
+        return invalid("the head size " + std::to_string(c.headDim()) + " is odd; rotary embeddings need pairs");
+    if (!(c.layerNormEps > 0.0f && c.layerNormEps < 1.0f))
+        return invalid("\"layer_norm_epsilon\" is out of range");
+    if (!(c.ropeTheta > 1.0f))
+        return invalid("\"rope_theta\" is out of range");
+    return {};
+}
+
+// OPTForCausalLM: pre-LayerNorm decoders with biases everywhere. opt-350m (post-LayerNorm, with
+// project_in/project_out) is refused, as the loader refuses it.
+Status parseOpt(const JsonValue& root, HfConfig& c)
+{
+    c.ggufArchitecture = "opt";
+    HEARTH_TRY(readInt(root, "hidden_size", kMaxWidth, c.hiddenSize, true));
+    HEARTH_TRY(readInt(root, "ffn_dim", kMaxWidth, c.intermediateSize, true));
+    HEARTH_TRY(readInt(root, "num_hidden_layers", kMaxLayers, c.layerCount, true));
+    HEARTH_TRY(readInt(root, "num_attention_heads", kMaxHeads, c.headCount, true));
+    HEARTH_TRY(readInt(root, "vocab_size", kMaxVocab, c.vocabSize, true));
+    c.kvHeadCount = c.headCount;
+    c.contextLength = 2048;
+    HEARTH_TRY(readInt(root, "max_position_embeddings", kMaxContext, c.contextLength, false));
+    c.tieWordEmbeddings = boolOf(root, "tie_word_embeddings", true);
+    c.layerNormEps = 1e-5f; // OPT's LayerNorms use PyTorch's default
+    if (!boolOf(root, "do_layer_norm_before", true))
+        return Status(ErrorCode::Unsupported, "config.json: post-LayerNorm OPT models (opt-350m) are not supported");
+    int projection = c.hiddenSize;
+    HEARTH_TRY(readInt(root, "word_embed_proj_dim", kMaxWidth, projection, false));
+    if (projection != c.hiddenSize)
+        return Status(ErrorCode::Unsupported, "config.json: OPT with project_in/project_out (opt-350m) is not supported");
+    if (!boolOf(root, "enable_bias", true) || !boolOf(root, "layer_norm_elementwise_affine", true))
+        return Status(ErrorCode::Unsupported, "config.json: OPT without biases or LayerNorm weights is not supported");
+    std::string act = stringOf(root, "activation_function");
+    if (!act.empty() && act != "relu")
+        return Status(ErrorCode::Unsupported, "config.json: OPT activation \"" + act + "\" is not supported");
+    c.ffnActivation = "relu";
+    return checkHeads(c);
+}
+
 } // namespace
 
 Result<std::string> readTextFile(const std::string& path, std::uint64_t limit)
@@ -100,14 +211,24 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
     c.modelType = stringOf(root, "model_type");
     c.name = stringOf(root, "_name_or_path");
 
+    const bool falcon = c.modelType == "falcon" || c.modelType == "RefinedWeb" || c.modelType == "RefinedWebModel"
+        || c.hfArchitecture == "FalconForCausalLM" || c.hfArchitecture == "RWForCausalLM";
+    if (falcon) {
+        HEARTH_TRY(parseFalcon(root, c));
+        return c;
+    }
+    if (c.modelType == "opt" || c.hfArchitecture == "OPTForCausalLM") {
+        HEARTH_TRY(parseOpt(root, c));
+        return c;
+    }
     const bool bamboo = c.modelType == "bamboo" || c.hfArchitecture.find("Bamboo") != std::string::npos;
     const bool llamaLike = c.modelType == "llama" || c.modelType == "mistral" || c.hfArchitecture == "LlamaForCausalLM"
         || c.hfArchitecture == "MistralForCausalLM";
     if (!bamboo && !llamaLike) {
         return Status(ErrorCode::Unsupported,
                       "config.json: model \"" + (c.hfArchitecture.empty() ? c.modelType : c.hfArchitecture)
-                          + "\" is not supported (llama-family models only: LlamaForCausalLM, MistralForCausalLM, "
-                            "Bamboo)");
+                          + "\" is not supported (LlamaForCausalLM, MistralForCausalLM, Bamboo, "
+                            "FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
     }
     c.ggufArchitecture = bamboo ? "bamboo" : "llama";
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The parts of a Hugging Face config.json that decide how a llama-family checkpoint becomes a
-// GGUF file. Sizes are checked against generous limits before anything is allocated, so a
+// The parts of a Hugging Face config.json that decide how a checkpoint becomes a GGUF file:
+// the llama family (LlamaForCausalLM, MistralForCausalLM, Bamboo), Falcon (FalconForCausalLM
+// and the older RWForCausalLM, multi-query or new_decoder_architecture) and OPT
+// (OPTForCausalLM, pre-LayerNorm). Sizes are checked against generous limits before anything is allocated, so a
 // hostile config cannot make the converter reserve terabytes.
 
 #include "convert/json_value.h"
@@ -16,8 +18,9 @@ namespace hearth::convert {
 struct HfConfig {
     std::string hfArchitecture; // architectures[0], e.g. "LlamaForCausalLM"
     std::string modelType;      // model_type, e.g. "llama"
-    std::string ggufArchitecture; // "llama" or "bamboo"
-    std::string ffnActivation;  // hearth.ffn_activation: "swiglu", "reglu" or "drelu"
+    std::string ggufArchitecture; // "llama", "bamboo", "falcon" or "opt"
+    std::string ffnActivation;  // hearth.ffn_activation: "swiglu", "reglu" or "drelu"; falcon "gelu" or
+                                // "relu"; opt "relu"
     std::string name;           // _name_or_path, when present
     int hiddenSize = 0;
     int intermediateSize = 0;
@@ -26,13 +29,17 @@ struct HfConfig {
     int kvHeadCount = 0;
     int vocabSize = 0;
     int contextLength = 0;
-    float rmsNormEps = 1e-6f;
+    float rmsNormEps = 1e-6f;      // llama family
+    float layerNormEps = 1e-5f;    // falcon, opt
+    bool falconNewDecoder = false; // falcon: two LayerNorms per layer (ln_attn, ln_mlp)
     float ropeTheta = 10000.0f;
     float ropeLinearFactor = 0.0f; // 0: no scaling
     bool tieWordEmbeddings = false;
 
     [[nodiscard]] int headDim() const { return hiddenSize / headCount; }
     [[nodiscard]] int kvDim() const { return headDim() * kvHeadCount; }
+    // falcon and opt: LayerNorm with biases, an up/down FFN without a gate.
+    [[nodiscard]] bool upDownFfn() const { return ggufArchitecture == "falcon" || ggufArchitecture == "opt"; }
 
     // Parses config.json text; Unsupported for architectures or activations Hearth cannot run.
     [[nodiscard]] static Result<HfConfig> parse(std::string_view json);

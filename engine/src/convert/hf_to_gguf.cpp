@@ -159,16 +159,25 @@ void declareModelMetadata(gguf::GgufWriter& writer, const HfConfig& c, const Con
     writer.setUInt32(p + "embedding_length", std::uint32_t(c.hiddenSize));
     writer.setUInt32(p + "block_count", std::uint32_t(c.layerCount));
     writer.setUInt32(p + "feed_forward_length", std::uint32_t(c.intermediateSize));
-    writer.setUInt32(p + "rope.dimension_count", std::uint32_t(c.headDim()));
-    writer.setFloat32(p + "rope.freq_base", c.ropeTheta);
-    if (c.ropeLinearFactor > 0.0f) {
-        writer.setString(p + "rope.scaling.type", "linear");
-        writer.setFloat32(p + "rope.scaling.factor", c.ropeLinearFactor);
-    }
     writer.setUInt32(p + "attention.head_count", std::uint32_t(c.headCount));
-    writer.setUInt32(p + "attention.head_count_kv", std::uint32_t(c.kvHeadCount));
-    writer.setFloat32(p + "attention.layer_norm_rms_epsilon", c.rmsNormEps);
-    writer.setUInt32(p + "vocab_size", std::uint32_t(c.vocabSize));
+    if (c.upDownFfn()) {
+        // The keys llama.cpp's falcon converter writes, and Hearth's for opt (opt_model.cpp).
+        if (c.ggufArchitecture == "falcon") {
+            writer.setUInt32(p + "attention.head_count_kv", std::uint32_t(c.kvHeadCount));
+            writer.setFloat32(p + "rope.freq_base", c.ropeTheta);
+        }
+        writer.setFloat32(p + "attention.layer_norm_epsilon", c.layerNormEps);
+    } else {
+        writer.setUInt32(p + "rope.dimension_count", std::uint32_t(c.headDim()));
+        writer.setFloat32(p + "rope.freq_base", c.ropeTheta);
+        if (c.ropeLinearFactor > 0.0f) {
+            writer.setString(p + "rope.scaling.type", "linear");
+            writer.setFloat32(p + "rope.scaling.factor", c.ropeLinearFactor);
+        }
+        writer.setUInt32(p + "attention.head_count_kv", std::uint32_t(c.kvHeadCount));
+        writer.setFloat32(p + "attention.layer_norm_rms_epsilon", c.rmsNormEps);
+        writer.setUInt32(p + "vocab_size", std::uint32_t(c.vocabSize));
+    }
     writer.setString("hearth.ffn_activation", c.ffnActivation);
     if (sparse) {
         writer.setFloat32("powerinfer.sparse_threshold", options.sparseThreshold);
@@ -203,6 +212,141 @@ Status writeStats(const std::string& path, const std::vector<std::vector<double>
     return writer.finish();
 }
 
+// The FFN down projection of a layer: as is, or neuron-major with the predictor for sparse files.
+Status planDown(Planner& plan, const std::string& g, const std::string& hfName, const HfConfig& c,
+                const std::vector<PredictorLayer>& predictors, int layer, DType type)
+{
+    const std::int64_t embd = c.hiddenSize;
+    const std::int64_t ff = c.intermediateSize;
+    if (predictors.empty()) {
+        return plan.add(g + "ffn_down.weight", hfName, {embd, ff});
+    }
+    // Neuron-major: row i holds neuron i's n_embd output weights.
+    HEARTH_TRY(plan.add(g + "ffn_down_t.weight", hfName, {embd, ff}, {}, true));
+    const DType predictorType = type == DType::F32 ? DType::F32 : DType::F16;
+    plan.addPredictor(g + "fc1.weight", &predictors[std::size_t(layer)].fc1, predictorType);
+    plan.addPredictor(g + "fc2.weight", &predictors[std::size_t(layer)].fc2, predictorType);
+    return {};
+}
+
+// The output matrix of the llama family and Falcon: the checkpoint's lm_head, or none when
+// config.json ties the output to the embeddings (the loader then reuses token_embd).
+Status planOutputHead(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint)
+{
+    if (checkpoint.find("lm_head.weight") != nullptr) {
+        return plan.add("output.weight", "lm_head.weight", {std::int64_t(c.vocabSize), std::int64_t(c.hiddenSize)});
+    }
+    if (!c.tieWordEmbeddings) {
+        return {ErrorCode::InvalidFile, "the checkpoint lacks 'lm_head.weight' and config.json does not tie it to the "
+                                        "embeddings"};
+    }
+    return {};
+}
+
+Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint,
+                 const std::vector<PredictorLayer>& predictors, DType type)
+{
+    const std::int64_t embd = c.hiddenSize;
+    const std::int64_t ff = c.intermediateSize;
+    const std::int64_t kv = c.kvDim();
+    const std::int64_t nVocab = c.vocabSize;
+    HEARTH_TRY(plan.add("token_embd.weight", "model.embed_tokens.weight", {nVocab, embd}));
+    for (int l = 0; l < c.layerCount; ++l) {
+        const std::string g = "blk." + std::to_string(l) + ".";
+        const std::string h = "model.layers." + std::to_string(l) + ".";
+        const int heads = c.headCount;
+        const int kvHeads = c.kvHeadCount;
+        HEARTH_TRY(plan.add(g + "attn_norm.weight", h + "input_layernorm.weight", {embd}));
+        HEARTH_TRY(plan.add(g + "attn_q.weight", h + "self_attn.q_proj.weight", {embd, embd},
+                            [heads, embd](std::vector<float> w) { return permuteForRope(w, heads, embd, embd); }));
+        HEARTH_TRY(plan.add(g + "attn_k.weight", h + "self_attn.k_proj.weight", {kv, embd},
+                            [kvHeads, kv, embd](std::vector<float> w) { return permuteForRope(w, kvHeads, kv, embd); }));
+        HEARTH_TRY(plan.add(g + "attn_v.weight", h + "self_attn.v_proj.weight", {kv, embd}));
+        HEARTH_TRY(plan.add(g + "attn_output.weight", h + "self_attn.o_proj.weight", {embd, embd}));
+        HEARTH_TRY(plan.add(g + "ffn_norm.weight", h + "post_attention_layernorm.weight", {embd}));
+        HEARTH_TRY(plan.add(g + "ffn_gate.weight", h + "mlp.gate_proj.weight", {ff, embd}));
+        HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.up_proj.weight", {ff, embd}));
+        HEARTH_TRY(planDown(plan, g, h + "mlp.down_proj.weight", c, predictors, l, type));
+    }
+    HEARTH_TRY(plan.add("output_norm.weight", "model.norm.weight", {embd}));
+    return planOutputHead(plan, c, checkpoint);
+}
+
+Status planFalcon(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint,
+                  const std::vector<PredictorLayer>& predictors, DType type)
+{
+    const std::int64_t embd = c.hiddenSize;
+    const std::int64_t ff = c.intermediateSize;
+    const std::int64_t nVocab = c.vocabSize;
+    const std::int64_t qkvRows = std::int64_t(c.headCount + 2 * c.kvHeadCount) * c.headDim();
+    HEARTH_TRY(plan.add("token_embd.weight", "transformer.word_embeddings.weight", {nVocab, embd}));
+    // Two LayerNorms per layer (ln_attn for attention, ln_mlp for the FFN) in Falcon-40B's new
+    // decoder architecture; one shared input_layernorm otherwise.
+    const bool twoNorms = checkpoint.find("transformer.h.0.ln_attn.weight") != nullptr;
+    const int heads = c.headCount;
+    const int kvHeads = c.kvHeadCount;
+    const std::int64_t headDim = c.headDim();
+    for (int l = 0; l < c.layerCount; ++l) {
+        const std::string g = "blk." + std::to_string(l) + ".";
+        const std::string h = "transformer.h." + std::to_string(l) + ".";
+        const std::string norm = twoNorms ? "ln_attn" : "input_layernorm";
+        HEARTH_TRY(plan.add(g + "attn_norm.weight", h + norm + ".weight", {embd}));
+        HEARTH_TRY(plan.add(g + "attn_norm.bias", h + norm + ".bias", {embd}));
+        if (twoNorms) {
+            HEARTH_TRY(plan.add(g + "attn_norm_2.weight", h + "ln_mlp.weight", {embd}));
+            HEARTH_TRY(plan.add(g + "attn_norm_2.bias", h + "ln_mlp.bias", {embd}));
+        }
+        HEARTH_TRY(plan.add(g + "attn_qkv.weight", h + "self_attention.query_key_value.weight", {qkvRows, embd},
+                            [heads, kvHeads, headDim, embd](std::vector<float> w) {
+                                return falconQkvToGguf(w, heads, kvHeads, headDim, embd);
+                            }));
+        HEARTH_TRY(plan.add(g + "attn_output.weight", h + "self_attention.dense.weight", {embd, embd}));
+        HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.dense_h_to_4h.weight", {ff, embd}));
+        HEARTH_TRY(planDown(plan, g, h + "mlp.dense_4h_to_h.weight", c, predictors, l, type));
+    }
+    HEARTH_TRY(plan.add("output_norm.weight", "transformer.ln_f.weight", {embd}));
+    HEARTH_TRY(plan.add("output_norm.bias", "transformer.ln_f.bias", {embd}));
+    return planOutputHead(plan, c, checkpoint);
+}
+
+Status planOpt(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint,
+               const std::vector<PredictorLayer>& predictors, DType type)
+{
+    const std::int64_t embd = c.hiddenSize;
+    const std::int64_t ff = c.intermediateSize;
+    const std::int64_t nVocab = c.vocabSize;
+    // OPTForCausalLM checkpoints name the decoder "model.decoder."; some older ones "decoder.".
+    const std::string d = checkpoint.find("model.decoder.embed_tokens.weight") != nullptr ? "model.decoder." : "decoder.";
+    HEARTH_TRY(plan.add("token_embd.weight", d + "embed_tokens.weight", {nVocab, embd}));
+    // Hugging Face's table has two rows more than the context (OPT's offset of 2, which the
+    // loader infers from the row count).
+    HEARTH_TRY(plan.add("position_embd.weight", d + "embed_positions.weight", {std::int64_t(c.contextLength) + 2, embd}));
+    for (int l = 0; l < c.layerCount; ++l) {
+        const std::string g = "blk." + std::to_string(l) + ".";
+        const std::string h = d + "layers." + std::to_string(l) + ".";
+        HEARTH_TRY(plan.add(g + "attn_norm.weight", h + "self_attn_layer_norm.weight", {embd}));
+        HEARTH_TRY(plan.add(g + "attn_norm.bias", h + "self_attn_layer_norm.bias", {embd}));
+        for (const auto& [gguf, hf] : {std::pair{"attn_q", "q_proj"}, std::pair{"attn_k", "k_proj"},
+                                       std::pair{"attn_v", "v_proj"}, std::pair{"attn_output", "out_proj"}}) {
+            HEARTH_TRY(plan.add(g + gguf + ".weight", h + "self_attn." + hf + ".weight", {embd, embd}));
+            HEARTH_TRY(plan.add(g + gguf + ".bias", h + "self_attn." + hf + ".bias", {embd}));
+        }
+        HEARTH_TRY(plan.add(g + "ffn_norm.weight", h + "final_layer_norm.weight", {embd}));
+        HEARTH_TRY(plan.add(g + "ffn_norm.bias", h + "final_layer_norm.bias", {embd}));
+        HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "fc1.weight", {ff, embd}));
+        HEARTH_TRY(plan.add(g + "ffn_up.bias", h + "fc1.bias", {ff}));
+        HEARTH_TRY(planDown(plan, g, h + "fc2.weight", c, predictors, l, type));
+        HEARTH_TRY(plan.add(g + "ffn_down.bias", h + "fc2.bias", {embd}));
+    }
+    HEARTH_TRY(plan.add("output_norm.weight", d + "final_layer_norm.weight", {embd}));
+    HEARTH_TRY(plan.add("output_norm.bias", d + "final_layer_norm.bias", {embd}));
+    // OPT ties the output to the embeddings; a checkpoint with its own lm_head keeps it.
+    if (!c.tieWordEmbeddings && checkpoint.find("lm_head.weight") != nullptr) {
+        return plan.add("output.weight", "lm_head.weight", {nVocab, embd});
+    }
+    return {};
+}
+
 Status convertInto(const ConvertOptions& options, const std::string& partial, const std::string& statsPartial,
                    ConvertReport& report)
 {
@@ -220,6 +364,9 @@ Status convertInto(const ConvertOptions& options, const std::string& partial, co
                                             + " tokens but the model's vocab_size is " + std::to_string(c.vocabSize)};
     }
     vocab->padTo(std::size_t(c.vocabSize));
+    if (c.ggufArchitecture == "falcon" && vocab->model == "gpt2") {
+        vocab->pre = "falcon"; // Falcon splits digits and punctuation its own way (llama.cpp's "falcon")
+    }
 
     auto checkpoint = HfCheckpoint::open(options.modelFolder);
     if (!checkpoint) {
@@ -244,43 +391,13 @@ Status convertInto(const ConvertOptions& options, const std::string& partial, co
     }
 
     // Plan and check every tensor before writing a byte.
-    const std::int64_t embd = c.hiddenSize;
-    const std::int64_t ff = c.intermediateSize;
-    const std::int64_t kv = c.kvDim();
-    const std::int64_t nVocab = c.vocabSize;
     Planner plan(*checkpoint, options.type);
-    HEARTH_TRY(plan.add("token_embd.weight", "model.embed_tokens.weight", {nVocab, embd}));
-    for (int l = 0; l < c.layerCount; ++l) {
-        const std::string g = "blk." + std::to_string(l) + ".";
-        const std::string h = "model.layers." + std::to_string(l) + ".";
-        const int heads = c.headCount;
-        const int kvHeads = c.kvHeadCount;
-        HEARTH_TRY(plan.add(g + "attn_norm.weight", h + "input_layernorm.weight", {embd}));
-        HEARTH_TRY(plan.add(g + "attn_q.weight", h + "self_attn.q_proj.weight", {embd, embd},
-                            [heads, embd](std::vector<float> w) { return permuteForRope(w, heads, embd, embd); }));
-        HEARTH_TRY(plan.add(g + "attn_k.weight", h + "self_attn.k_proj.weight", {kv, embd},
-                            [kvHeads, kv, embd](std::vector<float> w) { return permuteForRope(w, kvHeads, kv, embd); }));
-        HEARTH_TRY(plan.add(g + "attn_v.weight", h + "self_attn.v_proj.weight", {kv, embd}));
-        HEARTH_TRY(plan.add(g + "attn_output.weight", h + "self_attn.o_proj.weight", {embd, embd}));
-        HEARTH_TRY(plan.add(g + "ffn_norm.weight", h + "post_attention_layernorm.weight", {embd}));
-        HEARTH_TRY(plan.add(g + "ffn_gate.weight", h + "mlp.gate_proj.weight", {ff, embd}));
-        HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.up_proj.weight", {ff, embd}));
-        if (sparse) {
-            // Neuron-major: row i holds neuron i's n_embd output weights.
-            HEARTH_TRY(plan.add(g + "ffn_down_t.weight", h + "mlp.down_proj.weight", {embd, ff}, {}, true));
-            const DType predictorType = options.type == DType::F32 ? DType::F32 : DType::F16;
-            plan.addPredictor(g + "fc1.weight", &predictors[std::size_t(l)].fc1, predictorType);
-            plan.addPredictor(g + "fc2.weight", &predictors[std::size_t(l)].fc2, predictorType);
-        } else {
-            HEARTH_TRY(plan.add(g + "ffn_down.weight", h + "mlp.down_proj.weight", {embd, ff}));
-        }
-    }
-    HEARTH_TRY(plan.add("output_norm.weight", "model.norm.weight", {embd}));
-    if (checkpoint->find("lm_head.weight") != nullptr) {
-        HEARTH_TRY(plan.add("output.weight", "lm_head.weight", {nVocab, embd}));
-    } else if (!c.tieWordEmbeddings) {
-        return {ErrorCode::InvalidFile, "the checkpoint lacks 'lm_head.weight' and config.json does not tie it to the "
-                                        "embeddings"};
+    if (c.ggufArchitecture == "falcon") {
+        HEARTH_TRY(planFalcon(plan, c, *checkpoint, predictors, options.type));
+    } else if (c.ggufArchitecture == "opt") {
+        HEARTH_TRY(planOpt(plan, c, *checkpoint, predictors, options.type));
+    } else {
+        HEARTH_TRY(planLlama(plan, c, *checkpoint, predictors, options.type));
     }
 
     std::uint64_t dataBytes = 0;
@@ -385,6 +502,24 @@ std::vector<float> permuteForRope(const std::vector<float>& weights, int heads, 
                 std::memcpy(to, from, std::size_t(cols) * sizeof(float));
             }
         }
+    }
+    return out;
+}
+
+std::vector<float> falconQkvToGguf(const std::vector<float>& weights, int heads, int kvHeads, std::int64_t headDim,
+                                   std::int64_t cols)
+{
+    // Hugging Face groups the fused rows per KV head: [q_0 .. q_{g-1}, k, v] with g = heads /
+    // kvHeads query heads per group (multi-query: one group; falcon-rw: one query per group).
+    std::vector<float> out(weights.size());
+    const int group = heads / kvHeads;
+    const std::size_t headBytes = std::size_t(headDim * cols) * sizeof(float);
+    auto src = [&](int g, int slot) { return weights.data() + (std::int64_t(g) * (group + 2) + slot) * headDim * cols; };
+    for (int g = 0; g < kvHeads; ++g) {
+        for (int j = 0; j < group; ++j)
+            std::memcpy(out.data() + (std::int64_t(g) * group + j) * headDim * cols, src(g, j), headBytes);
+        std::memcpy(out.data() + (std::int64_t(heads) + g) * headDim * cols, src(g, group), headBytes);
+        std::memcpy(out.data() + (std::int64_t(heads) + kvHeads + g) * headDim * cols, src(g, group + 1), headBytes);
     }
     return out;
 }

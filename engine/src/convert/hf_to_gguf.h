@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Hugging Face llama-family folder -> GGUF file that Hearth (and llama.cpp / PowerInfer) load.
+// Hugging Face model folder (llama family, Falcon, OPT; hf_config.h) -> GGUF file that Hearth
+// (and llama.cpp / PowerInfer) load. Falcon and OPT follow llama.cpp's tensor names: Falcon's
+// fused QKV rows are regrouped to [Q | K | V], OPT's position table keeps its two extra rows.
 //
 // Dense output: a GGUF llama (or bamboo) file. With a predictor folder: PowerInfer's sparse
 // layout (PWRI magic, blk.N.fc1/fc2 predictors, blk.N.ffn_down_t neuron-major down projection,
@@ -49,6 +51,11 @@ struct ConvertReport {
 // head of rows / heads rows (llama.cpp's permute of q_proj / k_proj).
 [[nodiscard]] std::vector<float> permuteForRope(const std::vector<float>& weights, int heads, std::int64_t rows,
                                                 std::int64_t cols);
+
+// Regroups Falcon's fused query_key_value rows ([rows, cols] of (heads + 2 kvHeads) * headDim
+// rows) from Hugging Face's per-KV-head groups [q.., k, v] to GGUF's [all Q | all K | all V].
+[[nodiscard]] std::vector<float> falconQkvToGguf(const std::vector<float>& weights, int heads, int kvHeads,
+                                                 std::int64_t headDim, std::int64_t cols);
 
 [[nodiscard]] Result<ConvertReport> convertHfModel(const ConvertOptions& options);
 

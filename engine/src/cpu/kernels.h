@@ -64,6 +64,13 @@ struct CpuKernels {
     // kernel. args.w points at the packed matrix, args.wStride is the bytes of one 16-row group,
     // and rowBegin/rowEnd are multiples of 16.
     GemmFn gemmQ4_0x16;
+
+    // Float vector helpers of attention (one head: ~64-128 elements per call, many calls), so
+    // the scores and the weighted sum of values use the widest vectors too.
+    float (*dotF32)(const float* a, const float* b, std::int64_t n);
+    void (*axpyF32)(float* y, float a, const float* x, std::int64_t n);
+    // gate[i] = silu(gate[i]) * up[i]: a prompt's SwiGLU runs on one thread over tokens x n_ff.
+    void (*swigluF32)(float* gate, const float* up, std::int64_t n);
 };
 
 // The tables. Only the scalar one may be used without checking the CPU first.

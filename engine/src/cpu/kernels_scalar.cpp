@@ -205,6 +205,39 @@ void gemmQ8_0(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
     });
 }
 
+// The reference the vector tables are compared with; ops.cpp's historical loop (four partial
+// sums, so the compiler vectorizes it for the baseline target without reassociating).
+float dotF32(const float* a, const float* b, std::int64_t n)
+{
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    std::int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < n; ++i) {
+        s0 += a[i] * b[i];
+    }
+    return (s0 + s1) + (s2 + s3);
+}
+
+void axpyF32(float* y, float a, const float* x, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) {
+        y[i] += a * x[i];
+    }
+}
+
+void swigluF32(float* gate, const float* up, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float g = gate[i];
+        gate[i] = g / (1.0f + std::exp(-g)) * up[i];
+    }
+}
+
 } // namespace
 
 constinit const CpuKernels kScalarKernels = {
@@ -223,6 +256,9 @@ constinit const CpuKernels kScalarKernels = {
     gemmQ4_0,
     gemmQ8_0,
     nullptr, // the reference reads Q4_0 rows as stored
+    dotF32,
+    axpyF32,
+    swigluF32,
 };
 
 } // namespace hearth::cpu

@@ -7,6 +7,7 @@
 #include "cpu/weight_pack.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -138,6 +139,12 @@ void runRows(const Part* parts, int count, std::int64_t begin, std::int64_t end)
     }
 }
 
+// Chunks handed out per thread and section: enough that a thread slowed by a neighbour on the
+// machine (or a late wake-up) leaves its share to the others instead of making everyone wait
+// at the end of the section, few enough that each chunk streams hundreds of KiB of weights
+// (the hardware prefetcher ramps up once per chunk) and the shared counter stays cold.
+constexpr std::int64_t kChunksPerThread = 8;
+
 void runParts(ThreadPool& pool, const Part* parts, int count, std::int64_t totalRows, std::int64_t work)
 {
     const int threads = pool.size();
@@ -146,18 +153,24 @@ void runParts(ThreadPool& pool, const Part* parts, int count, std::int64_t total
         return;
     }
     const std::int64_t units = (totalRows + kRowAlign - 1) / kRowAlign;
-    // Captures one pointer-sized object so std::function does not allocate per call.
+    const std::int64_t chunkUnits = std::max<std::int64_t>(1, units / (threads * kChunksPerThread));
+    // Captures one pointer-sized object so std::function does not allocate per call. Every row
+    // is computed by exactly one thread with the same kernel, so which thread takes a chunk
+    // does not change the result.
     struct Job {
         const Part* parts;
         int count;
         std::int64_t totalRows;
-        std::int64_t units;
-    } job{parts, count, totalRows, units};
-    pool.run([&job](int index, int threadCount) {
-        const std::int64_t begin = std::min(job.totalRows, job.units * index / threadCount * kRowAlign);
-        const std::int64_t end = std::min(job.totalRows, job.units * (index + 1) / threadCount * kRowAlign);
-        if (begin < end) {
-            runRows(job.parts, job.count, begin, end);
+        std::int64_t chunkRows;
+        alignas(64) std::atomic<std::int64_t> next{0};
+    } job{parts, count, totalRows, chunkUnits * kRowAlign};
+    pool.run([&job](int, int) {
+        for (;;) {
+            const std::int64_t begin = job.next.fetch_add(job.chunkRows, std::memory_order_relaxed);
+            if (begin >= job.totalRows) {
+                return;
+            }
+            runRows(job.parts, job.count, begin, std::min(job.totalRows, begin + job.chunkRows));
         }
     });
 }
@@ -168,7 +181,9 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Input& floatInpu
     Part p;
     p.gemm = gemmFor(k, w.type);
     const Input& in = usesQ8Activations(w.type) ? q8Input : floatInput;
-    p.args.w = static_cast<const std::uint8_t*>(w.data);
+    // A copy of the rows as stored reads the same bytes from memory the TLB covers better.
+    const bool rowCopy = w.packing == Packing::Rows && w.packed && w.packedRows == w.rows;
+    p.args.w = static_cast<const std::uint8_t*>(rowCopy ? w.packed : w.data);
     p.args.wStride = rowBytes(w.type, w.cols);
     p.args.cols = w.cols;
     p.args.x = in.x;
@@ -178,8 +193,8 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Input& floatInpu
     p.args.yStride = w.rows;
     p.firstRow = firstRow;
     p.rows = w.rows;
-    // A multiple of 12 tokens: whole register tiles of 2, 3, 4 and 6 tokens, the sizes the kernels use.
-    p.tokenBlock = std::max<std::int64_t>(12, static_cast<std::int64_t>(kTokenBlockBytes / in.xStride) / 12 * 12);
+    // A multiple of 24 tokens: whole register tiles of 2, 3, 4, 6 and 8 tokens, the sizes the kernels use.
+    p.tokenBlock = std::max<std::int64_t>(24, static_cast<std::int64_t>(kTokenBlockBytes / in.xStride) / 24 * 24);
     if (w.packing == Packing::Q4_0x16 && w.packed && k.gemmQ4_0x16 && w.packedRows > 0 && w.packedRows <= w.rows) {
         p.packedGemm = k.gemmQ4_0x16;
         p.packedArgs = p.args;

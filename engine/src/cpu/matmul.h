@@ -16,6 +16,7 @@ class ThreadPool;
 enum class Packing : std::uint8_t {
     None,
     Q4_0x16, // Q4_0, 16 rows interleaved per block column
+    Rows,    // the rows as stored, copied into huge-page memory (F16, F32: see weight_pack.h)
 };
 
 // A row-major weight matrix as stored in a GGUF tensor of shape [cols, rows]: row r holds the

@@ -2,6 +2,7 @@
 #include "cpu/memory_bandwidth.h"
 
 #include "cpu/thread_pool.h"
+#include "cpu/weight_pack.h"
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +12,10 @@
 #include <memory>
 #include <new>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace hearth::cpu {
 
@@ -39,6 +44,82 @@ std::uint64_t readRange(const std::uint64_t* p, std::size_t n)
 }
 
 } // namespace
+
+BandwidthProbe::BandwidthProbe(ThreadPool& pool, std::size_t bufferBytes)
+    : m_pool(pool)
+{
+    const std::size_t words = bufferBytes / sizeof(std::uint64_t);
+    if (words == 0) {
+        return;
+    }
+    const std::size_t bytes = words * sizeof(std::uint64_t);
+#if defined(__linux__)
+    constexpr std::size_t kHugePage = std::size_t(2) << 20;
+    m_mappingBytes = bytes + kHugePage;
+    void* mapping = mmap(nullptr, m_mappingBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) {
+        return;
+    }
+    m_mapping = mapping;
+    const auto aligned = (reinterpret_cast<std::uintptr_t>(mapping) + kHugePage - 1) / kHugePage * kHugePage;
+    m_buffer = reinterpret_cast<std::uint64_t*>(aligned);
+    if (PackedWeightStore::hugePagesEnabled()) {
+        (void)madvise(m_buffer, bytes, MADV_HUGEPAGE);
+    }
+#else
+    m_mappingBytes = bytes;
+    m_mapping = new (std::nothrow) std::uint64_t[words];
+    if (!m_mapping) {
+        return;
+    }
+    m_buffer = static_cast<std::uint64_t*>(m_mapping);
+#endif
+    m_words = words;
+    std::uint64_t* buffer = m_buffer;
+    m_pool.parallelFor(static_cast<std::int64_t>(words), [buffer](std::int64_t begin, std::int64_t end, int) {
+        for (std::int64_t i = begin; i < end; ++i) {
+            buffer[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull;
+        }
+    });
+}
+
+BandwidthProbe::~BandwidthProbe()
+{
+    if (!m_mapping) {
+        return;
+    }
+#if defined(__linux__)
+    (void)munmap(m_mapping, m_mappingBytes);
+#else
+    delete[] static_cast<std::uint64_t*>(m_mapping);
+#endif
+}
+
+bool BandwidthProbe::valid() const
+{
+    return m_words > 0;
+}
+
+std::size_t BandwidthProbe::bytes() const
+{
+    return m_words * sizeof(std::uint64_t);
+}
+
+double BandwidthProbe::measure()
+{
+    if (m_words == 0) {
+        return 0.0;
+    }
+    const std::uint64_t* buffer = m_buffer;
+    std::atomic<std::uint64_t> sink{0};
+    const auto start = std::chrono::steady_clock::now();
+    m_pool.parallelFor(static_cast<std::int64_t>(m_words), [&](std::int64_t begin, std::int64_t end, int) {
+        sink.fetch_add(readRange(buffer + begin, static_cast<std::size_t>(end - begin)), std::memory_order_relaxed);
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m_sink += sink.load(std::memory_order_relaxed); // keeps the reads alive
+    return seconds > 0.0 ? static_cast<double>(bytes()) / seconds / 1e9 : 0.0;
+}
 
 double measureMemoryBandwidthGBs(ThreadPool& pool, std::size_t bufferBytes, int passes)
 {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cpu/ops.h"
 
+#include "cpu/kernels.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -83,10 +85,7 @@ void softmax(float* x, std::int64_t n)
 
 void swiglu(float* gate, const float* up, std::int64_t n)
 {
-    for (std::int64_t i = 0; i < n; ++i) {
-        const float g = gate[i];
-        gate[i] = g / (1.0f + std::exp(-g)) * up[i];
-    }
+    activeKernels().swigluF32(gate, up, n);
 }
 
 void reglu(float* gate, const float* up, std::int64_t n)
@@ -132,24 +131,12 @@ void add(float* y, const float* x, std::int64_t n)
 
 void axpy(float* y, float a, const float* x, std::int64_t n)
 {
-    for (std::int64_t i = 0; i < n; ++i)
-        y[i] += a * x[i];
+    activeKernels().axpyF32(y, a, x, n);
 }
 
 float dot(const float* a, const float* b, std::int64_t n)
 {
-    // Four partial sums let the compiler vectorize without -ffast-math reassociation.
-    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    std::int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
-    }
-    for (; i < n; ++i)
-        s0 += a[i] * b[i];
-    return (s0 + s1) + (s2 + s3);
+    return activeKernels().dotF32(a, b, n);
 }
 
 } // namespace hearth::cpu

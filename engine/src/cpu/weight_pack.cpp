@@ -3,6 +3,9 @@
 
 #include "cpu/kernels.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -47,9 +50,116 @@ void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t gr
     }
 }
 
-void PackedWeightStore::AlignedFree::operator()(std::uint8_t* p) const
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+// Arenas are at least this large (address space only: untouched pages cost no memory).
+constexpr std::size_t kArenaBytes = std::size_t(256) << 20;
+
+std::size_t roundUp(std::size_t n, std::size_t to)
 {
-    ::operator delete[](p, std::align_val_t(kAlignment));
+    return (n + to - 1) / to * to;
+}
+
+} // namespace
+
+PackedWeightStore::ArenaList::ArenaList(ArenaList&& other) noexcept
+    : arenas(std::move(other.arenas))
+{
+    other.arenas.clear();
+}
+
+PackedWeightStore::ArenaList& PackedWeightStore::ArenaList::operator=(ArenaList&& other) noexcept
+{
+    if (this != &other) {
+        release();
+        arenas = std::move(other.arenas);
+        other.arenas.clear();
+    }
+    return *this;
+}
+
+PackedWeightStore::ArenaList::~ArenaList()
+{
+    release();
+}
+
+void PackedWeightStore::ArenaList::release()
+{
+    for (const Arena& a : arenas) {
+#if defined(__linux__)
+        (void)munmap(a.mapping, a.mappingBytes);
+#else
+        ::operator delete[](static_cast<std::uint8_t*>(a.mapping), std::align_val_t(kHugePage));
+#endif
+    }
+    arenas.clear();
+}
+
+std::uint8_t* PackedWeightStore::allocate(std::size_t bytes)
+{
+    bytes = roundUp(bytes, kAlignment);
+    if (!m_arenas.arenas.empty()) {
+        Arena& last = m_arenas.arenas.back();
+        if (last.size - last.used >= bytes) {
+            std::uint8_t* p = last.base + last.used;
+            last.used += bytes;
+            return p;
+        }
+    }
+    try {
+        m_arenas.arenas.reserve(m_arenas.arenas.size() + 1);
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
+    Arena a;
+    a.size = roundUp(std::max(bytes, kArenaBytes), kHugePage);
+#if defined(__linux__)
+    // Reserve one huge page more than needed so the arena can start on a 2 MiB boundary.
+    a.mappingBytes = a.size + kHugePage;
+    a.mapping = mmap(nullptr, a.mappingBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (a.mapping == MAP_FAILED) {
+        return nullptr;
+    }
+    a.base = reinterpret_cast<std::uint8_t*>(roundUp(reinterpret_cast<std::uintptr_t>(a.mapping), kHugePage));
+    if (hugePagesEnabled()) {
+        // Advice only: without transparent huge pages the arena is ordinary memory.
+        (void)madvise(a.base, a.size, MADV_HUGEPAGE);
+    }
+#else
+    a.mappingBytes = a.size;
+    a.mapping = ::operator new[](a.size, std::align_val_t(kHugePage), std::nothrow);
+    if (!a.mapping) {
+        return nullptr;
+    }
+    a.base = static_cast<std::uint8_t*>(a.mapping);
+#endif
+    a.used = bytes;
+    m_arenas.arenas.push_back(a);
+    return a.base;
+}
+
+bool PackedWeightStore::hugePagesEnabled()
+{
+    static const bool on = [] {
+        const char* env = std::getenv("HEARTH_CPU_HUGEPAGES");
+        if (env && std::strcmp(env, "0") == 0) {
+            return false;
+        }
+#if defined(__linux__)
+        std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+        if (!f) {
+            return false;
+        }
+        char line[128] = {};
+        const bool read = std::fgets(line, sizeof line, f) != nullptr;
+        std::fclose(f);
+        return read && (std::strstr(line, "[always]") || std::strstr(line, "[madvise]"));
+#else
+        return false;
+#endif
+    }();
+    return on;
 }
 
 bool PackedWeightStore::enabled()
@@ -87,27 +197,53 @@ void releaseMappedPages(const void* data, std::size_t bytes)
 #endif
 }
 
+bool PackedWeightStore::moveToHugePages(WeightMatrix& w, bool fileMapped)
+{
+    if (!enabled() || !hugePagesEnabled() || !w.data || w.rows <= 0 || w.cols <= 0) {
+        return false;
+    }
+    const std::size_t bytes = rowBytes(w.type, w.cols) * static_cast<std::size_t>(w.rows);
+    std::uint8_t* copy = allocate(bytes);
+    if (!copy) {
+        return false;
+    }
+    std::memcpy(copy, w.data, bytes);
+    m_bytes += bytes;
+    if (fileMapped) {
+        releaseMappedPages(w.data, bytes);
+    }
+    w.data = copy;
+    return true;
+}
+
 bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
 {
     if (!enabled() || w.packing != Packing::None || !w.data || w.rows < kQ4x16Rows || w.cols <= 0) {
         return false;
+    }
+    if ((w.type == DType::F16 || w.type == DType::F32) && hugePagesEnabled()) {
+        const std::size_t bytes = rowBytes(w.type, w.cols) * static_cast<std::size_t>(w.rows);
+        std::uint8_t* copy = allocate(bytes);
+        if (!copy) {
+            return false;
+        }
+        std::memcpy(copy, w.data, bytes);
+        m_bytes += bytes;
+        w.packed = copy;
+        w.packing = Packing::Rows;
+        w.packedRows = w.rows;
+        return true;
     }
     if (w.type != DType::Q4_0 || w.cols % QK4_0 != 0 || !kernels.gemmQ4_0x16) {
         return false;
     }
     const std::int64_t groups = w.rows / kQ4x16Rows;
     const std::size_t bytes = static_cast<std::size_t>(groups) * q4x16GroupBytes(w.cols);
-    std::uint8_t* raw = static_cast<std::uint8_t*>(::operator new[](bytes, std::align_val_t(kAlignment), std::nothrow));
+    std::uint8_t* raw = allocate(bytes);
     if (!raw) {
         return false;
     }
-    std::unique_ptr<std::uint8_t[], AlignedFree> buffer(raw);
-    packQ4_0x16(w, 0, groups, buffer.get());
-    try {
-        m_buffers.push_back(std::move(buffer));
-    } catch (const std::bad_alloc&) {
-        return false;
-    }
+    packQ4_0x16(w, 0, groups, raw);
     m_bytes += bytes;
     w.packed = raw;
     w.packing = Packing::Q4_0x16;

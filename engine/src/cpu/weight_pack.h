@@ -56,21 +56,57 @@ public:
 
     // Repacks @p w for the active kernels when they have a packed path for its type, setting
     // w.packed / w.packing / w.packedRows. Returns whether it did. Never throws.
+    // Q4_0 (with a Q4_0x16 kernel) gets the Q4_0x16 layout. F16 and F32 matrices get a plain
+    // copy of their rows (Packing::Rows) when transparent huge pages are available: their
+    // layout is already what the kernels want, but a file mapping uses 4 KiB pages, and a
+    // decode streaming through those measured ~25-30 % slower than through huge pages (the
+    // hardware prefetcher stops at every page boundary). Callers release the mapped pages of a
+    // packed matrix either way (releaseMappedPages), so memory use does not grow.
     bool pack(WeightMatrix& w);
     // Same for an explicit kernel table (tests, benchmarks).
     bool packFor(const CpuKernels& kernels, WeightMatrix& w);
+
+    // Moves a matrix that is read in place rather than through matmul() (the sparse FFN's neuron
+    // rows) into the store's huge-page memory: @p w then points at the copy and, when
+    // @p fileMapped, the mapped original is released so memory use does not grow. False (and
+    // @p w unchanged) when huge pages are unavailable or memory is short.
+    bool moveToHugePages(WeightMatrix& w, bool fileMapped);
 
     // Bytes held by packed copies.
     [[nodiscard]] std::size_t bytes() const { return m_bytes; }
 
     // Whether packing is enabled for this process (HEARTH_CPU_REPACK unset or not "0").
     [[nodiscard]] static bool enabled();
+    // Whether packed copies ask for transparent huge pages (HEARTH_CPU_HUGEPAGES unset or not
+    // "0", and the kernel offers them: /sys/kernel/mm/transparent_hugepage/enabled is
+    // "always" or "madvise").
+    [[nodiscard]] static bool hugePagesEnabled();
 
 private:
-    struct AlignedFree {
-        void operator()(std::uint8_t* p) const;
+    // Packed matrices are placed one after another in large regions (arenas) aligned to 2 MiB
+    // and advised as huge-page memory on Linux: a decode streams every matrix once per token,
+    // and with 4 KiB pages that is a TLB miss per 64 cache lines. One region for many matrices
+    // wastes at most the unused tail of its last huge page, where one per matrix could waste up
+    // to 2 MiB each.
+    struct Arena {
+        std::uint8_t* base = nullptr; // 2 MiB aligned
+        std::size_t size = 0;
+        std::size_t used = 0;
+        void* mapping = nullptr; // what to release
+        std::size_t mappingBytes = 0;
     };
-    std::vector<std::unique_ptr<std::uint8_t[], AlignedFree>> m_buffers;
+    struct ArenaList {
+        std::vector<Arena> arenas;
+        ArenaList() = default;
+        ArenaList(ArenaList&& other) noexcept;
+        ArenaList& operator=(ArenaList&& other) noexcept;
+        ~ArenaList();
+        void release();
+    };
+    // Room for @p bytes, 64-byte aligned, or nullptr when out of memory.
+    std::uint8_t* allocate(std::size_t bytes);
+
+    ArenaList m_arenas;
     std::size_t m_bytes = 0;
 };
 

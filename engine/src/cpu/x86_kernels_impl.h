@@ -24,6 +24,7 @@
 
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -525,7 +526,7 @@ inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
         _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
     }
 }
-constexpr int kQ4x16Tokens = 6;
+constexpr int kQ4x16Tokens = 8;
 #else
 // AVX2: the group as two halves of 8 rows (the first and second 32 bytes of each 64-byte quant
 // vector, the first and second 8 scales).
@@ -587,6 +588,14 @@ void gemmQ4_0x16(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
             q4x16Tile<kQ4x16Tokens>(a, g, t);
         }
         switch (a.tokens - t) {
+#if defined(__AVX512F__)
+        case 7:
+            q4x16Tile<7>(a, g, t);
+            break;
+        case 6:
+            q4x16Tile<6>(a, g, t);
+            break;
+#endif
         case 5:
             q4x16Tile<5>(a, g, t);
             break;
@@ -633,6 +642,116 @@ inline void rowFloatDecode(const GemmArgs& a, std::int64_t r)
         sum += scalarValue(w[c]) * x[c];
     }
     a.y[r] = sum;
+}
+
+// Attention helpers: short rows (a head), so one accumulator per vector width and a masked
+// or scalar tail; no call-level setup worth amortizing.
+float dotF32(const float* a, const float* b, std::int64_t n)
+{
+    VecF acc0 = vzero();
+    VecF acc1 = vzero();
+    std::int64_t i = 0;
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+        acc0 = vfma(vload(a + i), vload(b + i), acc0);
+        acc1 = vfma(vload(a + i + kLanes), vload(b + i + kLanes), acc1);
+    }
+    if (i + kLanes <= n) {
+        acc0 = vfma(vload(a + i), vload(b + i), acc0);
+        i += kLanes;
+    }
+    float sum = vsum(vadd(acc0, acc1));
+    for (; i < n; ++i) {
+        sum += a[i] * b[i];
+    }
+    return sum;
+}
+
+void axpyF32(float* y, float a, const float* x, std::int64_t n)
+{
+#if defined(__AVX512F__)
+    const VecF av = _mm512_set1_ps(a);
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        _mm512_storeu_ps(y + i, vfma(vload(x + i), av, vload(y + i)));
+    }
+#else
+    const VecF av = _mm256_set1_ps(a);
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        _mm256_storeu_ps(y + i, vfma(vload(x + i), av, vload(y + i)));
+    }
+#endif
+    for (; i < n; ++i) {
+        y[i] += a * x[i];
+    }
+}
+
+// exp(x) for SwiGLU: 2^k * p(r) with k = round(x / ln 2), r = x - k ln 2 (ln 2 split in two
+// parts so r is exact to float precision) and p the degree-6 Taylor polynomial of exp on
+// |r| <= ln 2 / 2: within 2 ulp of expf over the range where silu is not saturated. Large
+// |x| gives 0 or infinity as expf does (silu then yields 0 or g), NaN stays NaN.
+#if defined(__AVX512F__)
+inline __m512 expApprox(__m512 x)
+{
+    const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.0f / 720.0f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    // scalef saturates to 0 / infinity by itself.
+    return _mm512_scalef_ps(p, k);
+}
+#else
+inline __m256 expApprox(__m256 x)
+{
+    // Outside [-87.3, 88.7] expf is 0 / infinity (or denormal); clamping keeps 2^k a normal
+    // float, and the blend below restores the limits.
+    const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+    const __m256 k = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), xc);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 720.0f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
+    __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
+    e = _mm256_blendv_ps(e, _mm256_setzero_ps(), _mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ));
+    e = _mm256_blendv_ps(e, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(x, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
+    // NaN in, NaN out (the clamps above would have turned it into a number).
+    return _mm256_blendv_ps(e, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+#endif
+
+void swigluF32(float* gate, const float* up, std::int64_t n)
+{
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        const VecF g = vload(gate + i);
+#if defined(__AVX512F__)
+        const VecF e = expApprox(_mm512_sub_ps(_mm512_setzero_ps(), g));
+        const VecF s = _mm512_div_ps(g, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+        _mm512_storeu_ps(gate + i, _mm512_mul_ps(s, vload(up + i)));
+#else
+        const VecF e = expApprox(_mm256_sub_ps(_mm256_setzero_ps(), g));
+        const VecF s = _mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+        _mm256_storeu_ps(gate + i, _mm256_mul_ps(s, vload(up + i)));
+#endif
+    }
+    for (; i < n; ++i) {
+        const float g = gate[i];
+        gate[i] = g / (1.0f + std::exp(-g)) * up[i];
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -743,6 +862,9 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemm<BlockQ4_0, true, kQuantRows, kQuantTokens>,
     gemm<BlockQ8_0, true, kQuantRows, kQuantTokens>,
     gemmQ4_0x16,
+    dotF32,
+    axpyF32,
+    swigluF32,
 };
 
 } // namespace hearth::cpu

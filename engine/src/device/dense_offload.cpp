@@ -1,57 +1,83 @@
 // SPDX-License-Identifier: MIT
 #include "device/dense_offload.h"
 
+#include <algorithm>
+
 namespace hearth::device {
+
+AttentionParams DenseModelParams::attention() const
+{
+    AttentionParams a;
+    a.nEmbd = nEmbd;
+    a.nHead = nHead;
+    a.nHeadKv = nHeadKv;
+    a.headDim = headDim;
+    a.nRot = nRot;
+    a.normEps = normEps;
+    a.freqBase = freqBase;
+    a.freqScale = freqScale;
+    a.contextLength = contextLength;
+    return a;
+}
 
 DenseOffload::~DenseOffload()
 {
     for (Layer& l : m_layers)
         freeLayer(l);
-    for (DeviceBuffer* b : {&m_x, &m_xn, &m_q, &m_k, &m_v, &m_attn, &m_tmp, &m_gate, &m_up, &m_scores})
+    freeScratch();
+}
+
+void DenseOffload::freeScratch()
+{
+    m_attnScratch.reset();
+    for (DeviceBuffer* b : {&m_x, &m_xn, &m_tmp, &m_gate, &m_up})
         m_device.free(*b);
 }
 
 void DenseOffload::freeLayer(Layer& l)
 {
-    for (DeviceBuffer* b : {&l.attnNorm, &l.ffnNorm, &l.wq.data, &l.wk.data, &l.wv.data, &l.wo.data, &l.gate.data,
-                            &l.up.data, &l.down.data, &l.kCache, &l.vCache})
+    l.attention.reset();
+    for (DeviceBuffer* b : {&l.ffnNorm, &l.gate.data, &l.up.data, &l.down.data})
         m_device.free(*b);
+}
+
+std::uint64_t DenseOffload::deviceBytes() const
+{
+    if (!m_attnScratch)
+        return 0;
+    std::uint64_t total = AttentionScratch::bytesFor(m_device, m_p.attention(), m_batch);
+    for (const DeviceBuffer* b : {&m_x, &m_xn, &m_tmp, &m_gate, &m_up})
+        total += b->charged;
+    for (const Layer& l : m_layers) {
+        total += l.attention->deviceBytes();
+        for (const DeviceBuffer* b : {&l.ffnNorm, &l.gate.data, &l.up.data, &l.down.data})
+            total += b->charged;
+    }
+    return total;
 }
 
 Status DenseOffload::uploadLayer(const DenseLayerWeights& w, Layer& l)
 {
-    const std::uint64_t normBytes = std::uint64_t(m_p.nEmbd) * 4;
-    const std::uint64_t cacheBytes = std::uint64_t(m_p.nHeadKv) * std::uint64_t(m_p.headDim) * 4
-                                     * std::uint64_t(m_p.contextLength);
-    auto norm = m_device.allocateAndUpload(w.attnNorm, normBytes, "attention norm");
-    if (!norm)
-        return norm.status();
-    l.attnNorm = *norm;
-    norm = m_device.allocateAndUpload(w.ffnNorm, normBytes, "FFN norm");
+    AttentionWeights aw{w.attnNorm, w.wq, w.wk, w.wv, w.wo};
+    auto attention = DeviceAttentionLayer::create(m_device, m_p.attention(), aw);
+    if (!attention)
+        return attention.status();
+    l.attention = std::move(attention).value();
+    auto norm = m_device.allocateAndUpload(w.ffnNorm, std::uint64_t(m_p.nEmbd) * 4, "FFN norm");
     if (!norm)
         return norm.status();
     l.ffnNorm = *norm;
-    struct Item {
+    const struct {
         const cpu::WeightMatrix* src;
         DeviceMatrix* dst;
         const char* label;
-    } items[] = {{&w.wq, &l.wq, "attn_q"},   {&w.wk, &l.wk, "attn_k"}, {&w.wv, &l.wv, "attn_v"},
-                 {&w.wo, &l.wo, "attn_output"}, {&w.gate, &l.gate, "ffn_gate"}, {&w.up, &l.up, "ffn_up"},
-                 {&w.down, &l.down, "ffn_down"}};
-    for (const Item& item : items) {
+    } items[] = {{&w.gate, &l.gate, "ffn_gate"}, {&w.up, &l.up, "ffn_up"}, {&w.down, &l.down, "ffn_down"}};
+    for (const auto& item : items) {
         auto m = m_device.uploadMatrix(item.src->type, item.src->data, item.src->rows, item.src->cols, item.label);
         if (!m)
             return m.status();
         *item.dst = *m;
     }
-    auto cache = m_device.allocate(cacheBytes, "K cache");
-    if (!cache)
-        return cache.status();
-    l.kCache = *cache;
-    cache = m_device.allocate(cacheBytes, "V cache");
-    if (!cache)
-        return cache.status();
-    l.vCache = *cache;
     return m_device.synchronize(); // the host weights may be unmapped after this
 }
 
@@ -59,7 +85,7 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
                                                            const std::vector<DenseLayerWeights>& layers, int maxLayers)
 {
     if (p.nEmbd <= 0 || p.nHead <= 0 || p.nHeadKv <= 0 || p.headDim <= 0 || p.nFF <= 0 || p.contextLength <= 0
-        || p.nHead % p.nHeadKv != 0 || p.nRot < 0 || p.nRot > p.headDim)
+        || p.nHead % p.nHeadKv != 0 || p.nRot < 0 || p.nRot > p.headDim || p.maxBatch <= 0)
         return Status(ErrorCode::InvalidArgument, "dense offload: bad model parameters");
     const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
     const std::int64_t kvDim = std::int64_t(p.nHeadKv) * p.headDim;
@@ -71,31 +97,42 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
     }
     std::unique_ptr<DenseOffload> d(new DenseOffload(device));
     d->m_p = p;
+    // The scratch grows with the batch while a layer's weights do not: past a few dozen rows a
+    // larger batch buys little on a GPU and would take budget from whole layers.
+    d->m_batch = std::min(p.maxBatch, 32);
     const std::size_t wanted = maxLayers < 0 ? layers.size() : std::min(layers.size(), std::size_t(maxLayers));
     if (wanted == 0)
         return d;
 
-    struct Scratch {
+    const std::uint64_t rows = std::uint64_t(d->m_batch);
+    auto scratch = AttentionScratch::create(device, p.attention(), d->m_batch);
+    Status failed = scratch ? Status() : scratch.status();
+    if (scratch)
+        d->m_attnScratch = std::move(scratch).value();
+    const struct {
         DeviceBuffer* buffer;
         std::int64_t floats;
         const char* label;
-    } scratch[] = {{&d->m_x, p.nEmbd, "residual"},          {&d->m_xn, p.nEmbd, "norm output"},
-                   {&d->m_q, qDim, "q"},                      {&d->m_k, kvDim, "k"},
-                   {&d->m_v, kvDim, "v"},                     {&d->m_attn, qDim, "attention output"},
-                   {&d->m_tmp, p.nEmbd, "block output"},      {&d->m_gate, p.nFF, "FFN gate"},
-                   {&d->m_up, p.nFF, "FFN up"},
-                   {&d->m_scores, std::int64_t(p.nHead) * p.contextLength, "attention scores"}};
-    for (const Scratch& s : scratch) {
-        auto b = device.allocate(std::uint64_t(s.floats) * 4, s.label);
-        if (!b) {
-            if (b.code() != ErrorCode::OutOfMemory)
-                return b.status();
-            d->m_limit = "the device cannot hold the work buffers: " + b.message();
-            for (const Scratch& t : scratch)
-                device.free(*t.buffer);
-            return d;
-        }
-        *s.buffer = *b;
+    } items[] = {{&d->m_x, p.nEmbd, "residual"},
+                 {&d->m_xn, p.nEmbd, "FFN input"},
+                 {&d->m_tmp, p.nEmbd, "block output"},
+                 {&d->m_gate, p.nFF, "FFN gate"},
+                 {&d->m_up, p.nFF, "FFN up"}};
+    for (const auto& item : items) {
+        if (!failed.ok())
+            break;
+        auto b = device.allocate(rows * std::uint64_t(item.floats) * 4, item.label);
+        if (!b)
+            failed = b.status();
+        else
+            *item.buffer = *b;
+    }
+    if (!failed.ok()) {
+        d->freeScratch();
+        if (failed.code() != ErrorCode::OutOfMemory)
+            return failed;
+        d->m_limit = "the device cannot hold the work buffers: " + failed.message();
+        return d;
     }
     for (std::size_t i = 0; i < wanted; ++i) {
         Layer l;
@@ -107,52 +144,48 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
             d->m_limit = "layer " + std::to_string(i) + " does not fit: " + s.message();
             break;
         }
-        d->m_layers.push_back(l);
+        d->m_layers.push_back(std::move(l));
     }
+    if (d->m_layers.empty())
+        d->freeScratch(); // nothing to run: give the budget back
     return d;
 }
 
 Status DenseOffload::forward(float* x, std::int32_t pos)
 {
+    return forward(x, 1, pos, nullptr);
+}
+
+Status DenseOffload::forward(float* x, int n, int start, const KvMirror* mirrors)
+{
     if (m_layers.empty())
         return {};
-    if (!x || pos < 0 || pos >= m_p.contextLength)
+    if (!x || n <= 0 || start < 0 || start + n > m_p.contextLength)
         return Status(ErrorCode::InvalidArgument, "dense offload: bad input or position");
     Device& d = m_device;
-    const std::int64_t n = m_p.nEmbd;
-    HEARTH_TRY(d.upload(m_x, 0, x, std::uint64_t(n) * 4));
-    for (Layer& l : m_layers) {
-        HEARTH_TRY(d.rmsNorm(RmsNormOp{m_x, l.attnNorm, m_p.normEps, n, 1, m_xn}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.wq, m_xn, m_q, 1}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.wk, m_xn, m_k, 1}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.wv, m_xn, m_v, 1}));
-        AttentionOp a;
-        a.q = m_q;
-        a.k = m_k;
-        a.v = m_v;
-        a.kCache = l.kCache;
-        a.vCache = l.vCache;
-        a.scores = m_scores;
-        a.out = m_attn;
-        a.pos = pos;
-        a.capacity = m_p.contextLength;
-        a.nHead = m_p.nHead;
-        a.nHeadKv = m_p.nHeadKv;
-        a.headDim = m_p.headDim;
-        a.nRot = m_p.nRot;
-        a.freqBase = m_p.freqBase;
-        a.freqScale = m_p.freqScale;
-        HEARTH_TRY(d.attention(a));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.wo, m_attn, m_tmp, 1}));
-        HEARTH_TRY(d.add(AddOp{m_x, m_tmp, n}));
-        HEARTH_TRY(d.rmsNorm(RmsNormOp{m_x, l.ffnNorm, m_p.normEps, n, 1, m_xn}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.gate, m_xn, m_gate, 1}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.up, m_xn, m_up, 1}));
-        HEARTH_TRY(d.activate(ActivateOp{m_p.activation, m_gate, m_up, m_p.nFF}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_gate, m_tmp, 1}));
-        HEARTH_TRY(d.add(AddOp{m_x, m_tmp, n}));
+    const std::int64_t nEmbd = m_p.nEmbd;
+    const std::size_t kvDim = std::size_t(m_p.nHeadKv) * std::size_t(m_p.headDim);
+    for (int done = 0; done < n; done += m_batch) {
+        const int count = std::min(m_batch, n - done);
+        float* rows = x + std::size_t(done) * std::size_t(nEmbd);
+        const std::uint64_t bytes = std::uint64_t(count) * std::uint64_t(nEmbd) * 4;
+        HEARTH_TRY(d.upload(m_x, 0, rows, bytes));
+        for (std::size_t i = 0; i < m_layers.size(); ++i) {
+            Layer& l = m_layers[i];
+            KvMirror mirror;
+            if (mirrors && mirrors[i].k && mirrors[i].v)
+                mirror = {mirrors[i].k + std::size_t(done) * kvDim, mirrors[i].v + std::size_t(done) * kvDim};
+            HEARTH_TRY(l.attention->enqueue(*m_attnScratch, m_x, m_tmp, count, start + done, mirror));
+            HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
+            HEARTH_TRY(d.rmsNorm(RmsNormOp{m_x, l.ffnNorm, m_p.normEps, nEmbd, count, m_xn}));
+            HEARTH_TRY(d.matmul(MatmulOp{&l.gate, m_xn, m_gate, count}));
+            HEARTH_TRY(d.matmul(MatmulOp{&l.up, m_xn, m_up, count}));
+            HEARTH_TRY(d.activate(ActivateOp{m_p.activation, m_gate, m_up, std::int64_t(count) * m_p.nFF}));
+            HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_gate, m_tmp, count}));
+            HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
+        }
+        HEARTH_TRY(d.download(m_x, 0, rows, bytes));
     }
-    HEARTH_TRY(d.download(m_x, 0, x, std::uint64_t(n) * 4));
     return d.synchronize();
 }
 

@@ -5,11 +5,14 @@
 // and the FFN of the first k layers live on the device and a decoded token runs through them
 // there; the remaining layers stay on the CPU. k is as many layers as the budget holds.
 //
-// One token per call (decode). The residual stream goes up once before the first device layer
-// and comes back once after the last.
+// A call takes a batch of tokens at consecutive positions (a prompt, or one decoded token); the
+// residual stream goes up once before the first device layer and comes back once after the
+// last. Each layer's KV cache lives on the device; the new rows can be mirrored into the host
+// cache (see device_attention.h) so the CPU can take over at any position.
 
 #include "cpu/matmul.h"
 #include "device/device.h"
+#include "device/device_attention.h"
 
 #include <hearth/status.h>
 
@@ -43,6 +46,9 @@ struct DenseModelParams {
     float freqScale = 1.0f;
     Activation activation = Activation::SwiGlu;
     std::int32_t contextLength = 0;
+    std::int32_t maxBatch = 1; // tokens one pass takes on the device; longer batches are split
+
+    [[nodiscard]] AttentionParams attention() const;
 };
 
 class DenseOffload {
@@ -61,14 +67,21 @@ public:
     // Why the count stopped where it did (empty when every layer fit).
     [[nodiscard]] const std::string& limit() const { return m_limit; }
 
+    // Device bytes of the layers and the scratch.
+    [[nodiscard]] std::uint64_t deviceBytes() const;
+
     // Runs the offloaded layers for one token at @p pos on @p x (nEmbd floats, in and out).
     [[nodiscard]] Status forward(float* x, std::int32_t pos);
+    // Runs them for @p n tokens at positions [start, start + n) on @p x (n rows of nEmbd, in and
+    // out). @p mirrors, when not null, holds offloadedLayers() host rows for position start
+    // that receive the new K/V rows of each layer. On failure x is undefined.
+    [[nodiscard]] Status forward(float* x, int n, int start, const KvMirror* mirrors);
 
 private:
     struct Layer {
-        DeviceBuffer attnNorm, ffnNorm;
-        DeviceMatrix wq, wk, wv, wo, gate, up, down;
-        DeviceBuffer kCache, vCache;
+        std::unique_ptr<DeviceAttentionLayer> attention;
+        DeviceBuffer ffnNorm;
+        DeviceMatrix gate, up, down;
     };
     explicit DenseOffload(Device& device)
         : m_device(device)
@@ -76,13 +89,20 @@ private:
     }
     [[nodiscard]] Status uploadLayer(const DenseLayerWeights& w, Layer& layer);
     void freeLayer(Layer& layer);
+    void freeScratch();
 
     Device& m_device;
     DenseModelParams m_p;
+    int m_batch = 1; // rows of the scratch buffers
     std::vector<Layer> m_layers;
     std::string m_limit;
-    // Scratch, shared by the layers.
-    DeviceBuffer m_x, m_xn, m_q, m_k, m_v, m_attn, m_tmp, m_gate, m_up, m_scores;
+    // Scratch, shared by the layers: B = m_batch rows each.
+    std::unique_ptr<AttentionScratch> m_attnScratch;
+    DeviceBuffer m_x;    // [B][nEmbd] residual stream
+    DeviceBuffer m_xn;   // [B][nEmbd] FFN input
+    DeviceBuffer m_tmp;  // [B][nEmbd] block output
+    DeviceBuffer m_gate; // [B][nFF]
+    DeviceBuffer m_up;   // [B][nFF]
 };
 
 } // namespace hearth::device

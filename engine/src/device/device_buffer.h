@@ -23,6 +23,14 @@ struct DeviceBuffer {
     }
 };
 
+// @p bytes of @p buffer from byte @p offset, as a handle the operations accept (rows of a batch,
+// positions of a cache). It shares the buffer's id and is never freed itself; the caller keeps
+// the range inside the buffer.
+[[nodiscard]] inline DeviceBuffer slice(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes)
+{
+    return DeviceBuffer{static_cast<std::uint8_t*>(buffer.ptr) + offset, bytes, 0, buffer.id};
+}
+
 // A row-major weight matrix in device memory, laid out as in GGUF (see cpu::WeightMatrix).
 struct DeviceMatrix {
     DType type = DType::F32;

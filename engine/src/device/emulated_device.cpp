@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <utility>
 
 namespace hearth::device {
@@ -66,10 +67,14 @@ void EmulatedDevice::run()
         // The reference ops allocate small vectors; a failure must not escape the thread.
         try {
             work();
-        } catch (const std::exception& e) {
+        } catch (const std::bad_alloc& e) {
             std::lock_guard lock(m_mutex);
             if (m_error.ok())
                 m_error = Status(ErrorCode::OutOfMemory, std::string("emulated device: ") + e.what());
+        } catch (const std::exception& e) { // an injected failure
+            std::lock_guard lock(m_mutex);
+            if (m_error.ok())
+                m_error = Status(ErrorCode::Internal, std::string("emulated device: ") + e.what());
         }
         {
             std::lock_guard lock(m_mutex);
@@ -83,6 +88,10 @@ void EmulatedDevice::run()
 void EmulatedDevice::enqueue(std::function<void()> work)
 {
     ++m_queued;
+    if (m_injectedOpFailures.load() > 0) {
+        --m_injectedOpFailures;
+        work = [] { throw std::runtime_error("injected operation failure"); };
+    }
     {
         std::lock_guard lock(m_mutex);
         m_queue.push_back(std::move(work));

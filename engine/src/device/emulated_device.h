@@ -43,6 +43,9 @@ public:
 
     // The next @p count allocations fail with ErrorCode::OutOfMemory.
     void injectAllocationFailures(int count) { m_injectedFailures = count; }
+    // The next @p count operations fail when they run (reported by synchronize()), as a GPU
+    // that hits an error in a kernel or a copy.
+    void injectOperationFailures(int count) { m_injectedOpFailures = count; }
     // Operations queued so far (each op and copy counts one).
     [[nodiscard]] std::uint64_t operationsQueued() const { return m_queued; }
 
@@ -73,6 +76,7 @@ private:
     std::uint64_t m_physical;
     std::uint64_t m_physicalUsed = 0;
     std::atomic<int> m_injectedFailures{0};
+    std::atomic<int> m_injectedOpFailures{0};
     std::atomic<std::uint64_t> m_queued{0};
     std::uint64_t m_nextId = 1;
     // Live buffers by id, freed with the device (as a GPU context frees its memory).

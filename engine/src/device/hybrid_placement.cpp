@@ -53,12 +53,24 @@ Result<HybridPlacement> placeHybridFfn(Device* device, sparse::PlacementPlanner&
         if (layers[l].nFF() != planner.shape().layers[l].nFF || layers[l].nEmbd() != layers.front().nEmbd())
             return Status(ErrorCode::InvalidArgument, "layer " + std::to_string(l) + "'s FFN differs from the planned shape");
     }
-    if (!(options.shrinkFactor > 0.0 && options.shrinkFactor < 1.0) || options.maxAttempts < 1)
-        return Status(ErrorCode::InvalidArgument, "bad re-planning options");
 
     HybridPlacement result;
     if (!device)
         params.budgetBytes = 0;
+    HEARTH_TRY(placeWithReplanning(
+        planner, params, options, result,
+        [&](const sparse::PlacementPlan& plan) { return placeOnce(device, plan, layers, result); },
+        [&] { clearPlacement(result); }));
+    return result;
+}
+
+Status placeWithReplanning(sparse::PlacementPlanner& planner, sparse::PlannerParams params,
+                           const HybridPlacementOptions& options, HybridPlacement& result,
+                           const std::function<Status(const sparse::PlacementPlan&)>& placeOnce,
+                           const std::function<void()>& undo)
+{
+    if (!(options.shrinkFactor > 0.0 && options.shrinkFactor < 1.0) || options.maxAttempts < 1)
+        return Status(ErrorCode::InvalidArgument, "bad re-planning options");
     for (int attempt = 1;; ++attempt) {
         result.attempts = attempt;
         const bool last = attempt >= options.maxAttempts || params.budgetBytes == 0;
@@ -72,10 +84,10 @@ Result<HybridPlacement> placeHybridFfn(Device* device, sparse::PlacementPlanner&
             return plan.status();
         result.plan = std::move(*plan);
         result.budgetBytes = params.budgetBytes;
-        const Status placed = placeOnce(device, result.plan, layers, result);
+        const Status placed = placeOnce(result.plan);
         if (placed.ok())
-            return result;
-        clearPlacement(result);
+            return {};
+        undo();
         if (placed.code() != ErrorCode::OutOfMemory || last)
             return placed;
         const auto smaller = std::uint64_t(double(params.budgetBytes) * options.shrinkFactor);

@@ -13,6 +13,7 @@
 
 #include <hearth/status.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,5 +42,15 @@ struct HybridPlacement {
                                                      sparse::PlannerParams params,
                                                      const std::vector<FfnWeights>& layers,
                                                      const HybridPlacementOptions& options = {});
+
+// The re-planning loop of placeHybridFfn, for FFN layouts that place their layers otherwise
+// (falcon's and opt's up-only FFNs): plans for @p params.budgetBytes and calls @p placeOnce with
+// the plan; after an OutOfMemory from it, calls @p undo and re-plans with a smaller budget, and
+// after options.maxAttempts tries plans nothing on the device. Sets @p result's plan, budget,
+// attempts and notes; its scratch and layers are @p placeOnce's to fill.
+[[nodiscard]] Status placeWithReplanning(sparse::PlacementPlanner& planner, sparse::PlannerParams params,
+                                         const HybridPlacementOptions& options, HybridPlacement& result,
+                                         const std::function<Status(const sparse::PlacementPlan&)>& placeOnce,
+                                         const std::function<void()>& undo);
 
 } // namespace hearth::device

@@ -7,6 +7,7 @@
 // rest of the block.
 
 #include "cpu/matmul.h"
+#include "sparse/predictor.h"
 
 #include <hearth/status.h>
 
@@ -48,6 +49,14 @@ struct UpDownFfn {
     const float* downBias = nullptr; // [nEmbd]
     DenseActivation activation = DenseActivation::Relu;
     bool downTransposed = false;     // PowerInfer's ffn_down_t: one row per neuron
+    // Hearth's fused sparse layout (ffn_neurons): nFf rows of [up | down] (2 nEmbd elements);
+    // up and down are then unbound and only the neuron kernels run the layer.
+    cpu::WeightMatrix neurons;
+    bool fusedNeurons = false;
+    sparse::PredictorWeights predictor; // PowerInfer's fc1/fc2, when the file has them
+
+    // True when the dense matrix products can run this layer.
+    [[nodiscard]] bool denseCapable() const { return !fusedNeurons; }
 };
 
 // One FFN call of a forward pass: @p tokens rows of the FFN's (normalized) input, and the rows

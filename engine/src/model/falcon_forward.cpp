@@ -28,6 +28,7 @@ Result<std::unique_ptr<FalconForward>> FalconForward::create(const FalconModel& 
     std::unique_ptr<FalconForward> f(new FalconForward(model, std::min(maxBatch, contextLength), threads));
     const auto& layers = model.weights().layers;
     HEARTH_TRY(f->reserveShared(contextLength, anyDownTransposed(layers)));
+    HEARTH_TRY(f->reserveSparse(model.weights()));
 
     const std::size_t b = std::size_t(f->m_maxBatch);
     const bool separateFfnNorm = !layers.empty() && layers[0].ffnNorm;

@@ -10,8 +10,9 @@
 // Tensors: attn_qkv is the fused projection as llama.cpp's converter writes it, output rows
 // [Q (n_embd) | K (kv_dim) | V (kv_dim)]. The presence of attn_norm_2 marks the 40B layout,
 // whose FFN has its own LayerNorm. PowerInfer files may store the down projection neuron-major
-// (ffn_down_t instead of ffn_down) and carry predictors (fc1/fc2); the dense pass reads the
-// former and ignores the latter (ModelInfo::sparse reports them).
+// (ffn_down_t instead of ffn_down) and carry predictors (fc1/fc2), which make the FFN sparse
+// (model/family_sparse_ffn.h); Hearth's sparse files store each neuron's up and down rows
+// together (ffn_neurons).
 
 #include "model/falcon_model.h"
 
@@ -43,7 +44,7 @@ void packWeights(FalconWeights& w, bool ownOutput, bool fileMapped)
     for (auto& l : w.layers) {
         for (cpu::WeightMatrix* m : {&l.wqkv, &l.wo})
             packForKernels(w.packed, *m, true, fileMapped);
-        packFfnForKernels(w.packed, l.ffn, fileMapped);
+        packFfnForKernels(w.packed, l.ffn, fileMapped, w.sparse);
     }
 }
 
@@ -53,7 +54,8 @@ Result<std::unique_ptr<FalconWeights>> bindFalcon(const gguf::GgufFile& file, co
     auto w = std::make_unique<FalconWeights>();
     const bool tied = file.findTensor("output.weight") == nullptr;
     const bool separateFfnNorm = file.findTensor("blk.0.attn_norm_2.weight") != nullptr;
-    TensorBinder b(file, progress, std::size_t(hp.nLayer) * (separateFfnNorm ? 8 : 6) + 3 + (tied ? 0 : 1));
+    TensorBinder b(file, progress,
+                   std::size_t(hp.nLayer) * ((separateFfnNorm ? 6 : 4) + familyFfnTensorCount(file)) + 3 + (tied ? 0 : 1));
     auto& conv = w->convertedNorms;
 
     HEARTH_TRY(b.matrix("token_embd.weight", hp.nEmbd, hp.nVocab, w->tokenEmbd));
@@ -73,11 +75,15 @@ Result<std::unique_ptr<FalconWeights>> bindFalcon(const gguf::GgufFile& file, co
         }
         HEARTH_TRY(b.matrix(p + "attn_qkv.weight", hp.nEmbd, hp.qDim() + 2 * hp.kvDim(), l.wqkv));
         HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
-        HEARTH_TRY(b.matrix(p + "ffn_up.weight", hp.nEmbd, hp.nFf, l.ffn.up));
-        HEARTH_TRY(bindFfnDown(b, p, hp, l.ffn));
+        HEARTH_TRY(bindFamilyFfn(b, file, p, hp, l.ffn));
         l.ffn.activation = activation;
-        if (b.has(p + "fc1.weight"))
-            w->sparse = true;
+    }
+    HEARTH_TRY(finishFamilySparse(file, w->layers, *w));
+    if (w->sparse && activation != DenseActivation::Relu) {
+        // GELU never gives exact zeros: predictors cannot skip neurons, so they are ignored.
+        if (w->layers.front().ffn.fusedNeurons)
+            return Status(ErrorCode::Unsupported, "the fused neuron layout (ffn_neurons) needs a ReLU FFN, not GELU");
+        w->sparse = false;
     }
     finishFamilyWeights(b, *w);
     packWeights(*w, !tied, file.mapping() != nullptr);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// What the falcon and opt forward passes share: the thread pool, the KV cache, the dense FFN
-// and the hook that replaces it, the buffers both blocks use, causal attention over all heads
-// of a batch, and the output head. Each family's forward pass derives from it and keeps only
-// its block's own projections and buffers.
+// What the falcon and opt forward passes share: the thread pool, the KV cache, the dense FFN,
+// the sparse FFN of files with predictors (family_sparse_ffn.h) and the hook that replaces
+// both, the buffers both blocks use, causal attention over all heads of a batch, and the output
+// head. Each family's forward pass derives from it and keeps only its block's own projections
+// and buffers.
 
 #include "cpu/matmul.h"
 #include "cpu/ops.h"
@@ -12,6 +13,7 @@
 #include "model/architecture_forward.h"
 #include "model/decoder_ops.h"
 #include "model/dense_ffn.h"
+#include "model/family_sparse_ffn.h"
 #include "model/hyper_params.h"
 #include "model/kv_cache.h"
 
@@ -36,12 +38,36 @@ public:
     [[nodiscard]] int maxBatch() const override { return m_maxBatch; }
     [[nodiscard]] int vocabSize() const override { return m_hp.nVocab; }
 
-    // Replaces the dense FFN of every layer (a sparse FFN: predictor, then active neurons).
-    // What the hook sees as FFN and predictor input is the family's (see its setFfnHook
-    // note). An empty hook restores the dense FFN.
+    // Replaces the FFN of every layer (dense or sparse). What the hook sees as FFN and
+    // predictor input is the family's (see its setFfnHook note). An empty hook restores the
+    // model's own FFN.
     void setFfnHook(FfnHook hook) { m_ffnHook = std::move(hook); }
 
     [[nodiscard]] cpu::ThreadPool& threadPool() { return *m_pool; }
+
+    // How the FFN runs in a model with predictors (FamilySparseFfn::Mode); sparse by default
+    // for such files, SessionParams::denseFfn selects Dense. Without predictors: always dense.
+    using FfnMode = FamilySparseFfn::Mode;
+    [[nodiscard]] bool sparseCapable() const { return m_sparse != nullptr && m_sparseFile; }
+    void setFfnMode(FfnMode mode)
+    {
+        if (m_sparse)
+            m_sparse->setMode(m_sparseFile ? mode : FfnMode::Dense);
+    }
+    [[nodiscard]] FfnMode ffnMode() const { return m_sparse ? m_sparse->mode() : FfnMode::Dense; }
+    // Overrides the file's powerinfer.sparse_threshold (-infinity: every neuron active).
+    void setSparseThreshold(float threshold)
+    {
+        if (m_sparse)
+            m_sparse->setThreshold(threshold);
+    }
+    // The hybrid CPU/device FFN of decoded tokens; null switches it off. Must outlive every
+    // later forward().
+    void setDecodeFfn(FamilyDecodeFfn* ffn)
+    {
+        if (m_sparse)
+            m_sparse->setDecodeFfn(ffn);
+    }
 
 protected:
     // @p threads <= 0: one per physical core.
@@ -86,6 +112,24 @@ protected:
         });
     }
 
+    // The sparse FFN, for models whose layers carry predictors or fused neurons (@p weights
+    // is the family's FamilyWeights, @p layers its layers).
+    template <typename Weights>
+    [[nodiscard]] Status reserveSparse(const Weights& weights)
+    {
+        const auto& layers = weights.layers;
+        const bool fused = std::any_of(layers.begin(), layers.end(), [](const auto& l) { return l.ffn.fusedNeurons; });
+        m_sparseFile = weights.sparse;
+        if (!weights.sparse && !fused)
+            return {};
+        auto sparse = FamilySparseFfn::create(layers, m_hp, m_maxBatch, m_pool->size(), weights.sparse,
+                                              weights.sparseThreshold);
+        if (!sparse)
+            return sparse.status();
+        m_sparse = std::move(sparse).value();
+        return {};
+    }
+
     // Runs @p resize, turning a failed allocation into OutOfMemory instead of a throw.
     template <typename Resize>
     [[nodiscard]] static Status allocate(Resize&& resize)
@@ -112,14 +156,22 @@ protected:
         });
     }
 
-    // @p out = the FFN of layer @p layer on @p n rows of @p input: the hook when one is set
-    // (its predictor input is the residual stream m_x), else the dense FFN.
+    // @p out = the FFN of layer @p layer on @p n rows of @p input: the hook when one is set,
+    // else the sparse FFN when it takes the batch, else the dense FFN. The predictor input is
+    // the residual stream m_x (the layer input for falcon, the stream after attention for opt).
     void runFfn(int layer, const UpDownFfn& ffn, const float* input, int n, float* out)
     {
-        if (m_ffnHook)
-            m_ffnHook(FfnBatch{layer, n, input, m_x.data(), out});
-        else
+        const FfnBatch batch{layer, n, input, m_x.data(), out};
+        if (m_ffnHook) {
+            m_ffnHook(batch);
+            return;
+        }
+        if (m_sparse && m_sparse->run(*m_pool, ffn, batch))
+            return;
+        if (ffn.denseCapable())
             m_ffn.run(*m_pool, ffn, input, n, out);
+        else
+            std::fill_n(out, std::size_t(n) * std::size_t(m_hp.nEmbd), 0.0f); // fused layers always take the sparse FFN
     }
 
     // The final LayerNorm and output projection of the last row, or of all @p n rows.
@@ -140,6 +192,8 @@ protected:
     std::unique_ptr<cpu::ThreadPool> m_pool;
     std::unique_ptr<KvCache> m_cache;
     DenseFfn m_ffn;
+    std::unique_ptr<FamilySparseFfn> m_sparse; // null for dense files
+    bool m_sparseFile = false;                 // every layer has a predictor
     FfnHook m_ffnHook;
 
     // Scratch, B = maxBatch rows each.

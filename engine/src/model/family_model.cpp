@@ -9,6 +9,7 @@
 #include "model/tensor_binder.h"
 #include "tokenizer/tokenizer_factory.h"
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -168,14 +169,70 @@ Status bindFfnDown(TensorBinder& binder, const std::string& prefix, const HyperP
     return binder.matrix(prefix + "ffn_down.weight", hp.nFf, hp.nEmbd, ffn.down);
 }
 
+Status bindFamilyFfn(TensorBinder& binder, const gguf::GgufFile& file, const std::string& prefix, const HyperParams& hp,
+                     UpDownFfn& ffn)
+{
+    if (binder.has(prefix + "ffn_neurons.weight")) {
+        // Hearth's fused sparse layout: one row of up|down per neuron, read in one piece.
+        HEARTH_TRY(binder.matrix(prefix + "ffn_neurons.weight", 2 * std::int64_t(hp.nEmbd), hp.nFf, ffn.neurons));
+        ffn.fusedNeurons = true;
+    } else {
+        HEARTH_TRY(binder.matrix(prefix + "ffn_up.weight", hp.nEmbd, hp.nFf, ffn.up));
+        HEARTH_TRY(bindFfnDown(binder, prefix, hp, ffn));
+    }
+    if (binder.has(prefix + "fc1.weight") || binder.has(prefix + "fc2.weight")) {
+        // The predictor's hidden size comes from fc1 and may differ per layer.
+        const gguf::TensorInfo* fc1 = file.findTensor(prefix + "fc1.weight");
+        const std::int64_t hidden = fc1 && fc1->shape.size() >= 2 ? fc1->shape[1] : 0;
+        if (hidden <= 0 || hidden > MaxDim)
+            return invalid("tensor " + prefix + "fc1.weight has an implausible shape");
+        HEARTH_TRY(binder.matrix(prefix + "fc1.weight", hp.nEmbd, hidden, ffn.predictor.fc1));
+        HEARTH_TRY(binder.matrix(prefix + "fc2.weight", hidden, hp.nFf, ffn.predictor.fc2));
+    }
+    return {};
+}
+
+std::size_t familyFfnTensorCount(const gguf::GgufFile& file)
+{
+    const std::size_t matrices = file.findTensor("blk.0.ffn_neurons.weight") ? 1 : 2;
+    return matrices + (file.findTensor("blk.0.fc1.weight") ? 2 : 0);
+}
+
+Status readSparseThreshold(const gguf::GgufFile& file, float& threshold)
+{
+    if (!file.find("powerinfer.sparse_threshold"))
+        return {};
+    const auto value = file.getFloat("powerinfer.sparse_threshold");
+    if (!value || !std::isfinite(*value))
+        return invalid("powerinfer.sparse_threshold is not a finite number");
+    threshold = float(*value);
+    return {};
+}
+
 void packForKernels(cpu::PackedWeightStore& packed, cpu::WeightMatrix& m, bool release, bool fileMapped)
 {
     if (packed.pack(m) && fileMapped && release)
         cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
 }
 
-void packFfnForKernels(cpu::PackedWeightStore& packed, UpDownFfn& ffn, bool fileMapped)
+void packFfnForKernels(cpu::PackedWeightStore& packed, UpDownFfn& ffn, bool fileMapped, bool sparse)
 {
+    // Predictors are dense products read for every token.
+    if (ffn.predictor.present()) {
+        packForKernels(packed, ffn.predictor.fc1, true, fileMapped);
+        packForKernels(packed, ffn.predictor.fc2, true, fileMapped);
+    }
+    // The sparse FFN reads its neuron rows in place; huge pages spare the hardware prefetcher a
+    // stop at every 4 KiB page of the mapping.
+    if (ffn.fusedNeurons) {
+        packed.moveToHugePages(ffn.neurons, fileMapped);
+        return;
+    }
+    if (sparse && ffn.downTransposed) {
+        packed.moveToHugePages(ffn.up, fileMapped);
+        packed.moveToHugePages(ffn.down, fileMapped);
+        return;
+    }
     packForKernels(packed, ffn.up, true, fileMapped);
     if (!ffn.downTransposed)
         packForKernels(packed, ffn.down, true, fileMapped);

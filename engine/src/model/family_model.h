@@ -34,7 +34,8 @@ struct FamilyWeights {
     cpu::WeightMatrix output; // token_embd when tied
     DType dominantType = DType::F32;
     std::uint64_t parameterCount = 0;
-    bool sparse = false; // the file carries PowerInfer predictors (fc1/fc2)
+    bool sparse = false; // every layer has a PowerInfer predictor (fc1/fc2)
+    float sparseThreshold = 0.0f; // powerinfer.sparse_threshold
 
     std::vector<std::vector<float>> convertedNorms; // non-F32 norms and biases, as float
     cpu::PackedWeightStore packed;                  // kernel-layout copies of the matrices
@@ -97,12 +98,43 @@ void finishFamilyWeights(const TensorBinder& binder, FamilyWeights& weights);
 [[nodiscard]] Status bindFfnDown(TensorBinder& binder, const std::string& prefix, const HyperParams& hp,
                                  UpDownFfn& ffn);
 
+// Binds layer @p prefix's FFN matrices in whichever layout the file has: Hearth's fused
+// ffn_neurons.weight (nFf rows of [up | down]), or ffn_up.weight and bindFfnDown's down
+// projection; then the predictor (fc1/fc2) when present. Biases are the family's business.
+[[nodiscard]] Status bindFamilyFfn(TensorBinder& binder, const gguf::GgufFile& file, const std::string& prefix,
+                                   const HyperParams& hp, UpDownFfn& ffn);
+
+// Tensors per layer bindFamilyFfn binds: 2 (up, down), 1 (fused), plus 2 with predictors.
+[[nodiscard]] std::size_t familyFfnTensorCount(const gguf::GgufFile& file);
+
+// powerinfer.sparse_threshold into @p threshold when the file has it (InvalidFile unless finite).
+[[nodiscard]] Status readSparseThreshold(const gguf::GgufFile& file, float& threshold);
+
+// Settles the sparse state once every layer is bound: sparse when every layer has a predictor,
+// the file's threshold, and InvalidFile for fused neurons without predictors.
+template <typename Layers>
+[[nodiscard]] Status finishFamilySparse(const gguf::GgufFile& file, const Layers& layers, FamilyWeights& weights)
+{
+    bool all = !layers.empty();
+    bool anyFused = false;
+    for (const auto& l : layers) {
+        all = all && l.ffn.predictor.present();
+        anyFused = anyFused || l.ffn.fusedNeurons;
+    }
+    weights.sparse = all;
+    if (anyFused && !all)
+        return {ErrorCode::InvalidFile, "the fused neuron layout (ffn_neurons) needs a predictor in every layer"};
+    return readSparseThreshold(file, weights.sparseThreshold);
+}
+
 // Gives @p m a copy in the fastest kernels' layout (cpu/weight_pack.h) and, with @p release
 // and a mapped file, releases the mapped pages the copy replaces. The mapped rows stay valid
 // for getRow() and row-wise readers (a sparse FFN).
 void packForKernels(cpu::PackedWeightStore& packed, cpu::WeightMatrix& m, bool release, bool fileMapped);
 
-// packForKernels for the FFN's matrices; a neuron-major down projection stays as mapped.
-void packFfnForKernels(cpu::PackedWeightStore& packed, UpDownFfn& ffn, bool fileMapped);
+// packForKernels for the FFN's matrices and predictor; a neuron-major down projection stays as
+// mapped. The up rows of a sparse model's neuron-major layer (@p sparse) stay too: the neuron
+// kernels read them as the file has them, and a packed copy would double the FFN's memory.
+void packFfnForKernels(cpu::PackedWeightStore& packed, UpDownFfn& ffn, bool fileMapped, bool sparse = false);
 
 } // namespace hearth::model

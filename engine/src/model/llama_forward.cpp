@@ -168,7 +168,13 @@ bool LlamaForward::neuronFfn(int layer, int n)
     const std::int32_t* ids = m_allIds.data();
     std::int64_t count = nFf;
     const std::uint8_t* mask = nullptr;
-    if (predicted) {
+    // A decoded token's predictor may run on the device, which returns the ids as selectActive does.
+    const std::int64_t offloaded =
+        predicted && n == 1 && m_offload ? m_offload->predict(layer, m_x.data(), m_threshold, m_ids.data()) : -1;
+    if (offloaded >= 0) {
+        count = offloaded;
+        ids = m_ids.data();
+    } else if (predicted) {
         // The predictor sees the residual stream before the FFN norm.
         sparse::predict(*m_pool, lw.predictor, m_x.data(), n, m_hidden.data(), m_predicted.data());
         if (n == 1) {
@@ -278,31 +284,25 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
                         m_sin.data() + t * half);
     }
 
-    for (int l = 0; l < hp.nLayer; ++l) {
+    int firstLayer = 0;
+    if (m_offload && m_offload->wholeLayers() > 0) {
+        if (m_offload->runWholeLayers(*m_cache, m_x.data(), n, start)) {
+            firstLayer = std::min(m_offload->wholeLayers(), hp.nLayer);
+        } else {
+            // The residual stream is undefined after a failure: the CPU starts over.
+            for (int t = 0; t < n; ++t)
+                cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
+        }
+    }
+
+    for (int l = firstLayer; l < hp.nLayer; ++l) {
         const LlamaLayerWeights& lw = w.layers[std::size_t(l)];
         m_batchLayer = l;
 
         // Attention block.
-        for (int t = 0; t < n; ++t)
-            cpu::rmsNorm(m_x.data() + t * nEmbd, lw.attnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
-        {
-            const cpu::WeightMatrix ws[3] = {lw.wq, lw.wk, lw.wv};
-            float* const ys[3] = {m_q.data(), m_k.data(), m_v.data()};
-            cpu::matmulShared(pool, ws, ys, 3, m_xn.data(), n);
-        }
-        for (int t = 0; t < n; ++t) {
-            float* k = m_k.data() + std::size_t(t) * hp.kvDim();
-            cpu::ropeNormal(m_q.data() + std::size_t(t) * hp.qDim(), hp.nHead, hp.headDim, hp.nRot,
-                            m_cos.data() + t * half, m_sin.data() + t * half);
-            cpu::ropeNormal(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
-            std::memcpy(m_cache->k(l, start + t), k, sizeof(float) * std::size_t(hp.kvDim()));
-            std::memcpy(m_cache->v(l, start + t), m_v.data() + std::size_t(t) * hp.kvDim(),
-                        sizeof(float) * std::size_t(hp.kvDim()));
-        }
-        pool.parallelFor(std::int64_t(n) * hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
-            attention(m_batchLayer, begin, end, thread);
-        });
-        cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
+        if (!m_offload || !m_offload->hasAttention(l)
+            || !m_offload->runAttention(*m_cache, l, m_x.data(), n, start, m_tmp.data()))
+            cpuAttentionBlock(l, n, start);
         cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
 
         // Feed-forward block.
@@ -347,6 +347,35 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     for (int t = 0; t < rows; ++t)
         cpu::rmsNorm(m_x.data() + (first + t) * nEmbd, w.outputNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
     cpu::matmul(pool, w.output, m_xn.data(), rows, logits);
+}
+
+void LlamaForward::cpuAttentionBlock(int l, int n, int start)
+{
+    const HyperParams& hp = m_model.hyperParams();
+    const LlamaLayerWeights& lw = m_model.weights().layers[std::size_t(l)];
+    cpu::ThreadPool& pool = *m_pool;
+    const std::int64_t nEmbd = hp.nEmbd;
+    const int half = hp.nRot / 2;
+    for (int t = 0; t < n; ++t)
+        cpu::rmsNorm(m_x.data() + t * nEmbd, lw.attnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+    {
+        const cpu::WeightMatrix ws[3] = {lw.wq, lw.wk, lw.wv};
+        float* const ys[3] = {m_q.data(), m_k.data(), m_v.data()};
+        cpu::matmulShared(pool, ws, ys, 3, m_xn.data(), n);
+    }
+    for (int t = 0; t < n; ++t) {
+        float* k = m_k.data() + std::size_t(t) * hp.kvDim();
+        cpu::ropeNormal(m_q.data() + std::size_t(t) * hp.qDim(), hp.nHead, hp.headDim, hp.nRot,
+                        m_cos.data() + t * half, m_sin.data() + t * half);
+        cpu::ropeNormal(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+        std::memcpy(m_cache->k(l, start + t), k, sizeof(float) * std::size_t(hp.kvDim()));
+        std::memcpy(m_cache->v(l, start + t), m_v.data() + std::size_t(t) * hp.kvDim(),
+                    sizeof(float) * std::size_t(hp.kvDim()));
+    }
+    pool.parallelFor(std::int64_t(n) * hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
+        attention(m_batchLayer, begin, end, thread);
+    });
+    cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
 }
 
 } // namespace hearth::model

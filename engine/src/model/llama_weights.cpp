@@ -91,6 +91,9 @@ void LlamaWeights::packForKernels(bool fileMapped)
         if (m_packed.pack(m) && fileMapped)
             cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
     };
+    // The sparse FFN reads its neuron rows in place; huge pages spare the hardware prefetcher a
+    // stop at every 4 KiB page of the mapping.
+    const auto moveToHugePages = [&](cpu::WeightMatrix& m) { m_packed.moveToHugePages(m, fileMapped); };
     pack(output);
     for (LlamaLayerWeights& l : layers) {
         for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo})
@@ -98,7 +101,12 @@ void LlamaWeights::packForKernels(bool fileMapped)
         // Predictors are dense matmuls read for every token.
         pack(l.predictor.fc1);
         pack(l.predictor.fc2);
-        if (!sparse && !l.fusedNeurons) {
+        if (l.fusedNeurons) {
+            moveToHugePages(l.neurons);
+        } else if (sparse) {
+            for (cpu::WeightMatrix* m : {&l.gate, &l.up, &l.down})
+                moveToHugePages(*m);
+        } else {
             pack(l.gate);
             pack(l.up);
             if (!l.downTransposed)

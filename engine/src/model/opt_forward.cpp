@@ -35,6 +35,7 @@ Result<std::unique_ptr<OptForward>> OptForward::create(const OptModel& model, in
                                                       + " learned positions");
     std::unique_ptr<OptForward> f(new OptForward(model, std::min(maxBatch, contextLength), threads));
     HEARTH_TRY(f->reserveShared(contextLength, anyDownTransposed(w.layers)));
+    HEARTH_TRY(f->reserveSparse(w));
 
     const std::size_t b = std::size_t(f->m_maxBatch) * std::size_t(hp.nEmbd);
     HEARTH_TRY(allocate([&] {

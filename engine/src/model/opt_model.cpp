@@ -10,7 +10,9 @@
 //  * "opt.layer_norm_before" (bool, default true): false is the post-LayerNorm variant
 //    (opt-350m), which Hearth rejects, as it does opt-350m's project_in/project_out.
 // "hearth.ffn_activation", when present, must be "relu". As for falcon, a PowerInfer file's
-// neuron-major ffn_down_t replaces ffn_down, and its predictors are reported, not used.
+// neuron-major ffn_down_t replaces ffn_down, its predictors make the FFN sparse, and Hearth's
+// fused ffn_neurons (up|down per neuron) may replace both; the biases stay separate tensors
+// (ffn_up.bias in the file's neuron order).
 
 #include "model/opt_model.h"
 
@@ -66,7 +68,7 @@ void packWeights(OptWeights& w, bool ownOutput, bool fileMapped)
     for (auto& l : w.layers) {
         for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo})
             packForKernels(w.packed, *m, true, fileMapped);
-        packFfnForKernels(w.packed, l.ffn, fileMapped);
+        packFfnForKernels(w.packed, l.ffn, fileMapped, w.sparse);
     }
 }
 
@@ -75,7 +77,7 @@ Result<std::unique_ptr<OptWeights>> bindOpt(const gguf::GgufFile& file, const Hy
 {
     auto w = std::make_unique<OptWeights>();
     const bool tied = file.findTensor("output.weight") == nullptr;
-    TensorBinder b(file, progress, std::size_t(hp.nLayer) * 16 + 4 + (tied ? 0 : 1));
+    TensorBinder b(file, progress, std::size_t(hp.nLayer) * (14 + familyFfnTensorCount(file)) + 4 + (tied ? 0 : 1));
     auto& conv = w->convertedNorms;
     const int d = hp.nEmbd;
 
@@ -101,14 +103,12 @@ Result<std::unique_ptr<OptWeights>> bindOpt(const gguf::GgufFile& file, const Hy
         HEARTH_TRY(b.vector(p + "attn_output.bias", d, l.bo, conv));
         HEARTH_TRY(b.vector(p + "ffn_norm.weight", d, l.ffnNorm, conv));
         HEARTH_TRY(b.vector(p + "ffn_norm.bias", d, l.ffnNormBias, conv));
-        HEARTH_TRY(b.matrix(p + "ffn_up.weight", d, hp.nFf, l.ffn.up));
+        HEARTH_TRY(bindFamilyFfn(b, file, p, hp, l.ffn));
         HEARTH_TRY(b.vector(p + "ffn_up.bias", hp.nFf, l.ffn.upBias, conv));
-        HEARTH_TRY(bindFfnDown(b, p, hp, l.ffn));
         HEARTH_TRY(b.vector(p + "ffn_down.bias", d, l.ffn.downBias, conv));
         l.ffn.activation = DenseActivation::Relu;
-        if (b.has(p + "fc1.weight"))
-            w->sparse = true;
     }
+    HEARTH_TRY(finishFamilySparse(file, w->layers, *w));
     finishFamilyWeights(b, *w);
     packWeights(*w, !tied, file.mapping() != nullptr);
     return w;

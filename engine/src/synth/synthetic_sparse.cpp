@@ -5,8 +5,10 @@
 #include "gguf/gguf_writer.h"
 #include "sparse/activation_profile.h"
 #include "synth/random.h"
+#include "synth/synthetic_families.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +18,17 @@
 namespace hearth::synth {
 
 namespace {
+
+// The sparse keys of every synthetic sparse file: PowerInfer's threshold (every predicted neuron
+// counts) and, in Hearth's layout, how the neurons are stored.
+void declareSparseMetadata(gguf::GgufWriter& writer, bool hearthLayout)
+{
+    writer.setFloat32("powerinfer.sparse_threshold", 0.0f);
+    if (hearthLayout) {
+        writer.setString("hearth.sparse.layout", "neuron-fused");
+        writer.setString("hearth.sparse.neuron_order", "frequency");
+    }
+}
 
 std::uint64_t nameSeed(std::uint64_t seed, const std::string& name)
 {
@@ -141,6 +154,170 @@ LayerPredictor buildPredictor(std::uint64_t seed, std::int64_t nEmbd, std::int64
     return p;
 }
 
+// One layer's neurons: target frequencies and the file order (Hearth's layout sorts by rank).
+struct LayerNeurons {
+    std::vector<float> freq;         // [nFf] target frequency of original neuron i
+    std::vector<std::int32_t> order; // file position -> original neuron
+};
+
+LayerNeurons layerNeurons(std::uint64_t layerSeed, const std::vector<float>& byRank, bool hearthLayout)
+{
+    const std::int64_t ff = std::int64_t(byRank.size());
+    // Rank of each neuron: a random permutation (real models scatter their hot neurons).
+    std::vector<std::int32_t> rankOf(static_cast<std::size_t>(ff));
+    std::iota(rankOf.begin(), rankOf.end(), 0);
+    SplitMix64 shuffle(mixSeed(layerSeed, 7));
+    for (std::int64_t i = ff - 1; i > 0; --i)
+        std::swap(rankOf[std::size_t(i)], rankOf[std::size_t(shuffle.next() % std::uint64_t(i + 1))]);
+    LayerNeurons n;
+    n.freq.resize(std::size_t(ff));
+    n.order.resize(std::size_t(ff));
+    std::vector<std::int32_t> byRankNeuron(static_cast<std::size_t>(ff));
+    for (std::int64_t i = 0; i < ff; ++i) {
+        n.freq[std::size_t(i)] = byRank[std::size_t(rankOf[std::size_t(i)])];
+        byRankNeuron[std::size_t(rankOf[std::size_t(i)])] = std::int32_t(i);
+    }
+    if (hearthLayout)
+        n.order = byRankNeuron;
+    else
+        std::iota(n.order.begin(), n.order.end(), 0);
+    return n;
+}
+
+// The falcon/opt variant: the family's dense tensors (synthetic_families.h) with each layer's
+// ffn_up/ffn_down replaced by neuron-major rows (PowerInfer: ffn_up + ffn_down_t; Hearth: one
+// ffn_neurons row of up|down per neuron) and followed by the predictor. OPT's ffn_up.bias is
+// per neuron and follows the file's neuron order; ffn_down.bias is per output and does not.
+Status writeFamilySparse(const SynthOptions& options, const SparseSynthOptions& sparse, std::int64_t hidden,
+                         const std::vector<float>& byRank, const std::string& partial,
+                         std::vector<std::vector<float>>& stats, const SynthProgress& progress)
+{
+    const ModelShape& s = options.shape;
+    const std::int64_t embd = s.embeddingSize;
+    const std::int64_t ff = s.feedForwardSize;
+    const DType w = options.type;
+    const bool hearthLayout = sparse.layout == SparseLayout::Hearth;
+    auto hiddenOf = [&](int layer) { return layer == 0 ? 2 * hidden : hidden; };
+    auto scale = [](std::int64_t nIn) { return 1.0f / std::sqrt(float(nIn)); };
+
+    gguf::GgufWriter writer(hearthLayout ? gguf::Magic::Gguf : gguf::Magic::PowerInfer);
+    declareFamilyMetadata(writer, options);
+    declareSparseMetadata(writer, hearthLayout);
+
+    // The dense plan, with each layer's FFN matrices swapped for the sparse ones.
+    const std::vector<SynthTensor> dense = plannedFamilyTensors(options);
+    // "blk.12.ffn_up.weight" -> 12; -1 for the global tensors.
+    auto layerOf = [](const std::string& name) {
+        int layer = -1;
+        if (name.starts_with("blk."))
+            std::from_chars(name.data() + 4, name.data() + name.size(), layer);
+        return layer;
+    };
+    for (const SynthTensor& t : dense) {
+        const int l = layerOf(t.name);
+        const std::string p = "blk." + std::to_string(l) + ".";
+        if (t.name.ends_with(".ffn_down.weight"))
+            continue;
+        if (!t.name.ends_with(".ffn_up.weight")) {
+            writer.addTensor(t.name, t.type, t.shape);
+            continue;
+        }
+        if (hearthLayout) {
+            writer.addTensor(p + "ffn_neurons.weight", w, {2 * embd, ff});
+        } else {
+            writer.addTensor(p + "ffn_up.weight", w, {embd, ff});
+            writer.addTensor(p + "ffn_down_t.weight", w, {embd, ff});
+        }
+        writer.addTensor(p + "fc1.weight", w, {embd, hiddenOf(l)});
+        writer.addTensor(p + "fc2.weight", w, {hiddenOf(l), ff});
+    }
+    HEARTH_TRY(writer.begin(partial));
+
+    Converter out(writer);
+    std::vector<float> buffer;
+    auto gaussian = [&](const SynthTensor& t) {
+        std::int64_t rows = 1;
+        for (std::size_t i = 1; i < t.shape.size(); ++i)
+            rows *= t.shape[i];
+        const std::int64_t n = t.shape[0];
+        buffer.resize(std::size_t(rows * n));
+        const std::uint64_t seed = nameSeed(options.seed, t.name);
+        for (std::int64_t r = 0; r < rows; ++r)
+            gaussianRow(mixSeed(seed, std::uint64_t(r)), t.mean, t.stddev, buffer.data() + std::size_t(r * n), n);
+        return out.write(t.type, buffer.data(), rows, n);
+    };
+    const std::uint64_t totalSteps = std::uint64_t(s.layerCount) + 2;
+    std::uint64_t steps = 0;
+    auto advance = [&]() { return !progress || progress(++steps, totalSteps); };
+
+    LayerNeurons neurons;
+    for (const SynthTensor& t : dense) {
+        const int l = layerOf(t.name);
+        const std::string p = "blk." + std::to_string(l) + ".";
+        if (t.name.ends_with(".ffn_down.weight")) {
+            if (!advance()) // the last FFN tensor of a layer in both families' plans
+                return {ErrorCode::Cancelled, "generation cancelled"};
+            continue;
+        }
+        if (t.name.ends_with(".ffn_up.bias")) {
+            // One value per original neuron, whatever the layout, stored in file order.
+            std::vector<float> bias(static_cast<std::size_t>(ff));
+            gaussianRow(nameSeed(options.seed, t.name), t.mean, t.stddev, bias.data(), ff);
+            buffer.resize(std::size_t(ff));
+            for (std::int64_t j = 0; j < ff; ++j)
+                buffer[std::size_t(j)] = bias[std::size_t(neurons.order[std::size_t(j)])];
+            HEARTH_TRY(out.write(DType::F32, buffer.data(), 1, ff));
+            continue;
+        }
+        if (!t.name.ends_with(".ffn_up.weight")) {
+            HEARTH_TRY(gaussian(t));
+            if (t.name == "token_embd.weight" && !advance())
+                return {ErrorCode::Cancelled, "generation cancelled"};
+            continue;
+        }
+        const std::uint64_t layerSeed = nameSeed(options.seed, p + "sparse");
+        neurons = layerNeurons(layerSeed, byRank, hearthLayout);
+        // Neuron i's rows depend only on (seed, layer, i), whatever the layout.
+        const std::uint64_t upSeed = nameSeed(options.seed, p + "ffn_up");
+        const std::uint64_t downSeed = nameSeed(options.seed, p + "ffn_down");
+        auto neuronRow = [&](bool down, std::int32_t neuron, float* dst) {
+            gaussianRow(mixSeed(down ? downSeed : upSeed, std::uint64_t(neuron)), 0.0f, down ? scale(ff) : scale(embd),
+                        dst, embd);
+        };
+        if (hearthLayout) {
+            buffer.resize(std::size_t(ff * 2 * embd));
+            for (std::int64_t j = 0; j < ff; ++j) {
+                for (int which = 0; which < 2; ++which)
+                    neuronRow(which == 1, neurons.order[std::size_t(j)], buffer.data() + std::size_t((2 * j + which) * embd));
+            }
+            // One row of 2 n_embd: the per-row quantization equals two rows of n_embd.
+            HEARTH_TRY(out.write(w, buffer.data(), ff, 2 * embd));
+        } else {
+            buffer.resize(std::size_t(ff * embd));
+            for (int which = 0; which < 2; ++which) {
+                for (std::int64_t i = 0; i < ff; ++i)
+                    neuronRow(which == 1, std::int32_t(i), buffer.data() + std::size_t(i * embd));
+                HEARTH_TRY(out.write(w, buffer.data(), ff, embd));
+            }
+        }
+        const LayerPredictor pred = buildPredictor(layerSeed, embd, ff, hiddenOf(l), neurons.freq, sparse.calibrationSamples);
+        HEARTH_TRY(out.write(w, pred.fc1.data(), hiddenOf(l), embd));
+        buffer.resize(std::size_t(ff * hiddenOf(l)));
+        for (std::int64_t j = 0; j < ff; ++j)
+            std::memcpy(buffer.data() + std::size_t(j * hiddenOf(l)),
+                        pred.fc2.data() + std::size_t(neurons.order[std::size_t(j)]) * std::size_t(hiddenOf(l)),
+                        sizeof(float) * std::size_t(hiddenOf(l)));
+        HEARTH_TRY(out.write(w, buffer.data(), ff, hiddenOf(l)));
+        std::vector<float>& layerStats = stats[std::size_t(l)];
+        layerStats.resize(std::size_t(ff));
+        for (std::int64_t j = 0; j < ff; ++j)
+            layerStats[std::size_t(j)] = neurons.freq[std::size_t(neurons.order[std::size_t(j)])];
+    }
+    HEARTH_TRY(writer.finish());
+    (void)advance();
+    return {};
+}
+
 } // namespace
 
 Result<SparseLayout> parseSparseLayout(const std::string& name)
@@ -178,8 +355,9 @@ Status writeSparseSyntheticModel(const SynthOptions& options, const SparseSynthO
                                  const SynthProgress& progress)
 {
     HEARTH_TRY(validateOptions(options));
-    if (options.architecture != "llama")
-        return {ErrorCode::InvalidArgument, "sparse synthetic models are llama-shaped (falcon/opt files: not yet)"};
+    if (isFamilyArchitecture(options.architecture) && options.ffnActivation != "relu")
+        return {ErrorCode::InvalidArgument, "sparse " + options.architecture + " models need a ReLU FFN, not "
+                                                + options.ffnActivation};
     if (options.ffnActivation == "swiglu")
         return {ErrorCode::InvalidArgument, "sparse models need a ReLU FFN (reglu, drelu or relu2), not swiglu"};
     if (!(sparse.sparsity >= 0.0 && sparse.sparsity < 1.0))
@@ -205,13 +383,27 @@ Status writeSparseSyntheticModel(const SynthOptions& options, const SparseSynthO
     const bool hearthLayout = sparse.layout == SparseLayout::Hearth;
     const std::vector<float> byRank = powerLawFrequencies(ff, sparse.sparsity, sparse.powerLawExponent);
 
+    if (isFamilyArchitecture(options.architecture)) {
+        const std::string partial = path + ".part";
+        std::vector<std::vector<float>> stats(std::size_t(s.layerCount));
+        if (Status st = writeFamilySparse(options, sparse, hidden, byRank, partial, stats, progress); !st.ok()) {
+            std::error_code ec;
+            std::filesystem::remove(partial, ec);
+            return st;
+        }
+        std::error_code ec;
+        std::filesystem::rename(partial, path, ec);
+        if (ec) {
+            std::filesystem::remove(partial, ec);
+            return {ErrorCode::IoError, "cannot rename '" + partial + "' to '" + path + "'"};
+        }
+        const std::string statsPath = sparse.statsPath.empty() ? sparse::defaultStatsPath(path) : sparse.statsPath;
+        return sparse::writeStatsFile(statsPath, stats, 0);
+    }
+
     gguf::GgufWriter writer(hearthLayout ? gguf::Magic::Gguf : gguf::Magic::PowerInfer);
     declareSyntheticMetadata(writer, options);
-    writer.setFloat32("powerinfer.sparse_threshold", 0.0f);
-    if (hearthLayout) {
-        writer.setString("hearth.sparse.layout", "neuron-fused");
-        writer.setString("hearth.sparse.neuron_order", "frequency");
-    }
+    declareSparseMetadata(writer, hearthLayout);
     auto scale = [](std::int64_t nIn) { return 1.0f / std::sqrt(float(nIn)); };
 
     writer.addTensor("token_embd.weight", w, {embd, s.vocabSize});

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// @file
+/// Making model files: a Hugging Face model folder (safetensors or PyTorch .bin shards,
+/// config.json, tokenizer.json or tokenizer.model), optionally with PowerInfer's predictor folder
+/// (model_<n>.pt) and activation statistics (activation_<n>.pt), becomes a GGUF file Hearth and
+/// PowerInfer both load; an existing GGUF file is re-encoded as Q4_0 or Q8_0.
+///
+/// PyTorch files go through a restricted unpickler that rebuilds tensors only: no code in a
+/// checkpoint runs. Each call checks the disk has room, writes "<output>.part", optionally loads
+/// the result and runs a short prompt, and only then renames it to the output, so a failed or
+/// cancelled call leaves no file under the output's name. Nothing throws; errors are values with
+/// messages meant for people.
+///
+/// Calls block for as long as the work takes (minutes for a 7B model): run them on a worker
+/// thread and cancel through the progress callback.
+
+#include <hearth/model.h>
+#include <hearth/status.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hearth {
+
+/// How the weight matrices of an output file are stored. Norms stay F32 and predictors F16
+/// whatever is chosen; matrices whose rows are not whole quantization blocks fall back to F16.
+enum class WeightType {
+    F32,
+    F16,
+    Q8_0, ///< 8.5 bits per weight, close to F16 quality
+    Q4_0, ///< 4.5 bits per weight
+};
+
+/// "F32", "F16", "Q8_0", "Q4_0".
+[[nodiscard]] std::string_view weightTypeName(WeightType type);
+/// The type named @p name (case-insensitive, "q4_0" or "Q4_0"); nullopt for anything else.
+[[nodiscard]] std::optional<WeightType> weightTypeFromName(std::string_view name);
+
+/// A Hugging Face folder to convert: the llama family (Llama, Mistral, Bamboo) and whatever
+/// else the converter supports (hf_config.h lists them); others fail with Unsupported.
+struct ConvertParams {
+    std::string modelFolder;      ///< config.json, tokenizer and weights
+    std::string predictorFolder;  ///< optional: PowerInfer predictors; makes a sparse (PWRI) file
+    std::string activationFolder; ///< optional: statistics, written to statisticsPathFor(output)
+    std::string output;           ///< the GGUF file to write
+    WeightType type = WeightType::F16;
+    float sparseThreshold = 0.0f; ///< powerinfer.sparse_threshold of a sparse file
+    ProgressCallback progress;    ///< optional: fraction done; returning false cancels
+    /// Load the result and evaluate a short prompt before it takes the output's name.
+    bool verify = true;
+    /// Replace an existing output (and statistics) file. Off: such a call fails with
+    /// InvalidArgument before anything is read or written.
+    bool overwrite = false;
+};
+
+/// A GGUF file to re-encode.
+struct QuantizeParams {
+    std::string input;
+    std::string output; ///< must differ from input
+    WeightType type = WeightType::Q4_0;
+    ProgressCallback progress; ///< optional: fraction done; returning false cancels
+    bool verify = true;        ///< as ConvertParams::verify
+    bool overwrite = false;    ///< as ConvertParams::overwrite
+};
+
+/// What a conversion or quantization will write, known before it starts. The sizes are upper
+/// bounds within a MiB or so of what is written; the disk needs totalBytes() free.
+struct ConversionEstimate {
+    std::uint64_t outputBytes = 0;     ///< the model file
+    std::uint64_t statisticsBytes = 0; ///< the statistics file (0 without an activation folder)
+    std::string architecture;          ///< GGUF architecture of the result: "llama", "bamboo", ...
+    std::string sourceFormat;          ///< "safetensors", "pytorch" or "gguf"
+    int layerCount = 0;
+    bool sparse = false; ///< the result carries predictors (PowerInfer's PWRI layout)
+
+    [[nodiscard]] std::uint64_t totalBytes() const { return outputBytes + statisticsBytes; }
+};
+
+/// What a finished call wrote.
+struct ConversionReport {
+    std::string output;
+    std::string statisticsOutput; ///< empty when no statistics file was written
+    std::uint64_t bytesWritten = 0; ///< size of the model file
+    int tensorCount = 0;
+    bool sparse = false;
+};
+
+/// Where the statistics of a model file go: "m.gguf" -> "m.hearth-stats.gguf".
+[[nodiscard]] std::string statisticsPathFor(const std::string& output);
+
+/// Reads config.json, the tokenizer, the checkpoint's tensor table and the predictors' headers
+/// (no weights) and says what convertModel() would write. Fails with the same message
+/// convertModel() would give for a missing config.json, an unsupported architecture, or a
+/// hostile or truncated checkpoint. Disk space is not checked here.
+[[nodiscard]] Result<ConversionEstimate> estimateConversion(const ConvertParams& params);
+[[nodiscard]] Result<ConversionReport> convertModel(const ConvertParams& params);
+
+/// Reads @p params.input's tensor table and says what quantizeModel() would write.
+[[nodiscard]] Result<ConversionEstimate> estimateQuantization(const QuantizeParams& params);
+[[nodiscard]] Result<ConversionReport> quantizeModel(const QuantizeParams& params);
+
+} // namespace hearth

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Whole-layer offload for the sessions of plain dense llama-family files (no predictors): the
+// "dense fallback" users of other apps know. Under SessionParams::vramBudgetGiB the first k
+// layers that fit the device run there whole (attention with its KV cache, and the FFN), for
+// prompts as for decoded tokens; the rest, the embeddings and the output head run on the CPU.
+// The device's KV rows are mirrored into the session's cache, so a device failure hands the
+// layers back to the CPU without losing the conversation. Nothing here fails a session: when
+// the device cannot help, create() returns null with the reason in its report.
+
+#include "device/dense_offload.h"
+#include "device/device.h"
+#include "model/llama_forward.h"
+
+#include <hearth/session.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth::model {
+class LlamaModel;
+}
+
+namespace hearth {
+
+class DenseOffloadSession final : public model::LlamaForward::LayerOffload {
+public:
+    // The offload @p params ask for on @p model, or null with @p report saying why the session
+    // runs on the CPU alone. @p batchSize is the forward pass's largest batch.
+    [[nodiscard]] static std::unique_ptr<DenseOffloadSession> create(const model::LlamaModel& model,
+                                                                     const SessionParams& params, int contextLength,
+                                                                     int batchSize, std::string& report);
+    // As above on a device the caller opened (tests, tools).
+    [[nodiscard]] static std::unique_ptr<DenseOffloadSession> create(const model::LlamaModel& model,
+                                                                     std::unique_ptr<device::Device> device,
+                                                                     int contextLength, int batchSize,
+                                                                     std::string& report);
+    ~DenseOffloadSession() override;
+
+    [[nodiscard]] int wholeLayers() const override;
+    [[nodiscard]] bool runWholeLayers(model::KvCache& cache, float* x, int n, int start) override;
+
+    // The placement, plus what went wrong on the device since (the CPU then runs every layer).
+    [[nodiscard]] std::string report() const;
+
+private:
+    DenseOffloadSession() = default;
+
+    // Declared in this order so the offload goes before the device that holds its memory.
+    std::unique_ptr<device::Device> m_device;
+    std::unique_ptr<device::DenseOffload> m_offload;
+    std::vector<device::KvMirror> m_mirrors; // per offloaded layer, refreshed per call
+    std::string m_report;
+    std::string m_failure; // the first device error
+};
+
+} // namespace hearth

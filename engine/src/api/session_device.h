@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The device a session's parameters name: the CUDA back end (budget from vramBudgetGiB, or the
+// free memory less the margin), or the emulated device of SessionParams::deviceOverride. Also
+// what every session part that uses the device shares: the activation it names to the device
+// and the wording of its reports.
+
+#include "device/device.h"
+#include "model/ffn_activation.h"
+
+#include <hearth/session.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace hearth {
+
+// The device, or why there is none (no module, no GPU, a bad override). A budget of 0 is the
+// caller's to catch: it means "CPU only" and opens nothing.
+[[nodiscard]] Result<std::unique_ptr<device::Device>> openSessionDevice(const SessionParams& params);
+
+// Whether @p params leave the GPU out (a budget of exactly 0).
+[[nodiscard]] bool zeroVramBudget(const SessionParams& params);
+
+// The device's name for a model's FFN activation.
+[[nodiscard]] device::Activation deviceActivation(model::FfnActivation activation);
+
+// The report of a session part that stays on the CPU: "CPU only: <why>".
+[[nodiscard]] std::string cpuOnlyReport(const std::string& why);
+
+// @p report, followed, once the device has failed (@p failure: its first error), by that error
+// and @p consequence ("the FFN runs on the CPU").
+[[nodiscard]] std::string reportWithFailure(const std::string& report, const std::string& failure,
+                                            std::string_view consequence);
+
+} // namespace hearth

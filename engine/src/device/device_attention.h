@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A llama attention block on a device: norm, Q/K/V products, RoPE, attention over the layer's own
+// KV cache (which lives on the device) and the output product, for a batch of tokens at
+// consecutive positions. Used by whole-layer offload (DenseOffload) and by hybrid sessions that
+// keep the attention of some layers on the GPU while their FFN is split.
+//
+// The device's cache is the one that counts for the layer; the host cache can be kept as a mirror
+// (the new K/V rows are copied back with each batch, a few KiB per token), so that the CPU can
+// take the layer over at any position when the device fails, and truncating a session needs no
+// device work: rows past the kept position are simply overwritten, on both sides.
+
+#include "cpu/matmul.h"
+#include "device/device.h"
+
+#include <hearth/status.h>
+
+#include <memory>
+
+namespace hearth::device {
+
+struct AttentionParams {
+    std::int32_t nEmbd = 0;
+    std::int32_t nHead = 0;
+    std::int32_t nHeadKv = 0;
+    std::int32_t headDim = 0;
+    std::int32_t nRot = 0;
+    float normEps = 1e-5f;
+    float freqBase = 10000.0f;
+    float freqScale = 1.0f;
+    std::int32_t contextLength = 0;
+
+    [[nodiscard]] std::int64_t qDim() const { return std::int64_t(nHead) * headDim; }
+    [[nodiscard]] std::int64_t kvDim() const { return std::int64_t(nHeadKv) * headDim; }
+    [[nodiscard]] Status validate() const;
+};
+
+struct AttentionWeights {
+    const float* norm = nullptr; // [nEmbd] attention norm
+    cpu::WeightMatrix wq;        // nEmbd -> qDim
+    cpu::WeightMatrix wk;        // nEmbd -> kvDim
+    cpu::WeightMatrix wv;        // nEmbd -> kvDim
+    cpu::WeightMatrix wo;        // qDim -> nEmbd
+};
+
+// Per-batch work buffers shared by every attention layer of a model.
+class AttentionScratch {
+public:
+    [[nodiscard]] static Result<std::unique_ptr<AttentionScratch>> create(Device& device, const AttentionParams& params,
+                                                                          int maxTokens);
+    ~AttentionScratch();
+    AttentionScratch(const AttentionScratch&) = delete;
+    AttentionScratch& operator=(const AttentionScratch&) = delete;
+
+    [[nodiscard]] int maxTokens() const { return m_maxTokens; }
+    // What the buffers for @p maxTokens tokens are charged on @p device.
+    [[nodiscard]] static std::uint64_t bytesFor(const Device& device, const AttentionParams& params, int maxTokens);
+
+private:
+    friend class DeviceAttentionLayer;
+    explicit AttentionScratch(Device& device)
+        : m_device(device)
+    {
+    }
+    Device& m_device;
+    int m_maxTokens = 0;
+    DeviceBuffer m_xn;     // [T][nEmbd] normalized input
+    DeviceBuffer m_q;      // [T][qDim]
+    DeviceBuffer m_k;      // [T][kvDim]
+    DeviceBuffer m_v;      // [T][kvDim]
+    DeviceBuffer m_attn;   // [T][qDim] heads concatenated
+    DeviceBuffer m_scores; // [nHead][contextLength], one token at a time
+};
+
+// Host rows the new K/V rows are copied to (the host cache's rows of the batch's first position).
+struct KvMirror {
+    float* k = nullptr;
+    float* v = nullptr;
+};
+
+class DeviceAttentionLayer {
+public:
+    // Uploads the weights and allocates the KV cache. OutOfMemory when the budget is exhausted
+    // (every buffer this call made is freed again).
+    [[nodiscard]] static Result<std::unique_ptr<DeviceAttentionLayer>> create(Device& device, const AttentionParams& params,
+                                                                              const AttentionWeights& weights);
+    ~DeviceAttentionLayer();
+    DeviceAttentionLayer(const DeviceAttentionLayer&) = delete;
+    DeviceAttentionLayer& operator=(const DeviceAttentionLayer&) = delete;
+
+    // Queues out = wo . attention(norm(x)) for @p n tokens (rows of nEmbd in device buffers x and
+    // out) at positions [start, start + n), storing their K/V in the layer's cache and, when
+    // @p mirror has pointers, copying those rows to it. n <= scratch.maxTokens().
+    [[nodiscard]] Status enqueue(AttentionScratch& scratch, const DeviceBuffer& x, const DeviceBuffer& out, int n,
+                                 int start, KvMirror mirror = {});
+
+    [[nodiscard]] std::uint64_t deviceBytes() const;
+    // What the layer's weights and cache will be charged on @p device.
+    [[nodiscard]] static std::uint64_t bytesFor(const Device& device, const AttentionParams& params,
+                                                const AttentionWeights& weights);
+
+private:
+    DeviceAttentionLayer(Device& device, const AttentionParams& params)
+        : m_device(device)
+        , m_p(params)
+    {
+    }
+    void release();
+
+    Device& m_device;
+    AttentionParams m_p;
+    DeviceBuffer m_norm;
+    DeviceMatrix m_wq, m_wk, m_wv, m_wo;
+    DeviceBuffer m_kCache, m_vCache; // [contextLength][kvDim] each
+};
+
+} // namespace hearth::device

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The sparse FFN of falcon and opt: per layer, PowerInfer's predictor picks the neurons
+// expected to fire, and only their rows are read:
+//
+//   out = sum over active i of ReLU(up_i . x + upBias_i) * down_i + downBias
+//
+// The predictor reads FfnBatch::predictorInput (falcon: the layer input; opt: the residual
+// stream before the FFN norm), the neurons the normalized FFN input. There is no gate row, so a
+// neuron is two rows (up, down) instead of the llama family's three; the fc1 bias of OPT goes
+// with its neuron, the fc2 (down) bias is added once per token. Rows come from PowerInfer's
+// separate matrices (ffn_up, ffn_down_t) or Hearth's fused ffn_neurons.
+//
+// Decoded tokens may be handed to a FamilyDecodeFfn (the hybrid CPU/device path lives in the
+// api layer); prompt batches whose predicted union is most of the layer take the dense matrix
+// products instead, which reuse each weight block across the batch.
+//
+// Header-only: it belongs to the forward passes in family_forward.h, which are header-only too.
+
+#include "cpu/ops.h"
+#include "cpu/thread_pool.h"
+#include "model/dense_ffn.h"
+#include "model/hyper_params.h"
+#include "sparse/neuron_weights.h"
+#include "sparse/predictor.h"
+#include "sparse/sparse_ffn.h"
+
+#include <hearth/status.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace hearth::model {
+
+// Computes a decoded token's sparse FFN somewhere else. Called only for one-token batches in
+// sparse mode with the normalized FFN input and the predicted-active neurons; it writes y (n_embd)
+// = the sum over those neurons, without the down bias. Returning false makes the layer take the
+// CPU path, so a failing device never loses a token. (The same contract as
+// LlamaForward::DecodeFfn, so one implementation can serve both.)
+class FamilyDecodeFfn {
+public:
+    virtual ~FamilyDecodeFfn() = default;
+    [[nodiscard]] virtual bool run(cpu::ThreadPool& pool, int layer, const float* xn, const std::int32_t* active,
+                                   std::int64_t count, float* y) = 0;
+};
+
+class FamilySparseFfn {
+public:
+    enum class Mode { Sparse, Dense };
+
+    // The neuron views of @p layers (each has a .ffn UpDownFfn) and the buffers for @p maxBatch
+    // tokens. Layers whose rows the neuron kernels cannot read (a plain ffn_down) run densely;
+    // InvalidFile when a fused layer is unusable (it has no dense form).
+    template <typename Layers>
+    [[nodiscard]] static Result<std::unique_ptr<FamilySparseFfn>> create(const Layers& layers, const HyperParams& hp,
+                                                                       int maxBatch, int threads, bool sparse,
+                                                                       float threshold);
+
+    // Sparse (the default for files with predictors): predicted-active neurons only. Dense: every
+    // neuron (comparisons, profiling); fused layers then run the neuron kernels over all neurons.
+    void setMode(Mode mode) { m_mode = mode; }
+    [[nodiscard]] Mode mode() const { return m_mode; }
+    // Overrides powerinfer.sparse_threshold (-infinity: every neuron predicted active).
+    void setThreshold(float threshold) { m_threshold = threshold; }
+    [[nodiscard]] float threshold() const { return m_threshold; }
+    // Null switches it off. @p ffn must outlive every later run().
+    void setDecodeFfn(FamilyDecodeFfn* ffn) { m_decodeFfn = ffn; }
+
+    // The neuron view of layer @p layer (invalid for layers that run densely).
+    [[nodiscard]] const sparse::NeuronWeights& neurons(int layer) const { return m_neurons[std::size_t(layer)]; }
+
+    // Runs @p ffn (layer batch.layer) on @p batch; false: the caller runs the dense FFN.
+    [[nodiscard]] bool run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const FfnBatch& batch)
+    {
+        const sparse::NeuronWeights& neurons = m_neurons[std::size_t(batch.layer)];
+        const bool predicted = m_mode == Mode::Sparse && ffn.predictor.present();
+        if ((!predicted && !ffn.fusedNeurons) || !neurons.valid())
+            return false;
+        const int n = batch.tokens;
+        const std::int64_t nFf = neurons.nFf;
+        const std::int32_t* ids = m_allIds.data();
+        std::int64_t count = nFf;
+        const std::uint8_t* mask = nullptr;
+        if (predicted) {
+            sparse::predict(pool, ffn.predictor, batch.predictorInput, n, m_hidden.data(), m_predicted.data());
+            if (n == 1) {
+                count = sparse::selectActive(m_predicted.data(), nFf, m_threshold, m_ids.data());
+            } else {
+                count = sparse::selectActiveBatch(m_predicted.data(), n, nFf, m_threshold, m_mask.data(), m_ids.data());
+                if (ffn.denseCapable() && double(count) > kDenseUnionShare * double(nFf))
+                    return false;
+                mask = m_mask.data();
+            }
+            ids = m_ids.data();
+        }
+        const bool device = n == 1 && predicted && m_decodeFfn
+                            && m_decodeFfn->run(pool, batch.layer, batch.input, ids, count, batch.out);
+        if (!device) {
+            const sparse::FfnInput in = m_cpu->prepareInput(neurons.type, batch.input, n);
+            m_cpu->run(pool, neurons, in, n, ids, count, mask, batch.out);
+        }
+        if (ffn.downBias) {
+            for (int t = 0; t < n; ++t)
+                cpu::add(batch.out + std::size_t(t) * std::size_t(m_nEmbd), ffn.downBias, m_nEmbd);
+        }
+        return true;
+    }
+
+private:
+    FamilySparseFfn() = default;
+
+    // Above this share of neurons active in the union over a batch, a layer with separate
+    // matrices runs the dense products instead (as the llama family does).
+    static constexpr double kDenseUnionShare = 0.6;
+
+    Mode m_mode = Mode::Dense;
+    float m_threshold = 0.0f;
+    std::int64_t m_nEmbd = 0;
+    FamilyDecodeFfn* m_decodeFfn = nullptr;
+    std::unique_ptr<sparse::SparseFfn> m_cpu;
+    std::vector<sparse::NeuronWeights> m_neurons; // per layer
+    std::vector<float> m_hidden;                  // [B][largest predictor hidden size]
+    std::vector<float> m_predicted;               // [B][nFf] predictor logits
+    std::vector<std::uint8_t> m_mask;             // [B][nFf] per-token active flags of a batch
+    std::vector<std::int32_t> m_ids;              // [nFf] active neurons (the union over a batch)
+    std::vector<std::int32_t> m_allIds;           // 0 .. nFf-1
+};
+
+template <typename Layers>
+Result<std::unique_ptr<FamilySparseFfn>> FamilySparseFfn::create(const Layers& layers, const HyperParams& hp,
+                                                                 int maxBatch, int threads, bool sparse, float threshold)
+{
+    std::unique_ptr<FamilySparseFfn> f(new FamilySparseFfn());
+    f->m_nEmbd = hp.nEmbd;
+    f->m_threshold = threshold;
+    f->m_mode = sparse ? Mode::Sparse : Mode::Dense;
+    std::int64_t hidden = 0;
+    try {
+        f->m_neurons.resize(layers.size());
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+            const UpDownFfn& ffn = layers[i].ffn;
+            hidden = std::max(hidden, ffn.predictor.hidden());
+            sparse::NeuronWeights& w = f->m_neurons[i];
+            if (ffn.fusedNeurons) {
+                w = sparse::NeuronWeights::fused(ffn.neurons, hp.nEmbd, sparse::NeuronActivation::Relu);
+                if (!w.valid())
+                    return Status(ErrorCode::InvalidFile,
+                                  "layer " + std::to_string(i) + ": the fused neuron tensor is unusable");
+            } else if (ffn.downTransposed && ffn.activation == DenseActivation::Relu) {
+                w = sparse::NeuronWeights::separate(cpu::WeightMatrix{}, ffn.up, ffn.down, sparse::NeuronActivation::Relu);
+            }
+            w.upBias = ffn.upBias;
+        }
+        const std::size_t b = std::size_t(maxBatch);
+        const std::size_t nFf = std::size_t(hp.nFf);
+        f->m_hidden.resize(b * std::size_t(hidden));
+        f->m_predicted.resize(b * nFf);
+        f->m_mask.resize(b * nFf);
+        f->m_ids.resize(nFf);
+        f->m_allIds.resize(nFf);
+        for (std::size_t i = 0; i < nFf; ++i)
+            f->m_allIds[i] = std::int32_t(i);
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the sparse FFN's buffers");
+    }
+    auto cpu = sparse::SparseFfn::create(hp.nEmbd, maxBatch, threads);
+    if (!cpu)
+        return cpu.status();
+    f->m_cpu = std::move(cpu).value();
+    return f;
+}
+
+} // namespace hearth::model

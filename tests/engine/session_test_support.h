@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Helpers shared by the tests that run sessions on the emulated device (tst_session_hybrid,
+// tst_session_offload, tst_device_layers, tst_family_sparse): the session parameters that pick
+// a device and a budget, a prompt-then-decode run, the logits' error measure, and reading counts
+// out of a placement report.
+
+#include <hearth/model.h>
+#include <hearth/session.h>
+
+#include <QRegularExpression>
+#include <QString>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hearth::test {
+
+// Small-session parameters on @p device ("emulated:<bytes>", or empty for the CUDA back end)
+// under a budget of @p budgetGiB (negative: the device's own figure, 0: CPU only).
+inline SessionParams deviceSessionParams(const std::string& device, double budgetGiB, int contextLength, int batchSize)
+{
+    SessionParams p;
+    p.contextLength = contextLength;
+    p.batchSize = batchSize;
+    p.threads = 2;
+    p.deviceOverride = device;
+    p.vramBudgetGiB = budgetGiB;
+    return p;
+}
+
+struct SessionRun {
+    std::vector<Token> tokens;              // decoded one by one after the prompt
+    std::vector<std::vector<float>> logits; // after the prompt and after each decoded token
+    std::string report;                     // the session's placement report
+};
+
+// Prefills @p prompt, then decodes @p decodeCount tokens, each the one @p next picks from its
+// step and the logits so far. A failing step ends the run early (fewer logits).
+inline SessionRun runSession(const std::shared_ptr<const Model>& model, const SessionParams& params,
+                             const std::vector<Token>& prompt, int decodeCount,
+                             const std::function<Token(int, std::span<const float>)>& next)
+{
+    SessionRun run;
+    auto session = Session::create(model, params);
+    if (!session) {
+        qWarning("%s", session.message().c_str());
+        return run;
+    }
+    run.report = (*session)->placementReport();
+    if (!(*session)->prefill(prompt).ok())
+        return run;
+    run.logits.emplace_back((*session)->logits().begin(), (*session)->logits().end());
+    for (int i = 0; i < decodeCount; ++i) {
+        const Token t = next(i, (*session)->logits());
+        run.tokens.push_back(t);
+        if (!(*session)->decode(t).ok())
+            return run;
+        run.logits.emplace_back((*session)->logits().begin(), (*session)->logits().end());
+    }
+    return run;
+}
+
+// Largest |a - b| over the largest |a|: a relative error that ignores near-zero logits.
+// Infinity when the sizes differ.
+inline double relativeError(std::span<const float> a, std::span<const float> b)
+{
+    if (a.size() != b.size())
+        return std::numeric_limits<double>::infinity();
+    double diff = 0;
+    double scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, double(std::fabs(a[i] - b[i])));
+        scale = std::max(scale, double(std::fabs(a[i])));
+    }
+    return scale > 0 ? diff / scale : diff;
+}
+
+// "K of T FFN neurons hot" in a report, or {-1, -1}.
+inline std::pair<long long, long long> hotCounts(const std::string& report)
+{
+    static const QRegularExpression re(QStringLiteral("(\\d+) of (\\d+) FFN neurons hot"));
+    const auto m = re.match(QString::fromStdString(report));
+    if (!m.hasMatch())
+        return {-1, -1};
+    return {m.captured(1).toLongLong(), m.captured(2).toLongLong()};
+}
+
+} // namespace hearth::test

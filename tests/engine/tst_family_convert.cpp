@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: MIT
+// Converting Hugging Face Falcon and OPT folders: a synthetic model is written directly as GGUF,
+// then the same weights as a Hugging Face folder (FalconForCausalLM with multi-query or the new
+// decoder architecture, RWForCausalLM, OPTForCausalLM; safetensors or pytorch_model.bin), and
+// the converted file must equal the direct one: every tensor byte for byte, in F32 and quantized,
+// the vocabulary, and the logits. With PowerInfer predictors the result is a sparse file.
+
+#include "convert/hf_config.h"
+#include "convert/hf_to_gguf.h"
+#include "convert/quantize_file.h"
+#include "family_test_support.h"
+#include "gguf/gguf_file.h"
+#include "hf_folder_writer.h"
+#include "synth/synthetic_families.h"
+#include "synth/synthetic_model.h"
+#include "synth/synthetic_sparse.h"
+
+#include <hearth/model.h>
+#include <hearth/session.h>
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstring>
+#include <map>
+#include <random>
+#include <vector>
+
+using namespace hearth;
+using namespace hearth::test;
+
+namespace {
+
+using Tensors = std::map<std::string, FloatTensor>;
+
+// Which Hugging Face flavour a fixture folder imitates.
+enum class Flavour {
+    FalconMultiQuery, // FalconForCausalLM, Falcon-7B style: one KV head, one LayerNorm per layer
+    FalconNewDecoder, // FalconForCausalLM, Falcon-40B style: KV groups, ln_attn + ln_mlp
+    RefinedWeb,       // RWForCausalLM with the old key names (n_embed, n_head, ...)
+    Opt,              // OPTForCausalLM
+};
+
+synth::SynthOptions optionsFor(Flavour f, DType type)
+{
+    synth::SynthOptions o;
+    o.architecture = f == Flavour::Opt ? "opt" : "falcon";
+    o.shape = *synth::shapeByName(o.architecture, f == Flavour::FalconNewDecoder ? "falcon-tiny-gqa"
+                                                   : f == Flavour::Opt             ? "opt-tiny"
+                                                                                   : "falcon-tiny");
+    o.type = type;
+    o.ffnActivation = "relu";
+    o.seed = 23;
+    return o;
+}
+
+// An F32 tensor of the GGUF file as a PyTorch tensor (GGUF [cols, rows] is PyTorch [rows, cols]).
+FloatTensor torchOf(const gguf::TensorInfo& t)
+{
+    FloatTensor out;
+    for (std::size_t i = t.shape.size(); i-- > 0;)
+        out.shape.push_back(t.shape[i]);
+    out.values.resize(std::size_t(t.elementCount()));
+    std::memcpy(out.values.data(), t.data, out.values.size() * sizeof(float));
+    return out;
+}
+
+// GGUF's [Q | K | V] rows back into Hugging Face's per-KV-head groups [q.., k, v].
+FloatTensor hfQkv(const FloatTensor& gguf, int heads, int kvHeads, int headDim)
+{
+    FloatTensor out = gguf;
+    const std::int64_t cols = gguf.shape[1];
+    const int group = heads / kvHeads;
+    auto copyHead = [&](int from, int to) {
+        for (std::int64_t r = 0; r < headDim; ++r)
+            for (std::int64_t c = 0; c < cols; ++c)
+                out.values[std::size_t((to * headDim + r) * cols + c)] = gguf.values[std::size_t((from * headDim + r) * cols + c)];
+    };
+    for (int g = 0; g < kvHeads; ++g) {
+        for (int j = 0; j < group; ++j)
+            copyHead(g * group + j, g * (group + 2) + j);
+        copyHead(heads + g, g * (group + 2) + group);
+        copyHead(heads + kvHeads + g, g * (group + 2) + group + 1);
+    }
+    return out;
+}
+
+// The Hugging Face names and layouts of the synthetic file's tensors.
+Tensors hfTensors(const gguf::GgufFile& file, Flavour f, const synth::ModelShape& s)
+{
+    Tensors out;
+    const bool opt = f == Flavour::Opt;
+    const std::string d = "model.decoder.";
+    for (const gguf::TensorInfo& t : file.tensors()) {
+        std::string name = t.name;
+        FloatTensor value = torchOf(t);
+        if (name == "token_embd.weight") {
+            name = opt ? d + "embed_tokens.weight" : "transformer.word_embeddings.weight";
+        } else if (name == "position_embd.weight") {
+            name = d + "embed_positions.weight";
+        } else if (name.starts_with("output_norm.")) {
+            name = (opt ? d + "final_layer_norm." : std::string("transformer.ln_f.")) + name.substr(12);
+        } else if (name == "output.weight") {
+            name = "lm_head.weight";
+        } else {
+            const std::size_t dot = name.find('.', 4);
+            const std::string layer = name.substr(4, dot - 4);
+            const std::string rest = name.substr(dot + 1);
+            const std::string h = opt ? d + "layers." + layer + "." : "transformer.h." + layer + ".";
+            static const std::map<std::string, std::string> falconNames = {
+                {"attn_output.weight", "self_attention.dense.weight"},
+                {"ffn_up.weight", "mlp.dense_h_to_4h.weight"},
+                {"ffn_down.weight", "mlp.dense_4h_to_h.weight"},
+                {"attn_norm_2.weight", "ln_mlp.weight"},
+                {"attn_norm_2.bias", "ln_mlp.bias"},
+            };
+            static const std::map<std::string, std::string> optNames = {
+                {"attn_norm.weight", "self_attn_layer_norm.weight"}, {"attn_norm.bias", "self_attn_layer_norm.bias"},
+                {"attn_q.weight", "self_attn.q_proj.weight"},       {"attn_q.bias", "self_attn.q_proj.bias"},
+                {"attn_k.weight", "self_attn.k_proj.weight"},       {"attn_k.bias", "self_attn.k_proj.bias"},
+                {"attn_v.weight", "self_attn.v_proj.weight"},       {"attn_v.bias", "self_attn.v_proj.bias"},
+                {"attn_output.weight", "self_attn.out_proj.weight"}, {"attn_output.bias", "self_attn.out_proj.bias"},
+                {"ffn_norm.weight", "final_layer_norm.weight"},     {"ffn_norm.bias", "final_layer_norm.bias"},
+                {"ffn_up.weight", "fc1.weight"},                    {"ffn_up.bias", "fc1.bias"},
+                {"ffn_down.weight", "fc2.weight"},                  {"ffn_down.bias", "fc2.bias"},
+            };
+            if (opt) {
+                name = h + optNames.at(rest);
+            } else if (rest == "attn_qkv.weight") {
+                name = h + "self_attention.query_key_value.weight";
+                value = hfQkv(value, s.headCount, s.kvHeadCount, s.headDim());
+            } else if (rest.starts_with("attn_norm.")) {
+                name = h + (f == Flavour::FalconNewDecoder ? "ln_attn." : "input_layernorm.") + rest.substr(10);
+            } else {
+                name = h + falconNames.at(rest);
+            }
+        }
+        out[name] = std::move(value);
+    }
+    return out;
+}
+
+QByteArray configJson(Flavour f, const synth::ModelShape& s)
+{
+    QJsonObject c;
+    switch (f) {
+    case Flavour::FalconMultiQuery:
+    case Flavour::FalconNewDecoder:
+        c = QJsonObject{{"architectures", QJsonArray{"FalconForCausalLM"}},
+                        {"model_type", "falcon"},
+                        {"hidden_size", s.embeddingSize},
+                        {"num_hidden_layers", s.layerCount},
+                        {"num_attention_heads", s.headCount},
+                        {"vocab_size", s.vocabSize},
+                        {"max_position_embeddings", s.contextLength},
+                        {"layer_norm_epsilon", double(s.rmsNormEpsilon)},
+                        {"parallel_attn", true},
+                        {"bias", false},
+                        {"alibi", false},
+                        {"activation", "relu"}};
+        if (f == Flavour::FalconNewDecoder) {
+            c["new_decoder_architecture"] = true;
+            c["num_kv_heads"] = s.kvHeadCount;
+        } else {
+            c["multi_query"] = true;
+        }
+        break;
+    case Flavour::RefinedWeb:
+        c = QJsonObject{{"architectures", QJsonArray{"RWForCausalLM"}},
+                        {"model_type", "RefinedWebModel"},
+                        {"n_embed", s.embeddingSize},
+                        {"n_layer", s.layerCount},
+                        {"n_head", s.headCount},
+                        {"multi_query", true},
+                        {"vocab_size", s.vocabSize},
+                        {"max_position_embeddings", s.contextLength},
+                        {"layer_norm_epsilon", double(s.rmsNormEpsilon)},
+                        {"parallel_attn", true},
+                        {"bias", false},
+                        {"hidden_act", "relu"}};
+        break;
+    case Flavour::Opt:
+        c = QJsonObject{{"architectures", QJsonArray{"OPTForCausalLM"}},
+                        {"model_type", "opt"},
+                        {"hidden_size", s.embeddingSize},
+                        {"ffn_dim", s.feedForwardSize},
+                        {"num_hidden_layers", s.layerCount},
+                        {"num_attention_heads", s.headCount},
+                        {"vocab_size", s.vocabSize},
+                        {"max_position_embeddings", s.contextLength},
+                        {"word_embed_proj_dim", s.embeddingSize},
+                        {"do_layer_norm_before", true},
+                        {"activation_function", "relu"},
+                        {"enable_bias", true}};
+        break;
+    }
+    return QJsonDocument(c).toJson();
+}
+
+// A byte-level BPE tokenizer.json with the synthetic file's vocabulary and merges.
+QByteArray tokenizerJson(const gguf::GgufFile& file)
+{
+    const gguf::ArrayValue* tokens = file.getArray("tokenizer.ggml.tokens");
+    const gguf::ArrayValue* types = file.getArray("tokenizer.ggml.token_type");
+    const gguf::ArrayValue* merges = file.getArray("tokenizer.ggml.merges");
+    QJsonObject vocab;
+    QJsonArray added;
+    for (std::size_t i = 0; tokens && i < tokens->size(); ++i) {
+        const QString text = QString::fromStdString(tokens->strings[i]);
+        vocab[text] = qint64(i);
+        if (types && types->ints[i] != 1)
+            added.append(QJsonObject{{"id", qint64(i)}, {"content", text}, {"special", true}, {"normalized", false}});
+    }
+    QJsonArray mergeList;
+    for (std::size_t i = 0; merges && i < merges->size(); ++i)
+        mergeList.append(QString::fromStdString(merges->strings[i]));
+    const QJsonObject byteLevel{{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}};
+    const QJsonObject model{{"type", "BPE"}, {"vocab", vocab}, {"merges", mergeList}};
+    const QJsonObject root{{"version", "1.0"}, {"added_tokens", added}, {"pre_tokenizer", byteLevel},
+                           {"decoder", byteLevel}, {"model", model}};
+    return QJsonDocument(root).toJson(QJsonDocument::Compact);
+}
+
+std::vector<float> logitsOf(const std::string& path, const std::vector<Token>& tokens, bool dense = false)
+{
+    auto model = Model::load(path);
+    if (!model) {
+        qWarning("%s", model.message().c_str());
+        return {};
+    }
+    SessionParams params;
+    params.contextLength = 32;
+    params.threads = 2;
+    params.denseFfn = dense;
+    auto session = Session::create(*model, params);
+    std::vector<float> all;
+    if (!session || !(*session)->evaluateAll(tokens, all).ok())
+        return {};
+    return all;
+}
+
+const std::vector<Token> kTokens = {11, 300, 257, 64, 99, 12, 270, 5};
+
+} // namespace
+
+class TestFamilyConvert : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_count = 0;
+
+    QString path(const QString& name) { return m_dir.filePath(QStringLiteral("%1-%2").arg(++m_count).arg(name)); }
+
+    // Writes the synthetic model of @p f directly (F32) and as a Hugging Face folder; returns both.
+    std::pair<std::string, QString> fixture(Flavour f, bool pytorch)
+    {
+        const auto o = optionsFor(f, DType::F32);
+        const QString direct = path(QStringLiteral("direct.gguf"));
+        const Status st = synth::writeSyntheticModel(o, direct.toStdString());
+        if (!st.ok()) {
+            qWarning("%s", st.message().c_str());
+            return {};
+        }
+        auto file = gguf::GgufFile::open(direct.toStdString());
+        if (!file)
+            return {};
+        const QString hf = path(QStringLiteral("hf"));
+        QDir().mkpath(hf);
+        const Tensors tensors = hfTensors(**file, f, o.shape);
+        const bool ok = writeFixtureFile(hf + "/config.json", configJson(f, o.shape))
+                        && writeFixtureFile(hf + "/tokenizer.json", tokenizerJson(**file))
+                        && (pytorch ? writeFixtureFile(hf + "/pytorch_model.bin", torchStateDict(tensors))
+                                    : writeFixtureFile(hf + "/model.safetensors", hfSafetensors(tensors)));
+        if (!ok)
+            return {};
+        return {direct.toStdString(), hf};
+    }
+
+    static void compareTensors(const std::string& expectedPath, const std::string& actualPath)
+    {
+        auto expected = gguf::GgufFile::open(expectedPath);
+        auto actual = gguf::GgufFile::open(actualPath);
+        QVERIFY(expected.ok() && actual.ok());
+        QCOMPARE((*actual)->tensors().size(), (*expected)->tensors().size());
+        for (const gguf::TensorInfo& e : (*expected)->tensors()) {
+            const gguf::TensorInfo* a = (*actual)->findTensor(e.name);
+            QVERIFY2(a, e.name.c_str());
+            QVERIFY2(a->type == e.type && a->shape == e.shape, e.name.c_str());
+            QVERIFY2(a->byteSize == e.byteSize && std::memcmp(a->data, e.data, e.byteSize) == 0, e.name.c_str());
+        }
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void convertedEqualsDirect_data()
+    {
+        QTest::addColumn<int>("flavour");
+        QTest::addColumn<bool>("pytorch");
+        QTest::newRow("falcon-multi-query") << int(Flavour::FalconMultiQuery) << false;
+        QTest::newRow("falcon-new-decoder") << int(Flavour::FalconNewDecoder) << true;
+        QTest::newRow("rw-for-causal-lm") << int(Flavour::RefinedWeb) << true;
+        QTest::newRow("opt-safetensors") << int(Flavour::Opt) << false;
+        QTest::newRow("opt-pytorch") << int(Flavour::Opt) << true;
+    }
+
+    // F32: the same tensors, vocabulary and logits as the file written directly.
+    void convertedEqualsDirect()
+    {
+        QFETCH(int, flavour);
+        QFETCH(bool, pytorch);
+        const auto [direct, hf] = fixture(Flavour(flavour), pytorch);
+        QVERIFY(!direct.empty());
+        convert::ConvertOptions options;
+        options.modelFolder = hf.toStdString();
+        options.output = path(QStringLiteral("converted.gguf")).toStdString();
+        options.type = DType::F32;
+        auto report = convert::convertHfModel(options);
+        QVERIFY2(report.ok(), report.message().c_str());
+        QVERIFY(!report->sparse);
+        compareTensors(direct, options.output);
+
+        auto a = gguf::GgufFile::open(direct);
+        auto b = gguf::GgufFile::open(options.output);
+        QVERIFY(a.ok() && b.ok());
+        QCOMPARE((*b)->getString("general.architecture"), (*a)->getString("general.architecture"));
+        for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.merges"}) {
+            const gguf::ArrayValue* x = (*a)->getArray(key);
+            const gguf::ArrayValue* y = (*b)->getArray(key);
+            QVERIFY(x && y);
+            QCOMPARE(y->size(), x->size());
+            for (std::size_t i = 0; i < x->size(); ++i)
+                QVERIFY2(x->strings[i] == y->strings[i], key);
+        }
+        QCOMPARE((*b)->getString("tokenizer.ggml.pre"), (*a)->getString("tokenizer.ggml.pre"));
+
+        // The same text gives the same ids through both files' tokenizers.
+        auto ma = Model::load(direct);
+        auto mb = Model::load(options.output);
+        QVERIFY(ma.ok() && mb.ok());
+        for (const char* text : {"Hello world", " 12345 tokens, punctuation!", "a b  c"})
+            QVERIFY((*ma)->tokenizer().encode(text, false, false) == (*mb)->tokenizer().encode(text, false, false));
+
+        const std::vector<float> want = logitsOf(direct, kTokens);
+        const std::vector<float> got = logitsOf(options.output, kTokens);
+        QVERIFY(!want.empty());
+        QVERIFY(want == got);
+    }
+
+    void quantizedEqualsDirect_data()
+    {
+        QTest::addColumn<int>("flavour");
+        QTest::addColumn<int>("type");
+        for (DType t : {DType::F16, DType::Q8_0, DType::Q4_0}) {
+            QTest::newRow(("falcon-" + std::string(dtypeName(t))).c_str()) << int(Flavour::FalconNewDecoder) << int(t);
+            QTest::newRow(("opt-" + std::string(dtypeName(t))).c_str()) << int(Flavour::Opt) << int(t);
+        }
+    }
+
+    // Quantized output equals the synthetic generator's file of that type (same floats, the same
+    // row quantization).
+    void quantizedEqualsDirect()
+    {
+        QFETCH(int, flavour);
+        QFETCH(int, type);
+        const auto [direct, hf] = fixture(Flavour(flavour), false);
+        QVERIFY(!direct.empty());
+        const QString quantized = path(QStringLiteral("direct-q.gguf"));
+        QVERIFY(synth::writeSyntheticModel(optionsFor(Flavour(flavour), DType(type)), quantized.toStdString()).ok());
+        convert::ConvertOptions options;
+        options.modelFolder = hf.toStdString();
+        options.output = path(QStringLiteral("converted-q.gguf")).toStdString();
+        options.type = DType(type);
+        auto report = convert::convertHfModel(options);
+        QVERIFY2(report.ok(), report.message().c_str());
+        compareTensors(quantized.toStdString(), options.output);
+    }
+
+    void quantizeFileEqualsDirect_data() { quantizedEqualsDirect_data(); }
+
+    // hearth-quantize on a falcon/opt F32 file gives the generator's file of that type.
+    void quantizeFileEqualsDirect()
+    {
+        QFETCH(int, flavour);
+        QFETCH(int, type);
+        const QString f32 = path(QStringLiteral("f32.gguf"));
+        const QString direct = path(QStringLiteral("direct.gguf"));
+        QVERIFY(synth::writeSyntheticModel(optionsFor(Flavour(flavour), DType::F32), f32.toStdString()).ok());
+        QVERIFY(synth::writeSyntheticModel(optionsFor(Flavour(flavour), DType(type)), direct.toStdString()).ok());
+        convert::QuantizeOptions q;
+        q.input = f32.toStdString();
+        q.output = path(QStringLiteral("quantized.gguf")).toStdString();
+        q.type = DType(type);
+        auto report = convert::quantizeModelFile(q);
+        QVERIFY2(report.ok(), report.message().c_str());
+        compareTensors(direct.toStdString(), q.output);
+    }
+
+    // Sparse files of both layouts quantize too (the fused up|down rows are one row each) and
+    // stay sparse.
+    void quantizeSparseFiles()
+    {
+        for (const char* arch : {"falcon", "opt"}) {
+            for (auto layout : {synth::SparseLayout::PowerInfer, synth::SparseLayout::Hearth}) {
+                synth::SynthOptions o = optionsFor(std::string(arch) == "opt" ? Flavour::Opt : Flavour::FalconMultiQuery,
+                                                   DType::F32);
+                synth::SparseSynthOptions s;
+                s.layout = layout;
+                s.predictorHidden = 32;
+                const QString f32 = path(QStringLiteral("sparse-f32.gguf"));
+                QVERIFY(synth::writeSparseSyntheticModel(o, s, f32.toStdString()).ok());
+                convert::QuantizeOptions q;
+                q.input = f32.toStdString();
+                q.output = path(QStringLiteral("sparse-q4.gguf")).toStdString();
+                q.type = DType::Q4_0;
+                auto report = convert::quantizeModelFile(q);
+                QVERIFY2(report.ok(), report.message().c_str());
+                auto model = Model::load(q.output);
+                QVERIFY2(model.ok(), model.message().c_str());
+                QVERIFY((*model)->info().sparse);
+                auto file = gguf::GgufFile::open(q.output);
+                QVERIFY(file.ok());
+                const char* ffn = layout == synth::SparseLayout::Hearth ? "blk.0.ffn_neurons.weight" : "blk.0.ffn_down_t.weight";
+                QVERIFY((*file)->findTensor(ffn) && (*file)->findTensor(ffn)->type == DType::Q4_0);
+                QVERIFY(!logitsOf(q.output, kTokens).empty());
+            }
+        }
+    }
+
+    void predictorsGiveSparseFile_data()
+    {
+        QTest::addColumn<int>("flavour");
+        QTest::newRow("falcon") << int(Flavour::FalconMultiQuery);
+        QTest::newRow("opt") << int(Flavour::Opt);
+    }
+
+    // PowerInfer predictors (model_<n>.pt): a PWRI file with neuron-major down projections and
+    // the predictors as given; its dense FFN mode gives the direct file's logits.
+    void predictorsGiveSparseFile()
+    {
+        QFETCH(int, flavour);
+        const auto [direct, hf] = fixture(Flavour(flavour), false);
+        QVERIFY(!direct.empty());
+        const auto o = optionsFor(Flavour(flavour), DType::F32);
+        const QString predictors = path(QStringLiteral("predictors"));
+        QDir().mkpath(predictors);
+        std::mt19937 rng(5);
+        std::normal_distribution<float> normal(0.0f, 0.3f);
+        std::vector<FloatTensor> fc1, fc2;
+        for (int l = 0; l < o.shape.layerCount; ++l) {
+            FloatTensor a{{32, o.shape.embeddingSize}, {}};
+            FloatTensor b{{o.shape.feedForwardSize, 32}, {}};
+            for (std::int64_t i = 0; i < 32 * o.shape.embeddingSize; ++i)
+                a.values.push_back(normal(rng));
+            for (std::int64_t i = 0; i < 32 * std::int64_t(o.shape.feedForwardSize); ++i)
+                b.values.push_back(normal(rng));
+            QVERIFY(writeFixtureFile(predictors + QStringLiteral("/model_%1.pt").arg(l),
+                              torchStateDict({{"fc1.weight", a}, {"fc2.weight", b}})));
+            fc1.push_back(a);
+            fc2.push_back(b);
+        }
+        convert::ConvertOptions options;
+        options.modelFolder = hf.toStdString();
+        options.predictorFolder = predictors.toStdString();
+        options.output = path(QStringLiteral("sparse.gguf")).toStdString();
+        options.type = DType::F32;
+        auto report = convert::convertHfModel(options);
+        QVERIFY2(report.ok(), report.message().c_str());
+        QVERIFY(report->sparse);
+
+        auto file = gguf::GgufFile::open(options.output);
+        auto plain = gguf::GgufFile::open(direct);
+        QVERIFY(file.ok() && plain.ok());
+        QVERIFY((*file)->magic() == gguf::Magic::PowerInfer);
+        for (int l = 0; l < o.shape.layerCount; ++l) {
+            const std::string p = "blk." + std::to_string(l) + ".";
+            QVERIFY(!(*file)->findTensor(p + "ffn_down.weight"));
+            const RefMatrix downT = readTensor(**file, p + "ffn_down_t.weight");
+            const RefMatrix down = readTensor(**plain, p + "ffn_down.weight");
+            QCOMPARE(downT.rows, down.cols);
+            for (std::int64_t i = 0; i < downT.rows; ++i)
+                for (std::int64_t c = 0; c < downT.cols; ++c)
+                    QCOMPARE(downT.row(i)[c], down.row(c)[i]);
+            const RefMatrix a = readTensor(**file, p + "fc1.weight");
+            const RefMatrix b = readTensor(**file, p + "fc2.weight");
+            QCOMPARE(a.rows, std::int64_t(32));
+            QCOMPARE(b.rows, std::int64_t(o.shape.feedForwardSize));
+            QCOMPARE(float(a.w[5]), fc1[std::size_t(l)].values[5]);
+            QCOMPARE(float(b.w[7]), fc2[std::size_t(l)].values[7]);
+        }
+        auto model = Model::load(options.output);
+        QVERIFY2(model.ok(), model.message().c_str());
+        QVERIFY((*model)->info().sparse);
+
+        const std::vector<float> want = logitsOf(direct, kTokens);
+        const std::vector<float> dense = logitsOf(options.output, kTokens, true);
+        const std::vector<float> sparse = logitsOf(options.output, kTokens);
+        QCOMPARE(dense.size(), want.size());
+        QCOMPARE(sparse.size(), want.size());
+        double worst = 0, scale = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            worst = std::max(worst, double(std::fabs(dense[i] - want[i])));
+            scale = std::max(scale, double(std::fabs(want[i])));
+        }
+        QVERIFY2(worst < 1e-4 * scale, qPrintable(QString::number(worst)));
+    }
+
+    // hearth-convert on the command line: an OPT folder with predictors, quantized.
+    void commandLineTool()
+    {
+        const QString tool = QStringLiteral(HEARTH_BIN_DIR) + "/hearth-convert";
+        if (!QFileInfo::exists(tool))
+            QSKIP("hearth-convert is not built");
+        const auto [direct, hf] = fixture(Flavour::Opt, false);
+        QVERIFY(!direct.empty());
+        const auto o = optionsFor(Flavour::Opt, DType::F32);
+        const QString predictors = path(QStringLiteral("cli-predictors"));
+        QDir().mkpath(predictors);
+        for (int l = 0; l < o.shape.layerCount; ++l) {
+            FloatTensor a{{32, o.shape.embeddingSize}, std::vector<float>(std::size_t(32 * o.shape.embeddingSize), 0.01f)};
+            FloatTensor b{{o.shape.feedForwardSize, 32}, std::vector<float>(std::size_t(32 * o.shape.feedForwardSize), 0.01f)};
+            QVERIFY(writeFixtureFile(predictors + QStringLiteral("/model_%1.pt").arg(l),
+                              torchStateDict({{"fc1.weight", a}, {"fc2.weight", b}})));
+        }
+        const QString out = path(QStringLiteral("cli.gguf"));
+        QProcess p;
+        p.start(tool, {"--model", hf, "--predictor", predictors, "--type", "q4_0", "-q", "-o", out});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        auto model = Model::load(out.toStdString());
+        QVERIFY2(model.ok(), model.message().c_str());
+        QCOMPARE((*model)->info().architecture, std::string("opt"));
+        QVERIFY((*model)->info().sparse);
+    }
+
+    void unsupportedConfigs_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("needle");
+        QTest::newRow("falcon-alibi") << QByteArray(R"({"architectures":["FalconForCausalLM"],"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"alibi":true})")
+                                      << QStringLiteral("ALiBi");
+        QTest::newRow("falcon-bias") << QByteArray(R"({"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"bias":true})")
+                                     << QStringLiteral("biases");
+        QTest::newRow("falcon-sequential") << QByteArray(R"({"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"parallel_attn":false})")
+                                           << QStringLiteral("parallel");
+        QTest::newRow("falcon-act") << QByteArray(R"({"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"activation":"swiglu"})")
+                                    << QStringLiteral("swiglu");
+        QTest::newRow("opt-350m") << QByteArray(R"({"architectures":["OPTForCausalLM"],"model_type":"opt","hidden_size":1024,"ffn_dim":4096,"num_hidden_layers":2,"num_attention_heads":16,"vocab_size":320,"do_layer_norm_before":false,"word_embed_proj_dim":512})")
+                                  << QStringLiteral("opt-350m");
+        QTest::newRow("opt-gelu") << QByteArray(R"({"model_type":"opt","hidden_size":64,"ffn_dim":256,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"activation_function":"gelu"})")
+                                  << QStringLiteral("gelu");
+        QTest::newRow("opt-no-ffn") << QByteArray(R"({"model_type":"opt","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320})")
+                                    << QStringLiteral("ffn_dim");
+        QTest::newRow("falcon-kv") << QByteArray(R"({"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"new_decoder_architecture":true,"num_kv_heads":3})")
+                                   << QStringLiteral("KV head");
+    }
+
+    void unsupportedConfigs()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, needle);
+        auto parsed = convert::HfConfig::parse(json.toStdString());
+        QVERIFY(!parsed.ok());
+        QVERIFY2(QString::fromStdString(parsed.message()).contains(needle), parsed.message().c_str());
+    }
+
+    void configDefaults()
+    {
+        // Falcon-7B's config: multi-query by default, n_ff = 4 n_embd, GELU.
+        auto falcon = convert::HfConfig::parse(
+            R"({"architectures":["FalconForCausalLM"],"model_type":"falcon","hidden_size":4544,"num_hidden_layers":32,"num_attention_heads":71,"vocab_size":65024})");
+        QVERIFY2(falcon.ok(), falcon.message().c_str());
+        QCOMPARE(falcon->ggufArchitecture, std::string("falcon"));
+        QCOMPARE(falcon->kvHeadCount, 1);
+        QCOMPARE(falcon->intermediateSize, 4 * 4544);
+        QCOMPARE(falcon->ffnActivation, std::string("gelu"));
+        QCOMPARE(falcon->contextLength, 2048);
+        // Falcon-40B: grouped KV heads.
+        auto falcon40 = convert::HfConfig::parse(
+            R"({"model_type":"falcon","hidden_size":8192,"num_hidden_layers":60,"num_attention_heads":128,"num_kv_heads":8,"new_decoder_architecture":true,"vocab_size":65024})");
+        QVERIFY2(falcon40.ok(), falcon40.message().c_str());
+        QCOMPARE(falcon40->kvHeadCount, 8);
+        QVERIFY(falcon40->falconNewDecoder);
+        auto opt = convert::HfConfig::parse(
+            R"({"architectures":["OPTForCausalLM"],"model_type":"opt","hidden_size":768,"ffn_dim":3072,"num_hidden_layers":12,"num_attention_heads":12,"vocab_size":50272,"max_position_embeddings":2048})");
+        QVERIFY2(opt.ok(), opt.message().c_str());
+        QCOMPARE(opt->ggufArchitecture, std::string("opt"));
+        QCOMPARE(opt->ffnActivation, std::string("relu"));
+        QVERIFY(opt->tieWordEmbeddings);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFamilyConvert)
+#include "tst_family_convert.moc"
