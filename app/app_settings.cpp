@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "app_settings.h"
 
+#include "placementpreview.h"
+
 #include <QFont>
 #include <QGuiApplication>
 #include <QJSEngine>
@@ -63,6 +65,7 @@ QPalette lightPalette()
 
 AppSettings::AppSettings(const QString& iniPath, QObject* parent)
     : QObject(parent)
+    , m_iniPath(iniPath)
     , m_settings(iniPath.isEmpty() ? std::make_unique<QSettings>()
                                    : std::make_unique<QSettings>(iniPath, QSettings::IniFormat))
 {
@@ -77,6 +80,8 @@ AppSettings::AppSettings(const QString& iniPath, QObject* parent)
     m_sampling = SamplingSettings::fromJson(
         QJsonDocument::fromJson(m_settings->value(QStringLiteral("defaults/sampling")).toByteArray()).object());
     m_recentModels = m_settings->value(QStringLiteral("models/recent")).toStringList().mid(0, MaxRecentModels);
+    m_hfEndpoint = m_settings->value(QStringLiteral("hub/endpoint")).toString();
+    m_hfToken = m_settings->value(QStringLiteral("hub/token")).toString();
 }
 
 AppSettings::~AppSettings() = default;
@@ -246,6 +251,37 @@ void AppSettings::addRecentModel(const QString& path)
     m_recentModels = recent;
     m_settings->setValue(QStringLiteral("models/recent"), m_recentModels);
     Q_EMIT recentModelsChanged();
+}
+
+void AppSettings::setHfEndpoint(const QString& endpoint)
+{
+    const QString value = endpoint.trimmed();
+    if (value == m_hfEndpoint)
+        return;
+    m_hfEndpoint = value;
+    m_settings->setValue(QStringLiteral("hub/endpoint"), value);
+    Q_EMIT hubChanged();
+}
+
+void AppSettings::setHfToken(const QString& token)
+{
+    const QString value = token.trimmed();
+    if (value == m_hfToken)
+        return;
+    m_hfToken = value;
+    m_settings->setValue(QStringLiteral("hub/token"), value);
+    Q_EMIT hubChanged();
+}
+
+double AppSettings::vramBudgetGiB(const QString& modelPath) const
+{
+    if (modelPath.isEmpty())
+        return -1;
+    m_settings->sync(); // the VRAM panel writes through its own QSettings object
+    const auto choice = hearth::models::PlacementPreview::remembered(*m_settings, modelPath);
+    if (!choice || choice->autoBudget)
+        return -1;
+    return double(choice->budgetBytes) / double(quint64(1) << 30);
 }
 
 void AppSettings::applyAppearance()

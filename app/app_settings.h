@@ -40,6 +40,11 @@ class AppSettings : public QObject
     Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY defaultsChanged)
     Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY defaultsChanged)
     Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
+    /// Hugging Face mirror, e.g. https://hf-mirror.com; empty: HF_ENDPOINT or huggingface.co.
+    Q_PROPERTY(QString hfEndpoint READ hfEndpoint WRITE setHfEndpoint NOTIFY hubChanged)
+    /// Access token for gated models; empty: HF_TOKEN or anonymous. Kept with the other settings
+    /// and never written to the log.
+    Q_PROPERTY(QString hfToken READ hfToken WRITE setHfToken NOTIFY hubChanged)
 
 public:
     static constexpr int MaxRecentModels = 8;
@@ -83,6 +88,17 @@ public:
     /// Puts @p path first in the recent models.
     void addRecentModel(const QString& path);
 
+    [[nodiscard]] QString hfEndpoint() const { return m_hfEndpoint; }
+    void setHfEndpoint(const QString& endpoint);
+    [[nodiscard]] QString hfToken() const { return m_hfToken; }
+    void setHfToken(const QString& token);
+
+    /// The INI file these settings live in; empty when they use the platform's store.
+    [[nodiscard]] QString iniPath() const { return m_iniPath; }
+    /// The VRAM budget remembered for the model at @p modelPath by the VRAM panel, in GiB as
+    /// SessionParams::vramBudgetGiB takes it: < 0 for Auto or when nothing is remembered.
+    [[nodiscard]] double vramBudgetGiB(const QString& modelPath) const;
+
     /// Applies theme and font size to the application (palette and font); main() calls it once,
     /// the setters again on each change. Needs a QGuiApplication.
     void applyAppearance();
@@ -95,10 +111,12 @@ Q_SIGNALS:
     void languageChanged();
     void defaultsChanged();
     void recentModelsChanged();
+    void hubChanged();
 
 private:
     void saveSampling();
 
+    QString m_iniPath;
     std::unique_ptr<QSettings> m_settings;
     QString m_theme = QStringLiteral("system");
     int m_fontSize = 0;
@@ -108,6 +126,8 @@ private:
     QString m_systemPrompt;
     SamplingSettings m_sampling;
     QStringList m_recentModels;
+    QString m_hfEndpoint;
+    QString m_hfToken;
     QPalette m_systemPalette;
     int m_systemFontSize = 0;
     bool m_haveSystemLook = false;

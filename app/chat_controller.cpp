@@ -11,7 +11,15 @@
 #include <QHash>
 #include <QJSEngine>
 #include <QJsonObject>
+#include <QQmlExtensionPlugin>
 #include <QSaveFile>
+#include <QTimer>
+
+#include <cmath>
+
+// The Models page's QML module (Hearth.Models) comes with the chat's: every program that links
+// the controller (the app, the window tests) can load the Main.qml that shows it.
+Q_IMPORT_QML_PLUGIN(Hearth_ModelsPlugin)
 
 namespace hearth::app {
 
@@ -33,7 +41,7 @@ QString titleFrom(const QString& text)
     return title;
 }
 
-MessageModel::Message toRow(const hearth::ChatMessage& message)
+MessageModel::Message toRow(const hearth::StoredMessage& message)
 {
     MessageModel::Message row;
     row.id = message.id;
@@ -80,9 +88,20 @@ ChatController::ChatController(QObject* parent)
         });
     connect(m_worker, &EngineWorker::modelLoadFailed, this, [this](const QString& message) {
         qCWarning(lcApp) << message;
+        m_replacing = false;
+        m_pendingBudgetGiB.reset();
+        if (!m_modelPath.isEmpty()) {
+            // A failed re-placement that could not restore the old one: the model is gone.
+            m_modelName.clear();
+            m_modelDescription.clear();
+            m_placementReport.clear();
+            m_modelPath.clear();
+            Q_EMIT modelChanged();
+        }
         setErrorText(message);
         setState(State::NoModel);
     });
+    connect(m_worker, &EngineWorker::sessionReplaced, this, &ChatController::onSessionReplaced);
     connect(m_worker, &EngineWorker::tokenGenerated, this, &ChatController::onToken);
     connect(m_worker, &EngineWorker::answerFinished, this, &ChatController::onFinished);
     connect(m_worker, &EngineWorker::answerFailed, this, &ChatController::onFailed);
@@ -183,6 +202,10 @@ void ChatController::loadModel(const QString& path)
     if (m_state == State::Loading || m_state == State::Generating || path.isEmpty())
         return;
     m_loadingPath = path;
+    m_pendingBudgetGiB.reset();
+    // The budget the VRAM panel remembered for this file, else automatic.
+    m_vramBudgetGiB = m_settings ? m_settings->vramBudgetGiB(path) : -1.0;
+    QMetaObject::invokeMethod(m_worker, "setVramBudget", Qt::QueuedConnection, Q_ARG(double, m_vramBudgetGiB));
     m_modelName.clear();
     m_modelDescription.clear();
     m_modelPath.clear();
@@ -205,6 +228,54 @@ void ChatController::loadModelUrl(const QUrl& url)
 void ChatController::cancelLoad()
 {
     m_worker->cancelLoad();
+}
+
+void ChatController::setDeviceOverride(const QString& device)
+{
+    QMetaObject::invokeMethod(m_worker, "setDeviceOverride", Qt::QueuedConnection, Q_ARG(QString, device));
+}
+
+void ChatController::applyVramBudget(double budgetBytes, bool autoBudget)
+{
+    if (!std::isfinite(budgetBytes) || budgetBytes < 0)
+        budgetBytes = 0;
+    const double gib = autoBudget ? -1.0 : budgetBytes / double(quint64(1) << 30);
+    if (m_state == State::NoModel)
+        return;
+    m_pendingBudgetGiB = gib;
+    if (m_state == State::Ready)
+        startPendingReplacement();
+}
+
+void ChatController::startPendingReplacement()
+{
+    if (!m_pendingBudgetGiB || m_state != State::Ready)
+        return;
+    const double gib = *m_pendingBudgetGiB;
+    m_pendingBudgetGiB.reset();
+    m_replacing = true;
+    m_loadProgress = 0;
+    Q_EMIT loadProgressChanged();
+    setErrorText({});
+    setState(State::Loading);
+    QMetaObject::invokeMethod(m_worker, "replaceSession", Qt::QueuedConnection, Q_ARG(double, gib));
+}
+
+void ChatController::onSessionReplaced(
+    const QString& placement, int contextLength, double budgetGiB, const QString& errorText)
+{
+    m_replacing = false;
+    m_placementReport = placement;
+    m_vramBudgetGiB = budgetGiB;
+    if (contextLength > 0)
+        m_contextLength = contextLength;
+    Q_EMIT modelChanged();
+    Q_EMIT contextChanged();
+    if (!errorText.isEmpty())
+        qCWarning(lcApp) << errorText;
+    setErrorText(errorText);
+    setState(m_modelPath.isEmpty() ? State::NoModel : State::Ready);
+    Q_EMIT placementChanged();
 }
 
 bool ChatController::ensureConversation(const QString& firstMessage)
@@ -298,7 +369,7 @@ void ChatController::onFinished(quint64 requestId, const QString& answer, const 
 {
     if (requestId != m_requestId || m_answerId == 0)
         return;
-    hearth::GenerationStats stored;
+    hearth::StoredAnswerStats stored;
     stored.tokens = stats.generatedTokens;
     stored.tokensPerSecond = stats.tokensPerSecond();
     stored.timeToFirstTokenMs = m_firstTokenMs > 0 ? m_firstTokenMs : stats.timeToFirstTokenMs;
@@ -446,13 +517,13 @@ void ChatController::reloadMessages()
 {
     QList<MessageModel::Message> rows;
     if (m_conversationId != 0) {
-        const QList<hearth::ChatMessage> path = m_store->activePath(m_conversationId);
+        const QList<hearth::StoredMessage> path = m_store->activePath(m_conversationId);
         // One query for every branch instead of one per message: long chats open quickly.
         QHash<qint64, QList<qint64>> children;
-        for (const hearth::ChatMessage& message : m_store->allMessages(m_conversationId))
+        for (const hearth::StoredMessage& message : m_store->allMessages(m_conversationId))
             children[message.parentId].append(message.id);
         rows.reserve(path.size());
-        for (const hearth::ChatMessage& message : path) {
+        for (const hearth::StoredMessage& message : path) {
             MessageModel::Message row = toRow(message);
             const QList<qint64>& siblings = children.value(message.parentId);
             row.siblingCount = qMax(1, int(siblings.size()));
@@ -542,6 +613,9 @@ void ChatController::setState(State state)
         return;
     m_state = state;
     Q_EMIT stateChanged();
+    // An Apply made while answering or loading takes effect once the engine is free.
+    if (state == State::Ready && m_pendingBudgetGiB)
+        QTimer::singleShot(0, this, &ChatController::startPendingReplacement);
 }
 
 void ChatController::setErrorText(const QString& text)

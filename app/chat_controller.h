@@ -15,6 +15,7 @@
 #include <QtQml/qqmlregistration.h>
 
 #include <memory>
+#include <optional>
 
 class QQmlEngine;
 class QJSEngine;
@@ -43,6 +44,10 @@ class ChatController : public QObject
     /// The engine's placement report: which part of the model runs on the GPU, or why none does.
     Q_PROPERTY(QString placementReport READ placementReport NOTIFY modelChanged)
     Q_PROPERTY(bool usesGpu READ usesGpu NOTIFY modelChanged)
+    /// The running session's VRAM budget in GiB; < 0: automatic.
+    Q_PROPERTY(double vramBudgetGiB READ vramBudgetGiB NOTIFY modelChanged)
+    /// True while the loaded model is being placed again for a new budget (state is Loading).
+    Q_PROPERTY(bool replacing READ replacing NOTIFY stateChanged)
     Q_PROPERTY(QString modelPath READ modelPath NOTIFY modelChanged)
     Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
     Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
@@ -89,6 +94,11 @@ public:
     [[nodiscard]] QString placementReport() const { return m_placementReport; }
     [[nodiscard]] bool usesGpu() const { return m_placementReport.startsWith(QLatin1String("GPU")); }
     [[nodiscard]] QString modelPath() const { return m_modelPath; }
+    [[nodiscard]] double vramBudgetGiB() const { return m_vramBudgetGiB; }
+    [[nodiscard]] bool replacing() const { return m_replacing; }
+    /// The device sessions use (SessionParams::deviceOverride), e.g. "emulated:<bytes>" for tests
+    /// and demonstrations without a GPU; applies from the next load or re-placement.
+    void setDeviceOverride(const QString& device);
     [[nodiscard]] double loadProgress() const { return m_loadProgress; }
     [[nodiscard]] QString errorText() const { return m_errorText; }
     [[nodiscard]] MessageModel* messages() { return &m_messages; }
@@ -110,6 +120,11 @@ public:
     Q_INVOKABLE void loadModel(const QString& path);
     Q_INVOKABLE void loadModelUrl(const QUrl& url);
     Q_INVOKABLE void cancelLoad();
+    /// Places the loaded model again for @p budgetBytes of GPU memory (@p autoBudget: follow the
+    /// free memory) without unloading it; the conversation stays. While an answer streams or a
+    /// model loads, this waits until it is done. Without a model it does nothing: the VRAM panel
+    /// has remembered the choice, and loadModel() uses it.
+    Q_INVOKABLE void applyVramBudget(double budgetBytes, bool autoBudget);
     /// Sends @p text as the user's next message. Ignored while loading or answering.
     Q_INVOKABLE void send(const QString& text);
     Q_INVOKABLE void stop();
@@ -149,6 +164,8 @@ Q_SIGNALS:
     /// An answer ended (finished, stopped or failed) and its row is final in the store.
     void answerCompleted(const QString& answer);
     void modelReady();
+    /// A re-placement ended; the placement report is current.
+    void placementChanged();
 
 private:
     void setState(State state);
@@ -160,6 +177,8 @@ private:
     void onToken(quint64 requestId, const QString& text);
     void onFinished(quint64 requestId, const QString& answer, const AnswerStats& stats);
     void onFailed(quint64 requestId, const QString& message);
+    void onSessionReplaced(const QString& placement, int contextLength, double budgetGiB, const QString& errorText);
+    void startPendingReplacement();
     void refreshSiblings(int row);
     [[nodiscard]] SamplingSettings defaultSampling() const;
 
@@ -175,6 +194,9 @@ private:
     QString m_placementReport;
     QString m_modelPath;
     QString m_loadingPath;
+    double m_vramBudgetGiB = -1;
+    bool m_replacing = false;
+    std::optional<double> m_pendingBudgetGiB; ///< an Apply that waits for the answer or load to end
     double m_loadProgress = 0;
     QString m_errorText;
 

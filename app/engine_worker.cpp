@@ -9,6 +9,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 namespace hearth::app {
@@ -26,6 +27,25 @@ EngineWorker::~EngineWorker() = default;
 void EngineWorker::setThreads(int threads)
 {
     m_threads = qMax(0, threads);
+}
+
+void EngineWorker::setVramBudget(double gib)
+{
+    m_vramBudgetGiB = std::isfinite(gib) ? std::max(-1.0, gib) : -1.0;
+}
+
+void EngineWorker::setDeviceOverride(const QString& device)
+{
+    m_deviceOverride = device.toStdString();
+}
+
+hearth::SessionParams EngineWorker::sessionParams(double gib) const
+{
+    hearth::SessionParams params;
+    params.threads = m_threads;
+    params.vramBudgetGiB = gib;
+    params.deviceOverride = m_deviceOverride;
+    return params;
 }
 
 void EngineWorker::loadModel(const QString& path)
@@ -71,9 +91,7 @@ void EngineWorker::loadModel(const QString& path)
             tr("Could not load %1: %2").arg(file.fileName(), QString::fromStdString(model.message())));
         return;
     }
-    hearth::SessionParams sessionParams;
-    sessionParams.threads = m_threads;
-    auto session = hearth::Session::create(model.value(), sessionParams);
+    auto session = hearth::Session::create(model.value(), sessionParams(m_vramBudgetGiB));
     if (!session) {
         Q_EMIT modelLoadFailed(tr("Could not start a session with %1: %2")
                                    .arg(file.fileName(), QString::fromStdString(session.message())));
@@ -81,6 +99,7 @@ void EngineWorker::loadModel(const QString& path)
     }
     m_model = std::move(model).value();
     m_session = std::move(session).value();
+    m_sessionBudgetGiB = m_vramBudgetGiB;
 
     const hearth::ModelInfo& info = m_model->info();
     const QString name = info.name.empty() ? file.completeBaseName() : QString::fromStdString(info.name);
@@ -89,6 +108,48 @@ void EngineWorker::loadModel(const QString& path)
     const QString placement = QString::fromStdString(m_session->placementReport());
     qCInfo(lcEngine) << "loaded" << name << description << placement;
     Q_EMIT modelLoaded(name, description, m_session->contextLength(), placement);
+}
+
+void EngineWorker::replaceSession(double gib)
+{
+    m_cancelLoad.store(false, std::memory_order_relaxed);
+    if (!m_model || !m_session) {
+        Q_EMIT sessionReplaced({}, 0, gib, tr("No model is loaded."));
+        return;
+    }
+    gib = std::isfinite(gib) ? std::max(-1.0, gib) : -1.0;
+    const double previous = m_sessionBudgetGiB;
+    // The old session's device memory must be free before the new one asks for its share.
+    m_session.reset();
+    Q_EMIT loadProgress(0.1);
+    qCInfo(lcEngine) << "placing again with a budget of" << gib << "GiB";
+    std::unique_ptr<hearth::Session> fresh;
+    QString error;
+    if (auto session = hearth::Session::create(m_model, sessionParams(gib)); !session) {
+        error = tr("Could not place the model for this budget: %1").arg(QString::fromStdString(session.message()));
+    } else if (m_cancelLoad.load(std::memory_order_relaxed)) {
+        error = tr("Placing the model again was cancelled; the previous placement is kept.");
+    } else {
+        fresh = std::move(session).value();
+    }
+    if (fresh) {
+        m_session = std::move(fresh);
+        m_sessionBudgetGiB = gib;
+    } else {
+        auto restored = hearth::Session::create(m_model, sessionParams(previous));
+        if (!restored) {
+            // Without a session the model is unusable; say so the way a failed load does.
+            m_model.reset();
+            Q_EMIT modelLoadFailed(tr("Could not restore the previous placement: %1")
+                                       .arg(QString::fromStdString(restored.message())));
+            return;
+        }
+        m_session = std::move(restored).value();
+    }
+    Q_EMIT loadProgress(1.0);
+    const QString placement = QString::fromStdString(m_session->placementReport());
+    qCInfo(lcEngine) << "placed" << placement;
+    Q_EMIT sessionReplaced(placement, m_session->contextLength(), m_sessionBudgetGiB, error);
 }
 
 void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, const SamplingSettings& sampling)

@@ -13,6 +13,7 @@
 namespace hearth {
 class Model;
 class Session;
+struct SessionParams;
 } // namespace hearth
 
 namespace hearth::app {
@@ -59,7 +60,17 @@ public:
 public Q_SLOTS:
     /// Threads for the next model load; 0 picks one per physical core.
     void setThreads(int threads);
+    /// GPU memory for the next load in GiB (SessionParams::vramBudgetGiB): < 0 automatic, 0 CPU only.
+    void setVramBudget(double gib);
+    /// The device the next session uses (SessionParams::deviceOverride); "" picks the GPU back end.
+    void setDeviceOverride(const QString& device);
     void loadModel(const QString& path);
+    /// Places the loaded model again for a budget of @p gib (see setVramBudget), keeping the model
+    /// mapped: a new session replaces the old one. The conversation lives in the caller, so only
+    /// the KV cache is lost; the next answer evaluates the history again. Ends with
+    /// sessionReplaced(); when the new placement fails or cancelLoad() is called, the previous
+    /// budget is restored and the message says why.
+    void replaceSession(double gib);
     /// Answers the last user turn of @p turns, rendered with the model's chat template. The KV
     /// cache keeps the prefix the previous prompt shares with this one.
     void generate(quint64 requestId, const QList<hearth::app::ChatTurn>& turns,
@@ -72,6 +83,9 @@ Q_SIGNALS:
     // @p placement: where the engine placed the model ("GPU ...: ..." or "CPU only: <reason>").
     void modelLoaded(const QString& name, const QString& description, int contextLength, const QString& placement);
     void modelLoadFailed(const QString& message);
+    /// After replaceSession(): where the model runs now, and an error text when the requested
+    /// placement could not be made (the previous one is back then). @p budgetGiB is what is in use.
+    void sessionReplaced(const QString& placement, int contextLength, double budgetGiB, const QString& errorText);
     void tokenGenerated(quint64 requestId, const QString& text);
     void answerFinished(quint64 requestId, const QString& answer, const hearth::app::AnswerStats& stats);
     void answerFailed(quint64 requestId, const QString& message);
@@ -80,9 +94,14 @@ private:
     void run(quint64 requestId, const std::string& promptText, bool parseSpecial,
         const SamplingSettings& sampling);
 
+    [[nodiscard]] hearth::SessionParams sessionParams(double gib) const;
+
     std::shared_ptr<const hearth::Model> m_model;
     std::unique_ptr<hearth::Session> m_session;
     int m_threads = 0;
+    double m_vramBudgetGiB = -1; ///< for the next load
+    double m_sessionBudgetGiB = -1; ///< the running session's
+    std::string m_deviceOverride;
     std::atomic<bool> m_stopRequested { false };
     std::atomic<bool> m_cancelLoad { false };
 };

@@ -8,6 +8,7 @@
 #include "command_line.h"
 #include "language_manager.h"
 #include "logging.h"
+#include "modelmanager.h"
 #include "self_test.h"
 
 #include <QDir>
@@ -69,6 +70,10 @@ QStringList argumentList(int argc, char** argv)
 ///   HEARTH_SCREENSHOT_THEME, HEARTH_SCREENSHOT_LANGUAGE  theme and language for the picture
 ///   HEARTH_TEST_FILL_MESSAGES=N      add a chat with N messages to the store and open it
 ///   HEARTH_MEASURE=1                 print start-up, time to first token, longest frame and RSS
+///   HEARTH_SCREENSHOT_PAGE=section   open the Models page at "catalog", "search", "downloads",
+///                                    "installed" or "vram" ("vram:<catalog id>" plans that model)
+///   HEARTH_TEST_DEVICE=emulated:N    sessions use the emulated device of N bytes; HEARTH_FAKE_GPU_GB
+///                                    alone implies an emulated device of that size
 struct TestHooks
 {
     QString send = QString::fromLocal8Bit(qgetenv("HEARTH_TEST_SEND"));
@@ -79,7 +84,20 @@ struct TestHooks
     QString language = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_LANGUAGE"));
     int fillMessages = qEnvironmentVariableIntValue("HEARTH_TEST_FILL_MESSAGES");
     bool measure = qEnvironmentVariableIntValue("HEARTH_MEASURE") != 0;
+    QString page = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_PAGE"));
+    QString device = QString::fromLocal8Bit(qgetenv("HEARTH_TEST_DEVICE"));
 };
+
+/// The emulated device standing in for the GPU that HEARTH_FAKE_GPU_GB pretends, so that a
+/// demonstration's placement matches the panel's; empty when no GPU is faked.
+QString fakeGpuDevice()
+{
+    bool ok = false;
+    const double gib = qEnvironmentVariable("HEARTH_FAKE_GPU_GB").toDouble(&ok);
+    if (!ok || !(gib > 0) || gib > 4096)
+        return {};
+    return QStringLiteral("emulated:%1").arg(quint64(gib * double(quint64(1) << 30)));
+}
 
 QString cannedCodeAnswer()
 {
@@ -197,12 +215,27 @@ int main(int argc, char** argv)
 
     hearth::app::ChatController chat(nullptr);
     chat.setSettings(&settings);
+    if (const QString device = hooks.device.isEmpty() ? fakeGpuDevice() : hooks.device; !device.isEmpty())
+        chat.setDeviceOverride(device);
     if (!chat.openStore(QDir(dataDir).absoluteFilePath(QStringLiteral("chats.sqlite"))))
         err << chat.errorText() << "\n"; // the window still opens and shows why nothing is saved
     hearth::app::AppInfo::setInstance(&info);
     hearth::app::ChatController::setInstance(&chat);
     hearth::app::LanguageManager::setInstance(&languages);
     hearth::app::AppSettings::setInstance(&settings);
+
+    // The Models page: the download queue beside the chats, budgets in the app's settings.
+    hearth::models::ModelManager models(nullptr);
+    models.setSettingsFile(settings.iniPath());
+    models.setEndpoint(settings.hfEndpoint());
+    models.setToken(settings.hfToken());
+    QObject::connect(&settings, &hearth::app::AppSettings::hubChanged, &models, [&] {
+        models.setEndpoint(settings.hfEndpoint());
+        models.setToken(settings.hfToken());
+    });
+    if (!models.open(dataDir))
+        err << models.lastError() << "\n"; // downloads then last for this session only
+    hearth::models::ModelManager::setInstance(&models);
 
     if (hooks.fillMessages > 0) {
         hearth::ChatStore* store = chat.store();
@@ -232,6 +265,11 @@ int main(int argc, char** argv)
         return 1;
 
     auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
+    if (window && !hooks.page.isEmpty()) {
+        const QString section = hooks.page.section(QLatin1Char(':'), 0, 0);
+        const QString catalogId = hooks.page.section(QLatin1Char(':'), 1);
+        QMetaObject::invokeMethod(window, "showModelsSection", Q_ARG(QVariant, section), Q_ARG(QVariant, catalogId));
+    }
 
     // Measurements (HEARTH_MEASURE): start-up to the first frame on screen, and the longest
     // GUI-thread frame (animation, sync and render of the basic loop) while an answer streams.

@@ -199,6 +199,119 @@
     </message>
 </context>
 <context>
+    <name>ConvertPanel</name>
+    <message>
+        <source>Choose the model folder</source>
+        <translation>Choose the model folder</translation>
+    </message>
+    <message>
+        <source>Choose the predictor folder</source>
+        <translation>Choose the predictor folder</translation>
+    </message>
+    <message>
+        <source>Choose the activation statistics folder</source>
+        <translation>Choose the activation statistics folder</translation>
+    </message>
+    <message>
+        <source>Choose a GGUF model to quantize</source>
+        <translation>Choose a GGUF model to quantize</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF models (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Save the converted model as</source>
+        <translation>Save the converted model as</translation>
+    </message>
+    <message>
+        <source>Convert or quantize a model</source>
+        <translation>Convert or quantize a model</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Hugging Face model folder, or a .gguf file</source>
+        <translation>Hugging Face model folder, or a .gguf file</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Folder…</translation>
+    </message>
+    <message>
+        <source>GGUF file…</source>
+        <translation>GGUF file…</translation>
+    </message>
+    <message>
+        <source>Predictors</source>
+        <translation>Predictors</translation>
+    </message>
+    <message>
+        <source>Optional: folder with model_&lt;n&gt;.pt files (sparse model)</source>
+        <translation>Optional: folder with model_&lt;n&gt;.pt files (sparse model)</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>Activations</translation>
+    </message>
+    <message>
+        <source>Optional: folder with activation_&lt;n&gt;.pt files</source>
+        <translation>Optional: folder with activation_&lt;n&gt;.pt files</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>Type</translation>
+    </message>
+    <message>
+        <source>smallest, fastest</source>
+        <translation>smallest, fastest</translation>
+    </message>
+    <message>
+        <source>near full quality</source>
+        <translation>near full quality</translation>
+    </message>
+    <message>
+        <source>full quality</source>
+        <translation>full quality</translation>
+    </message>
+    <message>
+        <source>Save as</source>
+        <translation>Save as</translation>
+    </message>
+    <message>
+        <source>Where the .gguf file goes</source>
+        <translation>Where the .gguf file goes</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Browse…</translation>
+    </message>
+    <message>
+        <source>The file exists: replace it</source>
+        <translation>The file exists: replace it</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <comment>button: start converting</comment>
+        <translation>Start</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop converting</comment>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)  ·  output about %3</source>
+        <translation>%1 (%2 %)  ·  output about %3</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)</source>
+        <translation>%1 (%2 %)</translation>
+    </message>
+</context>
+<context>
     <name>FitBadge</name>
     <message>
         <source>~%1 tokens/s</source>
@@ -426,6 +539,381 @@
     </message>
 </context>
 <context>
+    <name>ModelsCatalogSection</name>
+    <message>
+        <source>Filter the catalog…</source>
+        <translation>Filter the catalog…</translation>
+    </message>
+    <message>
+        <source>Filter the catalog</source>
+        <translation>Filter the catalog</translation>
+    </message>
+    <message>
+        <source>Fit for:</source>
+        <translation>Fit for:</translation>
+    </message>
+    <message>
+        <source>This computer</source>
+        <translation>This computer</translation>
+    </message>
+    <message>
+        <source>A GPU of %1 GB</source>
+        <translation>A GPU of %1 GB</translation>
+    </message>
+    <message>
+        <source>Show how the models fit this computer or a GPU of another size</source>
+        <translation>Show how the models fit this computer or a GPU of another size</translation>
+    </message>
+    <message>
+        <source>Sparse</source>
+        <translation>Sparse</translation>
+    </message>
+    <message>
+        <source>Dense</source>
+        <translation>Dense</translation>
+    </message>
+    <message>
+        <source>Predictors available: hot neurons on the GPU, cold ones on the CPU.</source>
+        <translation>Predictors available: hot neurons on the GPU, cold ones on the CPU.</translation>
+    </message>
+    <message>
+        <source>No predictors: every neuron is computed.</source>
+        <translation>No predictors: every neuron is computed.</translation>
+    </message>
+    <message>
+        <source>GPU Memory…</source>
+        <translation>GPU Memory…</translation>
+    </message>
+    <message>
+        <source>Plan the GPU memory of %1</source>
+        <translation>Plan the GPU memory of %1</translation>
+    </message>
+    <message>
+        <source>%1 · %2 parameters · %3 · licence: %4</source>
+        <translation>%1 · %2 parameters · %3 · licence: %4</translation>
+    </message>
+    <message>
+        <source>Published as a checkpoint: it is converted to GGUF after downloading.</source>
+        <translation>Published as a checkpoint: it is converted to GGUF after downloading.</translation>
+    </message>
+    <message>
+        <source>All files (%1)</source>
+        <translation>All files (%1)</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3</source>
+        <translation>%1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <comment>button: download a model file</comment>
+        <translation>Download</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>Download %1</translation>
+    </message>
+    <message>
+        <source>No model in the catalog matches.</source>
+        <translation>No model in the catalog matches.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDownloadsSection</name>
+    <message>
+        <source>Downloads are checked against the repository&apos;s SHA-256 before they are offered for loading.</source>
+        <translation>Downloads are checked against the repository&apos;s SHA-256 before they are offered for loading.</translation>
+    </message>
+    <message>
+        <source>Clear Finished</source>
+        <translation>Clear Finished</translation>
+    </message>
+    <message>
+        <source>Remove finished, failed and cancelled downloads from the list</source>
+        <translation>Remove finished, failed and cancelled downloads from the list</translation>
+    </message>
+    <message>
+        <source>%1 from %2</source>
+        <translation>%1 from %2</translation>
+    </message>
+    <message>
+        <source>Progress of %1</source>
+        <translation>Progress of %1</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Pause</translation>
+    </message>
+    <message>
+        <source>Pause downloading %1</source>
+        <translation>Pause downloading %1</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Resume</translation>
+    </message>
+    <message>
+        <source>Resume downloading %1</source>
+        <translation>Resume downloading %1</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Retry</translation>
+    </message>
+    <message>
+        <source>Try downloading %1 again</source>
+        <translation>Try downloading %1 again</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop a download and delete its partial file</comment>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Cancel downloading %1</source>
+        <translation>Cancel downloading %1</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <comment>button: forget a download; a finished file stays on disk</comment>
+        <translation>Remove</translation>
+    </message>
+    <message>
+        <source>Remove %1 from the list</source>
+        <translation>Remove %1 from the list</translation>
+    </message>
+    <message>
+        <source>Nothing downloaded yet. Pick a model in the catalog or search Hugging Face.</source>
+        <translation>Nothing downloaded yet. Pick a model in the catalog or search Hugging Face.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsInstalledSection</name>
+    <message>
+        <source>Verified downloads and imported model files. Unfinished or unverified downloads are not listed.</source>
+        <translation>Verified downloads and imported model files. Unfinished or unverified downloads are not listed.</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Import…</translation>
+    </message>
+    <message>
+        <source>Add a GGUF model file from this computer</source>
+        <translation>Add a GGUF model file from this computer</translation>
+    </message>
+    <message>
+        <source>%1 (loaded)</source>
+        <translation>%1 (loaded)</translation>
+    </message>
+    <message>
+        <source>Sparse</source>
+        <translation>Sparse</translation>
+    </message>
+    <message>
+        <source>Dense</source>
+        <translation>Dense</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 layers · %4 · %5</source>
+        <translation>%1 · %2 · %3 layers · %4 · %5</translation>
+    </message>
+    <message>
+        <source>imported</source>
+        <translation>imported</translation>
+    </message>
+    <message>
+        <source>downloaded</source>
+        <translation>downloaded</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>Reload</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <comment>button: load this model for chatting</comment>
+        <translation>Load</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>Load %1</translation>
+    </message>
+    <message>
+        <source>GPU Memory…</source>
+        <translation>GPU Memory…</translation>
+    </message>
+    <message>
+        <source>Plan the GPU memory of %1</source>
+        <translation>Plan the GPU memory of %1</translation>
+    </message>
+    <message>
+        <source>Show in Folder</source>
+        <translation>Show in Folder</translation>
+    </message>
+    <message>
+        <source>Open the folder that holds %1</source>
+        <translation>Open the folder that holds %1</translation>
+    </message>
+    <message>
+        <source>Remove from List</source>
+        <translation>Remove from List</translation>
+    </message>
+    <message>
+        <source>Remove %1 from the list; the file stays on disk</source>
+        <translation>Remove %1 from the list; the file stays on disk</translation>
+    </message>
+    <message>
+        <source>No models yet. Download one, or import a GGUF file you already have.</source>
+        <translation>No models yet. Download one, or import a GGUF file you already have.</translation>
+    </message>
+    <message>
+        <source>Import a Model</source>
+        <translation>Import a Model</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF models (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>All files (*)</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <source>Models</source>
+        <translation>Models</translation>
+    </message>
+    <message>
+        <source>Back to Chat</source>
+        <translation>Back to Chat</translation>
+    </message>
+    <message>
+        <source>Close the models page and return to the chat</source>
+        <translation>Close the models page and return to the chat</translation>
+    </message>
+    <message>
+        <source>Catalog</source>
+        <translation>Catalog</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Search</translation>
+    </message>
+    <message>
+        <source>Downloads (%1)</source>
+        <translation>Downloads (%1)</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Downloads</translation>
+    </message>
+    <message>
+        <source>Installed (%1)</source>
+        <translation>Installed (%1)</translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation>VRAM</translation>
+    </message>
+    <message>
+        <source>Convert</source>
+        <translation>Convert</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsSearchSection</name>
+    <message>
+        <source>Sparse</source>
+        <comment>search result: runs with hot/cold neuron placement</comment>
+        <translation>Sparse</translation>
+    </message>
+    <message>
+        <source>Dense only</source>
+        <comment>search result: runs without predictors</comment>
+        <translation>Dense only</translation>
+    </message>
+    <message>
+        <source>Unsupported</source>
+        <comment>search result: Hearth cannot run it</comment>
+        <translation>Unsupported</translation>
+    </message>
+    <message>
+        <source>Search Hugging Face, e.g. ReluLLaMA or PowerInfer</source>
+        <translation>Search Hugging Face, e.g. ReluLLaMA or PowerInfer</translation>
+    </message>
+    <message>
+        <source>Search models on Hugging Face</source>
+        <translation>Search models on Hugging Face</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <comment>button: search Hugging Face</comment>
+        <translation>Search</translation>
+    </message>
+    <message>
+        <source>%1 downloads · %2 likes</source>
+        <translation>%1 downloads · %2 likes</translation>
+    </message>
+    <message>
+        <source>Search for a model by name. Results say whether Hearth runs them with hot neurons on the GPU (sparse), without (dense only), or not at all.</source>
+        <translation>Search for a model by name. Results say whether Hearth runs them with hot neurons on the GPU (sparse), without (dense only), or not at all.</translation>
+    </message>
+    <message>
+        <source>Files of %1</source>
+        <translation>Files of %1</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <comment>button: download a model file</comment>
+        <translation>Download</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>Download %1</translation>
+    </message>
+    <message>
+        <source>No files listed.</source>
+        <translation>No files listed.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsVramSection</name>
+    <message>
+        <source>A plan from the catalog&apos;s figures; download the model to run it.</source>
+        <translation>A plan from the catalog&apos;s figures; download the model to run it.</translation>
+    </message>
+    <message>
+        <source>Load a model, or choose “GPU Memory…” for an installed one, to plan where its layers run.</source>
+        <translation>Load a model, or choose “GPU Memory…” for an installed one, to plan where its layers run.</translation>
+    </message>
+    <message>
+        <source>Apply places the running model again with this budget; the conversation stays.</source>
+        <translation>Apply places the running model again with this budget; the conversation stays.</translation>
+    </message>
+    <message>
+        <source>This model is not running: Apply remembers the budget for its next load.</source>
+        <translation>This model is not running: Apply remembers the budget for its next load.</translation>
+    </message>
+    <message>
+        <source>Placing the model again…</source>
+        <translation>Placing the model again…</translation>
+    </message>
+    <message>
+        <source>Running now: %1</source>
+        <translation>Running now: %1</translation>
+    </message>
+    <message>
+        <source>Reading the model file…</source>
+        <translation>Reading the model file…</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
@@ -519,6 +1007,26 @@
         <source>Default maximum tokens per answer</source>
         <translation>Default maximum tokens per answer</translation>
     </message>
+    <message>
+        <source>Hugging Face mirror:</source>
+        <translation>Hugging Face mirror:</translation>
+    </message>
+    <message>
+        <source>Hugging Face endpoint or mirror address</source>
+        <translation>Hugging Face endpoint or mirror address</translation>
+    </message>
+    <message>
+        <source>Hugging Face token:</source>
+        <translation>Hugging Face token:</translation>
+    </message>
+    <message>
+        <source>For gated models; empty: HF_TOKEN or none</source>
+        <translation>For gated models; empty: HF_TOKEN or none</translation>
+    </message>
+    <message>
+        <source>Hugging Face access token</source>
+        <translation>Hugging Face access token</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -573,6 +1081,18 @@
     <message>
         <source>Chat title</source>
         <translation>Chat title</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>Models</translation>
+    </message>
+    <message>
+        <source>Download, import and manage models</source>
+        <translation>Download, import and manage models</translation>
+    </message>
+    <message>
+        <source>Models (Ctrl+M)</source>
+        <translation>Models (Ctrl+M)</translation>
     </message>
 </context>
 <context>
@@ -1177,6 +1697,182 @@
         <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
         <translation>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</translation>
     </message>
+    <message>
+        <source>Could not place the model for this budget: %1</source>
+        <translation>Could not place the model for this budget: %1</translation>
+    </message>
+    <message>
+        <source>Placing the model again was cancelled; the previous placement is kept.</source>
+        <translation>Placing the model again was cancelled; the previous placement is kept.</translation>
+    </message>
+    <message>
+        <source>Could not restore the previous placement: %1</source>
+        <translation>Could not restore the previous placement: %1</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ConversionJob</name>
+    <message>
+        <source>%1 appeared while converting.</source>
+        <translation>%1 appeared while converting.</translation>
+    </message>
+    <message>
+        <source>Choose a model folder to convert.</source>
+        <translation>Choose a model folder to convert.</translation>
+    </message>
+    <message>
+        <source>%1 is neither a model folder nor a GGUF file.</source>
+        <translation>%1 is neither a model folder nor a GGUF file.</translation>
+    </message>
+    <message>
+        <source>%1 has no config.json. Choose the folder of a Hugging Face model.</source>
+        <translation>%1 has no config.json. Choose the folder of a Hugging Face model.</translation>
+    </message>
+    <message>
+        <source>The folder %1 does not exist.</source>
+        <translation>The folder %1 does not exist.</translation>
+    </message>
+    <message>
+        <source>Predictors and activation statistics can only be added when converting a model folder.</source>
+        <translation>Predictors and activation statistics can only be added when converting a model folder.</translation>
+    </message>
+    <message>
+        <source>Choose where to save the converted model.</source>
+        <translation>Choose where to save the converted model.</translation>
+    </message>
+    <message>
+        <source>The converted model must not replace the model it is made from.</source>
+        <translation>The converted model must not replace the model it is made from.</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Choose another name, or allow replacing it.</source>
+        <translation>%1 already exists. Choose another name, or allow replacing it.</translation>
+    </message>
+    <message>
+        <source>Reading the model</source>
+        <translation>Reading the model</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Done</translation>
+    </message>
+    <message>
+        <source>Cancelled. No file was written.</source>
+        <translation>Cancelled. No file was written.</translation>
+    </message>
+    <message>
+        <source>This model cannot be converted: %1</source>
+        <translation>This model cannot be converted: %1</translation>
+    </message>
+    <message>
+        <source>A file of the model is damaged, incomplete or unsafe: %1</source>
+        <translation>A file of the model is damaged, incomplete or unsafe: %1</translation>
+    </message>
+    <message>
+        <source>The model could not be read: %1</source>
+        <translation>The model could not be read: %1</translation>
+    </message>
+    <message>
+        <source>Checking free disk space</source>
+        <translation>Checking free disk space</translation>
+    </message>
+    <message>
+        <source>Not enough disk space in %1: the new model needs %2, but only %3 are free.</source>
+        <translation>Not enough disk space in %1: the new model needs %2, but only %3 are free.</translation>
+    </message>
+    <message>
+        <source>Quantizing to %1</source>
+        <translation>Quantizing to %1</translation>
+    </message>
+    <message>
+        <source>Converting to %1</source>
+        <translation>Converting to %1</translation>
+    </message>
+    <message>
+        <source>Writing the model failed: %1</source>
+        <translation>Writing the model failed: %1</translation>
+    </message>
+    <message>
+        <source>The conversion failed: %1</source>
+        <translation>The conversion failed: %1</translation>
+    </message>
+    <message>
+        <source>Checking that the new model loads and answers</source>
+        <translation>Checking that the new model loads and answers</translation>
+    </message>
+    <message>
+        <source>The new model failed its check, so it was not kept: %1</source>
+        <translation>The new model failed its check, so it was not kept: %1</translation>
+    </message>
+    <message>
+        <source>The new model could not be saved as %1: %2</source>
+        <translation>The new model could not be saved as %1: %2</translation>
+    </message>
+    <message>
+        <source>Saved %1 (%2).</source>
+        <translation>Saved %1 (%2).</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::DownloadListModel</name>
+    <message>
+        <source>%1 MB/s</source>
+        <translation>%1 MB/s</translation>
+    </message>
+    <message>
+        <source>%1 kB/s</source>
+        <translation>%1 kB/s</translation>
+    </message>
+    <message>
+        <source>less than a minute left</source>
+        <translation>less than a minute left</translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n min left</source>
+        <translation>
+            <numerusform>about %n min left</numerusform>
+            <numerusform>about %n min left</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n h left</source>
+        <translation>
+            <numerusform>about %n h left</numerusform>
+            <numerusform>about %n h left</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>Waiting</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>Downloading</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>Paused</translation>
+    </message>
+    <message>
+        <source>Checking</source>
+        <translation>Checking</translation>
+    </message>
+    <message>
+        <source>Installed</source>
+        <translation>Installed</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Failed</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Cancelled</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 of %2</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::GpuInfo</name>
@@ -1226,6 +1922,40 @@
         <source>%1B</source>
         <comment>billions of parameters</comment>
         <translation>%1B</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelLibrary</name>
+    <message>
+        <source>Cannot read the model&apos;s layout: %1</source>
+        <translation>Cannot read the model&apos;s layout: %1</translation>
+    </message>
+    <message>
+        <source>%1 is an unfinished download and cannot be imported.</source>
+        <translation>%1 is an unfinished download and cannot be imported.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be used: %2</source>
+        <translation>%1 cannot be used: %2</translation>
+    </message>
+    <message>
+        <source>Choose a model file to import.</source>
+        <translation>Choose a model file to import.</translation>
+    </message>
+    <message>
+        <source>%1 is already in the list.</source>
+        <translation>%1 is already in the list.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelManager</name>
+    <message>
+        <source>Unknown catalog model &quot;%1&quot;.</source>
+        <translation>Unknown catalog model &quot;%1&quot;.</translation>
+    </message>
+    <message>
+        <source>%1 has no file named %2.</source>
+        <translation>%1 has no file named %2.</translation>
     </message>
 </context>
 <context>

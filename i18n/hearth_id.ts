@@ -199,6 +199,119 @@
     </message>
 </context>
 <context>
+    <name>ConvertPanel</name>
+    <message>
+        <source>Choose the model folder</source>
+        <translation>Pilih folder model</translation>
+    </message>
+    <message>
+        <source>Choose the predictor folder</source>
+        <translation>Pilih folder prediktor</translation>
+    </message>
+    <message>
+        <source>Choose the activation statistics folder</source>
+        <translation>Pilih folder statistik aktivasi</translation>
+    </message>
+    <message>
+        <source>Choose a GGUF model to quantize</source>
+        <translation>Pilih model GGUF untuk dikuantisasi</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>Model GGUF (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Save the converted model as</source>
+        <translation>Simpan model hasil konversi sebagai</translation>
+    </message>
+    <message>
+        <source>Convert or quantize a model</source>
+        <translation>Konversi atau kuantisasi model</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Hugging Face model folder, or a .gguf file</source>
+        <translation>Folder model Hugging Face, atau berkas .gguf</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>Folder…</translation>
+    </message>
+    <message>
+        <source>GGUF file…</source>
+        <translation>Berkas GGUF…</translation>
+    </message>
+    <message>
+        <source>Predictors</source>
+        <translation>Prediktor</translation>
+    </message>
+    <message>
+        <source>Optional: folder with model_&lt;n&gt;.pt files (sparse model)</source>
+        <translation>Opsional: folder berisi berkas model_&lt;n&gt;.pt (model jarang)</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>Aktivasi</translation>
+    </message>
+    <message>
+        <source>Optional: folder with activation_&lt;n&gt;.pt files</source>
+        <translation>Opsional: folder berisi berkas activation_&lt;n&gt;.pt</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>Jenis</translation>
+    </message>
+    <message>
+        <source>smallest, fastest</source>
+        <translation>terkecil, tercepat</translation>
+    </message>
+    <message>
+        <source>near full quality</source>
+        <translation>hampir kualitas penuh</translation>
+    </message>
+    <message>
+        <source>full quality</source>
+        <translation>kualitas penuh</translation>
+    </message>
+    <message>
+        <source>Save as</source>
+        <translation>Simpan sebagai</translation>
+    </message>
+    <message>
+        <source>Where the .gguf file goes</source>
+        <translation>Lokasi berkas .gguf</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Telusuri…</translation>
+    </message>
+    <message>
+        <source>The file exists: replace it</source>
+        <translation>Berkas sudah ada: ganti</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <comment>button: start converting</comment>
+        <translation>Mulai</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop converting</comment>
+        <translation>Batal</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)  ·  output about %3</source>
+        <translation>%1 (%2 %)  ·  hasil sekitar %3</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)</source>
+        <translation>%1 (%2 %)</translation>
+    </message>
+</context>
+<context>
     <name>FitBadge</name>
     <message>
         <source>~%1 tokens/s</source>
@@ -426,6 +539,381 @@
     </message>
 </context>
 <context>
+    <name>ModelsCatalogSection</name>
+    <message>
+        <source>Filter the catalog…</source>
+        <translation>Saring katalog…</translation>
+    </message>
+    <message>
+        <source>Filter the catalog</source>
+        <translation>Saring katalog</translation>
+    </message>
+    <message>
+        <source>Fit for:</source>
+        <translation>Kecocokan untuk:</translation>
+    </message>
+    <message>
+        <source>This computer</source>
+        <translation>Komputer ini</translation>
+    </message>
+    <message>
+        <source>A GPU of %1 GB</source>
+        <translation>GPU %1 GB</translation>
+    </message>
+    <message>
+        <source>Show how the models fit this computer or a GPU of another size</source>
+        <translation>Tampilkan kecocokan model dengan komputer ini atau GPU berukuran lain</translation>
+    </message>
+    <message>
+        <source>Sparse</source>
+        <translation>Sparse</translation>
+    </message>
+    <message>
+        <source>Dense</source>
+        <translation>Padat</translation>
+    </message>
+    <message>
+        <source>Predictors available: hot neurons on the GPU, cold ones on the CPU.</source>
+        <translation>Prediktor tersedia: neuron panas di GPU, neuron dingin di CPU.</translation>
+    </message>
+    <message>
+        <source>No predictors: every neuron is computed.</source>
+        <translation>Tanpa prediktor: setiap neuron dihitung.</translation>
+    </message>
+    <message>
+        <source>GPU Memory…</source>
+        <translation>Memori GPU…</translation>
+    </message>
+    <message>
+        <source>Plan the GPU memory of %1</source>
+        <translation>Rencanakan memori GPU untuk %1</translation>
+    </message>
+    <message>
+        <source>%1 · %2 parameters · %3 · licence: %4</source>
+        <translation>%1 · %2 parameter · %3 · lisensi: %4</translation>
+    </message>
+    <message>
+        <source>Published as a checkpoint: it is converted to GGUF after downloading.</source>
+        <translation>Diterbitkan sebagai checkpoint: dikonversi ke GGUF setelah diunduh.</translation>
+    </message>
+    <message>
+        <source>All files (%1)</source>
+        <translation>Semua berkas (%1)</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3</source>
+        <translation>%1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <comment>button: download a model file</comment>
+        <translation>Unduh</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>Unduh %1</translation>
+    </message>
+    <message>
+        <source>No model in the catalog matches.</source>
+        <translation>Tidak ada model di katalog yang cocok.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDownloadsSection</name>
+    <message>
+        <source>Downloads are checked against the repository&apos;s SHA-256 before they are offered for loading.</source>
+        <translation>Unduhan diperiksa dengan SHA-256 repositori sebelum ditawarkan untuk dimuat.</translation>
+    </message>
+    <message>
+        <source>Clear Finished</source>
+        <translation>Bersihkan yang Selesai</translation>
+    </message>
+    <message>
+        <source>Remove finished, failed and cancelled downloads from the list</source>
+        <translation>Hapus unduhan yang selesai, gagal, dan dibatalkan dari daftar</translation>
+    </message>
+    <message>
+        <source>%1 from %2</source>
+        <translation>%1 dari %2</translation>
+    </message>
+    <message>
+        <source>Progress of %1</source>
+        <translation>Kemajuan %1</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Jeda</translation>
+    </message>
+    <message>
+        <source>Pause downloading %1</source>
+        <translation>Jeda mengunduh %1</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Lanjutkan</translation>
+    </message>
+    <message>
+        <source>Resume downloading %1</source>
+        <translation>Lanjutkan mengunduh %1</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Coba Lagi</translation>
+    </message>
+    <message>
+        <source>Try downloading %1 again</source>
+        <translation>Coba unduh %1 lagi</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop a download and delete its partial file</comment>
+        <translation>Batal</translation>
+    </message>
+    <message>
+        <source>Cancel downloading %1</source>
+        <translation>Batalkan unduhan %1</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <comment>button: forget a download; a finished file stays on disk</comment>
+        <translation>Hapus</translation>
+    </message>
+    <message>
+        <source>Remove %1 from the list</source>
+        <translation>Hapus %1 dari daftar</translation>
+    </message>
+    <message>
+        <source>Nothing downloaded yet. Pick a model in the catalog or search Hugging Face.</source>
+        <translation>Belum ada unduhan. Pilih model di katalog atau cari di Hugging Face.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsInstalledSection</name>
+    <message>
+        <source>Verified downloads and imported model files. Unfinished or unverified downloads are not listed.</source>
+        <translation>Unduhan terverifikasi dan berkas model yang diimpor. Unduhan yang belum selesai atau belum terverifikasi tidak ditampilkan.</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Impor…</translation>
+    </message>
+    <message>
+        <source>Add a GGUF model file from this computer</source>
+        <translation>Tambahkan berkas model GGUF dari komputer ini</translation>
+    </message>
+    <message>
+        <source>%1 (loaded)</source>
+        <translation>%1 (dimuat)</translation>
+    </message>
+    <message>
+        <source>Sparse</source>
+        <translation>Sparse</translation>
+    </message>
+    <message>
+        <source>Dense</source>
+        <translation>Padat</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 layers · %4 · %5</source>
+        <translation>%1 · %2 · %3 lapisan · %4 · %5</translation>
+    </message>
+    <message>
+        <source>imported</source>
+        <translation>diimpor</translation>
+    </message>
+    <message>
+        <source>downloaded</source>
+        <translation>diunduh</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>Muat Ulang</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <comment>button: load this model for chatting</comment>
+        <translation>Muat</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>Muat %1</translation>
+    </message>
+    <message>
+        <source>GPU Memory…</source>
+        <translation>Memori GPU…</translation>
+    </message>
+    <message>
+        <source>Plan the GPU memory of %1</source>
+        <translation>Rencanakan memori GPU untuk %1</translation>
+    </message>
+    <message>
+        <source>Show in Folder</source>
+        <translation>Tampilkan di Folder</translation>
+    </message>
+    <message>
+        <source>Open the folder that holds %1</source>
+        <translation>Buka folder yang berisi %1</translation>
+    </message>
+    <message>
+        <source>Remove from List</source>
+        <translation>Hapus dari Daftar</translation>
+    </message>
+    <message>
+        <source>Remove %1 from the list; the file stays on disk</source>
+        <translation>Hapus %1 dari daftar; berkas tetap ada di disk</translation>
+    </message>
+    <message>
+        <source>No models yet. Download one, or import a GGUF file you already have.</source>
+        <translation>Belum ada model. Unduh satu, atau impor berkas GGUF yang sudah Anda miliki.</translation>
+    </message>
+    <message>
+        <source>Import a Model</source>
+        <translation>Impor Model</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>Model GGUF (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Semua berkas (*)</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <source>Models</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Back to Chat</source>
+        <translation>Kembali ke Obrolan</translation>
+    </message>
+    <message>
+        <source>Close the models page and return to the chat</source>
+        <translation>Tutup halaman model dan kembali ke obrolan</translation>
+    </message>
+    <message>
+        <source>Catalog</source>
+        <translation>Katalog</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Cari</translation>
+    </message>
+    <message>
+        <source>Downloads (%1)</source>
+        <translation>Unduhan (%1)</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>Unduhan</translation>
+    </message>
+    <message>
+        <source>Installed (%1)</source>
+        <translation>Terpasang (%1)</translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation>VRAM</translation>
+    </message>
+    <message>
+        <source>Convert</source>
+        <translation>Konversi</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsSearchSection</name>
+    <message>
+        <source>Sparse</source>
+        <comment>search result: runs with hot/cold neuron placement</comment>
+        <translation>Sparse</translation>
+    </message>
+    <message>
+        <source>Dense only</source>
+        <comment>search result: runs without predictors</comment>
+        <translation>Hanya padat</translation>
+    </message>
+    <message>
+        <source>Unsupported</source>
+        <comment>search result: Hearth cannot run it</comment>
+        <translation>Tidak didukung</translation>
+    </message>
+    <message>
+        <source>Search Hugging Face, e.g. ReluLLaMA or PowerInfer</source>
+        <translation>Cari di Hugging Face, mis. ReluLLaMA atau PowerInfer</translation>
+    </message>
+    <message>
+        <source>Search models on Hugging Face</source>
+        <translation>Cari model di Hugging Face</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <comment>button: search Hugging Face</comment>
+        <translation>Cari</translation>
+    </message>
+    <message>
+        <source>%1 downloads · %2 likes</source>
+        <translation>%1 unduhan · %2 suka</translation>
+    </message>
+    <message>
+        <source>Search for a model by name. Results say whether Hearth runs them with hot neurons on the GPU (sparse), without (dense only), or not at all.</source>
+        <translation>Cari model berdasarkan nama. Hasil menunjukkan apakah Hearth menjalankannya dengan neuron panas di GPU (sparse), tanpanya (hanya padat), atau tidak sama sekali.</translation>
+    </message>
+    <message>
+        <source>Files of %1</source>
+        <translation>Berkas %1</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <comment>button: download a model file</comment>
+        <translation>Unduh</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>Unduh %1</translation>
+    </message>
+    <message>
+        <source>No files listed.</source>
+        <translation>Tidak ada berkas.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsVramSection</name>
+    <message>
+        <source>A plan from the catalog&apos;s figures; download the model to run it.</source>
+        <translation>Rencana dari angka katalog; unduh model untuk menjalankannya.</translation>
+    </message>
+    <message>
+        <source>Load a model, or choose “GPU Memory…” for an installed one, to plan where its layers run.</source>
+        <translation>Muat model, atau pilih “Memori GPU…” pada model terpasang, untuk merencanakan di mana lapisannya berjalan.</translation>
+    </message>
+    <message>
+        <source>Apply places the running model again with this budget; the conversation stays.</source>
+        <translation>Terapkan menempatkan ulang model yang berjalan dengan anggaran ini; percakapan tetap ada.</translation>
+    </message>
+    <message>
+        <source>This model is not running: Apply remembers the budget for its next load.</source>
+        <translation>Model ini tidak sedang berjalan: Terapkan menyimpan anggaran untuk pemuatan berikutnya.</translation>
+    </message>
+    <message>
+        <source>Placing the model again…</source>
+        <translation>Menempatkan ulang model…</translation>
+    </message>
+    <message>
+        <source>Running now: %1</source>
+        <translation>Berjalan sekarang: %1</translation>
+    </message>
+    <message>
+        <source>Reading the model file…</source>
+        <translation>Membaca berkas model…</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
@@ -519,6 +1007,26 @@
         <source>Default maximum tokens per answer</source>
         <translation>Token maksimum bawaan per jawaban</translation>
     </message>
+    <message>
+        <source>Hugging Face mirror:</source>
+        <translation>Mirror Hugging Face:</translation>
+    </message>
+    <message>
+        <source>Hugging Face endpoint or mirror address</source>
+        <translation>Alamat endpoint atau mirror Hugging Face</translation>
+    </message>
+    <message>
+        <source>Hugging Face token:</source>
+        <translation>Token Hugging Face:</translation>
+    </message>
+    <message>
+        <source>For gated models; empty: HF_TOKEN or none</source>
+        <translation>Untuk model terbatas; kosong: HF_TOKEN atau tanpa token</translation>
+    </message>
+    <message>
+        <source>Hugging Face access token</source>
+        <translation>Token akses Hugging Face</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -573,6 +1081,18 @@
     <message>
         <source>Chat title</source>
         <translation>Judul obrolan</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Download, import and manage models</source>
+        <translation>Unduh, impor, dan kelola model</translation>
+    </message>
+    <message>
+        <source>Models (Ctrl+M)</source>
+        <translation>Model (Ctrl+M)</translation>
     </message>
 </context>
 <context>
@@ -1175,6 +1695,180 @@
         <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
         <translation>Percakapan (%1 token) tidak lagi muat dalam konteks model sebesar %2 token. Mulai obrolan baru atau hapus pesan sebelumnya.</translation>
     </message>
+    <message>
+        <source>Could not place the model for this budget: %1</source>
+        <translation>Tidak dapat menempatkan model dengan anggaran ini: %1</translation>
+    </message>
+    <message>
+        <source>Placing the model again was cancelled; the previous placement is kept.</source>
+        <translation>Penempatan ulang model dibatalkan; penempatan sebelumnya dipertahankan.</translation>
+    </message>
+    <message>
+        <source>Could not restore the previous placement: %1</source>
+        <translation>Tidak dapat memulihkan penempatan sebelumnya: %1</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ConversionJob</name>
+    <message>
+        <source>%1 appeared while converting.</source>
+        <translation>%1 muncul selama konversi.</translation>
+    </message>
+    <message>
+        <source>Choose a model folder to convert.</source>
+        <translation>Pilih folder model yang akan dikonversi.</translation>
+    </message>
+    <message>
+        <source>%1 is neither a model folder nor a GGUF file.</source>
+        <translation>%1 bukan folder model maupun berkas GGUF.</translation>
+    </message>
+    <message>
+        <source>%1 has no config.json. Choose the folder of a Hugging Face model.</source>
+        <translation>%1 tidak memiliki config.json. Pilih folder model Hugging Face.</translation>
+    </message>
+    <message>
+        <source>The folder %1 does not exist.</source>
+        <translation>Folder %1 tidak ada.</translation>
+    </message>
+    <message>
+        <source>Predictors and activation statistics can only be added when converting a model folder.</source>
+        <translation>Prediktor dan statistik aktivasi hanya dapat ditambahkan saat mengonversi folder model.</translation>
+    </message>
+    <message>
+        <source>Choose where to save the converted model.</source>
+        <translation>Pilih tempat menyimpan model hasil konversi.</translation>
+    </message>
+    <message>
+        <source>The converted model must not replace the model it is made from.</source>
+        <translation>Model hasil konversi tidak boleh menggantikan model sumbernya.</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Choose another name, or allow replacing it.</source>
+        <translation>%1 sudah ada. Pilih nama lain, atau izinkan untuk menggantinya.</translation>
+    </message>
+    <message>
+        <source>Reading the model</source>
+        <translation>Membaca model</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Selesai</translation>
+    </message>
+    <message>
+        <source>Cancelled. No file was written.</source>
+        <translation>Dibatalkan. Tidak ada berkas yang ditulis.</translation>
+    </message>
+    <message>
+        <source>This model cannot be converted: %1</source>
+        <translation>Model ini tidak dapat dikonversi: %1</translation>
+    </message>
+    <message>
+        <source>A file of the model is damaged, incomplete or unsafe: %1</source>
+        <translation>Sebuah berkas model rusak, tidak lengkap, atau tidak aman: %1</translation>
+    </message>
+    <message>
+        <source>The model could not be read: %1</source>
+        <translation>Model tidak dapat dibaca: %1</translation>
+    </message>
+    <message>
+        <source>Checking free disk space</source>
+        <translation>Memeriksa ruang disk kosong</translation>
+    </message>
+    <message>
+        <source>Not enough disk space in %1: the new model needs %2, but only %3 are free.</source>
+        <translation>Ruang disk di %1 tidak cukup: model baru memerlukan %2, tetapi hanya %3 yang tersedia.</translation>
+    </message>
+    <message>
+        <source>Quantizing to %1</source>
+        <translation>Mengkuantisasi ke %1</translation>
+    </message>
+    <message>
+        <source>Converting to %1</source>
+        <translation>Mengonversi ke %1</translation>
+    </message>
+    <message>
+        <source>Writing the model failed: %1</source>
+        <translation>Gagal menulis model: %1</translation>
+    </message>
+    <message>
+        <source>The conversion failed: %1</source>
+        <translation>Konversi gagal: %1</translation>
+    </message>
+    <message>
+        <source>Checking that the new model loads and answers</source>
+        <translation>Memeriksa bahwa model baru dapat dimuat dan menjawab</translation>
+    </message>
+    <message>
+        <source>The new model failed its check, so it was not kept: %1</source>
+        <translation>Model baru gagal dalam pemeriksaan, jadi tidak disimpan: %1</translation>
+    </message>
+    <message>
+        <source>The new model could not be saved as %1: %2</source>
+        <translation>Model baru tidak dapat disimpan sebagai %1: %2</translation>
+    </message>
+    <message>
+        <source>Saved %1 (%2).</source>
+        <translation>Disimpan: %1 (%2).</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::DownloadListModel</name>
+    <message>
+        <source>%1 MB/s</source>
+        <translation>%1 MB/s</translation>
+    </message>
+    <message>
+        <source>%1 kB/s</source>
+        <translation>%1 kB/s</translation>
+    </message>
+    <message>
+        <source>less than a minute left</source>
+        <translation>kurang dari satu menit lagi</translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n min left</source>
+        <translation>
+            <numerusform>sekitar %n menit lagi</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n h left</source>
+        <translation>
+            <numerusform>sekitar %n jam lagi</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>Menunggu</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>Mengunduh</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>Dijeda</translation>
+    </message>
+    <message>
+        <source>Checking</source>
+        <translation>Memeriksa</translation>
+    </message>
+    <message>
+        <source>Installed</source>
+        <translation>Terpasang</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Gagal</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Dibatalkan</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 dari %2</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::GpuInfo</name>
@@ -1224,6 +1918,40 @@
         <source>%1B</source>
         <comment>billions of parameters</comment>
         <translation>%1 M</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelLibrary</name>
+    <message>
+        <source>Cannot read the model&apos;s layout: %1</source>
+        <translation>Tidak dapat membaca susunan model: %1</translation>
+    </message>
+    <message>
+        <source>%1 is an unfinished download and cannot be imported.</source>
+        <translation>%1 adalah unduhan yang belum selesai dan tidak dapat diimpor.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be used: %2</source>
+        <translation>%1 tidak dapat digunakan: %2</translation>
+    </message>
+    <message>
+        <source>Choose a model file to import.</source>
+        <translation>Pilih berkas model untuk diimpor.</translation>
+    </message>
+    <message>
+        <source>%1 is already in the list.</source>
+        <translation>%1 sudah ada di daftar.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelManager</name>
+    <message>
+        <source>Unknown catalog model &quot;%1&quot;.</source>
+        <translation>Model katalog &quot;%1&quot; tidak dikenal.</translation>
+    </message>
+    <message>
+        <source>%1 has no file named %2.</source>
+        <translation>%1 tidak memiliki berkas bernama %2.</translation>
     </message>
 </context>
 <context>

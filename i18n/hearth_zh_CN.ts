@@ -199,6 +199,119 @@
     </message>
 </context>
 <context>
+    <name>ConvertPanel</name>
+    <message>
+        <source>Choose the model folder</source>
+        <translation>选择模型文件夹</translation>
+    </message>
+    <message>
+        <source>Choose the predictor folder</source>
+        <translation>选择预测器文件夹</translation>
+    </message>
+    <message>
+        <source>Choose the activation statistics folder</source>
+        <translation>选择激活统计文件夹</translation>
+    </message>
+    <message>
+        <source>Choose a GGUF model to quantize</source>
+        <translation>选择要量化的 GGUF 模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Save the converted model as</source>
+        <translation>将转换后的模型另存为</translation>
+    </message>
+    <message>
+        <source>Convert or quantize a model</source>
+        <translation>转换或量化模型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Hugging Face model folder, or a .gguf file</source>
+        <translation>Hugging Face 模型文件夹，或 .gguf 文件</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <source>GGUF file…</source>
+        <translation>GGUF 文件…</translation>
+    </message>
+    <message>
+        <source>Predictors</source>
+        <translation>预测器</translation>
+    </message>
+    <message>
+        <source>Optional: folder with model_&lt;n&gt;.pt files (sparse model)</source>
+        <translation>可选：包含 model_&lt;n&gt;.pt 文件的文件夹（稀疏模型）</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>激活统计</translation>
+    </message>
+    <message>
+        <source>Optional: folder with activation_&lt;n&gt;.pt files</source>
+        <translation>可选：包含 activation_&lt;n&gt;.pt 文件的文件夹</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>smallest, fastest</source>
+        <translation>最小、最快</translation>
+    </message>
+    <message>
+        <source>near full quality</source>
+        <translation>接近完整质量</translation>
+    </message>
+    <message>
+        <source>full quality</source>
+        <translation>完整质量</translation>
+    </message>
+    <message>
+        <source>Save as</source>
+        <translation>另存为</translation>
+    </message>
+    <message>
+        <source>Where the .gguf file goes</source>
+        <translation>.gguf 文件的保存位置</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>The file exists: replace it</source>
+        <translation>文件已存在：替换它</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <comment>button: start converting</comment>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop converting</comment>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)  ·  output about %3</source>
+        <translation>%1（%2 %）  ·  输出约 %3</translation>
+    </message>
+    <message>
+        <source>%1 (%2 %)</source>
+        <translation>%1（%2 %）</translation>
+    </message>
+</context>
+<context>
     <name>FitBadge</name>
     <message>
         <source>~%1 tokens/s</source>
@@ -426,6 +539,381 @@
     </message>
 </context>
 <context>
+    <name>ModelsCatalogSection</name>
+    <message>
+        <source>Filter the catalog…</source>
+        <translation>筛选目录…</translation>
+    </message>
+    <message>
+        <source>Filter the catalog</source>
+        <translation>筛选目录</translation>
+    </message>
+    <message>
+        <source>Fit for:</source>
+        <translation>适配对象：</translation>
+    </message>
+    <message>
+        <source>This computer</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>A GPU of %1 GB</source>
+        <translation>%1 GB 显卡</translation>
+    </message>
+    <message>
+        <source>Show how the models fit this computer or a GPU of another size</source>
+        <translation>显示模型在本机或其他容量显卡上的适配情况</translation>
+    </message>
+    <message>
+        <source>Sparse</source>
+        <translation>稀疏</translation>
+    </message>
+    <message>
+        <source>Dense</source>
+        <translation>稠密</translation>
+    </message>
+    <message>
+        <source>Predictors available: hot neurons on the GPU, cold ones on the CPU.</source>
+        <translation>提供预测器：热神经元在 GPU 上，冷神经元在 CPU 上。</translation>
+    </message>
+    <message>
+        <source>No predictors: every neuron is computed.</source>
+        <translation>无预测器：计算所有神经元。</translation>
+    </message>
+    <message>
+        <source>GPU Memory…</source>
+        <translation>显存…</translation>
+    </message>
+    <message>
+        <source>Plan the GPU memory of %1</source>
+        <translation>规划 %1 的显存</translation>
+    </message>
+    <message>
+        <source>%1 · %2 parameters · %3 · licence: %4</source>
+        <translation>%1 · %2 参数 · %3 · 许可证：%4</translation>
+    </message>
+    <message>
+        <source>Published as a checkpoint: it is converted to GGUF after downloading.</source>
+        <translation>以检查点形式发布：下载后会转换为 GGUF。</translation>
+    </message>
+    <message>
+        <source>All files (%1)</source>
+        <translation>所有文件 (%1)</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3</source>
+        <translation>%1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <comment>button: download a model file</comment>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>下载 %1</translation>
+    </message>
+    <message>
+        <source>No model in the catalog matches.</source>
+        <translation>目录中没有匹配的模型。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDownloadsSection</name>
+    <message>
+        <source>Downloads are checked against the repository&apos;s SHA-256 before they are offered for loading.</source>
+        <translation>下载的文件在可供加载前会与仓库的 SHA-256 校验。</translation>
+    </message>
+    <message>
+        <source>Clear Finished</source>
+        <translation>清除已完成</translation>
+    </message>
+    <message>
+        <source>Remove finished, failed and cancelled downloads from the list</source>
+        <translation>从列表中移除已完成、失败和已取消的下载</translation>
+    </message>
+    <message>
+        <source>%1 from %2</source>
+        <translation>%1（来自 %2）</translation>
+    </message>
+    <message>
+        <source>Progress of %1</source>
+        <translation>%1 的进度</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Pause downloading %1</source>
+        <translation>暂停下载 %1</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Resume downloading %1</source>
+        <translation>继续下载 %1</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Try downloading %1 again</source>
+        <translation>重新下载 %1</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <comment>button: stop a download and delete its partial file</comment>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel downloading %1</source>
+        <translation>取消下载 %1</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <comment>button: forget a download; a finished file stays on disk</comment>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove %1 from the list</source>
+        <translation>从列表中移除 %1</translation>
+    </message>
+    <message>
+        <source>Nothing downloaded yet. Pick a model in the catalog or search Hugging Face.</source>
+        <translation>尚未下载任何内容。请在目录中选择模型或搜索 Hugging Face。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsInstalledSection</name>
+    <message>
+        <source>Verified downloads and imported model files. Unfinished or unverified downloads are not listed.</source>
+        <translation>已校验的下载和导入的模型文件。未完成或未校验的下载不会列出。</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Add a GGUF model file from this computer</source>
+        <translation>从本机添加 GGUF 模型文件</translation>
+    </message>
+    <message>
+        <source>%1 (loaded)</source>
+        <translation>%1（已加载）</translation>
+    </message>
+    <message>
+        <source>Sparse</source>
+        <translation>稀疏</translation>
+    </message>
+    <message>
+        <source>Dense</source>
+        <translation>稠密</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 layers · %4 · %5</source>
+        <translation>%1 · %2 · %3 层 · %4 · %5</translation>
+    </message>
+    <message>
+        <source>imported</source>
+        <translation>已导入</translation>
+    </message>
+    <message>
+        <source>downloaded</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>重新加载</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <comment>button: load this model for chatting</comment>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>加载 %1</translation>
+    </message>
+    <message>
+        <source>GPU Memory…</source>
+        <translation>显存…</translation>
+    </message>
+    <message>
+        <source>Plan the GPU memory of %1</source>
+        <translation>规划 %1 的显存</translation>
+    </message>
+    <message>
+        <source>Show in Folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <source>Open the folder that holds %1</source>
+        <translation>打开包含 %1 的文件夹</translation>
+    </message>
+    <message>
+        <source>Remove from List</source>
+        <translation>从列表中移除</translation>
+    </message>
+    <message>
+        <source>Remove %1 from the list; the file stays on disk</source>
+        <translation>从列表中移除 %1；文件保留在磁盘上</translation>
+    </message>
+    <message>
+        <source>No models yet. Download one, or import a GGUF file you already have.</source>
+        <translation>还没有模型。请下载一个，或导入已有的 GGUF 文件。</translation>
+    </message>
+    <message>
+        <source>Import a Model</source>
+        <translation>导入模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Back to Chat</source>
+        <translation>返回聊天</translation>
+    </message>
+    <message>
+        <source>Close the models page and return to the chat</source>
+        <translation>关闭模型页面并返回聊天</translation>
+    </message>
+    <message>
+        <source>Catalog</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Downloads (%1)</source>
+        <translation>下载 (%1)</translation>
+    </message>
+    <message>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Installed (%1)</source>
+        <translation>已安装 (%1)</translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>Convert</source>
+        <translation>转换</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsSearchSection</name>
+    <message>
+        <source>Sparse</source>
+        <comment>search result: runs with hot/cold neuron placement</comment>
+        <translation>稀疏</translation>
+    </message>
+    <message>
+        <source>Dense only</source>
+        <comment>search result: runs without predictors</comment>
+        <translation>仅稠密</translation>
+    </message>
+    <message>
+        <source>Unsupported</source>
+        <comment>search result: Hearth cannot run it</comment>
+        <translation>不支持</translation>
+    </message>
+    <message>
+        <source>Search Hugging Face, e.g. ReluLLaMA or PowerInfer</source>
+        <translation>搜索 Hugging Face，例如 ReluLLaMA 或 PowerInfer</translation>
+    </message>
+    <message>
+        <source>Search models on Hugging Face</source>
+        <translation>在 Hugging Face 上搜索模型</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <comment>button: search Hugging Face</comment>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>%1 downloads · %2 likes</source>
+        <translation>%1 次下载 · %2 个赞</translation>
+    </message>
+    <message>
+        <source>Search for a model by name. Results say whether Hearth runs them with hot neurons on the GPU (sparse), without (dense only), or not at all.</source>
+        <translation>按名称搜索模型。结果会说明 Hearth 能否以热神经元放在 GPU 上的方式运行（稀疏）、只能不用此方式运行（仅稠密），或完全无法运行。</translation>
+    </message>
+    <message>
+        <source>Files of %1</source>
+        <translation>%1 的文件</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <comment>button: download a model file</comment>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>下载 %1</translation>
+    </message>
+    <message>
+        <source>No files listed.</source>
+        <translation>没有列出文件。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsVramSection</name>
+    <message>
+        <source>A plan from the catalog&apos;s figures; download the model to run it.</source>
+        <translation>根据目录数据做出的规划；下载模型后即可运行。</translation>
+    </message>
+    <message>
+        <source>Load a model, or choose “GPU Memory…” for an installed one, to plan where its layers run.</source>
+        <translation>加载一个模型，或对已安装的模型选择“显存…”，以规划各层在哪里运行。</translation>
+    </message>
+    <message>
+        <source>Apply places the running model again with this budget; the conversation stays.</source>
+        <translation>“应用”会按此预算重新放置正在运行的模型；对话保持不变。</translation>
+    </message>
+    <message>
+        <source>This model is not running: Apply remembers the budget for its next load.</source>
+        <translation>此模型未在运行：“应用”会记住该预算，供下次加载使用。</translation>
+    </message>
+    <message>
+        <source>Placing the model again…</source>
+        <translation>正在重新放置模型…</translation>
+    </message>
+    <message>
+        <source>Running now: %1</source>
+        <translation>当前运行：%1</translation>
+    </message>
+    <message>
+        <source>Reading the model file…</source>
+        <translation>正在读取模型文件…</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Settings</source>
@@ -519,6 +1007,26 @@
         <source>Default maximum tokens per answer</source>
         <translation>每个回答的默认最大词元数</translation>
     </message>
+    <message>
+        <source>Hugging Face mirror:</source>
+        <translation>Hugging Face 镜像：</translation>
+    </message>
+    <message>
+        <source>Hugging Face endpoint or mirror address</source>
+        <translation>Hugging Face 端点或镜像地址</translation>
+    </message>
+    <message>
+        <source>Hugging Face token:</source>
+        <translation>Hugging Face 令牌：</translation>
+    </message>
+    <message>
+        <source>For gated models; empty: HF_TOKEN or none</source>
+        <translation>用于受限模型；留空：使用 HF_TOKEN 或不使用</translation>
+    </message>
+    <message>
+        <source>Hugging Face access token</source>
+        <translation>Hugging Face 访问令牌</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -573,6 +1081,18 @@
     <message>
         <source>Chat title</source>
         <translation>对话标题</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Download, import and manage models</source>
+        <translation>下载、导入和管理模型</translation>
+    </message>
+    <message>
+        <source>Models (Ctrl+M)</source>
+        <translation>模型 (Ctrl+M)</translation>
     </message>
 </context>
 <context>
@@ -1175,6 +1695,180 @@
         <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
         <translation>对话（%1 个词元）已超出模型 %2 个词元的上下文。请开始新对话或删除之前的消息。</translation>
     </message>
+    <message>
+        <source>Could not place the model for this budget: %1</source>
+        <translation>无法按此预算放置模型：%1</translation>
+    </message>
+    <message>
+        <source>Placing the model again was cancelled; the previous placement is kept.</source>
+        <translation>已取消重新放置模型；保留之前的放置。</translation>
+    </message>
+    <message>
+        <source>Could not restore the previous placement: %1</source>
+        <translation>无法恢复之前的放置：%1</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ConversionJob</name>
+    <message>
+        <source>%1 appeared while converting.</source>
+        <translation>%1 在转换期间出现。</translation>
+    </message>
+    <message>
+        <source>Choose a model folder to convert.</source>
+        <translation>请选择要转换的模型文件夹。</translation>
+    </message>
+    <message>
+        <source>%1 is neither a model folder nor a GGUF file.</source>
+        <translation>%1 既不是模型文件夹，也不是 GGUF 文件。</translation>
+    </message>
+    <message>
+        <source>%1 has no config.json. Choose the folder of a Hugging Face model.</source>
+        <translation>%1 中没有 config.json。请选择 Hugging Face 模型的文件夹。</translation>
+    </message>
+    <message>
+        <source>The folder %1 does not exist.</source>
+        <translation>文件夹 %1 不存在。</translation>
+    </message>
+    <message>
+        <source>Predictors and activation statistics can only be added when converting a model folder.</source>
+        <translation>只有在转换模型文件夹时才能添加预测器和激活统计。</translation>
+    </message>
+    <message>
+        <source>Choose where to save the converted model.</source>
+        <translation>请选择转换后模型的保存位置。</translation>
+    </message>
+    <message>
+        <source>The converted model must not replace the model it is made from.</source>
+        <translation>转换后的模型不能替换其来源模型。</translation>
+    </message>
+    <message>
+        <source>%1 already exists. Choose another name, or allow replacing it.</source>
+        <translation>%1 已存在。请选择其他名称，或允许替换它。</translation>
+    </message>
+    <message>
+        <source>Reading the model</source>
+        <translation>正在读取模型</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Cancelled. No file was written.</source>
+        <translation>已取消。未写入任何文件。</translation>
+    </message>
+    <message>
+        <source>This model cannot be converted: %1</source>
+        <translation>无法转换此模型：%1</translation>
+    </message>
+    <message>
+        <source>A file of the model is damaged, incomplete or unsafe: %1</source>
+        <translation>模型的某个文件已损坏、不完整或不安全：%1</translation>
+    </message>
+    <message>
+        <source>The model could not be read: %1</source>
+        <translation>无法读取模型：%1</translation>
+    </message>
+    <message>
+        <source>Checking free disk space</source>
+        <translation>正在检查可用磁盘空间</translation>
+    </message>
+    <message>
+        <source>Not enough disk space in %1: the new model needs %2, but only %3 are free.</source>
+        <translation>%1 中的磁盘空间不足：新模型需要 %2，但只有 %3 可用。</translation>
+    </message>
+    <message>
+        <source>Quantizing to %1</source>
+        <translation>正在量化为 %1</translation>
+    </message>
+    <message>
+        <source>Converting to %1</source>
+        <translation>正在转换为 %1</translation>
+    </message>
+    <message>
+        <source>Writing the model failed: %1</source>
+        <translation>写入模型失败：%1</translation>
+    </message>
+    <message>
+        <source>The conversion failed: %1</source>
+        <translation>转换失败：%1</translation>
+    </message>
+    <message>
+        <source>Checking that the new model loads and answers</source>
+        <translation>正在检查新模型能否加载并作答</translation>
+    </message>
+    <message>
+        <source>The new model failed its check, so it was not kept: %1</source>
+        <translation>新模型未通过检查，因此未保留：%1</translation>
+    </message>
+    <message>
+        <source>The new model could not be saved as %1: %2</source>
+        <translation>无法将新模型保存为 %1：%2</translation>
+    </message>
+    <message>
+        <source>Saved %1 (%2).</source>
+        <translation>已保存 %1（%2）。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::DownloadListModel</name>
+    <message>
+        <source>%1 MB/s</source>
+        <translation>%1 MB/s</translation>
+    </message>
+    <message>
+        <source>%1 kB/s</source>
+        <translation>%1 kB/s</translation>
+    </message>
+    <message>
+        <source>less than a minute left</source>
+        <translation>剩余不到一分钟</translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n min left</source>
+        <translation>
+            <numerusform>大约剩余 %n 分钟</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n h left</source>
+        <translation>
+            <numerusform>大约剩余 %n 小时</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>下载中</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Checking</source>
+        <translation>校验中</translation>
+    </message>
+    <message>
+        <source>Installed</source>
+        <translation>已安装</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::GpuInfo</name>
@@ -1224,6 +1918,40 @@
         <source>%1B</source>
         <comment>billions of parameters</comment>
         <translation>%1B</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelLibrary</name>
+    <message>
+        <source>Cannot read the model&apos;s layout: %1</source>
+        <translation>无法读取模型结构：%1</translation>
+    </message>
+    <message>
+        <source>%1 is an unfinished download and cannot be imported.</source>
+        <translation>%1 是未完成的下载，无法导入。</translation>
+    </message>
+    <message>
+        <source>%1 cannot be used: %2</source>
+        <translation>无法使用 %1：%2</translation>
+    </message>
+    <message>
+        <source>Choose a model file to import.</source>
+        <translation>请选择要导入的模型文件。</translation>
+    </message>
+    <message>
+        <source>%1 is already in the list.</source>
+        <translation>%1 已在列表中。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::models::ModelManager</name>
+    <message>
+        <source>Unknown catalog model &quot;%1&quot;.</source>
+        <translation>未知的目录模型“%1”。</translation>
+    </message>
+    <message>
+        <source>%1 has no file named %2.</source>
+        <translation>%1 中没有名为 %2 的文件。</translation>
     </message>
 </context>
 <context>

@@ -79,6 +79,20 @@ ApplicationWindow {
 
     readonly property bool busy: ChatController.state === ChatController.Loading
                                  || ChatController.state === ChatController.Generating
+    /// The Models page instead of the chat.
+    property bool showingModels: false
+
+    /// Opens the Models page at @p section ("catalog", "search", "downloads", "installed",
+    /// "vram"); with @p catalogId the VRAM section plans that catalog model.
+    function showModelsSection(section, catalogId) {
+        showingModels = true;
+        const sections = ["catalog", "search", "downloads", "installed", "vram", "convert"];
+        const index = sections.indexOf(section);
+        if (index >= 0)
+            modelsPage.showSection(index);
+        if (catalogId)
+            modelsPage.planCatalogModel(catalogId);
+    }
 
     header: ToolBar {
         RowLayout {
@@ -176,6 +190,9 @@ ApplicationWindow {
             SplitView.preferredWidth: 250
             SplitView.minimumWidth: 160
             controller: ChatController
+            modelsShown: root.showingModels
+            onModelsRequested: root.showingModels = !root.showingModels
+            onChatRequested: root.showingModels = false
             onExportRequested: (conversationId, format) => {
                 exportDialog.conversationId = conversationId;
                 exportDialog.format = format;
@@ -185,38 +202,49 @@ ApplicationWindow {
             }
         }
 
-        ColumnLayout {
+        StackLayout {
             SplitView.fillWidth: true
-            spacing: 0
+            currentIndex: root.showingModels ? 1 : 0
 
-            ChatView {
-                Layout.fillWidth: true
-                Layout.fillHeight: true
+            ColumnLayout {
+                spacing: 0
+
+                ChatView {
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    controller: ChatController
+                }
+
+                Label {
+                    objectName: "errorLabel"
+                    Layout.fillWidth: true
+                    Layout.margins: 8
+                    visible: ChatController.errorText.length > 0
+                    text: ChatController.errorText
+                    color: "#c0392b"
+                    wrapMode: Text.Wrap
+                }
+
+                Composer {
+                    id: composer
+                    Layout.fillWidth: true
+                    canSend: ChatController.state === ChatController.Ready
+                    generating: ChatController.state === ChatController.Generating
+                    inputEnabled: ChatController.state !== ChatController.NoModel
+                                  && ChatController.state !== ChatController.Loading
+                    modelLoaded: ChatController.state !== ChatController.NoModel
+                    contextUsed: ChatController.contextUsed
+                    contextLength: ChatController.contextLength
+                    onSendRequested: text => ChatController.send(text)
+                    onStopRequested: ChatController.stop()
+                }
+            }
+
+            ModelsPage {
+                id: modelsPage
+                objectName: "modelsPage"
                 controller: ChatController
-            }
-
-            Label {
-                objectName: "errorLabel"
-                Layout.fillWidth: true
-                Layout.margins: 8
-                visible: ChatController.errorText.length > 0
-                text: ChatController.errorText
-                color: "#c0392b"
-                wrapMode: Text.Wrap
-            }
-
-            Composer {
-                id: composer
-                Layout.fillWidth: true
-                canSend: ChatController.state === ChatController.Ready
-                generating: ChatController.state === ChatController.Generating
-                inputEnabled: ChatController.state !== ChatController.NoModel
-                              && ChatController.state !== ChatController.Loading
-                modelLoaded: ChatController.state !== ChatController.NoModel
-                contextUsed: ChatController.contextUsed
-                contextLength: ChatController.contextLength
-                onSendRequested: text => ChatController.send(text)
-                onStopRequested: ChatController.stop()
+                onCloseRequested: root.showingModels = false
             }
         }
     }
@@ -264,7 +292,12 @@ ApplicationWindow {
     }
 
     // Keyboard: Ctrl+O open a model, Ctrl+N new chat, Ctrl+F search, Esc stop,
-    // Ctrl+Shift+C copy the last answer.
+    // Ctrl+Shift+C copy the last answer, Ctrl+M the Models page (again: back to the chat).
+    Shortcut {
+        objectName: "modelsShortcut"
+        sequence: "Ctrl+M"
+        onActivated: root.showingModels = !root.showingModels
+    }
     Shortcut {
         sequences: [StandardKey.Open]
         enabled: !root.busy
@@ -273,6 +306,7 @@ ApplicationWindow {
     Shortcut {
         sequences: [StandardKey.New]
         onActivated: {
+            root.showingModels = false;
             ChatController.newConversation();
             composer.focusInput();
         }

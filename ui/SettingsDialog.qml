@@ -83,6 +83,28 @@ Dialog {
             text: qsTr("A new data folder is used from the next start.")
         }
 
+        Label { text: qsTr("Hugging Face mirror:") }
+        TextField {
+            objectName: "hfEndpointField"
+            Layout.fillWidth: true
+            text: AppSettings.hfEndpoint
+            placeholderText: "https://huggingface.co"
+            inputMethodHints: Qt.ImhUrlCharactersOnly
+            onEditingFinished: AppSettings.hfEndpoint = text
+            Accessible.name: qsTr("Hugging Face endpoint or mirror address")
+        }
+
+        Label { text: qsTr("Hugging Face token:") }
+        TextField {
+            objectName: "hfTokenField"
+            Layout.fillWidth: true
+            text: AppSettings.hfToken
+            echoMode: TextInput.Password
+            placeholderText: qsTr("For gated models; empty: HF_TOKEN or none")
+            onEditingFinished: AppSettings.hfToken = text
+            Accessible.name: qsTr("Hugging Face access token")
+        }
+
         Label { text: qsTr("Default system prompt:") }
         TextField {
             Layout.fillWidth: true

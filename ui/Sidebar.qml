@@ -11,6 +11,11 @@ Pane {
     required property ChatController controller
 
     signal exportRequested(var conversationId, string format)
+    /// The Models button; @p modelsShown tells whether the page is open (the button is checked).
+    signal modelsRequested()
+    /// A chat was chosen or started: the chat view should be shown.
+    signal chatRequested()
+    property bool modelsShown: false
 
     function focusSearch() {
         search.forceActiveFocus();
@@ -24,11 +29,27 @@ Pane {
         spacing: 6
 
         Button {
+            objectName: "modelsButton"
+            Layout.fillWidth: true
+            text: qsTr("Models")
+            icon.name: "view-list-details"
+            checkable: true
+            checked: root.modelsShown
+            onClicked: root.modelsRequested()
+            Accessible.name: qsTr("Download, import and manage models")
+            ToolTip.visible: hovered
+            ToolTip.delay: 600
+            ToolTip.text: qsTr("Models (Ctrl+M)")
+        }
+        Button {
             objectName: "newChatButton"
             Layout.fillWidth: true
             text: qsTr("New Chat")
             icon.name: "list-add"
-            onClicked: root.controller.newConversation()
+            onClicked: {
+                root.controller.newConversation();
+                root.chatRequested();
+            }
             Accessible.name: qsTr("Start a new conversation")
         }
         TextField {
@@ -60,7 +81,10 @@ Pane {
 
                 width: ListView.view.width
                 highlighted: conversationId === root.controller.conversationId
-                onClicked: root.controller.openConversation(conversationId)
+                onClicked: {
+                    root.controller.openConversation(conversationId);
+                    root.chatRequested();
+                }
                 Accessible.name: title
 
                 contentItem: ColumnLayout {

@@ -27,6 +27,19 @@ ToolBar {
                   : qsTr("No model loaded")
         }
         Label {
+            objectName: "placementLabel"
+            // The engine's placement report, short enough for the bar; the whole text on hover.
+            visible: root.computeDetail.length > 0
+            Layout.maximumWidth: 380
+            elide: Text.ElideRight
+            text: root.computeDetail
+            opacity: 0.75
+            ToolTip.visible: placementHover.hovered
+            ToolTip.text: root.computeDetail
+            HoverHandler { id: placementHover }
+        }
+        Label {
+            objectName: "computeModeLabel"
             text: root.computeMode
             Accessible.name: qsTr("Compute mode")
             Accessible.description: root.computeDetail

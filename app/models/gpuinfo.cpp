@@ -11,6 +11,25 @@ namespace hearth::models {
 namespace {
 constexpr quint64 kGiB = quint64(1) << 30;
 constexpr quint64 kAutoMargin = quint64(256) << 20;
+
+// No GPU, and why.
+class AbsentGpuInfo final : public GpuInfo
+{
+public:
+    explicit AbsentGpuInfo(QString reason)
+        : m_reason(std::move(reason))
+    {
+    }
+    [[nodiscard]] bool present() const override { return false; }
+    [[nodiscard]] QString name() const override { return {}; }
+    [[nodiscard]] quint64 totalBytes() const override { return 0; }
+    [[nodiscard]] quint64 freeBytes() const override { return 0; }
+    [[nodiscard]] double bandwidthGBs() const override { return 0; }
+    [[nodiscard]] QString unavailableReason() const override { return m_reason; }
+
+private:
+    QString m_reason;
+};
 } // namespace
 
 FixedGpuInfo::FixedGpuInfo(quint64 bytes, QString name, double bandwidthGBs, quint64 freeBytes)
@@ -30,7 +49,19 @@ std::unique_ptr<GpuInfo> detectGpu()
         return std::make_unique<FixedGpuInfo>(
             bytes, QCoreApplication::translate("hearth::models::GpuInfo", "Simulated GPU (%1 GB)").arg(gib));
     }
-    return std::make_unique<FixedGpuInfo>(0);
+    // Thread-safe one-time initialisation: the catalog and the VRAM panel both ask at start-up.
+    static const Result<GpuDescription> query = queryGpu();
+    return gpuFromQuery(query);
+}
+
+std::unique_ptr<GpuInfo> gpuFromQuery(const Result<GpuDescription>& query)
+{
+    if (!query.ok() || query->totalBytes == 0)
+        return std::make_unique<AbsentGpuInfo>(QString::fromStdString(query.message()));
+    // FixedGpuInfo reads a free size of 0 as "all free"; a GPU that reports none free keeps a byte.
+    const quint64 free = std::max<quint64>(query->freeBytes, 1);
+    return std::make_unique<FixedGpuInfo>(
+        query->totalBytes, QString::fromStdString(query->name), query->bandwidthGBs, free);
 }
 
 quint64 autoBudgetBytes(const GpuInfo& gpu)

@@ -5,6 +5,8 @@
 /// GpuInfo: what the panel and the fit badges need to know about the GPU, behind an interface so
 /// that tests (and the "plan for a GPU of N GB" preview) can stand in for real hardware.
 
+#include <hearth/gpu.h>
+
 #include <QString>
 #include <QtGlobal>
 
@@ -24,6 +26,9 @@ public:
     [[nodiscard]] virtual quint64 freeBytes() const = 0;
     /// Memory bandwidth in GB/s, for the speed estimate.
     [[nodiscard]] virtual double bandwidthGBs() const = 0;
+    /// Why there is no GPU, in the engine's words ("no CUDA device: ..."); empty when present()
+    /// or when nobody looked (a fixed size).
+    [[nodiscard]] virtual QString unavailableReason() const { return {}; }
 };
 
 /// A GPU of fixed size: tests, and planning for hardware the user does not have (yet).
@@ -47,9 +52,14 @@ private:
     double m_bandwidth = 400.0;
 };
 
-/// The GPU of this machine. The CUDA back end will report through here once it can be queried
-/// from the app; until then this finds none, except that HEARTH_FAKE_GPU_GB=N (a number) stands
-/// in a GPU of N GiB for demonstrations and UI work on machines without one.
+/// What the engine's GPU query (hearth::queryGpu) found, as a GpuInfo: the GPU, or none with the
+/// engine's reason.
+[[nodiscard]] std::unique_ptr<GpuInfo> gpuFromQuery(const Result<GpuDescription>& query);
+
+/// The GPU of this machine, asked through the CUDA back-end module the engine loads at run time.
+/// The engine is asked once per process (opening a CUDA context takes a moment), so the free
+/// memory is that of the first call. HEARTH_FAKE_GPU_GB=N (a number) stands in a GPU of N GiB
+/// instead, for demonstrations and UI work on machines without one.
 [[nodiscard]] std::unique_ptr<GpuInfo> detectGpu();
 
 /// PowerInfer's default budget: the free memory minus 256 MiB for other programs.

@@ -227,6 +227,7 @@ QVariant HubSearch::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
     case IdRole:
+    case RepoIdRole:
         return r.model.id;
     case SupportRole:
         return r.classification.supportName();
@@ -251,7 +252,8 @@ QHash<int, QByteArray> HubSearch::roleNames() const
 {
     return { { IdRole, "id" }, { SupportRole, "support" }, { ReasonRole, "reason" },
         { ArchitectureRole, "architecture" }, { FormatRole, "format" },
-        { PredictorRepoRole, "predictorRepo" }, { DownloadsRole, "downloads" }, { LikesRole, "likes" } };
+        { PredictorRepoRole, "predictorRepo" }, { DownloadsRole, "downloads" }, { LikesRole, "likes" },
+        { RepoIdRole, "repoId" } };
 }
 
 } // namespace hearth::models

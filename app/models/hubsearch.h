@@ -60,6 +60,7 @@ public:
         PredictorRepoRole, ///< "predictorRepo": where predictors come from
         DownloadsRole, ///< "downloads"
         LikesRole, ///< "likes"
+        RepoIdRole, ///< "repoId": the same as "id", which QML delegates cannot declare
     };
     Q_ENUM(Role)
 

@@ -72,6 +72,7 @@ QVariant ModelCatalog::data(const QModelIndex& index, int role) const
     case NameRole:
         return e->name;
     case IdRole:
+    case CatalogIdRole:
         return e->id;
     case RepoRole:
         return e->repo;
@@ -144,6 +145,7 @@ QHash<int, QByteArray> ModelCatalog::roleNames() const
         { FitTextRole, "fitText" },
         { FitReasonRole, "fitReason" },
         { TokensPerSecondRole, "tokensPerSecond" },
+        { CatalogIdRole, "catalogId" },
     };
 }
 

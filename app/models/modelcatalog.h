@@ -53,6 +53,7 @@ public:
         FitTextRole, ///< "fitText": the translated badge
         FitReasonRole, ///< "fitReason": tooltip detail
         TokensPerSecondRole, ///< "tokensPerSecond": the badge's estimate
+        CatalogIdRole, ///< "catalogId": the same as "id", which QML delegates cannot declare
     };
     Q_ENUM(Role)
 

@@ -6,8 +6,10 @@
 
 #include <QCryptographicHash>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QLocale>
 #include <QSettings>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -52,6 +54,10 @@ void PlacementPreview::setModelPath(const QString& path)
 {
     if (path == m_modelPath && !path.isEmpty())
         return;
+    if (loading()) { // a synchronous choice overrides a pending loadModelPath()
+        m_loadingPath.reset();
+        Q_EMIT loadingChanged();
+    }
     m_modelPath = path;
     m_catalogId.clear();
     if (path.isEmpty()) {
@@ -68,10 +74,54 @@ void PlacementPreview::setModelPath(const QString& path)
     adoptModel(std::move(model.value()), path, QFileInfo(path).completeBaseName(), {});
 }
 
+void PlacementPreview::loadModelPath(const QString& path)
+{
+    if (path.isEmpty()) {
+        const bool wasLoading = loading();
+        m_loadingPath.reset();
+        setModelPath(path);
+        if (wasLoading)
+            Q_EMIT loadingChanged();
+        return;
+    }
+    if ((path == m_modelPath && m_catalogId.isEmpty() && !loading()) || m_loadingPath == path)
+        return;
+    const bool wasLoading = loading();
+    m_loadingPath = path;
+    if (!wasLoading)
+        Q_EMIT loadingChanged();
+    using Loaded = std::shared_ptr<Result<PlacementModel>>;
+    auto* watcher = new QFutureWatcher<Loaded>(this);
+    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, path] {
+        watcher->deleteLater();
+        if (m_loadingPath != path)
+            return; // a later call took over
+        m_loadingPath.reset();
+        Loaded loaded = watcher->result();
+        m_modelPath = path;
+        m_catalogId.clear();
+        if (!loaded || !*loaded) {
+            adoptModel(std::nullopt, {}, QFileInfo(path).fileName(),
+                tr("Cannot plan this model: %1")
+                    .arg(loaded ? QString::fromStdString(loaded->message()) : QString()));
+        } else {
+            adoptModel(std::move(loaded->value()), path, QFileInfo(path).completeBaseName(), {});
+        }
+        Q_EMIT loadingChanged();
+    });
+    watcher->setFuture(QtConcurrent::run([path] {
+        return std::make_shared<Result<PlacementModel>>(PlacementModel::fromFile(path.toStdString()));
+    }));
+}
+
 void PlacementPreview::setCatalogId(const QString& id)
 {
     if (id == m_catalogId && !id.isEmpty())
         return;
+    if (loading()) {
+        m_loadingPath.reset();
+        Q_EMIT loadingChanged();
+    }
     m_catalogId = id;
     m_modelPath.clear();
     const auto& catalog = builtinCatalog();
@@ -397,7 +447,19 @@ QString PlacementPreview::summaryText() const
 
 void PlacementPreview::setSettingsFile(const QString& path)
 {
+    if (path == m_settingsFile)
+        return;
     m_settingsFile = path;
+    Q_EMIT settingsFileChanged();
+    // The remembered choice may differ in the other file.
+    if (!m_modelKey.isEmpty()) {
+        auto settings = openSettings();
+        const std::optional<Remembered> choice = remembered(*settings, m_modelKey);
+        m_auto = choice ? choice->autoBudget : true;
+        m_budget = choice ? choice->budgetBytes : 0;
+        Q_EMIT budgetChanged();
+        scheduleReplan();
+    }
 }
 
 std::unique_ptr<QSettings> PlacementPreview::openSettings() const

@@ -37,6 +37,8 @@ class PlacementPreview : public QAbstractListModel
     Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
     Q_PROPERTY(bool modelReady READ modelReady NOTIFY modelChanged)
     Q_PROPERTY(QString errorText READ errorText NOTIFY modelChanged)
+    /// A file given to loadModelPath() is being read on a worker thread.
+    Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
 
     // The GPU: detected through GpuInfo, or a size to plan for when there is none.
     Q_PROPERTY(bool hasGpu READ hasGpu NOTIFY gpuChanged)
@@ -57,6 +59,8 @@ class PlacementPreview : public QAbstractListModel
     Q_PROPERTY(QString budgetText READ budgetText NOTIFY budgetChanged)
     Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY contextLengthChanged)
     Q_PROPERTY(int debounceMs READ debounceMs WRITE setDebounceMs NOTIFY debounceMsChanged)
+    /// The INI file budgets are remembered in; empty: the application's settings.
+    Q_PROPERTY(QString settingsFile READ settingsFile WRITE setSettingsFile NOTIFY settingsFileChanged)
 
     // The plan (planChanged after each re-plan).
     Q_PROPERTY(bool sparse READ sparse NOTIFY planChanged)
@@ -101,12 +105,18 @@ public:
     void setMachine(const MachineInfo& machine);
     /// Remember budgets in this file (INI) instead of the application's settings (tests).
     void setSettingsFile(const QString& path);
+    [[nodiscard]] QString settingsFile() const { return m_settingsFile; }
 
     [[nodiscard]] QString modelPath() const { return m_modelPath; }
     void setModelPath(const QString& path);
     [[nodiscard]] QString catalogId() const { return m_catalogId; }
     void setCatalogId(const QString& id);
     [[nodiscard]] QString modelName() const { return m_modelName; }
+    [[nodiscard]] bool loading() const { return m_loadingPath.has_value(); }
+    /// Like setting modelPath, but the file's tensor table is read on a worker thread, so a
+    /// model on a slow disk never stalls the window; the plan follows when it has been read.
+    /// The last call wins; an empty path clears the model at once.
+    Q_INVOKABLE void loadModelPath(const QString& path);
     [[nodiscard]] bool modelReady() const { return m_model.has_value(); }
     [[nodiscard]] QString errorText() const { return m_errorText; }
     /// The QSettings key part for the current model ("" when none).
@@ -176,6 +186,8 @@ Q_SIGNALS:
     void budgetChanged();
     void contextLengthChanged();
     void debounceMsChanged();
+    void settingsFileChanged();
+    void loadingChanged();
     void planChanged();
     /// The user applied @p budgetBytes (the effective budget; @p autoBudget tells whether it
     /// follows the free memory) for the model with settings key @p modelKey.
@@ -204,6 +216,7 @@ private:
     bool m_auto = true;
     int m_contextLength = 4096;
     QString m_settingsFile;
+    std::optional<QString> m_loadingPath; ///< the file loadModelPath() is reading
     QTimer m_debounce;
 };
 

@@ -26,7 +26,7 @@ QString roleHeading(const QString& role)
     return role;
 }
 
-QString statsLine(const ChatMessage& m)
+QString statsLine(const StoredMessage& m)
 {
     QStringList parts;
     if (m.stats.tokens > 0)
@@ -44,7 +44,7 @@ QString statsLine(const ChatMessage& m)
     return parts.join(QStringLiteral(" · "));
 }
 
-QJsonObject messageJson(const ChatMessage& m)
+QJsonObject messageJson(const StoredMessage& m)
 {
     QJsonObject o {
         {QStringLiteral("id"), m.id},
@@ -70,7 +70,7 @@ QJsonObject messageJson(const ChatMessage& m)
 
 } // namespace
 
-QString toMarkdown(const Conversation& conversation, const QList<ChatMessage>& activePath)
+QString toMarkdown(const Conversation& conversation, const QList<StoredMessage>& activePath)
 {
     QString md;
     const QString title = conversation.title.isEmpty() ? tr("Untitled chat") : conversation.title;
@@ -82,7 +82,7 @@ QString toMarkdown(const Conversation& conversation, const QList<ChatMessage>& a
         md += QStringLiteral("## %1\n\n").arg(tr("System prompt"));
         md += conversation.systemPrompt.trimmed() + QStringLiteral("\n\n");
     }
-    for (const ChatMessage& m : activePath) {
+    for (const StoredMessage& m : activePath) {
         md += QStringLiteral("## %1\n\n").arg(roleHeading(m.role));
         md += m.content.trimmed() + QStringLiteral("\n\n");
         const QString stats = statsLine(m);
@@ -92,14 +92,14 @@ QString toMarkdown(const Conversation& conversation, const QList<ChatMessage>& a
     return md;
 }
 
-QByteArray toJson(const Conversation& conversation, const QList<ChatMessage>& activePath,
-    const QList<ChatMessage>& messages)
+QByteArray toJson(const Conversation& conversation, const QList<StoredMessage>& activePath,
+    const QList<StoredMessage>& messages)
 {
     QJsonArray path;
-    for (const ChatMessage& m : activePath)
+    for (const StoredMessage& m : activePath)
         path.append(m.id);
     QJsonArray all;
-    for (const ChatMessage& m : messages)
+    for (const StoredMessage& m : messages)
         all.append(messageJson(m));
     const QJsonObject root {
         {QStringLiteral("format"), QStringLiteral("hearth-chat")},

@@ -28,15 +28,18 @@ enum class MessageState {
 /// Parses a stored name; unknown names read as Complete so a newer writer cannot hide text.
 [[nodiscard]] MessageState messageStateFromName(const QString& name);
 
+// Named apart from the engine's hearth::ChatMessage and hearth::GenerationStats: the app links
+// both, and two classes of one name in one program break the one-definition rule.
+
 /// Measured while an answer was generated; zero when unknown (user messages, old databases).
-struct GenerationStats {
+struct StoredAnswerStats {
     int tokens = 0;
     double tokensPerSecond = 0.0;
     double timeToFirstTokenMs = 0.0;
     QString model;
 };
 
-struct ChatMessage {
+struct StoredMessage {
     qint64 id = 0;
     qint64 conversationId = 0;
     qint64 parentId = 0; ///< 0 for the first message of a conversation
@@ -45,7 +48,7 @@ struct ChatMessage {
     QDateTime created;
     MessageState state = MessageState::Complete;
     QString errorText; ///< why generation failed, for state Error
-    GenerationStats stats;
+    StoredAnswerStats stats;
 };
 
 struct Conversation {

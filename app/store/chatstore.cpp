@@ -76,9 +76,9 @@ QString messageColumns()
                           " m.error_text, m.gen_tokens, m.gen_tokens_per_second, m.gen_ttft_ms, m.gen_model");
 }
 
-ChatMessage readMessage(const QSqlQuery& q)
+StoredMessage readMessage(const QSqlQuery& q)
 {
-    ChatMessage m;
+    StoredMessage m;
     m.id = q.value(0).toLongLong();
     m.conversationId = q.value(1).toLongLong();
     m.parentId = q.value(2).toLongLong();
@@ -840,7 +840,7 @@ std::optional<qint64> ChatStore::addMessage(
     return insertMessage(conversationId, parentId, role, content, MessageState::Complete, {});
 }
 
-std::optional<ChatMessage> ChatStore::message(qint64 id)
+std::optional<StoredMessage> ChatStore::message(qint64 id)
 {
     auto db = database();
     if (!db)
@@ -850,7 +850,7 @@ std::optional<ChatMessage> ChatStore::message(qint64 id)
     q.addBindValue(id);
     if (!exec(q, tr("Reading a message")) || !q.next())
         return std::nullopt;
-    ChatMessage m = readMessage(q);
+    StoredMessage m = readMessage(q);
     QMutexLocker lock(&m_mutex);
     // Text not yet written is still part of the message.
     if (const auto it = m_streams.constFind(id); it != m_streams.cend())
@@ -858,9 +858,9 @@ std::optional<ChatMessage> ChatStore::message(qint64 id)
     return m;
 }
 
-QList<ChatMessage> ChatStore::activePath(qint64 conversationId)
+QList<StoredMessage> ChatStore::activePath(qint64 conversationId)
 {
-    QList<ChatMessage> path;
+    QList<StoredMessage> path;
     auto db = database();
     if (!db)
         return path;
@@ -888,16 +888,16 @@ QList<ChatMessage> ChatStore::activePath(qint64 conversationId)
     while (q.next())
         path << readMessage(q);
     QMutexLocker lock(&m_mutex);
-    for (ChatMessage& m : path) {
+    for (StoredMessage& m : path) {
         if (const auto it = m_streams.constFind(m.id); it != m_streams.cend())
             m.content = it->text;
     }
     return path;
 }
 
-QList<ChatMessage> ChatStore::allMessages(qint64 conversationId)
+QList<StoredMessage> ChatStore::allMessages(qint64 conversationId)
 {
-    QList<ChatMessage> all;
+    QList<StoredMessage> all;
     auto db = database();
     if (!db)
         return all;
@@ -909,7 +909,7 @@ QList<ChatMessage> ChatStore::allMessages(qint64 conversationId)
     while (q.next())
         all << readMessage(q);
     QMutexLocker lock(&m_mutex);
-    for (ChatMessage& m : all) {
+    for (StoredMessage& m : all) {
         if (const auto it = m_streams.constFind(m.id); it != m_streams.cend())
             m.content = it->text;
     }
@@ -1164,7 +1164,7 @@ bool ChatStore::hasPendingWrites() const
     return false;
 }
 
-bool ChatStore::finishStream(qint64 messageId, MessageState state, const GenerationStats& stats, const QString& error)
+bool ChatStore::finishStream(qint64 messageId, MessageState state, const StoredAnswerStats& stats, const QString& error)
 {
     QMutexLocker lock(&m_mutex);
     auto it = m_streams.find(messageId);
@@ -1203,7 +1203,7 @@ bool ChatStore::finishStream(qint64 messageId, MessageState state, const Generat
     return true;
 }
 
-bool ChatStore::finishMessage(qint64 messageId, const GenerationStats& stats)
+bool ChatStore::finishMessage(qint64 messageId, const StoredAnswerStats& stats)
 {
     return finishStream(messageId, MessageState::Complete, stats, {});
 }
@@ -1296,7 +1296,7 @@ std::optional<QByteArray> ChatStore::exportJson(qint64 conversationId, bool allB
         reportError(tr("There is no conversation %1 to export.").arg(conversationId));
         return std::nullopt;
     }
-    const QList<ChatMessage> path = activePath(conversationId);
+    const QList<StoredMessage> path = activePath(conversationId);
     return ChatExport::toJson(*conv, path, allBranches ? allMessages(conversationId) : path);
 }
 

@@ -104,11 +104,11 @@ public:
     /// the old branch stays as a sibling.
     [[nodiscard]] std::optional<qint64> addMessage(
         qint64 conversationId, qint64 parentId, const QString& role, const QString& content);
-    [[nodiscard]] std::optional<ChatMessage> message(qint64 id);
+    [[nodiscard]] std::optional<StoredMessage> message(qint64 id);
     /// The branch on screen, from the first message to the active leaf.
-    [[nodiscard]] QList<ChatMessage> activePath(qint64 conversationId);
+    [[nodiscard]] QList<StoredMessage> activePath(qint64 conversationId);
     /// Every message of every branch, oldest first.
-    [[nodiscard]] QList<ChatMessage> allMessages(qint64 conversationId);
+    [[nodiscard]] QList<StoredMessage> allMessages(qint64 conversationId);
     /// The messages sharing @p messageId's parent (regenerated answers, edited questions).
     [[nodiscard]] SiblingInfo siblings(qint64 messageId);
     /// Shows the branch through @p messageId, down to its newest leaf.
@@ -126,7 +126,7 @@ public:
     /// batches; returns false only when @p messageId is not streaming in this store.
     bool appendToken(qint64 messageId, const QString& text);
     /// Writes the final text and statistics and marks the message complete.
-    bool finishMessage(qint64 messageId, const GenerationStats& stats);
+    bool finishMessage(qint64 messageId, const StoredAnswerStats& stats);
     /// Writes the text so far and marks the message failed with @p error.
     bool markError(qint64 messageId, const QString& error);
     /// Writes all pending streaming text now. False if some of it could not be written (it
@@ -158,7 +158,7 @@ private:
         QElapsedTimer sinceWrite;
         // Set by finishMessage()/markError(): the final write still has to happen.
         std::optional<MessageState> finalState;
-        GenerationStats stats;
+        StoredAnswerStats stats;
         QString errorText;
     };
 
@@ -181,7 +181,7 @@ private:
     [[nodiscard]] QList<Conversation> queryConversations(const QString& where, const QString& order);
     bool updateConversationField(qint64 id, const char* column, const QVariant& value);
 
-    bool finishStream(qint64 messageId, MessageState state, const GenerationStats& stats, const QString& error);
+    bool finishStream(qint64 messageId, MessageState state, const StoredAnswerStats& stats, const QString& error);
     [[nodiscard]] bool writeStream(qint64 messageId, PendingStream& stream);
     void scheduleFlush(int delayMs);
 

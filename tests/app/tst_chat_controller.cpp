@@ -57,7 +57,7 @@ private Q_SLOTS:
                 return;
             checkedRow = true;
             // The assistant row exists while the answer is still streaming.
-            const QList<hearth::ChatMessage> path = store->activePath(m_chat->conversationId());
+            const QList<hearth::StoredMessage> path = store->activePath(m_chat->conversationId());
             QCOMPARE(path.size(), 2);
             QCOMPARE(path.at(1).role, QStringLiteral("assistant"));
             QCOMPARE(path.at(1).state, hearth::MessageState::Streaming);
@@ -70,7 +70,7 @@ private Q_SLOTS:
         disconnect(m_chat.get(), &ChatController::answerToken, this, nullptr);
         QVERIFY(checkedRow);
 
-        const QList<hearth::ChatMessage> path = store->activePath(m_chat->conversationId());
+        const QList<hearth::StoredMessage> path = store->activePath(m_chat->conversationId());
         QCOMPARE(path.size(), 2);
         QCOMPARE(path.at(1).state, hearth::MessageState::Complete);
         QCOMPARE(path.at(1).content, m_chat->messages()->at(1).content);
@@ -109,7 +109,7 @@ private Q_SLOTS:
         QCOMPARE(m_chat->messages()->at(1).role, QStringLiteral("assistant"));
 
         // The old question and both of its answers are still there.
-        const QList<hearth::ChatMessage> all = m_chat->store()->allMessages(m_chat->conversationId());
+        const QList<hearth::StoredMessage> all = m_chat->store()->allMessages(m_chat->conversationId());
         QCOMPARE(all.size(), 5);
         m_chat->switchSibling(0, -1);
         QCOMPARE(m_chat->messages()->at(0).id, original);

@@ -202,7 +202,7 @@ private Q_SLOTS:
         QCOMPARE(conv->activeLeafId, 4);
 
         // The flat list became a chain, in the old order.
-        const QList<ChatMessage> path = store.activePath(1);
+        const QList<StoredMessage> path = store.activePath(1);
         QCOMPARE(path.size(), 3);
         QCOMPARE(path[0].id, 1);
         QCOMPARE(path[0].parentId, 0);
@@ -245,7 +245,7 @@ private Q_SLOTS:
         QCOMPARE(store.schemaVersion(), ChatSchema::latestVersion());
         QCOMPARE(store.recoveredMessageCount(), 1);
 
-        const QList<ChatMessage> path = store.activePath(1);
+        const QList<StoredMessage> path = store.activePath(1);
         QCOMPARE(path.size(), 2);
         QCOMPARE(path[1].content, QStringLiteral("Vermilion"));
         QCOMPARE(path[1].stats.tokens, 3);
@@ -315,7 +315,7 @@ private Q_SLOTS:
         // Edit the first question and resend: a new branch from the root; the old one stays.
         const qint64 q1e = *store.addMessage(conv, 0, QStringLiteral("user"), QStringLiteral("Q1 edited"));
         const qint64 a1e = *store.addMessage(conv, q1e, QStringLiteral("assistant"), QStringLiteral("A1 edited"));
-        QList<ChatMessage> path = store.activePath(conv);
+        QList<StoredMessage> path = store.activePath(conv);
         QCOMPARE(path.size(), 2);
         QCOMPARE(path[0].id, q1e);
         QCOMPARE(path[1].id, a1e);
@@ -610,11 +610,11 @@ private Q_SLOTS:
         QVERIFY2(k >= lastToken + 1 - ChatStore::FlushEveryTokens,
             qPrintable(QStringLiteral("stored %1 tokens, child had sent %2").arg(k).arg(lastToken + 1)));
 
-        const QList<ChatMessage> path = store.activePath(conversationId);
+        const QList<StoredMessage> path = store.activePath(conversationId);
         QCOMPARE(path.size(), 2);
         QCOMPARE(path[0].content, QStringLiteral("Tell me a long story"));
         QCOMPARE(path[1].id, messageId);
-        const QList<ChatMessage> earlier = store.activePath(keep);
+        const QList<StoredMessage> earlier = store.activePath(keep);
         QCOMPARE(earlier.size(), 2);
         QCOMPARE(earlier[1].content, QStringLiteral("earlier answer"));
         // Interrupted answers are searchable and can still be completed or regenerated.
@@ -818,7 +818,7 @@ private Q_SLOTS:
     {
         Conversation c;
         c.title = QStringLiteral("T");
-        ChatMessage m;
+        StoredMessage m;
         m.id = 1;
         m.role = QStringLiteral("assistant");
         m.content = QStringLiteral("cut short");

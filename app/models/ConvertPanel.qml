@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+// Converting a Hugging Face model folder (with optional predictor and activation folders) to a
+// GGUF file, or re-encoding a GGUF file as Q8_0 / Q4_0: folder choosers, output type and
+// destination, Start / Cancel, progress with its phase, and the result. Emits modelConverted()
+// with the new file so the Models page can list it.
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Dialogs
+import QtQuick.Layouts
+import Hearth.Models
+
+Pane {
+    id: root
+
+    /// The job this panel drives; one is made when none is given.
+    property ConversionJob job: ownJob
+    /// A new model file is ready.
+    signal modelConverted(string path)
+
+    function localPath(url) {
+        return root.job.pathFromUrl(url)
+    }
+    // Follows the source and the type until the user picks a destination of their own.
+    function suggestDestination() {
+        if (!destinationField.edited)
+            root.job.destination = root.job.suggestedDestination()
+    }
+
+    padding: 12
+
+    ConversionJob {
+        id: ownJob
+    }
+
+    Connections {
+        target: root.job
+        function onModelReady(path) {
+            root.modelConverted(path)
+        }
+    }
+
+    FolderDialog {
+        id: modelDialog
+        title: qsTr("Choose the model folder")
+        onAccepted: {
+            root.job.source = root.localPath(selectedFolder)
+            root.suggestDestination()
+        }
+    }
+    FolderDialog {
+        id: predictorDialog
+        title: qsTr("Choose the predictor folder")
+        onAccepted: root.job.predictorFolder = root.localPath(selectedFolder)
+    }
+    FolderDialog {
+        id: activationDialog
+        title: qsTr("Choose the activation statistics folder")
+        onAccepted: root.job.activationFolder = root.localPath(selectedFolder)
+    }
+    FileDialog {
+        id: ggufDialog
+        title: qsTr("Choose a GGUF model to quantize")
+        nameFilters: [qsTr("GGUF models (*.gguf)")]
+        onAccepted: {
+            root.job.source = root.localPath(selectedFile)
+            root.suggestDestination()
+        }
+    }
+    FileDialog {
+        id: destinationDialog
+        title: qsTr("Save the converted model as")
+        fileMode: FileDialog.SaveFile
+        nameFilters: [qsTr("GGUF models (*.gguf)")]
+        onAccepted: {
+            destinationField.edited = true
+            root.job.destination = root.localPath(selectedFile)
+        }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 8
+
+        Label {
+            text: qsTr("Convert or quantize a model")
+            font.bold: true
+            font.pointSize: 12
+            Layout.fillWidth: true
+        }
+
+        GridLayout {
+            columns: 3
+            columnSpacing: 8
+            rowSpacing: 6
+            enabled: !root.job.running
+            Layout.fillWidth: true
+
+            Label { text: qsTr("Model") }
+            TextField {
+                objectName: "sourceField"
+                text: root.job.source
+                placeholderText: qsTr("Hugging Face model folder, or a .gguf file")
+                Layout.fillWidth: true
+                onEditingFinished: {
+                    root.job.source = text
+                    root.suggestDestination()
+                }
+            }
+            RowLayout {
+                Button {
+                    text: qsTr("Folder…")
+                    onClicked: modelDialog.open()
+                }
+                Button {
+                    text: qsTr("GGUF file…")
+                    onClicked: ggufDialog.open()
+                }
+            }
+
+            Label { text: qsTr("Predictors") }
+            TextField {
+                objectName: "predictorField"
+                text: root.job.predictorFolder
+                placeholderText: qsTr("Optional: folder with model_<n>.pt files (sparse model)")
+                Layout.fillWidth: true
+                onEditingFinished: root.job.predictorFolder = text
+            }
+            Button {
+                text: qsTr("Folder…")
+                onClicked: predictorDialog.open()
+            }
+
+            Label { text: qsTr("Activations") }
+            TextField {
+                objectName: "activationField"
+                text: root.job.activationFolder
+                placeholderText: qsTr("Optional: folder with activation_<n>.pt files")
+                Layout.fillWidth: true
+                onEditingFinished: root.job.activationFolder = text
+            }
+            Button {
+                text: qsTr("Folder…")
+                onClicked: activationDialog.open()
+            }
+
+            Label { text: qsTr("Type") }
+            ComboBox {
+                id: typeBox
+                objectName: "typeBox"
+                model: root.job.outputTypes
+                currentIndex: Math.max(0, root.job.outputTypes.indexOf(root.job.outputType))
+                onActivated: index => {
+                    root.job.outputType = root.job.outputTypes[index]
+                    root.suggestDestination()
+                }
+                Layout.fillWidth: true
+            }
+            Label {
+                text: typeBox.currentText === "Q4_0" ? qsTr("smallest, fastest")
+                      : typeBox.currentText === "Q8_0" ? qsTr("near full quality")
+                      : qsTr("full quality")
+                opacity: 0.7
+            }
+
+            Label { text: qsTr("Save as") }
+            TextField {
+                id: destinationField
+                objectName: "destinationField"
+                property bool edited: false
+                text: root.job.destination
+                placeholderText: qsTr("Where the .gguf file goes")
+                Layout.fillWidth: true
+                onEditingFinished: {
+                    edited = text.length > 0
+                    root.job.destination = text
+                }
+            }
+            Button {
+                text: qsTr("Browse…")
+                onClicked: {
+                    if (root.job.destination.length > 0)
+                        destinationDialog.selectedFile = root.job.urlFromPath(root.job.destination)
+                    destinationDialog.open()
+                }
+            }
+        }
+
+        CheckBox {
+            objectName: "replaceBox"
+            visible: root.job.destinationExists
+            enabled: !root.job.running
+            text: qsTr("The file exists: replace it")
+            checked: root.job.allowReplace
+            onToggled: root.job.allowReplace = checked
+        }
+
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: 8
+
+            Button {
+                objectName: "startButton"
+                text: qsTr("Start", "button: start converting")
+                enabled: !root.job.running && root.job.source.length > 0 && root.job.destination.length > 0
+                         && (!root.job.destinationExists || root.job.allowReplace)
+                onClicked: root.job.start()
+            }
+            Button {
+                objectName: "cancelButton"
+                text: qsTr("Cancel", "button: stop converting")
+                enabled: root.job.running
+                onClicked: root.job.cancel()
+            }
+            ProgressBar {
+                objectName: "progressBar"
+                from: 0
+                to: 1
+                value: root.job.progress
+                visible: root.job.running
+                Layout.fillWidth: true
+            }
+        }
+
+        Label {
+            objectName: "phaseLabel"
+            visible: root.job.running
+            text: root.job.estimatedBytes > 0
+                  ? qsTr("%1 (%2 %)  ·  output about %3").arg(root.job.phase)
+                        .arg(Math.floor(root.job.progress * 100))
+                        .arg(Qt.locale().formattedDataSize(root.job.estimatedBytes, 1))
+                  : qsTr("%1 (%2 %)").arg(root.job.phase).arg(Math.floor(root.job.progress * 100))
+            Layout.fillWidth: true
+            elide: Text.ElideRight
+        }
+
+        Label {
+            objectName: "resultLabel"
+            visible: !root.job.running && root.job.message.length > 0
+            text: root.job.message
+            color: root.job.state === ConversionJob.Failed ? "#c0392b" : palette.windowText
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+
+        Item {
+            Layout.fillHeight: true
+        }
+    }
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+// The installed-models library (ModelLibrary through ModelManager): imports are checked on a
+// worker thread (valid, not a model, truncated, an unfinished .part), a verified download from
+// the local Hub imitation appears while its .part never does, a download that fails its hash
+// never appears, and the list survives a restart because it lives in the queue's database.
+
+#include "hf_test_server.h"
+#include "modelmanager.h"
+
+#include "synth/model_shape.h"
+#include "synth/synthetic_model.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using hearth::DownloadState;
+using hearth::models::ModelLibrary;
+using hearth::models::ModelManager;
+using hearth::test::HfTestServer;
+
+namespace {
+
+const QString kRepo = QStringLiteral("hearth-test/tiny-llama");
+
+QByteArray readAll(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+bool writeAll(const QString& path, const QByteArray& data)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(data) == data.size();
+}
+
+} // namespace
+
+class TestModelLibrary : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_fixtures;
+    QString m_model; ///< a small valid GGUF written once
+    std::unique_ptr<QTemporaryDir> m_data;
+    std::unique_ptr<HfTestServer> m_server;
+
+    std::unique_ptr<ModelManager> newManager()
+    {
+        auto manager = std::make_unique<ModelManager>(nullptr);
+        manager->setEndpoint(m_server->endpoint().toString());
+        manager->downloadManager()->setRetryPolicy(50, 200, 2);
+        manager->downloadManager()->setProgressInterval(20);
+        manager->downloadManager()->setDiskMargin(0);
+        if (!manager->open(m_data->path()))
+            qWarning() << manager->lastError();
+        return manager;
+    }
+
+    static bool waitForScan(ModelLibrary* library)
+    {
+        QSignalSpy scanned(library, &ModelLibrary::scanned);
+        return QTest::qWaitFor([&] { return !library->busy(); }, 20000) && (scanned.count() > 0 || !library->busy());
+    }
+
+    static bool import(ModelLibrary* library, const QString& path, QString* error = nullptr)
+    {
+        QSignalSpy imported(library, &ModelLibrary::imported);
+        QSignalSpy failed(library, &ModelLibrary::importFailed);
+        library->importPath(path);
+        if (!QTest::qWaitFor([&] { return imported.count() + failed.count() > 0; }, 20000))
+            return false;
+        if (error && failed.count() > 0)
+            *error = failed.first().first().toString();
+        return imported.count() > 0;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qunsetenv("HF_TOKEN");
+        qunsetenv("HF_ENDPOINT");
+        QVERIFY(m_fixtures.isValid());
+        hearth::synth::SynthOptions options;
+        options.shape = *hearth::synth::shapeByName("tiny");
+        options.shape.vocabSize = 300;
+        options.type = hearth::DType::Q8_0;
+        m_model = m_fixtures.filePath(QStringLiteral("tiny.gguf"));
+        const hearth::Status written = hearth::synth::writeSyntheticModel(options, m_model.toStdString());
+        QVERIFY2(written.ok(), written.message().c_str());
+    }
+
+    void init()
+    {
+        m_data = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_data->isValid());
+        m_server = std::make_unique<HfTestServer>();
+        QVERIFY(m_server->listen());
+    }
+
+    void importsAValidModel()
+    {
+        auto manager = newManager();
+        ModelLibrary* library = manager->library();
+        QVERIFY(waitForScan(library));
+        QCOMPARE(library->rowCount(), 0);
+
+        QString error;
+        QVERIFY2(import(library, m_model, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 1, 20000);
+        QVERIFY(waitForScan(library));
+        const auto& model = library->models().constFirst();
+        QCOMPARE(model.path, m_model);
+        QCOMPARE(model.name, QStringLiteral("tiny"));
+        QVERIFY(model.imported);
+        QVERIFY(model.inspected);
+        QCOMPARE(model.architecture, QStringLiteral("llama"));
+        QVERIFY(model.layers > 0);
+        QVERIFY(!model.fit.text.isEmpty());
+        QVERIFY(library->errorText().isEmpty());
+        const QModelIndex index = library->index(0);
+        QCOMPARE(library->data(index, ModelLibrary::PathRole).toString(), m_model);
+        QCOMPARE(library->data(index, ModelLibrary::FolderUrlRole).toUrl(), QUrl::fromLocalFile(m_fixtures.path()));
+
+        // The same file twice is refused with a reason, not listed twice.
+        QVERIFY(!import(library, m_model, &error));
+        QVERIFY(error.contains(QStringLiteral("already")));
+        QCOMPARE(library->rowCount(), 1);
+
+        // Remove from the list: gone from the list, still on disk.
+        QVERIFY(library->removeFromList(model.id));
+        QTRY_COMPARE(library->rowCount(), 0);
+        QVERIFY(QFile::exists(m_model));
+    }
+
+    void refusesFilesThatAreNotModels_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("text") << QStringLiteral("text") << QStringLiteral("not a GGUF");
+        QTest::newRow("truncated") << QStringLiteral("truncated") << QStringLiteral("truncated");
+        QTest::newRow("header only") << QStringLiteral("header") << QStringLiteral("cannot be used");
+        QTest::newRow("part file") << QStringLiteral("part") << QStringLiteral("unfinished download");
+        QTest::newRow("missing") << QStringLiteral("missing") << QStringLiteral("does not exist");
+    }
+
+    void refusesFilesThatAreNotModels()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        const QByteArray valid = readAll(m_model);
+        QVERIFY(valid.size() > 1000);
+        QString path = m_fixtures.filePath(kind + QStringLiteral(".gguf"));
+        if (kind == QLatin1String("text")) {
+            QVERIFY(writeAll(path, QByteArray("just some words, no model here\n").repeated(10)));
+        } else if (kind == QLatin1String("truncated")) {
+            QVERIFY(writeAll(path, valid.left(valid.size() / 2)));
+        } else if (kind == QLatin1String("header")) {
+            QVERIFY(writeAll(path, valid.left(200)));
+        } else if (kind == QLatin1String("part")) {
+            path += QStringLiteral(".part"); // complete bytes, but the name says unfinished
+            QVERIFY(writeAll(path, valid));
+        }
+
+        auto manager = newManager();
+        ModelLibrary* library = manager->library();
+        QVERIFY(waitForScan(library));
+        QString error;
+        QVERIFY(!import(library, path, &error));
+        QVERIFY2(error.contains(expected, Qt::CaseInsensitive), qPrintable(error));
+        QCOMPARE(library->errorText(), error);
+        QVERIFY(waitForScan(library));
+        QCOMPARE(library->rowCount(), 0);
+        QCOMPARE(manager->downloadManager()->items().size(), 0);
+    }
+
+    void verifiedDownloadAppearsAndPartNever()
+    {
+        const QByteArray body = readAll(m_model);
+        // Slow enough to look at the .part while it grows.
+        m_server->addFile(kRepo, QStringLiteral("tiny.gguf"), body).throttleBytesPerSecond = int(body.size()) * 2;
+        m_server->addFile(kRepo, QStringLiteral("config.json"), QByteArray("{}"), false);
+
+        auto manager = newManager();
+        ModelLibrary* library = manager->library();
+        QVERIFY(waitForScan(library));
+        QSignalSpy queued(manager.get(), &ModelManager::downloadQueued);
+        manager->downloadRepoFile(kRepo, QStringLiteral("tiny.gguf"));
+        manager->downloadRepoFile(kRepo, QStringLiteral("config.json"));
+        QTRY_COMPARE_WITH_TIMEOUT(queued.count(), 2, 10000);
+        QCOMPARE(manager->downloads()->rowCount(), 2);
+
+        const QString destination = manager->destinationFor(kRepo, QStringLiteral("tiny.gguf"));
+        const QString part = destination + QStringLiteral(".part");
+        QVERIFY(QTest::qWaitFor([&] { return QFileInfo(part).size() > 0; }, 10000));
+        library->refresh();
+        QVERIFY(waitForScan(library));
+        QCOMPARE(library->rowCount(), 0); // bytes are arriving: not offered
+        QVERIFY(library->paths().filter(QStringLiteral(".part")).isEmpty());
+
+        QTRY_VERIFY_WITH_TIMEOUT(library->rowOfPath(destination) >= 0, 20000);
+        QVERIFY(!QFile::exists(part));
+        QVERIFY(waitForScan(library));
+        QCOMPARE(library->rowCount(), 1); // config.json is a completed download, not a model
+        QCOMPARE(manager->installedPath(kRepo, QStringLiteral("tiny.gguf")), destination);
+        const auto& model = library->models().constFirst();
+        QVERIFY(!model.imported);
+        QCOMPARE(model.architecture, QStringLiteral("llama"));
+        // The queue shows both downloads as done, the model with how it was checked.
+        auto* downloads = manager->downloads();
+        for (int row = 0; row < downloads->rowCount(); ++row) {
+            const QModelIndex index = downloads->index(row);
+            QCOMPARE(downloads->data(index, hearth::models::DownloadListModel::StateRole).toString(),
+                QStringLiteral("completed"));
+            QCOMPARE(downloads->data(index, hearth::models::DownloadListModel::ProgressRole).toDouble(), 1.0);
+        }
+    }
+
+    void downloadWithWrongHashNeverAppears()
+    {
+        auto& file = m_server->addFile(kRepo, QStringLiteral("bad.gguf"), readAll(m_model));
+        file.wrongBody = true;
+        auto manager = newManager();
+        ModelLibrary* library = manager->library();
+        QVERIFY(waitForScan(library));
+        QSignalSpy failed(manager->downloadManager(), &hearth::DownloadManager::downloadFailed);
+        manager->downloadRepoFile(kRepo, QStringLiteral("bad.gguf"));
+        QTRY_VERIFY_WITH_TIMEOUT(failed.count() > 0, 20000);
+        QVERIFY(!manager->errorText().isEmpty());
+        const QString destination = manager->destinationFor(kRepo, QStringLiteral("bad.gguf"));
+        QVERIFY(!QFile::exists(destination));
+        QVERIFY(!QFile::exists(destination + QStringLiteral(".part")));
+        QVERIFY(waitForScan(library));
+        QCOMPARE(library->rowCount(), 0);
+    }
+
+    void keptAcrossRestart()
+    {
+        const QString copy = m_data->filePath(QStringLiteral("kept.gguf"));
+        const QString gone = m_data->filePath(QStringLiteral("gone.gguf"));
+        QVERIFY(QFile::copy(m_model, copy));
+        QVERIFY(QFile::copy(m_model, gone));
+        {
+            auto manager = newManager();
+            QVERIFY(waitForScan(manager->library()));
+            QVERIFY(import(manager->library(), copy));
+            QVERIFY(import(manager->library(), gone));
+            QTRY_COMPARE_WITH_TIMEOUT(manager->library()->rowCount(), 2, 20000);
+        }
+        // Deleted while the app was closed: not listed after the restart.
+        QVERIFY(QFile::remove(gone));
+
+        auto manager = newManager();
+        ModelLibrary* library = manager->library();
+        QVERIFY(waitForScan(library));
+        QCOMPARE(library->rowCount(), 1);
+        QCOMPARE(library->models().constFirst().path, copy);
+        QVERIFY(library->models().constFirst().inspected);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelLibrary)
+#include "tst_model_library.moc"

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+// Apply in the VRAM panel, end to end below the QML: ChatController places the running model
+// again for a new budget on the engine thread (the emulated device stands in for a GPU), the
+// placement report changes, the conversation and its history stay and the chat continues; the
+// budget the panel remembered for a model is used whenever that model is loaded.
+
+#include "app_settings.h"
+#include "chat_controller.h"
+#include "placementpreview.h"
+
+#include "synth/model_shape.h"
+#include "synth/synthetic_sparse.h"
+
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using hearth::app::AppSettings;
+using hearth::app::ChatController;
+using hearth::models::PlacementPreview;
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// The emulated device: 1 GiB, far more than the tiny model needs.
+const QString kDevice = QStringLiteral("emulated:1073741824");
+// Just above the emulated device's fixed costs (3 MiB); the tiny model's hot neurons still fit.
+constexpr double kSmallBudget = 3460300; // about 3.3 MiB
+
+/// Where the neurons went: the report's first part, without the notes that follow it (such as the
+/// cached GPU index being recomputed after a budget change).
+QString placement(const QString& report)
+{
+    return report.section(QStringLiteral("; "), 0, 0);
+}
+} // namespace
+
+class TestReplaceBudget : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_model;
+    std::unique_ptr<AppSettings> m_settings;
+    std::unique_ptr<ChatController> m_chat;
+
+    QString iniPath() const { return m_dir.filePath(QStringLiteral("settings.ini")); }
+
+    std::unique_ptr<ChatController> newController()
+    {
+        auto chat = std::make_unique<ChatController>(nullptr);
+        chat->setSettings(m_settings.get());
+        chat->setDeviceOverride(kDevice);
+        return chat;
+    }
+
+    static bool waitReady(ChatController* chat)
+    {
+        return QTest::qWaitFor([chat] { return chat->state() == ChatController::State::Ready; }, 60000);
+    }
+
+    static bool answer(ChatController* chat, const QString& text)
+    {
+        QSignalSpy completed(chat, &ChatController::answerCompleted);
+        chat->send(text);
+        return chat->state() == ChatController::State::Generating && completed.wait(60000) && waitReady(chat);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        hearth::synth::SynthOptions o;
+        o.shape = *hearth::synth::shapeByName("tiny");
+        o.shape.vocabSize = 300;
+        o.type = hearth::DType::F16;
+        o.ffnActivation = "reglu";
+        o.seed = 5;
+        hearth::synth::SparseSynthOptions s;
+        s.sparsity = 0.7;
+        s.predictorHidden = 32;
+        m_model = m_dir.filePath(QStringLiteral("sparse.gguf"));
+        const hearth::Status written = hearth::synth::writeSparseSyntheticModel(o, s, m_model.toStdString());
+        QVERIFY2(written.ok(), written.message().c_str());
+
+        m_settings = std::make_unique<AppSettings>(iniPath());
+        m_settings->setMaxTokens(8);
+        m_chat = newController();
+        QVERIFY(m_chat->openStore(m_dir.filePath(QStringLiteral("chats.sqlite"))));
+        QVariantMap sampling = m_chat->sampling();
+        sampling.insert(QStringLiteral("seed"), 1);
+        m_chat->setSampling(sampling);
+    }
+
+    void cleanupTestCase() { m_chat.reset(); }
+
+    void applyPlacesTheRunningModelAgain()
+    {
+        m_chat->loadModel(m_model);
+        QVERIFY(waitReady(m_chat.get()));
+        const QString automatic = m_chat->placementReport();
+        QVERIFY2(automatic.startsWith(QLatin1String("GPU")), qPrintable(automatic));
+        QVERIFY(m_chat->vramBudgetGiB() < 0);
+
+        QVERIFY(answer(m_chat.get(), QStringLiteral("Tell me about the fire.")));
+        const qint64 conversation = m_chat->conversationId();
+        QVERIFY(conversation != 0);
+        QCOMPARE(m_chat->messages()->rowCount(), 2);
+        const QString firstAnswer = m_chat->messages()->at(1).content;
+
+        // Apply a small budget: the engine thread builds a new session; the GUI thread only
+        // sees the loading state and then the new report.
+        QSignalSpy placed(m_chat.get(), &ChatController::placementChanged);
+        QSignalSpy states(m_chat.get(), &ChatController::stateChanged);
+        m_chat->applyVramBudget(kSmallBudget, false);
+        QCOMPARE(m_chat->state(), ChatController::State::Loading);
+        QVERIFY(m_chat->replacing());
+        QVERIFY(placed.wait(60000));
+        QCOMPARE(m_chat->state(), ChatController::State::Ready);
+        QVERIFY(!m_chat->replacing());
+        QVERIFY2(m_chat->errorText().isEmpty(), qPrintable(m_chat->errorText()));
+        const QString small = m_chat->placementReport();
+        QVERIFY2(placement(small) != placement(automatic), qPrintable(small));
+        QVERIFY(small.startsWith(QLatin1String("GPU")) || small.startsWith(QLatin1String("CPU")));
+        QVERIFY(qAbs(m_chat->vramBudgetGiB() - kSmallBudget / kGiB) < 1e-9);
+
+        // The conversation and its history stay, and the chat goes on.
+        QCOMPARE(m_chat->conversationId(), conversation);
+        QCOMPARE(m_chat->messages()->rowCount(), 2);
+        QCOMPARE(m_chat->messages()->at(1).content, firstAnswer);
+        QVERIFY(answer(m_chat.get(), QStringLiteral("And then?")));
+        QCOMPARE(m_chat->messages()->rowCount(), 4);
+        QCOMPARE(m_chat->conversationId(), conversation);
+        QVERIFY(!m_chat->messages()->at(3).content.isEmpty() || m_chat->messages()->at(3).tokenCount >= 0);
+        QVERIFY2(m_chat->errorText().isEmpty(), qPrintable(m_chat->errorText()));
+
+        // No budget at all: the processor does everything.
+        m_chat->applyVramBudget(0, false);
+        QVERIFY(placed.wait(60000));
+        QVERIFY2(m_chat->placementReport().startsWith(QLatin1String("CPU only")), qPrintable(m_chat->placementReport()));
+        QVERIFY(!m_chat->usesGpu());
+
+        // Back to Auto: the first placement again.
+        m_chat->applyVramBudget(0, true);
+        QVERIFY(placed.wait(60000));
+        QCOMPARE(placement(m_chat->placementReport()), placement(automatic));
+        QVERIFY(answer(m_chat.get(), QStringLiteral("One more line.")));
+        QCOMPARE(m_chat->messages()->rowCount(), 6);
+    }
+
+    void applyWhileAnsweringWaitsForTheAnswer()
+    {
+        QCOMPARE(m_chat->state(), ChatController::State::Ready);
+        const QString before = m_chat->placementReport();
+        QSignalSpy placed(m_chat.get(), &ChatController::placementChanged);
+        QSignalSpy completed(m_chat.get(), &ChatController::answerCompleted);
+        m_chat->send(QStringLiteral("Keep going."));
+        QCOMPARE(m_chat->state(), ChatController::State::Generating);
+        m_chat->applyVramBudget(kSmallBudget, false);
+        QCOMPARE(m_chat->state(), ChatController::State::Generating); // the answer is not cut
+        QVERIFY(placed.wait(60000));
+        QCOMPARE(completed.count(), 1);
+        QVERIFY(placement(m_chat->placementReport()) != placement(before));
+        QVERIFY(waitReady(m_chat.get()));
+    }
+
+    void rememberedBudgetIsUsedAtLoad()
+    {
+        // What Apply in the VRAM panel stores for this model.
+        {
+            QSettings settings(iniPath(), QSettings::IniFormat);
+            PlacementPreview::remember(settings, m_model, { quint64(kSmallBudget), false });
+        }
+        QCOMPARE(m_settings->vramBudgetGiB(m_model), kSmallBudget / kGiB);
+        const QString expected = m_chat->placementReport(); // the small budget's, from above
+
+        auto chat = newController();
+        chat->loadModel(m_model);
+        QVERIFY(waitReady(chat.get()));
+        QCOMPARE(placement(chat->placementReport()), placement(expected));
+        QVERIFY(qAbs(chat->vramBudgetGiB() - kSmallBudget / kGiB) < 1e-9);
+
+        // Auto remembered: the automatic placement.
+        {
+            QSettings settings(iniPath(), QSettings::IniFormat);
+            PlacementPreview::remember(settings, m_model, { 0, true });
+        }
+        QVERIFY(m_settings->vramBudgetGiB(m_model) < 0);
+        chat->loadModel(m_model);
+        QVERIFY(waitReady(chat.get()));
+        QVERIFY(placement(chat->placementReport()) != placement(expected));
+    }
+
+    void applyWithoutModelDoesNothing()
+    {
+        auto chat = newController();
+        QSignalSpy states(chat.get(), &ChatController::stateChanged);
+        chat->applyVramBudget(kSmallBudget, false);
+        QCOMPARE(chat->state(), ChatController::State::NoModel);
+        QCOMPARE(states.count(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReplaceBudget)
+#include "tst_replace_budget.moc"

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Dialogs
+import QtQuick.Layouts
+import Hearth.App
+import Hearth.Models
+
+// The models that can be loaded: verified downloads and imported GGUF files.
+Item {
+    id: root
+
+    required property ModelLibrary library
+    required property ChatController controller
+
+    signal loadRequested(string path)
+    signal vramRequested(string path)
+
+    readonly property bool engineBusy: controller.state === ChatController.Loading
+                                       || controller.state === ChatController.Generating
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 10
+        spacing: 8
+
+        RowLayout {
+            Layout.fillWidth: true
+            Label {
+                Layout.fillWidth: true
+                text: qsTr("Verified downloads and imported model files. Unfinished or unverified downloads are not listed.")
+                wrapMode: Text.Wrap
+                opacity: 0.7
+            }
+            BusyIndicator {
+                running: root.library.busy
+                visible: running
+                Layout.preferredHeight: 28
+                Layout.preferredWidth: 28
+            }
+            Button {
+                objectName: "importButton"
+                text: qsTr("Import…")
+                onClicked: importDialog.open()
+                Accessible.name: qsTr("Add a GGUF model file from this computer")
+            }
+        }
+        Label {
+            objectName: "importErrorLabel"
+            Layout.fillWidth: true
+            visible: root.library.errorText.length > 0
+            text: root.library.errorText
+            color: "#c0392b"
+            wrapMode: Text.Wrap
+        }
+
+        ListView {
+            id: list
+            objectName: "installedList"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            spacing: 6
+            model: root.library
+            ScrollBar.vertical: ScrollBar {}
+
+            delegate: Frame {
+                id: entry
+
+                required property var modelId
+                required property string name
+                required property string path
+                required property url folderUrl
+                required property bool imported
+                required property string sizeText
+                required property string architecture
+                required property string weightType
+                required property bool sparse
+                required property int layers
+                required property string fitKind
+                required property string fitText
+                required property string fitReason
+                required property string note
+
+                readonly property bool loaded: root.controller.modelPath === path
+
+                width: ListView.view.width - 12
+
+                ColumnLayout {
+                    anchors.fill: parent
+                    spacing: 4
+                    RowLayout {
+                        Layout.fillWidth: true
+                        spacing: 8
+                        Label {
+                            Layout.fillWidth: true
+                            text: entry.loaded ? qsTr("%1 (loaded)").arg(entry.name) : entry.name
+                            font.bold: true
+                            elide: Text.ElideRight
+                        }
+                        FitBadgeLabel {
+                            visible: entry.architecture.length > 0
+                            kind: entry.sparse ? "sparse" : "dense"
+                            text: entry.sparse ? qsTr("Sparse") : qsTr("Dense")
+                        }
+                        FitBadgeLabel {
+                            visible: entry.fitText.length > 0
+                            kind: entry.fitKind
+                            text: entry.fitText
+                            detail: entry.fitReason
+                        }
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        text: entry.architecture.length > 0
+                              ? qsTr("%1 · %2 · %3 layers · %4 · %5").arg(entry.architecture).arg(entry.weightType)
+                                .arg(entry.layers).arg(entry.sizeText)
+                                .arg(entry.imported ? qsTr("imported") : qsTr("downloaded"))
+                              : entry.sizeText
+                        elide: Text.ElideRight
+                        opacity: 0.75
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        text: entry.path
+                        elide: Text.ElideMiddle
+                        opacity: 0.6
+                        font.pointSize: Qt.application.font.pointSize * 0.85
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        visible: entry.note.length > 0
+                        text: entry.note
+                        wrapMode: Text.Wrap
+                        color: "#b07d1a"
+                    }
+                    RowLayout {
+                        Button {
+                            objectName: "loadButton"
+                            text: entry.loaded ? qsTr("Reload") : qsTr("Load", "button: load this model for chatting")
+                            enabled: !root.engineBusy
+                            onClicked: root.loadRequested(entry.path)
+                            Accessible.name: qsTr("Load %1").arg(entry.name)
+                        }
+                        Button {
+                            text: qsTr("GPU Memory…")
+                            onClicked: root.vramRequested(entry.path)
+                            Accessible.name: qsTr("Plan the GPU memory of %1").arg(entry.name)
+                        }
+                        Button {
+                            text: qsTr("Show in Folder")
+                            onClicked: Qt.openUrlExternally(entry.folderUrl)
+                            Accessible.name: qsTr("Open the folder that holds %1").arg(entry.name)
+                        }
+                        Button {
+                            text: qsTr("Remove from List")
+                            enabled: !entry.loaded
+                            onClicked: root.library.removeFromList(entry.modelId)
+                            Accessible.name: qsTr("Remove %1 from the list; the file stays on disk").arg(entry.name)
+                        }
+                    }
+                }
+            }
+
+            Label {
+                anchors.centerIn: parent
+                width: parent.width - 20
+                horizontalAlignment: Text.AlignHCenter
+                wrapMode: Text.Wrap
+                visible: list.count === 0 && !root.library.busy
+                text: qsTr("No models yet. Download one, or import a GGUF file you already have.")
+                opacity: 0.6
+            }
+        }
+    }
+
+    FileDialog {
+        id: importDialog
+        title: qsTr("Import a Model")
+        nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+        onAccepted: root.library.importFile(selectedFile)
+    }
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Hearth.App
+import Hearth.Models
+
+// The Models page: the catalog, Hugging Face search, the download queue, the installed models,
+// the VRAM budget of the selected or running model, and converting or quantizing a model.
+Pane {
+    id: root
+
+    required property ChatController controller
+    /// The sections, in tab order.
+    enum Section { Catalog, Search, Downloads, Installed, Vram, Convert }
+    property alias currentSection: tabs.currentIndex
+    /// The model the VRAM section plans for; empty: the running one.
+    property string vramModelPath: ""
+    /// A catalog model the VRAM section plans for instead (before it is downloaded).
+    property string vramCatalogId: ""
+
+    signal closeRequested()
+
+    function showSection(section) {
+        tabs.currentIndex = section;
+    }
+
+    function planCatalogModel(catalogId) {
+        vramModelPath = "";
+        vramCatalogId = catalogId;
+        showSection(ModelsPage.Section.Vram);
+    }
+
+    padding: 0
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.leftMargin: 12
+            Layout.rightMargin: 8
+            Layout.topMargin: 6
+            Label {
+                Layout.fillWidth: true
+                text: qsTr("Models")
+                font.bold: true
+                font.pointSize: Qt.application.font.pointSize * 1.4
+            }
+            ToolButton {
+                objectName: "backToChatButton"
+                text: qsTr("Back to Chat")
+                onClicked: root.closeRequested()
+                Accessible.name: qsTr("Close the models page and return to the chat")
+            }
+        }
+
+        TabBar {
+            id: tabs
+            objectName: "modelsTabs"
+            Layout.fillWidth: true
+            Layout.leftMargin: 8
+            Layout.rightMargin: 8
+            TabButton {
+                objectName: "catalogTab"
+                text: qsTr("Catalog")
+            }
+            TabButton {
+                objectName: "searchTab"
+                text: qsTr("Search")
+            }
+            TabButton {
+                objectName: "downloadsTab"
+                text: ModelManager.downloads.activeCount > 0
+                      ? qsTr("Downloads (%1)").arg(ModelManager.downloads.activeCount)
+                      : qsTr("Downloads")
+            }
+            TabButton {
+                objectName: "installedTab"
+                text: qsTr("Installed (%1)").arg(ModelManager.library.count)
+            }
+            TabButton {
+                objectName: "vramTab"
+                text: qsTr("VRAM")
+            }
+            TabButton {
+                objectName: "convertTab"
+                text: qsTr("Convert")
+            }
+        }
+
+        Label {
+            objectName: "modelsErrorLabel"
+            Layout.fillWidth: true
+            Layout.margins: 8
+            visible: ModelManager.errorText.length > 0
+            text: ModelManager.errorText
+            color: "#c0392b"
+            wrapMode: Text.Wrap
+        }
+
+        StackLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            currentIndex: tabs.currentIndex
+
+            ModelsCatalogSection {
+                objectName: "catalogSection"
+                catalog: ModelManager.catalog
+                onDownloadStarted: root.showSection(ModelsPage.Section.Downloads)
+                onVramRequested: catalogId => root.planCatalogModel(catalogId)
+            }
+            ModelsSearchSection {
+                objectName: "searchSection"
+                search: ModelManager.hubSearch
+                onDownloadStarted: root.showSection(ModelsPage.Section.Downloads)
+            }
+            ModelsDownloadsSection {
+                objectName: "downloadsSection"
+                downloads: ModelManager.downloads
+            }
+            ModelsInstalledSection {
+                objectName: "installedSection"
+                library: ModelManager.library
+                controller: root.controller
+                onLoadRequested: path => {
+                    root.controller.loadModel(path);
+                    root.closeRequested();
+                }
+                onVramRequested: path => {
+                    root.vramCatalogId = "";
+                    root.vramModelPath = path;
+                    root.showSection(ModelsPage.Section.Vram);
+                }
+            }
+            ModelsVramSection {
+                objectName: "vramSection"
+                controller: root.controller
+                catalogId: root.vramCatalogId
+                modelPath: root.vramCatalogId.length > 0 ? ""
+                           : root.vramModelPath.length > 0 ? root.vramModelPath : root.controller.modelPath
+            }
+            ConvertPanel {
+                objectName: "convertSection"
+                // A converted model is checked (it loaded and answered) before it gets here.
+                onModelConverted: path => {
+                    ModelManager.library.importFile(path);
+                    root.showSection(ModelsPage.Section.Installed);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Hearth.App
+import Hearth.Models
+
+// The VRAM budget of one model: the panel over the planner, and Apply that places the running
+// model again without unloading it. The budget is remembered per model and used at every load.
+Item {
+    id: root
+
+    required property ChatController controller
+    /// The model to plan; empty when none is chosen or running.
+    required property string modelPath
+    /// Or a catalog model, planned from its published shape (before downloading it).
+    property string catalogId: ""
+
+    readonly property bool isRunning: modelPath.length > 0 && modelPath === controller.modelPath
+    property alias preview: preview
+
+    PlacementPreview {
+        id: preview
+        settingsFile: ModelManager.settingsFile
+    }
+    // One source at a time: a catalog model, else the file.
+    Binding {
+        target: preview
+        property: "catalogId"
+        value: root.catalogId
+        when: root.catalogId.length > 0
+        restoreMode: Binding.RestoreNone
+    }
+    // Files are read on a worker thread (loadModelPath), so a slow disk never stalls the window.
+    function follow() {
+        if (catalogId.length === 0)
+            preview.loadModelPath(modelPath);
+    }
+    onModelPathChanged: follow()
+    onCatalogIdChanged: follow()
+    Component.onCompleted: follow()
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 10
+        spacing: 6
+
+        Label {
+            objectName: "vramHint"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            opacity: 0.75
+            text: root.catalogId.length > 0
+                  ? qsTr("A plan from the catalog's figures; download the model to run it.")
+                  : root.modelPath.length === 0
+                  ? qsTr("Load a model, or choose “GPU Memory…” for an installed one, to plan where its layers run.")
+                  : root.isRunning
+                    ? qsTr("Apply places the running model again with this budget; the conversation stays.")
+                    : qsTr("This model is not running: Apply remembers the budget for its next load.")
+        }
+        Label {
+            objectName: "runningPlacement"
+            Layout.fillWidth: true
+            visible: root.isRunning && root.controller.placementReport.length > 0
+            text: root.controller.replacing
+                  ? qsTr("Placing the model again…")
+                  : qsTr("Running now: %1").arg(root.controller.placementReport)
+            wrapMode: Text.Wrap
+            font.italic: true
+        }
+
+        Label {
+            objectName: "vramLoading"
+            visible: preview.loading
+            text: qsTr("Reading the model file…")
+            opacity: 0.75
+        }
+
+        VramPanel {
+            objectName: "vramPanel"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            preview: preview
+            onBudgetApplied: (budgetBytes, autoBudget) => {
+                if (root.isRunning)
+                    root.controller.applyVramBudget(budgetBytes, autoBudget);
+            }
+        }
+    }
+}
