@@ -70,7 +70,7 @@ QStringList argumentList(int argc, char** argv)
 ///   HEARTH_SCREENSHOT_THEME, HEARTH_SCREENSHOT_LANGUAGE  theme and language for the picture
 ///   HEARTH_TEST_FILL_MESSAGES=N      add a chat with N messages to the store and open it
 ///   HEARTH_MEASURE=1                 print start-up, time to first token, longest frame and RSS
-///   HEARTH_SCREENSHOT_PAGE=section   open the Models page at "catalog", "search", "downloads",
+///   HEARTH_SCREENSHOT_PAGE=section   open the Models page at "catalog", "search", "downloads", "convert",
 ///                                    "installed" or "vram" ("vram:<catalog id>" plans that model)
 ///   HEARTH_TEST_DEVICE=emulated:N    sessions use the emulated device of N bytes; HEARTH_FAKE_GPU_GB
 ///                                    alone implies an emulated device of that size
