@@ -250,6 +250,63 @@ private slots:
         }
     }
 
+    // The x86 Q4_0 kernels take 8 blocks at a time (scales gathered together) and finish with a
+    // per-block tail: rows of 8, 10 and 64 blocks check both parts against the scalar table.
+    void q4RowKernelsMatchScalarAcrossBlockGroups_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::newRow("8 blocks") << 256;
+        QTest::newRow("10 blocks") << 320;
+        QTest::newRow("64 blocks") << 2048;
+    }
+
+    void q4RowKernelsMatchScalarAcrossBlockGroups()
+    {
+        QFETCH(int, n);
+        std::mt19937 rng(11);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        const std::size_t rb = rowBytes(DType::Q4_0, n);
+        // Three rows back to back, as in the fused layout, plus the token.
+        std::vector<std::uint8_t> rows(3 * rb);
+        std::vector<float> values(static_cast<std::size_t>(n));
+        for (int r = 0; r < 3; ++r) {
+            for (float& v : values)
+                v = normal(rng);
+            cpu::quantizeRow(DType::Q4_0, values.data(), rows.data() + std::size_t(r) * rb, n);
+        }
+        for (float& v : values)
+            v = normal(rng);
+        std::vector<cpu::ActBlockQ8> xq(std::size_t(n / QK8_0));
+        cpu::activeKernels().quantizeActivations(values.data(), xq.data(), n);
+        const std::uint8_t* a = rows.data();
+        const std::uint8_t* b = rows.data() + rb;
+        const std::uint8_t* c = rows.data() + 2 * rb;
+
+        const sparse::RowKernels& ref = sparse::kScalarNeuronKernels.q4_0;
+        float expectedDot[2];
+        ref.dot2(a, b, xq.data(), n, expectedDot);
+        std::vector<float> expectedY(std::size_t(n), 0.5f);
+        ref.axpy(expectedY.data(), 0.75f, a, n);
+        ref.axpy2(expectedY.data(), -1.25f, b, 2.0f, c, n);
+        for (cpu::Isa isa : {cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+            const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
+            if (!k)
+                continue;
+            const QString name = QString::fromLatin1(k->name);
+            float dot[2];
+            k->q4_0.dot2(a, b, xq.data(), n, dot);
+            // Exact integer dots per block; only the float sums are ordered differently.
+            for (int i = 0; i < 2; ++i)
+                QVERIFY2(std::fabs(dot[i] - expectedDot[i]) <= 1e-4f * (1.0f + std::fabs(expectedDot[i])),
+                         qPrintable(QStringLiteral("%1 dot2[%2]: %3 vs %4").arg(name).arg(i).arg(dot[i]).arg(expectedDot[i])));
+            QVERIFY(std::fabs(k->q4_0.dot1(a, xq.data(), n) - expectedDot[0]) <= 1e-4f * (1.0f + std::fabs(expectedDot[0])));
+            std::vector<float> y(std::size_t(n), 0.5f);
+            k->q4_0.axpy(y.data(), 0.75f, a, n);
+            k->q4_0.axpy2(y.data(), -1.25f, b, 2.0f, c, n);
+            QVERIFY2(maxRelativeError(y, expectedY) < 1e-5, qPrintable(name));
+        }
+    }
+
     void threadsAgreeAndRunsRepeat_data()
     {
         QTest::addColumn<int>("type");

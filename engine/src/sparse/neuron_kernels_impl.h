@@ -234,15 +234,6 @@ inline void axpyBytes(float* y, __m256 d, __m256i bytes)
     _mm256_storeu_ps(y + 24, _mm256_fmadd_ps(v3, d, _mm256_loadu_ps(y + 24)));
 }
 
-void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
-{
-    const BlockQ4_0* w = static_cast<const BlockQ4_0*>(prow);
-    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
-        const __m256i q = _mm256_sub_epi8(unpackQ4(w[b].qs), _mm256_set1_epi8(8));
-        axpyBytes(y + b * QK4_0, _mm256_set1_ps(s * halfToFloat(w[b].d)), q);
-    }
-}
-
 // Two rows of blocks: the four output vectors of a block are loaded and stored once.
 inline void axpyBytes2(float* y, __m256 d0, __m256i b0, __m256 d1, __m256i b1)
 {
@@ -257,6 +248,202 @@ inline void axpyBytes2(float* y, __m256 d0, __m256i b0, __m256 d1, __m256i b1)
     }
 }
 
+#if defined(__AVX512BW__)
+// The scales of 8 consecutive Q4_0 blocks (fp16 at 18-byte strides, all within the first 128
+// bytes) as floats: two loads and one vpermt2w instead of a scalar load, conversion and
+// broadcast per block (axpyQ4: 10.9 -> 11.4 GB/s in cache, one thread).
+struct Q4ScaleIndex {
+    alignas(64) std::int16_t v[32];
+};
+
+constexpr Q4ScaleIndex makeQ4ScaleIndex()
+{
+    Q4ScaleIndex s{};
+    for (int b = 0; b < 8; ++b)
+        s.v[b] = std::int16_t(b * int(sizeof(BlockQ4_0) / 2));
+    return s;
+}
+
+constexpr Q4ScaleIndex kQ4ScaleIndex = makeQ4ScaleIndex();
+
+inline __m256 q4Scales8(const BlockQ4_0* w)
+{
+    const std::uint8_t* p = reinterpret_cast<const std::uint8_t*>(w);
+    const __m512i halves = _mm512_permutex2var_epi16(_mm512_loadu_si512(p), _mm512_load_si512(kQ4ScaleIndex.v),
+                                                     _mm512_loadu_si512(p + 64));
+    return _mm256_cvtph_ps(_mm512_castsi512_si128(halves));
+}
+
+// unpackQ4 without a shuffle: the 16 bytes broadcast to both halves by the load itself, the
+// upper half shifted by 4 per 64-bit lane.
+inline __m256i unpackQ4Broadcast(const std::uint8_t* qs)
+{
+    const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+    return _mm256_and_si256(_mm256_srlv_epi64(both, _mm256_setr_epi64x(0, 0, 4, 4)), _mm256_set1_epi8(0x0f));
+}
+
+inline __m256i blockDotQ4Fast(const BlockQ4_0& w, __m256i aq, __m256i bias)
+{
+#if defined(__AVX512VNNI__)
+    return _mm256_dpbusd_epi32(bias, unpackQ4Broadcast(w.qs), aq);
+#else
+    return _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(unpackQ4Broadcast(w.qs), aq), _mm256_set1_epi16(1)), bias);
+#endif
+}
+
+// dot2Quantized for Q4_0 with fewer shuffles per block: the block scales converted 8 at a
+// time and picked by one vpermps, the nibbles unpacked without vinserti128. Same products in
+// the same order, so the same results bit for bit.
+void dot2Q4(const void* pa, const void* pb, const void* px, std::int64_t n, float* out)
+{
+    const BlockQ4_0* a = static_cast<const BlockQ4_0*>(pa);
+    const BlockQ4_0* b = static_cast<const BlockQ4_0*>(pb);
+    const ActBlockQ8* x = static_cast<const ActBlockQ8*>(px);
+    __m256 accA = _mm256_setzero_ps();
+    __m256 accB = _mm256_setzero_ps();
+    const std::int64_t blocks = n / QK8_0;
+    std::int64_t i = 0;
+    for (; i + 8 <= blocks; i += 8) {
+        const __m256 xd = _mm256_setr_ps(x[i].d, x[i + 1].d, x[i + 2].d, x[i + 3].d, x[i + 4].d, x[i + 5].d,
+                                         x[i + 6].d, x[i + 7].d);
+        const __m256 da = _mm256_mul_ps(q4Scales8(a + i), xd);
+        const __m256 db = _mm256_mul_ps(q4Scales8(b + i), xd);
+        for (int k = 0; k < 8; ++k) {
+            const ActBlockQ8& xk = x[i + k];
+            const __m256i aq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xk.qs));
+            const __m256i bias = laneZero(-8 * xk.sum);
+            const __m256i kk = _mm256_set1_epi32(k);
+            accA = _mm256_fmadd_ps(_mm256_cvtepi32_ps(blockDotQ4Fast(a[i + k], aq, bias)),
+                                   _mm256_permutevar8x32_ps(da, kk), accA);
+            accB = _mm256_fmadd_ps(_mm256_cvtepi32_ps(blockDotQ4Fast(b[i + k], aq, bias)),
+                                   _mm256_permutevar8x32_ps(db, kk), accB);
+        }
+    }
+    for (; i < blocks; ++i) {
+        const float ad = x[i].d;
+        accA = _mm256_fmadd_ps(_mm256_cvtepi32_ps(blockDotQ4(a[i], x[i])), _mm256_set1_ps(halfToFloat(a[i].d) * ad), accA);
+        accB = _mm256_fmadd_ps(_mm256_cvtepi32_ps(blockDotQ4(b[i], x[i])), _mm256_set1_ps(halfToFloat(b[i].d) * ad), accB);
+    }
+    out[0] = hsum256(accA);
+    out[1] = hsum256(accB);
+}
+
+// dot1Quantized for Q4_0 (up-only FFNs: falcon, opt) in the same way; two accumulators as there.
+float dot1Q4(const void* pa, const void* px, std::int64_t n)
+{
+    const BlockQ4_0* a = static_cast<const BlockQ4_0*>(pa);
+    const ActBlockQ8* x = static_cast<const ActBlockQ8*>(px);
+    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    const std::int64_t blocks = n / QK8_0;
+    std::int64_t i = 0;
+    for (; i + 8 <= blocks; i += 8) {
+        const __m256 xd = _mm256_setr_ps(x[i].d, x[i + 1].d, x[i + 2].d, x[i + 3].d, x[i + 4].d, x[i + 5].d,
+                                         x[i + 6].d, x[i + 7].d);
+        const __m256 da = _mm256_mul_ps(q4Scales8(a + i), xd);
+        for (int k = 0; k < 8; ++k) {
+            const ActBlockQ8& xk = x[i + k];
+            const __m256i aq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xk.qs));
+            acc[k % 2] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(blockDotQ4Fast(a[i + k], aq, laneZero(-8 * xk.sum))),
+                                         _mm256_permutevar8x32_ps(da, _mm256_set1_epi32(k)), acc[k % 2]);
+        }
+    }
+    for (; i < blocks; ++i)
+        acc[0] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(blockDotQ4(a[i], x[i])), _mm256_set1_ps(halfToFloat(a[i].d) * x[i].d),
+                                 acc[0]);
+    return hsum256(_mm256_add_ps(acc[0], acc[1]));
+}
+constexpr auto kDot2Q4 = dot2Q4;
+constexpr auto kDot1Q4 = dot1Q4;
+#else
+constexpr auto kDot2Q4 = dot2Quantized<BlockQ4_0, blockDotQ4>;
+constexpr auto kDot1Q4 = dot1Quantized<BlockQ4_0, blockDotQ4>;
+#endif
+
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+// Q4_0 rows added into floats, 512 bits at a time. The 16 bytes of a block widen to 16 dwords;
+// vpermps reads only the low 4 bits of each index, so the low nibbles need no mask, and its
+// table holds the values q - 8 as floats: no integer conversion and no offset to take out.
+// Measured in cache on Zen 4 (one thread): 12 GB/s against the 256-bit version's 8 GB/s.
+// The arithmetic per element is the 256-bit version's (y + (q - 8) * d), so results match it.
+inline __m512 q4Values()
+{
+    return _mm512_setr_ps(-8.0f, -7.0f, -6.0f, -5.0f, -4.0f, -3.0f, -2.0f, -1.0f, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f,
+                          6.0f, 7.0f);
+}
+
+inline __m512i q4Dwords(const BlockQ4_0& w)
+{
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.qs)));
+}
+
+inline void axpyBlockQ4(float* yb, __m512 d, const BlockQ4_0& w, __m512 values)
+{
+    const __m512i q = q4Dwords(w);
+    _mm512_storeu_ps(yb, _mm512_fmadd_ps(_mm512_permutexvar_ps(q, values), d, _mm512_loadu_ps(yb)));
+    _mm512_storeu_ps(yb + 16, _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), values), d,
+                                              _mm512_loadu_ps(yb + 16)));
+}
+
+inline void axpy2BlockQ4(float* yb, __m512 d0, const BlockQ4_0& w0, __m512 d1, const BlockQ4_0& w1, __m512 values)
+{
+    const __m512i q0 = q4Dwords(w0);
+    const __m512i q1 = q4Dwords(w1);
+    __m512 lo = _mm512_fmadd_ps(_mm512_permutexvar_ps(q0, values), d0, _mm512_loadu_ps(yb));
+    __m512 hi = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(q0, 4), values), d0, _mm512_loadu_ps(yb + 16));
+    lo = _mm512_fmadd_ps(_mm512_permutexvar_ps(q1, values), d1, lo);
+    hi = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(q1, 4), values), d1, hi);
+    _mm512_storeu_ps(yb, lo);
+    _mm512_storeu_ps(yb + 16, hi);
+}
+
+// Scale s * d of block k of an 8-block group, broadcast to 16 lanes.
+inline __m512 lane16(__m256 v, int k)
+{
+    return _mm512_permutexvar_ps(_mm512_set1_epi32(k), _mm512_castps256_ps512(v));
+}
+
+void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
+{
+    const BlockQ4_0* w = static_cast<const BlockQ4_0*>(prow);
+    const __m512 values = q4Values();
+    const std::int64_t blocks = n / QK4_0;
+    std::int64_t b = 0;
+    for (; b + 8 <= blocks; b += 8) {
+        const __m256 d = _mm256_mul_ps(_mm256_set1_ps(s), q4Scales8(w + b));
+        for (int k = 0; k < 8; ++k)
+            axpyBlockQ4(y + (b + k) * QK4_0, lane16(d, k), w[b + k], values);
+    }
+    for (; b < blocks; ++b)
+        axpyBlockQ4(y + b * QK4_0, _mm512_set1_ps(s * halfToFloat(w[b].d)), w[b], values);
+}
+
+void axpy2Q4(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
+{
+    const BlockQ4_0* w0 = static_cast<const BlockQ4_0*>(prow0);
+    const BlockQ4_0* w1 = static_cast<const BlockQ4_0*>(prow1);
+    const __m512 values = q4Values();
+    const std::int64_t blocks = n / QK4_0;
+    std::int64_t b = 0;
+    for (; b + 8 <= blocks; b += 8) {
+        const __m256 d0 = _mm256_mul_ps(_mm256_set1_ps(s0), q4Scales8(w0 + b));
+        const __m256 d1 = _mm256_mul_ps(_mm256_set1_ps(s1), q4Scales8(w1 + b));
+        for (int k = 0; k < 8; ++k)
+            axpy2BlockQ4(y + (b + k) * QK4_0, lane16(d0, k), w0[b + k], lane16(d1, k), w1[b + k], values);
+    }
+    for (; b < blocks; ++b)
+        axpy2BlockQ4(y + b * QK4_0, _mm512_set1_ps(s0 * halfToFloat(w0[b].d)), w0[b],
+                     _mm512_set1_ps(s1 * halfToFloat(w1[b].d)), w1[b], values);
+}
+#else
+void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
+{
+    const BlockQ4_0* w = static_cast<const BlockQ4_0*>(prow);
+    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
+        const __m256i q = _mm256_sub_epi8(unpackQ4(w[b].qs), _mm256_set1_epi8(8));
+        axpyBytes(y + b * QK4_0, _mm256_set1_ps(s * halfToFloat(w[b].d)), q);
+    }
+}
+
 void axpy2Q4(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
 {
     const BlockQ4_0* w0 = static_cast<const BlockQ4_0*>(prow0);
@@ -267,6 +454,7 @@ void axpy2Q4(float* y, float s0, const void* prow0, float s1, const void* prow1,
                    _mm256_set1_ps(s1 * halfToFloat(w1[b].d)), _mm256_sub_epi8(unpackQ4(w1[b].qs), eight));
     }
 }
+#endif
 
 void axpy2Q8(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
 {
@@ -338,7 +526,7 @@ constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     HEARTH_NEURON_NAME,
     {dot2Float<float>, dot1Float<float>, axpyFloat<float>, axpy2Float<float>, nullptr},
     {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyFloat<std::uint16_t>, axpy2Float<std::uint16_t>, nullptr},
-    {dot2Quantized<BlockQ4_0, blockDotQ4>, dot1Quantized<BlockQ4_0, blockDotQ4>, axpyQ4, axpy2Q4, kDot2Interleaved},
+    {kDot2Q4, kDot1Q4, axpyQ4, axpy2Q4, kDot2Interleaved},
     {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>, axpyQ8, axpy2Q8, nullptr},
 };
 

@@ -30,18 +30,29 @@ constexpr std::size_t kLine = 64;
 // Each thread's counter lives on its own cache line.
 constexpr std::size_t kCounterStride = kLine / sizeof(std::uint64_t);
 
-inline void prefetchRows(const NeuronWeights& w, std::int64_t neuron)
+// What prefetchRows() asks for per neuron, worked out once per call rather than per neuron.
+struct PrefetchPlan {
+    std::size_t blockLines = 0; // fused layout: lines of the whole block, else 0
+    std::size_t rowLines = 0;   // separate matrices: lines per row
+};
+
+PrefetchPlan prefetchPlan(const NeuronWeights& w)
+{
+    PrefetchPlan plan;
+    if (w.gate && w.stride >= w.neuronBytes())
+        plan.blockLines = std::min<std::size_t>(kPrefetchLines, (w.neuronBytes() + kLine - 1) / kLine);
+    else
+        plan.rowLines = std::min<std::size_t>(kPrefetchRowLines, (w.rowSize() + kLine - 1) / kLine);
+    return plan;
+}
+
+inline void prefetchRows(const NeuronWeights& w, const PrefetchPlan& plan, std::int64_t neuron)
 {
     const std::size_t offset = std::size_t(neuron) * w.stride;
-    const std::size_t lines = std::min<std::size_t>(kPrefetchRowLines, (w.rowSize() + kLine - 1) / kLine);
-    if (w.gate && w.stride >= w.neuronBytes()) {
-        // Fused: one block, gate then up then down.
-        const std::size_t blockLines = std::min<std::size_t>(kPrefetchLines, (w.neuronBytes() + kLine - 1) / kLine);
-        for (std::size_t l = 0; l < blockLines; ++l)
-            __builtin_prefetch(w.gate + offset + l * kLine, 0, 2);
-        return;
-    }
-    for (std::size_t l = 0; l < lines; ++l) {
+    // Fused: one block, gate then up then down.
+    for (std::size_t l = 0; l < plan.blockLines; ++l)
+        __builtin_prefetch(w.gate + offset + l * kLine, 0, 2);
+    for (std::size_t l = 0; l < plan.rowLines; ++l) {
         if (w.gate)
             __builtin_prefetch(w.gate + offset + l * kLine, 0, 2);
         __builtin_prefetch(w.up + offset + l * kLine, 0, 2);
@@ -102,11 +113,12 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
         k2.dot2 = best->dot2Interleaved;
         k = &k2;
     }
+    const PrefetchPlan plan = prefetchPlan(w);
     const std::int64_t nEmbd = w.nEmbd;
     const std::size_t xqStride = std::size_t(nEmbd / QK8_0);
     std::uint64_t downRows = 0;
     for (std::int64_t j = 0; j < std::min(count, kPrefetchAhead); ++j)
-        prefetchRows(w, ids[j]);
+        prefetchRows(w, plan, ids[j]);
     if (tokens == 1 && !mask) {
         // Decode: down rows go in pairs, so the output is loaded and stored once per two
         // neurons instead of once per neuron.
@@ -118,7 +130,7 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
         for (std::int64_t j = 0; j < count; ++j) {
             const std::int64_t i = ids[j];
             if (j + kPrefetchAhead < count)
-                prefetchRows(w, ids[j + kPrefetchAhead]);
+                prefetchRows(w, plan, ids[j + kPrefetchAhead]);
             const std::size_t offset = std::size_t(i) * w.stride;
             float a;
             if (w.gate) {
@@ -148,7 +160,7 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
     for (std::int64_t j = 0; j < count; ++j) {
         const std::int64_t i = ids[j];
         if (j + kPrefetchAhead < count)
-            prefetchRows(w, ids[j + kPrefetchAhead]);
+            prefetchRows(w, plan, ids[j + kPrefetchAhead]);
         const std::size_t offset = std::size_t(i) * w.stride;
         const std::uint8_t* gate = w.gate ? w.gate + offset : nullptr;
         const std::uint8_t* up = w.up + offset;
