@@ -197,19 +197,28 @@ void releaseMappedPages(const void* data, std::size_t bytes)
 #endif
 }
 
+std::uint8_t* PackedWeightStore::copyRows(const WeightMatrix& w)
+{
+    const std::size_t bytes = rowBytes(w.type, w.cols) * static_cast<std::size_t>(w.rows);
+    std::uint8_t* copy = allocate(bytes);
+    if (copy) {
+        std::memcpy(copy, w.data, bytes);
+        m_bytes += bytes;
+    }
+    return copy;
+}
+
 bool PackedWeightStore::moveToHugePages(WeightMatrix& w, bool fileMapped)
 {
     if (!enabled() || !hugePagesEnabled() || !w.data || w.rows <= 0 || w.cols <= 0) {
         return false;
     }
-    const std::size_t bytes = rowBytes(w.type, w.cols) * static_cast<std::size_t>(w.rows);
-    std::uint8_t* copy = allocate(bytes);
+    std::uint8_t* copy = copyRows(w);
     if (!copy) {
         return false;
     }
-    std::memcpy(copy, w.data, bytes);
-    m_bytes += bytes;
     if (fileMapped) {
+        const std::size_t bytes = rowBytes(w.type, w.cols) * static_cast<std::size_t>(w.rows);
         releaseMappedPages(w.data, bytes);
     }
     w.data = copy;
@@ -222,13 +231,10 @@ bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
         return false;
     }
     if ((w.type == DType::F16 || w.type == DType::F32) && hugePagesEnabled()) {
-        const std::size_t bytes = rowBytes(w.type, w.cols) * static_cast<std::size_t>(w.rows);
-        std::uint8_t* copy = allocate(bytes);
+        std::uint8_t* copy = copyRows(w);
         if (!copy) {
             return false;
         }
-        std::memcpy(copy, w.data, bytes);
-        m_bytes += bytes;
         w.packed = copy;
         w.packing = Packing::Rows;
         w.packedRows = w.rows;

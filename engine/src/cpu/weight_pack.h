@@ -83,6 +83,8 @@ public:
     [[nodiscard]] static bool hugePagesEnabled();
 
 private:
+    // A copy of @p w's rows as stored, in the store's memory; nullptr when memory is short.
+    [[nodiscard]] std::uint8_t* copyRows(const WeightMatrix& w);
     // Packed matrices are placed one after another in large regions (arenas) aligned to 2 MiB
     // and advised as huge-page memory on Linux: a decode streams every matrix once per token,
     // and with 4 KiB pages that is a TLB miss per 64 cache lines. One region for many matrices
