@@ -404,7 +404,7 @@ struct DenseFixture {
             norms.push_back(randomFloats(std::size_t(p.nEmbd), 900 + l, 0.1f));
             for (float& v : norms.back())
                 v += 1.0f;
-            w.attnNorm = norms.back().data();
+            w.norm = norms.back().data();
             w.ffnNorm = norms.back().data();
             layers.push_back(w);
         }
@@ -424,7 +424,7 @@ struct DenseFixture {
         cpu::ropeTables(pos, p.nRot, p.freqBase, p.freqScale, cosT.data(), sinT.data());
         for (int l = 0; l < count; ++l) {
             const DenseLayerWeights& w = layers[std::size_t(l)];
-            cpu::rmsNorm(x, w.attnNorm, p.normEps, p.nEmbd, xn.data());
+            cpu::rmsNorm(x, w.norm, p.normEps, p.nEmbd, xn.data());
             cpu::matmul(pool, w.wq, xn.data(), 1, q.data());
             cpu::matmul(pool, w.wk, xn.data(), 1, k.data());
             cpu::matmul(pool, w.wv, xn.data(), 1, v.data());

@@ -445,7 +445,7 @@ public:
                 return cpu::WeightMatrix{t, mats.back().data(), rows, cols};
             };
             DenseLayerWeights w;
-            w.attnNorm = norms.data();
+            w.norm = norms.data();
             w.ffnNorm = norms.data();
             w.wq = mat(p.nHead * p.headDim, p.nEmbd);
             w.wk = mat(p.nHeadKv * p.headDim, p.nEmbd);

@@ -97,9 +97,9 @@ struct HostLayer {
     [[nodiscard]] device::DenseLayerWeights dense() const
     {
         const std::int64_t kvDim = s.nEmbd / s.nHead * s.nHeadKv;
-        return {attnNorm.data(),        m(wq, s.nEmbd, s.nEmbd), m(wk, kvDim, s.nEmbd), m(wv, kvDim, s.nEmbd),
-                m(wo, s.nEmbd, s.nEmbd), ffnNorm.data(),         m(gate, s.nFF, s.nEmbd), m(up, s.nFF, s.nEmbd),
-                m(down, s.nEmbd, s.nFF)};
+        return {{attnNorm.data(), m(wq, s.nEmbd, s.nEmbd), m(wk, kvDim, s.nEmbd), m(wv, kvDim, s.nEmbd),
+                 m(wo, s.nEmbd, s.nEmbd)},
+                ffnNorm.data(), m(gate, s.nFF, s.nEmbd), m(up, s.nFF, s.nEmbd), m(down, s.nEmbd, s.nFF)};
     }
 
     // The attention block on the CPU: x += wo . attention(norm(x)).

@@ -68,17 +68,9 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const model::Ll
     const model::HyperParams& hp = model.hyperParams();
     const model::LlamaWeights& w = model.weights();
     device::DenseModelParams p;
-    p.nEmbd = hp.nEmbd;
-    p.nHead = hp.nHead;
-    p.nHeadKv = hp.nHeadKv;
-    p.headDim = hp.headDim;
-    p.nRot = hp.nRot;
+    static_cast<device::AttentionParams&>(p) = attentionParams(hp, contextLength);
     p.nFF = hp.nFf;
-    p.normEps = hp.normEps;
-    p.freqBase = hp.ropeFreqBase;
-    p.freqScale = hp.ropeFreqScale;
     p.activation = deviceActivation(hp.ffnActivation);
-    p.contextLength = contextLength;
     p.maxBatch = std::max(1, batchSize);
 
     std::unique_ptr<DenseOffloadSession> s(new DenseOffloadSession());
@@ -86,7 +78,7 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const model::Ll
     std::vector<device::DenseLayerWeights> layers;
     try {
         for (const model::LlamaLayerWeights& lw : w.layers)
-            layers.push_back({lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo, lw.ffnNorm, lw.gate, lw.up, lw.down});
+            layers.push_back({{lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo}, lw.ffnNorm, lw.gate, lw.up, lw.down});
         s->m_mirrors.resize(layers.size());
     } catch (const std::bad_alloc&) {
         report = cpuOnlyReport("not enough memory");

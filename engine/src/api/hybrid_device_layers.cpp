@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "api/hybrid_device_layers.h"
 
+#include "api/session_device.h"
 #include "device/byte_format.h"
 #include "model/llama_model.h"
 
@@ -58,16 +59,7 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
     h->m_predictors.resize(std::size_t(hp.nLayer));
     const auto wanted = [](const std::vector<bool>& v, int l) { return std::size_t(l) < v.size() && v[std::size_t(l)]; };
 
-    device::AttentionParams ap;
-    ap.nEmbd = hp.nEmbd;
-    ap.nHead = hp.nHead;
-    ap.nHeadKv = hp.nHeadKv;
-    ap.headDim = hp.headDim;
-    ap.nRot = hp.nRot;
-    ap.normEps = hp.normEps;
-    ap.freqBase = hp.ropeFreqBase;
-    ap.freqScale = hp.ropeFreqScale;
-    ap.contextLength = contextLength;
+    const device::AttentionParams ap = attentionParams(hp, contextLength);
     const int rows = std::clamp(batchSize, 1, kAttentionBatch);
 
     // Shared buffers first: without them no layer can use the device.

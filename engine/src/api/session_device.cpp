@@ -25,6 +25,21 @@ bool parseBytes(std::string_view text, std::uint64_t& bytes)
 
 } // namespace
 
+device::AttentionParams attentionParams(const model::HyperParams& hp, int contextLength)
+{
+    device::AttentionParams a;
+    a.nEmbd = hp.nEmbd;
+    a.nHead = hp.nHead;
+    a.nHeadKv = hp.nHeadKv;
+    a.headDim = hp.headDim;
+    a.nRot = hp.nRot;
+    a.normEps = hp.normEps;
+    a.freqBase = hp.ropeFreqBase;
+    a.freqScale = hp.ropeFreqScale;
+    a.contextLength = contextLength;
+    return a;
+}
+
 device::Activation deviceActivation(model::FfnActivation activation)
 {
     switch (activation) {

@@ -7,7 +7,9 @@
 // and the wording of its reports.
 
 #include "device/device.h"
+#include "device/device_attention.h"
 #include "model/ffn_activation.h"
+#include "model/hyper_params.h"
 
 #include <hearth/session.h>
 
@@ -23,6 +25,9 @@ namespace hearth {
 
 // Whether @p params leave the GPU out (a budget of exactly 0).
 [[nodiscard]] bool zeroVramBudget(const SessionParams& params);
+
+// The shape of a llama-family model's attention, as the device's attention layers take it.
+[[nodiscard]] device::AttentionParams attentionParams(const model::HyperParams& hp, int contextLength);
 
 // The device's name for a model's FFN activation.
 [[nodiscard]] device::Activation deviceActivation(model::FfnActivation activation);

@@ -5,21 +5,6 @@
 
 namespace hearth::device {
 
-AttentionParams DenseModelParams::attention() const
-{
-    AttentionParams a;
-    a.nEmbd = nEmbd;
-    a.nHead = nHead;
-    a.nHeadKv = nHeadKv;
-    a.headDim = headDim;
-    a.nRot = nRot;
-    a.normEps = normEps;
-    a.freqBase = freqBase;
-    a.freqScale = freqScale;
-    a.contextLength = contextLength;
-    return a;
-}
-
 DenseOffload::~DenseOffload()
 {
     for (Layer& l : m_layers)
@@ -45,7 +30,7 @@ std::uint64_t DenseOffload::deviceBytes() const
 {
     if (!m_attnScratch)
         return 0;
-    std::uint64_t total = AttentionScratch::bytesFor(m_device, m_p.attention(), m_batch);
+    std::uint64_t total = AttentionScratch::bytesFor(m_device, m_p, m_batch);
     for (const DeviceBuffer* b : {&m_x, &m_xn, &m_tmp, &m_gate, &m_up})
         total += b->charged;
     for (const Layer& l : m_layers) {
@@ -58,8 +43,7 @@ std::uint64_t DenseOffload::deviceBytes() const
 
 Status DenseOffload::uploadLayer(const DenseLayerWeights& w, Layer& l)
 {
-    AttentionWeights aw{w.attnNorm, w.wq, w.wk, w.wv, w.wo};
-    auto attention = DeviceAttentionLayer::create(m_device, m_p.attention(), aw);
+    auto attention = DeviceAttentionLayer::create(m_device, m_p, w);
     if (!attention)
         return attention.status();
     l.attention = std::move(attention).value();
@@ -90,7 +74,7 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
     const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
     const std::int64_t kvDim = std::int64_t(p.nHeadKv) * p.headDim;
     for (const DenseLayerWeights& w : layers) {
-        if (!w.attnNorm || !w.ffnNorm || w.wq.rows != qDim || w.wq.cols != p.nEmbd || w.wk.rows != kvDim
+        if (!w.norm || !w.ffnNorm || w.wq.rows != qDim || w.wq.cols != p.nEmbd || w.wk.rows != kvDim
             || w.wv.rows != kvDim || w.wo.rows != p.nEmbd || w.wo.cols != qDim || w.gate.rows != p.nFF
             || w.up.rows != p.nFF || w.down.rows != p.nEmbd || w.down.cols != p.nFF)
             return Status(ErrorCode::InvalidArgument, "dense offload: a layer's tensors do not match the model");
@@ -105,7 +89,7 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
         return d;
 
     const std::uint64_t rows = std::uint64_t(d->m_batch);
-    auto scratch = AttentionScratch::create(device, p.attention(), d->m_batch);
+    auto scratch = AttentionScratch::create(device, p, d->m_batch);
     Status failed = scratch ? Status() : scratch.status();
     if (scratch)
         d->m_attnScratch = std::move(scratch).value();

@@ -22,33 +22,19 @@
 
 namespace hearth::device {
 
-struct DenseLayerWeights {
-    const float* attnNorm = nullptr; // [nEmbd]
-    cpu::WeightMatrix wq;            // nEmbd -> nHead * headDim
-    cpu::WeightMatrix wk;            // nEmbd -> nHeadKv * headDim
-    cpu::WeightMatrix wv;
-    cpu::WeightMatrix wo;            // nHead * headDim -> nEmbd
-    const float* ffnNorm = nullptr;  // [nEmbd]
-    cpu::WeightMatrix gate;          // nEmbd -> nFF
-    cpu::WeightMatrix up;            // nEmbd -> nFF
-    cpu::WeightMatrix down;          // nFF -> nEmbd (as stored by llama.cpp: nEmbd rows of nFF)
+// A layer's attention weights (AttentionWeights: norm, wq, wk, wv, wo) plus its FFN.
+struct DenseLayerWeights : AttentionWeights {
+    const float* ffnNorm = nullptr; // [nEmbd]
+    cpu::WeightMatrix gate;         // nEmbd -> nFF
+    cpu::WeightMatrix up;           // nEmbd -> nFF
+    cpu::WeightMatrix down;         // nFF -> nEmbd (as stored by llama.cpp: nEmbd rows of nFF)
 };
 
-struct DenseModelParams {
-    std::int32_t nEmbd = 0;
-    std::int32_t nHead = 0;
-    std::int32_t nHeadKv = 0;
-    std::int32_t headDim = 0;
-    std::int32_t nRot = 0;
+// The attention's shape (AttentionParams) plus the FFN's.
+struct DenseModelParams : AttentionParams {
     std::int32_t nFF = 0;
-    float normEps = 1e-5f;
-    float freqBase = 10000.0f;
-    float freqScale = 1.0f;
     Activation activation = Activation::SwiGlu;
-    std::int32_t contextLength = 0;
     std::int32_t maxBatch = 1; // tokens one pass takes on the device; longer batches are split
-
-    [[nodiscard]] AttentionParams attention() const;
 };
 
 class DenseOffload {
