@@ -22,8 +22,8 @@
 #include "cpu/thread_pool.h"
 #include "model/dense_ffn.h"
 #include "model/hyper_params.h"
+#include "sparse/neuron_selection.h"
 #include "sparse/neuron_weights.h"
-#include "sparse/predictor.h"
 #include "sparse/sparse_ffn.h"
 
 #include <hearth/status.h>
@@ -82,27 +82,17 @@ public:
         if ((!predicted && !ffn.fusedNeurons) || !neurons.valid())
             return false;
         const int n = batch.tokens;
-        const std::int64_t nFf = neurons.nFf;
-        const std::int32_t* ids = m_allIds.data();
-        std::int64_t count = nFf;
-        const std::uint8_t* mask = nullptr;
+        sparse::NeuronSelection::Active active = m_selection.all();
         if (predicted) {
-            sparse::predict(pool, ffn.predictor, batch.predictorInput, n, m_hidden.data(), m_predicted.data());
-            if (n == 1) {
-                count = sparse::selectActive(m_predicted.data(), nFf, m_threshold, m_ids.data());
-            } else {
-                count = sparse::selectActiveBatch(m_predicted.data(), n, nFf, m_threshold, m_mask.data(), m_ids.data());
-                if (ffn.denseCapable() && double(count) > kDenseUnionShare * double(nFf))
-                    return false;
-                mask = m_mask.data();
-            }
-            ids = m_ids.data();
+            active = m_selection.predict(pool, ffn.predictor, batch.predictorInput, n, m_threshold);
+            if (n > 1 && ffn.denseCapable() && sparse::NeuronSelection::denseIsCheaper(active.count, neurons.nFf))
+                return false;
         }
         const bool device = n == 1 && predicted && m_decodeFfn
-                            && m_decodeFfn->run(pool, batch.layer, batch.input, ids, count, batch.out);
+                            && m_decodeFfn->run(pool, batch.layer, batch.input, active.ids, active.count, batch.out);
         if (!device) {
             const sparse::FfnInput in = m_cpu->prepareInput(neurons.type, batch.input, n);
-            m_cpu->run(pool, neurons, in, n, ids, count, mask, batch.out);
+            m_cpu->run(pool, neurons, in, n, active.ids, active.count, active.mask, batch.out);
         }
         if (ffn.downBias) {
             for (int t = 0; t < n; ++t)
@@ -114,21 +104,13 @@ public:
 private:
     FamilySparseFfn() = default;
 
-    // Above this share of neurons active in the union over a batch, a layer with separate
-    // matrices runs the dense products instead (as the llama family does).
-    static constexpr double kDenseUnionShare = 0.6;
-
     Mode m_mode = Mode::Dense;
     float m_threshold = 0.0f;
     std::int64_t m_nEmbd = 0;
     FamilyDecodeFfn* m_decodeFfn = nullptr;
     std::unique_ptr<sparse::SparseFfn> m_cpu;
     std::vector<sparse::NeuronWeights> m_neurons; // per layer
-    std::vector<float> m_hidden;                  // [B][largest predictor hidden size]
-    std::vector<float> m_predicted;               // [B][nFf] predictor logits
-    std::vector<std::uint8_t> m_mask;             // [B][nFf] per-token active flags of a batch
-    std::vector<std::int32_t> m_ids;              // [nFf] active neurons (the union over a batch)
-    std::vector<std::int32_t> m_allIds;           // 0 .. nFf-1
+    sparse::NeuronSelection m_selection;
 };
 
 template <typename Layers>
@@ -156,18 +138,10 @@ Result<std::unique_ptr<FamilySparseFfn>> FamilySparseFfn::create(const Layers& l
             }
             w.upBias = ffn.upBias;
         }
-        const std::size_t b = std::size_t(maxBatch);
-        const std::size_t nFf = std::size_t(hp.nFf);
-        f->m_hidden.resize(b * std::size_t(hidden));
-        f->m_predicted.resize(b * nFf);
-        f->m_mask.resize(b * nFf);
-        f->m_ids.resize(nFf);
-        f->m_allIds.resize(nFf);
-        for (std::size_t i = 0; i < nFf; ++i)
-            f->m_allIds[i] = std::int32_t(i);
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory for the sparse FFN's buffers");
     }
+    HEARTH_TRY(f->m_selection.reserve(maxBatch, hp.nFf, hidden));
     auto cpu = sparse::SparseFfn::create(hp.nEmbd, maxBatch, threads);
     if (!cpu)
         return cpu.status();

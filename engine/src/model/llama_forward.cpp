@@ -6,7 +6,6 @@
 #include "cpu/thread_pool.h"
 #include "model/llama_model.h"
 #include "sparse/neuron_pack.h"
-#include "sparse/predictor.h"
 #include "sparse/sparse_ffn.h"
 
 #include <algorithm>
@@ -72,11 +71,6 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
 
 namespace {
 
-// Above this share of neurons active in the union over a batch, a PowerInfer-layout layer
-// runs the dense matrix products instead (prefill reuses each weight block across tokens
-// there, which the per-neuron path does not).
-constexpr double kDenseUnionShare = 0.6;
-
 sparse::NeuronActivation neuronActivation(FfnActivation a)
 {
     switch (a) {
@@ -106,8 +100,6 @@ Status LlamaForward::initNeuronFfn()
     const bool anyFused = std::any_of(w.layers.begin(), w.layers.end(), [](const LlamaLayerWeights& l) { return l.fusedNeurons; });
     if (!w.sparse && !anyFused)
         return {};
-    const std::size_t b = std::size_t(m_maxBatch);
-    const std::size_t nFf = std::size_t(hp.nFf);
     std::int64_t hidden = 0;
     m_neurons.resize(w.layers.size());
     for (std::size_t i = 0; i < w.layers.size(); ++i) {
@@ -136,13 +128,7 @@ Status LlamaForward::initNeuronFfn()
             m_neurons[i] = m_interleaved[i]->weights();
         }
     }
-    m_hidden.resize(b * std::size_t(hidden));
-    m_predicted.resize(b * nFf);
-    m_mask.resize(b * nFf);
-    m_ids.resize(nFf);
-    m_allIds.resize(nFf);
-    for (std::size_t i = 0; i < nFf; ++i)
-        m_allIds[i] = std::int32_t(i);
+    HEARTH_TRY(m_selection.reserve(m_maxBatch, hp.nFf, hidden));
     auto ffn = sparse::SparseFfn::create(hp.nEmbd, m_maxBatch, m_pool->size());
     if (!ffn)
         return ffn.status();
@@ -165,32 +151,23 @@ bool LlamaForward::neuronFfn(int layer, int n)
     const std::int64_t nEmbd = hp.nEmbd;
     const std::int64_t nFf = hp.nFf;
 
-    const std::int32_t* ids = m_allIds.data();
-    std::int64_t count = nFf;
-    const std::uint8_t* mask = nullptr;
+    sparse::NeuronSelection::Active active = m_selection.all();
     // A decoded token's predictor may run on the device, which returns the ids as selectActive does.
     const std::int64_t offloaded =
-        predicted && n == 1 && m_offload ? m_offload->predict(layer, m_x.data(), m_threshold, m_ids.data()) : -1;
+        predicted && n == 1 && m_offload ? m_offload->predict(layer, m_x.data(), m_threshold, m_selection.idBuffer())
+                                         : -1;
     if (offloaded >= 0) {
-        count = offloaded;
-        ids = m_ids.data();
+        active = m_selection.predicted(offloaded);
     } else if (predicted) {
         // The predictor sees the residual stream before the FFN norm.
-        sparse::predict(*m_pool, lw.predictor, m_x.data(), n, m_hidden.data(), m_predicted.data());
-        if (n == 1) {
-            count = sparse::selectActive(m_predicted.data(), nFf, m_threshold, m_ids.data());
-        } else {
-            count = sparse::selectActiveBatch(m_predicted.data(), n, nFf, m_threshold, m_mask.data(), m_ids.data());
-            if (!lw.fusedNeurons && !m_observer && double(count) > kDenseUnionShare * double(nFf))
-                return false;
-            mask = m_mask.data();
-        }
-        ids = m_ids.data();
+        active = m_selection.predict(*m_pool, lw.predictor, m_x.data(), n, m_threshold);
+        if (n > 1 && !lw.fusedNeurons && !m_observer && sparse::NeuronSelection::denseIsCheaper(active.count, nFf))
+            return false;
     }
     for (int t = 0; t < n; ++t)
         cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
     if (n == 1 && predicted && m_decodeFfn && !m_observer
-        && m_decodeFfn->run(*m_pool, layer, m_xn.data(), ids, count, m_tmp.data()))
+        && m_decodeFfn->run(*m_pool, layer, m_xn.data(), active.ids, active.count, m_tmp.data()))
         return true;
     float* acts = nullptr;
     if (m_observer) {
@@ -198,7 +175,7 @@ bool LlamaForward::neuronFfn(int layer, int n)
         std::fill_n(acts, std::size_t(n) * std::size_t(nFf), 0.0f);
     }
     const sparse::FfnInput in = m_sparseFfn->prepareInput(neurons.type, m_xn.data(), n);
-    m_sparseFfn->run(*m_pool, neurons, in, n, ids, count, mask, m_tmp.data(), acts);
+    m_sparseFfn->run(*m_pool, neurons, in, n, active.ids, active.count, active.mask, m_tmp.data(), acts);
     if (m_observer)
         m_observer(m_observerContext, layer, n, acts);
     return true;

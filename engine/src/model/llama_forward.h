@@ -8,6 +8,7 @@
 
 #include "cpu/matmul.h"
 #include "model/kv_cache.h"
+#include "sparse/neuron_selection.h"
 #include "sparse/neuron_weights.h"
 
 #include <hearth/status.h>
@@ -166,11 +167,7 @@ private:
     std::unique_ptr<sparse::SparseFfn> m_sparseFfn;
     std::vector<sparse::NeuronWeights> m_neurons; // per layer
     std::vector<std::unique_ptr<sparse::InterleavedNeurons>> m_interleaved; // Q4_0 copies, per layer
-    std::vector<float> m_hidden;       // [B][largest predictor hidden size]
-    std::vector<float> m_predicted;    // [B][nFf] predictor logits
-    std::vector<std::uint8_t> m_mask;  // [B][nFf] per-token active flags of a batch
-    std::vector<std::int32_t> m_ids;   // [nFf] active neurons (the union over a batch)
-    std::vector<std::int32_t> m_allIds; // 0 .. nFf-1
+    sparse::NeuronSelection m_selection;
 };
 
 } // namespace hearth::model
