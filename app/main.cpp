@@ -8,6 +8,7 @@
 #include "command_line.h"
 #include "language_manager.h"
 #include "logging.h"
+#include "gpuinfo.h"
 #include "modelmanager.h"
 #include "self_test.h"
 
@@ -195,6 +196,8 @@ int main(int argc, char** argv)
     case CommandLineOptions::Action::RunGui:
         break;
     }
+    // The catalog and the VRAM panel ask for the GPU; the answer comes while the store opens.
+    hearth::models::startGpuDetection();
 
     if (!QDir().mkpath(dataDir)) {
         err << QCoreApplication::translate("main", "Cannot create the data folder %1.").arg(dataDir) << "\n";

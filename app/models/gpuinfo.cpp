@@ -5,12 +5,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 
 namespace hearth::models {
 
 namespace {
 constexpr quint64 kGiB = quint64(1) << 30;
 constexpr quint64 kAutoMargin = quint64(256) << 20;
+
+// The engine's answer, asked once per process on a thread of its own: with a driver it loads the
+// CUDA module and opens a context, which should not hold up the GUI thread while it starts.
+const std::shared_future<Result<GpuDescription>>& gpuQuery()
+{
+    static const std::shared_future<Result<GpuDescription>> query
+        = std::async(std::launch::async, [] { return queryGpu(); }).share();
+    return query;
+}
 
 // No GPU, and why.
 class AbsentGpuInfo final : public GpuInfo
@@ -49,9 +59,7 @@ std::unique_ptr<GpuInfo> detectGpu()
         return std::make_unique<FixedGpuInfo>(
             bytes, QCoreApplication::translate("hearth::models::GpuInfo", "Simulated GPU (%1 GB)").arg(gib));
     }
-    // Thread-safe one-time initialisation: the catalog and the VRAM panel both ask at start-up.
-    static const Result<GpuDescription> query = queryGpu();
-    return gpuFromQuery(query);
+    return gpuFromQuery(gpuQuery().get());
 }
 
 std::unique_ptr<GpuInfo> gpuFromQuery(const Result<GpuDescription>& query)
@@ -62,6 +70,11 @@ std::unique_ptr<GpuInfo> gpuFromQuery(const Result<GpuDescription>& query)
     const quint64 free = std::max<quint64>(query->freeBytes, 1);
     return std::make_unique<FixedGpuInfo>(
         query->totalBytes, QString::fromStdString(query->name), query->bandwidthGBs, free);
+}
+
+void startGpuDetection()
+{
+    (void)gpuQuery();
 }
 
 quint64 autoBudgetBytes(const GpuInfo& gpu)

@@ -62,6 +62,10 @@ private:
 /// instead, for demonstrations and UI work on machines without one.
 [[nodiscard]] std::unique_ptr<GpuInfo> detectGpu();
 
+/// Starts asking the engine for the GPU on a worker thread, so that detectGpu() later finds the
+/// answer ready; main() calls it first thing.
+void startGpuDetection();
+
 /// PowerInfer's default budget: the free memory minus 256 MiB for other programs.
 [[nodiscard]] quint64 autoBudgetBytes(const GpuInfo& gpu);
 
