@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -304,6 +305,87 @@ private slots:
             k->q4_0.axpy(y.data(), 0.75f, a, n);
             k->q4_0.axpy2(y.data(), -1.25f, b, 2.0f, c, n);
             QVERIFY2(maxRelativeError(y, expectedY) < 1e-5, qPrintable(name));
+        }
+    }
+
+    // A decoded token takes its own loop (down rows added in pairs, one neuron left over for odd
+    // counts): against the scalar table, for row lengths with and without a partial vector or
+    // block group, odd and even active counts, gated and up-only FFNs.
+    void decodeKernelsMatchScalar_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("active");
+        QTest::addColumn<bool>("gated");
+        for (DType t : {DType::F16, DType::Q4_0}) {
+            for (int n : {128, 2048, 224}) {
+                for (int active : {1, 7, 8, 13, 40}) {
+                    for (bool gated : {true, false})
+                        QTest::addRow("%s n=%d active=%d %s", dtypeName(t).data(), n, active, gated ? "gated" : "up-only")
+                            << int(t) << n << active << gated;
+                }
+            }
+            QTest::addRow("%s n=200", dtypeName(t).data()) << int(t) << (t == DType::F16 ? 200 : 192) << 9 << true;
+        }
+    }
+
+    void decodeKernelsMatchScalar()
+    {
+        QFETCH(int, type);
+        QFETCH(int, n);
+        QFETCH(int, active);
+        QFETCH(bool, gated);
+        const DType t = DType(type);
+        const std::int64_t nFf = 64;
+        std::mt19937 rng(std::uint32_t(n * 131 + active));
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        const std::size_t rb = rowBytes(t, n);
+        std::vector<std::uint8_t> gate(rb * nFf), up(rb * nFf), down(rb * nFf);
+        std::vector<float> row(static_cast<std::size_t>(n));
+        for (auto* m : {&gate, &up, &down}) {
+            for (std::int64_t i = 0; i < nFf; ++i) {
+                for (float& v : row)
+                    v = normal(rng) * 0.1f;
+                cpu::quantizeRow(t, row.data(), m->data() + std::size_t(i) * rb, n);
+            }
+        }
+        const auto act = gated ? sparse::NeuronActivation::ReGlu : sparse::NeuronActivation::Relu;
+        const auto w = sparse::NeuronWeights::separate(gated ? cpu::WeightMatrix{t, gate.data(), nFf, n} : cpu::WeightMatrix{},
+                                                       {t, up.data(), nFf, n}, {t, down.data(), nFf, n}, act);
+        QVERIFY(w.valid());
+        // A token whose every neuron fires for the gated FFN (gate and up of one sign).
+        std::vector<float> x(static_cast<std::size_t>(n));
+        for (float& v : x)
+            v = normal(rng);
+        std::vector<cpu::ActBlockQ8> xq(std::size_t(n / QK8_0 + 1));
+        if (sparse::usesQuantizedInput(t))
+            cpu::activeKernels().quantizeActivations(x.data(), xq.data(), n);
+        const sparse::FfnInput in{x.data(), sparse::usesQuantizedInput(t) ? xq.data() : nullptr, nullptr};
+        std::vector<std::int32_t> ids;
+        for (int j = 0; j < active; ++j)
+            ids.push_back(std::int32_t((j * 5) % nFf));
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+
+        std::vector<float> expected(static_cast<std::size_t>(n), 0.25f);
+        std::vector<float> expectedActs(static_cast<std::size_t>(nFf), -7.0f);
+        const std::uint64_t expectedRows = sparse::accumulateNeurons(sparse::kScalarNeuronKernels, w, in, 1, ids.data(),
+                                                                     std::int64_t(ids.size()), nullptr, expected.data(),
+                                                                     expectedActs.data());
+        for (cpu::Isa isa : {cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+            const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
+            if (!k)
+                continue;
+            std::vector<float> out(static_cast<std::size_t>(n), 0.25f);
+            std::vector<float> acts(static_cast<std::size_t>(nFf), -7.0f);
+            const std::uint64_t rows = sparse::accumulateNeurons(*k, w, in, 1, ids.data(), std::int64_t(ids.size()), nullptr,
+                                                                 out.data(), acts.data());
+            const QString name = QString::fromLatin1(k->name);
+            QCOMPARE(rows, expectedRows);
+            QVERIFY2(maxRelativeError(acts, expectedActs) < 1e-4, qPrintable(name));
+            // Only the order of the sums differs.
+            const double err = maxRelativeError(out, expected);
+            QVERIFY2(err < 1e-5, qPrintable(QStringLiteral("%1: %2").arg(name).arg(err)));
         }
     }
 

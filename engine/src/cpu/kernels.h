@@ -64,6 +64,12 @@ struct CpuKernels {
     // kernel. args.w points at the packed matrix, args.wStride is the bytes of one 16-row group,
     // and rowBegin/rowEnd are multiples of 16.
     GemmFn gemmQ4_0x16;
+    // Decode (one token) of F16 rows whose input went through prepareF16Input first, or
+    // nullptr when this table reads F16 rows only through gemmF16. The prepared input lets the
+    // kernel widen halves with integer shifts instead of conversion instructions (see
+    // x86_kernels_impl.h); results equal gemmF16's up to the order of the sum.
+    GemmFn gemmF16Prepared;
+    void (*prepareF16Input)(const float* x, float* out, std::int64_t n);
 
     // Float vector helpers of attention (one head: ~64-128 elements per call, many calls), so
     // the scores and the weighted sum of values use the widest vectors too.

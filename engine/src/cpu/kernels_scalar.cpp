@@ -256,6 +256,8 @@ constinit const CpuKernels kScalarKernels = {
     gemmQ4_0,
     gemmQ8_0,
     nullptr, // the reference reads Q4_0 rows as stored
+    nullptr, // and F16 rows through gemmF16
+    nullptr,
     dotF32,
     axpyF32,
     swigluF32,

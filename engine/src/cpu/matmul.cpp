@@ -77,6 +77,43 @@ const ActBlockQ8* quantizeInput(const CpuKernels& k, const float* x, std::int64_
     return buffer.data();
 }
 
+// The F16 decode input in the order gemmF16Prepared reads (kernels.h), per calling thread.
+const float* prepareF16Input(const CpuKernels& k, const float* x, std::int64_t cols)
+{
+    thread_local std::vector<float> buffer;
+    buffer.resize(static_cast<std::size_t>(cols));
+    k.prepareF16Input(x, buffer.data(), cols);
+    return buffer.data();
+}
+
+// Whether the decode of F16 rows takes the prepared-input kernel.
+bool usesPreparedF16(const CpuKernels& k, DType type, std::int64_t tokens)
+{
+    return type == DType::F16 && tokens == 1 && k.gemmF16Prepared && k.prepareF16Input;
+}
+
+// The inputs of one call in each form its matrices need.
+struct Inputs {
+    Input floats;
+    Input q8;
+    Input f16Decode;
+};
+
+Inputs prepareInputs(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols, bool anyQ8,
+                     bool anyPreparedF16)
+{
+    Inputs in;
+    in.floats = Input{x, static_cast<std::size_t>(cols) * sizeof(float)};
+    if (anyQ8) {
+        in.q8.x = quantizeInput(k, x, tokens, cols);
+        in.q8.xStride = static_cast<std::size_t>(cols / QK8_0) * sizeof(ActBlockQ8);
+    }
+    if (anyPreparedF16) {
+        in.f16Decode = Input{prepareF16Input(k, x, cols), in.floats.xStride};
+    }
+    return in;
+}
+
 // One weight matrix of a (possibly shared) call, with its place in the concatenated row space.
 struct Part {
     GemmFn gemm = nullptr;
@@ -175,12 +212,13 @@ void runParts(ThreadPool& pool, const Part* parts, int count, std::int64_t total
     });
 }
 
-Part makePart(const CpuKernels& k, const WeightMatrix& w, const Input& floatInput, const Input& q8Input,
-              std::int64_t tokens, float* y, std::int64_t firstRow)
+Part makePart(const CpuKernels& k, const WeightMatrix& w, const Inputs& inputs, std::int64_t tokens, float* y,
+              std::int64_t firstRow)
 {
     Part p;
-    p.gemm = gemmFor(k, w.type);
-    const Input& in = usesQ8Activations(w.type) ? q8Input : floatInput;
+    const bool preparedF16 = usesPreparedF16(k, w.type, tokens);
+    p.gemm = preparedF16 ? k.gemmF16Prepared : gemmFor(k, w.type);
+    const Input& in = usesQ8Activations(w.type) ? inputs.q8 : preparedF16 ? inputs.f16Decode : inputs.floats;
     // A copy of the rows as stored reads the same bytes from memory the TLB covers better.
     const bool rowCopy = w.packing == Packing::Rows && w.packed && w.packedRows == w.rows;
     p.args.w = static_cast<const std::uint8_t*>(rowCopy ? w.packed : w.data);
@@ -217,13 +255,9 @@ void matmulWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix&
         zeroOutput(w, tokens, y);
         return;
     }
-    const Input floatInput{x, static_cast<std::size_t>(w.cols) * sizeof(float)};
-    Input q8Input;
-    if (usesQ8Activations(w.type)) {
-        q8Input.x = quantizeInput(kernels, x, tokens, w.cols);
-        q8Input.xStride = static_cast<std::size_t>(w.cols / QK8_0) * sizeof(ActBlockQ8);
-    }
-    const Part part = makePart(kernels, w, floatInput, q8Input, tokens, y, 0);
+    const Inputs inputs = prepareInputs(kernels, x, tokens, w.cols, usesQ8Activations(w.type),
+                                        usesPreparedF16(kernels, w.type, tokens));
+    const Part part = makePart(kernels, w, inputs, tokens, y, 0);
     runParts(pool, &part, 1, w.rows, w.rows * w.cols * tokens);
 }
 
@@ -236,9 +270,11 @@ void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightM
     // One section needs one input width; anything else runs as separate calls.
     bool shareable = count <= 16 && x;
     bool anyQ8 = false;
+    bool anyPreparedF16 = false;
     for (int i = 0; i < count && shareable; ++i) {
         shareable = isValid(ws[i]) && ys[i] && ws[i].cols == ws[0].cols;
         anyQ8 = anyQ8 || usesQ8Activations(ws[i].type);
+        anyPreparedF16 = anyPreparedF16 || usesPreparedF16(kernels, ws[i].type, tokens);
     }
     if (!shareable) {
         for (int i = 0; i < count; ++i) {
@@ -247,16 +283,11 @@ void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightM
         return;
     }
     const std::int64_t cols = ws[0].cols;
-    const Input floatInput{x, static_cast<std::size_t>(cols) * sizeof(float)};
-    Input q8Input;
-    if (anyQ8) {
-        q8Input.x = quantizeInput(kernels, x, tokens, cols);
-        q8Input.xStride = static_cast<std::size_t>(cols / QK8_0) * sizeof(ActBlockQ8);
-    }
+    const Inputs inputs = prepareInputs(kernels, x, tokens, cols, anyQ8, anyPreparedF16);
     Part parts[16];
     std::int64_t totalRows = 0;
     for (int i = 0; i < count; ++i) {
-        parts[i] = makePart(kernels, ws[i], floatInput, q8Input, tokens, ys[i], totalRows);
+        parts[i] = makePart(kernels, ws[i], inputs, tokens, ys[i], totalRows);
         totalRows += ws[i].rows;
     }
     runParts(pool, parts, count, totalRows, totalRows * cols * tokens);

@@ -24,6 +24,8 @@
 
 #include <immintrin.h>
 
+#include "cpu/f16_widen.h" // after the pragmas: its inline functions use the intrinsics too
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -644,6 +646,41 @@ inline void rowFloatDecode(const GemmArgs& a, std::int64_t r)
     a.y[r] = sum;
 }
 
+// F16 decode through cpu/f16_widen.h: the input is prepared once per call, rows are widened by
+// integer shifts.
+void prepareF16Input(const float* x, float* out, std::int64_t n)
+{
+    f16w::prepareInput(x, out, n);
+}
+
+void gemmF16Prepared(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    static_assert(f16w::kLanes == kLanes);
+    const float* x = static_cast<const float*>(a.x);
+    for (std::int64_t r = rowBegin; r < rowEnd; ++r) {
+        const std::uint16_t* w = reinterpret_cast<const std::uint16_t*>(a.w + static_cast<std::size_t>(r) * a.wStride);
+        VecF acc[4] = {vzero(), vzero(), vzero(), vzero()};
+        std::int64_t c = 0;
+        for (; c + 2 * f16w::kRun <= a.cols; c += 2 * f16w::kRun) {
+            for (int j = 0; j < 2; ++j) {
+                const f16w::VecI v = f16w::load(w + c + j * f16w::kRun);
+                acc[2 * j] = vfma(f16w::lower(v), vload(x + c + j * f16w::kRun), acc[2 * j]);
+                acc[2 * j + 1] = vfma(f16w::upper(v), vload(x + c + j * f16w::kRun + kLanes), acc[2 * j + 1]);
+            }
+        }
+        for (; c + f16w::kRun <= a.cols; c += f16w::kRun) {
+            const f16w::VecI v = f16w::load(w + c);
+            acc[0] = vfma(f16w::lower(v), vload(x + c), acc[0]);
+            acc[1] = vfma(f16w::upper(v), vload(x + c + kLanes), acc[1]);
+        }
+        float tail = 0.0f; // exact weights times lifted inputs: kLift^2 too large
+        for (; c < a.cols; ++c) {
+            tail += halfToFloatF16c(w[c]) * x[c];
+        }
+        a.y[r] = vsum(vadd(vadd(acc[0], acc[1]), vadd(acc[2], acc[3]))) * f16w::kLift + tail / f16w::kLift;
+    }
+}
+
 // Attention helpers: short rows (a head), so one accumulator per vector width and a masked
 // or scalar tail; no call-level setup worth amortizing.
 float dotF32(const float* a, const float* b, std::int64_t n)
@@ -862,6 +899,8 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemm<BlockQ4_0, true, kQuantRows, kQuantTokens>,
     gemm<BlockQ8_0, true, kQuantRows, kQuantTokens>,
     gemmQ4_0x16,
+    gemmF16Prepared,
+    prepareF16Input,
     dotF32,
     axpyF32,
     swigluF32,
