@@ -119,6 +119,8 @@ private Q_SLOTS:
     void sharedMatchesSeparate_data() { addVariantRows(); }
     void sharedMatchesSeparate();
     void getRowAndBadInput();
+    void f16DecodeKeepsNonFiniteWeights_data() { addVariantRows(); }
+    void f16DecodeKeepsNonFiniteWeights();
     void packedLayout();
     void packedSharedRaggedRows_data() { addVariantRows(); }
     void packedSharedRaggedRows();
@@ -386,6 +388,49 @@ void TestKernels::matmulMatchesReference()
                                          .arg(static_cast<double>(want))
                                          .arg(tolerance)));
                 }
+            }
+        }
+    }
+}
+
+// Decoding F16 rows by integer widening (cpu/f16_widen.h) would read an infinite or NaN weight
+// as a finite value, so the store marks only matrices without them; a damaged row must still
+// give a non-finite result (the converter's load-and-answer check relies on it).
+void TestKernels::f16DecodeKeepsNonFiniteWeights()
+{
+    FETCH_VARIANT(k);
+    const std::int64_t rows = 32;
+    const std::int64_t cols = 96;
+    std::mt19937 rng(5);
+    const std::vector<float> wf = randomFloats(rng, static_cast<std::size_t>(rows * cols), 0.05f);
+    const std::vector<float> x = randomFloats(rng, static_cast<std::size_t>(cols), 1.0f);
+    std::vector<std::uint8_t> clean = encode(DType::F16, wf, rows, cols);
+    std::vector<std::uint8_t> damaged = clean;
+    auto* halves = reinterpret_cast<std::uint16_t*>(damaged.data());
+    halves[3 * cols + 5] = 0x7c00;      // +infinity in row 3
+    halves[20 * cols + 90] = 0x7e00;    // NaN in row 20, in the tail past the last whole run
+    QVERIFY(halvesAreFinite(reinterpret_cast<const std::uint16_t*>(clean.data()), clean.size() / 2));
+    QVERIFY(!halvesAreFinite(halves, damaged.size() / 2));
+
+    ThreadPool pool(2);
+    std::vector<float> ref(static_cast<std::size_t>(rows));
+    std::vector<float> y(static_cast<std::size_t>(rows));
+    for (const std::vector<std::uint8_t>* bytes : {&clean, &damaged}) {
+        WeightMatrix w{DType::F16, bytes->data(), rows, cols};
+        matmulWith(kScalarKernels, pool, w, x.data(), 1, ref.data());
+        PackedWeightStore store;
+        (void)store.packFor(*k, w);
+        QCOMPARE(w.finiteHalves, bytes == &clean);
+        matmulWith(*k, pool, w, x.data(), 1, y.data());
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const float want = ref[static_cast<std::size_t>(r)];
+            const float got = y[static_cast<std::size_t>(r)];
+            if (!std::isfinite(want)) {
+                QVERIFY2(!std::isfinite(got), qPrintable(QStringLiteral("row %1: %2").arg(r).arg(got)));
+                QCOMPARE(std::isnan(got), std::isnan(want));
+            } else {
+                QVERIFY2(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)),
+                         qPrintable(QStringLiteral("row %1: %2 vs %3").arg(r).arg(got).arg(want)));
             }
         }
     }

@@ -242,7 +242,9 @@ private slots:
     void deviceFailureHandsLayersBack()
     {
         // A device that fails in the middle of a conversation: the failed batch and everything
-        // after run on the CPU from the mirrored KV rows, and no logit changes.
+        // after run on the CPU from the mirrored KV rows, and no logit changes beyond the order
+        // of sums (the CPU decodes F16 rows by integer widening, cpu/f16_widen.h; the device's
+        // products convert the halves).
         const auto* llama = dynamic_cast<const model::LlamaModel*>(m_f16.get());
         QVERIFY(llama);
         auto cpu = model::LlamaForward::create(*llama, 40, 4, 2);
@@ -262,14 +264,15 @@ private slots:
             (*mixed)->forward(tokens.data(), int(tokens.size()), start, got.data(), false);
             return relativeError(want, got);
         };
-        QCOMPARE(step({5, 6, 7, 8}, 0), 0.0);
-        QCOMPARE(step({9}, 4), 0.0);
+        constexpr double kSumOrder = 1e-5;
+        QVERIFY(step({5, 6, 7, 8}, 0) < kSumOrder);
+        QVERIFY(step({9}, 4) < kSumOrder);
         dev->injectOperationFailures(3);
-        QCOMPARE(step({10, 11}, 5), 0.0);
+        QVERIFY(step({10, 11}, 5) < kSumOrder);
         QCOMPARE(offload->wholeLayers(), 0);
         QVERIFY2(offload->report().find("the device failed") != std::string::npos, offload->report().c_str());
-        QCOMPARE(step({12}, 7), 0.0);
-        QCOMPARE(step({13, 14, 15}, 3), 0.0); // rewind over positions the device computed
+        QVERIFY(step({12}, 7) < kSumOrder);
+        QVERIFY(step({13, 14, 15}, 3) < kSumOrder); // rewind over positions the device computed
     }
 
     void noDeviceModule()

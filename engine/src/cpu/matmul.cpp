@@ -87,9 +87,9 @@ const float* prepareF16Input(const CpuKernels& k, const float* x, std::int64_t c
 }
 
 // Whether the decode of F16 rows takes the prepared-input kernel.
-bool usesPreparedF16(const CpuKernels& k, DType type, std::int64_t tokens)
+bool usesPreparedF16(const CpuKernels& k, const WeightMatrix& w, std::int64_t tokens)
 {
-    return type == DType::F16 && tokens == 1 && k.gemmF16Prepared && k.prepareF16Input;
+    return w.type == DType::F16 && w.finiteHalves && tokens == 1 && k.gemmF16Prepared && k.prepareF16Input;
 }
 
 // The inputs of one call in each form its matrices need.
@@ -216,7 +216,7 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Inputs& inputs, 
               std::int64_t firstRow)
 {
     Part p;
-    const bool preparedF16 = usesPreparedF16(k, w.type, tokens);
+    const bool preparedF16 = usesPreparedF16(k, w, tokens);
     p.gemm = preparedF16 ? k.gemmF16Prepared : gemmFor(k, w.type);
     const Input& in = usesQ8Activations(w.type) ? inputs.q8 : preparedF16 ? inputs.f16Decode : inputs.floats;
     // A copy of the rows as stored reads the same bytes from memory the TLB covers better.
@@ -256,7 +256,7 @@ void matmulWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix&
         return;
     }
     const Inputs inputs = prepareInputs(kernels, x, tokens, w.cols, usesQ8Activations(w.type),
-                                        usesPreparedF16(kernels, w.type, tokens));
+                                        usesPreparedF16(kernels, w, tokens));
     const Part part = makePart(kernels, w, inputs, tokens, y, 0);
     runParts(pool, &part, 1, w.rows, w.rows * w.cols * tokens);
 }
@@ -274,7 +274,7 @@ void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightM
     for (int i = 0; i < count && shareable; ++i) {
         shareable = isValid(ws[i]) && ys[i] && ws[i].cols == ws[0].cols;
         anyQ8 = anyQ8 || usesQ8Activations(ws[i].type);
-        anyPreparedF16 = anyPreparedF16 || usesPreparedF16(kernels, ws[i].type, tokens);
+        anyPreparedF16 = anyPreparedF16 || usesPreparedF16(kernels, ws[i], tokens);
     }
     if (!shareable) {
         for (int i = 0; i < count; ++i) {

@@ -32,6 +32,9 @@ struct WeightMatrix {
     const void* packed = nullptr;
     Packing packing = Packing::None;
     std::int64_t packedRows = 0;
+    // F16 only, set by PackedWeightStore: no weight is infinite or NaN, so decoding may widen
+    // the halves with integer shifts (cpu/f16_widen.h), which reads those as finite values.
+    bool finiteHalves = false;
 };
 
 // Y[t][r] = sum_c W[r][c] * X[t][c] for t < tokens.

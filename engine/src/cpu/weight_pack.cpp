@@ -225,8 +225,32 @@ bool PackedWeightStore::moveToHugePages(WeightMatrix& w, bool fileMapped)
     return true;
 }
 
+bool halvesAreFinite(const std::uint16_t* halves, std::size_t count)
+{
+    // Four halves per 64-bit word: a half is infinite or NaN when its exponent bits are all
+    // set, i.e. when (h & 0x7c00) ^ 0x7c00 is zero; the borrow trick finds a zero 16-bit lane
+    // (exact here: the lanes of v hold at most 0x7c00).
+    constexpr std::uint64_t kExponents = 0x7c007c007c007c00ull;
+    std::size_t i = 0;
+    std::uint64_t found = 0;
+    for (; i + 4 <= count; i += 4) {
+        std::uint64_t word;
+        std::memcpy(&word, halves + i, sizeof(word));
+        const std::uint64_t v = (word & kExponents) ^ kExponents;
+        found |= (v - 0x0001000100010001ull) & ~v & 0x8000800080008000ull;
+    }
+    for (; i < count; ++i) {
+        found |= (halves[i] & 0x7c00u) == 0x7c00u;
+    }
+    return found == 0;
+}
+
 bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
 {
+    if (w.type == DType::F16 && w.data && w.rows > 0 && w.cols > 0) {
+        w.finiteHalves = halvesAreFinite(static_cast<const std::uint16_t*>(w.data),
+                                         static_cast<std::size_t>(w.rows) * static_cast<std::size_t>(w.cols));
+    }
     if (!enabled() || w.packing != Packing::None || !w.data || w.rows < kQ4x16Rows || w.cols <= 0) {
         return false;
     }

@@ -39,6 +39,9 @@ constexpr std::size_t kQ4x16BlockBytes = kQ4x16Rows * (sizeof(std::uint16_t) + Q
     return static_cast<std::size_t>(cols / QK4_0) * kQ4x16BlockBytes;
 }
 
+// Whether none of @p count halves is an infinity or a NaN.
+[[nodiscard]] bool halvesAreFinite(const std::uint16_t* halves, std::size_t count);
+
 // Writes rows [16 * groupBegin, 16 * groupEnd) of the Q4_0 matrix @p w in the Q4_0x16 layout to
 // @p out (q4x16GroupBytes(w.cols) bytes per group). Exposed for tests.
 void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out);
@@ -62,6 +65,8 @@ public:
     // decode streaming through those measured ~25-30 % slower than through huge pages (the
     // hardware prefetcher stops at every page boundary). Callers release the mapped pages of a
     // packed matrix either way (releaseMappedPages), so memory use does not grow.
+    // F16 matrices are also checked for infinite and NaN weights (WeightMatrix::finiteHalves),
+    // packed or not.
     bool pack(WeightMatrix& w);
     // Same for an explicit kernel table (tests, benchmarks).
     bool packFor(const CpuKernels& kernels, WeightMatrix& w);
