@@ -251,17 +251,49 @@ public:
         const auto gate = randomFloats(n, 7, 3.0f);
         const auto up = randomFloats(n, 8);
         auto bu = p.put(up.data(), n * 4);
-        for (int kind = 0; kind < 4; ++kind) {
+        for (int kind = 0; kind <= int(Activation::Gelu); ++kind) {
             auto bg = p.put(gate.data(), n * 4);
-            const ActivateOp og{Activation(kind), bg.gpu, bu.gpu, std::int64_t(n)};
-            const ActivateOp orf{Activation(kind), bg.ref, bu.ref, std::int64_t(n)};
+            // The plain kinds (ReLU, GELU) read no up operand.
+            const bool gated = isGated(Activation(kind));
+            const ActivateOp og{Activation(kind), bg.gpu, gated ? bu.gpu : DeviceBuffer{}, std::int64_t(n)};
+            const ActivateOp orf{Activation(kind), bg.ref, gated ? bu.ref : DeviceBuffer{}, std::int64_t(n)};
             const std::string name = "activate kind " + std::to_string(kind);
             if (p.failed() || !m_gpu.activate(og).ok() || !m_ref.activate(orf).ok())
                 return failed(name, "could not run");
             std::vector<float> g, r;
             p.fetch(bg, n, g, r);
+            // expf differs between the GPU and the host C library in the last bits.
+            record(name, relativeError(g, r), kind == int(Activation::Gelu) ? 1e-5 : 1e-6);
+        }
+    }
+
+    // LayerNorm with weight and bias (and without a bias), then a bias added to every row.
+    void layerNormAndBias()
+    {
+        Pair p(m_gpu, m_ref);
+        const std::int64_t n = 4096, tokens = 5;
+        const auto x = randomFloats(std::size_t(n * tokens), 14, 4.0f);
+        const auto w = randomFloats(std::size_t(n), 15);
+        const auto b = randomFloats(std::size_t(n), 16);
+        auto bx = p.put(x.data(), x.size() * 4);
+        auto bw = p.put(w.data(), w.size() * 4);
+        auto bb = p.put(b.data(), b.size() * 4);
+        auto bo = p.zeros(x.size() * 4);
+        std::vector<float> g, r;
+        for (bool withBias : {true, false}) {
+            const std::string name = withBias ? "layerNorm" : "layerNorm without bias";
+            const LayerNormOp og{bx.gpu, bw.gpu, withBias ? bb.gpu : DeviceBuffer{}, 1e-5f, n, tokens, bo.gpu};
+            const LayerNormOp orf{bx.ref, bw.ref, withBias ? bb.ref : DeviceBuffer{}, 1e-5f, n, tokens, bo.ref};
+            if (p.failed() || !m_gpu.layerNorm(og).ok() || !m_ref.layerNorm(orf).ok())
+                return failed(name, "could not run");
+            p.fetch(bo, x.size(), g, r);
             record(name, relativeError(g, r), 1e-6);
         }
+        if (!m_gpu.biasAdd(BiasAddOp{bo.gpu, bb.gpu, n, tokens}).ok()
+            || !m_ref.biasAdd(BiasAddOp{bo.ref, bb.ref, n, tokens}).ok())
+            return failed("biasAdd", "could not run");
+        p.fetch(bo, x.size(), g, r);
+        record("biasAdd", relativeError(g, r), 1e-6);
     }
 
     void predictor(DType t)
@@ -332,10 +364,11 @@ public:
         record("add", relativeError(g, r), 1e-6);
     }
 
-    void attention(int nHead, int nHeadKv, int headDim, int nRot, int positions)
+    void attention(int nHead, int nHeadKv, int headDim, int nRot, int positions, RopeStyle rope = RopeStyle::Normal)
     {
+        const char* style = rope == RopeStyle::Neox ? " neox rope" : rope == RopeStyle::None ? " no rope" : "";
         const std::string name = "attention " + std::to_string(nHead) + "/" + std::to_string(nHeadKv) + " heads x"
-                                 + std::to_string(headDim);
+                                 + std::to_string(headDim) + style;
         Pair p(m_gpu, m_ref);
         const int capacity = positions + 3;
         const int kvDim = nHeadKv * headDim;
@@ -368,6 +401,7 @@ public:
                 a.nRot = nRot;
                 a.freqBase = 10000.0f;
                 a.freqScale = 1.0f;
+                a.rope = rope;
                 return a;
             };
             if (p.failed() || !m_gpu.attention(make(true)).ok() || !m_ref.attention(make(false)).ok())
@@ -499,6 +533,103 @@ public:
         record(name + " over 6 positions", worst, t == DType::F16 ? 1e-3 : 3e-2);
     }
 
+    // Two whole falcon-style layers (LayerNorm with bias, fused QKV, NeoX RoPE, multi-query
+    // attention, a parallel block, an up-only GELU or ReLU FFN) or opt-style ones (LayerNorms,
+    // biases on every projection, no RoPE, a sequential block, ReLU with biases): a 5-token
+    // prompt in one call on the GPU against the reference token by token, K/V mirrored on both,
+    // then decoded tokens.
+    void familyLayers(DType t, bool falcon, Activation activation)
+    {
+        const std::string name = std::string(falcon ? "falcon" : "opt") + " layers "
+                                 + (activation == Activation::Gelu ? "gelu " : "relu ") + typeName(t);
+        DenseModelParams p;
+        p.nEmbd = 256;
+        p.nHead = 8;
+        p.nHeadKv = falcon ? 1 : 8;
+        p.headDim = 32;
+        p.nRot = falcon ? 32 : 0;
+        p.nFF = 512;
+        p.contextLength = 16;
+        p.activation = activation;
+        p.norm = NormKind::Layer;
+        p.rope = falcon ? RopeStyle::Neox : RopeStyle::None;
+        p.fusedQkv = falcon;
+        p.parallelBlock = falcon;
+        p.maxBatch = 8;
+        const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
+        const std::int64_t kvDim = std::int64_t(p.nHeadKv) * p.headDim;
+        std::vector<std::vector<std::uint8_t>> mats;
+        mats.reserve(8);
+        std::vector<std::vector<float>> vectors;
+        vectors.reserve(16);
+        auto vec = [&](std::int64_t n, float base, float scale) {
+            auto v = randomFloats(std::size_t(n), std::uint32_t(80 + vectors.size()), scale);
+            for (float& x : v)
+                x += base;
+            vectors.push_back(std::move(v));
+            return vectors.back().data();
+        };
+        std::vector<DenseLayerWeights> layers;
+        for (int l = 0; l < 2; ++l) {
+            auto mat = [&](std::int64_t rows, std::int64_t cols) {
+                mats.push_back(randomMatrix(t, rows, cols, std::uint32_t(90 + mats.size())));
+                return cpu::WeightMatrix{t, mats.back().data(), rows, cols};
+            };
+            DenseLayerWeights w;
+            w.norm = vec(p.nEmbd, 1.0f, 0.1f);
+            w.normBias = vec(p.nEmbd, 0.0f, 0.1f);
+            if (falcon) {
+                w.wqkv = mat(qDim + 2 * kvDim, p.nEmbd);
+                w.ffnNorm = w.norm;
+                w.ffnNormBias = w.normBias;
+            } else {
+                w.wq = mat(qDim, p.nEmbd);
+                w.wk = mat(kvDim, p.nEmbd);
+                w.wv = mat(kvDim, p.nEmbd);
+                w.bq = vec(qDim, 0.0f, 0.1f);
+                w.bk = vec(kvDim, 0.0f, 0.1f);
+                w.bv = vec(kvDim, 0.0f, 0.1f);
+                w.bo = vec(p.nEmbd, 0.0f, 0.1f);
+                w.ffnNorm = vec(p.nEmbd, 1.0f, 0.1f);
+                w.ffnNormBias = vec(p.nEmbd, 0.0f, 0.1f);
+                w.upBias = vec(p.nFF, 0.0f, 0.1f);
+                w.downBias = vec(p.nEmbd, 0.0f, 0.1f);
+            }
+            w.wo = mat(p.nEmbd, qDim);
+            w.up = mat(p.nFF, p.nEmbd);
+            w.down = mat(p.nEmbd, p.nFF);
+            layers.push_back(w);
+        }
+        auto onGpu = DenseOffload::create(m_gpu, p, layers);
+        auto onRef = DenseOffload::create(m_ref, p, layers);
+        if (!onGpu || !onRef || (*onGpu)->offloadedLayers() != 2 || (*onRef)->offloadedLayers() != 2)
+            return failed(name, onGpu && onRef ? (*onGpu)->limit() + (*onRef)->limit() : "could not place the layers");
+        constexpr int kPrompt = 5;
+        const std::size_t kvRow = std::size_t(kvDim);
+        const std::size_t cache = std::size_t(p.contextLength) * kvRow;
+        std::vector<float> gk(2 * cache), gv(2 * cache), rk(2 * cache), rv(2 * cache);
+        const KvMirror gm[2] = {{gk.data(), gv.data()}, {gk.data() + cache, gv.data() + cache}};
+        auto g = randomFloats(std::size_t(p.nEmbd) * kPrompt, 61);
+        auto r = g;
+        if (!(*onGpu)->forward(g.data(), kPrompt, 0, gm).ok())
+            return failed(name, "batched forward failed");
+        for (int pos = 0; pos < kPrompt; ++pos) {
+            const KvMirror rm[2] = {{rk.data() + pos * kvRow, rv.data() + pos * kvRow},
+                                    {rk.data() + cache + pos * kvRow, rv.data() + cache + pos * kvRow}};
+            if (!(*onRef)->forward(r.data() + std::size_t(pos) * std::size_t(p.nEmbd), 1, pos, rm).ok())
+                return failed(name, "forward failed");
+        }
+        double worst = std::max({relativeError(g, r), relativeError(gk, rk), relativeError(gv, rv)});
+        for (int pos = kPrompt; pos < kPrompt + 3; ++pos) {
+            auto gd = randomFloats(std::size_t(p.nEmbd), 71 + pos);
+            auto rd = gd;
+            if (!(*onGpu)->forward(gd.data(), pos).ok() || !(*onRef)->forward(rd.data(), pos).ok())
+                return failed(name, "forward failed");
+            worst = std::max(worst, relativeError(gd, rd));
+        }
+        record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
+    }
+
     [[nodiscard]] const std::vector<CheckResult>& results() const { return m_results; }
 
 private:
@@ -570,12 +701,20 @@ int main(int argc, char** argv)
     c.predictor(DType::F16);
     c.predictor(DType::Q4_0);
     c.rmsNormAndAdd();
+    c.layerNormAndBias();
     c.attention(32, 8, 128, 128, 40);
     c.attention(4, 4, 64, 32, 9);
+    c.attention(71, 1, 64, 64, 20, RopeStyle::Neox); // falcon-7B's heads: multi-query
+    c.attention(12, 12, 64, 0, 20, RopeStyle::None); // opt
+    c.attention(8, 2, 64, 64, 9, RopeStyle::None);   // a rotary width that must be ignored
     c.denseLayers(DType::F16);
     c.denseLayers(DType::Q4_0);
     c.denseLayers(DType::F16, true);
     c.denseLayers(DType::Q4_0, true);
+    c.familyLayers(DType::F16, true, Activation::Gelu);
+    c.familyLayers(DType::Q4_0, true, Activation::Relu);
+    c.familyLayers(DType::F16, false, Activation::Relu);
+    c.familyLayers(DType::Q4_0, false, Activation::Relu);
     c.hybridLayer(DType::F16, 11008, 4096);
     c.hybridLayer(DType::Q4_0, 11008, 4096);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -3,46 +3,28 @@
 
 #include "api/session_device.h"
 #include "device/byte_format.h"
-#include "model/llama_model.h"
 
 #include <algorithm>
 #include <new>
 
 namespace hearth {
 
-namespace {
-
-// Why @p model's layers cannot run on the device as they are stored, or empty.
-std::string unsupportedLayout(const model::LlamaModel& model)
-{
-    const model::LlamaWeights& w = model.weights();
-    for (std::size_t l = 0; l < w.layers.size(); ++l) {
-        const model::LlamaLayerWeights& lw = w.layers[l];
-        if (lw.fusedNeurons || lw.downTransposed)
-            return "layer " + std::to_string(l) + " stores its FFN neuron-major, which whole-layer offload does not take";
-        for (const cpu::WeightMatrix* m : {&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down}) {
-            if (!isComputeType(m->type))
-                return "layer " + std::to_string(l) + " holds " + std::string(dtypeName(m->type))
-                       + " weights, which the device does not compute";
-        }
-    }
-    return {};
-}
-
-} // namespace
-
 DenseOffloadSession::~DenseOffloadSession() = default;
 
-std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const model::LlamaModel& model,
-                                                                 const SessionParams& params, int contextLength,
-                                                                 int batchSize, std::string& report)
+std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& model, const SessionParams& params,
+                                                                 int contextLength, int batchSize, std::string& report)
 {
     if (zeroVramBudget(params)) {
         report = cpuOnlyReport("the VRAM budget is 0");
         return nullptr;
     }
-    if (const std::string why = unsupportedLayout(model); !why.empty()) {
-        report = cpuOnlyReport(why);
+    auto described = deviceModelLayers(model, contextLength, batchSize);
+    if (!described) {
+        report = cpuOnlyReport(described.message());
+        return nullptr;
+    }
+    if (!described->wholeLayerProblem.empty()) {
+        report = cpuOnlyReport(described->wholeLayerProblem);
         return nullptr;
     }
     auto opened = openSessionDevice(params);
@@ -53,7 +35,7 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const model::Ll
     return create(model, std::move(opened).value(), contextLength, batchSize, report);
 }
 
-std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const model::LlamaModel& model,
+std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& model,
                                                                  std::unique_ptr<device::Device> device,
                                                                  int contextLength, int batchSize, std::string& report)
 {
@@ -61,31 +43,26 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const model::Ll
         report = cpuOnlyReport("no device");
         return nullptr;
     }
-    if (const std::string why = unsupportedLayout(model); !why.empty()) {
-        report = cpuOnlyReport(why);
+    auto described = deviceModelLayers(model, contextLength, batchSize);
+    if (!described) {
+        report = cpuOnlyReport(described.message());
         return nullptr;
     }
-    const model::HyperParams& hp = model.hyperParams();
-    const model::LlamaWeights& w = model.weights();
-    device::DenseModelParams p;
-    static_cast<device::AttentionParams&>(p) = attentionParams(hp, contextLength);
-    p.nFF = hp.nFf;
-    p.activation = deviceActivation(hp.ffnActivation);
-    p.maxBatch = std::max(1, batchSize);
-
+    if (!described->wholeLayerProblem.empty()) {
+        report = cpuOnlyReport(described->wholeLayerProblem);
+        return nullptr;
+    }
+    const std::vector<device::DenseLayerWeights>& layers = described->layers;
     std::unique_ptr<DenseOffloadSession> s(new DenseOffloadSession());
     s->m_device = std::move(device);
-    std::vector<device::DenseLayerWeights> layers;
     try {
-        for (const model::LlamaLayerWeights& lw : w.layers)
-            layers.push_back({{lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo}, lw.ffnNorm, lw.gate, lw.up, lw.down});
         s->m_mirrors.resize(layers.size());
     } catch (const std::bad_alloc&) {
         report = cpuOnlyReport("not enough memory");
         return nullptr;
     }
     const device::DeviceInfo& info = s->m_device->info();
-    auto offload = device::DenseOffload::create(*s->m_device, p, layers);
+    auto offload = device::DenseOffload::create(*s->m_device, described->params, layers);
     if (!offload) {
         report = cpuOnlyReport("whole-layer offload failed: " + offload.message());
         return nullptr;
@@ -98,7 +75,7 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const model::Ll
                          + s->m_offload->limit() + ")");
         return nullptr;
     }
-    std::string text = "GPU " + info.name + ": " + std::to_string(k) + " of " + std::to_string(w.layers.size())
+    std::string text = "GPU " + info.name + ": " + std::to_string(k) + " of " + std::to_string(layers.size())
                        + " layers (attention, KV cache and FFN), " + device::formatBytes(s->m_offload->deviceBytes())
                        + " of a budget of " + budget;
     if (!s->m_offload->limit().empty())

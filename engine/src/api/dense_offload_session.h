@@ -1,39 +1,37 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Whole-layer offload for the sessions of plain dense llama-family files (no predictors): the
-// "dense fallback" users of other apps know. Under SessionParams::vramBudgetGiB the first k
-// layers that fit the device run there whole (attention with its KV cache, and the FFN), for
-// prompts as for decoded tokens; the rest, the embeddings and the output head run on the CPU.
-// The device's KV rows are mirrored into the session's cache, so a device failure hands the
-// layers back to the CPU without losing the conversation. Nothing here fails a session: when
-// the device cannot help, create() returns null with the reason in its report.
+// Whole-layer offload for the sessions of plain dense files (no predictors) of every family
+// (llama, falcon, opt): the "dense fallback" users of other apps know. Under
+// SessionParams::vramBudgetGiB the first k layers that fit the device run there whole (attention
+// with its KV cache, and the FFN), for prompts as for decoded tokens; the rest, the embeddings
+// (opt's learned positions included) and the output head run on the CPU. The device's KV rows
+// are mirrored into the session's cache, so a device failure hands the layers back to the CPU
+// without losing the conversation. Nothing here fails a session: when the device cannot help,
+// create() returns null with the reason in its report.
 
 #include "device/dense_offload.h"
 #include "device/device.h"
-#include "model/llama_forward.h"
+#include "model/layer_offload.h"
 
+#include <hearth/model.h>
 #include <hearth/session.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace hearth::model {
-class LlamaModel;
-}
-
 namespace hearth {
 
-class DenseOffloadSession final : public model::LlamaForward::LayerOffload {
+class DenseOffloadSession final : public model::LayerOffload {
 public:
     // The offload @p params ask for on @p model, or null with @p report saying why the session
     // runs on the CPU alone. @p batchSize is the forward pass's largest batch.
-    [[nodiscard]] static std::unique_ptr<DenseOffloadSession> create(const model::LlamaModel& model,
-                                                                     const SessionParams& params, int contextLength,
-                                                                     int batchSize, std::string& report);
+    [[nodiscard]] static std::unique_ptr<DenseOffloadSession> create(const Model& model, const SessionParams& params,
+                                                                     int contextLength, int batchSize,
+                                                                     std::string& report);
     // As above on a device the caller opened (tests, tools).
-    [[nodiscard]] static std::unique_ptr<DenseOffloadSession> create(const model::LlamaModel& model,
+    [[nodiscard]] static std::unique_ptr<DenseOffloadSession> create(const Model& model,
                                                                      std::unique_ptr<device::Device> device,
                                                                      int contextLength, int batchSize,
                                                                      std::string& report);

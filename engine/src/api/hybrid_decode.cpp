@@ -316,7 +316,7 @@ bool openFor(bool sparseModel, const SessionParams& params, std::unique_ptr<devi
         return false;
     }
     if (!sparseModel) {
-        report = cpuOnlyReport("the model has no predictors (dense layers are not offloaded yet)");
+        report = cpuOnlyReport("the model has no predictors");
         return false;
     }
     auto opened = openSessionDevice(params);
@@ -339,8 +339,8 @@ HybridDecode::UpOnlyWeights upOnlyWeights(const model::UpDownFfn& ffn)
 // index cache. False (with @p report) when the session stays on the CPU.
 bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const device::DeviceInfo& info,
              const SessionParams& params, int contextLength, int batchSize, bool deviceAttention,
-             std::optional<sparse::PlacementPlanner>& plannerOut, sparse::PlannerParams& pp, std::string& notes,
-             std::string& report)
+             std::uint64_t attentionNormBytes, std::optional<sparse::PlacementPlanner>& plannerOut,
+             sparse::PlannerParams& pp, std::string& notes, std::string& report)
 {
     auto shape = sparse::shapeFromGguf(file);
     if (!shape) {
@@ -348,13 +348,24 @@ bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const dev
         return false;
     }
     // Norms and the output matrix stay on the CPU, so they must not take budget from the neurons.
-    // Llama sessions put attention and its KV cache on the device where the plan says so
-    // (HybridDeviceLayers), so the planner counts them; Falcon and OPT keep attention on the CPU.
-    // Predictors keep their bytes: they mark the model as sparse.
+    // Sessions put attention and its KV cache on the device where the plan says so
+    // (HybridDeviceLayers: llama, falcon and opt alike), so the planner counts them: the file's
+    // attn_* tensors (falcon's fused QKV, opt's q/k/v/o and their biases). The attention's own
+    // norm goes to the device with it; for the LayerNorm families (weight and bias) it is
+    // counted there too, as two more allocations. Predictors keep their bytes: they mark the
+    // model as sparse. The device keeps its KV cache in F32 (DeviceAttentionLayer), whatever
+    // the file's shape assumes.
+    const std::uint64_t deviceKvBytesPerToken = 2 * sizeof(float) * std::uint64_t(std::max<std::int64_t>(shape->nEmbdKv, 0));
     for (sparse::LayerShape& layer : shape->layers) {
         if (!deviceAttention) {
             layer.attentionBytes = 0;
             layer.kvBytesPerToken = 0;
+        } else {
+            layer.kvBytesPerToken = deviceKvBytesPerToken;
+            if (attentionNormBytes > 0) {
+                layer.attentionBytes += attentionNormBytes;
+                layer.attentionTensors += 2;
+            }
         }
         layer.normBytes = 0;
     }
@@ -459,7 +470,8 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
         return nullptr;
     }
     if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize,
-                 /*deviceAttention=*/true, setup.planner, setup.params, setup.notes, report))
+                 /*deviceAttention=*/true, /*attentionNormBytes=*/0, setup.planner, setup.params, setup.notes,
+                 report))
         return nullptr;
     auto placed = device::placeHybridFfn(h->m_device.get(), *setup.planner, setup.params, h->m_weights);
     if (!placed) {
@@ -507,8 +519,10 @@ std::unique_ptr<HybridDecode> HybridDecode::createUpOnly(const model::FamilyMode
             return nullptr;
         }
     }
+    // LayerNorm weight and bias of the attention (F32 on the device).
+    const std::uint64_t normBytes = 2 * 4 * std::uint64_t(model.hyperParams().nEmbd);
     if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize,
-                 /*deviceAttention=*/false, setup.planner, setup.params, setup.notes, report))
+                 /*deviceAttention=*/true, normBytes, setup.planner, setup.params, setup.notes, report))
         return nullptr;
     h->m_upOnlyWeights = std::move(layers);
     const Status placed = placeUpOnly(h->m_device.get(), *setup.planner, setup.params, h->m_upOnlyWeights,
@@ -540,12 +554,9 @@ std::unique_ptr<HybridDecode> HybridDecode::finish(std::unique_ptr<HybridDecode>
         report = cpuOnlyReport(why) + notes;
         return nullptr;
     }
-    // Llama sessions report their attention on the device themselves (HybridDeviceLayers);
-    // Falcon's and OPT's stays on the CPU (see prepare()).
-    std::string text = "GPU " + info.name + ": "
-                       + (h->m_upOnly.empty() ? std::string()
-                                              : "attention of 0/" + std::to_string(plan.layers.size()) + " layers, ")
-                       + std::to_string(plan.hotNeuronCount()) + " of " + std::to_string(plan.neuronCount())
+    // Sessions report their attention and predictors on the device themselves (HybridDeviceLayers).
+    std::string text = "GPU " + info.name + ": " + std::to_string(plan.hotNeuronCount()) + " of "
+                       + std::to_string(plan.neuronCount())
                        + " FFN neurons hot, budget " + device::formatBytes(h->m_placement.budgetBytes);
     if (h->m_placement.budgetBytes != info.budgetBytes)
         text += " (re-planned from " + device::formatBytes(info.budgetBytes) + " after an allocation failure)";

@@ -55,7 +55,7 @@ public:
     // The placement, plus what went wrong on the device since (it then runs on the CPU).
     [[nodiscard]] std::string report() const;
 
-    // The device and the plan placed on it (llama sessions put attention and predictors there too).
+    // The device and the plan placed on it (sessions put attention and predictors there too).
     [[nodiscard]] device::Device& device() const { return *m_device; }
     [[nodiscard]] const sparse::PlacementPlan& plan() const { return m_placement.plan; }
 

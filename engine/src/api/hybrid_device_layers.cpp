@@ -3,7 +3,6 @@
 
 #include "api/session_device.h"
 #include "device/byte_format.h"
-#include "model/llama_model.h"
 
 #include <algorithm>
 
@@ -45,29 +44,32 @@ void HybridDeviceLayers::freeAll()
         m_device.free(*b);
 }
 
-std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& dev, const model::LlamaModel& model,
+std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& dev, const Model& model,
                                                                const Choice& choice, int contextLength, int batchSize,
                                                                std::vector<std::string>& notes)
 {
-    const model::HyperParams& hp = model.hyperParams();
-    const model::LlamaWeights& w = model.weights();
+    auto described = deviceModelLayers(model, contextLength, batchSize);
+    if (!described) {
+        notes.push_back("attention and predictors stay on the CPU: " + described.message());
+        return nullptr;
+    }
+    const device::AttentionParams& ap = described->params;
+    const int nLayer = int(described->layers.size());
     std::unique_ptr<HybridDeviceLayers> h(new HybridDeviceLayers(dev));
-    h->m_nLayer = hp.nLayer;
-    h->m_nEmbd = hp.nEmbd;
-    h->m_nFf = hp.nFf;
-    h->m_attention.resize(std::size_t(hp.nLayer));
-    h->m_predictors.resize(std::size_t(hp.nLayer));
+    h->m_nLayer = nLayer;
+    h->m_nEmbd = ap.nEmbd;
+    h->m_nFf = described->params.nFF;
+    h->m_attention.resize(std::size_t(nLayer));
+    h->m_predictors.resize(std::size_t(nLayer));
     const auto wanted = [](const std::vector<bool>& v, int l) { return std::size_t(l) < v.size() && v[std::size_t(l)]; };
-
-    const device::AttentionParams ap = attentionParams(hp, contextLength);
     const int rows = std::clamp(batchSize, 1, kAttentionBatch);
 
     // Shared buffers first: without them no layer can use the device.
     const bool anyAttention = std::any_of(choice.attention.begin(), choice.attention.end(), [](bool b) { return b; });
     const bool anyPredictor = std::any_of(choice.predictor.begin(), choice.predictor.end(), [](bool b) { return b; });
     std::int64_t hidden = 0;
-    for (const model::LlamaLayerWeights& lw : w.layers)
-        hidden = std::max(hidden, lw.predictor.hidden());
+    for (const sparse::PredictorWeights& p : described->predictors)
+        hidden = std::max(hidden, p.hidden());
     Status shared;
     const auto allocate = [&](device::DeviceBuffer& b, std::uint64_t bytes, const char* label) {
         if (!shared.ok())
@@ -79,9 +81,9 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
             shared = r.status();
     };
     if (anyAttention || anyPredictor)
-        allocate(h->m_x, std::uint64_t(rows) * std::uint64_t(hp.nEmbd) * 4, "layer input");
+        allocate(h->m_x, std::uint64_t(rows) * std::uint64_t(h->m_nEmbd) * 4, "layer input");
     if (anyAttention) {
-        allocate(h->m_out, std::uint64_t(rows) * std::uint64_t(hp.nEmbd) * 4, "attention block output");
+        allocate(h->m_out, std::uint64_t(rows) * std::uint64_t(h->m_nEmbd) * 4, "attention block output");
         if (shared.ok()) {
             auto s = device::AttentionScratch::create(dev, ap, rows);
             if (s) {
@@ -94,8 +96,8 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
     }
     if (anyPredictor && hidden > 0) {
         allocate(h->m_hidden, std::uint64_t(hidden) * 4, "predictor hidden");
-        allocate(h->m_logits, std::uint64_t(hp.nFf) * 4, "predictor logits");
-        allocate(h->m_active, std::uint64_t(hp.nFf) * 4, "active neurons");
+        allocate(h->m_logits, std::uint64_t(h->m_nFf) * 4, "predictor logits");
+        allocate(h->m_active, std::uint64_t(h->m_nFf) * 4, "active neurons");
         allocate(h->m_count, 4, "active count");
     }
     if (!shared.ok()) {
@@ -103,23 +105,24 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
         return nullptr;
     }
 
-    for (int l = 0; l < hp.nLayer; ++l) {
-        const model::LlamaLayerWeights& lw = w.layers[std::size_t(l)];
+    for (int l = 0; l < nLayer; ++l) {
+        const device::AttentionWeights& aw = described->layers[std::size_t(l)];
+        const sparse::PredictorWeights& predictor = described->predictors[std::size_t(l)];
         if (wanted(choice.attention, l)) {
-            auto a = device::DeviceAttentionLayer::create(dev, ap, {lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo});
+            auto a = device::DeviceAttentionLayer::create(dev, ap, aw);
             if (a)
                 h->m_attention[std::size_t(l)] = std::move(a).value();
             else
                 notes.push_back("attention of layer " + std::to_string(l) + " stays on the CPU: " + a.message());
         }
-        if (wanted(choice.predictor, l) && lw.predictor.present() && h->m_count.ptr) {
+        if (wanted(choice.predictor, l) && predictor.present() && h->m_count.ptr) {
             Predictor p;
-            auto fc1 = dev.uploadMatrix(lw.predictor.fc1.type, lw.predictor.fc1.data, lw.predictor.fc1.rows,
-                                        lw.predictor.fc1.cols, "predictor fc1");
+            auto fc1 = dev.uploadMatrix(predictor.fc1.type, predictor.fc1.data, predictor.fc1.rows, predictor.fc1.cols,
+                                        "predictor fc1");
             if (fc1) {
                 p.fc1 = *fc1;
-                auto fc2 = dev.uploadMatrix(lw.predictor.fc2.type, lw.predictor.fc2.data, lw.predictor.fc2.rows,
-                                            lw.predictor.fc2.cols, "predictor fc2");
+                auto fc2 = dev.uploadMatrix(predictor.fc2.type, predictor.fc2.data, predictor.fc2.rows,
+                                            predictor.fc2.cols, "predictor fc2");
                 if (fc2) {
                     p.fc2 = *fc2;
                     h->m_predictors[std::size_t(l)] = p;
@@ -159,9 +162,11 @@ bool HybridDeviceLayers::runAttention(model::KvCache& cache, int layer, const fl
                            {cache.k(layer, start + done), cache.v(layer, start + done)});
         if (st.ok())
             st = m_device.download(m_out, 0, out + std::size_t(done) * nEmbd, bytes);
-        // The next chunk reuses the buffers (and the host rows must stay put until then).
+        // The next chunk reuses the buffers (and the host rows must stay put until then); after
+        // a failure too, as queued copies may still write to them.
+        const Status ran = m_device.synchronize();
         if (st.ok())
-            st = m_device.synchronize();
+            st = ran;
     }
     if (st.ok())
         return true;
@@ -183,8 +188,9 @@ std::int64_t HybridDeviceLayers::predict(int layer, const float* x, float thresh
         st = m_device.download(m_count, 0, &m_activeCount, 4);
     if (st.ok())
         st = m_device.download(m_active, 0, active, std::uint64_t(m_nFf) * 4);
+    const Status ran = m_device.synchronize(); // after a failure too: copies may be in flight
     if (st.ok())
-        st = m_device.synchronize();
+        st = ran;
     if (st.ok() && (m_activeCount < 0 || m_activeCount > m_nFf))
         st = Status(ErrorCode::Internal, "the device predictor returned " + std::to_string(m_activeCount) + " neurons");
     if (st.ok())

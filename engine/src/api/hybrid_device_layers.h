@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The parts of a sparse llama session's layers that go to the device besides the hot FFN
-// neurons: the attention block with its KV cache (for the layers whose attention the placement
-// plan puts on the GPU) and the predictor (for the layers whose FFN has hot neurons there, so the
-// GPU half of the FFN does not wait for the CPU to predict). The FFN split itself stays with
+// The parts of a sparse session's layers (llama, falcon or opt) that go to the device besides
+// the hot FFN neurons: the attention block with its KV cache (for the layers whose attention the
+// placement plan puts on the GPU; the block's flavour is the family's, see device_attention.h)
+// and the predictor (for the layers whose FFN has hot neurons there, so the GPU half of the FFN
+// does not wait for the CPU to predict). The FFN split itself stays with
 // HybridDecode; both share one device and its budget.
 //
 // A layer that does not fit (the plan was too hopeful, the device lied about its memory) stays
@@ -13,22 +14,19 @@
 
 #include "device/device.h"
 #include "device/device_attention.h"
-#include "model/llama_forward.h"
+#include "model/layer_offload.h"
 #include "sparse/placement_plan.h"
 
+#include <hearth/model.h>
 #include <hearth/status.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace hearth::model {
-class LlamaModel;
-}
-
 namespace hearth {
 
-class HybridDeviceLayers final : public model::LlamaForward::LayerOffload {
+class HybridDeviceLayers final : public model::LayerOffload {
 public:
     // What to place, per layer.
     struct Choice {
@@ -41,7 +39,7 @@ public:
 
     // Places @p choice on @p device, which must outlive the result. @p batchSize: the forward
     // pass's largest batch. Null (with @p notes) when nothing could be placed.
-    [[nodiscard]] static std::unique_ptr<HybridDeviceLayers> create(device::Device& device, const model::LlamaModel& model,
+    [[nodiscard]] static std::unique_ptr<HybridDeviceLayers> create(device::Device& device, const Model& model,
                                                                     const Choice& choice, int contextLength,
                                                                     int batchSize, std::vector<std::string>& notes);
     ~HybridDeviceLayers() override;

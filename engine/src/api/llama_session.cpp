@@ -23,27 +23,47 @@ namespace {
 // F32 cache.
 constexpr int MaxContextLength = 4096;
 
-// LlamaForward predates ArchitectureForward; this keeps it unaware of the interface.
-class LlamaForwardAdapter final : public model::ArchitectureForward {
+// A forward pass with the session's device parts: the hybrid FFN, whole-layer offload of a dense
+// file, attention and predictors of a sparse one. Declared here so they outlive the forward pass
+// (in the derived class) that points at them.
+class DeviceForward : public model::ArchitectureForward {
 public:
-    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab, std::unique_ptr<HybridDecode> hybrid,
-                        std::unique_ptr<DenseOffloadSession> dense, std::unique_ptr<HybridDeviceLayers> layers)
-        : m_hybrid(std::move(hybrid))
-        , m_dense(std::move(dense))
-        , m_layers(std::move(layers))
-        , m_forward(std::move(forward))
-        , m_vocab(vocab)
-    {
-        m_forward->setDecodeFfn(m_hybrid.get());
-        if (m_dense)
-            m_forward->setLayerOffload(m_dense.get());
-        else
-            m_forward->setLayerOffload(m_layers.get());
-    }
     // Whole-layer offload of a dense file, or null.
     [[nodiscard]] const DenseOffloadSession* denseOffload() const { return m_dense.get(); }
     // Attention and predictors of a sparse file beside its hybrid FFN, or null.
     [[nodiscard]] const HybridDeviceLayers* deviceLayers() const { return m_layers.get(); }
+
+protected:
+    DeviceForward(std::unique_ptr<HybridDecode> hybrid, std::unique_ptr<DenseOffloadSession> dense,
+                  std::unique_ptr<HybridDeviceLayers> layers)
+        : m_hybrid(std::move(hybrid))
+        , m_dense(std::move(dense))
+        , m_layers(std::move(layers))
+    {
+    }
+    // What the forward pass's layer hook gets: the dense offload or the hybrid's device layers.
+    [[nodiscard]] model::LayerOffload* layerOffload() const
+    {
+        return m_dense ? static_cast<model::LayerOffload*>(m_dense.get()) : m_layers.get();
+    }
+
+    std::unique_ptr<HybridDecode> m_hybrid;
+    std::unique_ptr<DenseOffloadSession> m_dense;
+    std::unique_ptr<HybridDeviceLayers> m_layers;
+};
+
+// LlamaForward predates ArchitectureForward; this keeps it unaware of the interface.
+class LlamaForwardAdapter final : public DeviceForward {
+public:
+    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab, std::unique_ptr<HybridDecode> hybrid,
+                        std::unique_ptr<DenseOffloadSession> dense, std::unique_ptr<HybridDeviceLayers> layers)
+        : DeviceForward(std::move(hybrid), std::move(dense), std::move(layers))
+        , m_forward(std::move(forward))
+        , m_vocab(vocab)
+    {
+        m_forward->setDecodeFfn(m_hybrid.get());
+        m_forward->setLayerOffload(layerOffload());
+    }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
     [[nodiscard]] int vocabSize() const override { return m_vocab; }
@@ -53,9 +73,6 @@ public:
     }
 
 private:
-    std::unique_ptr<HybridDecode> m_hybrid; // these outlive the forward pass that points at them
-    std::unique_ptr<DenseOffloadSession> m_dense;
-    std::unique_ptr<HybridDeviceLayers> m_layers;
     std::unique_ptr<model::LlamaForward> m_forward;
     int m_vocab;
 };
@@ -68,19 +85,19 @@ Result<std::unique_ptr<model::ArchitectureForward>> upcast(Result<std::unique_pt
     return std::unique_ptr<model::ArchitectureForward>(std::move(forward).value());
 }
 
-// Whole layers of a plain dense llama file on the device (the sparse files' FFN goes through
+// Whole layers of a plain dense file on the device (the sparse files' FFN goes through
 // HybridDecode instead); null with @p report updated when they stay on the CPU.
-std::unique_ptr<DenseOffloadSession> denseOffload(const model::LlamaModel& model, const SessionParams& params,
+std::unique_ptr<DenseOffloadSession> denseOffload(const Model& model, bool sparse, const SessionParams& params,
                                                   int contextLength, int batchSize, std::string& report)
 {
-    if (model.weights().sparse)
+    if (sparse)
         return nullptr;
     return DenseOffloadSession::create(model, params, contextLength, batchSize, report);
 }
 
 // The attention and predictors the hybrid FFN's plan puts on its device, or null.
-std::unique_ptr<HybridDeviceLayers> hybridDeviceLayers(HybridDecode* hybrid, const model::LlamaModel& model,
-                                                       int contextLength, int batchSize)
+std::unique_ptr<HybridDeviceLayers> hybridDeviceLayers(HybridDecode* hybrid, const Model& model, int contextLength,
+                                                       int batchSize)
 {
     if (!hybrid)
         return nullptr;
@@ -89,14 +106,16 @@ std::unique_ptr<HybridDeviceLayers> hybridDeviceLayers(HybridDecode* hybrid, con
                                       contextLength, batchSize, notes);
 }
 
-// Falcon and opt: the forward pass and the hybrid FFN its decoded tokens go to (null on the CPU).
-class FamilyForwardAdapter final : public model::ArchitectureForward {
+// Falcon and opt: the forward pass and its device parts, as for llama.
+class FamilyForwardAdapter final : public DeviceForward {
 public:
-    FamilyForwardAdapter(std::unique_ptr<model::FamilyForward> forward, std::unique_ptr<HybridDecode> hybrid)
-        : m_hybrid(std::move(hybrid))
+    FamilyForwardAdapter(std::unique_ptr<model::FamilyForward> forward, std::unique_ptr<HybridDecode> hybrid,
+                         std::unique_ptr<DenseOffloadSession> dense, std::unique_ptr<HybridDeviceLayers> layers)
+        : DeviceForward(std::move(hybrid), std::move(dense), std::move(layers))
         , m_forward(std::move(forward))
     {
         m_forward->setDecodeFfn(m_hybrid.get());
+        m_forward->setLayerOffload(layerOffload());
     }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
@@ -107,7 +126,6 @@ public:
     }
 
 private:
-    std::unique_ptr<HybridDecode> m_hybrid; // outlives the forward pass that points at it
     std::unique_ptr<model::FamilyForward> m_forward;
 };
 
@@ -121,16 +139,23 @@ Result<std::unique_ptr<model::ArchitectureForward>> createFamilyForward(const Fa
         return forward.status();
     if (params.denseFfn)
         (*forward)->setFfnMode(model::FamilyForward::FfnMode::Dense);
-    if (!model.weights().sparse)
+    const int batch = (*forward)->maxBatch();
+    const bool sparse = model.weights().sparse;
+    std::unique_ptr<HybridDecode> decode;
+    if (sparse) {
+        decode = HybridDecode::create(model, params, contextLength, batch, report);
+        hybrid = decode.get();
+    }
+    auto dense = denseOffload(model, sparse, params, contextLength, batch, report);
+    auto layers = hybridDeviceLayers(decode.get(), model, contextLength, batch);
+    if (!decode && !dense)
         return upcast(std::move(forward));
-    auto decode = HybridDecode::create(model, params, contextLength, (*forward)->maxBatch(), report);
-    hybrid = decode.get();
-    return std::unique_ptr<model::ArchitectureForward>(
-        std::make_unique<FamilyForwardAdapter>(std::move(forward).value(), std::move(decode)));
+    return std::unique_ptr<model::ArchitectureForward>(std::make_unique<FamilyForwardAdapter>(
+        std::move(forward).value(), std::move(decode), std::move(dense), std::move(layers)));
 }
 
 // The forward pass of @p model's architecture, or Unsupported.
-// @p hybrid receives the llama family's hybrid FFN (null when it runs on the CPU), @p report
+// @p hybrid receives the hybrid FFN of a sparse file (null when it runs on the CPU), @p report
 // where the work runs.
 Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& model, int contextLength,
                                                                   const SessionParams& params, HybridDecode*& hybrid,
@@ -146,13 +171,13 @@ Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& m
             (*forward)->setFfnMode(model::LlamaForward::FfnMode::Dense);
         auto decode = HybridDecode::create(*llama, params, contextLength, (*forward)->maxBatch(), report);
         hybrid = decode.get();
-        auto dense = denseOffload(*llama, params, contextLength, (*forward)->maxBatch(), report);
+        auto dense =
+            denseOffload(*llama, llama->weights().sparse, params, contextLength, (*forward)->maxBatch(), report);
         auto layers = hybridDeviceLayers(decode.get(), *llama, contextLength, (*forward)->maxBatch());
         return std::unique_ptr<model::ArchitectureForward>(
             std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama->hyperParams().nVocab,
                                                   std::move(decode), std::move(dense), std::move(layers)));
     }
-    report = cpuOnlyReport("the " + model.info().architecture + " architecture runs on the CPU");
     if (const auto* falcon = dynamic_cast<const model::FalconModel*>(&model))
         return createFamilyForward<model::FalconForward>(*falcon, contextLength, params, hybrid, report);
     if (const auto* opt = dynamic_cast<const model::OptModel*>(&model))
@@ -289,7 +314,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> mo
 
 std::string LlamaSession::placementReport() const
 {
-    const auto* adapter = dynamic_cast<const LlamaForwardAdapter*>(m_forward.get());
+    const auto* adapter = dynamic_cast<const DeviceForward*>(m_forward.get());
     if (m_hybrid) {
         if (adapter && adapter->deviceLayers())
             return m_hybrid->report() + "; " + adapter->deviceLayers()->summary();

@@ -3,10 +3,15 @@
 
 #include "device/device_loader.h"
 #include "device/emulated_device.h"
+#include "model/falcon_model.h"
+#include "model/llama_model.h"
+#include "model/opt_model.h"
 #include "sparse/vram_budget.h"
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
+#include <new>
 #include <string_view>
 #include <system_error>
 
@@ -23,7 +28,152 @@ bool parseBytes(std::string_view text, std::uint64_t& bytes)
     return ec == std::errc() && end == text.data() + text.size() && bytes > 0;
 }
 
+// Why whole-layer offload cannot upload @p m, or empty.
+std::string matrixProblem(const cpu::WeightMatrix& m, std::size_t layer)
+{
+    if (!m.data || isComputeType(m.type))
+        return {};
+    return "layer " + std::to_string(layer) + " holds " + std::string(dtypeName(m.type))
+           + " weights, which the device does not compute";
+}
+
+std::string neuronMajorProblem(std::size_t layer)
+{
+    return "layer " + std::to_string(layer) + " stores its FFN neuron-major, which whole-layer offload does not take";
+}
+
+// The first problem of @p layers' matrices.
+template <typename Matrices>
+void noteProblems(std::string& problem, std::size_t layer, const Matrices& matrices)
+{
+    for (const cpu::WeightMatrix* m : matrices) {
+        if (problem.empty())
+            problem = matrixProblem(*m, layer);
+    }
+}
+
+void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
+{
+    out.params.activation = deviceActivation(model.hyperParams().ffnActivation);
+    for (std::size_t l = 0; l < model.weights().layers.size(); ++l) {
+        const model::LlamaLayerWeights& lw = model.weights().layers[l];
+        out.layers.push_back({{lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo}, lw.ffnNorm, lw.gate, lw.up, lw.down});
+        out.predictors.push_back(lw.predictor);
+        if (out.wholeLayerProblem.empty() && (lw.fusedNeurons || lw.downTransposed))
+            out.wholeLayerProblem = neuronMajorProblem(l);
+        noteProblems(out.wholeLayerProblem, l, std::initializer_list<const cpu::WeightMatrix*>{
+                                                   &lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down});
+    }
+}
+
+// The FFN part of a falcon or opt layer.
+void setUpDownFfn(const model::UpDownFfn& ffn, std::size_t layer, device::DenseLayerWeights& w, std::string& problem)
+{
+    w.up = ffn.up;
+    w.down = ffn.down;
+    w.upBias = ffn.upBias;
+    w.downBias = ffn.downBias;
+    if (problem.empty() && (ffn.fusedNeurons || ffn.downTransposed))
+        problem = neuronMajorProblem(layer);
+    noteProblems(problem, layer, std::initializer_list<const cpu::WeightMatrix*>{&ffn.up, &ffn.down});
+}
+
+device::Activation upDownActivation(model::DenseActivation a)
+{
+    return a == model::DenseActivation::Gelu ? device::Activation::Gelu : device::Activation::Relu;
+}
+
+void fromFalcon(const model::FalconModel& model, DeviceModelLayers& out)
+{
+    device::DenseModelParams& p = out.params;
+    p.norm = device::NormKind::Layer;
+    p.rope = device::RopeStyle::Neox;
+    p.fusedQkv = true;
+    p.parallelBlock = true;
+    const auto& layers = model.weights().layers;
+    p.activation = upDownActivation(layers.empty() ? model.activation() : layers.front().ffn.activation);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const model::FalconLayerWeights& lw = layers[l];
+        device::DenseLayerWeights w;
+        w.norm = lw.attnNorm;
+        w.normBias = lw.attnNormBias;
+        w.wqkv = lw.wqkv;
+        w.wo = lw.wo;
+        // Without its own norm the FFN reads the attention's normalized input: the same
+        // LayerNorm of the same layer input.
+        w.ffnNorm = lw.ffnNorm ? lw.ffnNorm : lw.attnNorm;
+        w.ffnNormBias = lw.ffnNorm ? lw.ffnNormBias : lw.attnNormBias;
+        setUpDownFfn(lw.ffn, l, w, out.wholeLayerProblem);
+        if (out.wholeLayerProblem.empty() && upDownActivation(lw.ffn.activation) != p.activation)
+            out.wholeLayerProblem = "the layers use different FFN activations";
+        noteProblems(out.wholeLayerProblem, l, std::initializer_list<const cpu::WeightMatrix*>{&lw.wqkv, &lw.wo});
+        out.layers.push_back(w);
+        out.predictors.push_back(lw.ffn.predictor);
+    }
+}
+
+void fromOpt(const model::OptModel& model, DeviceModelLayers& out)
+{
+    device::DenseModelParams& p = out.params;
+    p.norm = device::NormKind::Layer;
+    p.rope = device::RopeStyle::None; // learned positions, added to the input on the CPU
+    p.nRot = 0;
+    p.activation = device::Activation::Relu;
+    const auto& layers = model.weights().layers;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const model::OptLayerWeights& lw = layers[l];
+        device::DenseLayerWeights w;
+        w.norm = lw.attnNorm;
+        w.normBias = lw.attnNormBias;
+        w.wq = lw.wq;
+        w.wk = lw.wk;
+        w.wv = lw.wv;
+        w.wo = lw.wo;
+        w.bq = lw.bq;
+        w.bk = lw.bk;
+        w.bv = lw.bv;
+        w.bo = lw.bo;
+        w.ffnNorm = lw.ffnNorm;
+        w.ffnNormBias = lw.ffnNormBias;
+        setUpDownFfn(lw.ffn, l, w, out.wholeLayerProblem);
+        if (out.wholeLayerProblem.empty() && lw.ffn.activation != model::DenseActivation::Relu)
+            out.wholeLayerProblem = "layer " + std::to_string(l) + " does not use a ReLU FFN";
+        noteProblems(out.wholeLayerProblem, l,
+                     std::initializer_list<const cpu::WeightMatrix*>{&lw.wq, &lw.wk, &lw.wv, &lw.wo});
+        out.layers.push_back(w);
+        out.predictors.push_back(lw.ffn.predictor);
+    }
+}
+
 } // namespace
+
+Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize)
+{
+    const auto* llama = dynamic_cast<const model::LlamaModel*>(&model);
+    const auto* falcon = dynamic_cast<const model::FalconModel*>(&model);
+    const auto* opt = dynamic_cast<const model::OptModel*>(&model);
+    const model::HyperParams* hp = llama    ? &llama->hyperParams()
+                                   : falcon ? &falcon->hyperParams()
+                                   : opt    ? &opt->hyperParams()
+                                            : nullptr;
+    if (!hp)
+        return Status(ErrorCode::Unsupported, "the " + model.info().architecture + " architecture has no device layers");
+    DeviceModelLayers out;
+    static_cast<device::AttentionParams&>(out.params) = attentionParams(*hp, contextLength);
+    out.params.nFF = hp->nFf;
+    out.params.maxBatch = std::max(1, batchSize);
+    try {
+        if (llama)
+            fromLlama(*llama, out);
+        else if (falcon)
+            fromFalcon(*falcon, out);
+        else
+            fromOpt(*opt, out);
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory to describe the model's layers");
+    }
+    return out;
+}
 
 device::AttentionParams attentionParams(const model::HyperParams& hp, int contextLength)
 {

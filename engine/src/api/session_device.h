@@ -7,15 +7,18 @@
 // and the wording of its reports.
 
 #include "device/device.h"
+#include "device/dense_offload.h"
 #include "device/device_attention.h"
 #include "model/ffn_activation.h"
 #include "model/hyper_params.h"
+#include "sparse/predictor.h"
 
 #include <hearth/session.h>
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hearth {
 
@@ -28,6 +31,23 @@ namespace hearth {
 
 // The shape of a llama-family model's attention, as the device's attention layers take it.
 [[nodiscard]] device::AttentionParams attentionParams(const model::HyperParams& hp, int contextLength);
+
+// A model's layers as the device parts of a session take them, whatever its family (llama,
+// falcon, opt): the attention's shape and flavour with the FFN's (params), each layer's attention
+// and FFN weights (layers: what whole-layer offload uploads; the attention part is what a hybrid
+// session's device attention uploads) and predictor (absent in dense files).
+struct DeviceModelLayers {
+    device::DenseModelParams params;
+    std::vector<device::DenseLayerWeights> layers;
+    std::vector<sparse::PredictorWeights> predictors;
+    // Why whole-layer offload cannot take these layers (neuron-major FFNs, weight types the
+    // device does not compute), or empty.
+    std::string wholeLayerProblem;
+};
+
+// @p model's layers for a session of @p contextLength tokens and batches of @p batchSize;
+// Unsupported for other architectures.
+[[nodiscard]] Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize);
 
 // The device's name for a model's FFN activation.
 [[nodiscard]] device::Activation deviceActivation(model::FfnActivation activation);

@@ -360,7 +360,8 @@ int downAccumulate(HearthCudaContext* ctx, const HearthCudaMatrix* w, const floa
 
 int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, std::int64_t n)
 {
-    if (kind < 0 || kind > 3)
+    // 0-3 gated (they read up), 4 ReLU and 5 GELU (gate alone).
+    if (kind < 0 || kind > 5 || (kind <= 3 && !up && n > 0))
         return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "unknown activation");
     if (n <= 0)
         return HEARTH_CUDA_OK;
@@ -398,17 +399,43 @@ int rmsNorm(HearthCudaContext* ctx, const float* x, const float* weight, float e
     return launched(ctx, "rmsNorm");
 }
 
-int attention(HearthCudaContext* ctx, const HearthCudaAttention* a)
+int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int ropeStyle)
 {
     if (!a || a->n_head <= 0 || a->n_head_kv <= 0 || a->n_head % a->n_head_kv != 0 || a->pos < 0
-        || a->pos >= a->capacity || a->n_rot < 0 || a->n_rot > a->head_dim)
+        || a->pos >= a->capacity || a->n_rot < 0 || a->n_rot > a->head_dim || ropeStyle < 0 || ropeStyle > 2)
         return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "attention: bad arguments");
     cudaSetDevice(ctx->device);
     const AttentionArgs args{a->q,   a->k,        a->v,      a->k_cache,   a->v_cache,  a->scores, a->out,
                              a->pos, a->capacity, a->n_head, a->n_head_kv, a->head_dim, a->n_rot,  a->freq_base,
-                             a->freq_scale};
+                             a->freq_scale, ropeStyle};
     launchAttention(args, ctx->stream);
     return launched(ctx, "attention");
+}
+
+int attention(HearthCudaContext* ctx, const HearthCudaAttention* a)
+{
+    return attentionRope(ctx, a, 0);
+}
+
+int layerNorm(HearthCudaContext* ctx, const float* x, const float* weight, const float* bias, float eps,
+              std::int64_t n, std::int64_t tokens, float* out)
+{
+    if (n <= 0 || tokens <= 0 || !x || !weight || !out)
+        return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "layerNorm: bad arguments");
+    cudaSetDevice(ctx->device);
+    launchLayerNorm(x, weight, bias, eps, n, tokens, out, ctx->stream);
+    return launched(ctx, "layerNorm");
+}
+
+int biasAdd(HearthCudaContext* ctx, float* y, const float* bias, std::int64_t n, std::int64_t tokens)
+{
+    if (n < 0 || tokens < 0)
+        return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "biasAdd: bad shape");
+    if (n == 0 || tokens == 0)
+        return HEARTH_CUDA_OK;
+    cudaSetDevice(ctx->device);
+    launchBiasAdd(y, bias, n, tokens, ctx->stream);
+    return launched(ctx, "biasAdd");
 }
 
 int add(HearthCudaContext* ctx, float* y, const float* x, std::int64_t n)
@@ -441,6 +468,9 @@ const HearthCudaBackendV1 kTable = {
     rmsNorm,
     attention,
     add,
+    layerNorm,
+    biasAdd,
+    attentionRope,
 };
 
 } // namespace

@@ -156,7 +156,7 @@ __global__ void activateKernel(int kind, float* gate, const float* up, std::int6
     if (i >= n)
         return;
     const float g = gate[i];
-    const float u = up[i];
+    const float u = up ? up[i] : 0.0f;
     switch (kind) {
     case 0: // swiglu
         gate[i] = g / (1.0f + expf(-g)) * u;
@@ -167,9 +167,19 @@ __global__ void activateKernel(int kind, float* gate, const float* up, std::int6
     case 2: // drelu
         gate[i] = fmaxf(g, 0.0f) * fmaxf(u, 0.0f);
         break;
-    default: { // relu2
+    case 3: { // relu2
         const float r = fmaxf(g, 0.0f);
         gate[i] = r * r * u;
+        break;
+    }
+    case 4: // relu
+        gate[i] = fmaxf(g, 0.0f);
+        break;
+    default: { // gelu, tanh approximation written as the CPU's dense FFN computes it
+        const float k = 0.7978845608028654f;
+        const float v = g;
+        const float t = k * v * (1.0f + 0.044715f * v * v);
+        gate[i] = v / (1.0f + expf(-2.0f * t));
     }
     }
 }
@@ -186,6 +196,13 @@ __global__ void addKernel(float* y, const float* x, std::int64_t n)
     const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n)
         y[i] += x[i];
+}
+
+__global__ void biasAddKernel(float* y, const float* bias, std::int64_t n, std::int64_t total)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < total)
+        y[i] += bias[i % n];
 }
 
 __global__ void toHalfKernel(const float* x, __half* out, std::int64_t n)
@@ -248,7 +265,50 @@ __global__ void rmsNormKernel(const float* x, const float* weight, float eps, st
         o[i] = row[i] * scale * weight[i];
 }
 
-// RoPE on q and k (llama "normal" pairs), then k and v into the cache at pos.
+// LayerNorm of one row per block: the mean, then the variance around it (two passes, in double,
+// as the CPU's layerNorm).
+__global__ void layerNormKernel(const float* x, const float* weight, const float* bias, float eps, std::int64_t n,
+                                float* out)
+{
+    __shared__ double partial[kNormThreads];
+    const float* row = x + std::int64_t(blockIdx.x) * n;
+    float* o = out + std::int64_t(blockIdx.x) * n;
+    double sum = 0.0;
+    for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads)
+        sum += double(row[i]);
+    partial[threadIdx.x] = sum;
+    __syncthreads();
+    for (int s = kNormThreads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            partial[threadIdx.x] += partial[threadIdx.x + s];
+        __syncthreads();
+    }
+    const double mean = partial[0] / double(n);
+    __syncthreads(); // everyone has read partial[0] before it is reused
+    double var = 0.0;
+    for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads) {
+        const double d = double(row[i]) - mean;
+        var += d * d;
+    }
+    partial[threadIdx.x] = var;
+    __syncthreads();
+    for (int s = kNormThreads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            partial[threadIdx.x] += partial[threadIdx.x + s];
+        __syncthreads();
+    }
+    const float scale = float(1.0 / sqrt(partial[0] / double(n) + double(eps)));
+    const float m = float(mean);
+    for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads) {
+        float v = (row[i] - m) * scale * weight[i];
+        if (bias)
+            v += bias[i];
+        o[i] = v;
+    }
+}
+
+// RoPE on q and k (llama "normal" pairs or GPT-NeoX halves; none for style 2), then k and v into
+// the cache at pos.
 __global__ void ropeStoreKernel(AttentionArgs a)
 {
     const int half = a.nRot / 2;
@@ -261,6 +321,9 @@ __global__ void ropeStoreKernel(AttentionArgs a)
         vRow[i] = a.v[i];
     }
     __syncthreads();
+    if (a.ropeStyle == 2)
+        return;
+    const bool neox = a.ropeStyle == 1;
     const int pairsQ = a.nHead * half;
     const int pairsK = a.nHeadKv * half;
     for (int item = threadIdx.x; item < pairsQ + pairsK; item += blockDim.x) {
@@ -272,10 +335,12 @@ __global__ void ropeStoreKernel(AttentionArgs a)
         const float c = float(cos(theta));
         const float s = float(sin(theta));
         float* v = (isQ ? a.q : kRow) + std::int64_t(h) * a.headDim;
-        const float x0 = v[2 * i];
-        const float x1 = v[2 * i + 1];
-        v[2 * i] = x0 * c - x1 * s;
-        v[2 * i + 1] = x0 * s + x1 * c;
+        const int i0 = neox ? i : 2 * i;
+        const int i1 = neox ? i + half : 2 * i + 1;
+        const float x0 = v[i0];
+        const float x1 = v[i1];
+        v[i0] = x0 * c - x1 * s;
+        v[i1] = x0 * s + x1 * c;
     }
 }
 
@@ -431,6 +496,18 @@ void launchRelu(float* x, std::int64_t n, cudaStream_t stream)
 void launchAdd(float* y, const float* x, std::int64_t n, cudaStream_t stream)
 {
     addKernel<<<blocksFor(n, 256), 256, 0, stream>>>(y, x, n);
+}
+
+void launchBiasAdd(float* y, const float* bias, std::int64_t n, std::int64_t tokens, cudaStream_t stream)
+{
+    const std::int64_t total = n * tokens;
+    biasAddKernel<<<blocksFor(total, 256), 256, 0, stream>>>(y, bias, n, total);
+}
+
+void launchLayerNorm(const float* x, const float* weight, const float* bias, float eps, std::int64_t n,
+                     std::int64_t tokens, float* out, cudaStream_t stream)
+{
+    layerNormKernel<<<unsigned(tokens), kNormThreads, 0, stream>>>(x, weight, bias, eps, n, out);
 }
 
 void launchToHalf(const float* x, __half* out, std::int64_t n, cudaStream_t stream)

@@ -33,7 +33,14 @@ void launchDownAccumulate(std::uint32_t type, const void* w, std::uint64_t rowBy
                           const float* act, const std::int32_t* index, std::int64_t count, float* y, bool accumulate,
                           float* scratch, std::size_t scratchFloats, cudaStream_t stream);
 
+// kind as device::Activation: 0-3 gated (read up), 4 ReLU, 5 GELU (gate alone; up may be null).
 void launchActivate(int kind, float* gate, const float* up, std::int64_t n, cudaStream_t stream);
+// y[t * n + i] += bias[i] for t < tokens.
+void launchBiasAdd(float* y, const float* bias, std::int64_t n, std::int64_t tokens, cudaStream_t stream);
+// LayerNorm over tokens rows of n, one block per row, mean and variance in double as on the CPU;
+// bias may be null.
+void launchLayerNorm(const float* x, const float* weight, const float* bias, float eps, std::int64_t n,
+                     std::int64_t tokens, float* out, cudaStream_t stream);
 void launchRelu(float* x, std::int64_t n, cudaStream_t stream);
 void launchAdd(float* y, const float* x, std::int64_t n, cudaStream_t stream);
 void launchToHalf(const float* x, __half* out, std::int64_t n, cudaStream_t stream);
@@ -53,6 +60,7 @@ struct AttentionArgs {
     float* out;
     int pos, capacity, nHead, nHeadKv, headDim, nRot;
     float freqBase, freqScale;
+    int ropeStyle; // 0 llama pairs, 1 GPT-NeoX halves, 2 none
 };
 void launchAttention(const AttentionArgs& a, cudaStream_t stream);
 

@@ -8,6 +8,13 @@
 //
 // Every function returning int returns 0 on success or a HearthCudaResult code; the context's
 // last error message explains it. Work is queued on the context's stream; synchronize waits.
+//
+// Growing the table: new entries go at the end, and struct_size tells the engine which ones a
+// module has. The engine requires HEARTH_CUDA_V1_BASE_SIZE (the first release of the table) and
+// treats a later entry that struct_size does not cover, or that is null, as an operation the
+// module does not offer (ErrorCode::Unsupported), so an older module keeps working for the
+// operations it has. Activation kinds follow device::Activation (0-3 gated, 4 ReLU, 5 GELU; up
+// is not read for 4 and 5); modules that predate 4 and 5 reject them as invalid arguments.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -92,7 +99,21 @@ typedef struct HearthCudaBackendV1 {
                     int64_t tokens, float* out);
     int (*attention)(HearthCudaContext* ctx, const HearthCudaAttention* args);
     int (*add)(HearthCudaContext* ctx, float* y, const float* x, int64_t n);
+
+    // --- Added for falcon and opt layers (optional, see above). ---
+    // LayerNorm over tokens rows of n: (x - mean) / sqrt(var + eps) * weight + bias; bias may be
+    // null. out may be x.
+    int (*layer_norm)(HearthCudaContext* ctx, const float* x, const float* weight, const float* bias, float eps,
+                      int64_t n, int64_t tokens, float* out);
+    // y[t][i] += bias[i] for i < n, t < tokens.
+    int (*bias_add)(HearthCudaContext* ctx, float* y, const float* bias, int64_t n, int64_t tokens);
+    // attention with a rotary style: 0 llama "normal" pairs (what attention does), 1 GPT-NeoX
+    // halves, 2 none.
+    int (*attention_rope)(HearthCudaContext* ctx, const HearthCudaAttention* args, int rope_style);
 } HearthCudaBackendV1;
+
+// What every module of ABI 1 provides: the table up to and including add.
+#define HEARTH_CUDA_V1_BASE_SIZE offsetof(HearthCudaBackendV1, layer_norm)
 
 typedef const HearthCudaBackendV1* (*HearthCudaBackendEntry)(void);
 

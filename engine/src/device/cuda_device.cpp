@@ -188,7 +188,8 @@ Status CudaDevice::activate(const ActivateOp& op)
     HEARTH_TRY(checkOp(op));
     if (op.n == 0)
         return {};
-    return check(m_api->activate(m_ctx, int(op.kind), op.gate.as<float>(), op.up.as<const float>(), op.n), "activate");
+    return check(m_api->activate(m_ctx, int(op.kind), op.gate.as<float>(),
+                                 isGated(op.kind) ? op.up.as<const float>() : nullptr, op.n), "activate");
 }
 
 Status CudaDevice::predictor(const PredictorOp& op)
@@ -218,7 +219,12 @@ Status CudaDevice::attention(const AttentionOp& op)
                                 op.out.as<float>(),    op.pos,                 op.capacity,
                                 op.nHead,              op.nHeadKv,             op.headDim,
                                 op.nRot,               op.freqBase,            op.freqScale};
-    return check(m_api->attention(m_ctx, &a), "attention");
+    if (op.rope == RopeStyle::Normal)
+        return check(m_api->attention(m_ctx, &a), "attention");
+    const auto fn = optional(&HearthCudaBackendV1::attention_rope, offsetof(HearthCudaBackendV1, attention_rope));
+    if (!fn)
+        return Status(ErrorCode::Unsupported, "the CUDA module predates attention without llama RoPE; update it");
+    return check(fn(m_ctx, &a, int(op.rope)), "attention");
 }
 
 Status CudaDevice::add(const AddOp& op)
@@ -227,6 +233,28 @@ Status CudaDevice::add(const AddOp& op)
     if (op.n == 0)
         return {};
     return check(m_api->add(m_ctx, op.y.as<float>(), op.x.as<const float>(), op.n), "add");
+}
+
+Status CudaDevice::layerNorm(const LayerNormOp& op)
+{
+    HEARTH_TRY(checkOp(op));
+    const auto fn = optional(&HearthCudaBackendV1::layer_norm, offsetof(HearthCudaBackendV1, layer_norm));
+    if (!fn)
+        return Status(ErrorCode::Unsupported, "the CUDA module predates LayerNorm; update it");
+    return check(fn(m_ctx, op.x.as<const float>(), op.weight.as<const float>(), op.bias.as<const float>(), op.eps, op.n,
+                    op.tokens, op.out.as<float>()),
+                 "layerNorm");
+}
+
+Status CudaDevice::biasAdd(const BiasAddOp& op)
+{
+    HEARTH_TRY(checkOp(op));
+    if (op.n == 0 || op.tokens == 0)
+        return {};
+    const auto fn = optional(&HearthCudaBackendV1::bias_add, offsetof(HearthCudaBackendV1, bias_add));
+    if (!fn)
+        return Status(ErrorCode::Unsupported, "the CUDA module predates bias adds; update it");
+    return check(fn(m_ctx, op.y.as<float>(), op.bias.as<const float>(), op.n, op.tokens), "biasAdd");
 }
 
 } // namespace hearth::device

@@ -45,10 +45,18 @@ public:
     [[nodiscard]] Status rmsNorm(const RmsNormOp& op) override;
     [[nodiscard]] Status attention(const AttentionOp& op) override;
     [[nodiscard]] Status add(const AddOp& op) override;
+    [[nodiscard]] Status layerNorm(const LayerNormOp& op) override;
+    [[nodiscard]] Status biasAdd(const BiasAddOp& op) override;
 
 private:
     CudaDevice() = default;
     [[nodiscard]] Status check(int code, const char* what) const;
+    // The table entry at @p offset when the module has it (see cuda_backend_api.h), else null.
+    template <typename Fn>
+    [[nodiscard]] Fn optional(Fn HearthCudaBackendV1::*entry, std::size_t offset) const
+    {
+        return m_api->struct_size >= offset + sizeof(Fn) ? m_api->*entry : nullptr;
+    }
 
     std::shared_ptr<SharedLibrary> m_library;
     const HearthCudaBackendV1* m_api = nullptr;

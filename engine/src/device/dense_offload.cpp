@@ -15,14 +15,14 @@ DenseOffload::~DenseOffload()
 void DenseOffload::freeScratch()
 {
     m_attnScratch.reset();
-    for (DeviceBuffer* b : {&m_x, &m_xn, &m_tmp, &m_gate, &m_up})
+    for (DeviceBuffer* b : {&m_x, &m_xn, &m_tmp, &m_ffnOut, &m_gate, &m_up})
         m_device.free(*b);
 }
 
 void DenseOffload::freeLayer(Layer& l)
 {
     l.attention.reset();
-    for (DeviceBuffer* b : {&l.ffnNorm, &l.gate.data, &l.up.data, &l.down.data})
+    for (DeviceBuffer* b : {&l.ffnNorm, &l.ffnNormBias, &l.upBias, &l.downBias, &l.gate.data, &l.up.data, &l.down.data})
         m_device.free(*b);
 }
 
@@ -31,11 +31,12 @@ std::uint64_t DenseOffload::deviceBytes() const
     if (!m_attnScratch)
         return 0;
     std::uint64_t total = AttentionScratch::bytesFor(m_device, m_p, m_batch);
-    for (const DeviceBuffer* b : {&m_x, &m_xn, &m_tmp, &m_gate, &m_up})
+    for (const DeviceBuffer* b : {&m_x, &m_xn, &m_tmp, &m_ffnOut, &m_gate, &m_up})
         total += b->charged;
     for (const Layer& l : m_layers) {
         total += l.attention->deviceBytes();
-        for (const DeviceBuffer* b : {&l.ffnNorm, &l.gate.data, &l.up.data, &l.down.data})
+        for (const DeviceBuffer* b :
+             {&l.ffnNorm, &l.ffnNormBias, &l.upBias, &l.downBias, &l.gate.data, &l.up.data, &l.down.data})
             total += b->charged;
     }
     return total;
@@ -47,16 +48,31 @@ Status DenseOffload::uploadLayer(const DenseLayerWeights& w, Layer& l)
     if (!attention)
         return attention.status();
     l.attention = std::move(attention).value();
-    auto norm = m_device.allocateAndUpload(w.ffnNorm, std::uint64_t(m_p.nEmbd) * 4, "FFN norm");
-    if (!norm)
-        return norm.status();
-    l.ffnNorm = *norm;
+    const struct {
+        const float* src;
+        std::int64_t floats;
+        DeviceBuffer* dst;
+        const char* label;
+    } vectors[] = {{w.ffnNorm, m_p.nEmbd, &l.ffnNorm, "FFN norm"},
+                   {w.ffnNormBias, m_p.nEmbd, &l.ffnNormBias, "FFN norm bias"},
+                   {w.upBias, m_p.nFF, &l.upBias, "ffn_up bias"},
+                   {w.downBias, m_p.nEmbd, &l.downBias, "ffn_down bias"}};
+    for (const auto& v : vectors) {
+        if (!v.src)
+            continue;
+        auto b = m_device.allocateAndUpload(v.src, std::uint64_t(v.floats) * 4, v.label);
+        if (!b)
+            return b.status();
+        *v.dst = *b;
+    }
     const struct {
         const cpu::WeightMatrix* src;
         DeviceMatrix* dst;
         const char* label;
     } items[] = {{&w.gate, &l.gate, "ffn_gate"}, {&w.up, &l.up, "ffn_up"}, {&w.down, &l.down, "ffn_down"}};
     for (const auto& item : items) {
+        if (!item.src->data)
+            continue; // no gate in an up-only FFN
         auto m = m_device.uploadMatrix(item.src->type, item.src->data, item.src->rows, item.src->cols, item.label);
         if (!m)
             return m.status();
@@ -68,15 +84,14 @@ Status DenseOffload::uploadLayer(const DenseLayerWeights& w, Layer& l)
 Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const DenseModelParams& p,
                                                            const std::vector<DenseLayerWeights>& layers, int maxLayers)
 {
-    if (p.nEmbd <= 0 || p.nHead <= 0 || p.nHeadKv <= 0 || p.headDim <= 0 || p.nFF <= 0 || p.contextLength <= 0
-        || p.nHead % p.nHeadKv != 0 || p.nRot < 0 || p.nRot > p.headDim || p.maxBatch <= 0)
+    if (!p.validate().ok() || p.nFF <= 0 || p.maxBatch <= 0 || int(p.activation) < 0
+        || int(p.activation) > int(Activation::Gelu))
         return Status(ErrorCode::InvalidArgument, "dense offload: bad model parameters");
-    const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
-    const std::int64_t kvDim = std::int64_t(p.nHeadKv) * p.headDim;
+    const bool gated = isGated(p.activation);
     for (const DenseLayerWeights& w : layers) {
-        if (!w.norm || !w.ffnNorm || w.wq.rows != qDim || w.wq.cols != p.nEmbd || w.wk.rows != kvDim
-            || w.wv.rows != kvDim || w.wo.rows != p.nEmbd || w.wo.cols != qDim || w.gate.rows != p.nFF
-            || w.up.rows != p.nFF || w.down.rows != p.nEmbd || w.down.cols != p.nFF)
+        // The attention's own shapes are checked when it is made; the FFN's here.
+        if (!w.norm || !w.ffnNorm || (gated && (!w.gate.data || w.gate.rows != p.nFF || w.gate.cols != p.nEmbd))
+            || w.up.rows != p.nFF || w.up.cols != p.nEmbd || w.down.rows != p.nEmbd || w.down.cols != p.nFF)
             return Status(ErrorCode::InvalidArgument, "dense offload: a layer's tensors do not match the model");
     }
     std::unique_ptr<DenseOffload> d(new DenseOffload(device));
@@ -100,11 +115,14 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
     } items[] = {{&d->m_x, p.nEmbd, "residual"},
                  {&d->m_xn, p.nEmbd, "FFN input"},
                  {&d->m_tmp, p.nEmbd, "block output"},
-                 {&d->m_gate, p.nFF, "FFN gate"},
+                 {&d->m_ffnOut, p.parallelBlock ? p.nEmbd : 0, "FFN output"},
+                 {&d->m_gate, gated ? p.nFF : 0, "FFN gate"},
                  {&d->m_up, p.nFF, "FFN up"}};
     for (const auto& item : items) {
         if (!failed.ok())
             break;
+        if (item.floats == 0)
+            continue; // not used by this block
         auto b = device.allocate(rows * std::uint64_t(item.floats) * 4, item.label);
         if (!b)
             failed = b.status();
@@ -140,12 +158,49 @@ Status DenseOffload::forward(float* x, std::int32_t pos)
     return forward(x, 1, pos, nullptr);
 }
 
+Status DenseOffload::enqueueNorm(const Layer& l, const DeviceBuffer& x, const DeviceBuffer& out, int count)
+{
+    if (m_p.norm == NormKind::Rms)
+        return m_device.rmsNorm(RmsNormOp{x, l.ffnNorm, m_p.normEps, m_p.nEmbd, count, out});
+    return m_device.layerNorm(LayerNormOp{x, l.ffnNorm, l.ffnNormBias, m_p.normEps, m_p.nEmbd, count, out});
+}
+
+Status DenseOffload::enqueueFfn(Layer& l, const DeviceBuffer& in, const DeviceBuffer& out, int count)
+{
+    Device& d = m_device;
+    const std::int64_t hidden = std::int64_t(count) * m_p.nFF;
+    if (isGated(m_p.activation)) {
+        HEARTH_TRY(d.matmul(MatmulOp{&l.gate, in, m_gate, count}));
+        HEARTH_TRY(d.matmul(MatmulOp{&l.up, in, m_up, count}));
+        HEARTH_TRY(d.activate(ActivateOp{m_p.activation, m_gate, m_up, hidden}));
+        HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_gate, out, count}));
+    } else {
+        // down . act(up . x + upBias) + downBias, as model::DenseFfn.
+        HEARTH_TRY(d.matmul(MatmulOp{&l.up, in, m_up, count}));
+        if (!l.upBias.empty())
+            HEARTH_TRY(d.biasAdd(BiasAddOp{m_up, l.upBias, m_p.nFF, count}));
+        HEARTH_TRY(d.activate(ActivateOp{m_p.activation, m_up, {}, hidden}));
+        HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_up, out, count}));
+    }
+    if (!l.downBias.empty())
+        HEARTH_TRY(d.biasAdd(BiasAddOp{out, l.downBias, m_p.nEmbd, count}));
+    return {};
+}
+
 Status DenseOffload::forward(float* x, int n, int start, const KvMirror* mirrors)
 {
     if (m_layers.empty())
         return {};
     if (!x || n <= 0 || start < 0 || start + n > m_p.contextLength)
         return Status(ErrorCode::InvalidArgument, "dense offload: bad input or position");
+    const Status queued = enqueueForward(x, n, start, mirrors);
+    // Also after a failure: queued copies may still write to x and the mirrors.
+    const Status ran = m_device.synchronize();
+    return queued.ok() ? ran : queued;
+}
+
+Status DenseOffload::enqueueForward(float* x, int n, int start, const KvMirror* mirrors)
+{
     Device& d = m_device;
     const std::int64_t nEmbd = m_p.nEmbd;
     const std::size_t kvDim = std::size_t(m_p.nHeadKv) * std::size_t(m_p.headDim);
@@ -159,18 +214,24 @@ Status DenseOffload::forward(float* x, int n, int start, const KvMirror* mirrors
             KvMirror mirror;
             if (mirrors && mirrors[i].k && mirrors[i].v)
                 mirror = {mirrors[i].k + std::size_t(done) * kvDim, mirrors[i].v + std::size_t(done) * kvDim};
-            HEARTH_TRY(l.attention->enqueue(*m_attnScratch, m_x, m_tmp, count, start + done, mirror));
-            HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
-            HEARTH_TRY(d.rmsNorm(RmsNormOp{m_x, l.ffnNorm, m_p.normEps, nEmbd, count, m_xn}));
-            HEARTH_TRY(d.matmul(MatmulOp{&l.gate, m_xn, m_gate, count}));
-            HEARTH_TRY(d.matmul(MatmulOp{&l.up, m_xn, m_up, count}));
-            HEARTH_TRY(d.activate(ActivateOp{m_p.activation, m_gate, m_up, std::int64_t(count) * m_p.nFF}));
-            HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_gate, m_tmp, count}));
-            HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
+            if (m_p.parallelBlock) {
+                // Both halves read the layer input; the sums go in the CPU's order.
+                HEARTH_TRY(enqueueNorm(l, m_x, m_xn, count));
+                HEARTH_TRY(l.attention->enqueue(*m_attnScratch, m_x, m_tmp, count, start + done, mirror));
+                HEARTH_TRY(enqueueFfn(l, m_xn, m_ffnOut, count));
+                HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
+                HEARTH_TRY(d.add(AddOp{m_x, m_ffnOut, count * nEmbd}));
+            } else {
+                HEARTH_TRY(l.attention->enqueue(*m_attnScratch, m_x, m_tmp, count, start + done, mirror));
+                HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
+                HEARTH_TRY(enqueueNorm(l, m_x, m_xn, count));
+                HEARTH_TRY(enqueueFfn(l, m_xn, m_tmp, count));
+                HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
+            }
         }
         HEARTH_TRY(d.download(m_x, 0, rows, bytes));
     }
-    return d.synchronize();
+    return {};
 }
 
 } // namespace hearth::device

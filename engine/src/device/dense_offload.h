@@ -5,6 +5,11 @@
 // and the FFN of the first k layers live on the device and a decoded token runs through them
 // there; the remaining layers stay on the CPU. k is as many layers as the budget holds.
 //
+// The block's shape comes with the parameters: llama's sequential block with a gated FFN
+// (x += attn(norm(x)); x += down(act(gate, up))), opt's sequential block with LayerNorms and an
+// up-only FFN with biases (x += attn(LN1(x)); x += down(ReLU(up LN2(x) + b)) + b), and falcon's
+// parallel block (x += attn(LN(x)) + ffn(LN(x))).
+//
 // A call takes a batch of tokens at consecutive positions (a prompt, or one decoded token); the
 // residual stream goes up once before the first device layer and comes back once after the
 // last. Each layer's KV cache lives on the device; the new rows can be mirrored into the host
@@ -22,19 +27,25 @@
 
 namespace hearth::device {
 
-// A layer's attention weights (AttentionWeights: norm, wq, wk, wv, wo) plus its FFN.
+// A layer's attention weights (AttentionWeights: norm, wq, wk, wv, wo, ...) plus its FFN.
 struct DenseLayerWeights : AttentionWeights {
-    const float* ffnNorm = nullptr; // [nEmbd]
-    cpu::WeightMatrix gate;         // nEmbd -> nFF
+    const float* ffnNorm = nullptr; // [nEmbd] (falcon without its own FFN norm: the attention's)
+    cpu::WeightMatrix gate;         // nEmbd -> nFF; empty for the up-only FFNs (Relu, Gelu)
     cpu::WeightMatrix up;           // nEmbd -> nFF
     cpu::WeightMatrix down;         // nFF -> nEmbd (as stored by llama.cpp: nEmbd rows of nFF)
+    // Optional (null: none).
+    const float* ffnNormBias = nullptr; // [nEmbd] LayerNorm bias
+    const float* upBias = nullptr;      // [nFF]
+    const float* downBias = nullptr;    // [nEmbd]
 };
 
-// The attention's shape (AttentionParams) plus the FFN's.
+// The attention's shape (AttentionParams, whose norm kind the FFN norm shares) plus the FFN's.
 struct DenseModelParams : AttentionParams {
     std::int32_t nFF = 0;
+    // Gated kinds read gate and up; Relu and Gelu make an up-only FFN.
     Activation activation = Activation::SwiGlu;
     std::int32_t maxBatch = 1; // tokens one pass takes on the device; longer batches are split
+    bool parallelBlock = false; // falcon: attention and FFN both read the layer input
 };
 
 class DenseOffload {
@@ -66,7 +77,7 @@ public:
 private:
     struct Layer {
         std::unique_ptr<DeviceAttentionLayer> attention;
-        DeviceBuffer ffnNorm;
+        DeviceBuffer ffnNorm, ffnNormBias, upBias, downBias;
         DeviceMatrix gate, up, down;
     };
     explicit DenseOffload(Device& device)
@@ -76,6 +87,11 @@ private:
     [[nodiscard]] Status uploadLayer(const DenseLayerWeights& w, Layer& layer);
     void freeLayer(Layer& layer);
     void freeScratch();
+    // Queues out = FFN(in) of @p l for @p count rows.
+    [[nodiscard]] Status enqueueFfn(Layer& l, const DeviceBuffer& in, const DeviceBuffer& out, int count);
+    [[nodiscard]] Status enqueueNorm(const Layer& l, const DeviceBuffer& x, const DeviceBuffer& out, int count);
+    // Queues forward()'s work without waiting for it.
+    [[nodiscard]] Status enqueueForward(float* x, int n, int start, const KvMirror* mirrors);
 
     Device& m_device;
     DenseModelParams m_p;
@@ -87,7 +103,8 @@ private:
     DeviceBuffer m_x;    // [B][nEmbd] residual stream
     DeviceBuffer m_xn;   // [B][nEmbd] FFN input
     DeviceBuffer m_tmp;  // [B][nEmbd] block output
-    DeviceBuffer m_gate; // [B][nFF]
+    DeviceBuffer m_ffnOut; // [B][nEmbd] FFN output of a parallel block
+    DeviceBuffer m_gate; // [B][nFF], gated FFNs only
     DeviceBuffer m_up;   // [B][nFF]
 };
 

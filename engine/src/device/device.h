@@ -76,6 +76,8 @@ public:
     [[nodiscard]] virtual Status rmsNorm(const RmsNormOp& op) = 0;
     [[nodiscard]] virtual Status attention(const AttentionOp& op) = 0;
     [[nodiscard]] virtual Status add(const AddOp& op) = 0;
+    [[nodiscard]] virtual Status layerNorm(const LayerNormOp& op) = 0;
+    [[nodiscard]] virtual Status biasAdd(const BiasAddOp& op) = 0;
 
     // Allocates and uploads in one step; returns once the data is on the device (it
     // synchronizes), so @p host may go away right after. For weights, not per-token data.

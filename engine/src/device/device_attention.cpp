@@ -8,7 +8,9 @@ namespace hearth::device {
 Status AttentionParams::validate() const
 {
     if (nEmbd <= 0 || nHead <= 0 || nHeadKv <= 0 || headDim <= 0 || contextLength <= 0 || nHead % nHeadKv != 0
-        || nRot < 0 || nRot > headDim || nRot % 2 != 0)
+        || nRot < 0 || nRot > headDim || nRot % 2 != 0
+        || (rope != RopeStyle::Normal && rope != RopeStyle::Neox && rope != RopeStyle::None)
+        || (norm != NormKind::Rms && norm != NormKind::Layer))
         return Status(ErrorCode::InvalidArgument, "device attention: bad model parameters");
     return {};
 }
@@ -25,13 +27,46 @@ struct ScratchSizes {
 ScratchSizes scratchSizes(const AttentionParams& p, int maxTokens)
 {
     const std::int64_t t = maxTokens;
-    return {t * p.nEmbd, t * p.qDim(), t * p.kvDim(), t * p.kvDim(), t * p.qDim(),
-            std::int64_t(p.nHead) * p.contextLength};
+    // Fused: Q | K | V rows in q; k and v stay unused but cost one granule each.
+    const std::int64_t kv = p.fusedQkv ? 1 : t * p.kvDim();
+    return {t * p.nEmbd, t * p.qRow(), kv, kv, t * p.qDim(), std::int64_t(p.nHead) * p.contextLength};
 }
 
 std::uint64_t matrixBytes(const cpu::WeightMatrix& w)
 {
     return std::uint64_t(rowBytes(w.type, w.cols)) * std::uint64_t(w.rows);
+}
+
+// The vectors a layer uploads besides its matrices: norm weight, then the optional ones.
+struct VectorItem {
+    const float* src;
+    std::int64_t floats;
+    const char* label;
+};
+
+std::vector<VectorItem> vectorItems(const AttentionParams& p, const AttentionWeights& w)
+{
+    return {{w.norm, p.nEmbd, "attention norm"}, {w.normBias, p.nEmbd, "attention norm bias"},
+            {w.bq, p.qDim(), "attn_q bias"},     {w.bk, p.kvDim(), "attn_k bias"},
+            {w.bv, p.kvDim(), "attn_v bias"},     {w.bo, p.nEmbd, "attn_output bias"}};
+}
+
+// The matrices a layer uploads for its flavour.
+std::vector<const cpu::WeightMatrix*> matrices(const AttentionParams& p, const AttentionWeights& w)
+{
+    if (p.fusedQkv)
+        return {&w.wqkv, &w.wo};
+    return {&w.wq, &w.wk, &w.wv, &w.wo};
+}
+
+bool shapesMatch(const AttentionParams& p, const AttentionWeights& w)
+{
+    if (!w.norm || w.wo.rows != p.nEmbd || w.wo.cols != p.qDim())
+        return false;
+    if (p.fusedQkv)
+        return w.wqkv.data && w.wqkv.rows == p.qDim() + 2 * p.kvDim() && w.wqkv.cols == p.nEmbd;
+    return w.wq.rows == p.qDim() && w.wq.cols == p.nEmbd && w.wk.rows == p.kvDim() && w.wk.cols == p.nEmbd
+           && w.wv.rows == p.kvDim() && w.wv.cols == p.nEmbd;
 }
 
 } // namespace
@@ -83,16 +118,22 @@ DeviceAttentionLayer::~DeviceAttentionLayer()
     release();
 }
 
+std::vector<DeviceBuffer*> DeviceAttentionLayer::buffers()
+{
+    return {&m_norm, &m_normBias, &m_wq.data, &m_wk.data, &m_wv.data, &m_wo.data, &m_wqkv.data,
+            &m_bq,   &m_bk,       &m_bv,      &m_bo,      &m_kCache,  &m_vCache};
+}
+
 void DeviceAttentionLayer::release()
 {
-    for (DeviceBuffer* b : {&m_norm, &m_wq.data, &m_wk.data, &m_wv.data, &m_wo.data, &m_kCache, &m_vCache})
+    for (DeviceBuffer* b : buffers())
         m_device.free(*b);
 }
 
 std::uint64_t DeviceAttentionLayer::deviceBytes() const
 {
     std::uint64_t total = 0;
-    for (const DeviceBuffer* b : {&m_norm, &m_wq.data, &m_wk.data, &m_wv.data, &m_wo.data, &m_kCache, &m_vCache})
+    for (const DeviceBuffer* b : const_cast<DeviceAttentionLayer*>(this)->buffers())
         total += b->charged;
     return total;
 }
@@ -100,35 +141,50 @@ std::uint64_t DeviceAttentionLayer::deviceBytes() const
 std::uint64_t DeviceAttentionLayer::bytesFor(const Device& device, const AttentionParams& p, const AttentionWeights& w)
 {
     const std::uint64_t cache = std::uint64_t(p.kvDim()) * std::uint64_t(p.contextLength) * 4;
-    return device.chargedBytes(std::uint64_t(p.nEmbd) * 4) + device.chargedBytes(matrixBytes(w.wq))
-           + device.chargedBytes(matrixBytes(w.wk)) + device.chargedBytes(matrixBytes(w.wv))
-           + device.chargedBytes(matrixBytes(w.wo)) + 2 * device.chargedBytes(cache);
+    std::uint64_t total = 2 * device.chargedBytes(cache);
+    for (const VectorItem& v : vectorItems(p, w)) {
+        if (v.src)
+            total += device.chargedBytes(std::uint64_t(v.floats) * 4);
+    }
+    for (const cpu::WeightMatrix* m : matrices(p, w))
+        total += device.chargedBytes(matrixBytes(*m));
+    return total;
 }
 
 Result<std::unique_ptr<DeviceAttentionLayer>> DeviceAttentionLayer::create(Device& device, const AttentionParams& p,
                                                                            const AttentionWeights& w)
 {
     HEARTH_TRY(p.validate());
-    if (!w.norm || w.wq.rows != p.qDim() || w.wq.cols != p.nEmbd || w.wk.rows != p.kvDim() || w.wk.cols != p.nEmbd
-        || w.wv.rows != p.kvDim() || w.wv.cols != p.nEmbd || w.wo.rows != p.nEmbd || w.wo.cols != p.qDim())
+    if (!shapesMatch(p, w))
         return Status(ErrorCode::InvalidArgument, "device attention: the tensors do not match the model");
     std::unique_ptr<DeviceAttentionLayer> l(new DeviceAttentionLayer(device, p));
-    auto norm = device.allocateAndUpload(w.norm, std::uint64_t(p.nEmbd) * 4, "attention norm");
-    if (!norm)
-        return norm.status();
-    l->m_norm = *norm;
+    DeviceBuffer* vectorTargets[] = {&l->m_norm, &l->m_normBias, &l->m_bq, &l->m_bk, &l->m_bv, &l->m_bo};
+    const std::vector<VectorItem> vectors = vectorItems(p, w);
+    for (std::size_t i = 0; i < vectors.size(); ++i) {
+        if (!vectors[i].src)
+            continue;
+        auto b = device.allocateAndUpload(vectors[i].src, std::uint64_t(vectors[i].floats) * 4, vectors[i].label);
+        if (!b)
+            return b.status(); // the destructor frees what was made
+        *vectorTargets[i] = *b;
+    }
     const struct {
         const cpu::WeightMatrix* src;
         DeviceMatrix* dst;
         const char* label;
-    } items[] = {{&w.wq, &l->m_wq, "attn_q"}, {&w.wk, &l->m_wk, "attn_k"}, {&w.wv, &l->m_wv, "attn_v"},
-                 {&w.wo, &l->m_wo, "attn_output"}};
-    for (const auto& item : items) {
-        auto m = device.uploadMatrix(item.src->type, item.src->data, item.src->rows, item.src->cols, item.label);
-        if (!m)
-            return m.status();
-        *item.dst = *m;
-    }
+    } separate[] = {{&w.wq, &l->m_wq, "attn_q"}, {&w.wk, &l->m_wk, "attn_k"}, {&w.wv, &l->m_wv, "attn_v"},
+                    {&w.wo, &l->m_wo, "attn_output"}},
+      fused[] = {{&w.wqkv, &l->m_wqkv, "attn_qkv"}, {&w.wo, &l->m_wo, "attn_output"}};
+    const auto upload = [&](const auto& items) -> Status {
+        for (const auto& item : items) {
+            auto m = device.uploadMatrix(item.src->type, item.src->data, item.src->rows, item.src->cols, item.label);
+            if (!m)
+                return m.status();
+            *item.dst = *m;
+        }
+        return {};
+    };
+    HEARTH_TRY(p.fusedQkv ? upload(fused) : upload(separate));
     const std::uint64_t cacheBytes = std::uint64_t(p.kvDim()) * std::uint64_t(p.contextLength) * 4;
     auto cache = device.allocate(cacheBytes, "K cache");
     if (!cache)
@@ -148,18 +204,39 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         return Status(ErrorCode::InvalidArgument, "device attention: bad batch or position");
     Device& d = m_device;
     const std::uint64_t qBytes = std::uint64_t(m_p.qDim()) * 4;
+    const std::uint64_t qRowBytes = std::uint64_t(m_p.qRow()) * 4;
     const std::uint64_t kvBytes = std::uint64_t(m_p.kvDim()) * 4;
-    HEARTH_TRY(d.rmsNorm(RmsNormOp{x, m_norm, m_p.normEps, m_p.nEmbd, n, s.m_xn}));
-    HEARTH_TRY(d.matmul(MatmulOp{&m_wq, s.m_xn, s.m_q, n}));
-    HEARTH_TRY(d.matmul(MatmulOp{&m_wk, s.m_xn, s.m_k, n}));
-    HEARTH_TRY(d.matmul(MatmulOp{&m_wv, s.m_xn, s.m_v, n}));
+    if (m_p.norm == NormKind::Rms)
+        HEARTH_TRY(d.rmsNorm(RmsNormOp{x, m_norm, m_p.normEps, m_p.nEmbd, n, s.m_xn}));
+    else
+        HEARTH_TRY(d.layerNorm(LayerNormOp{x, m_norm, m_normBias, m_p.normEps, m_p.nEmbd, n, s.m_xn}));
+    if (m_p.fusedQkv) {
+        HEARTH_TRY(d.matmul(MatmulOp{&m_wqkv, s.m_xn, s.m_q, n}));
+    } else {
+        HEARTH_TRY(d.matmul(MatmulOp{&m_wq, s.m_xn, s.m_q, n}));
+        HEARTH_TRY(d.matmul(MatmulOp{&m_wk, s.m_xn, s.m_k, n}));
+        HEARTH_TRY(d.matmul(MatmulOp{&m_wv, s.m_xn, s.m_v, n}));
+        if (!m_bq.empty())
+            HEARTH_TRY(d.biasAdd(BiasAddOp{s.m_q, m_bq, m_p.qDim(), n}));
+        if (!m_bk.empty())
+            HEARTH_TRY(d.biasAdd(BiasAddOp{s.m_k, m_bk, m_p.kvDim(), n}));
+        if (!m_bv.empty())
+            HEARTH_TRY(d.biasAdd(BiasAddOp{s.m_v, m_bv, m_p.kvDim(), n}));
+    }
     // The attention op takes one token: the batch goes through it in order, each token seeing
     // the rows its predecessors stored (causal, as on the CPU).
     for (int t = 0; t < n; ++t) {
         AttentionOp a;
-        a.q = slice(s.m_q, std::uint64_t(t) * qBytes, qBytes);
-        a.k = slice(s.m_k, std::uint64_t(t) * kvBytes, kvBytes);
-        a.v = slice(s.m_v, std::uint64_t(t) * kvBytes, kvBytes);
+        const std::uint64_t row = std::uint64_t(t) * qRowBytes;
+        a.q = slice(s.m_q, row, qBytes);
+        if (m_p.fusedQkv) {
+            // Token t's K and V follow its Q in the fused row.
+            a.k = slice(s.m_q, row + qBytes, kvBytes);
+            a.v = slice(s.m_q, row + qBytes + kvBytes, kvBytes);
+        } else {
+            a.k = slice(s.m_k, std::uint64_t(t) * kvBytes, kvBytes);
+            a.v = slice(s.m_v, std::uint64_t(t) * kvBytes, kvBytes);
+        }
         a.kCache = m_kCache;
         a.vCache = m_vCache;
         a.scores = s.m_scores;
@@ -169,12 +246,15 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         a.nHead = m_p.nHead;
         a.nHeadKv = m_p.nHeadKv;
         a.headDim = m_p.headDim;
-        a.nRot = m_p.nRot;
+        a.nRot = m_p.rope == RopeStyle::None ? 0 : m_p.nRot;
         a.freqBase = m_p.freqBase;
         a.freqScale = m_p.freqScale;
+        a.rope = m_p.rope;
         HEARTH_TRY(d.attention(a));
     }
     HEARTH_TRY(d.matmul(MatmulOp{&m_wo, s.m_attn, out, n}));
+    if (!m_bo.empty())
+        HEARTH_TRY(d.biasAdd(BiasAddOp{out, m_bo, m_p.nEmbd, n}));
     if (mirror.k && mirror.v) {
         const std::uint64_t offset = std::uint64_t(start) * kvBytes;
         HEARTH_TRY(d.download(m_kCache, offset, mirror.k, std::uint64_t(n) * kvBytes));

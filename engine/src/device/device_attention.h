@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A llama attention block on a device: norm, Q/K/V products, RoPE, attention over the layer's own
-// KV cache (which lives on the device) and the output product, for a batch of tokens at
+// An attention block on a device: norm, Q/K/V products, RoPE, attention over the layer's own KV
+// cache (which lives on the device) and the output product, for a batch of tokens at
 // consecutive positions. Used by whole-layer offload (DenseOffload) and by hybrid sessions that
 // keep the attention of some layers on the GPU while their FFN is split.
+//
+// The block's flavour is part of its parameters, so one implementation serves the three
+// families: llama (RMSNorm, separate Q/K/V, "normal" RoPE), falcon (LayerNorm with bias, one
+// fused QKV product, NeoX RoPE) and opt (LayerNorm with bias, separate Q/K/V/O with biases, no
+// RoPE: its learned position embeddings are added to the input on the CPU, with the token
+// embedding).
 //
 // The device's cache is the one that counts for the layer; the host cache can be kept as a mirror
 // (the new K/V rows are copied back with each batch, a few KiB per token), so that the CPU can
@@ -17,8 +23,14 @@
 #include <hearth/status.h>
 
 #include <memory>
+#include <vector>
 
 namespace hearth::device {
+
+enum class NormKind {
+    Rms,   // x / rms(x) * weight (llama)
+    Layer, // (x - mean) / sd(x) * weight + bias (falcon, opt)
+};
 
 struct AttentionParams {
     std::int32_t nEmbd = 0;
@@ -30,18 +42,31 @@ struct AttentionParams {
     float freqBase = 10000.0f;
     float freqScale = 1.0f;
     std::int32_t contextLength = 0;
+    // The flavour (llama's by default).
+    NormKind norm = NormKind::Rms;
+    RopeStyle rope = RopeStyle::Normal;
+    bool fusedQkv = false; // one product with rows [Q | K | V] (AttentionWeights::wqkv)
 
     [[nodiscard]] std::int64_t qDim() const { return std::int64_t(nHead) * headDim; }
     [[nodiscard]] std::int64_t kvDim() const { return std::int64_t(nHeadKv) * headDim; }
+    // Floats of one token's Q (and, fused, K and V) product.
+    [[nodiscard]] std::int64_t qRow() const { return fusedQkv ? qDim() + 2 * kvDim() : qDim(); }
     [[nodiscard]] Status validate() const;
 };
 
 struct AttentionWeights {
     const float* norm = nullptr; // [nEmbd] attention norm
-    cpu::WeightMatrix wq;        // nEmbd -> qDim
-    cpu::WeightMatrix wk;        // nEmbd -> kvDim
-    cpu::WeightMatrix wv;        // nEmbd -> kvDim
+    cpu::WeightMatrix wq;        // nEmbd -> qDim (not with fusedQkv)
+    cpu::WeightMatrix wk;        // nEmbd -> kvDim (not with fusedQkv)
+    cpu::WeightMatrix wv;        // nEmbd -> kvDim (not with fusedQkv)
     cpu::WeightMatrix wo;        // qDim -> nEmbd
+    cpu::WeightMatrix wqkv;      // nEmbd -> qDim + 2 kvDim, with fusedQkv only
+    // Optional (null: none).
+    const float* normBias = nullptr; // [nEmbd] LayerNorm bias
+    const float* bq = nullptr;       // [qDim]
+    const float* bk = nullptr;       // [kvDim]
+    const float* bv = nullptr;       // [kvDim]
+    const float* bo = nullptr;       // [nEmbd]
 };
 
 // Per-batch work buffers shared by every attention layer of a model.
@@ -66,7 +91,7 @@ private:
     Device& m_device;
     int m_maxTokens = 0;
     DeviceBuffer m_xn;     // [T][nEmbd] normalized input
-    DeviceBuffer m_q;      // [T][qDim]
+    DeviceBuffer m_q;      // [T][qRow]: Q, or fused Q | K | V
     DeviceBuffer m_k;      // [T][kvDim]
     DeviceBuffer m_v;      // [T][kvDim]
     DeviceBuffer m_attn;   // [T][qDim] heads concatenated
@@ -89,7 +114,7 @@ public:
     DeviceAttentionLayer(const DeviceAttentionLayer&) = delete;
     DeviceAttentionLayer& operator=(const DeviceAttentionLayer&) = delete;
 
-    // Queues out = wo . attention(norm(x)) for @p n tokens (rows of nEmbd in device buffers x and
+    // Queues out = wo . attention(norm(x)) (+ bo) for @p n tokens (rows of nEmbd in device buffers x and
     // out) at positions [start, start + n), storing their K/V in the layer's cache and, when
     // @p mirror has pointers, copying those rows to it. n <= scratch.maxTokens().
     [[nodiscard]] Status enqueue(AttentionScratch& scratch, const DeviceBuffer& x, const DeviceBuffer& out, int n,
@@ -108,11 +133,15 @@ private:
     }
     void release();
 
+    // Every buffer the layer owns, for freeing and counting.
+    [[nodiscard]] std::vector<DeviceBuffer*> buffers();
+
     Device& m_device;
     AttentionParams m_p;
-    DeviceBuffer m_norm;
-    DeviceMatrix m_wq, m_wk, m_wv, m_wo;
-    DeviceBuffer m_kCache, m_vCache; // [contextLength][kvDim] each
+    DeviceBuffer m_norm, m_normBias;
+    DeviceMatrix m_wq, m_wk, m_wv, m_wo, m_wqkv;
+    DeviceBuffer m_bq, m_bk, m_bv, m_bo; // empty when the model has none
+    DeviceBuffer m_kCache, m_vCache;     // [contextLength][kvDim] each
 };
 
 } // namespace hearth::device

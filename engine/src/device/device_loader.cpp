@@ -109,7 +109,7 @@ Result<std::unique_ptr<Device>> DeviceLoader::openCuda(const DeviceLoadOptions& 
         return Status(ErrorCode::Unsupported,
                       path + " is not a Hearth CUDA module (no " + std::string(HEARTH_CUDA_ENTRY_SYMBOL) + ")");
     const HearthCudaBackendV1* api = entry();
-    if (!api || api->abi_version != HEARTH_CUDA_ABI_VERSION || api->struct_size < sizeof(HearthCudaBackendV1))
+    if (!api || api->abi_version != HEARTH_CUDA_ABI_VERSION || api->struct_size < HEARTH_CUDA_V1_BASE_SIZE)
         return Status(ErrorCode::Unsupported, path + " was built for another version of Hearth (CUDA module ABI "
                                                   + std::to_string(api ? api->abi_version : 0u) + ", expected "
                                                   + std::to_string(HEARTH_CUDA_ABI_VERSION) + ")");

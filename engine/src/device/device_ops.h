@@ -42,8 +42,16 @@ struct DownAccumulateOp {
     bool accumulate = false;
 };
 
-// The gated FFN activations (values of model::FfnActivation): gate[i] = f(gate[i], up[i]).
-enum class Activation : int { SwiGlu = 0, ReGlu = 1, DRelu = 2, Relu2 = 3 };
+// The FFN activations. The gated ones (values of model::FfnActivation): gate[i] = f(gate[i], up[i]).
+// The plain ones of falcon and opt (up-only FFNs) read gate alone and ignore up: Relu, and Gelu
+// in the tanh approximation written as x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3),
+// exactly as the CPU's dense FFN computes it.
+enum class Activation : int { SwiGlu = 0, ReGlu = 1, DRelu = 2, Relu2 = 3, Relu = 4, Gelu = 5 };
+
+[[nodiscard]] constexpr bool isGated(Activation a)
+{
+    return a == Activation::SwiGlu || a == Activation::ReGlu || a == Activation::DRelu || a == Activation::Relu2;
+}
 
 struct ActivateOp {
     Activation kind = Activation::ReGlu;
@@ -76,7 +84,32 @@ struct RmsNormOp {
     DeviceBuffer out;
 };
 
-// One decoded token's attention at position pos: rotates q and k (llama "normal" RoPE), stores
+// out[t] = (x[t] - mean) / sqrt(var + eps) * weight + bias over tokens rows of n (LayerNorm, with
+// mean and variance accumulated in double as on the CPU). out may be x.
+struct LayerNormOp {
+    DeviceBuffer x;
+    DeviceBuffer weight;
+    DeviceBuffer bias;
+    float eps = 1e-5f;
+    std::int64_t n = 0;
+    std::int64_t tokens = 1;
+    DeviceBuffer out;
+};
+
+// y[t][i] += bias[i] for i < n, t < tokens: a projection's bias over a batch.
+struct BiasAddOp {
+    DeviceBuffer y;
+    DeviceBuffer bias;
+    std::int64_t n = 0;
+    std::int64_t tokens = 1;
+};
+
+// Rotary position embeddings: llama's "normal" pairs (x[2i], x[2i+1]), GPT-NeoX halves
+// (x[i], x[i + nRot/2]; falcon), or none (opt, whose positions are learned embeddings added to
+// the input).
+enum class RopeStyle : int { Normal = 0, Neox = 1, None = 2 };
+
+// One decoded token's attention at position pos: rotates q and k (RoPE of the given style), stores
 // k and v at pos in the cache ([capacity][nHeadKv * headDim] F32 each), then
 // out = softmax(q . K[0..pos] / sqrt(headDim)) . V[0..pos] per head (grouped-query heads share
 // a KV head). q is rotated in place. scores holds nHead * capacity floats of scratch.
@@ -96,6 +129,7 @@ struct AttentionOp {
     std::int32_t nRot = 0;
     float freqBase = 10000.0f;
     float freqScale = 1.0f;
+    RopeStyle rope = RopeStyle::Normal;
 };
 
 // y[i] += x[i] for i < n.

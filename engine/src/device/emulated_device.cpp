@@ -265,4 +265,20 @@ Status EmulatedDevice::add(const AddOp& op)
     return {};
 }
 
+Status EmulatedDevice::layerNorm(const LayerNormOp& op)
+{
+    HEARTH_TRY(checkOp(op));
+    enqueue([op] { reference::layerNorm(op); });
+    return {};
+}
+
+Status EmulatedDevice::biasAdd(const BiasAddOp& op)
+{
+    HEARTH_TRY(checkOp(op));
+    if (op.n == 0 || op.tokens == 0)
+        return {};
+    enqueue([op] { reference::biasAdd(op); });
+    return {};
+}
+
 } // namespace hearth::device

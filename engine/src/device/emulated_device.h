@@ -65,6 +65,8 @@ public:
     [[nodiscard]] Status rmsNorm(const RmsNormOp& op) override;
     [[nodiscard]] Status attention(const AttentionOp& op) override;
     [[nodiscard]] Status add(const AddOp& op) override;
+    [[nodiscard]] Status layerNorm(const LayerNormOp& op) override;
+    [[nodiscard]] Status biasAdd(const BiasAddOp& op) override;
 
 private:
     void enqueue(std::function<void()> work);

@@ -48,7 +48,7 @@ Status FfnWeights::validate() const
     HEARTH_TRY(checkMatrix(downT, "down_t", gate.rows, gate.cols));
     if (up.type != gate.type || downT.type != gate.type)
         return Status(ErrorCode::Unsupported, "FFN gate, up and down_t must share one weight type");
-    if (int(activation) < 0 || int(activation) > 3)
+    if (int(activation) < 0 || int(activation) > 3 || !isGated(activation))
         return Status(ErrorCode::InvalidArgument, "FFN: unknown activation");
     return {};
 }
@@ -115,6 +115,9 @@ sparse::NeuronActivation neuronActivation(Activation a)
         return sparse::NeuronActivation::DRelu;
     case Activation::Relu2:
         return sparse::NeuronActivation::Relu2;
+    case Activation::Relu:
+    case Activation::Gelu:
+        break; // not gated: FfnWeights::validate() turns them down
     }
     return sparse::NeuronActivation::ReGlu;
 }

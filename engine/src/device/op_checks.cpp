@@ -84,13 +84,15 @@ Status checkOp(const DownAccumulateOp& op)
 
 Status checkOp(const ActivateOp& op)
 {
-    if (int(op.kind) < 0 || int(op.kind) > 3)
+    if (int(op.kind) < 0 || int(op.kind) > int(Activation::Gelu))
         return Status(ErrorCode::InvalidArgument, "activate: unknown activation");
     if (!countOk(op.n))
         return Status(ErrorCode::InvalidArgument, "activate: bad count");
     if (op.n == 0)
         return {};
     HEARTH_TRY(need("activate", "gate", op.gate, op.n, 4));
+    if (!isGated(op.kind))
+        return {}; // up is not read
     return need("activate", "up", op.up, op.n, 4);
 }
 
@@ -122,6 +124,8 @@ Status checkOp(const AttentionOp& op)
         return Status(ErrorCode::InvalidArgument, "attention: bad head counts");
     if (op.nRot < 0 || op.nRot > op.headDim || op.nRot % 2 != 0)
         return Status(ErrorCode::InvalidArgument, "attention: bad rotary width");
+    if (op.rope != RopeStyle::Normal && op.rope != RopeStyle::Neox && op.rope != RopeStyle::None)
+        return Status(ErrorCode::InvalidArgument, "attention: unknown rotary style");
     if (op.capacity <= 0 || op.pos < 0 || op.pos >= op.capacity)
         return Status(ErrorCode::InvalidArgument, "attention: position outside the cache");
     const std::int64_t qDim = std::int64_t(op.nHead) * op.headDim;
@@ -143,6 +147,27 @@ Status checkOp(const AddOp& op)
         return {};
     HEARTH_TRY(need("add", "y", op.y, op.n, 4));
     return need("add", "x", op.x, op.n, 4);
+}
+
+Status checkOp(const LayerNormOp& op)
+{
+    if (op.n <= 0 || op.tokens <= 0 || op.n > kMaxElements || op.tokens > kMaxElements)
+        return Status(ErrorCode::InvalidArgument, "layerNorm: bad shape");
+    HEARTH_TRY(need("layerNorm", "x", op.x, op.n * op.tokens, 4));
+    HEARTH_TRY(need("layerNorm", "weight", op.weight, op.n, 4));
+    if (!op.bias.empty()) // optional
+        HEARTH_TRY(need("layerNorm", "bias", op.bias, op.n, 4));
+    return need("layerNorm", "out", op.out, op.n * op.tokens, 4);
+}
+
+Status checkOp(const BiasAddOp& op)
+{
+    if (!countOk(op.n) || op.tokens < 0 || op.tokens > kMaxElements || (op.n > 0 && op.tokens > kMaxElements / op.n))
+        return Status(ErrorCode::InvalidArgument, "biasAdd: bad shape");
+    if (op.n == 0 || op.tokens == 0)
+        return {};
+    HEARTH_TRY(need("biasAdd", "y", op.y, op.n * op.tokens, 4));
+    return need("biasAdd", "bias", op.bias, op.n, 4);
 }
 
 Status checkRange(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes, const void* host)

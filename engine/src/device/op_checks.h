@@ -19,6 +19,8 @@ namespace hearth::device {
 [[nodiscard]] Status checkOp(const RmsNormOp& op);
 [[nodiscard]] Status checkOp(const AttentionOp& op);
 [[nodiscard]] Status checkOp(const AddOp& op);
+[[nodiscard]] Status checkOp(const LayerNormOp& op);
+[[nodiscard]] Status checkOp(const BiasAddOp& op);
 [[nodiscard]] Status checkRange(const DeviceBuffer& buffer, std::uint64_t offset, std::uint64_t bytes, const void* host);
 
 } // namespace hearth::device

@@ -90,6 +90,26 @@ float RowDot::dot(const void* row) const
     return out;
 }
 
+namespace {
+
+// GPT-NeoX rotation, the formula of model::ropeNeox (the device library does not depend on the
+// model library): x[i] and x[i + nRot/2] of each head rotate together.
+void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable)
+{
+    const int half = nRot / 2;
+    for (int h = 0; h < nHeads; ++h) {
+        float* head = x + std::int64_t(h) * headDim;
+        for (int i = 0; i < half; ++i) {
+            const float a = head[i];
+            const float b = head[i + half];
+            head[i] = a * cosTable[i] - b * sinTable[i];
+            head[i + half] = a * sinTable[i] + b * cosTable[i];
+        }
+    }
+}
+
+} // namespace
+
 namespace reference {
 
 void matmul(const MatmulOp& op)
@@ -148,13 +168,29 @@ void activate(Activation kind, float* gate, const float* up, std::int64_t n)
     case Activation::Relu2:
         cpu::relu2(gate, up, n);
         break;
+    case Activation::Relu:
+        cpu::relu(gate, n);
+        break;
+    case Activation::Gelu:
+        gelu(gate, n);
+        break;
+    }
+}
+
+void gelu(float* x, std::int64_t n)
+{
+    constexpr float k = 0.7978845608028654f; // sqrt(2 / pi)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        const float u = k * v * (1.0f + 0.044715f * v * v);
+        x[i] = v / (1.0f + std::exp(-2.0f * u));
     }
 }
 
 void activate(const ActivateOp& op)
 {
     if (op.n > 0)
-        activate(op.kind, op.gate.as<float>(), op.up.as<const float>(), op.n);
+        activate(op.kind, op.gate.as<float>(), isGated(op.kind) ? op.up.as<const float>() : nullptr, op.n);
 }
 
 std::int32_t predictor(const PredictorOp& op)
@@ -194,8 +230,13 @@ void attention(const AttentionOp& op)
     float* kRow = kCache + std::size_t(op.pos) * kvDim;
     std::memcpy(kRow, op.k.ptr, kvDim * sizeof(float));
     std::memcpy(vCache + std::size_t(op.pos) * kvDim, op.v.ptr, kvDim * sizeof(float));
-    cpu::ropeNormal(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
-    cpu::ropeNormal(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
+    if (op.rope == RopeStyle::Normal) {
+        cpu::ropeNormal(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
+        cpu::ropeNormal(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
+    } else if (op.rope == RopeStyle::Neox) {
+        ropeNeox(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
+        ropeNeox(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
+    }
 
     const int group = op.nHead / op.nHeadKv;
     const float scale = 1.0f / std::sqrt(float(hd));
@@ -217,6 +258,19 @@ void add(const AddOp& op)
 {
     if (op.n > 0)
         cpu::add(op.y.as<float>(), op.x.as<const float>(), op.n);
+}
+
+void layerNorm(const LayerNormOp& op)
+{
+    for (std::int64_t t = 0; t < op.tokens; ++t)
+        cpu::layerNorm(op.x.as<const float>() + t * op.n, op.weight.as<const float>(), op.bias.as<const float>(),
+                       op.eps, op.n, op.out.as<float>() + t * op.n);
+}
+
+void biasAdd(const BiasAddOp& op)
+{
+    for (std::int64_t t = 0; t < op.tokens; ++t)
+        cpu::add(op.y.as<float>() + t * op.n, op.bias.as<const float>(), op.n);
 }
 
 } // namespace reference

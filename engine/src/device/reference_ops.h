@@ -46,9 +46,14 @@ std::int32_t predictor(const PredictorOp& op);
 void rmsNorm(const RmsNormOp& op);
 void attention(const AttentionOp& op);
 void add(const AddOp& op);
+void layerNorm(const LayerNormOp& op);
+void biasAdd(const BiasAddOp& op);
 
-// Host-side pieces of the same operations, for callers holding plain pointers.
+// Host-side pieces of the same operations, for callers holding plain pointers. @p up is not read
+// for the plain activations (Relu, Gelu).
 void activate(Activation kind, float* gate, const float* up, std::int64_t n);
+// GELU exactly as model::DenseFfn computes it (tanh approximation as x / (1 + exp(-2u))).
+void gelu(float* x, std::int64_t n);
 // y (+)= sum_j act[j] * row(index[j]), rows of @p w dequantized one at a time into @p rowScratch.
 void downRows(const cpu::WeightMatrix& w, const float* act, const std::int32_t* index, std::int64_t count,
               float* y, float* rowScratch);

@@ -53,13 +53,16 @@ void FalconForward::forward(const Token* tokens, int n, int start, float* logits
     const std::size_t qkvDim = std::size_t(hp.qDim() + 2 * hp.kvDim());
     const std::size_t kvBytes = sizeof(float) * std::size_t(hp.kvDim());
 
-    for (int t = 0; t < n; ++t) {
-        cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
+    const auto embed = [&] {
+        for (int t = 0; t < n; ++t)
+            cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
+    };
+    embed();
+    for (int t = 0; t < n; ++t)
         cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBase, hp.ropeFreqScale, m_cos.data() + t * half,
                         m_sin.data() + t * half);
-    }
 
-    for (int l = 0; l < hp.nLayer; ++l) {
+    for (int l = offloadWholeLayers(n, start, embed); l < hp.nLayer; ++l) {
         const FalconLayerWeights& lw = w.layers[std::size_t(l)];
 
         for (int t = 0; t < n; ++t) {
@@ -69,19 +72,21 @@ void FalconForward::forward(const Token* tokens, int n, int start, float* logits
                 cpu::layerNorm(x, lw.ffnNorm, lw.ffnNormBias, hp.normEps, nEmbd, m_xn2.data() + t * nEmbd);
         }
 
-        // Attention: fused QKV, rotate Q and K, append K/V to the cache.
-        cpu::matmul(pool, lw.wqkv, m_xn.data(), n, m_qkv.data());
-        for (int t = 0; t < n; ++t) {
-            float* q = m_qkv.data() + std::size_t(t) * qkvDim;
-            float* k = q + hp.qDim();
-            const float* v = k + hp.kvDim();
-            ropeNeox(q, hp.nHead, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
-            ropeNeox(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
-            std::memcpy(m_cache->k(l, start + t), k, kvBytes);
-            std::memcpy(m_cache->v(l, start + t), v, kvBytes);
+        // Attention: fused QKV, rotate Q and K, append K/V to the cache (or all of it on a device).
+        if (!offloadAttention(l, n, start, m_tmp.data())) {
+            cpu::matmul(pool, lw.wqkv, m_xn.data(), n, m_qkv.data());
+            for (int t = 0; t < n; ++t) {
+                float* q = m_qkv.data() + std::size_t(t) * qkvDim;
+                float* k = q + hp.qDim();
+                const float* v = k + hp.kvDim();
+                ropeNeox(q, hp.nHead, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+                ropeNeox(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+                std::memcpy(m_cache->k(l, start + t), k, kvBytes);
+                std::memcpy(m_cache->v(l, start + t), v, kvBytes);
+            }
+            attendAll(l, start, n, m_qkv.data(), qkvDim);
+            cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
         }
-        attendAll(l, start, n, m_qkv.data(), qkvDim);
-        cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
 
         // The FFN runs on the same layer input, in parallel to attention (not after it).
         runFfn(l, lw.ffn, lw.ffnNorm ? m_xn2.data() : m_xn.data(), n, m_ffnOut.data());

@@ -16,6 +16,7 @@
 #include "model/family_sparse_ffn.h"
 #include "model/hyper_params.h"
 #include "model/kv_cache.h"
+#include "model/layer_offload.h"
 
 #include <hearth/status.h>
 
@@ -67,6 +68,14 @@ public:
     {
         if (m_sparse)
             m_sparse->setDecodeFfn(ffn);
+    }
+    // Leading whole layers, chosen layers' attention and predictors on a device (see
+    // model/layer_offload.h); null switches it off. Must outlive every later forward().
+    void setLayerOffload(LayerOffload* offload)
+    {
+        m_offload = offload;
+        if (m_sparse)
+            m_sparse->setLayerOffload(offload);
     }
 
 protected:
@@ -142,6 +151,28 @@ protected:
         return {};
     }
 
+    // Runs the leading layers through the offload when it takes whole layers and returns the first
+    // layer left to the CPU. The residual stream is undefined after a failure, so @p embed makes
+    // it again and the CPU runs every layer.
+    template <typename Embed>
+    [[nodiscard]] int offloadWholeLayers(int n, int start, Embed&& embed)
+    {
+        if (!m_offload || m_offload->wholeLayers() <= 0)
+            return 0;
+        if (m_offload->runWholeLayers(*m_cache, m_x.data(), n, start))
+            return std::min(m_offload->wholeLayers(), m_hp.nLayer);
+        embed();
+        return 0;
+    }
+
+    // @p out = the attention block of @p layer (before the residual add) for the batch in m_x,
+    // computed by the offload; false when the CPU has to.
+    [[nodiscard]] bool offloadAttention(int layer, int n, int start, float* out)
+    {
+        return m_offload && m_offload->hasAttention(layer)
+               && m_offload->runAttention(*m_cache, layer, m_x.data(), n, start, out);
+    }
+
     // m_attn = causal attention of every head of @p n tokens of layer @p layer, the batch
     // starting at position @p start. Token t's query heads are packed at
     // queries + t * queryStride; query head h reads KV head h / (nHead / nHeadKv).
@@ -195,6 +226,7 @@ protected:
     std::unique_ptr<FamilySparseFfn> m_sparse; // null for dense files
     bool m_sparseFile = false;                 // every layer has a predictor
     FfnHook m_ffnHook;
+    LayerOffload* m_offload = nullptr;
 
     // Scratch, B = maxBatch rows each.
     std::vector<float> m_x;      // [B][nEmbd] residual stream

@@ -22,6 +22,7 @@
 #include "cpu/thread_pool.h"
 #include "model/dense_ffn.h"
 #include "model/hyper_params.h"
+#include "model/layer_offload.h"
 #include "sparse/neuron_selection.h"
 #include "sparse/neuron_weights.h"
 #include "sparse/sparse_ffn.h"
@@ -70,6 +71,8 @@ public:
     [[nodiscard]] float threshold() const { return m_threshold; }
     // Null switches it off. @p ffn must outlive every later run().
     void setDecodeFfn(FamilyDecodeFfn* ffn) { m_decodeFfn = ffn; }
+    // Where a decoded token's predictor may run instead (LayerOffload::predict); null: the CPU.
+    void setLayerOffload(LayerOffload* offload) { m_offload = offload; }
 
     // The neuron view of layer @p layer (invalid for layers that run densely).
     [[nodiscard]] const sparse::NeuronWeights& neurons(int layer) const { return m_neurons[std::size_t(layer)]; }
@@ -83,7 +86,14 @@ public:
             return false;
         const int n = batch.tokens;
         sparse::NeuronSelection::Active active = m_selection.all();
-        if (predicted) {
+        // A decoded token's predictor may run on the device, which returns the ids as the CPU would.
+        const std::int64_t offloaded =
+            predicted && n == 1 && m_offload
+                ? m_offload->predict(batch.layer, batch.predictorInput, m_threshold, m_selection.idBuffer())
+                : -1;
+        if (offloaded >= 0) {
+            active = m_selection.predicted(offloaded);
+        } else if (predicted) {
             active = m_selection.predict(pool, ffn.predictor, batch.predictorInput, n, m_threshold);
             if (n > 1 && ffn.denseCapable() && sparse::NeuronSelection::denseIsCheaper(active.count, neurons.nFf))
                 return false;
@@ -108,6 +118,7 @@ private:
     float m_threshold = 0.0f;
     std::int64_t m_nEmbd = 0;
     FamilyDecodeFfn* m_decodeFfn = nullptr;
+    LayerOffload* m_offload = nullptr;
     std::unique_ptr<sparse::SparseFfn> m_cpu;
     std::vector<sparse::NeuronWeights> m_neurons; // per layer
     sparse::NeuronSelection m_selection;

@@ -8,6 +8,7 @@
 
 #include "cpu/matmul.h"
 #include "model/kv_cache.h"
+#include "model/layer_offload.h"
 #include "sparse/neuron_selection.h"
 #include "sparse/neuron_weights.h"
 
@@ -80,40 +81,9 @@ public:
     // Null switches it off. @p ffn must outlive every later forward().
     void setDecodeFfn(DecodeFfn* ffn) { m_decodeFfn = ffn; }
 
-    // Runs parts of the layers somewhere else (a device; the code lives in the api layer, so this
-    // library needs no device code): the leading layers whole (dense files under a VRAM budget),
-    // the attention block of chosen layers, the predictor of chosen layers. Layers it runs keep
-    // their KV cache there and mirror the new rows into this forward pass's cache, so a call that
-    // fails (returns false) leaves the CPU to take over from that point with nothing lost, and
-    // truncating a session needs nothing from it. The defaults offload nothing.
-    class LayerOffload {
-    public:
-        virtual ~LayerOffload() = default;
-        // Layers [0, wholeLayers()) run entirely through runWholeLayers().
-        [[nodiscard]] virtual int wholeLayers() const { return 0; }
-        // Runs those layers for @p n tokens at positions [start, start + n) on @p x (n rows of
-        // nEmbd, in and out), mirroring their K/V rows into @p cache. x is undefined on failure.
-        [[nodiscard]] virtual bool runWholeLayers(KvCache& /*cache*/, float* /*x*/, int /*n*/, int /*start*/)
-        {
-            return false;
-        }
-        [[nodiscard]] virtual bool hasAttention(int /*layer*/) const { return false; }
-        // @p out (n rows of nEmbd) = the attention block of @p layer for the rows of @p x, before
-        // the residual add; K/V rows mirrored into @p cache.
-        [[nodiscard]] virtual bool runAttention(KvCache& /*cache*/, int /*layer*/, const float* /*x*/, int /*n*/,
-                                                int /*start*/, float* /*out*/)
-        {
-            return false;
-        }
-        // The predicted-active neurons of one token (ascending ids into @p active, which holds
-        // nFf), from the residual stream @p x before the FFN norm; -1 when @p layer's predictor
-        // is not there (or failed), so the CPU predicts.
-        [[nodiscard]] virtual std::int64_t predict(int /*layer*/, const float* /*x*/, float /*threshold*/,
-                                                   std::int32_t* /*active*/)
-        {
-            return -1;
-        }
-    };
+    // Runs parts of the layers somewhere else (model/layer_offload.h); the name is kept for the
+    // code written against it here.
+    using LayerOffload = model::LayerOffload;
     // Null switches it off. @p offload must outlive every later forward().
     void setLayerOffload(LayerOffload* offload) { m_offload = offload; }
 

@@ -54,35 +54,42 @@ void OptForward::forward(const Token* tokens, int n, int start, float* logits, b
     const std::int64_t nEmbd = hp.nEmbd;
     const std::size_t rowBytes = sizeof(float) * std::size_t(nEmbd);
 
-    for (int t = 0; t < n; ++t) {
-        float* x = m_x.data() + t * nEmbd;
-        cpu::getRow(w.tokenEmbd, tokens[t], x);
-        cpu::getRow(w.positionEmbd, std::int64_t(start + t) + w.positionOffset, m_row.data());
-        cpu::add(x, m_row.data(), nEmbd);
-    }
+    // Learned positions are added here, with the token embedding: the layers (on the CPU or a
+    // device) see no positions of their own.
+    const auto embed = [&] {
+        for (int t = 0; t < n; ++t) {
+            float* x = m_x.data() + t * nEmbd;
+            cpu::getRow(w.tokenEmbd, tokens[t], x);
+            cpu::getRow(w.positionEmbd, std::int64_t(start + t) + w.positionOffset, m_row.data());
+            cpu::add(x, m_row.data(), nEmbd);
+        }
+    };
+    embed();
 
-    for (int l = 0; l < hp.nLayer; ++l) {
+    for (int l = offloadWholeLayers(n, start, embed); l < hp.nLayer; ++l) {
         const OptLayerWeights& lw = w.layers[std::size_t(l)];
 
-        // Attention block.
-        for (int t = 0; t < n; ++t)
-            cpu::layerNorm(m_x.data() + t * nEmbd, lw.attnNorm, lw.attnNormBias, hp.normEps, nEmbd,
-                           m_xn.data() + t * nEmbd);
-        {
-            const cpu::WeightMatrix ws[3] = {lw.wq, lw.wk, lw.wv};
-            float* const ys[3] = {m_q.data(), m_k.data(), m_v.data()};
-            cpu::matmulShared(pool, ws, ys, 3, m_xn.data(), n);
+        // Attention block (on a device when the offload takes it).
+        if (!offloadAttention(l, n, start, m_tmp.data())) {
+            for (int t = 0; t < n; ++t)
+                cpu::layerNorm(m_x.data() + t * nEmbd, lw.attnNorm, lw.attnNormBias, hp.normEps, nEmbd,
+                               m_xn.data() + t * nEmbd);
+            {
+                const cpu::WeightMatrix ws[3] = {lw.wq, lw.wk, lw.wv};
+                float* const ys[3] = {m_q.data(), m_k.data(), m_v.data()};
+                cpu::matmulShared(pool, ws, ys, 3, m_xn.data(), n);
+            }
+            addBias(m_q.data(), lw.bq, n, nEmbd);
+            addBias(m_k.data(), lw.bk, n, nEmbd);
+            addBias(m_v.data(), lw.bv, n, nEmbd);
+            for (int t = 0; t < n; ++t) {
+                std::memcpy(m_cache->k(l, start + t), m_k.data() + t * nEmbd, rowBytes);
+                std::memcpy(m_cache->v(l, start + t), m_v.data() + t * nEmbd, rowBytes);
+            }
+            attendAll(l, start, n, m_q.data(), std::size_t(nEmbd));
+            cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
+            addBias(m_tmp.data(), lw.bo, n, nEmbd);
         }
-        addBias(m_q.data(), lw.bq, n, nEmbd);
-        addBias(m_k.data(), lw.bk, n, nEmbd);
-        addBias(m_v.data(), lw.bv, n, nEmbd);
-        for (int t = 0; t < n; ++t) {
-            std::memcpy(m_cache->k(l, start + t), m_k.data() + t * nEmbd, rowBytes);
-            std::memcpy(m_cache->v(l, start + t), m_v.data() + t * nEmbd, rowBytes);
-        }
-        attendAll(l, start, n, m_q.data(), std::size_t(nEmbd));
-        cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
-        addBias(m_tmp.data(), lw.bo, n, nEmbd);
         cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
 
         // Feed-forward block.
