@@ -245,17 +245,27 @@ bool halvesAreFinite(const std::uint16_t* halves, std::size_t count)
     return found == 0;
 }
 
+namespace {
+
+// Sets w.finiteHalves from @p halves, the matrix's rows or a copy of them. Run on the copy when
+// there is one: the file's mapping would fault in every page first (1.7 s for the 1.1B F16
+// model, against 0.1 s for the copy).
+void markFiniteHalves(WeightMatrix& w, const void* halves)
+{
+    w.finiteHalves = halvesAreFinite(static_cast<const std::uint16_t*>(halves),
+                                     static_cast<std::size_t>(w.rows) * static_cast<std::size_t>(w.cols));
+}
+
+} // namespace
+
 bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
 {
-    if (w.type == DType::F16 && w.data && w.rows > 0 && w.cols > 0) {
-        w.finiteHalves = halvesAreFinite(static_cast<const std::uint16_t*>(w.data),
-                                         static_cast<std::size_t>(w.rows) * static_cast<std::size_t>(w.cols));
-    }
-    if (!enabled() || w.packing != Packing::None || !w.data || w.rows < kQ4x16Rows || w.cols <= 0) {
-        return false;
-    }
-    if ((w.type == DType::F16 || w.type == DType::F32) && hugePagesEnabled()) {
+    const bool packable = enabled() && w.packing == Packing::None && w.data && w.rows >= kQ4x16Rows && w.cols > 0;
+    if (packable && (w.type == DType::F16 || w.type == DType::F32) && hugePagesEnabled()) {
         std::uint8_t* copy = copyRows(w);
+        if (w.type == DType::F16) {
+            markFiniteHalves(w, copy ? copy : w.data);
+        }
         if (!copy) {
             return false;
         }
@@ -263,6 +273,12 @@ bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
         w.packing = Packing::Rows;
         w.packedRows = w.rows;
         return true;
+    }
+    if (w.type == DType::F16 && w.data && w.rows > 0 && w.cols > 0) {
+        markFiniteHalves(w, w.data);
+    }
+    if (!packable) {
+        return false;
     }
     if (w.type != DType::Q4_0 || w.cols % QK4_0 != 0 || !kernels.gemmQ4_0x16) {
         return false;
