@@ -4,7 +4,8 @@
 // Helpers shared by the tests that run sessions on the emulated device (tst_session_hybrid,
 // tst_session_offload, tst_device_layers, tst_family_sparse): the session parameters that pick
 // a device and a budget, a prompt-then-decode run, the logits' error measure, and reading counts
-// out of a placement report.
+// out of a placement report, and
+// a conversation (prompt, decode, regenerate, reset, full context) that records every step's logits.
 
 #include <hearth/model.h>
 #include <hearth/session.h>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -93,5 +95,75 @@ inline std::pair<long long, long long> hotCounts(const std::string& report)
         return {-1, -1};
     return {m.captured(1).toLongLong(), m.captured(2).toLongLong()};
 }
+
+// "K of N layers (attention, KV cache and FFN)" in a whole-layer offload report: K, or -1.
+inline int offloadedLayers(const std::string& report)
+{
+    static const QRegularExpression re(QStringLiteral("(\\d+) of (\\d+) layers \\(attention"));
+    const auto m = re.match(QString::fromStdString(report));
+    return m.hasMatch() ? m.captured(1).toInt() : -1;
+}
+
+// "attention of A/N layers and predictors of P/N layers" in a hybrid report: {A, N, P}, or
+// {-1, -1, -1}.
+inline std::tuple<int, int, int> deviceLayerCounts(const std::string& report)
+{
+    static const QRegularExpression re(QStringLiteral("attention of (\\d+)/(\\d+) layers and predictors of (\\d+)/"));
+    const auto m = re.match(QString::fromStdString(report));
+    if (!m.hasMatch())
+        return {-1, -1, -1};
+    return {m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt()};
+}
+
+// A prompt of @p n ordinary tokens, different for each @p seed.
+inline std::vector<Token> conversationPrompt(int n, int seed)
+{
+    std::vector<Token> tokens;
+    for (int i = 0; i < n; ++i)
+        tokens.push_back(Token(3 + (seed + 17 * i) % 250));
+    return tokens;
+}
+
+// One conversation's logits after each step, as a chat front end drives a session: a prompt of
+// @p promptTokens, decoded tokens, a regeneration (drop three tokens, take another path), a reset
+// and another prompt, then the context filled to the end and trimmed to a prefix with new tokens
+// after it. A failing step ends it early (fewer logits).
+inline std::vector<std::vector<float>> converse(Session& s, int promptTokens)
+{
+    std::vector<std::vector<float>> out;
+    const auto keep = [&] { out.emplace_back(s.logits().begin(), s.logits().end()); };
+    if (!s.prefill(conversationPrompt(promptTokens, 1)).ok())
+        return out;
+    keep();
+    for (int i = 0; i < 5; ++i) {
+        if (!s.decode(Token(10 + 7 * i)).ok())
+            return out;
+        keep();
+    }
+    s.truncate(s.position() - 3);
+    for (int i = 0; i < 4; ++i) {
+        if (!s.decode(Token(40 + 11 * i)).ok())
+            return out;
+        keep();
+    }
+    s.reset();
+    if (!s.prefill(conversationPrompt(5, 9)).ok())
+        return out;
+    keep();
+    while (s.position() < s.contextLength()) {
+        if (!s.decode(Token(5 + s.position() % 200)).ok())
+            return out;
+    }
+    keep();
+    s.truncate(4);
+    if (!s.prefill(conversationPrompt(9, 3)).ok())
+        return out;
+    keep();
+    if (!s.decode(Token(77)).ok())
+        return out;
+    keep();
+    return out;
+}
+
 
 } // namespace hearth::test

@@ -47,71 +47,6 @@ constexpr int kContext = 40;
 constexpr int kBatch = 4;
 constexpr int kPromptTokens = 11; // more than two batches
 
-// "K of N layers" in a whole-layer report, or -1.
-int offloadedLayers(const std::string& report)
-{
-    static const QRegularExpression re(QStringLiteral("(\\d+) of (\\d+) layers \\(attention"));
-    const auto m = re.match(QString::fromStdString(report));
-    return m.hasMatch() ? m.captured(1).toInt() : -1;
-}
-
-// "attention of A/N layers and predictors of P/N layers" in a hybrid report: {A, P}, or {-1, -1}.
-std::pair<int, int> deviceLayerCounts(const std::string& report)
-{
-    static const QRegularExpression re(QStringLiteral("attention of (\\d+)/(\\d+) layers and predictors of (\\d+)/"));
-    const auto m = re.match(QString::fromStdString(report));
-    if (!m.hasMatch())
-        return {-1, -1};
-    return {m.captured(1).toInt(), m.captured(3).toInt()};
-}
-
-std::vector<Token> prompt(int n, int seed)
-{
-    std::vector<Token> tokens;
-    for (int i = 0; i < n; ++i)
-        tokens.push_back(Token(3 + (seed + 17 * i) % 250));
-    return tokens;
-}
-
-// One conversation's logits after each step: a prompt, decoded tokens, a truncation and new
-// tokens, a reset and another prompt, then the context filled to the end and trimmed.
-std::vector<std::vector<float>> converse(Session& s)
-{
-    std::vector<std::vector<float>> out;
-    const auto keep = [&] { out.emplace_back(s.logits().begin(), s.logits().end()); };
-    if (!s.prefill(prompt(kPromptTokens, 1)).ok())
-        return out;
-    keep();
-    for (int i = 0; i < 5; ++i) {
-        if (!s.decode(Token(10 + 7 * i)).ok())
-            return out;
-        keep();
-    }
-    s.truncate(s.position() - 3);
-    for (int i = 0; i < 4; ++i) {
-        if (!s.decode(Token(40 + 11 * i)).ok())
-            return out;
-        keep();
-    }
-    s.reset();
-    if (!s.prefill(prompt(5, 9)).ok())
-        return out;
-    keep();
-    while (s.position() < s.contextLength()) {
-        if (!s.decode(Token(5 + s.position() % 200)).ok())
-            return out;
-    }
-    keep();
-    s.truncate(4);
-    if (!s.prefill(prompt(9, 3)).ok())
-        return out;
-    keep();
-    if (!s.decode(Token(77)).ok())
-        return out;
-    keep();
-    return out;
-}
-
 constexpr int kConversationSteps = 14;
 
 SessionParams params(const std::string& device, double budgetGiB = -1)
@@ -142,7 +77,7 @@ std::string check(const std::shared_ptr<const Model>& model, const SessionParams
         return {};
     }
     const std::string report = (*session)->placementReport();
-    const auto run = converse(**session);
+    const auto run = converse(**session, kPromptTokens);
     if (run.size() != reference.size()) {
         qWarning("the conversation stopped after %zu of %zu steps (%s)", run.size(), reference.size(), report.c_str());
         return {};
@@ -170,6 +105,31 @@ std::unique_ptr<model::FamilyForward> familyForward(const Model& m)
     }
     return nullptr;
 }
+
+// Two forward passes of one model, the second with a layer offload: step() runs a batch
+// through both and returns the relative error between their logits (every row of the batch).
+struct ForwardPair {
+    explicit ForwardPair(const Model& m)
+        : cpu(familyForward(m))
+        , mixed(familyForward(m))
+    {
+        if (cpu) {
+            want.resize(std::size_t(cpu->vocabSize()) * kBatch);
+            got.resize(want.size());
+        }
+    }
+    [[nodiscard]] bool valid() const { return cpu && mixed; }
+    double step(const std::vector<Token>& tokens, int start)
+    {
+        cpu->forward(tokens.data(), int(tokens.size()), start, want.data(), true);
+        mixed->forward(tokens.data(), int(tokens.size()), start, got.data(), true);
+        return relativeError(want, got);
+    }
+
+    std::unique_ptr<model::FamilyForward> cpu;
+    std::unique_ptr<model::FamilyForward> mixed;
+    std::vector<float> want, got;
+};
 
 // A CUDA module built before the falcon/opt entries: its table ends at `add`. Host memory stands
 // in for the GPU; the operations only count their calls.
@@ -361,7 +321,7 @@ private slots:
 
         auto cpu = Session::create(model, params("", 0));
         QVERIFY2(cpu.ok(), cpu.message().c_str());
-        const auto reference = converse(**cpu);
+        const auto reference = converse(**cpu, kPromptTokens);
         QCOMPARE(int(reference.size()), kConversationSteps);
 
         const std::string zero = check(model, params(emulated(1 << 30), 0), reference, tolerance);
@@ -405,24 +365,16 @@ private slots:
         const std::string a = arch.toStdString();
         const auto model = writeDense(options(a, a + "-tiny", DType::F16, "relu"));
         QVERIFY(model);
-        auto cpu = familyForward(*model);
-        auto mixed = familyForward(*model);
-        QVERIFY(cpu && mixed);
+        ForwardPair pair(*model);
+        QVERIFY(pair.valid());
         auto owned = std::make_unique<device::EmulatedDevice>();
         device::EmulatedDevice* dev = owned.get();
         std::string report;
         auto offload = DenseOffloadSession::create(*model, std::move(owned), kContext, kBatch, report);
         QVERIFY2(offload, report.c_str());
         QCOMPARE(offload->wholeLayers(), kLayers);
-        mixed->setLayerOffload(offload.get());
-
-        const int vocab = cpu->vocabSize();
-        std::vector<float> want(std::size_t(vocab) * kBatch), got(std::size_t(vocab) * kBatch);
-        const auto step = [&](const std::vector<Token>& tokens, int start) {
-            cpu->forward(tokens.data(), int(tokens.size()), start, want.data(), true);
-            mixed->forward(tokens.data(), int(tokens.size()), start, got.data(), true);
-            return relativeError(want, got);
-        };
+        pair.mixed->setLayerOffload(offload.get());
+        const auto step = [&](const std::vector<Token>& tokens, int start) { return pair.step(tokens, start); };
         QVERIFY(step({5, 6, 7, 8}, 0) <= 1e-4);
         QVERIFY(step({9}, 4) <= 1e-4);
         QVERIFY(step({10, 11}, 5) <= 1e-4);
@@ -464,7 +416,7 @@ private slots:
 
         auto cpu = Session::create(model, params("", 0));
         QVERIFY2(cpu.ok(), cpu.message().c_str());
-        const auto reference = converse(**cpu);
+        const auto reference = converse(**cpu, kPromptTokens);
         QCOMPARE(int(reference.size()), kConversationSteps);
 
         const std::string zero = check(model, params(emulated(1 << 30), 0), reference, tolerance);
@@ -472,7 +424,7 @@ private slots:
 
         const std::string all = check(model, params(emulated(1 << 30)), reference, tolerance);
         QVERIFY2(all.starts_with("GPU "), all.c_str());
-        QCOMPARE(deviceLayerCounts(all), std::make_pair(kLayers, kLayers));
+        QCOMPARE(deviceLayerCounts(all), std::make_tuple(kLayers, kLayers, kLayers));
         const auto [hotAll, totalAll] = hotCounts(all);
         QVERIFY2(totalAll > 0 && hotAll == totalAll, all.c_str());
 
@@ -488,7 +440,7 @@ private slots:
             const std::string report = (*session)->placementReport();
             if (report.starts_with("CPU only: "))
                 continue;
-            const auto [attention, predictors] = deviceLayerCounts(report);
+            const auto [attention, layers, predictors] = deviceLayerCounts(report);
             const auto [hot, total] = hotCounts(report);
             QVERIFY2(attention >= 0 && hot >= 0, report.c_str());
             QVERIFY2(attention >= lastAttention && hot >= lastHot, report.c_str());
@@ -542,17 +494,10 @@ private slots:
         QVERIFY(layers);
         QCOMPARE(layers->attentionLayers(), int(std::count(onAttention.begin(), onAttention.end(), true)));
         QCOMPARE(layers->predictorLayers(), int(std::count(onPredictor.begin(), onPredictor.end(), true)));
-        auto cpu = familyForward(*model);
-        auto mixed = familyForward(*model);
-        QVERIFY(cpu && mixed);
-        mixed->setLayerOffload(layers.get());
-        const int vocab = cpu->vocabSize();
-        std::vector<float> want(static_cast<std::size_t>(vocab)), got(static_cast<std::size_t>(vocab));
-        const auto step = [&](const std::vector<Token>& tokens, int start) {
-            cpu->forward(tokens.data(), int(tokens.size()), start, want.data(), false);
-            mixed->forward(tokens.data(), int(tokens.size()), start, got.data(), false);
-            return relativeError(want, got);
-        };
+        ForwardPair pair(*model);
+        QVERIFY(pair.valid());
+        pair.mixed->setLayerOffload(layers.get());
+        const auto step = [&](const std::vector<Token>& tokens, int start) { return pair.step(tokens, start); };
         QVERIFY(step({3, 40, 77, 120}, 0) <= 1e-4);
         QVERIFY(step({9, 18, 27}, 4) <= 1e-4);
         for (int pos = 7; pos < 14; ++pos)
@@ -581,19 +526,11 @@ private slots:
         QVERIFY(layers);
         QCOMPARE(layers->attentionLayers(), kLayers);
         QCOMPARE(layers->predictorLayers(), kLayers);
-        auto cpu = familyForward(*model);
-        auto mixed = familyForward(*model);
-        QVERIFY(cpu && mixed);
-        QVERIFY(mixed->sparseCapable());
-        mixed->setLayerOffload(layers.get());
-
-        const int vocab = cpu->vocabSize();
-        std::vector<float> want(static_cast<std::size_t>(vocab)), got(static_cast<std::size_t>(vocab));
-        const auto step = [&](const std::vector<Token>& tokens, int start) {
-            cpu->forward(tokens.data(), int(tokens.size()), start, want.data(), false);
-            mixed->forward(tokens.data(), int(tokens.size()), start, got.data(), false);
-            return relativeError(want, got);
-        };
+        ForwardPair pair(*model);
+        QVERIFY(pair.valid());
+        QVERIFY(pair.mixed->sparseCapable());
+        pair.mixed->setLayerOffload(layers.get());
+        const auto step = [&](const std::vector<Token>& tokens, int start) { return pair.step(tokens, start); };
         QVERIFY(step({5, 6, 7}, 0) <= 1e-4);
         QVERIFY(step({8}, 3) <= 1e-4);
         QVERIFY(step({9}, 4) <= 1e-4);

@@ -37,16 +37,6 @@ int argmax(std::span<const float> v)
     return int(std::max_element(v.begin(), v.end()) - v.begin());
 }
 
-// "attention of A/N layers and predictors of P/N layers" in a report, or {-1, -1, -1}.
-std::tuple<int, int, int> deviceLayerCounts(const std::string& report)
-{
-    static const QRegularExpression re(QStringLiteral("attention of (\\d+)/(\\d+) layers and predictors of (\\d+)/"));
-    const auto m = re.match(QString::fromStdString(report));
-    if (!m.hasMatch())
-        return {-1, -1, -1};
-    return {m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt()};
-}
-
 } // namespace
 
 class TestSessionHybrid : public QObject {
@@ -266,7 +256,7 @@ private slots:
     void attentionAndPredictorsOnTheDevice()
     {
         const Run run = decode(params("emulated:1073741824"), m_reference.tokens);
-        const auto [attention, layers, predictors] = deviceLayerCounts(run.report);
+        const auto [attention, layers, predictors] = test::deviceLayerCounts(run.report);
         QVERIFY2(attention >= 0, run.report.c_str());
         QVERIFY2(layers > 0 && attention == layers && predictors == layers, run.report.c_str());
         compareWithReference(run);

@@ -32,63 +32,6 @@ namespace {
 constexpr int kLayers = 4;
 constexpr int kPromptTokens = 11; // more than one batch of params().batchSize
 
-// "K of N layers" in a report, or -1.
-int offloadedLayers(const std::string& report)
-{
-    static const QRegularExpression re(QStringLiteral("(\\d+) of (\\d+) layers"));
-    const auto m = re.match(QString::fromStdString(report));
-    return m.hasMatch() ? m.captured(1).toInt() : -1;
-}
-
-std::vector<Token> prompt(int n, int seed)
-{
-    std::vector<Token> tokens;
-    for (int i = 0; i < n; ++i)
-        tokens.push_back(Token(3 + (seed + 17 * i) % 250));
-    return tokens;
-}
-
-// One conversation's logits after each step: a prompt, decoded tokens, a truncation and new
-// tokens, a reset and another prompt, then the context filled to the end.
-std::vector<std::vector<float>> converse(Session& s)
-{
-    std::vector<std::vector<float>> out;
-    const auto keep = [&] { out.emplace_back(s.logits().begin(), s.logits().end()); };
-    if (!s.prefill(prompt(kPromptTokens, 1)).ok())
-        return out;
-    keep();
-    for (int i = 0; i < 5; ++i) {
-        if (!s.decode(Token(10 + 7 * i)).ok())
-            return out;
-        keep();
-    }
-    // Regenerate: drop the last three tokens, then take another path.
-    s.truncate(s.position() - 3);
-    for (int i = 0; i < 4; ++i) {
-        if (!s.decode(Token(40 + 11 * i)).ok())
-            return out;
-        keep();
-    }
-    s.reset();
-    if (!s.prefill(prompt(5, 9)).ok())
-        return out;
-    keep();
-    // Fill the context, then trim it as a chat front end does (keep a prefix, re-feed the rest).
-    while (s.position() < s.contextLength()) {
-        if (!s.decode(Token(5 + s.position() % 200)).ok())
-            return out;
-    }
-    keep();
-    s.truncate(4);
-    if (!s.prefill(prompt(9, 3)).ok())
-        return out;
-    keep();
-    if (!s.decode(Token(77)).ok())
-        return out;
-    keep();
-    return out;
-}
-
 } // namespace
 
 class TestSessionOffload : public QObject {
@@ -138,7 +81,7 @@ private:
         }
         const std::string report = (*session)->placementReport();
         qInfo("%s", report.c_str());
-        const auto run = converse(**session);
+        const auto run = test::converse(**session, kPromptTokens);
         if (run.size() != reference.size()) {
             qWarning("the conversation stopped after %zu of %zu steps", run.size(), reference.size());
             return {};
@@ -164,7 +107,7 @@ private slots:
         QVERIFY(m_f16);
         auto cpu = Session::create(m_f16, params("", 0));
         QVERIFY(cpu.ok());
-        m_reference = converse(**cpu);
+        m_reference = test::converse(**cpu, kPromptTokens);
         QCOMPARE(int(m_reference.size()), 14);
     }
 
@@ -178,7 +121,7 @@ private slots:
     {
         const std::string report = check(m_f16, params("emulated:1073741824"), m_reference);
         QVERIFY2(report.starts_with("GPU Hearth emulated device: "), report.c_str());
-        QCOMPARE(offloadedLayers(report), kLayers);
+        QCOMPARE(test::offloadedLayers(report), kLayers);
         QVERIFY2(report.find("rest run on the CPU") == std::string::npos, report.c_str());
     }
 
@@ -190,7 +133,7 @@ private slots:
             auto session = Session::create(m_f16, params("emulated:" + std::to_string(bytes)));
             QVERIFY(session.ok());
             const std::string report = (*session)->placementReport();
-            const int k = std::max(0, offloadedLayers(report));
+            const int k = std::max(0, test::offloadedLayers(report));
             if (seen[std::size_t(k)])
                 continue;
             seen[std::size_t(k)] = true;
@@ -220,7 +163,7 @@ private slots:
         // The budget claims 1 GiB; allocations past 300 KiB fail as on a GPU that lied about its
         // free memory. The layers that were placed stay; the rest run on the CPU.
         const std::string report = check(m_f16, params("emulated:1073741824:307200"), m_reference);
-        const int k = offloadedLayers(report);
+        const int k = test::offloadedLayers(report);
         QVERIFY2(k > 0 && k < kLayers, report.c_str());
         QVERIFY2(report.find("out of memory") != std::string::npos, report.c_str());
     }
@@ -231,12 +174,12 @@ private slots:
         QVERIFY(model);
         auto cpu = Session::create(model, params("", 0));
         QVERIFY(cpu.ok());
-        const auto reference = converse(**cpu);
+        const auto reference = test::converse(**cpu, kPromptTokens);
         // The CPU multiplies Q4_0 weights from an interleaved copy (cpu/weight_pack.h), the device
         // from the file's rows: sums differ in the last bit, and the activations' Q8 rounding
         // can turn that into a visible step now and then. Hence a looser bound than for F16.
         const std::string report = check(model, params("emulated:1073741824"), reference, 2e-2);
-        QCOMPARE(offloadedLayers(report), kLayers);
+        QCOMPARE(test::offloadedLayers(report), kLayers);
     }
 
     void deviceFailureHandsLayersBack()

@@ -497,29 +497,9 @@ public:
             return failed(name, "could not place the layers");
         double worst = 0;
         if (batched) {
-            constexpr int kPrompt = 5;
-            const std::size_t kvRow = std::size_t(p.nHeadKv) * std::size_t(p.headDim);
-            const std::size_t cache = std::size_t(p.contextLength) * kvRow;
-            std::vector<float> gk(2 * cache), gv(2 * cache), rk(2 * cache), rv(2 * cache);
-            const KvMirror gm[2] = {{gk.data(), gv.data()}, {gk.data() + cache, gv.data() + cache}};
-            auto g = randomFloats(std::size_t(p.nEmbd) * kPrompt, 60);
-            auto r = g;
-            if (!(*onGpu)->forward(g.data(), kPrompt, 0, gm).ok())
-                return failed(name, "batched forward failed");
-            for (int pos = 0; pos < kPrompt; ++pos) {
-                const KvMirror rm[2] = {{rk.data() + pos * kvRow, rv.data() + pos * kvRow},
-                                        {rk.data() + cache + pos * kvRow, rv.data() + cache + pos * kvRow}};
-                if (!(*onRef)->forward(r.data() + std::size_t(pos) * std::size_t(p.nEmbd), 1, pos, rm).ok())
-                    return failed(name, "forward failed");
-            }
-            worst = std::max({relativeError(g, r), relativeError(gk, rk), relativeError(gv, rv)});
-            for (int pos = kPrompt; pos < kPrompt + 3; ++pos) {
-                auto gd = randomFloats(std::size_t(p.nEmbd), 70 + pos);
-                auto rd = gd;
-                if (!(*onGpu)->forward(gd.data(), pos).ok() || !(*onRef)->forward(rd.data(), pos).ok())
-                    return failed(name, "forward failed");
-                worst = std::max(worst, relativeError(gd, rd));
-            }
+            worst = promptThenDecode(name, p, **onGpu, **onRef, 60);
+            if (worst < 0)
+                return;
             record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
             return;
         }
@@ -604,35 +584,53 @@ public:
         auto onRef = DenseOffload::create(m_ref, p, layers);
         if (!onGpu || !onRef || (*onGpu)->offloadedLayers() != 2 || (*onRef)->offloadedLayers() != 2)
             return failed(name, onGpu && onRef ? (*onGpu)->limit() + (*onRef)->limit() : "could not place the layers");
-        constexpr int kPrompt = 5;
-        const std::size_t kvRow = std::size_t(kvDim);
-        const std::size_t cache = std::size_t(p.contextLength) * kvRow;
-        std::vector<float> gk(2 * cache), gv(2 * cache), rk(2 * cache), rv(2 * cache);
-        const KvMirror gm[2] = {{gk.data(), gv.data()}, {gk.data() + cache, gv.data() + cache}};
-        auto g = randomFloats(std::size_t(p.nEmbd) * kPrompt, 61);
-        auto r = g;
-        if (!(*onGpu)->forward(g.data(), kPrompt, 0, gm).ok())
-            return failed(name, "batched forward failed");
-        for (int pos = 0; pos < kPrompt; ++pos) {
-            const KvMirror rm[2] = {{rk.data() + pos * kvRow, rv.data() + pos * kvRow},
-                                    {rk.data() + cache + pos * kvRow, rv.data() + cache + pos * kvRow}};
-            if (!(*onRef)->forward(r.data() + std::size_t(pos) * std::size_t(p.nEmbd), 1, pos, rm).ok())
-                return failed(name, "forward failed");
-        }
-        double worst = std::max({relativeError(g, r), relativeError(gk, rk), relativeError(gv, rv)});
-        for (int pos = kPrompt; pos < kPrompt + 3; ++pos) {
-            auto gd = randomFloats(std::size_t(p.nEmbd), 71 + pos);
-            auto rd = gd;
-            if (!(*onGpu)->forward(gd.data(), pos).ok() || !(*onRef)->forward(rd.data(), pos).ok())
-                return failed(name, "forward failed");
-            worst = std::max(worst, relativeError(gd, rd));
-        }
+        const double worst = promptThenDecode(name, p, **onGpu, **onRef, 61);
+        if (worst < 0)
+            return;
         record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
     }
 
     [[nodiscard]] const std::vector<CheckResult>& results() const { return m_results; }
 
 private:
+    // Two offloaded layers: a 5-token prompt in one call on the GPU against the reference token
+    // by token, K/V mirrored on both, then 3 decoded tokens. The worst relative error of the
+    // outputs and the mirrored K/V rows, or -1 (with the failure recorded) when a call fails.
+    double promptThenDecode(const std::string& name, const DenseModelParams& p, DenseOffload& onGpu,
+                            DenseOffload& onRef, std::uint32_t seed)
+    {
+        constexpr int kPrompt = 5;
+        const std::size_t kvRow = std::size_t(p.nHeadKv) * std::size_t(p.headDim);
+        const std::size_t cache = std::size_t(p.contextLength) * kvRow;
+        std::vector<float> gk(2 * cache), gv(2 * cache), rk(2 * cache), rv(2 * cache);
+        const KvMirror gm[2] = {{gk.data(), gv.data()}, {gk.data() + cache, gv.data() + cache}};
+        auto g = randomFloats(std::size_t(p.nEmbd) * kPrompt, seed);
+        auto r = g;
+        if (!onGpu.forward(g.data(), kPrompt, 0, gm).ok()) {
+            failed(name, "batched forward failed");
+            return -1;
+        }
+        for (int pos = 0; pos < kPrompt; ++pos) {
+            const KvMirror rm[2] = {{rk.data() + pos * kvRow, rv.data() + pos * kvRow},
+                                    {rk.data() + cache + pos * kvRow, rv.data() + cache + pos * kvRow}};
+            if (!onRef.forward(r.data() + std::size_t(pos) * std::size_t(p.nEmbd), 1, pos, rm).ok()) {
+                failed(name, "forward failed");
+                return -1;
+            }
+        }
+        double worst = std::max({relativeError(g, r), relativeError(gk, rk), relativeError(gv, rv)});
+        for (int pos = kPrompt; pos < kPrompt + 3; ++pos) {
+            auto gd = randomFloats(std::size_t(p.nEmbd), seed + 10 + std::uint32_t(pos));
+            auto rd = gd;
+            if (!onGpu.forward(gd.data(), pos).ok() || !onRef.forward(rd.data(), pos).ok()) {
+                failed(name, "forward failed");
+                return -1;
+            }
+            worst = std::max(worst, relativeError(gd, rd));
+        }
+        return worst;
+    }
+
     Device& m_gpu;
     Device& m_ref;
     bool m_emulated;

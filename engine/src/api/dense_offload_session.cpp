@@ -6,8 +6,30 @@
 
 #include <algorithm>
 #include <new>
+#include <optional>
 
 namespace hearth {
+
+namespace {
+
+// The model's layers as whole-layer offload takes them, or nothing with @p report saying why
+// the session stays on the CPU.
+std::optional<DeviceModelLayers> offloadableLayers(const Model& model, int contextLength, int batchSize,
+                                                   std::string& report)
+{
+    auto described = deviceModelLayers(model, contextLength, batchSize);
+    if (!described) {
+        report = cpuOnlyReport(described.message());
+        return std::nullopt;
+    }
+    if (!described->wholeLayerProblem.empty()) {
+        report = cpuOnlyReport(described->wholeLayerProblem);
+        return std::nullopt;
+    }
+    return std::move(described).value();
+}
+
+} // namespace
 
 DenseOffloadSession::~DenseOffloadSession() = default;
 
@@ -18,15 +40,9 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
         report = cpuOnlyReport("the VRAM budget is 0");
         return nullptr;
     }
-    auto described = deviceModelLayers(model, contextLength, batchSize);
-    if (!described) {
-        report = cpuOnlyReport(described.message());
+    // Checked before opening the device, which takes a while for a real GPU.
+    if (!offloadableLayers(model, contextLength, batchSize, report))
         return nullptr;
-    }
-    if (!described->wholeLayerProblem.empty()) {
-        report = cpuOnlyReport(described->wholeLayerProblem);
-        return nullptr;
-    }
     auto opened = openSessionDevice(params);
     if (!opened) {
         report = cpuOnlyReport(opened.message());
@@ -43,15 +59,9 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
         report = cpuOnlyReport("no device");
         return nullptr;
     }
-    auto described = deviceModelLayers(model, contextLength, batchSize);
-    if (!described) {
-        report = cpuOnlyReport(described.message());
+    const auto described = offloadableLayers(model, contextLength, batchSize, report);
+    if (!described)
         return nullptr;
-    }
-    if (!described->wholeLayerProblem.empty()) {
-        report = cpuOnlyReport(described->wholeLayerProblem);
-        return nullptr;
-    }
     const std::vector<device::DenseLayerWeights>& layers = described->layers;
     std::unique_ptr<DenseOffloadSession> s(new DenseOffloadSession());
     s->m_device = std::move(device);

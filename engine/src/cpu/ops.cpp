@@ -68,6 +68,20 @@ void ropeNormal(float* x, int nHeads, int headDim, int nRot, const float* cosTab
     }
 }
 
+void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable)
+{
+    const int half = nRot / 2;
+    for (int h = 0; h < nHeads; ++h) {
+        float* head = x + std::int64_t(h) * headDim;
+        for (int i = 0; i < half; ++i) {
+            const float a = head[i];
+            const float b = head[i + half];
+            head[i] = a * cosTable[i] - b * sinTable[i];
+            head[i + half] = a * sinTable[i] + b * cosTable[i];
+        }
+    }
+}
+
 void softmax(float* x, std::int64_t n)
 {
     if (n <= 0)

@@ -20,6 +20,11 @@ void layerNorm(const float* x, const float* weight, const float* bias, float eps
 // Dimensions past nRot are left alone. @p x holds nHeads heads of headDim floats.
 void ropeNormal(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable);
 
+// Rotary embedding in GPT-NeoX style (llama.cpp's "neox" mode, used by falcon): within each
+// head, x[i] and x[i + nRot/2] rotate together by the angle of cosTable[i]/sinTable[i], for
+// i < nRot/2. Dimensions past nRot are left alone.
+void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable);
+
 // Fills cosTable/sinTable (nRot / 2 each) for position @p pos:
 // angle_i = pos * freqScale * freqBase^(-2i / nRot).
 void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable);

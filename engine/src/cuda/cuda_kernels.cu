@@ -244,23 +244,32 @@ __global__ void compactKernel(const float* logits, std::int64_t n, float thresho
 }
 
 constexpr int kNormThreads = 256;
-__global__ void rmsNormKernel(const float* x, const float* weight, float eps, std::int64_t n, float* out)
+
+// The sum over the block of every thread's @p value (double, as the CPU's norms accumulate),
+// returned to all threads. @p partial is the block's shared scratch; it may be reused after.
+__device__ double blockSum(double value, double* partial)
 {
-    // Double accumulation, as the CPU's rmsNorm does.
-    __shared__ double partial[kNormThreads];
-    const float* row = x + std::int64_t(blockIdx.x) * n;
-    float* o = out + std::int64_t(blockIdx.x) * n;
-    double sum = 0.0;
-    for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads)
-        sum += double(row[i]) * double(row[i]);
-    partial[threadIdx.x] = sum;
+    partial[threadIdx.x] = value;
     __syncthreads();
     for (int s = kNormThreads / 2; s > 0; s /= 2) {
         if (threadIdx.x < s)
             partial[threadIdx.x] += partial[threadIdx.x + s];
         __syncthreads();
     }
-    const float scale = float(1.0 / sqrt(partial[0] / double(n) + double(eps)));
+    const double sum = partial[0];
+    __syncthreads(); // everyone has read partial[0] before it is reused
+    return sum;
+}
+
+__global__ void rmsNormKernel(const float* x, const float* weight, float eps, std::int64_t n, float* out)
+{
+    __shared__ double partial[kNormThreads];
+    const float* row = x + std::int64_t(blockIdx.x) * n;
+    float* o = out + std::int64_t(blockIdx.x) * n;
+    double sum = 0.0;
+    for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads)
+        sum += double(row[i]) * double(row[i]);
+    const float scale = float(1.0 / sqrt(blockSum(sum, partial) / double(n) + double(eps)));
     for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads)
         o[i] = row[i] * scale * weight[i];
 }
@@ -276,28 +285,13 @@ __global__ void layerNormKernel(const float* x, const float* weight, const float
     double sum = 0.0;
     for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads)
         sum += double(row[i]);
-    partial[threadIdx.x] = sum;
-    __syncthreads();
-    for (int s = kNormThreads / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s)
-            partial[threadIdx.x] += partial[threadIdx.x + s];
-        __syncthreads();
-    }
-    const double mean = partial[0] / double(n);
-    __syncthreads(); // everyone has read partial[0] before it is reused
+    const double mean = blockSum(sum, partial) / double(n);
     double var = 0.0;
     for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads) {
         const double d = double(row[i]) - mean;
         var += d * d;
     }
-    partial[threadIdx.x] = var;
-    __syncthreads();
-    for (int s = kNormThreads / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s)
-            partial[threadIdx.x] += partial[threadIdx.x + s];
-        __syncthreads();
-    }
-    const float scale = float(1.0 / sqrt(partial[0] / double(n) + double(eps)));
+    const float scale = float(1.0 / sqrt(blockSum(var, partial) / double(n) + double(eps)));
     const float m = float(mean);
     for (std::int64_t i = threadIdx.x; i < n; i += kNormThreads) {
         float v = (row[i] - m) * scale * weight[i];

@@ -90,26 +90,6 @@ float RowDot::dot(const void* row) const
     return out;
 }
 
-namespace {
-
-// GPT-NeoX rotation, the formula of model::ropeNeox (the device library does not depend on the
-// model library): x[i] and x[i + nRot/2] of each head rotate together.
-void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable)
-{
-    const int half = nRot / 2;
-    for (int h = 0; h < nHeads; ++h) {
-        float* head = x + std::int64_t(h) * headDim;
-        for (int i = 0; i < half; ++i) {
-            const float a = head[i];
-            const float b = head[i + half];
-            head[i] = a * cosTable[i] - b * sinTable[i];
-            head[i + half] = a * sinTable[i] + b * cosTable[i];
-        }
-    }
-}
-
-} // namespace
-
 namespace reference {
 
 void matmul(const MatmulOp& op)
@@ -234,8 +214,8 @@ void attention(const AttentionOp& op)
         cpu::ropeNormal(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
         cpu::ropeNormal(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
     } else if (op.rope == RopeStyle::Neox) {
-        ropeNeox(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
-        ropeNeox(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
+        cpu::ropeNeox(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
+        cpu::ropeNeox(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
     }
 
     const int group = op.nHead / op.nHeadKv;

@@ -8,20 +8,6 @@
 
 namespace hearth::model {
 
-void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable)
-{
-    const int half = nRot / 2;
-    for (int h = 0; h < nHeads; ++h) {
-        float* head = x + std::int64_t(h) * headDim;
-        for (int i = 0; i < half; ++i) {
-            const float a = head[i];
-            const float b = head[i + half];
-            head[i] = a * cosTable[i] - b * sinTable[i];
-            head[i + half] = a * sinTable[i] + b * cosTable[i];
-        }
-    }
-}
-
 void attendCausal(const float* q, const KvCache& cache, int layer, int pos, int kvOffset, int headDim, float scale,
                   float* scores, float* out)
 {

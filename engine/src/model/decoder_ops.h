@@ -10,12 +10,6 @@ namespace hearth::model {
 
 class KvCache;
 
-// Rotary embedding in GPT-NeoX style (llama.cpp's "neox" mode, used by falcon): within each
-// head, x[i] and x[i + nRot/2] rotate together by the angle of cosTable[i]/sinTable[i], for
-// i < nRot/2. Dimensions past nRot are left alone. @p x holds nHeads heads, @p headStride
-// floats apart (headDim for a packed tensor).
-void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable);
-
 // out = softmax(q . K[0..pos] * scale) . V[0..pos] for one head: @p kvOffset picks the head's
 // columns in the cache rows of @p layer. @p scores holds at least pos + 1 floats.
 void attendCausal(const float* q, const KvCache& cache, int layer, int pos, int kvOffset, int headDim, float scale,

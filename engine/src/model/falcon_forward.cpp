@@ -79,8 +79,8 @@ void FalconForward::forward(const Token* tokens, int n, int start, float* logits
                 float* q = m_qkv.data() + std::size_t(t) * qkvDim;
                 float* k = q + hp.qDim();
                 const float* v = k + hp.kvDim();
-                ropeNeox(q, hp.nHead, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
-                ropeNeox(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+                cpu::ropeNeox(q, hp.nHead, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+                cpu::ropeNeox(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
                 std::memcpy(m_cache->k(l, start + t), k, kvBytes);
                 std::memcpy(m_cache->v(l, start + t), v, kvBytes);
             }
