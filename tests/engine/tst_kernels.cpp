@@ -128,6 +128,8 @@ private Q_SLOTS:
     void attentionHelpersMatchReference();
     void swigluMatchesReference_data() { addVariantRows(); }
     void swigluMatchesReference();
+    void attendHeadMatchesReference_data() { addVariantRows(); }
+    void attendHeadMatchesReference();
 };
 
 void TestKernels::isaSelection()
@@ -696,6 +698,56 @@ void TestKernels::swigluMatchesReference()
         }
         QVERIFY2(std::fabs(y[i] - ref[i]) <= 1e-6f * std::fabs(ref[i]) + 1e-37f,
                  qPrintable(QStringLiteral("gate %1: %2 vs %3").arg(gate[i]).arg(y[i]).arg(ref[i])));
+    }
+}
+
+// A prompt's attention per head against the scalar reference (query by query, exp and double
+// sums): head sizes the vectors divide and ones they do not (8, as stories260K), prompts from
+// 1 to 37 tokens (whole and partial query blocks and key vectors), starting at position 0 or
+// after earlier tokens in the cache, with the cache's row stride wider than a head.
+void TestKernels::attendHeadMatchesReference()
+{
+    FETCH_VARIANT(k);
+    std::mt19937 rng(17);
+    struct Case {
+        int headDim, nq, firstPos;
+    };
+    for (const Case c : {Case{64, 1, 0}, Case{64, 5, 0}, Case{64, 8, 3}, Case{64, 37, 0}, Case{64, 13, 40},
+                         Case{128, 17, 9}, Case{80, 9, 2}, Case{8, 11, 4}, Case{32, 33, 31}}) {
+        const std::size_t kvStride = std::size_t(c.headDim) * 3 + 5;
+        const int keys = c.firstPos + c.nq;
+        const std::vector<float> q = randomFloats(rng, std::size_t(c.nq) * std::size_t(c.headDim) * 2, 1.0f);
+        const std::vector<float> kc = randomFloats(rng, std::size_t(keys) * kvStride, 1.0f);
+        const std::vector<float> vc = randomFloats(rng, std::size_t(keys) * kvStride, 1.0f);
+        std::vector<float> scratch(attendHeadScratchFloats(keys, c.headDim));
+        std::vector<float> want(std::size_t(c.nq) * std::size_t(c.headDim), -1.0f);
+        std::vector<float> got(want.size(), -2.0f);
+        AttendHeadArgs a;
+        a.q = q.data();
+        a.qStride = std::size_t(c.headDim) * 2;
+        a.nq = c.nq;
+        a.firstPos = c.firstPos;
+        a.k = kc.data() + 3;
+        a.v = vc.data() + 3;
+        a.kvStride = kvStride;
+        a.headDim = c.headDim;
+        a.scale = 1.0f / std::sqrt(float(c.headDim));
+        a.outStride = std::size_t(c.headDim);
+        a.scratch = scratch.data();
+        a.out = want.data();
+        kScalarKernels.attendHead(a);
+        a.out = got.data();
+        k->attendHead(a);
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5f * (1.0f + std::fabs(want[i])),
+                     qPrintable(QStringLiteral("head %1, %2 queries from %3: element %4: %5 vs %6")
+                                    .arg(c.headDim)
+                                    .arg(c.nq)
+                                    .arg(c.firstPos)
+                                    .arg(i)
+                                    .arg(got[i])
+                                    .arg(want[i])));
+        }
     }
 }
 

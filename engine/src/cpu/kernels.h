@@ -43,6 +43,31 @@ struct GemmArgs {
 };
 using GemmFn = void (*)(const GemmArgs& args, std::int64_t rowBegin, std::int64_t rowEnd);
 
+// Causal attention of one head for a batch of consecutive queries (a prompt): query i, at
+// position firstPos + i, attends to the keys and values of positions 0 .. firstPos + i.
+struct AttendHeadArgs {
+    const float* q = nullptr;  // nq queries of headDim floats, qStride floats apart
+    std::size_t qStride = 0;
+    int nq = 0;
+    int firstPos = 0;
+    const float* k = nullptr;  // the key of position j at k + j * kvStride (headDim floats)
+    const float* v = nullptr;  // the value likewise
+    std::size_t kvStride = 0;
+    int headDim = 0;
+    float scale = 1.0f;        // applied to q . k before the softmax
+    float* out = nullptr;      // nq rows of headDim floats, outStride floats apart
+    std::size_t outStride = 0;
+    float* scratch = nullptr;  // attendHeadScratchFloats(firstPos + nq, headDim) floats
+};
+
+// Queries an attendHead kernel scores together, and the scratch it needs for @p keys keys.
+constexpr int kAttendQueryBlock = 8;
+[[nodiscard]] constexpr std::size_t attendHeadScratchFloats(int keys, int headDim)
+{
+    const std::size_t padded = (static_cast<std::size_t>(keys) + 15) / 16 * 16;
+    return (static_cast<std::size_t>(headDim) + kAttendQueryBlock) * padded;
+}
+
 struct CpuKernels {
     const char* name; // "scalar", "avx2", "avx512", "avx512-vnni"
     Isa isa;
@@ -77,6 +102,9 @@ struct CpuKernels {
     void (*axpyF32)(float* y, float a, const float* x, std::int64_t n);
     // gate[i] = silu(gate[i]) * up[i]: a prompt's SwiGLU runs on one thread over tokens x n_ff.
     void (*swigluF32)(float* gate, const float* up, std::int64_t n);
+    // A prompt's attention, one head at a time: the scores of several queries against a block of
+    // keys at once instead of one dot product (and one exp) per query and key.
+    void (*attendHead)(const AttendHeadArgs& args);
 };
 
 // The tables. Only the scalar one may be used without checking the CPU first.
@@ -93,6 +121,10 @@ extern const CpuKernels kAvx512VnniKernels;
 [[nodiscard]] const CpuKernels* kernelsFor(Isa isa);
 // Every table this machine can run, scalar first (AVX-512 with and without VNNI when present).
 [[nodiscard]] std::vector<const CpuKernels*> kernelVariants();
+
+// The scalar table's attendHead, which the vector tables fall back to for head sizes their
+// vectors do not divide.
+void attendHeadReference(const AttendHeadArgs& args);
 
 // matmul()/matmulShared() with an explicit kernel table.
 void matmulWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix& w, const float* x,

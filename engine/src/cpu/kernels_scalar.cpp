@@ -5,8 +5,10 @@
 #include "core/fp16.h"
 #include "cpu/kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace hearth::cpu {
 
@@ -238,7 +240,39 @@ void swigluF32(float* gate, const float* up, std::int64_t n)
     }
 }
 
+// Query by query, as a decoded token attends: the reference for the vector tables, and their
+// fallback for head sizes their vectors do not divide.
+void attendHead(const AttendHeadArgs& a)
+{
+    float* scores = a.scratch;
+    for (int i = 0; i < a.nq; ++i) {
+        const float* q = a.q + static_cast<std::size_t>(i) * a.qStride;
+        const int keys = a.firstPos + i + 1;
+        float maxScore = -std::numeric_limits<float>::infinity();
+        for (int j = 0; j < keys; ++j) {
+            scores[j] = dotF32(q, a.k + static_cast<std::size_t>(j) * a.kvStride, a.headDim) * a.scale;
+            maxScore = std::max(maxScore, scores[j]);
+        }
+        double sum = 0;
+        for (int j = 0; j < keys; ++j) {
+            scores[j] = std::exp(scores[j] - maxScore);
+            sum += scores[j];
+        }
+        const float inv = static_cast<float>(1.0 / sum);
+        float* out = a.out + static_cast<std::size_t>(i) * a.outStride;
+        std::fill_n(out, a.headDim, 0.0f);
+        for (int j = 0; j < keys; ++j) {
+            axpyF32(out, scores[j] * inv, a.v + static_cast<std::size_t>(j) * a.kvStride, a.headDim);
+        }
+    }
+}
+
 } // namespace
+
+void attendHeadReference(const AttendHeadArgs& args)
+{
+    attendHead(args);
+}
 
 constinit const CpuKernels kScalarKernels = {
     "scalar",
@@ -261,6 +295,7 @@ constinit const CpuKernels kScalarKernels = {
     dotF32,
     axpyF32,
     swigluF32,
+    attendHead,
 };
 
 } // namespace hearth::cpu

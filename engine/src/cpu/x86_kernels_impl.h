@@ -26,6 +26,7 @@
 
 #include "cpu/f16_widen.h" // after the pragmas: its inline functions use the intrinsics too
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -791,6 +792,186 @@ void swigluF32(float* gate, const float* up, std::int64_t n)
     }
 }
 
+// A prompt's attention for one head (kernels.h, AttendHeadArgs). The keys are transposed once
+// into the scratch (headDim rows of all keys), so kAttendQueryBlock queries score a vector of
+// keys per step with broadcast query elements: no horizontal sums, one FMA per query and key
+// vector per head element. Softmax uses the polynomial exp of SwiGLU, and the weighted sum of
+// values adds a value row into four queries' outputs at a time. Head sizes the vectors do not
+// divide take the scalar reference.
+inline VecF vmax(VecF a, VecF b)
+{
+#if defined(__AVX512F__)
+    return _mm512_max_ps(a, b);
+#else
+    return _mm256_max_ps(a, b);
+#endif
+}
+
+inline float vmaxAcross(VecF v)
+{
+#if defined(__AVX512F__)
+    return _mm512_reduce_max_ps(v);
+#else
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    return _mm_cvtss_f32(m);
+#endif
+}
+
+inline VecF vmul(VecF a, VecF b)
+{
+#if defined(__AVX512F__)
+    return _mm512_mul_ps(a, b);
+#else
+    return _mm256_mul_ps(a, b);
+#endif
+}
+
+inline void vstore(float* p, VecF v)
+{
+#if defined(__AVX512F__)
+    _mm512_storeu_ps(p, v);
+#else
+    _mm256_storeu_ps(p, v);
+#endif
+}
+
+inline VecF vset1(float v)
+{
+#if defined(__AVX512F__)
+    return _mm512_set1_ps(v);
+#else
+    return _mm256_set1_ps(v);
+#endif
+}
+
+// row[0..n) = softmax(row[0..n)); row[n..padded) = 0 (padded is a multiple of kLanes).
+inline void softmaxRow(float* row, int n, int padded)
+{
+    VecF m = vset1(-__builtin_inff());
+    int j = 0;
+    for (; j + kLanes <= n; j += kLanes) {
+        m = vmax(m, vload(row + j));
+    }
+    float maxScore = vmaxAcross(m);
+    for (int t = j; t < n; ++t) {
+        maxScore = std::max(maxScore, row[t]);
+    }
+    const VecF mv = vset1(maxScore);
+    VecF sum = vzero();
+    for (j = 0; j + kLanes <= n; j += kLanes) {
+#if defined(__AVX512F__)
+        const VecF e = expApprox(_mm512_sub_ps(vload(row + j), mv));
+#else
+        const VecF e = expApprox(_mm256_sub_ps(vload(row + j), mv));
+#endif
+        vstore(row + j, e);
+        sum = vadd(sum, e);
+    }
+    float tail = 0.0f;
+    for (int t = j; t < n; ++t) {
+        row[t] = std::exp(row[t] - maxScore);
+        tail += row[t];
+    }
+    const VecF inv = vset1(1.0f / (vsum(sum) + tail));
+    for (j = 0; j + kLanes <= n; j += kLanes) {
+        vstore(row + j, vmul(vload(row + j), inv));
+    }
+    const float invScalar = 1.0f / (vsum(sum) + tail);
+    for (int t = j; t < padded; ++t) {
+        row[t] = t < n ? row[t] * invScalar : 0.0f;
+    }
+}
+
+void attendHead(const AttendHeadArgs& a)
+{
+    const int hd = a.headDim;
+    if (hd % kLanes != 0) {
+        attendHeadReference(a);
+        return;
+    }
+    constexpr int QB = kAttendQueryBlock;
+    const int keys = a.firstPos + a.nq;
+    const int padded = (keys + 15) / 16 * 16;
+    float* kt = a.scratch;                                // [hd][padded]
+    float* scores = kt + static_cast<std::size_t>(hd) * padded; // [QB][padded]
+    for (int j = 0; j < keys; ++j) {
+        const float* kr = a.k + static_cast<std::size_t>(j) * a.kvStride;
+        for (int d = 0; d < hd; ++d) {
+            kt[static_cast<std::size_t>(d) * padded + j] = kr[d];
+        }
+    }
+    for (int d = 0; d < hd; ++d) {
+        std::fill(kt + static_cast<std::size_t>(d) * padded + keys, kt + static_cast<std::size_t>(d + 1) * padded, 0.0f);
+    }
+    const VecF scale = vset1(a.scale);
+    for (int q0 = 0; q0 < a.nq; q0 += QB) {
+        const int qn = std::min(QB, a.nq - q0);
+        const float* q[QB];
+        for (int i = 0; i < QB; ++i) {
+            q[i] = a.q + static_cast<std::size_t>(q0 + std::min(i, qn - 1)) * a.qStride;
+        }
+        const int blockKeys = a.firstPos + q0 + qn; // the last query's keys
+        const int keyVectors = (blockKeys + kLanes - 1) / kLanes;
+        const int rowLength = keyVectors * kLanes;
+        for (int b = 0; b < keyVectors; ++b) {
+            VecF acc[QB];
+            for (int i = 0; i < QB; ++i) {
+                acc[i] = vzero();
+            }
+            const float* kcol = kt + static_cast<std::size_t>(b) * kLanes;
+            for (int d = 0; d < hd; ++d) {
+                const VecF kv = vload(kcol + static_cast<std::size_t>(d) * padded);
+                for (int i = 0; i < QB; ++i) {
+                    acc[i] = vfma(vset1(q[i][d]), kv, acc[i]);
+                }
+            }
+            for (int i = 0; i < qn; ++i) {
+                vstore(scores + static_cast<std::size_t>(i) * padded + static_cast<std::size_t>(b) * kLanes,
+                       vmul(acc[i], scale));
+            }
+        }
+        for (int i = 0; i < qn; ++i) {
+            softmaxRow(scores + static_cast<std::size_t>(i) * padded, a.firstPos + q0 + i + 1, rowLength);
+        }
+        // out[i] = sum over keys of p[i][j] * v[j], four queries and 4 x kLanes of the head at a
+        // time; probabilities past a query's own position are 0.
+        for (int i0 = 0; i0 < qn; i0 += 4) {
+            const int in = std::min(4, qn - i0);
+            for (int d0 = 0; d0 < hd; d0 += 4 * kLanes) {
+                const int dv = std::min(4, (hd - d0) / kLanes);
+                VecF acc[4][4];
+                for (int i = 0; i < 4; ++i) {
+                    for (int c = 0; c < 4; ++c) {
+                        acc[i][c] = vzero();
+                    }
+                }
+                const int lastKey = a.firstPos + q0 + i0 + in; // keys of the block's last query
+                for (int j = 0; j < lastKey; ++j) {
+                    const float* vr = a.v + static_cast<std::size_t>(j) * a.kvStride + d0;
+                    VecF vv[4];
+                    for (int c = 0; c < dv; ++c) {
+                        vv[c] = vload(vr + c * kLanes);
+                    }
+                    for (int i = 0; i < in; ++i) {
+                        const VecF p = vset1(scores[static_cast<std::size_t>(i0 + i) * padded + j]);
+                        for (int c = 0; c < dv; ++c) {
+                            acc[i][c] = vfma(p, vv[c], acc[i][c]);
+                        }
+                    }
+                }
+                for (int i = 0; i < in; ++i) {
+                    float* out = a.out + static_cast<std::size_t>(q0 + i0 + i) * a.outStride + d0;
+                    for (int c = 0; c < dv; ++c) {
+                        vstore(out + c * kLanes, acc[i][c]);
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Drivers: full tiles, then the leftover tokens and rows with smaller instantiations.
 
@@ -904,6 +1085,7 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     dotF32,
     axpyF32,
     swigluF32,
+    attendHead,
 };
 
 } // namespace hearth::cpu

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/decoder_ops.h"
 
+#include "cpu/kernels.h"
 #include "cpu/ops.h"
 #include "model/kv_cache.h"
 
@@ -17,6 +18,25 @@ void attendCausal(const float* q, const KvCache& cache, int layer, int pos, int 
     std::memset(out, 0, sizeof(float) * std::size_t(headDim));
     for (int j = 0; j <= pos; ++j)
         cpu::axpy(out, scores[j], cache.v(layer, j) + kvOffset, headDim);
+}
+
+void attendCausalBatch(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer,
+                       int kvOffset, int headDim, float scale, float* scratch, float* out, std::size_t outStride)
+{
+    cpu::AttendHeadArgs a;
+    a.q = q;
+    a.qStride = qStride;
+    a.nq = n;
+    a.firstPos = start;
+    a.k = cache.k(layer, 0) + kvOffset;
+    a.v = cache.v(layer, 0) + kvOffset;
+    a.kvStride = std::size_t(cache.kvDim());
+    a.headDim = headDim;
+    a.scale = scale;
+    a.out = out;
+    a.outStride = outStride;
+    a.scratch = scratch;
+    cpu::activeKernels().attendHead(a);
 }
 
 void addBias(float* y, const float* bias, int rows, std::int64_t dim)

@@ -15,6 +15,13 @@ class KvCache;
 void attendCausal(const float* q, const KvCache& cache, int layer, int pos, int kvOffset, int headDim, float scale,
                   float* scores, float* out);
 
+// The same for @p n queries of one head at positions [start, start + n) (a prompt): query t
+// at q + t * qStride, its output at out + t * outStride. Several queries are scored against a
+// vector of keys at once (cpu::AttendHeadArgs). @p scratch holds
+// cpu::attendHeadScratchFloats(start + n, headDim) floats.
+void attendCausalBatch(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer,
+                       int kvOffset, int headDim, float scale, float* scratch, float* out, std::size_t outStride);
+
 // y[t][i] += bias[i] for @p rows rows of @p dim floats.
 void addBias(float* y, const float* bias, int rows, std::int64_t dim);
 

@@ -7,6 +7,7 @@
 // head. Each family's forward pass derives from it and keeps only its block's own projections
 // and buffers.
 
+#include "cpu/kernels.h"
 #include "cpu/matmul.h"
 #include "cpu/ops.h"
 #include "cpu/thread_pool.h"
@@ -117,7 +118,7 @@ protected:
             m_xn.resize(b * m_hp.nEmbd);
             m_attn.resize(b * m_hp.qDim());
             m_tmp.resize(b * m_hp.nEmbd);
-            m_scores.resize(std::size_t(m_pool->size()) * std::size_t(contextLength));
+            m_scores.resize(std::size_t(m_pool->size()) * cpu::attendHeadScratchFloats(contextLength, m_hp.headDim));
         });
     }
 
@@ -180,9 +181,10 @@ protected:
     {
         m_batchLayer = layer;
         m_batchStart = start;
+        m_batchTokens = n;
         m_queries = queries;
         m_queryStride = queryStride;
-        m_pool->parallelFor(std::int64_t(n) * m_hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
+        m_pool->parallelFor(m_hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
             attention(begin, end, thread);
         });
     }
@@ -233,26 +235,32 @@ protected:
     std::vector<float> m_xn;     // [B][nEmbd] normalized block input
     std::vector<float> m_attn;   // [B][qDim] attention output, heads concatenated
     std::vector<float> m_tmp;    // [B][nEmbd] block output before the residual add
-    std::vector<float> m_scores; // [threads][contextLength]
+    std::vector<float> m_scores; // per thread: a token's scores, or a prompt head's keys and scores
 
 private:
+    // One item per head: a prompt's tokens together (attendCausalBatch), a decoded token alone.
     void attention(std::int64_t begin, std::int64_t end, int threadIndex)
     {
         const int group = m_hp.nHead / m_hp.nHeadKv;
-        const float scale = 1.0f / std::sqrt(float(m_hp.headDim));
-        float* scores = m_scores.data() + std::size_t(threadIndex) * std::size_t(m_cache->capacity());
-        for (std::int64_t item = begin; item < end; ++item) {
-            const int t = int(item / m_hp.nHead);
-            const int h = int(item % m_hp.nHead);
-            const float* q = m_queries + std::size_t(t) * m_queryStride + std::size_t(h) * m_hp.headDim;
-            float* out = m_attn.data() + std::size_t(t) * m_hp.qDim() + std::size_t(h) * m_hp.headDim;
-            attendCausal(q, *m_cache, m_batchLayer, m_batchStart + t, (h / group) * m_hp.headDim, m_hp.headDim, scale,
-                         scores, out);
+        const int hd = m_hp.headDim;
+        const float scale = 1.0f / std::sqrt(float(hd));
+        float* scratch = m_scores.data()
+                         + std::size_t(threadIndex) * cpu::attendHeadScratchFloats(m_cache->capacity(), hd);
+        for (std::int64_t h = begin; h < end; ++h) {
+            const int kvOffset = (int(h) / group) * hd;
+            const float* q = m_queries + std::size_t(h) * hd;
+            float* out = m_attn.data() + std::size_t(h) * hd;
+            if (m_batchTokens > 1)
+                attendCausalBatch(q, m_queryStride, m_batchTokens, m_batchStart, *m_cache, m_batchLayer, kvOffset, hd,
+                                  scale, scratch, out, std::size_t(m_hp.qDim()));
+            else
+                attendCausal(q, *m_cache, m_batchLayer, m_batchStart, kvOffset, hd, scale, scratch, out);
         }
     }
 
     // The batch in flight, read by the parallel section (which captures only `this`).
     int m_batchStart = 0;
+    int m_batchTokens = 0;
     int m_batchLayer = 0;
     const float* m_queries = nullptr;
     std::size_t m_queryStride = 0;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "model/llama_forward.h"
 
+#include "cpu/kernels.h"
 #include "cpu/matmul.h"
 #include "cpu/ops.h"
 #include "cpu/thread_pool.h"
+#include "model/decoder_ops.h"
 #include "model/llama_model.h"
 #include "sparse/neuron_pack.h"
 #include "sparse/sparse_ffn.h"
@@ -56,7 +58,8 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         f->m_cos.resize(b * (hp.nRot / 2));
         f->m_sin.resize(b * (hp.nRot / 2));
         const std::size_t threads = std::size_t(f->m_pool->size());
-        f->m_scores.resize(threads * std::size_t(contextLength));
+        // Per thread: a decoded token's scores, or a prompt head's transposed keys and scores.
+        f->m_scores.resize(threads * cpu::attendHeadScratchFloats(contextLength, model.hyperParams().headDim));
         const auto& layers = model.weights().layers;
         if (std::any_of(layers.begin(), layers.end(), [](const LlamaLayerWeights& l) { return l.downTransposed; })) {
             f->m_partial.resize(threads * b * std::size_t(hp.nEmbd));
@@ -187,23 +190,18 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
     const int group = hp.nHead / hp.nHeadKv;
     const int hd = hp.headDim;
     const float scale = 1.0f / std::sqrt(float(hd));
-    float* scores = m_scores.data() + std::size_t(threadIndex) * std::size_t(m_cache->capacity());
-
-    for (std::int64_t item = begin; item < end; ++item) {
-        const int t = int(item / hp.nHead);
-        const int h = int(item % hp.nHead);
-        const int pos = m_batchStart + t;
-        const int kvOffset = (h / group) * hd;
-        const float* q = m_q.data() + std::size_t(t) * hp.qDim() + std::size_t(h) * hd;
-        float* out = m_attn.data() + std::size_t(t) * hp.qDim() + std::size_t(h) * hd;
-
-        // Causal: token t sees the cache up to and including its own position.
-        for (int j = 0; j <= pos; ++j)
-            scores[j] = cpu::dot(q, m_cache->k(layer, j) + kvOffset, hd) * scale;
-        cpu::softmax(scores, pos + 1);
-        std::memset(out, 0, sizeof(float) * std::size_t(hd));
-        for (int j = 0; j <= pos; ++j)
-            cpu::axpy(out, scores[j], m_cache->v(layer, j) + kvOffset, hd);
+    float* scratch = m_scores.data()
+                     + std::size_t(threadIndex) * cpu::attendHeadScratchFloats(m_cache->capacity(), hd);
+    // A prompt: one item per head, all its tokens together. A decoded token: one per head too.
+    for (std::int64_t h = begin; h < end; ++h) {
+        const int kvOffset = (int(h) / group) * hd;
+        const float* q = m_q.data() + std::size_t(h) * hd;
+        float* out = m_attn.data() + std::size_t(h) * hd;
+        if (m_batchTokens > 1)
+            attendCausalBatch(q, hp.qDim(), m_batchTokens, m_batchStart, *m_cache, layer, kvOffset, hd, scale, scratch,
+                              out, hp.qDim());
+        else
+            attendCausal(q, *m_cache, layer, m_batchStart, kvOffset, hd, scale, scratch, out);
     }
 }
 
@@ -349,7 +347,7 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
         std::memcpy(m_cache->v(l, start + t), m_v.data() + std::size_t(t) * hp.kvDim(),
                     sizeof(float) * std::size_t(hp.kvDim()));
     }
-    pool.parallelFor(std::int64_t(n) * hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
+    pool.parallelFor(hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
         attention(m_batchLayer, begin, end, thread);
     });
     cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
