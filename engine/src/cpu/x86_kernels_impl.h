@@ -887,6 +887,21 @@ inline void softmaxRow(float* row, int n, int padded)
 void attendHead(const AttendHeadArgs& a)
 {
     const int hd = a.headDim;
+    if (a.nq == 1) {
+        // A decoded token: nothing to share a transposed key with, so one vector dot per key;
+        // the softmax still takes the vector exp.
+        const int keys = a.firstPos + 1;
+        float* scores = a.scratch;
+        for (int j = 0; j < keys; ++j) {
+            scores[j] = dotF32(a.q, a.k + static_cast<std::size_t>(j) * a.kvStride, hd) * a.scale;
+        }
+        softmaxRow(scores, keys, keys);
+        std::fill_n(a.out, hd, 0.0f);
+        for (int j = 0; j < keys; ++j) {
+            axpyF32(a.out, scores[j], a.v + static_cast<std::size_t>(j) * a.kvStride, hd);
+        }
+        return;
+    }
     if (hd % kLanes != 0) {
         attendHeadReference(a);
         return;

@@ -9,19 +9,8 @@
 
 namespace hearth::model {
 
-void attendCausal(const float* q, const KvCache& cache, int layer, int pos, int kvOffset, int headDim, float scale,
-                  float* scores, float* out)
-{
-    for (int j = 0; j <= pos; ++j)
-        scores[j] = cpu::dot(q, cache.k(layer, j) + kvOffset, headDim) * scale;
-    cpu::softmax(scores, pos + 1);
-    std::memset(out, 0, sizeof(float) * std::size_t(headDim));
-    for (int j = 0; j <= pos; ++j)
-        cpu::axpy(out, scores[j], cache.v(layer, j) + kvOffset, headDim);
-}
-
-void attendCausalBatch(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer,
-                       int kvOffset, int headDim, float scale, float* scratch, float* out, std::size_t outStride)
+void attendCausal(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer, int kvOffset,
+                  int headDim, float scale, float* scratch, float* out, std::size_t outStride)
 {
     cpu::AttendHeadArgs a;
     a.q = q;

@@ -238,7 +238,7 @@ protected:
     std::vector<float> m_scores; // per thread: a token's scores, or a prompt head's keys and scores
 
 private:
-    // One item per head: a prompt's tokens together (attendCausalBatch), a decoded token alone.
+    // One item per head, all the batch's tokens together.
     void attention(std::int64_t begin, std::int64_t end, int threadIndex)
     {
         const int group = m_hp.nHead / m_hp.nHeadKv;
@@ -250,11 +250,8 @@ private:
             const int kvOffset = (int(h) / group) * hd;
             const float* q = m_queries + std::size_t(h) * hd;
             float* out = m_attn.data() + std::size_t(h) * hd;
-            if (m_batchTokens > 1)
-                attendCausalBatch(q, m_queryStride, m_batchTokens, m_batchStart, *m_cache, m_batchLayer, kvOffset, hd,
-                                  scale, scratch, out, std::size_t(m_hp.qDim()));
-            else
-                attendCausal(q, *m_cache, m_batchLayer, m_batchStart, kvOffset, hd, scale, scratch, out);
+            attendCausal(q, m_queryStride, m_batchTokens, m_batchStart, *m_cache, m_batchLayer, kvOffset, hd, scale,
+                         scratch, out, std::size_t(m_hp.qDim()));
         }
     }
 

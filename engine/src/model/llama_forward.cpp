@@ -192,16 +192,13 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
     const float scale = 1.0f / std::sqrt(float(hd));
     float* scratch = m_scores.data()
                      + std::size_t(threadIndex) * cpu::attendHeadScratchFloats(m_cache->capacity(), hd);
-    // A prompt: one item per head, all its tokens together. A decoded token: one per head too.
+    // One item per head, all the batch's tokens together.
     for (std::int64_t h = begin; h < end; ++h) {
         const int kvOffset = (int(h) / group) * hd;
         const float* q = m_q.data() + std::size_t(h) * hd;
         float* out = m_attn.data() + std::size_t(h) * hd;
-        if (m_batchTokens > 1)
-            attendCausalBatch(q, hp.qDim(), m_batchTokens, m_batchStart, *m_cache, layer, kvOffset, hd, scale, scratch,
-                              out, hp.qDim());
-        else
-            attendCausal(q, *m_cache, layer, m_batchStart, kvOffset, hd, scale, scratch, out);
+        attendCausal(q, hp.qDim(), m_batchTokens, m_batchStart, *m_cache, layer, kvOffset, hd, scale, scratch, out,
+                     hp.qDim());
     }
 }
 
