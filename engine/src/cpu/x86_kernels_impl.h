@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #if !defined(HEARTH_KERNEL_TABLE) || !defined(HEARTH_KERNEL_NAME) || !defined(HEARTH_KERNEL_ISA)
 #error "define the table name, its printable name and its Isa before including x86_kernels_impl.h"
@@ -765,7 +766,8 @@ inline __m256 expApprox(__m256 x)
     const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
     __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
     e = _mm256_blendv_ps(e, _mm256_setzero_ps(), _mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ));
-    e = _mm256_blendv_ps(e, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(x, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
+    e = _mm256_blendv_ps(e, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
+                         _mm256_cmp_ps(x, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
     // NaN in, NaN out (the clamps above would have turned it into a number).
     return _mm256_blendv_ps(e, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
@@ -849,7 +851,7 @@ inline VecF vset1(float v)
 // row[0..n) = softmax(row[0..n)); row[n..padded) = 0 (padded is a multiple of kLanes).
 inline void softmaxRow(float* row, int n, int padded)
 {
-    VecF m = vset1(-__builtin_inff());
+    VecF m = vset1(-std::numeric_limits<float>::infinity());
     int j = 0;
     for (; j + kLanes <= n; j += kLanes) {
         m = vmax(m, vload(row + j));
