@@ -257,6 +257,12 @@ private:
         return load(path);
     }
 
+    std::shared_ptr<const Model> writeSparse(const synth::SynthOptions& o)
+    {
+        const std::string path = writeSparsePath(o);
+        return path.empty() ? nullptr : load(path);
+    }
+
     std::string writeSparsePath(const synth::SynthOptions& o)
     {
         synth::SparseSynthOptions s;
@@ -405,9 +411,7 @@ private slots:
         QFETCH(QString, arch);
         QFETCH(int, type);
         const std::string a = arch.toStdString();
-        const std::string path = writeSparsePath(options(a, a + "-tiny", DType(type), "relu"));
-        QVERIFY(!path.empty());
-        const auto model = load(path);
+        const auto model = writeSparse(options(a, a + "-tiny", DType(type), "relu"));
         QVERIFY(model && model->info().sparse);
         // Q4_0: the last-bit differences of the device's products (see toleranceFor) can move a
         // predictor logit across the threshold late in a long conversation, which switches a
@@ -482,9 +486,7 @@ private slots:
         QFETCH(QList<bool>, attention);
         QFETCH(QList<bool>, predictor);
         const std::string a = arch.toStdString();
-        const std::string path = writeSparsePath(options(a, a + "-tiny", DType::F16, "relu"));
-        QVERIFY(!path.empty());
-        const auto model = load(path);
+        const auto model = writeSparse(options(a, a + "-tiny", DType::F16, "relu"));
         QVERIFY(model);
         device::EmulatedDevice dev;
         std::vector<std::string> notes;
@@ -515,9 +517,7 @@ private slots:
     {
         QFETCH(QString, arch);
         const std::string a = arch.toStdString();
-        const std::string path = writeSparsePath(options(a, a + "-tiny", DType::F16, "relu"));
-        QVERIFY(!path.empty());
-        const auto model = load(path);
+        const auto model = writeSparse(options(a, a + "-tiny", DType::F16, "relu"));
         QVERIFY(model);
         device::EmulatedDevice dev;
         std::vector<std::string> notes;

@@ -186,8 +186,9 @@ private slots:
     {
         // A device that fails in the middle of a conversation: the failed batch and everything
         // after run on the CPU from the mirrored KV rows, and no logit changes beyond the order
-        // of sums (the CPU decodes F16 rows by integer widening, cpu/f16_widen.h; the device's
-        // products convert the halves).
+        // of sums: the CPU decodes F16 rows by integer widening (cpu/f16_widen.h) and scores a
+        // prompt's queries together (attendHead), the device converts halves and attends token
+        // by token. A lost or stale K/V row would move the logits by far more than 1e-5.
         const auto* llama = dynamic_cast<const model::LlamaModel*>(m_f16.get());
         QVERIFY(llama);
         auto cpu = model::LlamaForward::create(*llama, 40, 4, 2);

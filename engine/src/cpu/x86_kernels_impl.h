@@ -374,7 +374,14 @@ inline VecF vload(const std::uint16_t* p)
 }
 inline VecF vfma(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
 inline VecF vadd(VecF a, VecF b) { return _mm512_add_ps(a, b); }
+inline VecF vsub(VecF a, VecF b) { return _mm512_sub_ps(a, b); }
+inline VecF vmul(VecF a, VecF b) { return _mm512_mul_ps(a, b); }
+inline VecF vdiv(VecF a, VecF b) { return _mm512_div_ps(a, b); }
+inline VecF vmax(VecF a, VecF b) { return _mm512_max_ps(a, b); }
+inline VecF vset1(float v) { return _mm512_set1_ps(v); }
+inline void vstore(float* p, VecF v) { _mm512_storeu_ps(p, v); }
 inline float vsum(VecF v) { return _mm512_reduce_add_ps(v); }
+inline float vmaxAcross(VecF v) { return _mm512_reduce_max_ps(v); }
 #else
 using VecF = __m256;
 constexpr int kLanes = 8;
@@ -386,7 +393,20 @@ inline VecF vload(const std::uint16_t* p)
 }
 inline VecF vfma(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
 inline VecF vadd(VecF a, VecF b) { return _mm256_add_ps(a, b); }
+inline VecF vsub(VecF a, VecF b) { return _mm256_sub_ps(a, b); }
+inline VecF vmul(VecF a, VecF b) { return _mm256_mul_ps(a, b); }
+inline VecF vdiv(VecF a, VecF b) { return _mm256_div_ps(a, b); }
+inline VecF vmax(VecF a, VecF b) { return _mm256_max_ps(a, b); }
+inline VecF vset1(float v) { return _mm256_set1_ps(v); }
+inline void vstore(float* p, VecF v) { _mm256_storeu_ps(p, v); }
 inline float vsum(VecF v) { return hsum256(v); }
+inline float vmaxAcross(VecF v)
+{
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    return _mm_cvtss_f32(m);
+}
 #endif
 
 inline float scalarValue(float v) { return v; }
@@ -707,19 +727,11 @@ float dotF32(const float* a, const float* b, std::int64_t n)
 
 void axpyF32(float* y, float a, const float* x, std::int64_t n)
 {
-#if defined(__AVX512F__)
-    const VecF av = _mm512_set1_ps(a);
+    const VecF av = vset1(a);
     std::int64_t i = 0;
     for (; i + kLanes <= n; i += kLanes) {
-        _mm512_storeu_ps(y + i, vfma(vload(x + i), av, vload(y + i)));
+        vstore(y + i, vfma(vload(x + i), av, vload(y + i)));
     }
-#else
-    const VecF av = _mm256_set1_ps(a);
-    std::int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-        _mm256_storeu_ps(y + i, vfma(vload(x + i), av, vload(y + i)));
-    }
-#endif
     for (; i < n; ++i) {
         y[i] += a * x[i];
     }
@@ -778,15 +790,8 @@ void swigluF32(float* gate, const float* up, std::int64_t n)
     std::int64_t i = 0;
     for (; i + kLanes <= n; i += kLanes) {
         const VecF g = vload(gate + i);
-#if defined(__AVX512F__)
-        const VecF e = expApprox(_mm512_sub_ps(_mm512_setzero_ps(), g));
-        const VecF s = _mm512_div_ps(g, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
-        _mm512_storeu_ps(gate + i, _mm512_mul_ps(s, vload(up + i)));
-#else
-        const VecF e = expApprox(_mm256_sub_ps(_mm256_setzero_ps(), g));
-        const VecF s = _mm256_div_ps(g, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
-        _mm256_storeu_ps(gate + i, _mm256_mul_ps(s, vload(up + i)));
-#endif
+        const VecF e = expApprox(vsub(vzero(), g));
+        vstore(gate + i, vmul(vdiv(g, vadd(vset1(1.0f), e)), vload(up + i)));
     }
     for (; i < n; ++i) {
         const float g = gate[i];
@@ -800,54 +805,6 @@ void swigluF32(float* gate, const float* up, std::int64_t n)
 // vector per head element. Softmax uses the polynomial exp of SwiGLU, and the weighted sum of
 // values adds a value row into four queries' outputs at a time. Head sizes the vectors do not
 // divide take the scalar reference.
-inline VecF vmax(VecF a, VecF b)
-{
-#if defined(__AVX512F__)
-    return _mm512_max_ps(a, b);
-#else
-    return _mm256_max_ps(a, b);
-#endif
-}
-
-inline float vmaxAcross(VecF v)
-{
-#if defined(__AVX512F__)
-    return _mm512_reduce_max_ps(v);
-#else
-    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    m = _mm_max_ss(m, _mm_movehdup_ps(m));
-    return _mm_cvtss_f32(m);
-#endif
-}
-
-inline VecF vmul(VecF a, VecF b)
-{
-#if defined(__AVX512F__)
-    return _mm512_mul_ps(a, b);
-#else
-    return _mm256_mul_ps(a, b);
-#endif
-}
-
-inline void vstore(float* p, VecF v)
-{
-#if defined(__AVX512F__)
-    _mm512_storeu_ps(p, v);
-#else
-    _mm256_storeu_ps(p, v);
-#endif
-}
-
-inline VecF vset1(float v)
-{
-#if defined(__AVX512F__)
-    return _mm512_set1_ps(v);
-#else
-    return _mm256_set1_ps(v);
-#endif
-}
-
 // row[0..n) = softmax(row[0..n)); row[n..padded) = 0 (padded is a multiple of kLanes).
 inline void softmaxRow(float* row, int n, int padded)
 {
@@ -863,11 +820,7 @@ inline void softmaxRow(float* row, int n, int padded)
     const VecF mv = vset1(maxScore);
     VecF sum = vzero();
     for (j = 0; j + kLanes <= n; j += kLanes) {
-#if defined(__AVX512F__)
-        const VecF e = expApprox(_mm512_sub_ps(vload(row + j), mv));
-#else
-        const VecF e = expApprox(_mm256_sub_ps(vload(row + j), mv));
-#endif
+        const VecF e = expApprox(vsub(vload(row + j), mv));
         vstore(row + j, e);
         sum = vadd(sum, e);
     }
