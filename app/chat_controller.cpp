@@ -7,12 +7,15 @@
 #include "message_blocks.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 #include <QHash>
 #include <QJSEngine>
 #include <QJsonObject>
 #include <QQmlExtensionPlugin>
+#include <QRegularExpression>
 #include <QSaveFile>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <cmath>
@@ -579,27 +582,43 @@ bool ChatController::undoDelete()
     return true;
 }
 
-bool ChatController::exportConversation(qint64 id, const QUrl& file, const QString& format)
+QString ChatController::exportConversation(qint64 id, const QUrl& file, const QString& format)
 {
     const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
     QByteArray bytes;
     if (format == QLatin1String("json")) {
         const auto json = m_store->exportJson(id);
         if (!json)
-            return false;
+            return {};
         bytes = *json;
     } else {
         const auto markdown = m_store->exportMarkdown(id);
         if (!markdown)
-            return false;
+            return {};
         bytes = markdown->toUtf8();
     }
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit()) {
         setErrorText(tr("Could not write %1: %2").arg(path, out.errorString()));
-        return false;
+        return {};
     }
-    return true;
+    return QDir::toNativeSeparators(path);
+}
+
+QUrl ChatController::suggestedExportFile(const QString& title, const QString& suffix)
+{
+    // Characters no file system takes (Windows' set, the strictest), runs of them folded.
+    static const QRegularExpression unsafe(QStringLiteral(R"([\\/:*?"<>|\x00-\x1f]+)"));
+    QString name = title.simplified().replace(unsafe, QStringLiteral(" ")).simplified();
+    while (name.startsWith(QLatin1Char('.')) || name.startsWith(QLatin1Char(' ')))
+        name.remove(0, 1); // no hidden files, no ".." left of "../"
+    name.truncate(80);
+    if (name.trimmed().isEmpty())
+        name = tr("Chat", "file name of an exported chat without a title");
+    QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (folder.isEmpty() || !QDir(folder).exists())
+        folder = QStandardPaths::writableLocation(QStandardPaths::HomeLocation);
+    return QUrl::fromLocalFile(QDir(folder).filePath(name.trimmed() + QLatin1Char('.') + suffix));
 }
 
 void ChatController::setSearchText(const QString& text)

@@ -147,8 +147,12 @@ public:
     /// Moves a chat to the bin; undoDelete() brings back the last one.
     Q_INVOKABLE bool deleteConversation(qint64 id);
     Q_INVOKABLE bool undoDelete();
-    /// Writes @p id as "markdown" or "json" to @p file.
-    Q_INVOKABLE bool exportConversation(qint64 id, const QUrl& file, const QString& format);
+    /// Writes @p id as "markdown" or "json" to @p file; returns the path written, or an empty
+    /// string (and errorText says why).
+    Q_INVOKABLE QString exportConversation(qint64 id, const QUrl& file, const QString& format);
+    /// Where an export of the chat titled @p title goes unless the user says otherwise: the
+    /// title made safe as a file name, with @p suffix, in the Documents folder.
+    Q_INVOKABLE static QUrl suggestedExportFile(const QString& title, const QString& suffix);
     Q_INVOKABLE void setSearchText(const QString& text);
 
 Q_SIGNALS:

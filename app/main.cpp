@@ -6,6 +6,7 @@
 #include "chat_controller.h"
 #include "chatstore.h"
 #include "command_line.h"
+#include "dialog_tour.h"
 #include "language_manager.h"
 #include "logging.h"
 #include "gpuinfo.h"
@@ -75,6 +76,8 @@ QStringList argumentList(int argc, char** argv)
 ///                                    "installed" or "vram" ("vram:<catalog id>" plans that model)
 ///   HEARTH_TEST_DEVICE=emulated:N    sessions use the emulated device of N bytes; HEARTH_FAKE_GPU_GB
 ///                                    alone implies an emulated device of that size
+///   HEARTH_TEST_OPEN_DIALOGS=1       open every dialog of the window in turn, print which opened,
+///                                    exit 0 when all did (the package check runs it)
 struct TestHooks
 {
     QString send = QString::fromLocal8Bit(qgetenv("HEARTH_TEST_SEND"));
@@ -87,6 +90,7 @@ struct TestHooks
     bool measure = qEnvironmentVariableIntValue("HEARTH_MEASURE") != 0;
     QString page = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_PAGE"));
     QString device = QString::fromLocal8Bit(qgetenv("HEARTH_TEST_DEVICE"));
+    bool openDialogs = qEnvironmentVariableIntValue("HEARTH_TEST_OPEN_DIALOGS") != 0;
 };
 
 /// The emulated device standing in for the GPU that HEARTH_FAKE_GPU_GB pretends, so that a
@@ -268,6 +272,17 @@ int main(int argc, char** argv)
         return 1;
 
     auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
+    std::unique_ptr<hearth::app::DialogTour> dialogTour;
+    if (window && hooks.openDialogs) {
+        dialogTour = std::make_unique<hearth::app::DialogTour>(window);
+        QObject::connect(dialogTour.get(), &hearth::app::DialogTour::finished, app.get(), [&](bool allOpened) {
+            for (const QString& line : dialogTour->report())
+                out << line << "\n";
+            out << (allOpened ? "All dialogs opened." : "Some dialogs did not open.") << Qt::endl;
+            QCoreApplication::exit(allOpened ? 0 : 1);
+        });
+        QTimer::singleShot(500, dialogTour.get(), &hearth::app::DialogTour::start);
+    }
     if (window && !hooks.page.isEmpty()) {
         const QString section = hooks.page.section(QLatin1Char(':'), 0, 0);
         const QString catalogId = hooks.page.section(QLatin1Char(':'), 1);

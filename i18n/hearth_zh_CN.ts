@@ -312,6 +312,13 @@
     </message>
 </context>
 <context>
+    <name>DialogProblem</name>
+    <message>
+        <source>Cannot open the file chooser</source>
+        <translation>无法打开文件选择器</translation>
+    </message>
+</context>
+<context>
     <name>FitBadge</name>
     <message>
         <source>~%1 tokens/s</source>
@@ -466,6 +473,14 @@
         <source>GPU + CPU (%1)</source>
         <comment>status bar: hybrid compute mode, %1 is the CPU kernel set</comment>
         <translation>GPU + CPU（%1）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Saved the chat to %1.</source>
+        <translation>已将对话保存到 %1。</translation>
     </message>
 </context>
 <context>
@@ -1656,6 +1671,11 @@
         <source>Could not write %1: %2</source>
         <translation>无法写入 %1：%2</translation>
     </message>
+    <message>
+        <source>Chat</source>
+        <comment>file name of an exported chat without a title</comment>
+        <translation>对话</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>
@@ -1706,6 +1726,14 @@
     <message>
         <source>Could not restore the previous placement: %1</source>
         <translation>无法恢复之前的放置：%1</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::FileDialogSupport</name>
+    <message>
+        <source>The file chooser cannot open because this installation lacks the Qt module %1. Install the package %2 (for example with “sudo apt install %2”) and start Hearth again.</source>
+        <comment>%1 is a list of QML module names, %2 a list of package names</comment>
+        <translation>无法打开文件选择器：此安装缺少 Qt 模块 %1。请安装软件包 %2（例如运行“sudo apt install %2”），然后重新启动 Hearth。</translation>
     </message>
 </context>
 <context>

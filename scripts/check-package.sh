@@ -79,7 +79,7 @@ if [ -n "$deb" ]; then
     depends=$(dpkg-deb --field "$deb" Depends)
     echo "Depends: $depends"
     for d in libqt6core6 qt6-qpa-plugins qml6-module-qtquick-controls qml6-module-qtquick-layouts \
-             qml6-module-qtquick-dialogs libqt6sql6-sqlite; do
+             qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel libqt6sql6-sqlite; do
         if grep -q "$d" <<<"$depends"; then pass "Depends lists $d"; else fail "Depends lists $d"; fi
     done
 
@@ -114,6 +114,15 @@ if [ "$installed" -eq 1 ]; then
         fail "hearth-synth made a tiny model"
         cat "$work/synth.log" 2>/dev/null
     fi
+    # Every dialog of the installed program opens, the file choosers included: they import QML
+    # modules of their own, which the package must depend on (a missing one crashes Qt 6.4).
+    if QT_QPA_PLATFORM=offscreen HEARTH_TEST_OPEN_DIALOGS=1 timeout 120 /usr/bin/hearth --data-dir "$work/dialogs-data" \
+            >"$work/dialogs.txt" 2>&1 && grep -q "All dialogs opened" "$work/dialogs.txt"; then
+        pass "installed hearth opens every dialog ($(grep -c '^opened ' "$work/dialogs.txt") dialogs)"
+    else
+        fail "installed hearth opens every dialog"
+    fi
+    grep -E '^(opened|FAILED) ' "$work/dialogs.txt"
     # A broken model is a message and exit code 1, never a crash.
     echo "not a model" >"$work/broken.gguf"
     QT_QPA_PLATFORM=offscreen /usr/bin/hearth --self-test --model "$work/broken.gguf" >"$work/broken.txt" 2>&1

@@ -4,6 +4,7 @@ import QtQuick.Controls
 import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth.App
+import Hearth.Dialogs
 
 ApplicationWindow {
     id: root
@@ -105,7 +106,7 @@ ApplicationWindow {
                 text: qsTr("Open Model…")
                 icon.name: "document-open"
                 enabled: !root.busy
-                onClicked: modelDialog.open()
+                onClicked: dialogProblem.openChooser(modelDialog)
                 Accessible.name: qsTr("Open a model file")
             }
             ToolButton {
@@ -187,18 +188,22 @@ ApplicationWindow {
 
         Sidebar {
             id: sidebar
+            objectName: "sidebar"
             SplitView.preferredWidth: 250
             SplitView.minimumWidth: 160
             controller: ChatController
             modelsShown: root.showingModels
             onModelsRequested: root.showingModels = !root.showingModels
             onChatRequested: root.showingModels = false
-            onExportRequested: (conversationId, format) => {
+            onExportRequested: (conversationId, title, format) => {
+                const suffix = format === "json" ? "json" : "md";
+                const file = ChatController.suggestedExportFile(title, suffix);
                 exportDialog.conversationId = conversationId;
                 exportDialog.format = format;
-                exportDialog.selectedFile = "";
-                exportDialog.defaultSuffix = format === "json" ? "json" : "md";
-                exportDialog.open();
+                exportDialog.defaultSuffix = suffix;
+                exportDialog.currentFolder = file.toString().substring(0, file.toString().lastIndexOf("/"));
+                exportDialog.selectedFile = file;
+                dialogProblem.openChooser(exportDialog);
             }
         }
 
@@ -215,6 +220,23 @@ ApplicationWindow {
                     controller: ChatController
                 }
 
+                Label {
+                    id: noticeLabel
+                    objectName: "noticeLabel"
+                    /// Shows @p text for a few seconds (a finished export, say).
+                    function show(text) {
+                        noticeLabel.text = text;
+                        noticeTimer.restart();
+                    }
+                    Layout.fillWidth: true
+                    Layout.margins: 8
+                    visible: noticeTimer.running && text.length > 0
+                    wrapMode: Text.Wrap
+                    Timer {
+                        id: noticeTimer
+                        interval: 8000
+                    }
+                }
                 Label {
                     objectName: "errorLabel"
                     Layout.fillWidth: true
@@ -301,7 +323,7 @@ ApplicationWindow {
     Shortcut {
         sequences: [StandardKey.Open]
         enabled: !root.busy
-        onActivated: modelDialog.open()
+        onActivated: dialogProblem.openChooser(modelDialog)
     }
     Shortcut {
         sequences: [StandardKey.New]
@@ -325,8 +347,12 @@ ApplicationWindow {
         onActivated: ChatController.copyLastAnswer()
     }
 
+    DialogProblem {
+        id: dialogProblem
+    }
     FileDialog {
         id: modelDialog
+        objectName: "modelDialog"
         title: qsTr("Open a Model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: ChatController.loadModelUrl(selectedFile)
@@ -337,16 +363,24 @@ ApplicationWindow {
         property var conversationId: 0
         property string format: "markdown"
 
+        objectName: "exportDialog"
         title: qsTr("Export Chat")
         fileMode: FileDialog.SaveFile
-        nameFilters: format === "json" ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
-        onAccepted: ChatController.exportConversation(conversationId, selectedFile, format)
+        acceptLabel: qsTr("Save")
+        nameFilters: [format === "json" ? qsTr("JSON files (*.json)") : qsTr("Markdown files (*.md)"), qsTr("All files (*)")]
+        onAccepted: {
+            const written = ChatController.exportConversation(conversationId, selectedFile, format);
+            if (written.length > 0)
+                noticeLabel.show(qsTr("Saved the chat to %1.").arg(written));
+        }
     }
     SettingsDialog {
         id: settingsDialog
+        objectName: "settingsDialog"
     }
     ChatSettingsDialog {
         id: chatSettings
+        objectName: "chatSettingsDialog"
         controller: ChatController
     }
 }

@@ -7,6 +7,7 @@ import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth.App
 import Hearth.Models
+import Hearth.Dialogs
 
 // The models that can be loaded: verified downloads and imported GGUF files.
 Item {
@@ -43,7 +44,7 @@ Item {
             Button {
                 objectName: "importButton"
                 text: qsTr("Import…")
-                onClicked: importDialog.open()
+                onClicked: dialogProblem.openChooser(importDialog)
                 Accessible.name: qsTr("Add a GGUF model file from this computer")
             }
         }
@@ -176,6 +177,9 @@ Item {
         }
     }
 
+    DialogProblem {
+        id: dialogProblem
+    }
     FileDialog {
         id: importDialog
         title: qsTr("Import a Model")

@@ -10,7 +10,7 @@ Pane {
 
     required property ChatController controller
 
-    signal exportRequested(var conversationId, string format)
+    signal exportRequested(var conversationId, string title, string format)
     /// The Models button; @p modelsShown tells whether the page is open (the button is checked).
     signal modelsRequested()
     /// A chat was chosen or started: the chat view should be shown.
@@ -132,11 +132,11 @@ Pane {
                     }
                     MenuItem {
                         text: qsTr("Export as Markdown…")
-                        onTriggered: root.exportRequested(entry.conversationId, "markdown")
+                        onTriggered: root.exportRequested(entry.conversationId, entry.title, "markdown")
                     }
                     MenuItem {
                         text: qsTr("Export as JSON…")
-                        onTriggered: root.exportRequested(entry.conversationId, "json")
+                        onTriggered: root.exportRequested(entry.conversationId, entry.title, "json")
                     }
                     MenuSeparator {}
                     MenuItem {

@@ -10,6 +10,7 @@ import QtQuick.Controls
 import QtQuick.Dialogs
 import QtQuick.Layouts
 import Hearth.Models
+import Hearth.Dialogs
 
 Pane {
     id: root
@@ -41,6 +42,9 @@ Pane {
         }
     }
 
+    DialogProblem {
+        id: dialogProblem
+    }
     FolderDialog {
         id: modelDialog
         title: qsTr("Choose the model folder")
@@ -111,11 +115,11 @@ Pane {
             RowLayout {
                 Button {
                     text: qsTr("Folder…")
-                    onClicked: modelDialog.open()
+                    onClicked: dialogProblem.openChooser(modelDialog)
                 }
                 Button {
                     text: qsTr("GGUF file…")
-                    onClicked: ggufDialog.open()
+                    onClicked: dialogProblem.openChooser(ggufDialog)
                 }
             }
 
@@ -129,7 +133,7 @@ Pane {
             }
             Button {
                 text: qsTr("Folder…")
-                onClicked: predictorDialog.open()
+                onClicked: dialogProblem.openChooser(predictorDialog)
             }
 
             Label { text: qsTr("Activations") }
@@ -142,7 +146,7 @@ Pane {
             }
             Button {
                 text: qsTr("Folder…")
-                onClicked: activationDialog.open()
+                onClicked: dialogProblem.openChooser(activationDialog)
             }
 
             Label { text: qsTr("Type") }
@@ -182,7 +186,7 @@ Pane {
                 onClicked: {
                     if (root.job.destination.length > 0)
                         destinationDialog.selectedFile = root.job.urlFromPath(root.job.destination)
-                    destinationDialog.open()
+                    dialogProblem.openChooser(destinationDialog)
                 }
             }
         }

@@ -136,12 +136,12 @@ private Q_SLOTS:
         m_chat->setSearchText(QString());
 
         const QString markdown = m_dir.filePath(QStringLiteral("chat.md"));
-        QVERIFY(m_chat->exportConversation(m_chat->conversationId(), QUrl::fromLocalFile(markdown), QStringLiteral("markdown")));
+        QCOMPARE(m_chat->exportConversation(m_chat->conversationId(), QUrl::fromLocalFile(markdown), QStringLiteral("markdown")), markdown);
         QFile file(markdown);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(file.readAll().contains("Hello, who are you?"));
         const QString json = m_dir.filePath(QStringLiteral("chat.json"));
-        QVERIFY(m_chat->exportConversation(m_chat->conversationId(), QUrl::fromLocalFile(json), QStringLiteral("json")));
+        QCOMPARE(m_chat->exportConversation(m_chat->conversationId(), QUrl::fromLocalFile(json), QStringLiteral("json")), json);
         QVERIFY(QFileInfo(json).size() > 0);
     }
 

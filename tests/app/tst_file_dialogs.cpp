@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+// Every dialog of the real window opens, the file and folder choosers included; a QML module
+// that Qt's own file chooser needs but this installation lacks is a message, not a crash; the
+// export dialog proposes a name, saves and says where.
+
+#include "app_info.h"
+#include "app_settings.h"
+#include "chat_controller.h"
+#include "chatstore.h"
+#include "dialog_tour.h"
+#include "filedialogsupport.h"
+#include "language_manager.h"
+#include "modelmanager.h"
+
+#include <QDir>
+#include <QFile>
+#include <QLibraryInfo>
+#include <QQmlApplicationEngine>
+#include <QQmlExtensionPlugin>
+#include <QQuickItem>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+Q_IMPORT_QML_PLUGIN(Hearth_AppPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_UiPlugin)
+
+using hearth::app::DialogTour;
+using hearth::app::FileDialogSupport;
+
+namespace {
+
+/// A copy of Qt's QML import folder, as links, without the modules named in @p hidden
+/// ("Qt/labs/folderlistmodel"): an installation that lacks those packages.
+bool mirrorQmlImportsWithout(const QString& target, const QStringList& hidden, const QString& relative = {})
+{
+    const QDir source(QLibraryInfo::path(QLibraryInfo::QmlImportsPath) + QLatin1Char('/') + relative);
+    if (!QDir().mkpath(target + QLatin1Char('/') + relative))
+        return false;
+    const QStringList entries = source.entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+    for (const QString& entry : entries) {
+        const QString path = relative.isEmpty() ? entry : relative + QLatin1Char('/') + entry;
+        if (hidden.contains(path))
+            continue;
+        const bool above = std::any_of(hidden.begin(), hidden.end(),
+            [&](const QString& h) { return h.startsWith(path + QLatin1Char('/')); });
+        if (above) {
+            if (!mirrorQmlImportsWithout(target, hidden, path))
+                return false;
+        } else if (!QFile::link(source.filePath(entry), target + QLatin1Char('/') + path)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+class TestFileDialogs : public QObject
+{
+    Q_OBJECT
+
+    struct App {
+        QTemporaryDir data;
+        hearth::app::AppSettings settings{data.filePath(QStringLiteral("settings.ini"))};
+        hearth::app::AppInfo info{data.path()};
+        hearth::app::ChatController chat{nullptr};
+        hearth::app::LanguageManager languages{nullptr};
+        hearth::models::ModelManager models{nullptr};
+        QQmlApplicationEngine engine;
+        QStringList warnings;
+        bool opened = false;
+
+        App()
+        {
+            chat.setSettings(&settings);
+            models.setSettingsFile(settings.iniPath());
+            opened = chat.openStore(data.filePath(QStringLiteral("chats.sqlite"))) && models.open(data.path());
+            hearth::app::AppInfo::setInstance(&info);
+            hearth::app::ChatController::setInstance(&chat);
+            hearth::app::LanguageManager::setInstance(&languages);
+            hearth::app::AppSettings::setInstance(&settings);
+            hearth::models::ModelManager::setInstance(&models);
+            languages.setLanguage(QStringLiteral("en"));
+            languages.setQmlEngine(&engine);
+            QObject::connect(&engine, &QQmlEngine::warnings, &engine, [this](const QList<QQmlError>& errors) {
+                for (const QQmlError& error : errors)
+                    warnings.append(error.toString());
+            });
+        }
+        QQuickWindow* load()
+        {
+            if (!opened)
+                return nullptr;
+            engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+            engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Hearth/Ui/Main.qml")));
+            if (engine.rootObjects().size() != 1)
+                return nullptr;
+            auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
+            return window && QTest::qWaitForWindowExposed(window) ? window : nullptr;
+        }
+    };
+
+    static void click(QQuickWindow* window, const char* objectName)
+    {
+        auto* item = window->findChild<QQuickItem*>(QString::fromLatin1(objectName));
+        QVERIFY2(item, objectName);
+        QTest::mouseClick(window, Qt::LeftButton, {}, item->mapToScene(QPointF(item->width() / 2, item->height() / 2)).toPoint());
+    }
+
+    QTemporaryDir m_home;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QQuickStyle::setStyle(QStringLiteral("Fusion"));
+        // Exports are proposed in the Documents folder: one of the test's own.
+        QVERIFY(m_home.isValid());
+        QVERIFY(QDir(m_home.path()).mkpath(QStringLiteral("Documents")));
+        qputenv("HOME", m_home.path().toLocal8Bit());
+        qunsetenv("XDG_DOCUMENTS_DIR");
+        qputenv("XDG_CONFIG_HOME", m_home.filePath(QStringLiteral(".config")).toLocal8Bit());
+    }
+
+    // In a process of its own: once an engine has imported a module, Qt keeps it registered for
+    // every later engine, and remembers where each plugin was found.
+    void missingModuleIsAMessage()
+    {
+        if (qEnvironmentVariableIsEmpty("HEARTH_TEST_WITHOUT_FOLDERLISTMODEL")) {
+            QProcess child;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("HEARTH_TEST_WITHOUT_FOLDERLISTMODEL"), QStringLiteral("1"));
+            child.setProcessEnvironment(env);
+            child.setProcessChannelMode(QProcess::MergedChannels);
+            child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("missingModuleIsAMessage")});
+            QVERIFY(child.waitForFinished(120000));
+            const QByteArray output = child.readAll();
+            QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, output.constData());
+            QVERIFY2(output.contains("PASS   : TestFileDialogs::missingModuleIsAMessage()"), output.constData());
+            return;
+        }
+        QTemporaryDir imports;
+        QVERIFY(mirrorQmlImportsWithout(imports.path(), {QStringLiteral("Qt/labs/folderlistmodel")}));
+        App app;
+        app.engine.setImportPathList({imports.path()});
+        QQuickWindow* window = app.load();
+        QVERIFY(window);
+        FileDialogSupport probe(&app.engine, FileDialogSupport::defaultRequirements());
+        QVERIFY2(!probe.available(), qPrintable(app.engine.importPathList().join(QLatin1Char(' '))));
+
+        click(window, "openModelButton");
+        auto* problem = window->findChild<QObject*>(QStringLiteral("dialogProblem"));
+        QVERIFY(problem);
+        QTRY_VERIFY(problem->property("visible").toBool());
+        auto* text = window->findChild<QObject*>(QStringLiteral("dialogProblemText"));
+        QVERIFY(text);
+        QVERIFY2(text->property("text").toString().contains(QStringLiteral("qml6-module-qt-labs-folderlistmodel")),
+                 qPrintable(text->property("text").toString()));
+        auto* chooser = window->findChild<QObject*>(QStringLiteral("modelDialog"));
+        QVERIFY(chooser);
+        QVERIFY(!chooser->property("visible").toBool());
+
+        // The package check's tour says so too, without opening (and crashing in) a chooser.
+        DialogTour tour(window);
+        QSignalSpy finished(&tour, &DialogTour::finished);
+        tour.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QVERIFY(!finished.at(0).at(0).toBool());
+        QVERIFY(tour.report().constFirst().contains(QStringLiteral("Qt.labs.folderlistmodel")));
+    }
+
+    void everyDialogOpens()
+    {
+        App app;
+        QQuickWindow* window = app.load();
+        QVERIFY(window);
+        QVERIFY2(app.warnings.isEmpty(), qPrintable(app.warnings.join(QLatin1Char('\n'))));
+
+        DialogTour tour(window);
+        QStringList names;
+        for (QObject* dialog : tour.dialogs())
+            names.append(DialogTour::describe(dialog));
+        // The choosers of the window, the Installed section and the Convert tab, and the app's own.
+        for (const char* expected : {"modelDialog", "exportDialog", "settingsDialog", "chatSettingsDialog"})
+            QVERIFY2(names.contains(QString::fromLatin1(expected)), qPrintable(names.join(QLatin1Char('\n'))));
+        QVERIFY2(names.filter(QStringLiteral("QQuickFolderDialog")).size() >= 3, qPrintable(names.join(QLatin1Char('\n'))));
+        QVERIFY2(names.filter(QStringLiteral("QQuickFileDialog")).size() >= 3, qPrintable(names.join(QLatin1Char('\n'))));
+
+        QSignalSpy finished(&tour, &DialogTour::finished);
+        tour.start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(tour.report().join(QLatin1Char('\n'))));
+        QCOMPARE(tour.report().filter(QStringLiteral("opened ")).size(), names.size());
+    }
+
+    void supportNamesModulesAndPackages()
+    {
+        QQmlEngine engine;
+        FileDialogSupport present(&engine, FileDialogSupport::defaultRequirements());
+        QVERIFY2(present.available(), qPrintable(present.problem()));
+        QVERIFY(present.problem().isEmpty());
+        FileDialogSupport absent(&engine, {{QStringLiteral("Hearth.NoSuchModule"), QStringLiteral("hearth-no-such-package")},
+                                           {QStringLiteral("QtQuick"), QStringLiteral("qml6-module-qtquick")}});
+        QVERIFY(!absent.available());
+        QCOMPARE(absent.missingModules(), QStringList{QStringLiteral("Hearth.NoSuchModule")});
+        QVERIFY(absent.problem().contains(QStringLiteral("hearth-no-such-package")));
+        QVERIFY(!absent.problem().contains(QStringLiteral("qml6-module-qtquick ")));
+    }
+
+    void exportProposesANameSavesAndConfirms()
+    {
+        App app;
+        QQuickWindow* window = app.load();
+        QVERIFY(window);
+        const auto id = app.chat.store()->createConversation(QStringLiteral("Trip: Bali / Lombok?"));
+        QVERIFY(id);
+        QVERIFY(app.chat.store()->addMessage(*id, 0, QStringLiteral("user"), QStringLiteral("Where first?")));
+
+        auto* sidebar = window->findChild<QObject*>(QStringLiteral("sidebar"));
+        QVERIFY(sidebar);
+        QVERIFY(QMetaObject::invokeMethod(sidebar, "exportRequested", Q_ARG(QVariant, QVariant::fromValue(*id)),
+                                          Q_ARG(QString, QStringLiteral("Trip: Bali / Lombok?")),
+                                          Q_ARG(QString, QStringLiteral("markdown"))));
+        auto* dialog = window->findChild<QObject*>(QStringLiteral("exportDialog"));
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->property("visible").toBool());
+        QCOMPARE(dialog->property("acceptLabel").toString(), QStringLiteral("Save"));
+        const QString target = QDir(m_home.path()).filePath(QStringLiteral("Documents/Trip Bali Lombok.md"));
+        QCOMPARE(dialog->property("selectedFile").toUrl(), QUrl::fromLocalFile(target));
+
+        // The user takes the proposal: Save.
+        QVERIFY(QMetaObject::invokeMethod(dialog, "accept"));
+        QTRY_VERIFY(QFile::exists(target));
+        QFile written(target);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QVERIFY(written.readAll().contains("Where first?"));
+        auto* notice = window->findChild<QObject*>(QStringLiteral("noticeLabel"));
+        QVERIFY(notice);
+        QTRY_VERIFY(notice->property("visible").toBool());
+        QVERIFY(notice->property("text").toString().contains(target));
+    }
+
+    void suggestedNamesAreSafe()
+    {
+        using hearth::app::ChatController;
+        QCOMPARE(ChatController::suggestedExportFile(QStringLiteral("a<b>c|d"), QStringLiteral("json")).fileName(),
+                 QStringLiteral("a b c d.json"));
+        QCOMPARE(ChatController::suggestedExportFile(QStringLiteral("../../etc/passwd"), QStringLiteral("md")).fileName(),
+                 QStringLiteral("etc passwd.md"));
+        QCOMPARE(ChatController::suggestedExportFile(QStringLiteral("   "), QStringLiteral("md")).fileName(),
+                 QStringLiteral("Chat.md"));
+        QVERIFY(ChatController::suggestedExportFile(QString(300, QLatin1Char('x')), QStringLiteral("md")).fileName().size() <= 83);
+    }
+};
+
+QTEST_MAIN(TestFileDialogs)
+#include "tst_file_dialogs.moc"
