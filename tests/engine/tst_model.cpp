@@ -175,7 +175,7 @@ Status writeTinyModel(const QString& path, const TinySpec& s, TinyWeights* out =
                 shape[0] += 32;
         }
         if (name == s.unsupportedTypeTensor)
-            type = DType::Q4_1;
+            type = DType::Q8_1; // known by size, never computed
         planned.push_back({name, type, shape, data, count});
     };
     plan("token_embd.weight", s.matrixType, {s.nEmbd, s.nVocab}, tw.tokenEmbd.data.data());
@@ -537,7 +537,7 @@ private Q_SLOTS:
         QTest::newRow("missing output norm") << "output_norm.weight" << "" << "" << "llama" << 2 << invalid << "output_norm.weight";
         QTest::newRow("wrong shape") << "" << "blk.0.attn_k.weight" << "" << "llama" << 2 << invalid << "blk.0.attn_k.weight";
         QTest::newRow("vocab mismatch") << "" << "token_embd.weight" << "" << "llama" << 2 << invalid << "token_embd.weight";
-        QTest::newRow("unsupported type") << "" << "" << "blk.0.attn_q.weight" << "llama" << 2 << unsupported << "Q4_1";
+        QTest::newRow("unsupported type") << "" << "" << "blk.0.attn_q.weight" << "llama" << 2 << unsupported << "Q8_1";
         QTest::newRow("unsupported architecture") << "" << "" << "" << "gpt2" << 2 << unsupported << "gpt2";
         QTest::newRow("kv heads do not divide") << "" << "" << "" << "llama" << 3 << invalid << "head count";
     }

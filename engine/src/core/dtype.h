@@ -27,12 +27,23 @@ enum class DType : std::uint32_t {
     Q5_K = 13,
     Q6_K = 14,
     Q8_K = 15,
+    IQ2_XXS = 16,
+    IQ2_XS = 17,
+    IQ3_XXS = 18,
+    IQ1_S = 19,
+    IQ4_NL = 20,
+    IQ3_S = 21,
+    IQ2_S = 22,
+    IQ4_XS = 23,
     I8 = 24,
     I16 = 25,
     I32 = 26,
     I64 = 27,
     F64 = 28,
+    IQ1_M = 29,
     BF16 = 30,
+    TQ1_0 = 34,
+    TQ2_0 = 35,
 };
 
 struct DTypeTraits {
@@ -45,10 +56,37 @@ struct DTypeTraits {
 std::optional<DTypeTraits> dtypeTraits(std::uint32_t ggufTypeId);
 std::string_view dtypeName(DType type);
 
-// True for the types the CPU kernels compute with.
+// True for the types every part of the engine computes with: the CPU's tiled kernels, the
+// device, sparse neuron files and the quantizer's targets.
 constexpr bool isComputeType(DType t)
 {
     return t == DType::F32 || t == DType::F16 || t == DType::Q4_0 || t == DType::Q8_0;
+}
+
+// True for the types the CPU's matrix products and row lookups take: the compute types and
+// the block types of cpu/block_dot.h (the other legacy quants, K-quants, IQ4_NL, IQ4_XS, BF16).
+constexpr bool isCpuWeightType(DType t)
+{
+    switch (t) {
+    case DType::F32:
+    case DType::F16:
+    case DType::Q4_0:
+    case DType::Q8_0:
+    case DType::Q4_1:
+    case DType::Q5_0:
+    case DType::Q5_1:
+    case DType::Q2_K:
+    case DType::Q3_K:
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K:
+    case DType::IQ4_NL:
+    case DType::IQ4_XS:
+    case DType::BF16:
+        return true;
+    default:
+        return false;
+    }
 }
 
 // Bytes of one row of @p n elements; n must be a multiple of the block size.

@@ -61,4 +61,38 @@ std::vector<const CpuKernels*> kernelVariants()
     return variants;
 }
 
+BlockDotFn blockDotFor(const CpuKernels& kernels, DType type)
+{
+    const BlockFormat* format = blockFormat(type);
+    if (!format)
+        return nullptr;
+    BlockDotFn own = nullptr;
+    switch (type) {
+    case DType::Q4_K:
+        own = kernels.dotQ4_K;
+        break;
+    case DType::Q5_K:
+        own = kernels.dotQ5_K;
+        break;
+    case DType::Q6_K:
+        own = kernels.dotQ6_K;
+        break;
+    default:
+        break;
+    }
+    return own ? own : format->dot;
+}
+
+void gemmBlockRows(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    // Each row is a few KiB: it stays in L1 while the tokens of a block go by.
+    for (std::int64_t r = rowBegin; r < rowEnd; ++r) {
+        const std::uint8_t* row = a.w + static_cast<std::size_t>(r) * a.wStride;
+        for (std::int64_t t = 0; t < a.tokens; ++t) {
+            const void* x = static_cast<const std::uint8_t*>(a.x) + static_cast<std::size_t>(t) * a.xStride;
+            a.y[t * a.yStride + r] = a.dot(row, x, a.cols);
+        }
+    }
+}
+
 } // namespace hearth::cpu

@@ -7,6 +7,7 @@
 // against the scalar reference.
 
 #include "core/dtype.h"
+#include "cpu/block_dot.h"
 #include "cpu/isa.h"
 
 #include <cstddef>
@@ -30,7 +31,8 @@ struct ActBlockQ8 {
 static_assert(sizeof(ActBlockQ8) == 40);
 
 // Y[t * yStride + r] = dot(W row r, X token t) for r in [rowBegin, rowEnd), t < tokens.
-// X holds floats for F32/F16 weights and ActBlockQ8 rows for Q4_0/Q8_0 weights.
+// X holds floats for F32/F16 weights and ActBlockQ8 rows for Q4_0/Q8_0 weights; for the block
+// types of block_dot.h it holds their activation format, and `dot` is the row dot product.
 struct GemmArgs {
     const std::uint8_t* w = nullptr;
     std::size_t wStride = 0; // bytes between weight rows
@@ -40,6 +42,7 @@ struct GemmArgs {
     std::int64_t tokens = 0;
     float* y = nullptr;
     std::int64_t yStride = 0; // floats between tokens
+    BlockDotFn dot = nullptr;
 };
 using GemmFn = void (*)(const GemmArgs& args, std::int64_t rowBegin, std::int64_t rowEnd);
 
@@ -105,7 +108,20 @@ struct CpuKernels {
     // A prompt's attention, one head at a time: the scores of several queries against a block of
     // keys at once instead of one dot product (and one exp) per query and key.
     void (*attendHead)(const AttendHeadArgs& args);
+
+    // Vector row dot products of block types (block_dot.h), or nullptr where the table has
+    // none and the scalar reference serves.
+    BlockDotFn dotQ4_K;
+    BlockDotFn dotQ5_K;
+    BlockDotFn dotQ6_K;
+    void (*quantizeActivationsQ8K)(const float* x, ActBlockQ8K* out, std::int64_t n);
 };
+
+// The dot product @p kernels use for block type @p type (its own or the reference), or nullptr
+// when @p type is no block type.
+[[nodiscard]] BlockDotFn blockDotFor(const CpuKernels& kernels, DType type);
+// Y = W X for a block type, row by row through args.dot (any table).
+void gemmBlockRows(const GemmArgs& args, std::int64_t rowBegin, std::int64_t rowEnd);
 
 // The tables. Only the scalar one may be used without checking the CPU first.
 extern const CpuKernels kScalarKernels;

@@ -23,9 +23,22 @@ constexpr std::int64_t kMinParallelWork = 1 << 16;
 // Prefill walks tokens in blocks whose activations stay in L2 while a thread's rows stream by.
 constexpr std::size_t kTokenBlockBytes = 256 * 1024;
 
+ActivationFormat activationFormat(DType type)
+{
+    if (type == DType::Q4_0 || type == DType::Q8_0)
+        return ActivationFormat::Q8;
+    const BlockFormat* format = blockFormat(type);
+    return format ? format->activations : ActivationFormat::Floats;
+}
+
 bool usesQ8Activations(DType type)
 {
-    return type == DType::Q4_0 || type == DType::Q8_0;
+    return activationFormat(type) == ActivationFormat::Q8;
+}
+
+bool usesQ8KActivations(DType type)
+{
+    return activationFormat(type) == ActivationFormat::Q8K;
 }
 
 GemmFn gemmFor(const CpuKernels& k, DType type)
@@ -40,16 +53,20 @@ GemmFn gemmFor(const CpuKernels& k, DType type)
     case DType::Q8_0:
         return k.gemmQ8_0;
     default:
-        return nullptr;
+        return blockFormat(type) ? gemmBlockRows : nullptr;
     }
 }
 
 bool isValid(const WeightMatrix& w)
 {
-    if (!isComputeType(w.type) || !w.data || w.rows <= 0 || w.cols <= 0) {
+    if (!isCpuWeightType(w.type) || !w.data || w.rows <= 0 || w.cols <= 0) {
         return false;
     }
-    return !usesQ8Activations(w.type) || w.cols % QK8_0 == 0;
+    const auto traits = dtypeTraits(static_cast<std::uint32_t>(w.type));
+    if (!traits || w.cols % traits->blockElements != 0) {
+        return false;
+    }
+    return (!usesQ8Activations(w.type) || w.cols % QK8_0 == 0) && (!usesQ8KActivations(w.type) || w.cols % QK_K == 0);
 }
 
 void zeroOutput(const WeightMatrix& w, std::int64_t tokens, float* y)
@@ -77,6 +94,19 @@ const ActBlockQ8* quantizeInput(const CpuKernels& k, const float* x, std::int64_
     return buffer.data();
 }
 
+// Q8_K activations (block_dot.h) of the current call, likewise.
+const ActBlockQ8K* quantizeInputQ8K(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols)
+{
+    thread_local std::vector<ActBlockQ8K> buffer;
+    const std::int64_t blocks = cols / QK_K;
+    buffer.resize(static_cast<std::size_t>(tokens * blocks));
+    const auto quantize = k.quantizeActivationsQ8K ? k.quantizeActivationsQ8K : quantizeActivationsQ8K;
+    for (std::int64_t t = 0; t < tokens; ++t) {
+        quantize(x + t * cols, buffer.data() + t * blocks, cols);
+    }
+    return buffer.data();
+}
+
 // The F16 decode input in the order gemmF16Prepared reads (kernels.h), per calling thread.
 const float* prepareF16Input(const CpuKernels& k, const float* x, std::int64_t cols)
 {
@@ -96,19 +126,37 @@ bool usesPreparedF16(const CpuKernels& k, const WeightMatrix& w, std::int64_t to
 struct Inputs {
     Input floats;
     Input q8;
+    Input q8k;
     Input f16Decode;
 };
 
-Inputs prepareInputs(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols, bool anyQ8,
-                     bool anyPreparedF16)
+// What the matrices of one call need their input as.
+struct InputNeeds {
+    bool q8 = false;
+    bool q8k = false;
+    bool preparedF16 = false;
+
+    void add(const CpuKernels& k, const WeightMatrix& w, std::int64_t tokens)
+    {
+        q8 = q8 || usesQ8Activations(w.type);
+        q8k = q8k || usesQ8KActivations(w.type);
+        preparedF16 = preparedF16 || usesPreparedF16(k, w, tokens);
+    }
+};
+
+Inputs prepareInputs(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols, const InputNeeds& needs)
 {
     Inputs in;
     in.floats = Input{x, static_cast<std::size_t>(cols) * sizeof(float)};
-    if (anyQ8) {
+    if (needs.q8) {
         in.q8.x = quantizeInput(k, x, tokens, cols);
         in.q8.xStride = static_cast<std::size_t>(cols / QK8_0) * sizeof(ActBlockQ8);
     }
-    if (anyPreparedF16) {
+    if (needs.q8k) {
+        in.q8k.x = quantizeInputQ8K(k, x, tokens, cols);
+        in.q8k.xStride = static_cast<std::size_t>(cols / QK_K) * sizeof(ActBlockQ8K);
+    }
+    if (needs.preparedF16) {
         in.f16Decode = Input{prepareF16Input(k, x, cols), in.floats.xStride};
     }
     return in;
@@ -218,7 +266,10 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Inputs& inputs, 
     Part p;
     const bool preparedF16 = usesPreparedF16(k, w, tokens);
     p.gemm = preparedF16 ? k.gemmF16Prepared : gemmFor(k, w.type);
-    const Input& in = usesQ8Activations(w.type) ? inputs.q8 : preparedF16 ? inputs.f16Decode : inputs.floats;
+    const Input& in = usesQ8Activations(w.type)    ? inputs.q8
+                      : usesQ8KActivations(w.type) ? inputs.q8k
+                      : preparedF16                ? inputs.f16Decode
+                                                   : inputs.floats;
     // A copy of the rows as stored reads the same bytes from memory the TLB covers better.
     const bool rowCopy = w.packing == Packing::Rows && w.packed && w.packedRows == w.rows;
     p.args.w = static_cast<const std::uint8_t*>(rowCopy ? w.packed : w.data);
@@ -229,6 +280,7 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Inputs& inputs, 
     p.args.tokens = tokens;
     p.args.y = y;
     p.args.yStride = w.rows;
+    p.args.dot = blockDotFor(k, w.type);
     p.firstRow = firstRow;
     p.rows = w.rows;
     // A multiple of 24 tokens: whole register tiles of 2, 3, 4, 6 and 8 tokens, the sizes the kernels use.
@@ -255,8 +307,9 @@ void matmulWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix&
         zeroOutput(w, tokens, y);
         return;
     }
-    const Inputs inputs = prepareInputs(kernels, x, tokens, w.cols, usesQ8Activations(w.type),
-                                        usesPreparedF16(kernels, w, tokens));
+    InputNeeds needs;
+    needs.add(kernels, w, tokens);
+    const Inputs inputs = prepareInputs(kernels, x, tokens, w.cols, needs);
     const Part part = makePart(kernels, w, inputs, tokens, y, 0);
     runParts(pool, &part, 1, w.rows, w.rows * w.cols * tokens);
 }
@@ -269,12 +322,10 @@ void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightM
     }
     // One section needs one input width; anything else runs as separate calls.
     bool shareable = count <= 16 && x;
-    bool anyQ8 = false;
-    bool anyPreparedF16 = false;
+    InputNeeds needs;
     for (int i = 0; i < count && shareable; ++i) {
         shareable = isValid(ws[i]) && ys[i] && ws[i].cols == ws[0].cols;
-        anyQ8 = anyQ8 || usesQ8Activations(ws[i].type);
-        anyPreparedF16 = anyPreparedF16 || usesPreparedF16(kernels, ws[i], tokens);
+        needs.add(kernels, ws[i], tokens);
     }
     if (!shareable) {
         for (int i = 0; i < count; ++i) {
@@ -283,7 +334,7 @@ void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightM
         return;
     }
     const std::int64_t cols = ws[0].cols;
-    const Inputs inputs = prepareInputs(kernels, x, tokens, cols, anyQ8, anyPreparedF16);
+    const Inputs inputs = prepareInputs(kernels, x, tokens, cols, needs);
     Part parts[16];
     std::int64_t totalRows = 0;
     for (int i = 0; i < count; ++i) {

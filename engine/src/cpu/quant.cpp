@@ -39,7 +39,11 @@ void dequantizeRow(DType type, const void* row, float* out, std::int64_t n)
         k.dequantizeRowQ8_0(static_cast<const BlockQ8_0*>(row), out, n);
         return;
     default:
-        // Callers check isComputeType() when loading; zeros beat reading garbage.
+        if (const BlockFormat* format = blockFormat(type)) {
+            format->dequantize(row, out, n);
+            return;
+        }
+        // Callers check isCpuWeightType() when loading; zeros beat reading garbage.
         std::memset(out, 0, static_cast<std::size_t>(n > 0 ? n : 0) * sizeof(float));
         return;
     }

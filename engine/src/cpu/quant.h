@@ -15,7 +15,7 @@ void quantizeRowQ4_0(const float* x, BlockQ4_0* out, std::int64_t n);
 void quantizeRowQ8_0(const float* x, BlockQ8_0* out, std::int64_t n);
 void convertRowF16(const float* x, std::uint16_t* out, std::int64_t n);
 
-// Any compute type (F32, F16, Q4_0, Q8_0) back to float.
+// Any CPU weight type (isCpuWeightType) back to float.
 void dequantizeRow(DType type, const void* row, float* out, std::int64_t n);
 // float -> any compute type; returns bytes written.
 std::size_t quantizeRow(DType type, const float* x, void* out, std::int64_t n);

@@ -1028,6 +1028,131 @@ void gemm(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
     }
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// K-quant row dot products against ActBlockQ8K (block_dot.h has the scalar definitions). Each
+// 32-weight run is widened to unsigned bytes, multiplied with the signed activations by
+// maddubs (pairs of products in int16, which cannot overflow: 2 * 63 * 127 < 32767) and summed
+// to int32 with its sub-block scale by madd; the constant parts (Q4_K/Q5_K mins, Q6_K's -32
+// offset) come from the activation block sums. One float multiply-add per super-block.
+
+// 8 int32 sums of q * x over 32 weights, times @p scale.
+inline __m256i scaledDot32(__m256i q, __m256i x, int scale)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(q, x), _mm256_set1_epi16(static_cast<std::int16_t>(scale)));
+}
+
+// Like scaledDot32, with one scale for weights 0-15 and another for 16-31.
+inline __m256i scaledDot32x2(__m256i q, __m256i x, int scaleLow, int scaleHigh)
+{
+    const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(static_cast<std::int16_t>(scaleHigh)),
+                                            _mm_set1_epi16(static_cast<std::int16_t>(scaleLow)));
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(q, x), scales);
+}
+
+// The scales and mins of Q4_K/Q5_K (the packing of block_dot.cpp's scaleMinK4).
+inline void scalesMinsK4(const std::uint8_t* s, int* scales, int* mins)
+{
+    for (int j = 0; j < 4; ++j) {
+        scales[j] = s[j] & 63;
+        mins[j] = s[j + 4] & 63;
+        scales[j + 4] = (s[j + 8] & 0x0f) | ((s[j] >> 6) << 4);
+        mins[j + 4] = (s[j + 8] >> 4) | ((s[j + 4] >> 6) << 4);
+    }
+}
+
+template <bool FifthBit, typename Block>
+float dotQ45K(const void* row, const void* activations, std::int64_t n)
+{
+    const auto* blocks = static_cast<const Block*>(row);
+    const auto* x = static_cast<const ActBlockQ8K*>(activations);
+    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
+    const __m256i one = _mm256_set1_epi8(1);
+    __m256 acc = _mm256_setzero_ps();
+    float minSum = 0.0f;
+    for (std::int64_t b = 0; b < n / QK_K; ++b) {
+        const Block& w = blocks[b];
+        int scales[8];
+        int mins[8];
+        scalesMinsK4(w.scales, scales, mins);
+        int summ = 0;
+        for (int j = 0; j < 8; ++j)
+            summ += mins[j] * (x[b].bsums[2 * j] + x[b].bsums[2 * j + 1]);
+        __m256i sumi = _mm256_setzero_si256();
+        __m256i high = _mm256_setzero_si256();
+        if constexpr (FifthBit)
+            high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
+        for (int c = 0; c < 4; ++c) {
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+            __m256i lo = _mm256_and_si256(q, lowNibbles);
+            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibbles);
+            if constexpr (FifthBit) {
+                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c), one), 4));
+                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c + 1), one), 4));
+            }
+            const __m256i xlo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * c));
+            const __m256i xhi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * c + 32));
+            sumi = _mm256_add_epi32(sumi, scaledDot32(lo, xlo, scales[2 * c]));
+            sumi = _mm256_add_epi32(sumi, scaledDot32(hi, xhi, scales[2 * c + 1]));
+        }
+        const float d = x[b].d * halfToFloatF16c(w.d);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+        minSum += x[b].d * halfToFloatF16c(w.dmin) * float(summ);
+    }
+    return hsum256(acc) - minSum;
+}
+
+float dotQ4_K(const void* row, const void* activations, std::int64_t n)
+{
+    return dotQ45K<false, BlockQ4_K>(row, activations, n);
+}
+
+float dotQ5_K(const void* row, const void* activations, std::int64_t n)
+{
+    return dotQ45K<true, BlockQ5_K>(row, activations, n);
+}
+
+float dotQ6_K(const void* row, const void* activations, std::int64_t n)
+{
+    const auto* blocks = static_cast<const BlockQ6_K*>(row);
+    const auto* x = static_cast<const ActBlockQ8K*>(activations);
+    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
+    const __m256i twoBits = _mm256_set1_epi8(3);
+    __m256 acc = _mm256_setzero_ps();
+    for (std::int64_t b = 0; b < n / QK_K; ++b) {
+        const BlockQ6_K& w = blocks[b];
+        // The -32 of every weight: 32 * sum over sub-blocks of scale * (sum of its activations).
+        int offset = 0;
+        for (int i = 0; i < 16; ++i)
+            offset += w.scales[i] * x[b].bsums[i];
+        __m256i sumi = _mm256_setzero_si256();
+        for (int h = 0; h < 2; ++h) {
+            const std::uint8_t* ql = w.ql + 64 * h;
+            const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * h));
+            const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+            const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+            const __m256i q[4] = {
+                _mm256_or_si256(_mm256_and_si256(l0, lowNibbles), _mm256_slli_epi16(_mm256_and_si256(qh, twoBits), 4)),
+                _mm256_or_si256(_mm256_and_si256(l1, lowNibbles),
+                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), twoBits), 4)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), lowNibbles),
+                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), twoBits), 4)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), lowNibbles),
+                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), twoBits), 4)),
+            };
+            for (int k = 0; k < 4; ++k) {
+                const int first = 128 * h + 32 * k;
+                const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + first));
+                sumi = _mm256_add_epi32(sumi, scaledDot32x2(q[k], xs, w.scales[first / 16], w.scales[first / 16 + 1]));
+            }
+        }
+        sumi = _mm256_sub_epi32(sumi, _mm256_setr_epi32(32 * offset, 0, 0, 0, 0, 0, 0, 0));
+        const float d = x[b].d * halfToFloatF16c(w.d);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+    }
+    return hsum256(acc);
+}
+
 } // namespace
 
 constinit const CpuKernels HEARTH_KERNEL_TABLE = {
@@ -1056,6 +1181,10 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     axpyF32,
     swigluF32,
     attendHead,
+    dotQ4_K,
+    dotQ5_K,
+    dotQ6_K,
+    nullptr, // Q8_K activations: the scalar quantizer (a few hundred values per call)
 };
 
 } // namespace hearth::cpu

@@ -79,14 +79,17 @@ Status TensorBinder::find(const std::string& name, const std::vector<std::int64_
     if (actual != shape)
         return {ErrorCode::InvalidFile,
                 "tensor " + name + " has shape " + shapeString(t->shape) + ", expected " + shapeString(shape)};
-    if (!isComputeType(t->type))
+    if (!isCpuWeightType(t->type))
         return {ErrorCode::Unsupported,
                 "tensor " + name + " has type " + std::string(dtypeName(t->type)) + ", which Hearth cannot compute with"};
     const auto traits = dtypeTraits(std::uint32_t(t->type));
     if (!traits || shape[0] % traits->blockElements != 0)
         return {ErrorCode::InvalidFile, "tensor " + name + " has rows that are not whole blocks"};
-    if (!t->data || t->byteSize < rowBytes(t->type, shape[0]) * std::uint64_t(t->rows()))
-        return {ErrorCode::InvalidFile, "tensor " + name + " has no data"};
+    const std::uint64_t needed = rowBytes(t->type, shape[0]) * std::uint64_t(t->rows());
+    if (!t->data || t->byteSize < needed)
+        return {ErrorCode::InvalidFile, "tensor " + name + " (" + std::string(dtypeName(t->type)) + ") is truncated: "
+                                            + std::to_string(t->data ? t->byteSize : 0) + " of " + std::to_string(needed)
+                                            + " bytes"};
     out = t;
     return {};
 }

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+// The weight types of GGUF files beyond F32/F16/Q4_0/Q8_0 (cpu/block_dot.h): dequantization and
+// activation quantization to the bit, and dot products within float rounding, of vectors that
+// ggml itself made (data/block_vectors.txt says how); every ISA table's dot products against
+// the scalar reference; and matrix products of every type, mixed in one shared call, against
+// the dequantized weights.
+
+#include "core/dtype.h"
+#include "core/fp16.h"
+#include "cpu/block_dot.h"
+#include "cpu/kernels.h"
+#include "cpu/matmul.h"
+#include "cpu/quant.h"
+#include "cpu/thread_pool.h"
+
+#include <QFile>
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <vector>
+
+using namespace hearth;
+using namespace hearth::cpu;
+
+namespace {
+
+struct Vector {
+    QByteArray weights;
+    quint64 dequantizedHash = 0;
+    QByteArray activationType;
+    QByteArray activations;
+    float dot = 0.0f;
+};
+
+struct Vectors {
+    std::vector<float> w;
+    std::vector<float> x;
+    std::map<QByteArray, Vector> types;
+};
+
+std::vector<float> floatsFromHex(const QByteArray& hex)
+{
+    const QByteArray bytes = QByteArray::fromHex(hex);
+    std::vector<float> v(static_cast<std::size_t>(bytes.size()) / sizeof(float));
+    std::memcpy(v.data(), bytes.constData(), v.size() * sizeof(float));
+    return v;
+}
+
+Vectors readVectors(const QString& path)
+{
+    Vectors out;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return out;
+    Vector* current = nullptr;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine().trimmed();
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        const qsizetype space = line.indexOf(' ');
+        const QByteArray key = line.left(space);
+        const QByteArray value = line.mid(space + 1);
+        if (key == "input_w")
+            out.w = floatsFromHex(value);
+        else if (key == "input_x")
+            out.x = floatsFromHex(value);
+        else if (key == "type")
+            current = &out.types[value.toUpper()]; // ggml writes "q4_K"
+        else if (current && key == "weights")
+            current->weights = QByteArray::fromHex(value);
+        else if (current && key == "dequantized_fnv1a")
+            current->dequantizedHash = value.toULongLong(nullptr, 16);
+        else if (current && key == "activations")
+            current->activationType = value;
+        else if (current && key == "activation_bytes")
+            current->activations = QByteArray::fromHex(value);
+        else if (current && key == "dot")
+            current->dot = value.toFloat();
+    }
+    return out;
+}
+
+quint64 fnv1a(const void* data, std::size_t n)
+{
+    const auto* b = static_cast<const unsigned char*>(data);
+    quint64 h = 1469598103934665603ull;
+    for (std::size_t i = 0; i < n; ++i) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+constexpr DType kBlockTypes[] = {DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::IQ4_NL, DType::Q2_K, DType::Q3_K,
+                                 DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::BF16};
+
+// Random but valid blocks: random bytes with finite, moderate half scales where the scales are.
+std::vector<std::uint8_t> randomRow(DType type, std::int64_t n, std::mt19937& rng)
+{
+    std::vector<std::uint8_t> row(rowBytes(type, n));
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (std::uint8_t& b : row)
+        b = std::uint8_t(byte(rng));
+    std::uniform_real_distribution<float> scale(-0.02f, 0.02f);
+    const auto traits = *dtypeTraits(std::uint32_t(type));
+    auto setHalf = [&](std::size_t offset) {
+        const std::uint16_t h = floatToHalf(scale(rng));
+        std::memcpy(row.data() + offset, &h, 2);
+    };
+    for (std::size_t b = 0; b < row.size() / traits.blockBytes; ++b) {
+        const std::size_t at = b * traits.blockBytes;
+        switch (type) {
+        case DType::Q4_1:
+        case DType::Q5_1:
+        case DType::Q4_K:
+        case DType::Q5_K:
+            setHalf(at);
+            setHalf(at + 2);
+            break;
+        case DType::Q5_0:
+        case DType::IQ4_NL:
+        case DType::IQ4_XS:
+            setHalf(at);
+            break;
+        case DType::Q2_K:
+            setHalf(at + 80);
+            setHalf(at + 82);
+            break;
+        case DType::Q3_K:
+            setHalf(at + 108);
+            break;
+        case DType::Q6_K:
+            setHalf(at + 208);
+            break;
+        case DType::BF16:
+            for (std::size_t i = 0; i < row.size(); i += 2) {
+                const float v = scale(rng) * 50.0f;
+                std::uint32_t bits;
+                std::memcpy(&bits, &v, 4);
+                const std::uint16_t h = std::uint16_t(bits >> 16);
+                std::memcpy(row.data() + i, &h, 2);
+            }
+            return row;
+        default:
+            break;
+        }
+    }
+    return row;
+}
+
+std::vector<float> randomFloats(std::int64_t n, std::mt19937& rng)
+{
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (float& f : v)
+        f = dist(rng);
+    return v;
+}
+
+// The activations @p format wants for @p x.
+std::vector<std::uint8_t> quantizedActivations(ActivationFormat format, const std::vector<float>& x)
+{
+    const auto n = std::int64_t(x.size());
+    std::vector<std::uint8_t> out;
+    switch (format) {
+    case ActivationFormat::Floats:
+        out.resize(x.size() * sizeof(float));
+        std::memcpy(out.data(), x.data(), out.size());
+        break;
+    case ActivationFormat::Q8:
+        out.resize(std::size_t(n / QK8_0) * sizeof(ActBlockQ8));
+        kScalarKernels.quantizeActivations(x.data(), reinterpret_cast<ActBlockQ8*>(out.data()), n);
+        break;
+    case ActivationFormat::Q8K:
+        out.resize(std::size_t(n / QK_K) * sizeof(ActBlockQ8K));
+        quantizeActivationsQ8K(x.data(), reinterpret_cast<ActBlockQ8K*>(out.data()), n);
+        break;
+    }
+    return out;
+}
+
+} // namespace
+
+class TestBlockTypes : public QObject
+{
+    Q_OBJECT
+
+    Vectors m_vectors;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_vectors = readVectors(QStringLiteral(HEARTH_TEST_DATA_DIR "/block_vectors.txt"));
+        QCOMPARE(m_vectors.w.size(), std::size_t(512));
+        QCOMPARE(m_vectors.x.size(), std::size_t(512));
+    }
+
+    void everyBlockTypeIsKnown()
+    {
+        for (DType type : kBlockTypes) {
+            QVERIFY2(isCpuWeightType(type), dtypeName(type).data());
+            const BlockFormat* format = blockFormat(type);
+            QVERIFY(format);
+            QCOMPARE(format->type, type);
+        }
+        QVERIFY(!blockFormat(DType::Q4_0)); // its own tiled kernels
+        QVERIFY(!isCpuWeightType(DType::IQ2_XXS));
+        QCOMPARE(rowBytes(DType::IQ4_XS, 256), std::size_t(136));
+        QCOMPARE(dtypeName(DType::IQ4_NL), std::string_view("IQ4_NL"));
+    }
+
+    void matchesGgml_data()
+    {
+        QTest::addColumn<int>("type");
+        for (DType type : kBlockTypes)
+            QTest::newRow(dtypeName(type).data()) << int(type);
+    }
+
+    void matchesGgml()
+    {
+        QFETCH(int, type);
+        const DType t = DType(type);
+        const QByteArray name(dtypeName(t).data(), qsizetype(dtypeName(t).size()));
+        QVERIFY2(m_vectors.types.count(name), name.constData());
+        const Vector& v = m_vectors.types.at(name);
+        const auto n = std::int64_t(m_vectors.w.size());
+        QCOMPARE(std::size_t(v.weights.size()), rowBytes(t, n));
+
+        // Dequantization: bit for bit.
+        std::vector<float> y(static_cast<std::size_t>(n));
+        dequantizeRow(t, v.weights.constData(), y.data(), n);
+        QCOMPARE(fnv1a(y.data(), y.size() * sizeof(float)), v.dequantizedHash);
+
+        // The activations: ggml's Q8_K bytes exactly (Q8_0/Q8_1 are checked by tst_kernels).
+        const BlockFormat* format = blockFormat(t);
+        const std::vector<std::uint8_t> act = quantizedActivations(format->activations, m_vectors.x);
+        if (format->activations == ActivationFormat::Q8K) {
+            QCOMPARE(v.activationType.toUpper(), QByteArray("Q8_K"));
+            QCOMPARE(act.size(), std::size_t(v.activations.size()));
+            QVERIFY(std::memcmp(act.data(), v.activations.constData(), act.size()) == 0);
+        }
+
+        // Dot products, every table: ggml's within the rounding of a different summation order.
+        // Two kinds of rows differ more, and Hearth is the nearer to the exact sum for both:
+        // ggml rounds BF16 rows' activations to BF16 (Hearth keeps floats), and keeps Q4_1/Q5_1
+        // activations' block sums as halves. For those, within 1e-3 of the products' magnitude.
+        double magnitude = 0.0;
+        double exact = 0.0;
+        for (std::size_t i = 0; i < y.size(); ++i) {
+            magnitude += std::fabs(double(y[i]) * m_vectors.x[i]);
+            exact += double(y[i]) * m_vectors.x[i];
+        }
+        const bool looser = t == DType::BF16 || t == DType::Q4_1 || t == DType::Q5_1;
+        const double bound = looser ? 1e-3 * magnitude : 1e-5 * (1.0 + std::fabs(v.dot));
+        for (const CpuKernels* k : kernelVariants()) {
+            const float dot = blockDotFor(*k, t)(v.weights.constData(), act.data(), n);
+            if (looser)
+                QVERIFY(std::fabs(dot - exact) <= std::fabs(double(v.dot) - exact));
+            QVERIFY2(std::fabs(dot - v.dot) <= bound,
+                     qPrintable(QStringLiteral("%1 %2: %3 vs ggml %4").arg(QString::fromLatin1(k->name),
+                         QString::fromLatin1(name)).arg(double(dot), 0, 'g', 9).arg(double(v.dot), 0, 'g', 9)));
+        }
+    }
+
+    void vectorDotsMatchReference_data()
+    {
+        QTest::addColumn<int>("type");
+        for (DType type : kBlockTypes)
+            QTest::newRow(dtypeName(type).data()) << int(type);
+    }
+
+    // Random blocks over every bit pattern the layouts allow.
+    void vectorDotsMatchReference()
+    {
+        QFETCH(int, type);
+        const DType t = DType(type);
+        const BlockFormat* format = blockFormat(t);
+        std::mt19937 rng(1234u + unsigned(type));
+        constexpr std::int64_t n = 4096;
+        for (int round = 0; round < 20; ++round) {
+            const std::vector<std::uint8_t> row = randomRow(t, n, rng);
+            const std::vector<float> x = randomFloats(n, rng);
+            const std::vector<std::uint8_t> act = quantizedActivations(format->activations, x);
+            // The reference dot is the dequantized row against the dequantized activations.
+            std::vector<float> w(static_cast<std::size_t>(n));
+            dequantizeRow(t, row.data(), w.data(), n);
+            const float ref = format->dot(row.data(), act.data(), n);
+            double magnitude = 0.0;
+            for (std::int64_t i = 0; i < n; ++i)
+                magnitude += std::fabs(double(w[std::size_t(i)]) * x[std::size_t(i)]);
+            for (const CpuKernels* k : kernelVariants()) {
+                const float dot = blockDotFor(*k, t)(row.data(), act.data(), n);
+                QVERIFY2(std::fabs(dot - ref) <= 1e-5 * magnitude + 1e-6,
+                         qPrintable(QStringLiteral("%1 round %2: %3 vs %4").arg(QString::fromLatin1(k->name)).arg(round)
+                                        .arg(double(dot)).arg(double(ref))));
+            }
+        }
+    }
+
+    // Y = W X through matmulShared with one matrix of every type, decode and a prompt batch,
+    // against the dequantized weights times the floats: the quantized activations' error only.
+    void sharedMatmulOfEveryType()
+    {
+        std::mt19937 rng(99);
+        constexpr std::int64_t cols = 512;
+        constexpr std::int64_t rows = 40;
+        std::vector<std::vector<std::uint8_t>> data;
+        std::vector<WeightMatrix> ws;
+        for (DType t : kBlockTypes) {
+            std::vector<std::uint8_t> bytes;
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const auto row = randomRow(t, cols, rng);
+                bytes.insert(bytes.end(), row.begin(), row.end());
+            }
+            data.push_back(std::move(bytes));
+        }
+        for (std::size_t i = 0; i < data.size(); ++i) {
+            WeightMatrix w;
+            w.type = kBlockTypes[i];
+            w.data = data[i].data();
+            w.rows = rows;
+            w.cols = cols;
+            ws.push_back(w);
+        }
+        ThreadPool pool(2);
+        for (std::int64_t tokens : {1, 5}) {
+            const std::vector<float> x = randomFloats(cols * tokens, rng);
+            std::vector<std::vector<float>> ys(ws.size(), std::vector<float>(std::size_t(rows * tokens)));
+            std::vector<float*> yPointers;
+            for (auto& y : ys)
+                yPointers.push_back(y.data());
+            matmulShared(pool, ws.data(), yPointers.data(), int(ws.size()), x.data(), tokens);
+            for (std::size_t i = 0; i < ws.size(); ++i) {
+                std::vector<float> w(static_cast<std::size_t>(cols));
+                for (std::int64_t r = 0; r < rows; ++r) {
+                    getRow(ws[i], r, w.data());
+                    for (std::int64_t t = 0; t < tokens; ++t) {
+                        double exact = 0.0;
+                        double magnitude = 0.0;
+                        for (std::int64_t c = 0; c < cols; ++c) {
+                            exact += double(w[std::size_t(c)]) * x[std::size_t(t * cols + c)];
+                            magnitude += std::fabs(double(w[std::size_t(c)]) * x[std::size_t(t * cols + c)]);
+                        }
+                        const float got = ys[i][std::size_t(t * rows + r)];
+                        // 8-bit activations: about 1/127 of each product at worst, far less summed.
+                        QVERIFY2(std::fabs(got - exact) <= 0.02 * magnitude + 1e-6,
+                                 qPrintable(QStringLiteral("%1 row %2 token %3: %4 vs %5")
+                                                .arg(QString::fromLatin1(dtypeName(ws[i].type).data())).arg(r).arg(t)
+                                                .arg(double(got)).arg(exact)));
+                    }
+                }
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBlockTypes)
+#include "tst_block_types.moc"
