@@ -8,6 +8,7 @@
 #include "core/dtype.h"
 #include "core/fp16.h"
 #include "cpu/block_dot.h"
+#include "cpu/block_quantize.h"
 #include "cpu/kernels.h"
 #include "cpu/matmul.h"
 #include "cpu/quant.h"
@@ -29,6 +30,7 @@ namespace {
 
 struct Vector {
     QByteArray weights;
+    quint64 quantizedRowsHash = 0;
     quint64 dequantizedHash = 0;
     QByteArray activationType;
     QByteArray activations;
@@ -79,6 +81,8 @@ Vectors readVectors(const QString& path)
             current->activations = QByteArray::fromHex(value);
         else if (current && key == "dot")
             current->dot = value.toFloat();
+        else if (current && key == "llama_quantize_rows_fnv1a")
+            current->quantizedRowsHash = value.toULongLong(nullptr, 16);
     }
     return out;
 }
@@ -92,6 +96,30 @@ quint64 fnv1a(const void* data, std::size_t n)
         h *= 1099511628211ull;
     }
     return h;
+}
+
+// The rows of the quantizer check, as the data file's generator made them: a 64-bit LCG with
+// rows of five scales, some with every third group of 32 zero, some with outliers, some all
+// positive.
+std::vector<float> fillRows(int rows, int n)
+{
+    std::vector<float> out(std::size_t(rows) * std::size_t(n));
+    std::uint64_t state = 42;
+    for (int r = 0; r < rows; ++r) {
+        const float scale = 0.01f * float(1 + r % 5);
+        for (int j = 0; j < n; ++j) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            float v = (float(state >> 40) / 16777216.0f * 2.0f - 1.0f) * scale;
+            if (r % 7 == 3 && (j / 32) % 3 == 0)
+                v = 0.0f;
+            if (r % 11 == 5 && j % 97 == 0)
+                v *= 20.0f;
+            if (r % 13 == 6)
+                v = std::fabs(v);
+            out[std::size_t(r) * std::size_t(n) + std::size_t(j)] = v;
+        }
+    }
+    return out;
 }
 
 constexpr DType kBlockTypes[] = {DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::IQ4_NL, DType::Q2_K, DType::Q3_K,
@@ -262,6 +290,33 @@ private Q_SLOTS:
             QVERIFY2(std::fabs(dot - v.dot) <= bound,
                      qPrintable(QStringLiteral("%1 %2: %3 vs ggml %4").arg(QString::fromLatin1(k->name),
                          QString::fromLatin1(name)).arg(double(dot), 0, 'g', 9).arg(double(v.dot), 0, 'g', 9)));
+        }
+    }
+
+    void quantizesLikeLlamaQuantize_data() { matchesGgml_data(); }
+
+    // Byte for byte what llama-quantize writes (ggml_quantize_chunk without an importance matrix).
+    void quantizesLikeLlamaQuantize()
+    {
+        QFETCH(int, type);
+        const DType t = DType(type);
+        QVERIFY(isBlockQuantizeType(t));
+        const QByteArray name(dtypeName(t).data(), qsizetype(dtypeName(t).size()));
+        const Vector& v = m_vectors.types.at(name);
+        constexpr int kRows = 64;
+        constexpr int kCols = 512;
+        const std::vector<float> rows = fillRows(kRows, kCols);
+        std::vector<std::uint8_t> out(rowBytes(t, kCols) * kRows);
+        for (int r = 0; r < kRows; ++r)
+            QCOMPARE(quantizeRowBlock(t, rows.data() + r * kCols, out.data() + std::size_t(r) * rowBytes(t, kCols), kCols),
+                     rowBytes(t, kCols));
+        QCOMPARE(fnv1a(out.data(), out.size()), v.quantizedRowsHash);
+        // The fixed row too, against ggml's reference quantizer (for IQ4_NL the reference
+        // searches fewer scales than llama-quantize does, so only the rows above apply).
+        if (t != DType::IQ4_NL) {
+            std::vector<std::uint8_t> row(rowBytes(t, kCols));
+            quantizeRowBlock(t, m_vectors.w.data(), row.data(), kCols);
+            QCOMPARE(QByteArray(reinterpret_cast<const char*>(row.data()), qsizetype(row.size())).toHex(), v.weights.toHex());
         }
     }
 

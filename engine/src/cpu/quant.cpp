@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cpu/quant.h"
 
+#include "cpu/block_quantize.h"
 #include "cpu/kernels.h"
 
 #include <cstring>
@@ -65,7 +66,7 @@ std::size_t quantizeRow(DType type, const float* x, void* out, std::int64_t n)
         quantizeRowQ8_0(x, static_cast<BlockQ8_0*>(out), n);
         break;
     default:
-        return 0;
+        return quantizeRowBlock(type, x, out, n);
     }
     return rowBytes(type, n);
 }

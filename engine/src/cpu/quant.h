@@ -17,7 +17,8 @@ void convertRowF16(const float* x, std::uint16_t* out, std::int64_t n);
 
 // Any CPU weight type (isCpuWeightType) back to float.
 void dequantizeRow(DType type, const void* row, float* out, std::int64_t n);
-// float -> any compute type; returns bytes written.
+// float -> any CPU weight type (the block types through block_quantize.h); returns bytes
+// written, 0 for a type it cannot write.
 std::size_t quantizeRow(DType type, const float* x, void* out, std::int64_t n);
 
 } // namespace hearth::cpu

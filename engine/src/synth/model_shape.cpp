@@ -13,6 +13,8 @@ std::vector<ModelShape> knownShapes()
     // so that every matrix can be stored as Q4_0/Q8_0, whose blocks hold 32 elements.
     return {
         {"tiny", 64, 192, 2, 4, 2, 320, 256, 1e-5f, 10000.0f},
+        // The smallest shape whose rows are whole 256-weight super-blocks (K-quants, IQ4_XS).
+        {"tiny-256", 256, 768, 2, 4, 2, 320, 256, 1e-5f, 10000.0f},
         {"tinyllama-1.1b", 2048, 5632, 22, 32, 4, 32000, 2048, 1e-5f, 10000.0f},
         {"llama2-7b", 4096, 11008, 32, 32, 32, 32000, 4096, 1e-5f, 10000.0f},
     };

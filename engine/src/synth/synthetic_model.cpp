@@ -167,8 +167,12 @@ Status validateOptions(const SynthOptions& options)
     if (options.architecture != "llama")
         return {ErrorCode::InvalidArgument, "architecture must be llama, falcon or opt, not '" + options.architecture + "'"};
     HEARTH_TRY(options.shape.validate());
-    if (!isComputeType(options.type))
-        return {ErrorCode::InvalidArgument, "weight type must be f32, f16, q8_0 or q4_0"};
+    if (!isCpuWeightType(options.type))
+        return {ErrorCode::InvalidArgument, "the weight type must be one Hearth computes with (f32, f16, q8_0, q4_k, ...)"};
+    const auto block = std::int64_t(dtypeTraits(std::uint32_t(options.type))->blockElements);
+    if (options.shape.embeddingSize % block != 0 || options.shape.feedForwardSize % block != 0)
+        return {ErrorCode::InvalidArgument, std::string(dtypeName(options.type)) + " needs rows of whole " + std::to_string(block)
+                                                + "-weight blocks; use a shape such as tiny-256"};
     const std::string& a = options.ffnActivation;
     if (a != "swiglu" && a != "reglu" && a != "drelu" && a != "relu2")
         return {ErrorCode::InvalidArgument, "FFN activation must be swiglu, reglu, drelu or relu2, not '" + a + "'"};
@@ -225,15 +229,15 @@ std::uint64_t estimatedFileSize(const SynthOptions& options)
 Result<DType> parseWeightType(const std::string& name)
 {
     const std::string n = lowerCase(name);
-    if (n == "f32")
-        return DType::F32;
-    if (n == "f16")
-        return DType::F16;
-    if (n == "q8_0")
-        return DType::Q8_0;
-    if (n == "q4_0")
-        return DType::Q4_0;
-    return Result<DType>(ErrorCode::InvalidArgument, "unknown weight type '" + name + "' (use f32, f16, q8_0 or q4_0)");
+    std::string known;
+    for (DType t : {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q6_K, DType::Q5_K, DType::Q5_1, DType::Q5_0,
+                    DType::Q4_K, DType::Q4_1, DType::Q4_0, DType::IQ4_XS, DType::IQ4_NL, DType::Q3_K, DType::Q2_K}) {
+        const std::string typeName = lowerCase(std::string(dtypeName(t)));
+        if (n == typeName)
+            return t;
+        known += (known.empty() ? "" : ", ") + typeName;
+    }
+    return Result<DType>(ErrorCode::InvalidArgument, "unknown weight type '" + name + "' (use " + known + ")");
 }
 
 void declareSyntheticMetadata(gguf::GgufWriter& writer, const SynthOptions& options)
