@@ -265,10 +265,6 @@
         <translation>Type</translation>
     </message>
     <message>
-        <source>smallest, fastest</source>
-        <translation>smallest, fastest</translation>
-    </message>
-    <message>
         <source>near full quality</source>
         <translation>near full quality</translation>
     </message>
@@ -309,6 +305,26 @@
     <message>
         <source>%1 (%2 %)</source>
         <translation>%1 (%2 %)</translation>
+    </message>
+    <message>
+        <source>close to Q8_0, a quarter smaller</source>
+        <translation>close to Q8_0, a quarter smaller</translation>
+    </message>
+    <message>
+        <source>high quality</source>
+        <translation>high quality</translation>
+    </message>
+    <message>
+        <source>the usual choice: good quality, small</source>
+        <translation>the usual choice: good quality, small</translation>
+    </message>
+    <message>
+        <source>small; sparse models need it or Q8_0</source>
+        <translation>small; sparse models need it or Q8_0</translation>
+    </message>
+    <message>
+        <source>smallest, for small GPUs</source>
+        <translation>smallest, for small GPUs</translation>
     </message>
 </context>
 <context>

@@ -265,10 +265,6 @@
         <translation>Jenis</translation>
     </message>
     <message>
-        <source>smallest, fastest</source>
-        <translation>terkecil, tercepat</translation>
-    </message>
-    <message>
         <source>near full quality</source>
         <translation>hampir kualitas penuh</translation>
     </message>
@@ -309,6 +305,26 @@
     <message>
         <source>%1 (%2 %)</source>
         <translation>%1 (%2 %)</translation>
+    </message>
+    <message>
+        <source>close to Q8_0, a quarter smaller</source>
+        <translation>mendekati Q8_0, seperempat lebih kecil</translation>
+    </message>
+    <message>
+        <source>high quality</source>
+        <translation>kualitas tinggi</translation>
+    </message>
+    <message>
+        <source>the usual choice: good quality, small</source>
+        <translation>pilihan umum: kualitas baik, ukuran kecil</translation>
+    </message>
+    <message>
+        <source>small; sparse models need it or Q8_0</source>
+        <translation>kecil; model jarang memerlukan ini atau Q8_0</translation>
+    </message>
+    <message>
+        <source>smallest, for small GPUs</source>
+        <translation>terkecil, untuk GPU kecil</translation>
     </message>
 </context>
 <context>

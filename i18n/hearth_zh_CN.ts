@@ -265,10 +265,6 @@
         <translation>类型</translation>
     </message>
     <message>
-        <source>smallest, fastest</source>
-        <translation>最小、最快</translation>
-    </message>
-    <message>
         <source>near full quality</source>
         <translation>接近完整质量</translation>
     </message>
@@ -309,6 +305,26 @@
     <message>
         <source>%1 (%2 %)</source>
         <translation>%1（%2 %）</translation>
+    </message>
+    <message>
+        <source>close to Q8_0, a quarter smaller</source>
+        <translation>接近 Q8_0，体积小四分之一</translation>
+    </message>
+    <message>
+        <source>high quality</source>
+        <translation>高质量</translation>
+    </message>
+    <message>
+        <source>the usual choice: good quality, small</source>
+        <translation>常用选择：质量好、体积小</translation>
+    </message>
+    <message>
+        <source>small; sparse models need it or Q8_0</source>
+        <translation>体积小；稀疏模型需要它或 Q8_0</translation>
+    </message>
+    <message>
+        <source>smallest, for small GPUs</source>
+        <translation>最小，适合显存小的 GPU</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Converting a Hugging Face model folder (with optional predictor and activation folders) to a
-// GGUF file, or re-encoding a GGUF file as Q8_0 / Q4_0: folder choosers, output type and
+// GGUF file, or re-encoding a GGUF file with a llama-quantize preset: folder choosers, type and
 // destination, Start / Cancel, progress with its phase, and the result. Emits modelConverted()
 // with the new file so the Models page can list it.
 pragma ComponentBehavior: Bound
@@ -162,9 +162,18 @@ Pane {
                 Layout.fillWidth: true
             }
             Label {
-                text: typeBox.currentText === "Q4_0" ? qsTr("smallest, fastest")
-                      : typeBox.currentText === "Q8_0" ? qsTr("near full quality")
-                      : qsTr("full quality")
+                // In QML so that a language switch renews them.
+                readonly property var hints: ({
+                    "F16": qsTr("full quality"),
+                    "Q8_0": qsTr("near full quality"),
+                    "Q6_K": qsTr("close to Q8_0, a quarter smaller"),
+                    "Q5_K_M": qsTr("high quality"),
+                    "Q4_K_M": qsTr("the usual choice: good quality, small"),
+                    "Q4_0": qsTr("small; sparse models need it or Q8_0"),
+                    "IQ4_XS": qsTr("smallest, for small GPUs")
+                })
+                objectName: "typeHint"
+                text: hints[typeBox.currentText] || ""
                 opacity: 0.7
             }
 

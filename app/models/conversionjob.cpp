@@ -41,10 +41,14 @@ QString sizeText(quint64 bytes)
     return QLocale().formattedDataSize(qint64(bytes), 1);
 }
 
+bool hasGgufSuffix(const QString& path)
+{
+    return QFileInfo(path).suffix().compare(QStringLiteral("gguf"), Qt::CaseInsensitive) == 0;
+}
+
 bool isGgufFile(const QString& path)
 {
-    const QFileInfo info(path);
-    return info.isFile() && info.suffix().compare(QStringLiteral("gguf"), Qt::CaseInsensitive) == 0;
+    return QFileInfo(path).isFile() && hasGgufSuffix(path);
 }
 
 void removeQuietly(const QString& path)
@@ -128,6 +132,7 @@ struct ConversionJob::Spec {
     QString activationFolder;
     QString destination;
     WeightType type = WeightType::F16;
+    QuantizationPreset preset = QuantizationPreset::Q4_K_M;
     bool replace = false;
     bool quantize = false; // the source is a GGUF file
     FreeSpaceProbe freeSpace;
@@ -163,6 +168,9 @@ void ConversionJob::setSource(const QString& source)
     if (m_source == source)
         return;
     m_source = source;
+    // A folder converts to plain types, a GGUF file re-encodes with presets.
+    if (!outputTypes().contains(m_outputType))
+        m_outputType = outputTypes().constFirst();
     Q_EMIT settingsChanged();
 }
 
@@ -192,18 +200,22 @@ void ConversionJob::setDestination(const QString& destination)
 
 void ConversionJob::setOutputType(const QString& type)
 {
-    const auto parsed = weightTypeFromName(type.toStdString());
-    if (!parsed || *parsed == WeightType::F32)
+    const QStringList types = outputTypes();
+    const auto known = std::find_if(types.begin(), types.end(),
+                                    [&](const QString& t) { return t.compare(type, Qt::CaseInsensitive) == 0; });
+    if (known == types.end() || m_outputType == *known)
         return;
-    const QString name = QString::fromLatin1(weightTypeName(*parsed).data());
-    if (m_outputType == name)
-        return;
-    m_outputType = name;
+    m_outputType = *known;
     Q_EMIT settingsChanged();
 }
 
 QStringList ConversionJob::outputTypes() const
 {
+    // By name: the types follow what the user typed, before the file is there.
+    if (hasGgufSuffix(m_source)) {
+        return {QStringLiteral("Q4_K_M"), QStringLiteral("Q5_K_M"), QStringLiteral("Q6_K"), QStringLiteral("Q8_0"),
+                QStringLiteral("Q4_0"), QStringLiteral("IQ4_XS")};
+    }
     return {QStringLiteral("F16"), QStringLiteral("Q8_0"), QStringLiteral("Q4_0")};
 }
 
@@ -236,7 +248,7 @@ QString ConversionJob::suggestedDestination() const
         return {};
     const QFileInfo info(m_source);
     const QString type = m_outputType.toLower();
-    if (isGgufFile(m_source))
+    if (hasGgufSuffix(m_source))
         return info.dir().filePath(info.completeBaseName() + QLatin1Char('-') + type + QStringLiteral(".gguf"));
     const QDir folder(m_source);
     QDir parent = folder;
@@ -287,6 +299,7 @@ bool ConversionJob::start()
     spec.activationFolder = m_activationFolder.isEmpty() ? QString() : QDir::cleanPath(m_activationFolder);
     spec.destination = m_destination.isEmpty() ? QString() : QDir::cleanPath(m_destination);
     spec.type = weightTypeFromName(m_outputType.toStdString()).value_or(WeightType::F16);
+    spec.preset = presetFromName(m_outputType.toStdString()).value_or(QuantizationPreset::Q4_K_M);
     spec.replace = m_allowReplace;
     spec.freeSpace = m_freeSpace;
     spec.observer = m_observer;
@@ -430,7 +443,7 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
     Result<ConversionEstimate> estimate = Status(ErrorCode::Internal, "not estimated");
     if (spec.quantize) {
         quantize.input = enginePath(spec.source);
-        quantize.type = spec.type;
+        quantize.preset = spec.preset;
         estimate = estimateQuantization(quantize);
     } else {
         convert.modelFolder = enginePath(spec.source);

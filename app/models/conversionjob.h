@@ -3,7 +3,7 @@
 
 /// @file
 /// ConversionJob: turns a Hugging Face model folder (with optional predictor and activation
-/// folders) into a GGUF file, or re-encodes a GGUF file as Q8_0 / Q4_0, on a worker thread.
+/// folders) into a GGUF file, or re-encodes a GGUF file with a llama-quantize preset, on a worker thread.
 ///
 /// Steps, each visible as a phase with a fraction: read the model's headers and estimate the
 /// output size; check the destination's free space against the estimate (before a byte is
@@ -45,9 +45,11 @@ class ConversionJob : public QObject
     Q_PROPERTY(QString activationFolder READ activationFolder WRITE setActivationFolder NOTIFY settingsChanged)
     /// The .gguf file to create.
     Q_PROPERTY(QString destination READ destination WRITE setDestination NOTIFY settingsChanged)
-    /// "F16", "Q8_0" or "Q4_0".
+    /// For a model folder "F16", "Q8_0" or "Q4_0"; for a GGUF file one of llama-quantize's
+    /// presets ("Q4_K_M", ...), the same mix of types per tensor as llama-quantize's.
     Q_PROPERTY(QString outputType READ outputType WRITE setOutputType NOTIFY settingsChanged)
-    Q_PROPERTY(QStringList outputTypes READ outputTypes CONSTANT)
+    /// The types outputType takes for the current source, the usual choice first.
+    Q_PROPERTY(QStringList outputTypes READ outputTypes NOTIFY settingsChanged)
     /// Replace an existing destination (and its statistics file). Off by default.
     Q_PROPERTY(bool allowReplace READ allowReplace WRITE setAllowReplace NOTIFY settingsChanged)
     /// True when the destination exists (the UI asks before setting allowReplace).

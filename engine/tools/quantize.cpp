@@ -2,10 +2,11 @@
 // hearth-quantize: re-encodes the weight matrices of a GGUF/PWRI model file.
 
 #include "convert/quantize_file.h"
-#include "synth/synthetic_model.h"
+#include "convert/quantize_preset.h"
 #include "tool_options.h"
 
 #include <cstdio>
+#include <string>
 
 using namespace hearth;
 
@@ -13,10 +14,13 @@ int main(int argc, char** argv)
 {
     bool quiet = false;
     bool noVerify = false;
-    tools::ToolOptions parser("hearth-quantize",
-                              "Usage: hearth-quantize IN.gguf OUT.gguf q4_0|q8_0|f16\n"
-                              "Converts the weight matrices (token_embd included; not norms, not predictors) and "
-                              "copies all metadata.");
+    std::string presetList;
+    for (int p = 0; p <= int(QuantizationPreset::Q2_K); ++p)
+        presetList += (p ? ", " : "") + std::string(presetName(QuantizationPreset(p)));
+    const std::string usage = "Usage: hearth-quantize IN.gguf OUT.gguf PRESET\n"
+                              "Re-encodes the weight matrices with one of llama-quantize's presets (" + presetList + "), "
+                              "tensor for tensor the types llama-quantize chooses, and copies all metadata.";
+    tools::ToolOptions parser("hearth-quantize", usage.c_str());
     parser.addFlag("--no-verify", "do not load and run the result before keeping it", &noVerify);
     parser.addFlag("-q,--quiet", "no progress output", &quiet);
 
@@ -38,16 +42,16 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "hearth-quantize: expected IN.gguf OUT.gguf TYPE (see --help)\n");
         return 1;
     }
-    auto type = synth::parseWeightType(positional[2]);
-    if (!type) {
-        std::fprintf(stderr, "hearth-quantize: %s\n", type.message().c_str());
+    const auto preset = presetFromName(positional[2]);
+    if (!preset) {
+        std::fprintf(stderr, "hearth-quantize: unknown preset '%s' (use %s)\n", positional[2].c_str(), presetList.c_str());
         return 1;
     }
 
     convert::QuantizeOptions options;
     options.input = positional[0];
     options.output = positional[1];
-    options.type = *type;
+    options.preset = *preset;
     options.verify = !noVerify;
     tools::ProgressLine progress(quiet);
     options.progress = progress.callback();

@@ -34,7 +34,7 @@ int main(int argc, char** argv)
                       "llama: tiny, tinyllama-1.1b, llama2-7b; falcon: falcon-tiny, falcon-tiny-gqa, falcon-1b, "
                       "falcon-7b, falcon-40b; opt: opt-tiny, opt-125m, opt-1.3b, opt-6.7b (default: the tiny one)",
                       &shapeName);
-    options.addString("--type", "TYPE", "weight type: f32, f16, q8_0 or q4_0 (default f16)", &typeName);
+    options.addString("--type", "TYPE", "weight type: f32, f16, bf16, q8_0, q6_k, q5_k, q4_k, q4_0, iq4_xs, ... (default f16)", &typeName);
     options.addString("--ffn", "ACT",
                       "FFN activation: swiglu, reglu, drelu or relu2 for llama (default swiglu); gelu or relu for "
                       "falcon (default gelu); relu for opt",

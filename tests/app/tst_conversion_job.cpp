@@ -109,7 +109,18 @@ private Q_SLOTS:
         job.setOutputType(QStringLiteral("Q5_K")); // not offered: ignored
         QCOMPARE(job.outputType(), QStringLiteral("Q4_0"));
         QCOMPARE(job.outputTypes(), (QStringList{QStringLiteral("F16"), QStringLiteral("Q8_0"), QStringLiteral("Q4_0")}));
+        // A GGUF file re-encodes with llama-quantize's presets, the usual one first.
         job.setSource(m_dir.filePath(QStringLiteral("model.gguf")));
+        QCOMPARE(job.outputTypes(), (QStringList{QStringLiteral("Q4_K_M"), QStringLiteral("Q5_K_M"), QStringLiteral("Q6_K"),
+                                                 QStringLiteral("Q8_0"), QStringLiteral("Q4_0"), QStringLiteral("IQ4_XS")}));
+        QCOMPARE(job.outputType(), QStringLiteral("Q4_0")); // offered for both
+        job.setOutputType(QStringLiteral("q4_k_m"));
+        QCOMPARE(job.outputType(), QStringLiteral("Q4_K_M"));
+        QCOMPARE(job.suggestedDestination(), m_dir.filePath(QStringLiteral("model-q4_k_m.gguf")));
+        job.setSource(m_hf); // a preset means nothing to a folder
+        QCOMPARE(job.outputType(), QStringLiteral("F16"));
+        job.setSource(m_dir.filePath(QStringLiteral("model.gguf")));
+        QCOMPARE(job.outputType(), QStringLiteral("Q4_K_M"));
         QCOMPARE(job.pathFromUrl(QUrl::fromLocalFile(m_hf)), QDir::toNativeSeparators(m_hf));
         QCOMPARE(job.urlFromPath(m_hf), QUrl::fromLocalFile(m_hf));
         QCOMPARE(job.urlFromPath(QString()), QUrl());

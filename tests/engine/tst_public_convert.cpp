@@ -212,7 +212,7 @@ private Q_SLOTS:
             QuantizeParams q;
             q.input = f32.toStdString();
             q.output = (dir + QStringLiteral("/quant-") + name + QStringLiteral(".gguf")).toStdString();
-            q.type = types[i];
+            q.preset = *presetFromName(weightTypeName(types[i]));
             auto estimate = estimateQuantization(q);
             QVERIFY2(estimate.ok(), estimate.message().c_str());
             auto quantized = quantizeModel(q);

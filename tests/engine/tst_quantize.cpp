@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// hearth-quantize: a synthetic F32 model (and a PowerInfer-layout copy of it, built here) is
-// re-encoded; tensor types, metadata, magic and logits are checked against the F32 original.
+// hearth-quantize: synthetic F32 and F16 models (and a PowerInfer-layout copy, built here) are
+// re-encoded with every preset; each tensor's type follows llama-quantize's rules, metadata,
+// magic and order are kept as llama-quantize keeps them, and logits stay within a per-preset
+// bound of the unquantized model's.
 
 #include "convert/quantize_file.h"
+#include "convert/quantize_preset.h"
 #include "core/fp16.h"
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
@@ -104,6 +107,8 @@ private:
     QTemporaryDir m_dir;
     std::string m_f32;
     std::vector<float> m_reference;
+    std::string m_f16Blocks; // tiny-256: rows of whole 256-weight super-blocks
+    std::vector<float> m_blocksReference;
 
     [[nodiscard]] std::string path(const char* name) const { return m_dir.filePath(name).toStdString(); }
 
@@ -121,26 +126,139 @@ private Q_SLOTS:
         QVERIFY(synth::writeSyntheticModel(options, m_f32).ok());
         m_reference = logitsOf(m_f32);
         QCOMPARE(m_reference.size(), std::size_t(shape->vocabSize));
+
+        options.shape = *synth::shapeByName("tiny-256");
+        options.type = DType::F16;
+        m_f16Blocks = path("tiny-256-f16.gguf");
+        QVERIFY(synth::writeSyntheticModel(options, m_f16Blocks).ok());
+        m_blocksReference = logitsOf(m_f16Blocks);
+        QVERIFY(!m_blocksReference.empty());
     }
 
+    // Every preset on a model of 256-weight rows: the type of each tensor as llama-quantize
+    // chooses it, general.file_type, the order of metadata and tensors, and the logits.
+    void presetsOnSuperBlockRows_data()
+    {
+        QTest::addColumn<int>("preset");
+        QTest::addColumn<QString>("types"); // token_embd output blk.0.attn_q blk.0.attn_v blk.1.attn_v blk.0.ffn_down blk.1.ffn_down
+        QTest::addColumn<int>("fileType");
+        QTest::addColumn<double>("bound");
+        using P = QuantizationPreset;
+        // Two layers: use_more_bits(1, 2) holds (the last eighth), use_more_bits(0, 2) does not.
+        // Bounds about 1.5 times the errors measured here (Q8_0 1.7e-2, Q6_K 4.4e-2, Q5_K 9e-2,
+        // Q4_K 0.17, Q4_0 0.19, IQ4_XS 0.20, Q3_K_M 0.29, Q2_K 0.63, BF16 4e-3).
+        QTest::newRow("Q8_0") << int(P::Q8_0) << "Q8_0 Q8_0 Q8_0 Q8_0 Q8_0 Q8_0 Q8_0" << 7 << 3e-2;
+        QTest::newRow("Q6_K") << int(P::Q6_K) << "Q6_K Q6_K Q6_K Q6_K Q6_K Q6_K Q6_K" << 18 << 7e-2;
+        QTest::newRow("Q5_K_M") << int(P::Q5_K_M) << "Q5_K Q6_K Q5_K Q5_K Q6_K Q5_K Q6_K" << 17 << 0.14;
+        QTest::newRow("Q5_K_S") << int(P::Q5_K_S) << "Q5_K Q6_K Q5_K Q5_K Q5_K Q5_K Q5_K" << 16 << 0.14;
+        QTest::newRow("Q4_K_M") << int(P::Q4_K_M) << "Q4_K Q6_K Q4_K Q4_K Q6_K Q4_K Q6_K" << 15 << 0.27;
+        QTest::newRow("Q4_K_S") << int(P::Q4_K_S) << "Q4_K Q6_K Q4_K Q5_K Q5_K Q4_K Q4_K" << 14 << 0.27;
+        QTest::newRow("Q4_0") << int(P::Q4_0) << "Q4_0 Q6_K Q4_0 Q4_0 Q4_0 Q4_0 Q4_0" << 2 << 0.3;
+        QTest::newRow("IQ4_XS") << int(P::IQ4_XS) << "IQ4_XS Q6_K IQ4_XS IQ4_XS IQ4_XS IQ4_XS IQ4_XS" << 30 << 0.3;
+        QTest::newRow("Q3_K_M") << int(P::Q3_K_M) << "Q3_K Q6_K Q3_K Q5_K Q5_K Q4_K Q4_K" << 12 << 0.45;
+        QTest::newRow("Q2_K") << int(P::Q2_K) << "Q2_K Q6_K Q2_K Q3_K Q3_K Q3_K Q3_K" << 10 << 0.95;
+        QTest::newRow("BF16") << int(P::BF16) << "BF16 BF16 BF16 BF16 BF16 BF16 BF16" << 32 << 1e-2;
+    }
+
+    void presetsOnSuperBlockRows()
+    {
+        QFETCH(int, preset);
+        QFETCH(QString, types);
+        QFETCH(int, fileType);
+        QFETCH(double, bound);
+        convert::QuantizeOptions options;
+        options.input = m_f16Blocks;
+        options.output = path("preset.gguf");
+        options.preset = QuantizationPreset(preset);
+        auto report = convert::quantizeModelFile(options);
+        QVERIFY2(report, report.message().c_str());
+
+        auto in = gguf::GgufFile::open(m_f16Blocks);
+        auto out = gguf::GgufFile::open(options.output);
+        QVERIFY(in && out);
+        const char* names[] = {"token_embd.weight",    "output.weight",        "blk.0.attn_q.weight", "blk.0.attn_v.weight",
+                               "blk.1.attn_v.weight",  "blk.0.ffn_down.weight", "blk.1.ffn_down.weight"};
+        QStringList got;
+        for (const char* name : names)
+            got.append(QString::fromLatin1(dtypeName((*out)->findTensor(name)->type).data()));
+        QCOMPARE(got.join(QLatin1Char(' ')), types);
+        QCOMPARE((*out)->findTensor("output_norm.weight")->type, DType::F32);
+        QCOMPARE((*out)->getInt("general.file_type").value_or(-1), fileType);
+        QCOMPARE((*out)->getInt("general.quantization_version").value_or(-1), 2);
+
+        // llama-quantize's layout: the input's metadata in its order, the version and file type
+        // last; tensors by layer, then by name.
+        std::vector<std::string> expectedKeys;
+        for (const std::string& key : (*in)->metadataKeys()) {
+            if (key != "general.file_type" && key != "general.quantization_version")
+                expectedKeys.push_back(key);
+        }
+        expectedKeys.push_back("general.quantization_version");
+        expectedKeys.push_back("general.file_type");
+        QVERIFY((*out)->metadataKeys() == expectedKeys);
+        QCOMPARE((*out)->tensors().front().name, std::string("output.weight"));
+        QCOMPARE((*out)->tensors().back().name, std::string("blk.1.ffn_up.weight"));
+
+        const double error = relativeRms(logitsOf(options.output), m_blocksReference);
+        qInfo("%s: relative RMS error of logits against F16: %.2e", presetName(options.preset).data(), error);
+        QVERIFY2(error < bound, qPrintable(QString::number(error)));
+        QFile::remove(QString::fromStdString(options.output));
+    }
+
+    // Rows of 64 weights hold no 256-weight super-block: llama-quantize's 32-weight stand-ins.
+    void presetsFallBackOnShortRows_data()
+    {
+        QTest::addColumn<int>("preset");
+        QTest::addColumn<QString>("types"); // token_embd output blk.1.attn_v blk.0.ffn_up
+        using P = QuantizationPreset;
+        QTest::newRow("Q4_K_M") << int(P::Q4_K_M) << "Q5_0 Q8_0 Q8_0 Q5_0";
+        QTest::newRow("Q5_K_M") << int(P::Q5_K_M) << "Q5_1 Q8_0 Q8_0 Q5_1";
+        QTest::newRow("IQ4_XS") << int(P::IQ4_XS) << "IQ4_NL Q8_0 IQ4_NL IQ4_NL";
+        QTest::newRow("Q2_K") << int(P::Q2_K) << "IQ4_NL Q8_0 IQ4_NL IQ4_NL";
+        QTest::newRow("Q4_0") << int(P::Q4_0) << "Q4_0 Q8_0 Q4_0 Q4_0";
+    }
+
+    void presetsFallBackOnShortRows()
+    {
+        QFETCH(int, preset);
+        QFETCH(QString, types);
+        convert::QuantizeOptions options;
+        options.input = m_f32;
+        options.output = path("fallback.gguf");
+        options.preset = QuantizationPreset(preset);
+        auto report = convert::quantizeModelFile(options);
+        QVERIFY2(report, report.message().c_str());
+        auto out = gguf::GgufFile::open(options.output);
+        QVERIFY(out);
+        QStringList got;
+        for (const char* name : {"token_embd.weight", "output.weight", "blk.1.attn_v.weight", "blk.0.ffn_up.weight"})
+            got.append(QString::fromLatin1(dtypeName((*out)->findTensor(name)->type).data()));
+        QCOMPARE(got.join(QLatin1Char(' ')), types);
+        const double error = relativeRms(logitsOf(options.output), m_reference);
+        QVERIFY2(error < 0.6, qPrintable(QString::number(error)));
+        QFile::remove(QString::fromStdString(options.output));
+    }
+
+    // Presets without a mix: every weight matrix in one type, token_embd and output included.
     void quantizesWeightMatrices_data()
     {
+        QTest::addColumn<int>("preset");
         QTest::addColumn<int>("type");
         QTest::addColumn<double>("bound");
-        // Bounds about twice the errors measured on this model (f16 ~1e-3, q8_0 ~1e-2, q4_0 ~0.1).
-        QTest::newRow("f16") << int(DType::F16) << 5e-3;
-        QTest::newRow("q8_0") << int(DType::Q8_0) << 4e-2;
-        QTest::newRow("q4_0") << int(DType::Q4_0) << 0.3;
+        // Bounds about twice the errors measured on this model (f16 ~1e-3, q8_0 ~1e-2).
+        QTest::newRow("f16") << int(QuantizationPreset::F16) << int(DType::F16) << 5e-3;
+        QTest::newRow("q8_0") << int(QuantizationPreset::Q8_0) << int(DType::Q8_0) << 4e-2;
     }
 
     void quantizesWeightMatrices()
     {
+        QFETCH(int, preset);
         QFETCH(int, type);
         QFETCH(double, bound);
         convert::QuantizeOptions options;
         options.input = m_f32;
         options.output = path("out.gguf");
-        options.type = DType(type);
+        options.preset = QuantizationPreset(preset);
         auto report = convert::quantizeModelFile(options);
         QVERIFY2(report, report.message().c_str());
         QVERIFY(report->convertedTensors > 0);
@@ -179,7 +297,7 @@ private Q_SLOTS:
         convert::QuantizeOptions options;
         options.input = sparse;
         options.output = path("sparse-q4.gguf");
-        options.type = DType::Q4_0;
+        options.preset = QuantizationPreset::Q4_0;
         auto report = convert::quantizeModelFile(options);
         QVERIFY2(report, report.message().c_str());
         auto out = gguf::GgufFile::open(options.output);
@@ -189,6 +307,7 @@ private Q_SLOTS:
         QCOMPARE((*out)->findTensor("blk.0.fc1.weight")->type, DType::F16);
         QCOMPARE((*out)->findTensor("blk.1.fc2.weight")->type, DType::F16);
         QCOMPARE((*out)->findTensor("blk.1.ffn_down_t.weight")->type, DType::Q4_0);
+        QCOMPARE((*out)->findTensor("output.weight")->type, DType::Q8_0); // Q6_K's rows do not fit 64
         QVERIFY(!(*out)->findTensor("blk.1.ffn_down.weight"));
         auto model = Model::load(options.output);
         QVERIFY2(model, model.message().c_str());
@@ -196,6 +315,14 @@ private Q_SLOTS:
         const double error = relativeRms(logitsOf(options.output), sparseReference);
         qInfo("sparse layout, q4_0: relative RMS error %.2e", error);
         QVERIFY(error < 0.3);
+
+        // The sparse FFN kernels take Q4_0, Q8_0 and F16 neurons: a K-quant mix is refused.
+        options.output = path("sparse-q4k.gguf");
+        options.preset = QuantizationPreset::Q4_K_M;
+        report = convert::quantizeModelFile(options);
+        QCOMPARE(report.code(), ErrorCode::Unsupported);
+        QVERIFY2(QString::fromStdString(report.message()).contains("sparse"), report.message().c_str());
+        QVERIFY(!exists(options.output));
     }
 
     void badInputsAreRejected_data()
@@ -204,7 +331,7 @@ private Q_SLOTS:
         QTest::newRow("missing input") << 0;
         QTest::newRow("garbage input") << 1;
         QTest::newRow("truncated input") << 2;
-        QTest::newRow("unsupported type") << 3;
+        QTest::newRow("rows no type of the preset stores") << 3;
         QTest::newRow("output is input") << 4;
         QTest::newRow("not a model") << 5;
     }
@@ -215,7 +342,7 @@ private Q_SLOTS:
         convert::QuantizeOptions options;
         options.input = path("bad-input.gguf");
         options.output = path("bad-output.gguf");
-        options.type = DType::Q4_0;
+        options.preset = QuantizationPreset::Q4_0;
         QFile::remove(QString::fromStdString(options.input));
         switch (which) {
         case 0: break;
@@ -233,10 +360,17 @@ private Q_SLOTS:
             f.write(src.read(src.size() / 2));
             break;
         }
-        case 3:
-            options.input = m_f32;
-            options.type = DType::Q4_1;
+        case 3: {
+            // Rows of 48 weights: no 32-weight block either.
+            gguf::GgufWriter writer;
+            writer.setString("general.architecture", "llama");
+            writer.addTensor("blk.0.attn_q.weight", DType::F32, {48, 48});
+            QVERIFY(writer.begin(options.input).ok());
+            std::vector<float> zeros(48 * 48);
+            QVERIFY(writer.writeTensorData(std::as_bytes(std::span<const float>(zeros))).ok());
+            QVERIFY(writer.finish().ok());
             break;
+        }
         case 4: options.input = options.output = m_f32; break;
         case 5: {
             gguf::GgufWriter writer;
@@ -264,7 +398,7 @@ private Q_SLOTS:
         convert::QuantizeOptions options;
         options.input = m_f32;
         options.output = path("cancelled.gguf");
-        options.type = DType::Q8_0;
+        options.preset = QuantizationPreset::Q8_0;
         int calls = 0;
         options.progress = [&](float) { return ++calls < 3; };
         auto report = convert::quantizeModelFile(options);
@@ -285,6 +419,13 @@ private Q_SLOTS:
         auto model = Model::load(path("cli.gguf"));
         QVERIFY(model);
         QCOMPARE((*model)->info().weightType, std::string("Q8_0"));
+
+        p.start(tool, {QString::fromStdString(m_f16Blocks), QString::fromStdString(path("cli-q4km.gguf")), "q4_k_m", "-q"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        auto mixed = gguf::GgufFile::open(path("cli-q4km.gguf"));
+        QVERIFY(mixed);
+        QCOMPARE((*mixed)->getInt("general.file_type").value_or(-1), 15);
 
         p.start(tool, {QString::fromStdString(m_f32), QString::fromStdString(path("cli2.gguf")), "q5_k"});
         QVERIFY(p.waitForFinished(60000));

@@ -262,7 +262,9 @@ void TestSynth::invalidOptionsAreRejected()
     auto options = tinyOptions(DType::F16);
     options.ffnActivation = "gelu";
     QCOMPARE(synth::writeSyntheticModel(options, dir.filePath("a.gguf").toStdString()).code(), ErrorCode::InvalidArgument);
-    options = tinyOptions(DType::Q4_1);
+    options = tinyOptions(DType::Q8_1); // known by size, never a weight type
+    QCOMPARE(synth::writeSyntheticModel(options, dir.filePath("a.gguf").toStdString()).code(), ErrorCode::InvalidArgument);
+    options = tinyOptions(DType::Q4_K); // rows of 64: no whole 256-weight super-block
     QCOMPARE(synth::writeSyntheticModel(options, dir.filePath("a.gguf").toStdString()).code(), ErrorCode::InvalidArgument);
     options = tinyOptions(DType::F16);
     options.shape.vocabSize = 100; // no room for the byte tokens
@@ -271,7 +273,8 @@ void TestSynth::invalidOptionsAreRejected()
     options.shape.headCount = 5;
     QCOMPARE(synth::validateOptions(options).code(), ErrorCode::InvalidArgument);
     QVERIFY(!synth::shapeByName("gpt-5"));
-    QVERIFY(!synth::parseWeightType("q5_k"));
+    QVERIFY(!synth::parseWeightType("q5_k_m")); // a preset, not a type
+    QCOMPARE(*synth::parseWeightType("Q5_K"), DType::Q5_K);
     QCOMPARE(*synth::parseWeightType("Q4_0"), DType::Q4_0);
     QVERIFY(!QFile::exists(dir.filePath("a.gguf")));
 }

@@ -57,11 +57,36 @@ struct ConvertParams {
     bool overwrite = false;
 };
 
+/// llama.cpp's llama-quantize presets. A preset is a mix: most matrices take its base type,
+/// the output matrix Q6_K, and the K-quant "_M" presets give attn_v and ffn_down more bits in
+/// the first, last and every third layer, rule for rule as llama-quantize does, so the same
+/// input makes the same file (without an importance matrix).
+enum class QuantizationPreset {
+    F32,
+    F16,
+    BF16,
+    Q8_0,   ///< 8.5 bits per weight, close to F16 quality
+    Q6_K,   ///< 6.6 bits
+    Q5_K_M, ///< 5.7 bits
+    Q5_K_S,
+    Q4_K_M, ///< 4.9 bits, the common choice
+    Q4_K_S,
+    Q4_0,   ///< 4.5 bits; PowerInfer's sparse files use it
+    IQ4_XS, ///< 4.3 bits, for small GPUs
+    Q3_K_M, ///< 3.9 bits
+    Q2_K,   ///< 3.4 bits, for when nothing else fits
+};
+
+/// "Q4_K_M", as llama-quantize spells it.
+[[nodiscard]] std::string_view presetName(QuantizationPreset preset);
+/// The preset named @p name (case-insensitive); nullopt for anything else.
+[[nodiscard]] std::optional<QuantizationPreset> presetFromName(std::string_view name);
+
 /// A GGUF file to re-encode.
 struct QuantizeParams {
     std::string input;
     std::string output; ///< must differ from input
-    WeightType type = WeightType::Q4_0;
+    QuantizationPreset preset = QuantizationPreset::Q4_K_M;
     ProgressCallback progress; ///< optional: fraction done; returning false cancels
     bool verify = true;        ///< as ConvertParams::verify
     bool overwrite = false;    ///< as ConvertParams::overwrite

@@ -10,6 +10,7 @@
 #include "convert/hf_to_gguf.h"
 #include "convert/predictor_import.h"
 #include "convert/quantize_file.h"
+#include "convert/quantize_preset.h"
 #include "convert/tokenizer_import.h"
 #include "core/dtype.h"
 #include "gguf/gguf_file.h"
@@ -245,18 +246,16 @@ Result<ConversionEstimate> estimateQuantization(const QuantizeParams& params)
     if (!architecture) {
         return Status(ErrorCode::InvalidFile, "'" + params.input + "' is not a model file (no general.architecture)");
     }
-    // quantize_file.cpp's rule: quantizable weights of whole blocks take the new type.
-    const DType target = toDType(params.type);
+    auto types = convert::planTensorTypes(in, params.preset);
+    if (!types) {
+        return types.status();
+    }
     ConversionEstimate e;
     std::uint64_t bytes = in.dataOffset() + kHeaderSlack;
     bool sparse = false;
-    for (const gguf::TensorInfo& t : in.tensors()) {
-        DType type = t.type;
-        if (convert::isQuantizableWeight(t.name, t.shape) && isComputeType(t.type)
-            && wholeBlocks(target, t.rowLength())) {
-            type = target;
-        }
-        bytes += matrixBytes(type, t.rowLength(), t.rows());
+    for (std::size_t i = 0; i < in.tensors().size(); ++i) {
+        const gguf::TensorInfo& t = in.tensors()[i];
+        bytes += matrixBytes((*types)[i], t.rowLength(), t.rows());
         sparse = sparse || t.name.find(".fc1.") != std::string::npos;
     }
     e.outputBytes = bytes;
@@ -279,7 +278,7 @@ Result<ConversionReport> quantizeModel(const QuantizeParams& params)
     convert::QuantizeOptions options;
     options.input = params.input;
     options.output = params.output;
-    options.type = toDType(params.type);
+    options.preset = params.preset;
     options.progress = params.progress;
     options.verify = params.verify;
     auto quantized = convert::quantizeModelFile(options);

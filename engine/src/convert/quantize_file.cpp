@@ -2,10 +2,12 @@
 #include "convert/quantize_file.h"
 
 #include "convert/output_file.h"
+#include "convert/quantize_preset.h"
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <span>
 
@@ -13,33 +15,19 @@ namespace hearth::convert {
 
 namespace {
 
-std::uint32_t fileTypeOf(DType type)
+// Sparse files multiply their FFN neurons with kernels of their own, which take these types.
+Status checkSparseTypes(const gguf::GgufFile& in, const std::vector<DType>& types, QuantizationPreset preset)
 {
-    switch (type) {
-    case DType::F16: return 1;
-    case DType::Q4_0: return 2;
-    case DType::Q8_0: return 7;
-    default: return 0;
+    const auto& tensors = in.tensors();
+    const bool sparse = std::any_of(tensors.begin(), tensors.end(),
+                                    [](const gguf::TensorInfo& t) { return t.name.find(".fc1.") != std::string::npos; });
+    for (std::size_t i = 0; sparse && i < tensors.size(); ++i) {
+        if (tensors[i].name.find(".ffn_") != std::string::npos && !isComputeType(types[i]))
+            return {ErrorCode::Unsupported, "a sparse model's FFN cannot be stored as " + std::string(dtypeName(types[i]))
+                                                + " (" + std::string(presetName(preset))
+                                                + "); choose Q4_0, Q8_0 or F16 for sparse models"};
     }
-}
-
-bool endsWith(const std::string& s, std::string_view suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The type a tensor gets in the output: @p target when it is a weight matrix Hearth can
-// re-encode with whole blocks per row, its own type otherwise.
-DType outputType(const gguf::TensorInfo& t, DType target)
-{
-    if (!isQuantizableWeight(t.name, t.shape) || !isComputeType(t.type)) {
-        return t.type;
-    }
-    const auto traits = dtypeTraits(static_cast<std::uint32_t>(target));
-    if (!traits || t.shape[0] % traits->blockElements != 0) {
-        return t.type;
-    }
-    return target;
+    return {};
 }
 
 Status quantizeInto(const QuantizeOptions& options, const std::string& partial, QuantizeReport& report)
@@ -54,33 +42,51 @@ Status quantizeInto(const QuantizeOptions& options, const std::string& partial, 
         return {ErrorCode::InvalidFile, "'" + options.input + "' is not a model file (no general.architecture)"};
     }
 
+    auto planned = planTensorTypes(in, options.preset);
+    if (!planned) {
+        return planned.status();
+    }
+    const std::vector<DType>& types = *planned;
+    HEARTH_TRY(checkSparseTypes(in, types, options.preset));
+    const auto& tensors = in.tensors();
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        if (types[i] != tensors[i].type && !isCpuWeightType(tensors[i].type)) {
+            return {ErrorCode::Unsupported, "tensor " + tensors[i].name + " has type " + std::string(dtypeName(tensors[i].type))
+                                                + ", which Hearth cannot read to re-encode"};
+        }
+    }
+
     std::uint64_t needed = in.dataOffset() + (1u << 20);
     std::uint64_t work = 0;
-    for (const gguf::TensorInfo& t : in.tensors()) {
-        const DType type = outputType(t, options.type);
-        needed += rowBytes(type, t.rowLength()) * std::uint64_t(t.rows()) + 64;
-        work += t.byteSize + 1;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        needed += rowBytes(types[i], tensors[i].rowLength()) * std::uint64_t(tensors[i].rows()) + 64;
+        work += tensors[i].byteSize + 1;
     }
     HEARTH_TRY(checkFreeSpace(options.output, needed));
 
+    // As llama-quantize writes it: the metadata in the input's order without the keys of split
+    // files, then the quantization version and the file type; tensors by layer, then name.
     gguf::GgufWriter writer(in.magic(), in.alignment());
-    for (const auto& [key, value] : in.metadata()) {
-        writer.setValue(key, value);
+    for (const std::string& key : in.metadataKeys()) {
+        if (key == "general.quantization_version" || key == "general.file_type" || key.rfind("split.", 0) == 0) {
+            continue;
+        }
+        writer.setValue(key, *in.find(key));
     }
-    writer.setUInt32("general.file_type", fileTypeOf(options.type));
-    if (options.type == DType::Q4_0 || options.type == DType::Q8_0) {
-        writer.setUInt32("general.quantization_version", 2);
-    }
-    for (const gguf::TensorInfo& t : in.tensors()) {
-        writer.addTensor(t.name, outputType(t, options.type), t.shape);
+    writer.setUInt32("general.quantization_version", 2);
+    writer.setUInt32("general.file_type", presetInfo(options.preset).fileType);
+    const std::vector<std::size_t> order = llamaTensorOrder(in);
+    for (std::size_t i : order) {
+        writer.addTensor(tensors[i].name, types[i], tensors[i].shape);
     }
     HEARTH_TRY(writer.begin(partial));
 
     std::uint64_t done = 0;
     std::vector<float> row;
     std::vector<std::byte> out;
-    for (const gguf::TensorInfo& t : in.tensors()) {
-        const DType type = outputType(t, options.type);
+    for (std::size_t i : order) {
+        const gguf::TensorInfo& t = tensors[i];
+        const DType type = types[i];
         if (type == t.type) {
             HEARTH_TRY(writer.writeTensorData(std::span<const std::byte>(t.data, t.byteSize)));
             ++report.copiedTensors;
@@ -91,8 +97,14 @@ Status quantizeInto(const QuantizeOptions& options, const std::string& partial, 
             row.resize(std::size_t(n));
             out.resize(outStride * std::size_t(t.rows()));
             for (std::int64_t r = 0; r < t.rows(); ++r) {
-                cpu::dequantizeRow(t.type, t.data + std::size_t(r) * inStride, row.data(), n);
-                cpu::quantizeRow(type, row.data(), out.data() + std::size_t(r) * outStride, n);
+                const std::byte* source = t.data + std::size_t(r) * inStride;
+                std::byte* target = out.data() + std::size_t(r) * outStride;
+                if (t.type == DType::F32) {
+                    cpu::quantizeRow(type, reinterpret_cast<const float*>(source), target, n);
+                } else {
+                    cpu::dequantizeRow(t.type, source, row.data(), n);
+                    cpu::quantizeRow(type, row.data(), target, n);
+                }
             }
             HEARTH_TRY(writer.writeTensorData(out));
             ++report.convertedTensors;
@@ -123,29 +135,10 @@ Status quantizeInto(const QuantizeOptions& options, const std::string& partial, 
 
 } // namespace
 
-bool isQuantizableWeight(const std::string& name, const std::vector<std::int64_t>& shape)
-{
-    std::size_t dims = shape.size();
-    while (dims > 1 && shape[dims - 1] == 1) {
-        --dims;
-    }
-    if (dims != 2 || !endsWith(name, ".weight")) {
-        return false;
-    }
-    if (name.find("norm") != std::string::npos) {
-        return false;
-    }
-    // PowerInfer's predictors stay in their type (F16): its kernels expect that.
-    return !endsWith(name, ".fc1.weight") && !endsWith(name, ".fc2.weight");
-}
-
 Result<QuantizeReport> quantizeModelFile(const QuantizeOptions& options)
 {
     if (options.input.empty() || options.output.empty()) {
         return Status(ErrorCode::InvalidArgument, "an input and an output file are needed");
-    }
-    if (!isComputeType(options.type)) {
-        return Status(ErrorCode::InvalidArgument, "the output type must be f32, f16, q8_0 or q4_0");
     }
     std::error_code ec;
     if (std::filesystem::equivalent(options.input, options.output, ec)) {

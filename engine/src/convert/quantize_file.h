@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Re-encodes the weight matrices of a GGUF (or PWRI) model file in another type. Every 2-D
-// ".weight" tensor is converted, token_embd included; norms and other 1-D tensors stay as
-// they are, and so do PowerInfer predictors (fc1/fc2), which its kernels read as F16. All
-// metadata is copied, general.file_type updated, and the PWRI magic kept.
+// Re-encodes the weight matrices of a GGUF (or PWRI) model file with one of llama-quantize's
+// presets (quantize_preset.h chooses each tensor's type), writing the file llama-quantize would
+// write: metadata in the input's order with general.file_type and the quantization version
+// last, tensors by layer and name. Norms and other 1-D tensors stay as they are, and so do
+// PowerInfer predictors (fc1/fc2), which its kernels read as F16; the PWRI magic is kept.
 
 #include "core/dtype.h"
 
+#include <hearth/convert.h>
 #include <hearth/model.h>
 #include <hearth/status.h>
 
@@ -19,7 +21,7 @@ namespace hearth::convert {
 struct QuantizeOptions {
     std::string input;
     std::string output;
-    DType type = DType::Q4_0;  // F16, Q8_0 or Q4_0 (F32 too, to expand a file)
+    QuantizationPreset preset = QuantizationPreset::Q4_K_M;
     ProgressCallback progress; // fraction done; returning false cancels
     bool verify = true;        // load the result and run a short prompt before renaming it
 };
@@ -30,9 +32,6 @@ struct QuantizeReport {
     int convertedTensors = 0;
     int copiedTensors = 0;
 };
-
-// Whether quantizeModelFile converts a tensor of this name and shape (GGUF order).
-[[nodiscard]] bool isQuantizableWeight(const std::string& name, const std::vector<std::int64_t>& shape);
 
 [[nodiscard]] Result<QuantizeReport> quantizeModelFile(const QuantizeOptions& options);
 

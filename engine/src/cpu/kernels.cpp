@@ -77,6 +77,15 @@ BlockDotFn blockDotFor(const CpuKernels& kernels, DType type)
     case DType::Q6_K:
         own = kernels.dotQ6_K;
         break;
+    case DType::IQ4_XS:
+        own = kernels.dotIQ4_XS;
+        break;
+    case DType::IQ4_NL:
+        own = kernels.dotIQ4_NL;
+        break;
+    case DType::BF16:
+        own = kernels.dotBF16;
+        break;
     default:
         break;
     }

@@ -114,6 +114,9 @@ struct CpuKernels {
     BlockDotFn dotQ4_K;
     BlockDotFn dotQ5_K;
     BlockDotFn dotQ6_K;
+    BlockDotFn dotIQ4_XS;
+    BlockDotFn dotIQ4_NL;
+    BlockDotFn dotBF16;
     void (*quantizeActivationsQ8K)(const float* x, ActBlockQ8K* out, std::int64_t n);
 };
 

@@ -1153,6 +1153,83 @@ float dotQ6_K(const void* row, const void* activations, std::int64_t n)
     return hsum256(acc);
 }
 
+
+// Signed 8-bit products in pairs of int16 (|a b| <= 127 * 128, two of them fit): maddubs wants
+// an unsigned first operand, so a's sign moves onto b.
+inline __m256i signedPairSums(__m256i a, __m256i b)
+{
+    return _mm256_maddubs_epi16(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+}
+
+// The 32 codebook values of one IQ4 group of 16 bytes (low nibbles first, then high ones).
+inline __m256i iq4Values(const std::uint8_t* qs)
+{
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+    const __m128i mask = _mm_set1_epi8(0x0f);
+    const __m256i nibbles = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues)));
+    return _mm256_shuffle_epi8(table, nibbles);
+}
+
+float dotIQ4_XS(const void* row, const void* activations, std::int64_t n)
+{
+    const auto* blocks = static_cast<const BlockIQ4_XS*>(row);
+    const auto* x = static_cast<const ActBlockQ8K*>(activations);
+    const __m256i one = _mm256_set1_epi16(1);
+    __m256 acc = _mm256_setzero_ps();
+    for (std::int64_t b = 0; b < n / QK_K; ++b) {
+        const BlockIQ4_XS& w = blocks[b];
+        __m256i sumi = _mm256_setzero_si256();
+        for (int s = 0; s < 8; ++s) {
+            const int scale = (((w.scalesL[s / 2] >> (4 * (s % 2))) & 0x0f) | (((w.scalesH >> (2 * s)) & 3) << 4)) - 32;
+            const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 32 * s));
+            const __m256i pairs = signedPairSums(iq4Values(w.qs + 16 * s), xs);
+            sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(_mm256_madd_epi16(pairs, one), _mm256_set1_epi32(scale)));
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(w.d)), _mm256_cvtepi32_ps(sumi), acc);
+    }
+    return hsum256(acc);
+}
+
+float dotIQ4_NL(const void* row, const void* activations, std::int64_t n)
+{
+    const auto* blocks = static_cast<const BlockIQ4_NL*>(row);
+    const auto* x = static_cast<const ActBlockQ8*>(activations);
+    const __m256i one = _mm256_set1_epi16(1);
+    __m256 acc = _mm256_setzero_ps();
+    for (std::int64_t b = 0; b < n / QK4_NL; ++b) {
+        const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
+        const __m256i sums = _mm256_madd_epi16(signedPairSums(iq4Values(blocks[b].qs), xs), one);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(blocks[b].d)), _mm256_cvtepi32_ps(sums), acc);
+    }
+    return hsum256(acc);
+}
+
+float dotBF16(const void* row, const void* activations, std::int64_t n)
+{
+    const auto* w = static_cast<const std::uint16_t*>(row);
+    const auto* x = static_cast<const float*>(activations);
+    __m256 acc0 = _mm256_setzero_ps();
+    __m256 acc1 = _mm256_setzero_ps();
+    auto widen = [](const std::uint16_t* p) {
+        return _mm256_castsi256_ps(
+            _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
+    };
+    std::int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        acc0 = _mm256_fmadd_ps(widen(w + i), _mm256_loadu_ps(x + i), acc0);
+        acc1 = _mm256_fmadd_ps(widen(w + i + 8), _mm256_loadu_ps(x + i + 8), acc1);
+    }
+    float sum = hsum256(_mm256_add_ps(acc0, acc1));
+    for (; i < n; ++i) {
+        const std::uint32_t bits = std::uint32_t(w[i]) << 16;
+        float v;
+        std::memcpy(&v, &bits, sizeof v);
+        sum += v * x[i];
+    }
+    return sum;
+}
+
 } // namespace
 
 constinit const CpuKernels HEARTH_KERNEL_TABLE = {
@@ -1184,6 +1261,9 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     dotQ4_K,
     dotQ5_K,
     dotQ6_K,
+    dotIQ4_XS,
+    dotIQ4_NL,
+    dotBF16,
     nullptr, // Q8_K activations: the scalar quantizer (a few hundred values per call)
 };
 

@@ -557,6 +557,7 @@ Status GgufFile::parseAll()
         HEARTH_TRY(readValueType(reader, type, what));
         Value value;
         HEARTH_TRY(readValue(reader, type, value, what));
+        m_metadataKeys.push_back(key);
         if (!m_metadata.emplace(std::move(key), std::move(value)).second) {
             return Status(ErrorCode::InvalidFile,
                           "duplicate " + what + " (entry " + std::to_string(i) + " at offset " + std::to_string(entryOffset) + ")");

@@ -106,6 +106,9 @@ public:
     [[nodiscard]] const MappedFile* mapping() const { return m_mapping.get(); }
 
     [[nodiscard]] const std::map<std::string, Value, std::less<>>& metadata() const { return m_metadata; }
+    // The metadata keys in the order the file stores them (a copy that keeps the order keeps
+    // the file's bytes).
+    [[nodiscard]] const std::vector<std::string>& metadataKeys() const { return m_metadataKeys; }
     [[nodiscard]] const Value* find(std::string_view key) const;
 
     // Typed getters: nullopt when the key is missing or has an incompatible type.
@@ -129,6 +132,7 @@ private:
     std::uint64_t m_alignment = 32;
     std::uint64_t m_dataOffset = 0;
     std::map<std::string, Value, std::less<>> m_metadata;
+    std::vector<std::string> m_metadataKeys;
     std::vector<TensorInfo> m_tensors;
     std::map<std::string, std::size_t, std::less<>> m_tensorIndex;
 };
