@@ -9,7 +9,7 @@
 // Prints JSON.
 //
 //   hearth-kernel-bench [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick]
-//                       [--type f16|q4_0|q8_0|f32] [--no-bandwidth]
+//                       [--type f16|q4_0|q8_0|f32|q4_k|q6_k|iq4_xs|...] [--no-bandwidth]
 
 #include "cpu/isa.h"
 #include "cpu/kernels.h"
@@ -129,7 +129,8 @@ int main(int argc, char** argv)
 
     const std::vector<Shape> shapes = opt.quick ? std::vector<Shape>{{5632, 2048}}
                                                 : std::vector<Shape>{{5632, 2048}, {32000, 2048}};
-    const DType types[] = {DType::F16, DType::Q4_0, DType::Q8_0, DType::F32};
+    const DType types[] = {DType::F16,  DType::Q4_0, DType::Q8_0, DType::F32,  DType::Q4_K,   DType::Q5_K,   DType::Q6_K, DType::IQ4_XS,
+                           DType::Q3_K, DType::Q2_K, DType::BF16, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::IQ4_NL};
     constexpr std::int64_t kPrefillTokens = 128;
     const double minSeconds = opt.quick ? 0.1 : 0.3;
 

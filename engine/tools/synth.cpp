@@ -31,7 +31,7 @@ int main(int argc, char** argv)
                                "Writes a random llama-shaped GGUF model. The same arguments always give the same file.");
     options.addString("--arch", "ARCH", "architecture: llama, falcon or opt (default llama)", &architecture);
     options.addString("--shape", "NAME",
-                      "llama: tiny, tinyllama-1.1b, llama2-7b; falcon: falcon-tiny, falcon-tiny-gqa, falcon-1b, "
+                      "llama: tiny, tiny-256, tinyllama-1.1b, llama2-7b; falcon: falcon-tiny, falcon-tiny-gqa, falcon-1b, "
                       "falcon-7b, falcon-40b; opt: opt-tiny, opt-125m, opt-1.3b, opt-6.7b (default: the tiny one)",
                       &shapeName);
     options.addString("--type", "TYPE", "weight type: f32, f16, bf16, q8_0, q6_k, q5_k, q4_k, q4_0, iq4_xs, ... (default f16)", &typeName);

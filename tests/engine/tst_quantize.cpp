@@ -16,6 +16,7 @@
 #include <hearth/model.h>
 #include <hearth/session.h>
 
+#include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -23,6 +24,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <map>
 #include <cstring>
 
 using namespace hearth;
@@ -203,6 +205,48 @@ private Q_SLOTS:
         qInfo("%s: relative RMS error of logits against F16: %.2e", presetName(options.preset).data(), error);
         QVERIFY2(error < bound, qPrintable(QString::number(error)));
         QFile::remove(QString::fromStdString(options.output));
+    }
+
+    // The files llama-quantize wrote from the same input (data/llama_quantize_sha256.txt says
+    // how), byte for byte, for every preset; 16 layers exercise use_more_bits' every-third rule.
+    void presetsMatchLlamaQuantizeByteForByte()
+    {
+        QFile table(QStringLiteral(HEARTH_TEST_DATA_DIR "/llama_quantize_sha256.txt"));
+        QVERIFY(table.open(QIODevice::ReadOnly));
+        std::map<std::string, QByteArray> expected;
+        while (!table.atEnd()) {
+            const QByteArray line = table.readLine().trimmed();
+            if (line.isEmpty() || line.startsWith('#'))
+                continue;
+            const QList<QByteArray> parts = line.split(' ');
+            expected[parts.at(0).toStdString()] = parts.at(1);
+        }
+        QCOMPARE(expected.size(), std::size_t(13));
+
+        synth::SynthOptions options;
+        options.shape = *synth::shapeByName("tiny-256");
+        options.shape.layerCount = 16;
+        options.type = DType::F16;
+        const std::string input = path("t16-f16.gguf");
+        QVERIFY(synth::writeSyntheticModel(options, input).ok());
+        auto sha256 = [](const std::string& file) {
+            QFile f(QString::fromStdString(file));
+            QCryptographicHash hash(QCryptographicHash::Sha256);
+            return f.open(QIODevice::ReadOnly) && hash.addData(&f) ? hash.result().toHex() : QByteArray();
+        };
+        QCOMPARE(sha256(input), expected.at("input"));
+        for (const auto& [name, hash] : expected) {
+            if (name == "input")
+                continue;
+            convert::QuantizeOptions q;
+            q.input = input;
+            q.output = path("llama-match.gguf");
+            q.preset = *presetFromName(name);
+            q.verify = false;
+            auto report = convert::quantizeModelFile(q);
+            QVERIFY2(report, report.message().c_str());
+            QVERIFY2(sha256(q.output) == hash, name.c_str());
+        }
     }
 
     // Rows of 64 weights hold no 256-weight super-block: llama-quantize's 32-weight stand-ins.
