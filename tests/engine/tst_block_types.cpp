@@ -269,6 +269,13 @@ private Q_SLOTS:
             QCOMPARE(v.activationType.toUpper(), QByteArray("Q8_K"));
             QCOMPARE(act.size(), std::size_t(v.activations.size()));
             QVERIFY(std::memcmp(act.data(), v.activations.constData(), act.size()) == 0);
+            for (const CpuKernels* k : kernelVariants()) {
+                if (!k->quantizeActivationsQ8K)
+                    continue;
+                std::vector<ActBlockQ8K> own(std::size_t(n / QK_K));
+                k->quantizeActivationsQ8K(m_vectors.x.data(), own.data(), n);
+                QVERIFY2(std::memcmp(own.data(), v.activations.constData(), act.size()) == 0, k->name);
+            }
         }
 
         // Dot products, every table: ggml's within the rounding of a different summation order.
@@ -351,6 +358,47 @@ private Q_SLOTS:
                 QVERIFY2(std::fabs(dot - ref) <= 1e-5 * magnitude + 1e-6,
                          qPrintable(QStringLiteral("%1 round %2: %3 vs %4").arg(QString::fromLatin1(k->name)).arg(round)
                                         .arg(double(dot)).arg(double(ref))));
+            }
+        }
+    }
+
+    // Prompt batches (rows unpacked once, several tokens at a time) give each token's row dot
+    // product, on every table, for every token count around the kernels' tile of four.
+    void promptBatchesEqualRowDots()
+    {
+        std::mt19937 rng(5);
+        constexpr std::int64_t cols = 768;
+        constexpr std::int64_t rows = 37;
+        ThreadPool pool(2);
+        for (DType t : kBlockTypes) {
+            std::vector<std::uint8_t> bytes;
+            for (std::int64_t r = 0; r < rows; ++r) {
+                const auto row = randomRow(t, cols, rng);
+                bytes.insert(bytes.end(), row.begin(), row.end());
+            }
+            WeightMatrix w;
+            w.type = t;
+            w.data = bytes.data();
+            w.rows = rows;
+            w.cols = cols;
+            for (std::int64_t tokens : {2, 3, 4, 5, 9}) {
+                const std::vector<float> x = randomFloats(cols * tokens, rng);
+                for (const CpuKernels* k : kernelVariants()) {
+                    std::vector<float> y(static_cast<std::size_t>(rows * tokens));
+                    matmulWith(*k, pool, w, x.data(), tokens, y.data());
+                    for (std::int64_t tok = 0; tok < tokens; ++tok) {
+                        const std::vector<float> one(x.begin() + tok * cols, x.begin() + (tok + 1) * cols);
+                        std::vector<float> ref(static_cast<std::size_t>(rows));
+                        matmulWith(*k, pool, w, one.data(), 1, ref.data());
+                        for (std::int64_t r = 0; r < rows; ++r) {
+                            const float got = y[std::size_t(tok * rows + r)];
+                            QVERIFY2(std::fabs(got - ref[std::size_t(r)]) <= 1e-5f * (1.0f + std::fabs(ref[std::size_t(r)])),
+                                     qPrintable(QStringLiteral("%1 %2 tokens %3 row %4: %5 vs %6")
+                                                    .arg(QString::fromLatin1(k->name), QString::fromLatin1(dtypeName(t).data()))
+                                                    .arg(tokens).arg(r).arg(double(got)).arg(double(ref[std::size_t(r)]))));
+                        }
+                    }
+                }
             }
         }
     }

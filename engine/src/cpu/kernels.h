@@ -118,6 +118,11 @@ struct CpuKernels {
     BlockDotFn dotIQ4_NL;
     BlockDotFn dotBF16;
     void (*quantizeActivationsQ8K)(const float* x, ActBlockQ8K* out, std::int64_t n);
+    // Whole matrix products of these block types (a prompt batch reuses each unpacked row for
+    // several tokens), or nullptr where gemmBlockRows serves; args.x holds ActBlockQ8K rows.
+    GemmFn gemmQ4_K;
+    GemmFn gemmQ5_K;
+    GemmFn gemmQ6_K;
 };
 
 // The dot product @p kernels use for block type @p type (its own or the reference), or nullptr

@@ -52,6 +52,12 @@ GemmFn gemmFor(const CpuKernels& k, DType type)
         return k.gemmQ4_0;
     case DType::Q8_0:
         return k.gemmQ8_0;
+    case DType::Q4_K:
+        return k.gemmQ4_K ? k.gemmQ4_K : gemmBlockRows;
+    case DType::Q5_K:
+        return k.gemmQ5_K ? k.gemmQ5_K : gemmBlockRows;
+    case DType::Q6_K:
+        return k.gemmQ6_K ? k.gemmQ6_K : gemmBlockRows;
     default:
         return blockFormat(type) ? gemmBlockRows : nullptr;
     }

@@ -31,6 +31,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
+#include <type_traits>
 
 #if !defined(HEARTH_KERNEL_TABLE) || !defined(HEARTH_KERNEL_NAME) || !defined(HEARTH_KERNEL_ISA)
 #error "define the table name, its printable name and its Isa before including x86_kernels_impl.h"
@@ -1050,15 +1052,38 @@ inline __m256i scaledDot32x2(__m256i q, __m256i x, int scaleLow, int scaleHigh)
     return _mm256_madd_epi16(_mm256_maddubs_epi16(q, x), scales);
 }
 
-// The scales and mins of Q4_K/Q5_K (the packing of block_dot.cpp's scaleMinK4).
-inline void scalesMinsK4(const std::uint8_t* s, int* scales, int* mins)
+// The scales and mins of a Q4_K/Q5_K super-block (the packing of block_dot.cpp's scaleMinK4)
+// as 16 int16: scales 0-7, then mins 0-7. Unpacked in 32-bit words: byte-wise unpacking
+// through memory stalls on store forwarding.
+inline __m256i scalesMinsK4(const std::uint8_t* packed)
 {
-    for (int j = 0; j < 4; ++j) {
-        scales[j] = s[j] & 63;
-        mins[j] = s[j + 4] & 63;
-        scales[j + 4] = (s[j + 8] & 0x0f) | ((s[j] >> 6) << 4);
-        mins[j + 4] = (s[j + 8] >> 4) | ((s[j + 4] >> 6) << 4);
-    }
+    std::uint32_t u[3];
+    std::memcpy(u, packed, sizeof u);
+    constexpr std::uint32_t kLow6 = 0x3f3f3f3fu;
+    constexpr std::uint32_t kLow4 = 0x0f0f0f0fu;
+    constexpr std::uint32_t kLow2 = 0x03030303u;
+    const std::uint32_t scalesLow = u[0] & kLow6;
+    const std::uint32_t minsLow = u[1] & kLow6;
+    const std::uint32_t scalesHigh = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
+    const std::uint32_t minsHigh = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
+    return _mm256_cvtepu8_epi16(_mm_set_epi32(int(minsHigh), int(minsLow), int(scalesHigh), int(scalesLow)));
+}
+
+// The int16 at lane @p lane of @p v (a constant) in all 16 lanes; v's two 128-bit halves equal.
+template <int Lane>
+inline __m256i broadcastLane16(__m256i v)
+{
+    return _mm256_shuffle_epi8(v, _mm256_set1_epi16(static_cast<std::int16_t>((2 * Lane + 1) << 8 | (2 * Lane))));
+}
+
+// Sub-block scales s and s + 1 of a 16-lane int16 vector: lanes 0-7 get scale s, 8-15 scale s + 1
+// (the halves of a 32-weight run of 16-weight sub-blocks).
+template <int Sub>
+inline __m256i scalePair16(__m256i scales)
+{
+    const __m128i low = _mm_set1_epi16(static_cast<std::int16_t>((2 * Sub + 1) << 8 | (2 * Sub)));
+    const __m128i high = _mm_set1_epi16(static_cast<std::int16_t>((2 * Sub + 3) << 8 | (2 * Sub + 2)));
+    return _mm256_shuffle_epi8(scales, _mm256_set_m128i(high, low));
 }
 
 template <bool FifthBit, typename Block>
@@ -1067,39 +1092,46 @@ float dotQ45K(const void* row, const void* activations, std::int64_t n)
     const auto* blocks = static_cast<const Block*>(row);
     const auto* x = static_cast<const ActBlockQ8K*>(activations);
     const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
-    const __m256i one = _mm256_set1_epi8(1);
     __m256 acc = _mm256_setzero_ps();
-    float minSum = 0.0f;
+    __m128 accMin = _mm_setzero_ps();
     for (std::int64_t b = 0; b < n / QK_K; ++b) {
         const Block& w = blocks[b];
-        int scales[8];
-        int mins[8];
-        scalesMinsK4(w.scales, scales, mins);
-        int summ = 0;
-        for (int j = 0; j < 8; ++j)
-            summ += mins[j] * (x[b].bsums[2 * j] + x[b].bsums[2 * j + 1]);
-        __m256i sumi = _mm256_setzero_si256();
+        const __m256i scalesMins = scalesMinsK4(w.scales);
+        // The min terms: min_s * (sum of the sub-block's activations), from the pair sums of bsums.
+        const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].bsums));
+        const __m128i pairSums = _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1));
+        const __m128i minProducts = _mm_madd_epi16(_mm256_extracti128_si256(scalesMins, 1), pairSums);
+        accMin = _mm_fmadd_ps(_mm_set1_ps(x[b].d * halfToFloatF16c(w.dmin)), _mm_cvtepi32_ps(minProducts), accMin);
+
+        const __m256i scales = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(scalesMins));
         __m256i high = _mm256_setzero_si256();
         if constexpr (FifthBit)
             high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
-        for (int c = 0; c < 4; ++c) {
-            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+        __m256i sumi = _mm256_setzero_si256();
+        auto chunk = [&](auto c, __m256i scaleLo, __m256i scaleHi) {
+            constexpr int C = decltype(c)::value;
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * C));
             __m256i lo = _mm256_and_si256(q, lowNibbles);
             __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibbles);
             if constexpr (FifthBit) {
-                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c), one), 4));
-                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c + 1), one), 4));
+                const __m256i bit = _mm256_set1_epi8(1);
+                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * C), bit), 4));
+                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * C + 1), bit), 4));
             }
-            const __m256i xlo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * c));
-            const __m256i xhi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * c + 32));
-            sumi = _mm256_add_epi32(sumi, scaledDot32(lo, xlo, scales[2 * c]));
-            sumi = _mm256_add_epi32(sumi, scaledDot32(hi, xhi, scales[2 * c + 1]));
-        }
-        const float d = x[b].d * halfToFloatF16c(w.d);
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
-        minSum += x[b].d * halfToFloatF16c(w.dmin) * float(summ);
+            const __m256i xlo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * C));
+            const __m256i xhi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * C + 32));
+            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(lo, xlo), scaleLo));
+            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(hi, xhi), scaleHi));
+        };
+        chunk(std::integral_constant<int, 0>{}, broadcastLane16<0>(scales), broadcastLane16<1>(scales));
+        chunk(std::integral_constant<int, 1>{}, broadcastLane16<2>(scales), broadcastLane16<3>(scales));
+        chunk(std::integral_constant<int, 2>{}, broadcastLane16<4>(scales), broadcastLane16<5>(scales));
+        chunk(std::integral_constant<int, 3>{}, broadcastLane16<6>(scales), broadcastLane16<7>(scales));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(w.d)), _mm256_cvtepi32_ps(sumi), acc);
     }
-    return hsum256(acc) - minSum;
+    __m128 m = _mm_add_ps(accMin, _mm_movehl_ps(accMin, accMin));
+    m = _mm_add_ss(m, _mm_movehdup_ps(m));
+    return hsum256(acc) - _mm_cvtss_f32(m);
 }
 
 float dotQ4_K(const void* row, const void* activations, std::int64_t n)
@@ -1121,38 +1153,41 @@ float dotQ6_K(const void* row, const void* activations, std::int64_t n)
     __m256 acc = _mm256_setzero_ps();
     for (std::int64_t b = 0; b < n / QK_K; ++b) {
         const BlockQ6_K& w = blocks[b];
+        const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales)));
         // The -32 of every weight: 32 * sum over sub-blocks of scale * (sum of its activations).
-        int offset = 0;
-        for (int i = 0; i < 16; ++i)
-            offset += w.scales[i] * x[b].bsums[i];
-        __m256i sumi = _mm256_setzero_si256();
-        for (int h = 0; h < 2; ++h) {
-            const std::uint8_t* ql = w.ql + 64 * h;
-            const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * h));
+        const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].bsums));
+        __m256i sumi = _mm256_mullo_epi32(_mm256_madd_epi16(scales16, bsums), _mm256_set1_epi32(-32));
+        const __m256i scalesLow = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(scales16));
+        const __m256i scalesHigh = _mm256_broadcastsi128_si256(_mm256_extracti128_si256(scales16, 1));
+        auto half = [&](auto h, __m256i halfScales) {
+            constexpr int H = decltype(h)::value;
+            const std::uint8_t* ql = w.ql + 64 * H;
+            const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * H));
             const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
             const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
-            const __m256i q[4] = {
-                _mm256_or_si256(_mm256_and_si256(l0, lowNibbles), _mm256_slli_epi16(_mm256_and_si256(qh, twoBits), 4)),
-                _mm256_or_si256(_mm256_and_si256(l1, lowNibbles),
-                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), twoBits), 4)),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), lowNibbles),
-                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), twoBits), 4)),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), lowNibbles),
-                                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), twoBits), 4)),
+            const __m256i q0 = _mm256_or_si256(_mm256_and_si256(l0, lowNibbles), _mm256_slli_epi16(_mm256_and_si256(qh, twoBits), 4));
+            const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l1, lowNibbles),
+                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), twoBits), 4));
+            const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), lowNibbles),
+                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), twoBits), 4));
+            const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), lowNibbles),
+                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), twoBits), 4));
+            const std::int8_t* xs = x[b].qs + 128 * H;
+            auto run = [&](__m256i q, int k, __m256i scale) {
+                const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs + 32 * k));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(q, xv), scale));
             };
-            for (int k = 0; k < 4; ++k) {
-                const int first = 128 * h + 32 * k;
-                const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + first));
-                sumi = _mm256_add_epi32(sumi, scaledDot32x2(q[k], xs, w.scales[first / 16], w.scales[first / 16 + 1]));
-            }
-        }
-        sumi = _mm256_sub_epi32(sumi, _mm256_setr_epi32(32 * offset, 0, 0, 0, 0, 0, 0, 0));
-        const float d = x[b].d * halfToFloatF16c(w.d);
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+            run(q0, 0, scalePair16<0>(halfScales));
+            run(q1, 1, scalePair16<2>(halfScales));
+            run(q2, 2, scalePair16<4>(halfScales));
+            run(q3, 3, scalePair16<6>(halfScales));
+        };
+        half(std::integral_constant<int, 0>{}, scalesLow);
+        half(std::integral_constant<int, 1>{}, scalesHigh);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(w.d)), _mm256_cvtepi32_ps(sumi), acc);
     }
     return hsum256(acc);
 }
-
 
 // Signed 8-bit products in pairs of int16 (|a b| <= 127 * 128, two of them fit): maddubs wants
 // an unsigned first operand, so a's sign moves onto b.
@@ -1230,6 +1265,206 @@ float dotBF16(const void* row, const void* activations, std::int64_t n)
     return sum;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Prompt batches of K-quant rows. A row's super-blocks are unpacked once into unsigned 8-bit
+// levels with 16-lane scale vectors (UnpackedK), and several tokens' activations then meet each
+// loaded level vector: value = d * scale * (level - offset) - dmin * min per 16-weight group,
+// with the offset and min terms taken from the activations' group sums (bsums).
+
+struct UnpackedK {
+    alignas(32) std::uint8_t levels[QK_K];
+    alignas(32) std::int16_t runScales[8][16]; // the scales of each 32-weight run, lane by lane
+    alignas(32) std::int16_t offsets[16];      // scale * offset per 16-weight group
+    alignas(32) std::int16_t mins[16];         // min per 16-weight group
+    float d;
+    float dmin;
+};
+
+template <bool FifthBit, typename Block>
+void unpackQ45K(const Block& w, UnpackedK& out)
+{
+    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
+    __m256i high = _mm256_setzero_si256();
+    if constexpr (FifthBit)
+        high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
+    for (int c = 0; c < 4; ++c) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+        __m256i lo = _mm256_and_si256(q, lowNibbles);
+        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibbles);
+        if constexpr (FifthBit) {
+            const __m256i bit = _mm256_set1_epi8(1);
+            lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c), bit), 4));
+            hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c + 1), bit), 4));
+        }
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.levels + 64 * c), lo);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.levels + 64 * c + 32), hi);
+    }
+    alignas(32) std::int16_t sm[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sm), scalesMinsK4(w.scales));
+    for (int r = 0; r < 8; ++r) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.runScales[r]), _mm256_set1_epi16(sm[r]));
+        out.mins[2 * r] = out.mins[2 * r + 1] = sm[8 + r];
+    }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.offsets), _mm256_setzero_si256());
+    out.d = halfToFloatF16c(w.d);
+    out.dmin = halfToFloatF16c(w.dmin);
+}
+
+void unpack(const BlockQ4_K& w, UnpackedK& out) { unpackQ45K<false>(w, out); }
+void unpack(const BlockQ5_K& w, UnpackedK& out) { unpackQ45K<true>(w, out); }
+
+void unpack(const BlockQ6_K& w, UnpackedK& out)
+{
+    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
+    const __m256i twoBits = _mm256_set1_epi8(3);
+    for (int h = 0; h < 2; ++h) {
+        const std::uint8_t* ql = w.ql + 64 * h;
+        const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * h));
+        const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+        const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+        std::uint8_t* q = out.levels + 128 * h;
+        _mm256_store_si256(reinterpret_cast<__m256i*>(q),
+                           _mm256_or_si256(_mm256_and_si256(l0, lowNibbles), _mm256_slli_epi16(_mm256_and_si256(qh, twoBits), 4)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(q + 32),
+                           _mm256_or_si256(_mm256_and_si256(l1, lowNibbles),
+                                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), twoBits), 4)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(q + 64),
+                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), lowNibbles),
+                                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), twoBits), 4)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(q + 96),
+                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), lowNibbles),
+                                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), twoBits), 4)));
+    }
+    for (int r = 0; r < 8; ++r) {
+        for (int lane = 0; lane < 16; ++lane)
+            out.runScales[r][lane] = w.scales[2 * r + lane / 8];
+    }
+    for (int g = 0; g < 16; ++g) {
+        out.offsets[g] = static_cast<std::int16_t>(32 * w.scales[g]);
+        out.mins[g] = 0;
+    }
+    out.d = halfToFloatF16c(w.d);
+    out.dmin = 0.0f;
+}
+
+// T tokens of one unpacked row: y[t] = sum over blocks of the block's value.
+template <int T>
+void dotUnpackedTokens(const UnpackedK* blocks, std::int64_t blockCount, const ActBlockQ8K* const* x, float* y)
+{
+    __m256 acc[T];
+    __m256 accMin[T];
+    for (int t = 0; t < T; ++t) {
+        acc[t] = _mm256_setzero_ps();
+        accMin[t] = _mm256_setzero_ps();
+    }
+    for (std::int64_t b = 0; b < blockCount; ++b) {
+        const UnpackedK& w = blocks[b];
+        __m256i sumi[T];
+        for (int t = 0; t < T; ++t)
+            sumi[t] = _mm256_setzero_si256();
+        for (int r = 0; r < 8; ++r) {
+            const __m256i levels = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.levels + 32 * r));
+            const __m256i scale = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.runScales[r]));
+            for (int t = 0; t < T; ++t) {
+                const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b].qs + 32 * r));
+                sumi[t] = _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(levels, xs), scale));
+            }
+        }
+        const __m256i offsets = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.offsets));
+        const __m256i mins = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.mins));
+        for (int t = 0; t < T; ++t) {
+            const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b].bsums));
+            const __m256i body = _mm256_sub_epi32(sumi[t], _mm256_madd_epi16(offsets, bsums));
+            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(x[t][b].d * w.d), _mm256_cvtepi32_ps(body), acc[t]);
+            accMin[t] = _mm256_fmadd_ps(_mm256_set1_ps(x[t][b].d * w.dmin), _mm256_cvtepi32_ps(_mm256_madd_epi16(mins, bsums)),
+                                        accMin[t]);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        y[t] = hsum256(_mm256_sub_ps(acc[t], accMin[t]));
+}
+
+// One token: the row dot product. Several: each row unpacked once, then four tokens at a time.
+template <typename Block, BlockDotFn Dot>
+void gemmSuperBlocks(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    const auto activations = [&](std::int64_t t) {
+        return reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) + static_cast<std::size_t>(t) * a.xStride);
+    };
+    if (a.tokens == 1) {
+        for (std::int64_t r = rowBegin; r < rowEnd; ++r)
+            a.y[r] = Dot(a.w + static_cast<std::size_t>(r) * a.wStride, activations(0), a.cols);
+        return;
+    }
+    const std::int64_t blockCount = a.cols / QK_K;
+    thread_local std::vector<UnpackedK> unpacked;
+    unpacked.resize(static_cast<std::size_t>(blockCount));
+    for (std::int64_t r = rowBegin; r < rowEnd; ++r) {
+        const auto* row = reinterpret_cast<const Block*>(a.w + static_cast<std::size_t>(r) * a.wStride);
+        for (std::int64_t b = 0; b < blockCount; ++b)
+            unpack(row[b], unpacked[static_cast<std::size_t>(b)]);
+        std::int64_t t = 0;
+        for (; t + 4 <= a.tokens; t += 4) {
+            const ActBlockQ8K* x[4] = {activations(t), activations(t + 1), activations(t + 2), activations(t + 3)};
+            float y[4];
+            dotUnpackedTokens<4>(unpacked.data(), blockCount, x, y);
+            for (int i = 0; i < 4; ++i)
+                a.y[(t + i) * a.yStride + r] = y[i];
+        }
+        for (; t < a.tokens; ++t) {
+            const ActBlockQ8K* x[1] = {activations(t)};
+            dotUnpackedTokens<1>(unpacked.data(), blockCount, x, a.y + t * a.yStride + r);
+        }
+    }
+}
+
+
+// ggml's quantize_row_q8_K (block_dot.cpp's quantizeActivationsQ8K), the same bytes: the value of
+// largest magnitude (the first on ties) maps to -127, rounding to nearest even.
+void quantizeRowQ8K(const float* x, ActBlockQ8K* out, std::int64_t n)
+{
+    for (std::int64_t b = 0; b < n / QK_K; ++b) {
+        const float* v = x + b * QK_K;
+        ActBlockQ8K& y = out[b];
+        __m256 amaxVec = _mm256_setzero_ps();
+        for (int j = 0; j < QK_K; j += 8)
+            amaxVec = _mm256_max_ps(amaxVec, absPs(_mm256_loadu_ps(v + j)));
+        const float amax = hmax256(amaxVec);
+        if (amax == 0.0f) {
+            std::memset(&y, 0, sizeof y);
+            continue;
+        }
+        float max = 0.0f;
+        for (int j = 0; j < QK_K; ++j) {
+            if ((v[j] < 0.0f ? -v[j] : v[j]) == amax) {
+                max = v[j];
+                break;
+            }
+        }
+        const float iscale = -127.0f / max;
+        const __m256 scale = _mm256_set1_ps(iscale);
+        const __m256i limit = _mm256_set1_epi32(127);
+        for (int j = 0; j < QK_K; j += 32) {
+            __m256i q[4];
+            for (int k = 0; k < 4; ++k)
+                q[k] = _mm256_min_epi32(_mm256_cvtps_epi32(_mm256_mul_ps(scale, _mm256_loadu_ps(v + j + 8 * k))), limit);
+            // Pack 32 int32 to int8 in order: packs interleave 128-bit lanes, the permute undoes it.
+            const __m256i q16a = _mm256_packs_epi32(q[0], q[1]);
+            const __m256i q16b = _mm256_packs_epi32(q[2], q[3]);
+            const __m256i q8 = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(q16a, q16b), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(y.qs + j), q8);
+        }
+        for (int g = 0; g < QK_K / 16; ++g) {
+            const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.qs + 16 * g));
+            const __m256i wide = _mm256_cvtepi8_epi16(q);
+            const __m256i pairs = _mm256_madd_epi16(wide, _mm256_set1_epi16(1));
+            y.bsums[g] = static_cast<std::int16_t>(hsumInt256(pairs));
+        }
+        y.d = 1.0f / iscale;
+    }
+}
+
 } // namespace
 
 constinit const CpuKernels HEARTH_KERNEL_TABLE = {
@@ -1264,7 +1499,10 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     dotIQ4_XS,
     dotIQ4_NL,
     dotBF16,
-    nullptr, // Q8_K activations: the scalar quantizer (a few hundred values per call)
+    quantizeRowQ8K,
+    gemmSuperBlocks<BlockQ4_K, dotQ4_K>,
+    gemmSuperBlocks<BlockQ5_K, dotQ5_K>,
+    gemmSuperBlocks<BlockQ6_K, dotQ6_K>,
 };
 
 } // namespace hearth::cpu
