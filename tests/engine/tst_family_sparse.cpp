@@ -511,6 +511,39 @@ private slots:
         const std::uint64_t gateBytes = rowBytes(DType::Q4_0, 1024) * 4096ull * 4;
         QCOMPARE(llamaPlan->modelBytes - familyPlan->modelBytes, gateBytes);
     }
+
+    // Catalog descriptions name the types of today's files: K-quants and their presets, IQ4,
+    // BF16; each counts with its own bytes per block, and unknown names are refused.
+    void descriptionsTakeEveryWeightType()
+    {
+        ModelDescription d;
+        d.architecture = "llama";
+        d.layerCount = 4;
+        d.embeddingSize = 1024;
+        d.headCount = 16;
+        d.feedForwardSize = 4096;
+        d.vocabSize = 1000;
+        d.sparse = false;
+        std::uint64_t previous = 0;
+        // Ever more bits per weight: the plans grow with them.
+        for (const char* name : {"Q2_K", "Q3_K_M", "IQ4_XS", "Q4_K_M", "Q5_K_S", "Q6_K", "Q8_0", "BF16", "F32"}) {
+            d.quantization = name;
+            auto model = PlacementModel::fromDescription(d);
+            QVERIFY2(model.ok(), name);
+            auto plan = model->plan(PlacementRequest{});
+            QVERIFY2(plan.ok(), name);
+            QVERIFY2(plan->modelBytes > previous, name);
+            previous = plan->modelBytes;
+        }
+        d.quantization = "Q4_K_M";
+        const auto q4km = PlacementModel::fromDescription(d)->plan(PlacementRequest{})->modelBytes;
+        d.quantization = "Q4_K";
+        QCOMPARE(PlacementModel::fromDescription(d)->plan(PlacementRequest{})->modelBytes, q4km);
+        for (const char* bad : {"Q4_X", "IQ2_XXS", "Q8_1", ""}) {
+            d.quantization = bad;
+            QVERIFY2(!PlacementModel::fromDescription(d).ok(), bad);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFamilySparse)

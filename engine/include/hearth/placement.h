@@ -33,7 +33,7 @@ struct ModelDescription
     int kvHeadCount = 0; ///< 0: the same as headCount (no grouped-query attention)
     int feedForwardSize = 11008;
     int vocabSize = 32000;
-    std::string quantization = "Q4_0"; ///< weight type: "F32", "F16", "Q8_0" or "Q4_0"
+    std::string quantization = "Q4_0"; ///< weight type ("Q6_K") or llama-quantize preset ("Q4_K_M": its base type)
     /// Ships per-layer predictors (a PowerInfer-style file): neurons can be placed one by one.
     bool sparse = true;
     int predictorHidden = 1024; ///< predictor fc1 width; ignored when not sparse

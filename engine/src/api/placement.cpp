@@ -24,10 +24,20 @@ namespace {
 constexpr int kMaxContext = 1 << 24;
 constexpr int kMaxBatch = 1 << 20;
 
+// A weight type ("Q6_K") or llama-quantize preset ("Q4_K_M": its base type, Q4_K). A description
+// cannot say which matrices a preset stores with more bits; planned from the file itself
+// (shapeFromGguf), every tensor counts with its own type.
 std::optional<DType> weightTypeFromName(std::string_view name)
 {
-    for (DType type : { DType::F32, DType::F16, DType::Q8_0, DType::Q4_0 }) {
-        if (dtypeName(type) == name) {
+    for (std::string_view suffix : {"_S", "_M", "_L"}) {
+        if (name.size() > 4 && name.substr(name.size() - 2) == suffix && name.substr(name.size() - 4, 2) == "_K") {
+            name.remove_suffix(2);
+            break;
+        }
+    }
+    for (std::uint32_t id = 0; id < 64; ++id) {
+        const auto type = static_cast<DType>(id);
+        if (dtypeTraits(id) && isCpuWeightType(type) && dtypeName(type) == name) {
             return type;
         }
     }
@@ -172,7 +182,7 @@ Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d
     const auto type = weightTypeFromName(d.quantization);
     if (!type) {
         return Status(ErrorCode::Unsupported,
-            "unknown weight type \"" + d.quantization + "\" (F32, F16, Q8_0 or Q4_0)");
+            "unknown weight type \"" + d.quantization + "\" (F32, F16, BF16, Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q4_0, IQ4_XS, ...)");
     }
     if (d.architecture.empty()) {
         return Status(ErrorCode::InvalidArgument, "the model has no architecture");

@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <system_error>
+#include <thread>
+#include <vector>
 #include <span>
 
 namespace hearth::convert {
@@ -28,6 +31,47 @@ Status checkSparseTypes(const gguf::GgufFile& in, const std::vector<DType>& type
                                                 + "); choose Q4_0, Q8_0 or F16 for sparse models"};
     }
     return {};
+}
+
+// The rows of @p t in @p type into @p out, on all cores: rows are independent, so the bytes do
+// not depend on how they are shared out (K-quant scale searches make this the slow part).
+void reencodeRows(const gguf::TensorInfo& t, DType type, std::byte* out)
+{
+    const std::int64_t n = t.rowLength();
+    const std::size_t inStride = rowBytes(t.type, n);
+    const std::size_t outStride = rowBytes(type, n);
+    auto work = [&](std::int64_t begin, std::int64_t end) {
+        std::vector<float> row(static_cast<std::size_t>(n));
+        for (std::int64_t r = begin; r < end; ++r) {
+            const std::byte* source = t.data + std::size_t(r) * inStride;
+            std::byte* target = out + std::size_t(r) * outStride;
+            if (t.type == DType::F32) {
+                cpu::quantizeRow(type, reinterpret_cast<const float*>(source), target, n);
+            } else {
+                cpu::dequantizeRow(t.type, source, row.data(), n);
+                cpu::quantizeRow(type, row.data(), target, n);
+            }
+        }
+    };
+    const std::int64_t rows = t.rows();
+    const auto threads = std::int64_t(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+    if (threads == 1 || rows < 2 * threads) {
+        work(0, rows);
+        return;
+    }
+    std::vector<std::thread> helpers;
+    const std::int64_t share = (rows + threads - 1) / threads;
+    for (std::int64_t begin = share; begin < rows; begin += share) {
+        try {
+            helpers.emplace_back(work, begin, std::min(rows, begin + share));
+        } catch (const std::system_error&) {
+            work(begin, std::min(rows, begin + share)); // no thread to be had: this one does it
+        }
+    }
+    work(0, std::min(rows, share));
+    for (std::thread& h : helpers) {
+        h.join();
+    }
 }
 
 Status quantizeInto(const QuantizeOptions& options, const std::string& partial, QuantizeReport& report)
@@ -82,7 +126,6 @@ Status quantizeInto(const QuantizeOptions& options, const std::string& partial, 
     HEARTH_TRY(writer.begin(partial));
 
     std::uint64_t done = 0;
-    std::vector<float> row;
     std::vector<std::byte> out;
     for (std::size_t i : order) {
         const gguf::TensorInfo& t = tensors[i];
@@ -91,21 +134,8 @@ Status quantizeInto(const QuantizeOptions& options, const std::string& partial, 
             HEARTH_TRY(writer.writeTensorData(std::span<const std::byte>(t.data, t.byteSize)));
             ++report.copiedTensors;
         } else {
-            const std::int64_t n = t.rowLength();
-            const std::size_t inStride = rowBytes(t.type, n);
-            const std::size_t outStride = rowBytes(type, n);
-            row.resize(std::size_t(n));
-            out.resize(outStride * std::size_t(t.rows()));
-            for (std::int64_t r = 0; r < t.rows(); ++r) {
-                const std::byte* source = t.data + std::size_t(r) * inStride;
-                std::byte* target = out.data() + std::size_t(r) * outStride;
-                if (t.type == DType::F32) {
-                    cpu::quantizeRow(type, reinterpret_cast<const float*>(source), target, n);
-                } else {
-                    cpu::dequantizeRow(t.type, source, row.data(), n);
-                    cpu::quantizeRow(type, row.data(), target, n);
-                }
-            }
+            out.resize(rowBytes(type, t.rowLength()) * std::size_t(t.rows()));
+            reencodeRows(t, type, out.data());
             HEARTH_TRY(writer.writeTensorData(out));
             ++report.convertedTensors;
         }

@@ -123,6 +123,7 @@ struct CpuKernels {
     GemmFn gemmQ4_K;
     GemmFn gemmQ5_K;
     GemmFn gemmQ6_K;
+    GemmFn gemmIQ4_XS;
 };
 
 // The dot product @p kernels use for block type @p type (its own or the reference), or nullptr

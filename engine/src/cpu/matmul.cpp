@@ -58,6 +58,8 @@ GemmFn gemmFor(const CpuKernels& k, DType type)
         return k.gemmQ5_K ? k.gemmQ5_K : gemmBlockRows;
     case DType::Q6_K:
         return k.gemmQ6_K ? k.gemmQ6_K : gemmBlockRows;
+    case DType::IQ4_XS:
+        return k.gemmIQ4_XS ? k.gemmIQ4_XS : gemmBlockRows;
     default:
         return blockFormat(type) ? gemmBlockRows : nullptr;
     }

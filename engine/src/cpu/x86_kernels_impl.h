@@ -1273,7 +1273,7 @@ float dotBF16(const void* row, const void* activations, std::int64_t n)
 // with the offset and min terms taken from the activations' group sums (bsums).
 
 struct UnpackedK {
-    alignas(32) std::uint8_t levels[QK_K];
+    alignas(32) std::uint8_t levels[QK_K]; // unsigned; for IQ4_XS the signed codebook values
     alignas(32) std::int16_t runScales[8][16]; // the scales of each 32-weight run, lane by lane
     alignas(32) std::int16_t offsets[16];      // scale * offset per 16-weight group
     alignas(32) std::int16_t mins[16];         // min per 16-weight group
@@ -1348,8 +1348,26 @@ void unpack(const BlockQ6_K& w, UnpackedK& out)
     out.dmin = 0.0f;
 }
 
+void unpack(const BlockIQ4_XS& w, UnpackedK& out)
+{
+    for (int s = 0; s < 8; ++s) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.levels + 32 * s), iq4Values(w.qs + 16 * s));
+        const int scale = (((w.scalesL[s / 2] >> (4 * (s % 2))) & 0x0f) | (((w.scalesH >> (2 * s)) & 3) << 4)) - 32;
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.runScales[s]), _mm256_set1_epi16(static_cast<std::int16_t>(scale)));
+    }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.offsets), _mm256_setzero_si256());
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.mins), _mm256_setzero_si256());
+    out.d = halfToFloatF16c(w.d);
+    out.dmin = 0.0f;
+}
+
+// Signed levels (IQ4_XS's codebook reaches 127 in magnitude, so unsigned with an offset would
+// overflow maddubs' int16 pairs): each token's activations take the levels' signs instead.
+template <typename Block>
+constexpr bool kSignedLevels = std::is_same_v<Block, BlockIQ4_XS>;
+
 // T tokens of one unpacked row: y[t] = sum over blocks of the block's value.
-template <int T>
+template <int T, bool Signed>
 void dotUnpackedTokens(const UnpackedK* blocks, std::int64_t blockCount, const ActBlockQ8K* const* x, float* y)
 {
     __m256 acc[T];
@@ -1365,10 +1383,13 @@ void dotUnpackedTokens(const UnpackedK* blocks, std::int64_t blockCount, const A
             sumi[t] = _mm256_setzero_si256();
         for (int r = 0; r < 8; ++r) {
             const __m256i levels = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.levels + 32 * r));
+            const __m256i magnitudes = Signed ? _mm256_sign_epi8(levels, levels) : levels;
             const __m256i scale = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.runScales[r]));
             for (int t = 0; t < T; ++t) {
-                const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b].qs + 32 * r));
-                sumi[t] = _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(levels, xs), scale));
+                __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b].qs + 32 * r));
+                if constexpr (Signed)
+                    xs = _mm256_sign_epi8(xs, levels);
+                sumi[t] = _mm256_add_epi32(sumi[t], _mm256_madd_epi16(_mm256_maddubs_epi16(magnitudes, xs), scale));
             }
         }
         const __m256i offsets = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.offsets));
@@ -1408,13 +1429,13 @@ void gemmSuperBlocks(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowE
         for (; t + 4 <= a.tokens; t += 4) {
             const ActBlockQ8K* x[4] = {activations(t), activations(t + 1), activations(t + 2), activations(t + 3)};
             float y[4];
-            dotUnpackedTokens<4>(unpacked.data(), blockCount, x, y);
+            dotUnpackedTokens<4, kSignedLevels<Block>>(unpacked.data(), blockCount, x, y);
             for (int i = 0; i < 4; ++i)
                 a.y[(t + i) * a.yStride + r] = y[i];
         }
         for (; t < a.tokens; ++t) {
             const ActBlockQ8K* x[1] = {activations(t)};
-            dotUnpackedTokens<1>(unpacked.data(), blockCount, x, a.y + t * a.yStride + r);
+            dotUnpackedTokens<1, kSignedLevels<Block>>(unpacked.data(), blockCount, x, a.y + t * a.yStride + r);
         }
     }
 }
@@ -1503,6 +1524,7 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemmSuperBlocks<BlockQ4_K, dotQ4_K>,
     gemmSuperBlocks<BlockQ5_K, dotQ5_K>,
     gemmSuperBlocks<BlockQ6_K, dotQ6_K>,
+    gemmSuperBlocks<BlockIQ4_XS, dotIQ4_XS>,
 };
 
 } // namespace hearth::cpu
