@@ -39,6 +39,17 @@
         <source>≈ %1</source>
         <translation>≈ %1</translation>
     </message>
+    <message>
+        <source>%1 kB</source>
+        <translation>%1 kB</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n byte(s)</source>
+        <translation>
+            <numerusform>%n byte</numerusform>
+            <numerusform>%n bytes</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsDialog</name>
@@ -745,10 +756,6 @@
         <translation>Dense</translation>
     </message>
     <message>
-        <source>%1 · %2 · %3 layers · %4 · %5</source>
-        <translation>%1 · %2 · %3 layers · %4 · %5</translation>
-    </message>
-    <message>
         <source>imported</source>
         <translation>imported</translation>
     </message>
@@ -808,6 +815,17 @@
     <message>
         <source>All files (*)</source>
         <translation>All files (*)</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 · %4 · %5</source>
+        <translation>%1 · %2 · %3 · %4 · %5</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n layer</numerusform>
+            <numerusform>%n layers</numerusform>
+        </translation>
     </message>
 </context>
 <context>

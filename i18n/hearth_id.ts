@@ -39,6 +39,16 @@
         <source>≈ %1</source>
         <translation>≈ %1</translation>
     </message>
+    <message>
+        <source>%1 kB</source>
+        <translation>%1 kB</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n byte(s)</source>
+        <translation>
+            <numerusform>%n bita</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsDialog</name>
@@ -745,10 +755,6 @@
         <translation>Padat</translation>
     </message>
     <message>
-        <source>%1 · %2 · %3 layers · %4 · %5</source>
-        <translation>%1 · %2 · %3 lapisan · %4 · %5</translation>
-    </message>
-    <message>
         <source>imported</source>
         <translation>diimpor</translation>
     </message>
@@ -808,6 +814,16 @@
     <message>
         <source>All files (*)</source>
         <translation>Semua berkas (*)</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 · %4 · %5</source>
+        <translation>%1 · %2 · %3 · %4 · %5</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n lapisan</numerusform>
+        </translation>
     </message>
 </context>
 <context>

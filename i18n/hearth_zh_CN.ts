@@ -39,6 +39,16 @@
         <source>≈ %1</source>
         <translation>≈ %1</translation>
     </message>
+    <message>
+        <source>%1 kB</source>
+        <translation>%1 kB</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n byte(s)</source>
+        <translation>
+            <numerusform>%n 字节</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ChatSettingsDialog</name>
@@ -745,10 +755,6 @@
         <translation>稠密</translation>
     </message>
     <message>
-        <source>%1 · %2 · %3 layers · %4 · %5</source>
-        <translation>%1 · %2 · %3 层 · %4 · %5</translation>
-    </message>
-    <message>
         <source>imported</source>
         <translation>已导入</translation>
     </message>
@@ -808,6 +814,16 @@
     <message>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 · %4 · %5</source>
+        <translation>%1 · %2 · %3 · %4 · %5</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n 层</numerusform>
+        </translation>
     </message>
 </context>
 <context>

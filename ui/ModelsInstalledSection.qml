@@ -116,8 +116,8 @@ Item {
                     Label {
                         Layout.fillWidth: true
                         text: entry.architecture.length > 0
-                              ? qsTr("%1 · %2 · %3 layers · %4 · %5").arg(entry.architecture).arg(entry.weightType)
-                                .arg(entry.layers).arg(entry.sizeText)
+                              ? qsTr("%1 · %2 · %3 · %4 · %5").arg(entry.architecture).arg(entry.weightType)
+                                .arg(qsTr("%n layer(s)", "", entry.layers)).arg(entry.sizeText)
                                 .arg(entry.imported ? qsTr("imported") : qsTr("downloaded"))
                               : entry.sizeText
                         elide: Text.ElideRight

@@ -125,10 +125,12 @@ const QList<CatalogEntry>& builtinCatalog()
 
 QString formatSize(quint64 bytes, bool approximate)
 {
+    // Small files (a tokenizer, a config) in kB rather than "0 MB".
     const double gb = static_cast<double>(bytes) / 1e9;
-    const QString number = gb >= 1.0
-        ? CatalogEntry::tr("%1 GB").arg(QLocale().toString(gb, 'f', 1))
-        : CatalogEntry::tr("%1 MB").arg(QLocale().toString(static_cast<double>(bytes) / 1e6, 'f', 0));
+    const QString number = gb >= 1.0 ? CatalogEntry::tr("%1 GB").arg(QLocale().toString(gb, 'f', 1))
+        : bytes >= 1000000           ? CatalogEntry::tr("%1 MB").arg(QLocale().toString(static_cast<double>(bytes) / 1e6, 'f', 0))
+        : bytes >= 1000              ? CatalogEntry::tr("%1 kB").arg(QLocale().toString(static_cast<double>(bytes) / 1e3, 'f', 0))
+                                     : CatalogEntry::tr("%n byte(s)", nullptr, int(bytes));
     return approximate ? CatalogEntry::tr("≈ %1").arg(number) : number;
 }
 

@@ -6,6 +6,7 @@
 #include "modelcatalog.h"
 
 #include <QFile>
+#include <QLocale>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
@@ -29,6 +30,17 @@ private Q_SLOTS:
         // Hashes come from the repository's LFS metadata at download time, never from here.
         QVERIFY(!json.contains("sha256"));
         QVERIFY(!QString::fromUtf8(json).contains(QRegularExpression(QStringLiteral("[0-9a-f]{64}"))));
+    }
+
+    // Sizes read as a person would write them: no "0 MB" for a tokenizer file.
+    void sizesOfEveryMagnitude()
+    {
+        QLocale::setDefault(QLocale::c());
+        QCOMPARE(formatSize(2'500'000'000ull), QStringLiteral("2.5 GB"));
+        QCOMPARE(formatSize(420'000'000ull), QStringLiteral("420 MB"));
+        QCOMPARE(formatSize(3'500ull), QStringLiteral("4 kB"));
+        QVERIFY(formatSize(999ull).startsWith(QStringLiteral("999 byte")));
+        QCOMPARE(formatSize(3'500ull, true), QStringLiteral("≈ 4 kB"));
     }
 
     void everyEntryIsComplete()

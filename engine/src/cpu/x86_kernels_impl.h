@@ -1210,16 +1210,16 @@ float dotIQ4_XS(const void* row, const void* activations, std::int64_t n)
 {
     const auto* blocks = static_cast<const BlockIQ4_XS*>(row);
     const auto* x = static_cast<const ActBlockQ8K*>(activations);
-    const __m256i one = _mm256_set1_epi16(1);
     __m256 acc = _mm256_setzero_ps();
     for (std::int64_t b = 0; b < n / QK_K; ++b) {
         const BlockIQ4_XS& w = blocks[b];
         __m256i sumi = _mm256_setzero_si256();
         for (int s = 0; s < 8; ++s) {
-            const int scale = (((w.scalesL[s / 2] >> (4 * (s % 2))) & 0x0f) | (((w.scalesH >> (2 * s)) & 3) << 4)) - 32;
             const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 32 * s));
             const __m256i pairs = signedPairSums(iq4Values(w.qs + 16 * s), xs);
-            sumi = _mm256_add_epi32(sumi, _mm256_mullo_epi32(_mm256_madd_epi16(pairs, one), _mm256_set1_epi32(scale)));
+            const int scale = (((w.scalesL[s / 2] >> (4 * (s % 2))) & 0x0f) | (((w.scalesH >> (2 * s)) & 3) << 4)) - 32;
+            // The int16 pair sums times the scale, summed to int32 in one step.
+            sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(pairs, _mm256_set1_epi16(static_cast<std::int16_t>(scale))));
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(w.d)), _mm256_cvtepi32_ps(sumi), acc);
     }
