@@ -7,6 +7,7 @@
 #include "cpu/block_quantize.h"
 
 #include "core/fp16.h"
+#include "cpu/block_dot.h"
 #include "cpu/quant_blocks.h"
 
 #include <algorithm>
@@ -29,6 +30,20 @@ int nearestInt(float v)
     std::int32_t bits;
     std::memcpy(&bits, &shifted, sizeof bits);
     return (bits & 0x007fffff) - 0x00400000;
+}
+
+// The value of largest magnitude, the first on ties, sign kept; its magnitude into @p amax.
+float largestMagnitude(const float* x, int n, float& amax)
+{
+    float max = 0.0f;
+    amax = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        if (std::fabs(x[i]) > amax) {
+            amax = std::fabs(x[i]);
+            max = x[i];
+        }
+    }
+    return max;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,13 +88,7 @@ void quantizeQ5_0(const float* x, BlockQ5_0* y, std::int64_t n)
 {
     for (std::int64_t i = 0; i < n / QK5_0; ++i, x += QK5_0) {
         float amax = 0.0f;
-        float max = 0.0f;
-        for (int j = 0; j < QK5_0; ++j) {
-            if (amax < std::fabs(x[j])) {
-                amax = std::fabs(x[j]);
-                max = x[j];
-            }
-        }
+        const float max = largestMagnitude(x, QK5_0, amax);
         const float d = max / -16.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         y[i].d = floatToHalf(d);
@@ -117,15 +126,8 @@ void quantizeQ5_1(const float* x, BlockQ5_1* y, std::int64_t n)
 // scales around nmax / max and keeping the best least-squares fit (ggml's make_qx_quants).
 float symmetricLevels(int n, int nmax, const float* x, std::int8_t* L)
 {
-    float max = 0.0f;
     float amax = 0.0f;
-    for (int i = 0; i < n; ++i) {
-        const float ax = std::fabs(x[i]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[i];
-        }
-    }
+    const float max = largestMagnitude(x, n, amax);
     if (amax < kGroupMaxEps) {
         std::fill(L, L + n, std::int8_t(0));
         return 0.0f;
@@ -169,15 +171,8 @@ float symmetricLevels(int n, int nmax, const float* x, std::int8_t* L)
 // that improves the weighted fit (ggml's make_q3_quants with rmse). Levels stored + nmax.
 float symmetricLevelsRefined(int n, int nmax, const float* x, std::int8_t* L)
 {
-    float max = 0.0f;
     float amax = 0.0f;
-    for (int i = 0; i < n; ++i) {
-        const float ax = std::fabs(x[i]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[i];
-        }
-    }
+    const float max = largestMagnitude(x, n, amax);
     if (amax < kGroupMaxEps) {
         std::fill(L, L + n, std::int8_t(0));
         return 0.0f;
@@ -551,15 +546,10 @@ float iq4GroupScale(const float* x, std::uint8_t* L)
     constexpr int kTries = 7;
     const std::int8_t* values = kIq4nlValues;
     float weight[32];
-    float amax = 0.0f;
-    float max = 0.0f;
-    for (int j = 0; j < 32; ++j) {
+    for (int j = 0; j < 32; ++j)
         weight[j] = x[j] * x[j];
-        if (std::fabs(x[j]) > amax) {
-            amax = std::fabs(x[j]);
-            max = x[j];
-        }
-    }
+    float amax = 0.0f;
+    const float max = largestMagnitude(x, 32, amax);
     if (amax < kGroupMaxEps)
         return 0.0f;
     float d = -max / float(values[0]);
@@ -664,22 +654,7 @@ void quantizeBf16(const float* x, std::uint16_t* y, std::int64_t n)
 
 bool isBlockQuantizeType(DType type)
 {
-    switch (type) {
-    case DType::Q4_1:
-    case DType::Q5_0:
-    case DType::Q5_1:
-    case DType::Q2_K:
-    case DType::Q3_K:
-    case DType::Q4_K:
-    case DType::Q5_K:
-    case DType::Q6_K:
-    case DType::IQ4_NL:
-    case DType::IQ4_XS:
-    case DType::BF16:
-        return true;
-    default:
-        return false;
-    }
+    return blockFormat(type) != nullptr; // every block type is written as well as read
 }
 
 std::size_t quantizeRowBlock(DType type, const float* x, void* out, std::int64_t n)
