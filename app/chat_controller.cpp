@@ -80,13 +80,12 @@ ChatController::ChatController(QObject* parent)
             m_placementReport = placement;
             m_modelPath = m_loadingPath;
             m_contextLength = contextLength;
-            m_contextUsed = 0;
             Q_EMIT modelChanged();
-            Q_EMIT contextChanged();
             if (m_settings)
                 m_settings->addRecentModel(m_modelPath);
             setErrorText({});
             setState(State::Ready);
+            measureOpenConversation(); // with this model's tokenizer and template
             Q_EMIT modelReady();
         });
     connect(m_worker, &EngineWorker::modelLoadFailed, this, [this](const QString& message) {
@@ -106,6 +105,19 @@ ChatController::ChatController(QObject* parent)
     });
     connect(m_worker, &EngineWorker::sessionReplaced, this, &ChatController::onSessionReplaced);
     connect(m_worker, &EngineWorker::tokenGenerated, this, &ChatController::onToken);
+    // The meter shows the open chat's use: live while it answers, measured when it is opened.
+    connect(m_worker, &EngineWorker::contextUsed, this, [this](quint64 requestId, int tokens) {
+        if (requestId != m_requestId || m_answerConversation != m_conversationId || tokens == m_contextUsed)
+            return;
+        m_contextUsed = tokens;
+        Q_EMIT contextChanged();
+    });
+    connect(m_worker, &EngineWorker::contextMeasured, this, [this](qint64 conversationId, int tokens) {
+        if (conversationId != m_conversationId || m_state == State::Generating)
+            return;
+        m_contextUsed = tokens;
+        Q_EMIT contextChanged();
+    });
     connect(m_worker, &EngineWorker::answerFinished, this, &ChatController::onFinished);
     connect(m_worker, &EngineWorker::answerFailed, this, &ChatController::onFailed);
     connect(m_store.get(), &hearth::ChatStore::errorOccurred, this, &ChatController::setErrorText);
@@ -330,11 +342,7 @@ void ChatController::startAnswer()
         return;
     }
 
-    QList<ChatTurn> turns;
-    turns.reserve(m_messages.rowCount() + 1);
-    turns.append({ QStringLiteral("system"), m_systemPrompt });
-    for (int row = 0; row < m_messages.rowCount(); ++row)
-        turns.append({ m_messages.at(row).role, m_messages.at(row).content });
+    const QList<ChatTurn> turns = openTurns();
 
     MessageModel::Message answer;
     answer.id = *answerId;
@@ -386,8 +394,10 @@ void ChatController::onFinished(quint64 requestId, const QString& answer, const 
             stored.timeToFirstTokenMs, stats.stopped ? QStringLiteral("interrupted") : QStringLiteral("complete"));
     }
     m_lastTokensPerSecond = stored.tokensPerSecond;
-    m_contextUsed = stats.contextUsed;
-    Q_EMIT contextChanged();
+    if (m_answerConversation == m_conversationId) {
+        m_contextUsed = stats.contextUsed;
+        Q_EMIT contextChanged();
+    }
     m_answerId = 0;
     setState(State::Ready);
     Q_EMIT answerCompleted(answer);
@@ -495,6 +505,7 @@ void ChatController::newConversation()
     m_sampling = defaultSampling();
     m_messages.clear();
     Q_EMIT conversationChanged();
+    measureOpenConversation();
 }
 
 void ChatController::openConversation(qint64 id)
@@ -514,6 +525,31 @@ void ChatController::openConversation(qint64 id)
     if (!conversation->modelPath.isEmpty() && conversation->modelPath != m_modelPath
         && (m_state == State::Ready || m_state == State::NoModel) && QFileInfo::exists(conversation->modelPath))
         loadModel(conversation->modelPath);
+}
+
+QList<ChatTurn> ChatController::openTurns() const
+{
+    QList<ChatTurn> turns;
+    turns.reserve(m_messages.rowCount() + 1);
+    turns.append({ QStringLiteral("system"), m_systemPrompt });
+    for (int row = 0; row < m_messages.rowCount(); ++row)
+        turns.append({ m_messages.at(row).role, m_messages.at(row).content });
+    return turns;
+}
+
+void ChatController::measureOpenConversation()
+{
+    // Never another chat's count while the worker counts this one.
+    if (m_contextUsed != 0) {
+        m_contextUsed = 0;
+        Q_EMIT contextChanged();
+    }
+    if (m_modelPath.isEmpty())
+        return;
+    EngineWorker* worker = m_worker;
+    QMetaObject::invokeMethod(
+        worker, [worker, id = m_conversationId, turns = openTurns()] { worker->measureContext(id, turns); },
+        Qt::QueuedConnection);
 }
 
 void ChatController::reloadMessages()
@@ -539,6 +575,8 @@ void ChatController::reloadMessages()
         }
     }
     m_messages.setMessages(rows);
+    if (m_state != State::Generating)
+        measureOpenConversation();
 }
 
 bool ChatController::renameConversation(qint64 id, const QString& title)

@@ -175,6 +175,10 @@ private:
     void setState(State state);
     void setErrorText(const QString& text);
     void reloadMessages();
+    /// The system prompt and the open branch, as the model sees them.
+    [[nodiscard]] QList<ChatTurn> openTurns() const;
+    /// Sets the meter to the open chat's own use: its tokens, counted on the worker.
+    void measureOpenConversation();
     [[nodiscard]] bool ensureConversation(const QString& firstMessage);
     /// Starts an answer below the last row of the view.
     void startAnswer();

@@ -14,6 +14,23 @@
 
 namespace hearth::app {
 
+namespace {
+
+// @p turns through @p model's chat template, empty system prompts left out.
+hearth::Result<std::string> render(const hearth::Model& model, const QList<ChatTurn>& turns, bool addGenerationPrompt)
+{
+    std::vector<hearth::ChatMessage> messages;
+    messages.reserve(size_t(turns.size()));
+    for (const ChatTurn& turn : turns) {
+        if (turn.role == QLatin1String("system") && turn.content.trimmed().isEmpty())
+            continue;
+        messages.push_back({ turn.role.toStdString(), turn.content.toStdString() });
+    }
+    return hearth::ChatTemplate::forModel(model).apply(messages, addGenerationPrompt);
+}
+
+} // namespace
+
 EngineWorker::EngineWorker(QObject* parent)
     : QObject(parent)
 {
@@ -158,21 +175,30 @@ void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, con
         Q_EMIT answerFailed(requestId, tr("No model is loaded."));
         return;
     }
-    std::vector<hearth::ChatMessage> messages;
-    messages.reserve(size_t(turns.size()));
-    for (const ChatTurn& turn : turns) {
-        if (turn.role == QLatin1String("system") && turn.content.trimmed().isEmpty())
-            continue;
-        messages.push_back({ turn.role.toStdString(), turn.content.toStdString() });
-    }
-    const hearth::ChatTemplate chatTemplate = hearth::ChatTemplate::forModel(*m_model);
-    auto text = chatTemplate.apply(messages, true);
+    auto text = render(*m_model, turns, true);
     if (!text) {
         Q_EMIT answerFailed(
             requestId, tr("The chat template failed: %1").arg(QString::fromStdString(text.message())));
         return;
     }
     run(requestId, text.value(), true, sampling);
+}
+
+void EngineWorker::measureContext(qint64 conversationId, const QList<ChatTurn>& turns)
+{
+    if (!m_model)
+        return;
+    int tokens = 0;
+    bool anything = false;
+    for (const ChatTurn& turn : turns)
+        anything = anything || !turn.content.trimmed().isEmpty();
+    if (anything) {
+        const auto text = render(*m_model, turns, false);
+        if (!text)
+            return; // the next answer reports the template's error
+        tokens = int(m_model->tokenizer().encode(text.value(), true, true).size());
+    }
+    Q_EMIT contextMeasured(conversationId, tokens);
 }
 
 void EngineWorker::complete(const QString& text, int maxTokens)
@@ -231,9 +257,11 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     std::string pendingBytes; // a piece may end inside a UTF-8 sequence
     double firstTokenMs = 0;
     const std::span<const hearth::Token> rest(prompt.data() + keep, prompt.size() - keep);
+    Q_EMIT contextUsed(requestId, int(prompt.size()));
     auto stats = m_session->generate(rest, sampler, settings.maxTokens, [&](hearth::Token, const std::string& piece) {
         if (firstTokenMs == 0)
             firstTokenMs = double(sinceRequest.nsecsElapsed()) / 1e6;
+        Q_EMIT contextUsed(requestId, m_session->position());
         if (!piece.empty()) {
             answer += piece;
             pendingBytes += piece;

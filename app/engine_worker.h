@@ -77,6 +77,9 @@ public Q_SLOTS:
         const hearth::app::SamplingSettings& sampling);
     /// Continues @p text as is, without a chat template (self-test, story models).
     void complete(const QString& text, int maxTokens);
+    /// The tokens @p turns take in the context, rendered as generate() would render them:
+    /// answered with contextMeasured(), for the meter of a chat that has not run yet.
+    void measureContext(qint64 conversationId, const QList<hearth::app::ChatTurn>& turns);
 
 Q_SIGNALS:
     void loadProgress(double fraction);
@@ -87,6 +90,9 @@ Q_SIGNALS:
     /// placement could not be made (the previous one is back then). @p budgetGiB is what is in use.
     void sessionReplaced(const QString& placement, int contextLength, double budgetGiB, const QString& errorText);
     void tokenGenerated(quint64 requestId, const QString& text);
+    /// Tokens in the context while request @p requestId runs: after the prompt, then per token.
+    void contextUsed(quint64 requestId, int tokens);
+    void contextMeasured(qint64 conversationId, int tokens);
     void answerFinished(quint64 requestId, const QString& answer, const hearth::app::AnswerStats& stats);
     void answerFailed(quint64 requestId, const QString& message);
 

@@ -11,6 +11,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <cstdlib>
+
 using hearth::app::ChatController;
 
 class TestChatController : public QObject
@@ -156,6 +159,54 @@ private Q_SLOTS:
         QCOMPARE(stored->systemPrompt, QStringLiteral("You are terse."));
         QCOMPARE(stored->sampling.value(QStringLiteral("temperature")).toDouble(), 0.25);
         QCOMPARE(stored->modelPath, m_model);
+    }
+
+    // The meter is the open chat's: live while it answers, its own count when opened, never
+    // the chat shown before.
+    void contextMeterFollowsTheOpenChat()
+    {
+        QVERIFY(waitReady());
+        QList<int> whileStreaming;
+        connect(m_chat.get(), &ChatController::contextChanged, this, [&] {
+            if (m_chat->state() == ChatController::State::Generating)
+                whileStreaming.append(m_chat->contextUsed());
+        });
+        m_chat->newConversation();
+        m_chat->setMaxTokens(8); // a new chat starts from the default settings
+        m_chat->send(QStringLiteral("Tell me a long story about a little flame that lived in a lamp by the sea, "
+                                    "and the fisherman who carried it home every night."));
+        QVERIFY(waitReady());
+        disconnect(m_chat.get(), &ChatController::contextChanged, this, nullptr);
+        QVERIFY2(!whileStreaming.isEmpty() && whileStreaming.constLast() > 0, "the meter stayed at 0 while streaming");
+        const qint64 longChat = m_chat->conversationId();
+        const int longUse = m_chat->contextUsed();
+        QVERIFY(longUse > 20);
+
+        m_chat->newConversation();
+        QCOMPARE(m_chat->contextUsed(), 0); // an empty chat: nothing of the previous one
+        QTRY_COMPARE(m_chat->contextUsed(), 0);
+        m_chat->setMaxTokens(8);
+        m_chat->send(QStringLiteral("Hi"));
+        QVERIFY(waitReady());
+        const qint64 shortChat = m_chat->conversationId();
+        const int shortUse = m_chat->contextUsed();
+        QVERIFY2(shortUse > 0 && shortUse < longUse, qPrintable(QStringLiteral("%1 vs %2").arg(shortUse).arg(longUse)));
+
+        // Opened again, each chat shows its own count, measured by the worker.
+        m_chat->openConversation(longChat);
+        QVERIFY(m_chat->contextUsed() == 0 || m_chat->contextUsed() > shortUse);
+        QTRY_VERIFY(m_chat->contextUsed() > shortUse);
+        // Rendered again, the answer is counted as the next prompt will hold it (end-of-turn marks,
+        // text tokenized afresh): within a few tokens of the count at the end of the answer.
+        QVERIFY2(std::abs(m_chat->contextUsed() - longUse) <= std::max(8, longUse / 10), qPrintable(QStringLiteral("%1 vs %2").arg(m_chat->contextUsed()).arg(longUse)));
+        m_chat->openConversation(shortChat);
+        QTRY_VERIFY(m_chat->contextUsed() > 0 && m_chat->contextUsed() < longUse);
+
+        // Deleting the open chat leaves an empty one, not the deleted chat's count.
+        QVERIFY(m_chat->deleteConversation(shortChat));
+        QTRY_VERIFY(m_chat->contextUsed() != shortUse || m_chat->conversationId() != 0);
+        if (m_chat->conversationId() == 0)
+            QCOMPARE(m_chat->contextUsed(), 0);
     }
 };
 
