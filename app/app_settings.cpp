@@ -74,8 +74,11 @@ AppSettings::AppSettings(const QString& iniPath, QObject* parent)
         m_theme = QStringLiteral("system");
     m_fontSize = qBound(0, m_settings->value(QStringLiteral("appearance/fontSize"), 0).toInt(), 48);
     m_threads = qBound(0, m_settings->value(QStringLiteral("engine/threads"), 0).toInt(), 256);
-    m_dataDir = m_settings->value(QStringLiteral("general/dataDir")).toString();
-    m_language = m_settings->value(QStringLiteral("general/language")).toString();
+    // Not "general/...": an INI file's [general] section reads back as the top level (QSettings
+    // takes any case of "General" for it), so those keys were written and never found again.
+    // Files written that way still hold the values at the top level.
+    m_dataDir = m_settings->value(QStringLiteral("storage/dataDir"), m_settings->value(QStringLiteral("dataDir"))).toString();
+    m_language = m_settings->value(QStringLiteral("interface/language"), m_settings->value(QStringLiteral("language"))).toString();
     m_systemPrompt = m_settings->value(QStringLiteral("defaults/systemPrompt")).toString();
     m_sampling = SamplingSettings::fromJson(
         QJsonDocument::fromJson(m_settings->value(QStringLiteral("defaults/sampling")).toByteArray()).object());
@@ -187,7 +190,8 @@ void AppSettings::setDataDir(const QString& dir)
     if (dir == m_dataDir)
         return;
     m_dataDir = dir;
-    m_settings->setValue(QStringLiteral("general/dataDir"), m_dataDir);
+    m_settings->setValue(QStringLiteral("storage/dataDir"), m_dataDir);
+    m_settings->remove(QStringLiteral("dataDir"));
     Q_EMIT dataDirChanged();
 }
 
@@ -196,7 +200,8 @@ void AppSettings::setLanguage(const QString& code)
     if (code == m_language)
         return;
     m_language = code;
-    m_settings->setValue(QStringLiteral("general/language"), m_language);
+    m_settings->setValue(QStringLiteral("interface/language"), m_language);
+    m_settings->remove(QStringLiteral("language"));
     Q_EMIT languageChanged();
 }
 

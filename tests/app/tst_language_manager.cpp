@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include "app_settings.h"
 #include "language_manager.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using hearth::app::LanguageManager;
@@ -64,6 +67,30 @@ private Q_SLOTS:
         QVERIFY(!manager.setLanguage(QStringLiteral("xx")));
         QVERIFY(!manager.setLanguage(QString()));
         QCOMPARE(manager.language(), QStringLiteral("id"));
+    }
+
+    // The language chosen is the one the next start uses, also from files the earlier key
+    // ("general/language", read back as a top-level key) wrote.
+    void chosenLanguageSurvivesARestart()
+    {
+        QTemporaryDir dir;
+        const QString ini = dir.filePath(QStringLiteral("settings.ini"));
+        {
+            hearth::app::AppSettings settings(ini);
+            settings.setLanguage(QStringLiteral("id"));
+            settings.setDataDir(dir.filePath(QStringLiteral("data")));
+        }
+        {
+            hearth::app::AppSettings restarted(ini);
+            QCOMPARE(restarted.language(), QStringLiteral("id"));
+            QCOMPARE(restarted.dataDir(), dir.filePath(QStringLiteral("data")));
+        }
+        QFile old(ini);
+        QVERIFY(old.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        old.write("[general]\nlanguage=zh_CN\n");
+        old.close();
+        hearth::app::AppSettings upgraded(ini);
+        QCOMPARE(upgraded.language(), QStringLiteral("zh_CN"));
     }
 
     void everyLanguageHasACompiledTranslation()
