@@ -248,6 +248,9 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     params.topP = float(settings.topP);
     params.minP = float(settings.minP);
     params.repeatPenalty = float(settings.repeatPenalty);
+    params.repeatLastN = settings.repeatLastN;
+    params.presencePenalty = float(settings.presencePenalty);
+    params.frequencyPenalty = float(settings.frequencyPenalty);
     params.seed = settings.seed >= 0 ? std::uint64_t(settings.seed) : std::random_device {}();
     hearth::Sampler sampler(params);
     for (size_t i = 0; i < keep; ++i)

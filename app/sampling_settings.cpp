@@ -13,6 +13,9 @@ QJsonObject SamplingSettings::toJson() const
         { QStringLiteral("top_p"), topP },
         { QStringLiteral("min_p"), minP },
         { QStringLiteral("repeat_penalty"), repeatPenalty },
+        { QStringLiteral("repeat_last_n"), repeatLastN },
+        { QStringLiteral("presence_penalty"), presencePenalty },
+        { QStringLiteral("frequency_penalty"), frequencyPenalty },
         { QStringLiteral("max_tokens"), maxTokens },
         { QStringLiteral("seed"), seed },
     };
@@ -26,6 +29,9 @@ SamplingSettings SamplingSettings::fromJson(const QJsonObject& json, const Sampl
     s.topP = json.value(QStringLiteral("top_p")).toDouble(s.topP);
     s.minP = json.value(QStringLiteral("min_p")).toDouble(s.minP);
     s.repeatPenalty = json.value(QStringLiteral("repeat_penalty")).toDouble(s.repeatPenalty);
+    s.repeatLastN = json.value(QStringLiteral("repeat_last_n")).toInt(s.repeatLastN);
+    s.presencePenalty = json.value(QStringLiteral("presence_penalty")).toDouble(s.presencePenalty);
+    s.frequencyPenalty = json.value(QStringLiteral("frequency_penalty")).toDouble(s.frequencyPenalty);
     s.maxTokens = json.value(QStringLiteral("max_tokens")).toInt(s.maxTokens);
     s.seed = qint64(json.value(QStringLiteral("seed")).toDouble(double(s.seed)));
     return s.clamped();
@@ -46,6 +52,9 @@ SamplingSettings SamplingSettings::clamped() const
     s.topP = qBound(0.0, finite(s.topP, 0.95), 1.0);
     s.minP = qBound(0.0, finite(s.minP, 0.05), 1.0);
     s.repeatPenalty = qBound(0.5, finite(s.repeatPenalty, 1.1), 2.0);
+    s.repeatLastN = qBound(0, s.repeatLastN, 32768);
+    s.presencePenalty = qBound(-2.0, finite(s.presencePenalty, 0.0), 2.0);
+    s.frequencyPenalty = qBound(-2.0, finite(s.frequencyPenalty, 0.0), 2.0);
     s.maxTokens = qBound(1, s.maxTokens, 32768);
     s.seed = qMax<qint64>(-1, s.seed);
     return s;

@@ -9,7 +9,8 @@ namespace hearth::app {
 
 /// A chat's generation settings. Stored per conversation as JSON (ChatStore's sampling column)
 /// with the keys users know from other apps: temperature, top_k, top_p, min_p, repeat_penalty,
-/// max_tokens, seed. Missing keys take the defaults from the Settings page.
+/// repeat_last_n, presence_penalty, frequency_penalty, max_tokens, seed. Missing keys take the
+/// defaults from the Settings page.
 struct SamplingSettings
 {
     double temperature = 0.8;
@@ -17,6 +18,9 @@ struct SamplingSettings
     double topP = 0.95;
     double minP = 0.05;
     double repeatPenalty = 1.1;
+    int repeatLastN = 64;          ///< recent tokens the three penalties look at
+    double presencePenalty = 0.0;  ///< subtracted once from every token seen
+    double frequencyPenalty = 0.0; ///< subtracted per occurrence
     int maxTokens = 512;
     qint64 seed = -1; ///< -1: a new seed for every answer
 

@@ -93,6 +93,18 @@
         <source>Seed (-1: random):</source>
         <translation>Seed (-1: random):</translation>
     </message>
+    <message>
+        <source>Penalize the last tokens:</source>
+        <translation>Penalize the last tokens:</translation>
+    </message>
+    <message>
+        <source>Presence penalty:</source>
+        <translation>Presence penalty:</translation>
+    </message>
+    <message>
+        <source>Frequency penalty:</source>
+        <translation>Frequency penalty:</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

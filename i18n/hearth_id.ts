@@ -92,6 +92,18 @@
         <source>Seed (-1: random):</source>
         <translation>Seed (-1: acak):</translation>
     </message>
+    <message>
+        <source>Penalize the last tokens:</source>
+        <translation>Penalti untuk token terakhir:</translation>
+    </message>
+    <message>
+        <source>Presence penalty:</source>
+        <translation>Penalti kehadiran:</translation>
+    </message>
+    <message>
+        <source>Frequency penalty:</source>
+        <translation>Penalti frekuensi:</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -92,6 +92,18 @@
         <source>Seed (-1: random):</source>
         <translation>随机种子（-1：随机）：</translation>
     </message>
+    <message>
+        <source>Penalize the last tokens:</source>
+        <translation>惩罚最近的词元数：</translation>
+    </message>
+    <message>
+        <source>Presence penalty:</source>
+        <translation>存在惩罚：</translation>
+    </message>
+    <message>
+        <source>Frequency penalty:</source>
+        <translation>频率惩罚：</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

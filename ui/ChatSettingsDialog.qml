@@ -45,6 +45,9 @@ Dialog {
                 { key: "top_p", label: qsTr("Top-p:") },
                 { key: "min_p", label: qsTr("Min-p:") },
                 { key: "repeat_penalty", label: qsTr("Repeat penalty:") },
+                { key: "repeat_last_n", label: qsTr("Penalize the last tokens:") },
+                { key: "presence_penalty", label: qsTr("Presence penalty:") },
+                { key: "frequency_penalty", label: qsTr("Frequency penalty:") },
                 { key: "max_tokens", label: qsTr("Maximum tokens:") },
                 { key: "seed", label: qsTr("Seed (-1: random):") }
             ]

@@ -6,6 +6,7 @@
 #include "app_test_support.h"
 #include "engine_worker.h"
 
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -39,9 +40,8 @@ private:
         return !m_placement.isEmpty();
     }
 
-    void generate(quint64 id, int maxTokens)
+    void generate(quint64 id, int maxTokens, SamplingSettings sampling = {})
     {
-        SamplingSettings sampling;
         sampling.maxTokens = maxTokens;
         sampling.seed = 7;
         const QList<ChatTurn> turns { { QStringLiteral("system"), QStringLiteral("Be brief.") },
@@ -135,6 +135,41 @@ private Q_SLOTS:
         QVERIFY(stats.generatedTokens <= 24);
         QVERIFY(stats.timeToFirstTokenMs > 0);
         QVERIFY(stats.contextUsed >= stats.promptTokens);
+    }
+
+    // Every penalty the chat settings hold reaches the sampler: greedy answers change with each.
+    void everyPenaltyReachesTheSampler()
+    {
+        QVERIFY(load(m_model));
+        auto answer = [&](quint64 id, const SamplingSettings& sampling) {
+            QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+            generate(id, 48, sampling);
+            return QTest::qWaitFor([&] { return finished.size() == 1; }, 60000) ? finished.at(0).at(1).toString() : QString();
+        };
+        SamplingSettings greedy;
+        greedy.temperature = 0;
+        greedy.repeatPenalty = 1;
+        const QString plain = answer(10, greedy);
+        QVERIFY(!plain.isEmpty());
+        QCOMPARE(answer(11, greedy), plain); // deterministic
+        SamplingSettings presence = greedy;
+        presence.presencePenalty = 2.0;
+        SamplingSettings frequency = greedy;
+        frequency.frequencyPenalty = 2.0;
+        SamplingSettings window = greedy;
+        window.repeatPenalty = 2.0;
+        window.repeatLastN = 0; // the penalties look at no token: the plain answer
+        QVERIFY(answer(12, presence) != plain);
+        QVERIFY(answer(13, frequency) != plain);
+        QCOMPARE(answer(14, window), plain);
+
+        const SamplingSettings read = SamplingSettings::fromJson(
+            QJsonObject{ { QStringLiteral("presence_penalty"), 0.5 }, { QStringLiteral("frequency_penalty"), 9.0 },
+                { QStringLiteral("repeat_last_n"), 128 } });
+        QCOMPARE(read.presencePenalty, 0.5);
+        QCOMPARE(read.frequencyPenalty, 2.0); // clamped
+        QCOMPARE(read.repeatLastN, 128);
+        QCOMPARE(SamplingSettings::fromJson(read.toJson()).toJson(), read.toJson());
     }
 
     void stopEndsTheAnswer()
