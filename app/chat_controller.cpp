@@ -388,10 +388,10 @@ void ChatController::onFinished(quint64 requestId, const QString& answer, const 
     // The worker's text is authoritative: it includes bytes held back at a character boundary.
     if (answer.startsWith(m_answerText) && answer.size() > m_answerText.size())
         onToken(requestId, answer.mid(m_answerText.size()));
-    m_store->finishMessage(m_answerId, stored);
+    m_store->finishMessage(m_answerId, stored, stats.stopped);
     if (m_answerConversation == m_conversationId) {
         m_messages.finish(m_messages.rowOfId(m_answerId), stored.tokensPerSecond, stored.tokens,
-            stored.timeToFirstTokenMs, stats.stopped ? QStringLiteral("interrupted") : QStringLiteral("complete"));
+            stored.timeToFirstTokenMs, stats.stopped ? QStringLiteral("stopped") : QStringLiteral("complete"));
     }
     m_lastTokensPerSecond = stored.tokensPerSecond;
     if (m_answerConversation == m_conversationId) {

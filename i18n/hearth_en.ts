@@ -591,6 +591,10 @@
         <source>%1 tokens · %2 tokens/s · first token after %3 ms</source>
         <translation>%1 tokens · %2 tokens/s · first token after %3 ms</translation>
     </message>
+    <message>
+        <source>Interrupted: Hearth closed before this answer was finished.</source>
+        <translation>Interrupted: Hearth closed before this answer was finished.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1339,6 +1343,10 @@
     <message>
         <source>System prompt</source>
         <translation>System prompt</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>stopped</translation>
     </message>
 </context>
 <context>

@@ -590,6 +590,10 @@
         <source>%1 tokens · %2 tokens/s · first token after %3 ms</source>
         <translation>%1 token · %2 token/dtk · token pertama setelah %3 md</translation>
     </message>
+    <message>
+        <source>Interrupted: Hearth closed before this answer was finished.</source>
+        <translation>Terputus: Hearth tertutup sebelum jawaban ini selesai.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1337,6 +1341,10 @@
     <message>
         <source>System prompt</source>
         <translation>Perintah sistem</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>dihentikan</translation>
     </message>
 </context>
 <context>

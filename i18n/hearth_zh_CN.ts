@@ -590,6 +590,10 @@
         <source>%1 tokens · %2 tokens/s · first token after %3 ms</source>
         <translation>%1 个词元 · %2 词元/秒 · 首个词元用时 %3 毫秒</translation>
     </message>
+    <message>
+        <source>Interrupted: Hearth closed before this answer was finished.</source>
+        <translation>已中断：Hearth 在此回答完成前关闭。</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1337,6 +1341,10 @@
     <message>
         <source>System prompt</source>
         <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
     </message>
 </context>
 <context>

@@ -151,13 +151,15 @@ Item {
                 text: qsTr("…", "placeholder while the first token is computed")
             }
             Label {
+                objectName: "messageStateNote"
                 visible: root.messageState === "error" || root.messageState === "interrupted"
+                         || root.messageState === "stopped"
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 color: "#c0392b"
-                text: root.messageState === "error"
-                      ? qsTr("Failed: %1").arg(root.errorText)
-                      : qsTr("Stopped before the end.")
+                text: root.messageState === "error" ? qsTr("Failed: %1").arg(root.errorText)
+                      : root.messageState === "stopped" ? qsTr("Stopped before the end.")
+                      : qsTr("Interrupted: Hearth closed before this answer was finished.")
             }
         }
     }

@@ -39,6 +39,8 @@ QString statsLine(const StoredMessage& m)
         parts << m.stats.model;
     if (m.state == MessageState::Interrupted)
         parts << tr("interrupted");
+    if (m.state == MessageState::Stopped)
+        parts << tr("stopped");
     if (m.state == MessageState::Error)
         parts << tr("failed: %1").arg(m.errorText);
     return parts.join(QStringLiteral(" · "));

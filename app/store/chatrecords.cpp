@@ -14,6 +14,8 @@ QString messageStateName(MessageState state)
         return QStringLiteral("interrupted");
     case MessageState::Error:
         return QStringLiteral("error");
+    case MessageState::Stopped:
+        return QStringLiteral("stopped");
     }
     return QStringLiteral("complete");
 }
@@ -26,6 +28,8 @@ MessageState messageStateFromName(const QString& name)
         return MessageState::Interrupted;
     if (name == QLatin1String("error"))
         return MessageState::Error;
+    if (name == QLatin1String("stopped"))
+        return MessageState::Stopped;
     return MessageState::Complete;
 }
 

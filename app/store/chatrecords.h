@@ -19,8 +19,9 @@ namespace hearth {
 enum class MessageState {
     Complete,
     Streaming,
-    Interrupted,
+    Interrupted, ///< the process ended while it streamed (a crash, a kill)
     Error,
+    Stopped,     ///< the user stopped it: the text so far is the answer
 };
 
 /// The name stored in the database ("complete", "streaming", ...).

@@ -1203,9 +1203,9 @@ bool ChatStore::finishStream(qint64 messageId, MessageState state, const StoredA
     return true;
 }
 
-bool ChatStore::finishMessage(qint64 messageId, const StoredAnswerStats& stats)
+bool ChatStore::finishMessage(qint64 messageId, const StoredAnswerStats& stats, bool stoppedByUser)
 {
-    return finishStream(messageId, MessageState::Complete, stats, {});
+    return finishStream(messageId, stoppedByUser ? MessageState::Stopped : MessageState::Complete, stats, {});
 }
 
 bool ChatStore::markError(qint64 messageId, const QString& error)

@@ -126,7 +126,7 @@ public:
     /// batches; returns false only when @p messageId is not streaming in this store.
     bool appendToken(qint64 messageId, const QString& text);
     /// Writes the final text and statistics and marks the message complete.
-    bool finishMessage(qint64 messageId, const StoredAnswerStats& stats);
+    bool finishMessage(qint64 messageId, const StoredAnswerStats& stats, bool stoppedByUser = false);
     /// Writes the text so far and marks the message failed with @p error.
     bool markError(qint64 messageId, const QString& error);
     /// Writes all pending streaming text now. False if some of it could not be written (it

@@ -521,6 +521,30 @@ private Q_SLOTS:
             QStringLiteral("interrupted:cut"));
     }
 
+    // A stop by the user and a crash leave different marks: "stopped" is an answer the user cut
+    // short, "interrupted" one the process never finished. Both stay searchable and exported.
+    void stoppedIsNotInterrupted()
+    {
+        qint64 stopped = 0;
+        {
+            ChatStore store;
+            QVERIFY(store.open(dbPath()));
+            const qint64 conv = *store.createConversation(QStringLiteral("Stops"));
+            const qint64 q = *store.addMessage(conv, 0, QStringLiteral("user"), QStringLiteral("Go on"));
+            stopped = *store.beginAssistantMessage(conv, q, QStringLiteral("tiny"));
+            QVERIFY(store.appendToken(stopped, QStringLiteral("Once upon")));
+            QVERIFY(store.finishMessage(stopped, {}, true));
+            QCOMPARE(store.message(stopped)->state, MessageState::Stopped);
+        }
+        ChatStore reopened;
+        QVERIFY(reopened.open(dbPath()));
+        QCOMPARE(reopened.message(stopped)->state, MessageState::Stopped); // not "recovered"
+        QCOMPARE(reopened.message(stopped)->content, QStringLiteral("Once upon"));
+        QCOMPARE(reopened.search(QStringLiteral("upon")).size(), 1);
+        QCOMPARE(messageStateName(MessageState::Stopped), QStringLiteral("stopped"));
+        QCOMPARE(messageStateFromName(QStringLiteral("stopped")), MessageState::Stopped);
+    }
+
     void connectionPerThread()
     {
         ChatStore store;
