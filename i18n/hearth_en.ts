@@ -109,16 +109,20 @@
 <context>
     <name>ChatView</name>
     <message>
-        <source>Open a GGUF model to start chatting. Everything runs on this computer.</source>
-        <translation>Open a GGUF model to start chatting. Everything runs on this computer.</translation>
-    </message>
-    <message>
         <source>Loading the model…</source>
         <translation>Loading the model…</translation>
     </message>
     <message>
         <source>Ask anything. Press Enter to send, Shift+Enter for a new line.</source>
         <translation>Ask anything. Press Enter to send, Shift+Enter for a new line.</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model to start chatting, or download one from the catalog. Everything runs on this computer.</source>
+        <translation>Open a GGUF model to start chatting, or download one from the catalog. Everything runs on this computer.</translation>
+    </message>
+    <message>
+        <source>Browse Models…</source>
+        <translation>Browse Models…</translation>
     </message>
 </context>
 <context>

@@ -108,16 +108,20 @@
 <context>
     <name>ChatView</name>
     <message>
-        <source>Open a GGUF model to start chatting. Everything runs on this computer.</source>
-        <translation>Buka model GGUF untuk mulai mengobrol. Semuanya berjalan di komputer ini.</translation>
-    </message>
-    <message>
         <source>Loading the model…</source>
         <translation>Memuat model…</translation>
     </message>
     <message>
         <source>Ask anything. Press Enter to send, Shift+Enter for a new line.</source>
         <translation>Tanyakan apa saja. Tekan Enter untuk mengirim, Shift+Enter untuk baris baru.</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model to start chatting, or download one from the catalog. Everything runs on this computer.</source>
+        <translation>Buka model GGUF untuk mulai mengobrol, atau unduh satu dari katalog. Semuanya berjalan di komputer ini.</translation>
+    </message>
+    <message>
+        <source>Browse Models…</source>
+        <translation>Jelajahi Model…</translation>
     </message>
 </context>
 <context>

@@ -108,16 +108,20 @@
 <context>
     <name>ChatView</name>
     <message>
-        <source>Open a GGUF model to start chatting. Everything runs on this computer.</source>
-        <translation>打开一个 GGUF 模型即可开始聊天。一切都在这台电脑上运行。</translation>
-    </message>
-    <message>
         <source>Loading the model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
         <source>Ask anything. Press Enter to send, Shift+Enter for a new line.</source>
         <translation>尽管提问。按 Enter 发送，按 Shift+Enter 换行。</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model to start chatting, or download one from the catalog. Everything runs on this computer.</source>
+        <translation>打开一个 GGUF 模型即可开始聊天，或从目录中下载一个。一切都在这台电脑上运行。</translation>
+    </message>
+    <message>
+        <source>Browse Models…</source>
+        <translation>浏览模型…</translation>
     </message>
 </context>
 <context>

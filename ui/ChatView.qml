@@ -12,6 +12,9 @@ Item {
 
     readonly property bool busy: controller.state === ChatController.Generating
 
+    /// The user asked for the models Hearth offers (the empty first screen's button).
+    signal catalogRequested()
+
     ListView {
         id: list
         objectName: "messageList"
@@ -40,22 +43,35 @@ Item {
         }
     }
 
-    Label {
+    Column {
         anchors.centerIn: parent
         width: Math.min(parent.width - 48, 420)
+        spacing: 12
         visible: list.count === 0
-        horizontalAlignment: Text.AlignHCenter
-        wrapMode: Text.Wrap
-        opacity: 0.7
-        text: {
-            switch (root.controller.state) {
-            case ChatController.NoModel:
-                return qsTr("Open a GGUF model to start chatting. Everything runs on this computer.");
-            case ChatController.Loading:
-                return qsTr("Loading the model…");
-            default:
-                return qsTr("Ask anything. Press Enter to send, Shift+Enter for a new line.");
+
+        Label {
+            objectName: "emptyChatText"
+            width: parent.width
+            horizontalAlignment: Text.AlignHCenter
+            wrapMode: Text.Wrap
+            opacity: 0.7
+            text: {
+                switch (root.controller.state) {
+                case ChatController.NoModel:
+                    return qsTr("Open a GGUF model to start chatting, or download one from the catalog. Everything runs on this computer.");
+                case ChatController.Loading:
+                    return qsTr("Loading the model…");
+                default:
+                    return qsTr("Ask anything. Press Enter to send, Shift+Enter for a new line.");
+                }
             }
+        }
+        Button {
+            objectName: "browseCatalogButton"
+            anchors.horizontalCenter: parent.horizontalCenter
+            visible: root.controller.state === ChatController.NoModel
+            text: qsTr("Browse Models…")
+            onClicked: root.catalogRequested()
         }
     }
 }

@@ -218,6 +218,7 @@ ApplicationWindow {
                     Layout.fillWidth: true
                     Layout.fillHeight: true
                     controller: ChatController
+                    onCatalogRequested: root.showModelsSection("catalog")
                 }
 
                 Label {

@@ -154,6 +154,18 @@ ConversionJob::ConversionJob(QObject* parent)
 {
 }
 
+void ConversionJob::inputsChanged()
+{
+    // Why the last run failed says nothing about inputs changed since: the panel goes back to
+    // its resting state instead of showing an old error beside new folders.
+    if (m_state == Failed || m_state == Cancelled) {
+        m_state = Idle;
+        m_message.clear();
+        Q_EMIT stateChanged();
+    }
+    Q_EMIT settingsChanged();
+}
+
 ConversionJob::~ConversionJob()
 {
     if (m_thread) {
@@ -171,7 +183,7 @@ void ConversionJob::setSource(const QString& source)
     // A folder converts to plain types, a GGUF file re-encodes with presets.
     if (!outputTypes().contains(m_outputType))
         m_outputType = outputTypes().constFirst();
-    Q_EMIT settingsChanged();
+    inputsChanged();
 }
 
 void ConversionJob::setPredictorFolder(const QString& folder)
@@ -179,7 +191,7 @@ void ConversionJob::setPredictorFolder(const QString& folder)
     if (m_predictorFolder == folder)
         return;
     m_predictorFolder = folder;
-    Q_EMIT settingsChanged();
+    inputsChanged();
 }
 
 void ConversionJob::setActivationFolder(const QString& folder)
@@ -187,7 +199,7 @@ void ConversionJob::setActivationFolder(const QString& folder)
     if (m_activationFolder == folder)
         return;
     m_activationFolder = folder;
-    Q_EMIT settingsChanged();
+    inputsChanged();
 }
 
 void ConversionJob::setDestination(const QString& destination)
@@ -195,7 +207,7 @@ void ConversionJob::setDestination(const QString& destination)
     if (m_destination == destination)
         return;
     m_destination = destination;
-    Q_EMIT settingsChanged();
+    inputsChanged();
 }
 
 void ConversionJob::setOutputType(const QString& type)
@@ -206,7 +218,7 @@ void ConversionJob::setOutputType(const QString& type)
     if (known == types.end() || m_outputType == *known)
         return;
     m_outputType = *known;
-    Q_EMIT settingsChanged();
+    inputsChanged();
 }
 
 QStringList ConversionJob::outputTypes() const
@@ -224,7 +236,7 @@ void ConversionJob::setAllowReplace(bool allow)
     if (m_allowReplace == allow)
         return;
     m_allowReplace = allow;
-    Q_EMIT settingsChanged();
+    inputsChanged();
 }
 
 bool ConversionJob::destinationExists() const

@@ -135,6 +135,8 @@ private:
     struct Spec;
 
     void fail(const QString& message);
+    /// After a setter: forgets a failed run's outcome, then settingsChanged().
+    void inputsChanged();
     void setProgressOnGui(double fraction, const QString& phase, double estimatedBytes);
     void finish(const Outcome& outcome);
     [[nodiscard]] Outcome run(const Spec& spec);

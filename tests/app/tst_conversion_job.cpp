@@ -377,6 +377,23 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(root + QStringLiteral("/pwned")));
     }
 
+    // An error belongs to the inputs that caused it: changing them clears it.
+    void oldErrorGoesWithNewInputs()
+    {
+        ConversionJob job;
+        job.setSource(m_dir.filePath(QStringLiteral("no-such-folder")));
+        job.setDestination(outDir() + QStringLiteral("/x.gguf"));
+        job.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!job.running(), 30000);
+        QCOMPARE(job.state(), ConversionJob::Failed);
+        QVERIFY(!job.message().isEmpty());
+        QSignalSpy changed(&job, &ConversionJob::stateChanged);
+        job.setSource(m_hf);
+        QCOMPARE(job.state(), ConversionJob::Idle);
+        QVERIFY(job.message().isEmpty());
+        QCOMPARE(changed.size(), 1);
+    }
+
     void neverReplacesSilently()
     {
         const QString dir = outDir();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Every dialog of the real window opens, the file and folder choosers included; a QML module
 // that Qt's own file chooser needs but this installation lacks is a message, not a crash; the
-// export dialog proposes a name, saves and says where.
+// export dialog proposes a name, saves and says where; the empty first screen leads to the
+// catalog.
 
 #include "app_info.h"
 #include "app_settings.h"
@@ -241,6 +242,19 @@ private Q_SLOTS:
         QVERIFY(notice);
         QTRY_VERIFY(notice->property("visible").toBool());
         QVERIFY(notice->property("text").toString().contains(target));
+    }
+
+    void emptyScreenPointsToTheCatalog()
+    {
+        App app;
+        QQuickWindow* window = app.load();
+        QVERIFY(window);
+        QCOMPARE(window->property("showingModels").toBool(), false);
+        auto* button = window->findChild<QQuickItem*>(QStringLiteral("browseCatalogButton"));
+        QVERIFY(button);
+        QTRY_VERIFY(button->isVisible());
+        click(window, "browseCatalogButton");
+        QTRY_VERIFY(window->property("showingModels").toBool());
     }
 
     void suggestedNamesAreSafe()
