@@ -29,10 +29,10 @@ Dialog {
         rowSpacing: 8
 
         Label { text: qsTr("System prompt:"); Layout.alignment: Qt.AlignTop }
-        TextArea {
+        FramedTextArea {
+            objectName: "systemPromptField"
             Layout.fillWidth: true
             Layout.preferredHeight: 80
-            wrapMode: TextArea.Wrap
             text: root.controller.systemPrompt
             onEditingFinished: root.controller.systemPrompt = text
             Accessible.name: qsTr("System prompt")

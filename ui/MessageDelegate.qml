@@ -54,7 +54,10 @@ Item {
 
         anchors.right: root.fromUser ? parent.right : undefined
         anchors.left: root.fromUser ? undefined : parent.left
-        width: root.fromUser ? Math.min(root.width * 0.8, Math.max(unwrapped.implicitWidth, 120) + 32) : root.width
+        // While editing, room for the editor and its buttons whatever the message's length.
+        width: !root.fromUser ? root.width
+               : root.editing ? Math.min(root.width, Math.max(root.width * 0.8, editButtons.implicitWidth + 24))
+               : Math.min(root.width * 0.8, Math.max(unwrapped.implicitWidth, 120) + 32)
         height: body.implicitHeight + 20
         radius: 10
         color: root.fromUser ? palette.highlight : palette.alternateBase
@@ -82,15 +85,15 @@ Item {
                 color: palette.highlightedText
             }
 
-            TextArea {
+            FramedTextArea {
                 id: editor
                 objectName: "editArea"
                 visible: root.editing
                 Layout.fillWidth: true
-                wrapMode: TextArea.Wrap
                 Accessible.name: qsTr("Edited message")
             }
             RowLayout {
+                id: editButtons
                 visible: root.editing
                 Button {
                     text: qsTr("Send Edited")

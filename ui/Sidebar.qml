@@ -168,9 +168,12 @@ Pane {
         modal: true
         standardButtons: Dialog.Ok | Dialog.Cancel
         onAccepted: root.controller.renameConversation(conversationId, renameField.text)
+        // Sized through implicitWidth: the dialog takes its content's implicit size, so a plain
+        // width made the field stick out of it.
         TextField {
             id: renameField
-            width: 280
+            objectName: "renameField"
+            implicitWidth: 280
             Accessible.name: qsTr("Chat title")
             onAccepted: renameDialog.accept()
         }

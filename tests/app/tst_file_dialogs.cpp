@@ -2,7 +2,7 @@
 // Every dialog of the real window opens, the file and folder choosers included; a QML module
 // that Qt's own file chooser needs but this installation lacks is a message, not a crash; the
 // export dialog proposes a name, saves and says where; the empty first screen leads to the
-// catalog.
+// catalog; fields sit inside their dialogs and bubbles, framed, and no button is cut.
 
 #include "app_info.h"
 #include "app_settings.h"
@@ -104,6 +104,26 @@ class TestFileDialogs : public QObject
             return window && QTest::qWaitForWindowExposed(window) ? window : nullptr;
         }
     };
+
+    // Delegates of views have no QObject parent: found through the item tree.
+    static QQuickItem* findItem(QQuickItem* root, const QString& name)
+    {
+        if (root->objectName() == name)
+            return root;
+        for (QQuickItem* child : root->childItems()) {
+            if (QQuickItem* found = findItem(child, name))
+                return found;
+        }
+        return nullptr;
+    }
+
+    // @p inner lies within @p outer, in scene coordinates.
+    static bool inside(const QQuickItem* inner, const QQuickItem* outer)
+    {
+        const QRectF a = inner->mapRectToScene(QRectF(0, 0, inner->width(), inner->height()));
+        const QRectF b = outer->mapRectToScene(QRectF(0, 0, outer->width(), outer->height()));
+        return b.adjusted(-0.5, -0.5, 0.5, 0.5).contains(a);
+    }
 
     static void click(QQuickWindow* window, const char* objectName)
     {
@@ -255,6 +275,70 @@ private Q_SLOTS:
         QTRY_VERIFY(button->isVisible());
         click(window, "browseCatalogButton");
         QTRY_VERIFY(window->property("showingModels").toBool());
+    }
+
+    void controlsFitAndShow()
+    {
+        App app;
+        QQuickWindow* window = app.load();
+        QVERIFY(window);
+        const auto id = app.chat.store()->createConversation(QStringLiteral("Short"));
+        QVERIFY(app.chat.store()->addMessage(*id, 0, QStringLiteral("user"), QStringLiteral("Hi")));
+        app.chat.openConversation(*id);
+
+        // Editing a two-letter message: the editor is framed and both buttons show whole.
+        QTRY_VERIFY(findItem(window->contentItem(), QStringLiteral("editArea")));
+        QQuickItem* editor = findItem(window->contentItem(), QStringLiteral("editArea"));
+        QQuickItem* bubble = editor;
+        while (bubble && !bubble->property("editing").isValid())
+            bubble = bubble->parentItem();
+        QVERIFY(bubble);
+        bubble->setProperty("editing", true);
+        QTRY_VERIFY(editor->isVisible());
+        auto* frame = editor->property("background").value<QQuickItem*>();
+        QVERIFY(frame && frame->isVisible() && frame->width() > 0);
+        // The buttons of the row under the editor, inside the bubble's frame.
+        QQuickItem* frameOfBubble = editor->parentItem()->parentItem();
+        QList<QQuickItem*> buttons;
+        for (QQuickItem* sibling : editor->parentItem()->childItems()) {
+            for (QQuickItem* item : sibling->childItems()) {
+                if (item->inherits("QQuickButton") && item->isVisible())
+                    buttons.append(item);
+            }
+        }
+        QCOMPARE(buttons.size(), 2);
+        for (QQuickItem* button : buttons) {
+            const QString text = button->property("text").toString();
+            QVERIFY2(button->width() >= button->implicitWidth() - 0.5, qPrintable(text));
+            QVERIFY2(inside(button, frameOfBubble), qPrintable(text));
+        }
+        bubble->setProperty("editing", false);
+
+        // The rename field lies inside its dialog.
+        QQuickItem* rename = findItem(window->contentItem(), QStringLiteral("renameField"));
+        QObject* renameDialog = nullptr;
+        for (QObject* o : window->findChildren<QObject*>()) {
+            if (o->inherits("QQuickDialog") && o->property("title").toString() == QStringLiteral("Rename Chat"))
+                renameDialog = o;
+        }
+        QVERIFY(renameDialog);
+        QVERIFY(QMetaObject::invokeMethod(renameDialog, "open"));
+        QTRY_VERIFY(renameDialog->property("opened").toBool());
+        if (!rename)
+            rename = findItem(window->contentItem(), QStringLiteral("renameField"));
+        QVERIFY(rename);
+        QVERIFY(inside(rename, renameDialog->property("contentItem").value<QQuickItem*>()));
+        QVERIFY(QMetaObject::invokeMethod(renameDialog, "close"));
+
+        // The system prompt field shows a frame before it has focus.
+        QObject* settings = window->findChild<QObject*>(QStringLiteral("chatSettingsDialog"));
+        QVERIFY(QMetaObject::invokeMethod(settings, "open"));
+        QTRY_VERIFY(settings->property("opened").toBool());
+        QQuickItem* prompt = findItem(window->contentItem(), QStringLiteral("systemPromptField"));
+        QVERIFY(prompt);
+        QVERIFY(!prompt->hasActiveFocus());
+        auto* promptFrame = prompt->property("background").value<QQuickItem*>();
+        QVERIFY(promptFrame && promptFrame->isVisible() && promptFrame->width() > 0);
     }
 
     void suggestedNamesAreSafe()
