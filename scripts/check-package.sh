@@ -79,7 +79,7 @@ if [ -n "$deb" ]; then
     depends=$(dpkg-deb --field "$deb" Depends)
     echo "Depends: $depends"
     for d in libqt6core6 qt6-qpa-plugins qml6-module-qtquick-controls qml6-module-qtquick-layouts \
-             qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel libqt6sql6-sqlite; do
+             qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qt6-translations-l10n libqt6sql6-sqlite; do
         if grep -q "$d" <<<"$depends"; then pass "Depends lists $d"; else fail "Depends lists $d"; fi
     done
 

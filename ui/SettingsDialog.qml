@@ -22,25 +22,35 @@ Dialog {
 
         Label { text: qsTr("Theme:") }
         ComboBox {
+            id: themeBox
             objectName: "themeBox"
+            // The names apart from the model: a language switch renews the names, while a model
+            // made anew would reset the choice shown to its first entry.
+            readonly property var names: [qsTr("Follow the system"), qsTr("Light"), qsTr("Dark")]
             Layout.fillWidth: true
-            textRole: "text"
-            valueRole: "value"
-            model: [
-                { value: "system", text: qsTr("Follow the system") },
-                { value: "light", text: qsTr("Light") },
-                { value: "dark", text: qsTr("Dark") }
-            ]
-            currentIndex: indexOfValue(AppSettings.theme)
-            onActivated: AppSettings.theme = currentValue
+            model: ["system", "light", "dark"]
+            // Depends on count too: before the model is populated the index would be lost.
+            currentIndex: count > 0 ? model.indexOf(AppSettings.theme) : -1
+            displayText: currentIndex >= 0 ? names[currentIndex] : ""
+            delegate: ItemDelegate {
+                required property int index
+                width: themeBox.width
+                text: themeBox.names[index]
+                highlighted: themeBox.highlightedIndex === index
+            }
+            onActivated: index => AppSettings.theme = model[index]
             Accessible.name: qsTr("Theme")
         }
 
         Label { text: qsTr("Font size:") }
         SpinBox {
+            objectName: "fontSizeBox"
             from: 0
             to: 32
             value: AppSettings.fontSize
+            // SpinBox redraws its text when the value or the locale changes, not when the strings
+            // its function returns do: the interface language's locale makes a switch redraw it.
+            locale: Qt.locale(LanguageManager.language)
             textFromValue: (value, locale) => value === 0 ? qsTr("System") : value.toString()
             onValueModified: AppSettings.fontSize = value
             Accessible.name: qsTr("Font size in points")
@@ -59,9 +69,11 @@ Dialog {
 
         Label { text: qsTr("Threads:") }
         SpinBox {
+            objectName: "threadsBox"
             from: 0
             to: 256
             value: AppSettings.threads
+            locale: Qt.locale(LanguageManager.language)
             textFromValue: (value, locale) => value === 0 ? qsTr("Automatic") : value.toString()
             onValueModified: AppSettings.threads = value
             Accessible.name: qsTr("Engine threads")

@@ -26,6 +26,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
+
 Q_IMPORT_QML_PLUGIN(Hearth_AppPlugin)
 Q_IMPORT_QML_PLUGIN(Hearth_UiPlugin)
 
@@ -339,6 +341,47 @@ private Q_SLOTS:
         QVERIFY(!prompt->hasActiveFocus());
         auto* promptFrame = prompt->property("background").value<QQuickItem*>();
         QVERIFY(promptFrame && promptFrame->isVisible() && promptFrame->width() > 0);
+    }
+
+    // The Settings dialog speaks the chosen language everywhere, Qt's own buttons included, and
+    // shows the theme in use when it opens.
+    void settingsDialogFollowsTheLanguage()
+    {
+        App app;
+        QQuickWindow* window = app.load();
+        QVERIFY(window);
+        app.settings.setTheme(QStringLiteral("dark"));
+        QObject* dialog = window->findChild<QObject*>(QStringLiteral("settingsDialog"));
+        QVERIFY(dialog);
+        QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QQuickItem* theme = findItem(window->contentItem(), QStringLiteral("themeBox"));
+        QQuickItem* fontSize = findItem(window->contentItem(), QStringLiteral("fontSizeBox"));
+        QQuickItem* threads = findItem(window->contentItem(), QStringLiteral("threadsBox"));
+        QVERIFY(theme && fontSize && threads);
+        QCOMPARE(theme->property("displayText").toString(), QStringLiteral("Dark"));
+        QCOMPARE(fontSize->property("displayText").toString(), QStringLiteral("System"));
+        QCOMPARE(threads->property("displayText").toString(), QStringLiteral("Automatic"));
+
+        QVERIFY(app.languages.setLanguage(QStringLiteral("zh_CN")));
+        QTRY_COMPARE(fontSize->property("displayText").toString(), QStringLiteral("系统"));
+        QTRY_COMPARE(threads->property("displayText").toString(), QStringLiteral("自动"));
+        QCOMPARE(theme->property("displayText").toString(), QStringLiteral("深色"));
+        // Qt's own "Close" comes from qt6-translations-l10n, a dependency of the package.
+        const QString qtTranslations = QLibraryInfo::path(QLibraryInfo::TranslationsPath);
+        if (!QFile::exists(qtTranslations + QStringLiteral("/qtbase_zh_CN.qm")))
+            QSKIP("Qt's translations are not installed here (scripts/setup-deps.sh installs them)");
+        QQuickItem* footer = dialog->property("footer").value<QQuickItem*>();
+        QVERIFY(footer);
+        bool translatedClose = false;
+        std::function<void(QQuickItem*)> scan = [&](QQuickItem* item) {
+            if (item->inherits("QQuickAbstractButton") && item->property("text").toString() == QStringLiteral("关闭"))
+                translatedClose = true;
+            for (QQuickItem* child : item->childItems())
+                scan(child);
+        };
+        QTRY_VERIFY((scan(footer), translatedClose));
+        QVERIFY(app.languages.setLanguage(QStringLiteral("en")));
     }
 
     void suggestedNamesAreSafe()
