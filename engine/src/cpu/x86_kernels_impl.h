@@ -1086,12 +1086,45 @@ inline __m256i scalePair16(__m256i scales)
     return _mm256_shuffle_epi8(scales, _mm256_set_m128i(high, low));
 }
 
+// The unsigned levels of 64 weights (chunk C) of a Q4_K/Q5_K super-block: the low nibbles
+// (weights 64C .. 64C + 31) and the high ones, with Q5_K's fifth bits from @p high (its qh).
+template <bool FifthBit, typename Block>
+inline void levelsQ45K(const Block& w, __m256i high, int c, __m256i& lo, __m256i& hi)
+{
+    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
+    lo = _mm256_and_si256(q, lowNibbles);
+    hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibbles);
+    if constexpr (FifthBit) {
+        const __m256i bit = _mm256_set1_epi8(1);
+        lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c), bit), 4));
+        hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c + 1), bit), 4));
+    }
+}
+
+// The four 32-weight runs of unsigned six-bit levels of one Q6_K half (128 weights).
+inline void levelsQ6K(const BlockQ6_K& w, int h, __m256i q[4])
+{
+    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
+    const __m256i twoBits = _mm256_set1_epi8(3);
+    const std::uint8_t* ql = w.ql + 64 * h;
+    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * h));
+    const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
+    const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
+    q[0] = _mm256_or_si256(_mm256_and_si256(l0, lowNibbles), _mm256_slli_epi16(_mm256_and_si256(qh, twoBits), 4));
+    q[1] = _mm256_or_si256(_mm256_and_si256(l1, lowNibbles),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), twoBits), 4));
+    q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), lowNibbles),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), twoBits), 4));
+    q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), lowNibbles),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), twoBits), 4));
+}
+
 template <bool FifthBit, typename Block>
 float dotQ45K(const void* row, const void* activations, std::int64_t n)
 {
     const auto* blocks = static_cast<const Block*>(row);
     const auto* x = static_cast<const ActBlockQ8K*>(activations);
-    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
     __m256 acc = _mm256_setzero_ps();
     __m128 accMin = _mm_setzero_ps();
     for (std::int64_t b = 0; b < n / QK_K; ++b) {
@@ -1110,14 +1143,9 @@ float dotQ45K(const void* row, const void* activations, std::int64_t n)
         __m256i sumi = _mm256_setzero_si256();
         auto chunk = [&](auto c, __m256i scaleLo, __m256i scaleHi) {
             constexpr int C = decltype(c)::value;
-            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * C));
-            __m256i lo = _mm256_and_si256(q, lowNibbles);
-            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibbles);
-            if constexpr (FifthBit) {
-                const __m256i bit = _mm256_set1_epi8(1);
-                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * C), bit), 4));
-                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * C + 1), bit), 4));
-            }
+            __m256i lo;
+            __m256i hi;
+            levelsQ45K<FifthBit>(w, high, C, lo, hi);
             const __m256i xlo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * C));
             const __m256i xhi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 64 * C + 32));
             sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(lo, xlo), scaleLo));
@@ -1148,8 +1176,6 @@ float dotQ6_K(const void* row, const void* activations, std::int64_t n)
 {
     const auto* blocks = static_cast<const BlockQ6_K*>(row);
     const auto* x = static_cast<const ActBlockQ8K*>(activations);
-    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
-    const __m256i twoBits = _mm256_set1_epi8(3);
     __m256 acc = _mm256_setzero_ps();
     for (std::int64_t b = 0; b < n / QK_K; ++b) {
         const BlockQ6_K& w = blocks[b];
@@ -1161,26 +1187,17 @@ float dotQ6_K(const void* row, const void* activations, std::int64_t n)
         const __m256i scalesHigh = _mm256_broadcastsi128_si256(_mm256_extracti128_si256(scales16, 1));
         auto half = [&](auto h, __m256i halfScales) {
             constexpr int H = decltype(h)::value;
-            const std::uint8_t* ql = w.ql + 64 * H;
-            const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * H));
-            const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-            const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
-            const __m256i q0 = _mm256_or_si256(_mm256_and_si256(l0, lowNibbles), _mm256_slli_epi16(_mm256_and_si256(qh, twoBits), 4));
-            const __m256i q1 = _mm256_or_si256(_mm256_and_si256(l1, lowNibbles),
-                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), twoBits), 4));
-            const __m256i q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), lowNibbles),
-                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), twoBits), 4));
-            const __m256i q3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), lowNibbles),
-                                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), twoBits), 4));
+            __m256i q[4];
+            levelsQ6K(w, H, q);
             const std::int8_t* xs = x[b].qs + 128 * H;
             auto run = [&](__m256i q, int k, __m256i scale) {
                 const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xs + 32 * k));
                 sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(q, xv), scale));
             };
-            run(q0, 0, scalePair16<0>(halfScales));
-            run(q1, 1, scalePair16<2>(halfScales));
-            run(q2, 2, scalePair16<4>(halfScales));
-            run(q3, 3, scalePair16<6>(halfScales));
+            run(q[0], 0, scalePair16<0>(halfScales));
+            run(q[1], 1, scalePair16<2>(halfScales));
+            run(q[2], 2, scalePair16<4>(halfScales));
+            run(q[3], 3, scalePair16<6>(halfScales));
         };
         half(std::integral_constant<int, 0>{}, scalesLow);
         half(std::integral_constant<int, 1>{}, scalesHigh);
@@ -1284,19 +1301,13 @@ struct UnpackedK {
 template <bool FifthBit, typename Block>
 void unpackQ45K(const Block& w, UnpackedK& out)
 {
-    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
     __m256i high = _mm256_setzero_si256();
     if constexpr (FifthBit)
         high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
     for (int c = 0; c < 4; ++c) {
-        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * c));
-        __m256i lo = _mm256_and_si256(q, lowNibbles);
-        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowNibbles);
-        if constexpr (FifthBit) {
-            const __m256i bit = _mm256_set1_epi8(1);
-            lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c), bit), 4));
-            hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * c + 1), bit), 4));
-        }
+        __m256i lo;
+        __m256i hi;
+        levelsQ45K<FifthBit>(w, high, c, lo, hi);
         _mm256_store_si256(reinterpret_cast<__m256i*>(out.levels + 64 * c), lo);
         _mm256_store_si256(reinterpret_cast<__m256i*>(out.levels + 64 * c + 32), hi);
     }
@@ -1316,25 +1327,11 @@ void unpack(const BlockQ5_K& w, UnpackedK& out) { unpackQ45K<true>(w, out); }
 
 void unpack(const BlockQ6_K& w, UnpackedK& out)
 {
-    const __m256i lowNibbles = _mm256_set1_epi8(0x0f);
-    const __m256i twoBits = _mm256_set1_epi8(3);
     for (int h = 0; h < 2; ++h) {
-        const std::uint8_t* ql = w.ql + 64 * h;
-        const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh + 32 * h));
-        const __m256i l0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql));
-        const __m256i l1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql + 32));
-        std::uint8_t* q = out.levels + 128 * h;
-        _mm256_store_si256(reinterpret_cast<__m256i*>(q),
-                           _mm256_or_si256(_mm256_and_si256(l0, lowNibbles), _mm256_slli_epi16(_mm256_and_si256(qh, twoBits), 4)));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(q + 32),
-                           _mm256_or_si256(_mm256_and_si256(l1, lowNibbles),
-                                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2), twoBits), 4)));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(q + 64),
-                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), lowNibbles),
-                                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 4), twoBits), 4)));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(q + 96),
-                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), lowNibbles),
-                                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), twoBits), 4)));
+        __m256i q[4];
+        levelsQ6K(w, h, q);
+        for (int k = 0; k < 4; ++k)
+            _mm256_store_si256(reinterpret_cast<__m256i*>(out.levels + 128 * h + 32 * k), q[k]);
     }
     for (int r = 0; r < 8; ++r) {
         for (int lane = 0; lane < 16; ++lane)
