@@ -46,18 +46,26 @@ float largestMagnitude(const float* x, int n, float& amax)
     return max;
 }
 
+// The smallest and largest of @p n values (the offset types' range).
+void range(const float* x, int n, float& min, float& max)
+{
+    min = FLT_MAX;
+    max = -FLT_MAX;
+    for (int j = 0; j < n; ++j) {
+        min = x[j] < min ? x[j] : min;
+        max = x[j] > max ? x[j] : max;
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 32-weight types
 
 void quantizeQ4_1(const float* x, BlockQ4_1* y, std::int64_t n)
 {
     for (std::int64_t i = 0; i < n / QK4_1; ++i, x += QK4_1) {
-        float min = FLT_MAX;
-        float max = -FLT_MAX;
-        for (int j = 0; j < QK4_1; ++j) {
-            min = x[j] < min ? x[j] : min;
-            max = x[j] > max ? x[j] : max;
-        }
+        float min;
+        float max;
+        range(x, QK4_1, min, max);
         const float d = (max - min) / 15.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         y[i].d = floatToHalf(d);
@@ -102,12 +110,9 @@ void quantizeQ5_0(const float* x, BlockQ5_0* y, std::int64_t n)
 void quantizeQ5_1(const float* x, BlockQ5_1* y, std::int64_t n)
 {
     for (std::int64_t i = 0; i < n / QK5_1; ++i, x += QK5_1) {
-        float min = FLT_MAX;
-        float max = -FLT_MAX;
-        for (int j = 0; j < QK5_1; ++j) {
-            min = x[j] < min ? x[j] : min;
-            max = x[j] > max ? x[j] : max;
-        }
+        float min;
+        float max;
+        range(x, QK5_1, min, max);
         const float d = (max - min) / 31.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         y[i].d = floatToHalf(d);

@@ -43,6 +43,8 @@ bool usesQ8KActivations(DType type)
 
 GemmFn gemmFor(const CpuKernels& k, DType type)
 {
+    // Block types: the table's own whole-matrix kernel, else row by row through its dot product.
+    const auto ownOrRows = [](GemmFn own) { return own ? own : gemmBlockRows; };
     switch (type) {
     case DType::F32:
         return k.gemmF32;
@@ -53,13 +55,13 @@ GemmFn gemmFor(const CpuKernels& k, DType type)
     case DType::Q8_0:
         return k.gemmQ8_0;
     case DType::Q4_K:
-        return k.gemmQ4_K ? k.gemmQ4_K : gemmBlockRows;
+        return ownOrRows(k.gemmQ4_K);
     case DType::Q5_K:
-        return k.gemmQ5_K ? k.gemmQ5_K : gemmBlockRows;
+        return ownOrRows(k.gemmQ5_K);
     case DType::Q6_K:
-        return k.gemmQ6_K ? k.gemmQ6_K : gemmBlockRows;
+        return ownOrRows(k.gemmQ6_K);
     case DType::IQ4_XS:
-        return k.gemmIQ4_XS ? k.gemmIQ4_XS : gemmBlockRows;
+        return ownOrRows(k.gemmIQ4_XS);
     default:
         return blockFormat(type) ? gemmBlockRows : nullptr;
     }
