@@ -78,6 +78,7 @@ ChatController::ChatController(QObject* parent)
             m_modelName = name;
             m_modelDescription = description;
             m_placementReport = placement;
+            m_chatTemplateNotice.clear();
             m_modelPath = m_loadingPath;
             m_contextLength = contextLength;
             Q_EMIT modelChanged();
@@ -97,11 +98,19 @@ ChatController::ChatController(QObject* parent)
             m_modelName.clear();
             m_modelDescription.clear();
             m_placementReport.clear();
+            m_chatTemplateNotice.clear();
             m_modelPath.clear();
             Q_EMIT modelChanged();
         }
         setErrorText(message);
         setState(State::NoModel);
+    });
+    connect(m_worker, &EngineWorker::chatTemplateReplaced, this, [this](const QString& reason, const QString& builtinName) {
+        qCWarning(lcApp) << "chat template replaced:" << reason;
+        m_chatTemplateNotice = tr("This model's own chat template cannot be used (%1), so Hearth formats the chat in "
+                                  "its built-in “%2” style; answers may be less accurate.")
+                                   .arg(reason, builtinName);
+        Q_EMIT modelChanged();
     });
     connect(m_worker, &EngineWorker::sessionReplaced, this, &ChatController::onSessionReplaced);
     connect(m_worker, &EngineWorker::tokenGenerated, this, &ChatController::onToken);

@@ -43,6 +43,8 @@ class ChatController : public QObject
     Q_PROPERTY(QString modelDescription READ modelDescription NOTIFY modelChanged)
     /// The engine's placement report: which part of the model runs on the GPU, or why none does.
     Q_PROPERTY(QString placementReport READ placementReport NOTIFY modelChanged)
+    /// Set when the model's own chat template could not be used and a built-in one stands in.
+    Q_PROPERTY(QString chatTemplateNotice READ chatTemplateNotice NOTIFY modelChanged)
     Q_PROPERTY(bool usesGpu READ usesGpu NOTIFY modelChanged)
     /// The running session's VRAM budget in GiB; < 0: automatic.
     Q_PROPERTY(double vramBudgetGiB READ vramBudgetGiB NOTIFY modelChanged)
@@ -92,6 +94,7 @@ public:
     [[nodiscard]] QString modelName() const { return m_modelName; }
     [[nodiscard]] QString modelDescription() const { return m_modelDescription; }
     [[nodiscard]] QString placementReport() const { return m_placementReport; }
+    [[nodiscard]] QString chatTemplateNotice() const { return m_chatTemplateNotice; }
     [[nodiscard]] bool usesGpu() const { return m_placementReport.startsWith(QLatin1String("GPU")); }
     [[nodiscard]] QString modelPath() const { return m_modelPath; }
     [[nodiscard]] double vramBudgetGiB() const { return m_vramBudgetGiB; }
@@ -200,6 +203,7 @@ private:
     QString m_modelName;
     QString m_modelDescription;
     QString m_placementReport;
+    QString m_chatTemplateNotice;
     QString m_modelPath;
     QString m_loadingPath;
     double m_vramBudgetGiB = -1;

@@ -14,23 +14,6 @@
 
 namespace hearth::app {
 
-namespace {
-
-// @p turns through @p model's chat template, empty system prompts left out.
-hearth::Result<std::string> render(const hearth::Model& model, const QList<ChatTurn>& turns, bool addGenerationPrompt)
-{
-    std::vector<hearth::ChatMessage> messages;
-    messages.reserve(size_t(turns.size()));
-    for (const ChatTurn& turn : turns) {
-        if (turn.role == QLatin1String("system") && turn.content.trimmed().isEmpty())
-            continue;
-        messages.push_back({ turn.role.toStdString(), turn.content.toStdString() });
-    }
-    return hearth::ChatTemplate::forModel(model).apply(messages, addGenerationPrompt);
-}
-
-} // namespace
-
 EngineWorker::EngineWorker(QObject* parent)
     : QObject(parent)
 {
@@ -40,6 +23,28 @@ EngineWorker::EngineWorker(QObject* parent)
 }
 
 EngineWorker::~EngineWorker() = default;
+
+hearth::Result<std::string> EngineWorker::renderTurns(const QList<ChatTurn>& turns, bool addGenerationPrompt)
+{
+    std::vector<hearth::ChatMessage> messages;
+    messages.reserve(size_t(turns.size()));
+    for (const ChatTurn& turn : turns) {
+        if (turn.role == QLatin1String("system") && turn.content.trimmed().isEmpty())
+            continue;
+        messages.push_back({ turn.role.toStdString(), turn.content.toStdString() });
+    }
+    auto text = m_chatTemplate->apply(messages, addGenerationPrompt);
+    const bool runaway = !text && (text.code() == hearth::ErrorCode::LimitExceeded || text.code() == hearth::ErrorCode::OutOfMemory);
+    if (!runaway)
+        return text; // its own mistakes (raise_exception("System role not supported")) are the user's to see
+    // A template from a model file that would run away is not retried: the built-in format it
+    // falls back to is what the chat uses from now on.
+    const QString reason = QString::fromStdString(text.message());
+    *m_chatTemplate = hearth::ChatTemplate::fallbackFor(*m_model);
+    qCWarning(lcEngine) << "chat template replaced by" << m_chatTemplate->name().c_str() << ":" << reason;
+    Q_EMIT chatTemplateReplaced(reason, QString::fromStdString(m_chatTemplate->name()));
+    return m_chatTemplate->apply(messages, addGenerationPrompt);
+}
 
 void EngineWorker::setThreads(int threads)
 {
@@ -68,6 +73,7 @@ hearth::SessionParams EngineWorker::sessionParams(double gib) const
 void EngineWorker::loadModel(const QString& path)
 {
     m_session.reset();
+    m_chatTemplate.reset();
     m_model.reset();
     m_cancelLoad.store(false, std::memory_order_relaxed);
 
@@ -117,6 +123,8 @@ void EngineWorker::loadModel(const QString& path)
     m_model = std::move(model).value();
     m_session = std::move(session).value();
     m_sessionBudgetGiB = m_vramBudgetGiB;
+    std::string templateProblem;
+    m_chatTemplate = std::make_unique<hearth::ChatTemplate>(hearth::ChatTemplate::forModel(*m_model, &templateProblem));
 
     const hearth::ModelInfo& info = m_model->info();
     const QString name = info.name.empty() ? file.completeBaseName() : QString::fromStdString(info.name);
@@ -125,6 +133,10 @@ void EngineWorker::loadModel(const QString& path)
     const QString placement = QString::fromStdString(m_session->placementReport());
     qCInfo(lcEngine) << "loaded" << name << description << placement;
     Q_EMIT modelLoaded(name, description, m_session->contextLength(), placement);
+    if (!templateProblem.empty()) {
+        qCWarning(lcEngine) << "chat template does not parse:" << templateProblem.c_str();
+        Q_EMIT chatTemplateReplaced(QString::fromStdString(templateProblem), QString::fromStdString(m_chatTemplate->name()));
+    }
 }
 
 void EngineWorker::replaceSession(double gib)
@@ -156,6 +168,7 @@ void EngineWorker::replaceSession(double gib)
         auto restored = hearth::Session::create(m_model, sessionParams(previous));
         if (!restored) {
             // Without a session the model is unusable; say so the way a failed load does.
+            m_chatTemplate.reset();
             m_model.reset();
             Q_EMIT modelLoadFailed(tr("Could not restore the previous placement: %1")
                                        .arg(QString::fromStdString(restored.message())));
@@ -175,7 +188,7 @@ void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, con
         Q_EMIT answerFailed(requestId, tr("No model is loaded."));
         return;
     }
-    auto text = render(*m_model, turns, true);
+    auto text = renderTurns(turns, true);
     if (!text) {
         Q_EMIT answerFailed(
             requestId, tr("The chat template failed: %1").arg(QString::fromStdString(text.message())));
@@ -193,7 +206,7 @@ void EngineWorker::measureContext(qint64 conversationId, const QList<ChatTurn>& 
     for (const ChatTurn& turn : turns)
         anything = anything || !turn.content.trimmed().isEmpty();
     if (anything) {
-        const auto text = render(*m_model, turns, false);
+        const auto text = renderTurns(turns, false);
         if (!text)
             return; // the next answer reports the template's error
         tokens = int(m_model->tokenizer().encode(text.value(), true, true).size());

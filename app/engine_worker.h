@@ -3,6 +3,8 @@
 
 #include "sampling_settings.h"
 
+#include <hearth/status.h>
+
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -11,6 +13,7 @@
 #include <memory>
 
 namespace hearth {
+class ChatTemplate;
 class Model;
 class Session;
 struct SessionParams;
@@ -95,8 +98,15 @@ Q_SIGNALS:
     void contextMeasured(qint64 conversationId, int tokens);
     void answerFinished(quint64 requestId, const QString& answer, const hearth::app::AnswerStats& stats);
     void answerFailed(quint64 requestId, const QString& message);
+    /// The loaded model's own chat template cannot be used (it does not parse, or it ran into the
+    /// renderer's limits); from now on its built-in @p builtinName format is used. Once per model.
+    void chatTemplateReplaced(const QString& reason, const QString& builtinName);
 
 private:
+    /// @p turns through the model's chat template, empty system prompts left out; a template that
+    /// runs into the renderer's limits is replaced by the built-in fallback, and the text rendered again.
+    [[nodiscard]] hearth::Result<std::string> renderTurns(const QList<ChatTurn>& turns, bool addGenerationPrompt);
+
     void run(quint64 requestId, const std::string& promptText, bool parseSpecial,
         const SamplingSettings& sampling);
 
@@ -104,6 +114,7 @@ private:
 
     std::shared_ptr<const hearth::Model> m_model;
     std::unique_ptr<hearth::Session> m_session;
+    std::unique_ptr<hearth::ChatTemplate> m_chatTemplate; ///< the model's, parsed once at load
     int m_threads = 0;
     double m_vramBudgetGiB = -1; ///< for the next load
     double m_sessionBudgetGiB = -1; ///< the running session's

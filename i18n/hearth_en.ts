@@ -1736,6 +1736,10 @@
         <comment>file name of an exported chat without a title</comment>
         <translation>Chat</translation>
     </message>
+    <message>
+        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
+        <translation>This model's own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>

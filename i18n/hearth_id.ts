@@ -1732,6 +1732,10 @@
         <comment>file name of an exported chat without a title</comment>
         <translation>Obrolan</translation>
     </message>
+    <message>
+        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
+        <translation>Templat obrolan bawaan model ini tidak dapat digunakan (%1), jadi Hearth memformat obrolan dengan gaya “%2” bawaannya sendiri; jawaban mungkin kurang akurat.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>

@@ -1732,6 +1732,10 @@
         <comment>file name of an exported chat without a title</comment>
         <translation>对话</translation>
     </message>
+    <message>
+        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
+        <translation>无法使用此模型自带的聊天模板（%1），因此 Hearth 改用其内置的“%2”格式；回答可能不太准确。</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>

@@ -239,6 +239,15 @@ ApplicationWindow {
                     }
                 }
                 Label {
+                    objectName: "chatTemplateNotice"
+                    Layout.fillWidth: true
+                    Layout.margins: 8
+                    visible: text.length > 0
+                    text: ChatController.chatTemplateNotice
+                    color: "#b9770e"
+                    wrapMode: Text.Wrap
+                }
+                Label {
                     objectName: "errorLabel"
                     Layout.fillWidth: true
                     Layout.margins: 8

@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 
 using namespace hearth;
 
@@ -26,6 +28,7 @@ int main(int argc, char** argv)
     std::string layoutName = "powerinfer";
     int predictorHidden = 0;
     std::string statsPath;
+    std::string chatTemplatePath;
 
     tools::ToolOptions options("hearth-synth",
                                "Writes a random llama-shaped GGUF model. The same arguments always give the same file.");
@@ -53,6 +56,7 @@ int main(int argc, char** argv)
     options.addInt("--predictor-hidden", "N", "predictor hidden size (default 512, 1024 from n_embd 4096)",
                    &predictorHidden, 2, 65536);
     options.addString("--stats", "FILE", "statistics file of a sparse model (default FILE.hearth-stats.gguf)", &statsPath);
+    options.addString("--chat-template", "FILE", "write this Jinja chat template instead of the usual one", &chatTemplatePath);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess: return 0;
     case tools::ToolOptions::Outcome::ExitFailure: return 1;
@@ -91,6 +95,14 @@ int main(int argc, char** argv)
     synthOptions.type = *type;
     synthOptions.ffnActivation = ffn;
     synthOptions.seed = seed;
+    if (!chatTemplatePath.empty()) {
+        std::ifstream in(chatTemplatePath, std::ios::binary);
+        synthOptions.chatTemplate.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        if (!in.good() && !in.eof()) {
+            std::fprintf(stderr, "hearth-synth: cannot read the chat template %s\n", chatTemplatePath.c_str());
+            return 1;
+        }
+    }
     if (Status s = synth::validateOptions(synthOptions); !s.ok()) {
         std::fprintf(stderr, "hearth-synth: %s\n", s.message().c_str());
         return 1;

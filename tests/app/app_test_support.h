@@ -19,6 +19,23 @@
 
 namespace hearth::test {
 
+/// Writes a tiny random model with the Jinja chat template @p chatTemplate into @p dir; empty when
+/// hearth-synth is missing or fails.
+inline QString makeTinyModelWithTemplate(const QString& dir, const QString& name, const QByteArray& chatTemplate)
+{
+    const QString synth = QStringLiteral(HEARTH_BIN_DIR "/hearth-synth" HEARTH_EXE_SUFFIX);
+    const QString model = dir + QLatin1Char('/') + name + QStringLiteral(".gguf");
+    QFile templateFile(dir + QLatin1Char('/') + name + QStringLiteral(".jinja"));
+    if (!QFileInfo::exists(synth) || !templateFile.open(QIODevice::WriteOnly) || templateFile.write(chatTemplate) != chatTemplate.size())
+        return {};
+    templateFile.close();
+    QProcess process;
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    process.start(synth, { QStringLiteral("--shape"), QStringLiteral("tiny"), QStringLiteral("--type"), QStringLiteral("q8_0"),
+                             QStringLiteral("--chat-template"), templateFile.fileName(), QStringLiteral("-q"), QStringLiteral("-o"), model });
+    return process.waitForFinished(120000) && process.exitCode() == 0 && QFileInfo::exists(model) ? model : QString();
+}
+
 /// Writes a tiny random model into @p dir; empty when hearth-synth is missing or fails.
 inline QString makeTinyModel(const QString& dir)
 {

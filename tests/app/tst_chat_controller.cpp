@@ -208,6 +208,34 @@ private Q_SLOTS:
         if (m_chat->conversationId() == 0)
             QCOMPARE(m_chat->contextUsed(), 0);
     }
+
+    void runawayTemplateIsReportedAndTheChatGoesOn()
+    {
+        // The window says once that the model's template was replaced; the answer still comes,
+        // is stored, and loading another model clears the notice.
+        const QString runaway = hearth::test::makeTinyModelWithTemplate(m_dir.path(), QStringLiteral("runaway"),
+            "{% set ns = namespace(x=[1], y=[1]) %}{% for i in range(40) %}{% set ns.x = [ns.x, ns.x] %}"
+            "{% set ns.y = [ns.y, ns.y] %}{% endfor %}{{ ns.x == ns.y }}");
+        if (runaway.isEmpty())
+            QSKIP("hearth-synth is not built");
+        m_chat->loadModel(runaway);
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->chatTemplateNotice(), QString());
+        m_chat->newConversation();
+        m_chat->setMaxTokens(4);
+        m_chat->send(QStringLiteral("Hello"));
+        QVERIFY(waitReady());
+        QTRY_VERIFY(!m_chat->chatTemplateNotice().isEmpty());
+        QVERIFY2(m_chat->chatTemplateNotice().contains(QStringLiteral("llama2")), qPrintable(m_chat->chatTemplateNotice()));
+        QCOMPARE(m_chat->errorText(), QString());
+        const auto messages = m_chat->store()->activePath(m_chat->conversationId());
+        QCOMPARE(messages.size(), 2);
+        QCOMPARE(messages.last().state, hearth::MessageState::Complete);
+
+        m_chat->loadModel(m_model);
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->chatTemplateNotice(), QString());
+    }
 };
 
 QTEST_MAIN(TestChatController)

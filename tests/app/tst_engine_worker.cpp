@@ -198,6 +198,46 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
         QCOMPARE(finished.at(0).at(0).toULongLong(), 4u);
     }
+
+    void runawayTemplateFallsBackToABuiltIn()
+    {
+        // A model file whose template would run for hours: the first answer reports it once and
+        // comes in the built-in format; later answers and measurements do not report it again.
+        const QString model = hearth::test::makeTinyModelWithTemplate(m_dir.path(), QStringLiteral("runaway"),
+            "{% set ns = namespace(x=[1], y=[1]) %}{% for i in range(40) %}{% set ns.x = [ns.x, ns.x] %}"
+            "{% set ns.y = [ns.y, ns.y] %}{% endfor %}{% if ns.x == ns.y %}{% for m in messages %}{{ m.content }}{% endfor %}{% endif %}");
+        if (model.isEmpty())
+            QSKIP("hearth-synth is not built");
+        QSignalSpy replaced(m_worker, &EngineWorker::chatTemplateReplaced);
+        QVERIFY(load(model));
+        QCOMPARE(replaced.size(), 0); // it parses; only rendering it runs away
+        QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+        QSignalSpy failed(m_worker, &EngineWorker::answerFailed);
+        generate(5, 4);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size() + failed.size(), 1, 60000);
+        QCOMPARE(failed.size(), 0);
+        QCOMPARE(replaced.size(), 1);
+        QVERIFY2(replaced.at(0).at(0).toString().contains(QStringLiteral("too much work")), qPrintable(replaced.at(0).at(0).toString()));
+        QCOMPARE(replaced.at(0).at(1).toString(), QStringLiteral("llama2")); // the synthetic vocabulary's <s>
+        generate(6, 4);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
+        QCOMPARE(replaced.size(), 1);
+    }
+
+    void unparsableTemplateIsReportedAtLoad()
+    {
+        const QString model = hearth::test::makeTinyModelWithTemplate(m_dir.path(), QStringLiteral("broken"), "{% for m in %}");
+        if (model.isEmpty())
+            QSKIP("hearth-synth is not built");
+        QSignalSpy replaced(m_worker, &EngineWorker::chatTemplateReplaced);
+        QVERIFY(load(model));
+        QTRY_COMPARE(replaced.size(), 1);
+        QVERIFY2(replaced.at(0).at(0).toString().contains(QStringLiteral("line 1")), qPrintable(replaced.at(0).at(0).toString()));
+        QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+        generate(7, 4);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QCOMPARE(replaced.size(), 1);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEngineWorker)

@@ -337,7 +337,9 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("source");
         QTest::addColumn<QString>("message");
-        const auto row = [](const char* name, const char* source, const char* message) { QTest::newRow(name) << source << message; };
+        QTest::addColumn<bool>("limit"); // a limit against runaway templates, not a mistake in one
+        const auto row = [](const char* name, const char* source, const char* message) { QTest::newRow(name) << source << message << false; };
+        const auto limit = [](const char* name, const char* source, const char* message) { QTest::newRow(name) << source << message << true; };
         row("unterminated tag", "ok\n  {{ 1 + ", "line 2, column 3: unterminated tag");
         row("unterminated block", "{% if true %", "line 1, column 1: unterminated tag");
         row("unterminated comment", "a {# b", "line 1, column 3: unterminated comment");
@@ -352,12 +354,12 @@ private Q_SLOTS:
             "Only user and assistant roles are supported!");
         row("call undefined", "{{ nope() }}", "'nope' is undefined");
         row("division by zero", "{{ 1 // 0 }}", "division by zero");
-        row("runaway loop", "{% for i in range(1000) %}{% for j in range(1000) %}{% for k in range(2) %}{% endfor %}{% endfor %}{% endfor %}",
+        limit("runaway loop", "{% for i in range(1000) %}{% for j in range(1000) %}{% for k in range(2) %}{% endfor %}{% endfor %}{% endfor %}",
             "too many loop iterations");
-        row("lists built in a loop", "{% for i in range(1000000) %}{% set x = range(999999) %}{% endfor %}", "too much work");
-        row("strings built in a loop", "{% for i in range(100000) %}{% set s = 'x' * 50000000 %}{% endfor %}", "too much work");
-        row("recursion", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "nested too deeply");
-        row("huge string", "{{ 'x' * 100000000000 }}", "too large");
+        limit("lists built in a loop", "{% for i in range(1000000) %}{% set x = range(999999) %}{% endfor %}", "too much work");
+        limit("strings built in a loop", "{% for i in range(100000) %}{% set s = 'x' * 50000000 %}{% endfor %}", "too much work");
+        limit("recursion", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "nested too deeply");
+        limit("huge string", "{{ 'x' * 100000000000 }}", "too large");
         row("integer overflow", "{{ 9223372036854775807 + 1 }}", "integer overflow");
         row("break outside loop", "{% break %}", "outside of a loop");
         row("set attribute on non-namespace", "{% set s = 'x' %}{% set s.a = 1 %}", "cannot set attribute");
@@ -367,9 +369,10 @@ private Q_SLOTS:
     {
         QFETCH(QString, source);
         QFETCH(QString, message);
+        QFETCH(bool, limit);
         auto r = render(source.toStdString());
         QVERIFY2(!r.ok(), qPrintable(QStringLiteral("rendered: ") + QString::fromStdString(r.ok() ? *r : "")));
-        QCOMPARE(r.code(), hearth::ErrorCode::InvalidArgument);
+        QCOMPARE(r.code(), limit ? hearth::ErrorCode::LimitExceeded : hearth::ErrorCode::InvalidArgument);
         QVERIFY2(QString::fromStdString(r.message()).contains(message), r.message().c_str());
     }
 
@@ -389,8 +392,9 @@ private Q_SLOTS:
         for (int i = 0; i < 100000; ++i)
             filters += "|trim";
         QVERIFY(!render(filters + " }}").ok());
-        // A namespace that holds itself prints without recursing forever.
-        QVERIFY(render("{% set ns = namespace() %}{% set ns.self = ns %}{{ ns }}{{ ns | tojson }}{{ ns == ns }}").ok());
+        // A namespace that holds itself prints without recursing forever (tst_hostile_templates
+        // has the rest of such values).
+        QVERIFY(render("{% set ns = namespace() %}{% set ns.self = ns %}{{ ns }}{{ ns == ns }}").ok());
     }
 
     void garbageNeverCrashes()
@@ -466,8 +470,14 @@ private Q_SLOTS:
         const FakeTokenizer bpe({"<|endoftext|>", "a", "b"}, hearth::InvalidToken, 0);
         QCOMPARE(ChatTemplate::forModel(FakeModel(bpe, "")).name(), std::string("plain"));
 
-        // A template that does not parse falls back the same way.
-        QCOMPARE(ChatTemplate::forModel(FakeModel(chatml, "{% for %}")).name(), std::string("chatml"));
+        // A template that does not parse falls back the same way, and says why.
+        std::string problem;
+        QCOMPARE(ChatTemplate::forModel(FakeModel(chatml, "{% for %}"), &problem).name(), std::string("chatml"));
+        QVERIFY2(QString::fromStdString(problem).contains(QStringLiteral("line 1")), problem.c_str());
+        problem.clear();
+        QCOMPARE(ChatTemplate::forModel(withTemplate, &problem).name(), std::string("jinja"));
+        QVERIFY(problem.empty());
+        QCOMPARE(ChatTemplate::fallbackFor(withTemplate).name(), std::string("llama2"));
     }
 
     void copiesShareTheParsedTemplate()

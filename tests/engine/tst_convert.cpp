@@ -502,6 +502,24 @@ private Q_SLOTS:
         QVERIFY(rejected > 0);
     }
 
+    void tokenIdsBeyondTheListAreRefusedFirst()
+    {
+        // 47 bytes that name token id 4,194,303: refused before arrays for four million tokens
+        // are allocated, since a vocabulary of one entry has no such id.
+        const std::string tiny = R"({"model":{"type":"BPE","vocab":{"a": 4194303}}})";
+        QCOMPARE(tiny.size(), std::size_t(47));
+        auto parsed = convert::parseTokenizerJson(tiny);
+        QVERIFY(!parsed);
+        QVERIFY2(QString::fromStdString(parsed.message()).contains(QStringLiteral("lists 1 tokens")), parsed.message().c_str());
+        auto added = convert::parseTokenizerJson(R"({"model":{"vocab":{"a":0}},"added_tokens":[{"id":3000000,"content":"<x>"}]})");
+        QVERIFY(!added);
+        QVERIFY2(QString::fromStdString(added.message()).contains(QStringLiteral("lists 2 tokens")), added.message().c_str());
+        // Ids within the list still place as before.
+        auto fine = convert::parseTokenizerJson(R"({"model":{"vocab":{"b":1,"a":0}},"added_tokens":[{"id":2,"content":"<x>","special":true}]})");
+        QVERIFY2(fine, fine.message().c_str());
+        QCOMPARE(fine->tokens.size(), std::size_t(3));
+    }
+
     void predictorFolderGivesPowerInferFile()
     {
         QTemporaryDir dir;

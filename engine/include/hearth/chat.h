@@ -24,8 +24,11 @@ class ChatTemplate {
 public:
     enum class Builtin { Llama2, ChatML, Plain };
 
-    /// The model's template when it has a usable one, otherwise a fallback guessed from its vocabulary.
-    static ChatTemplate forModel(const Model& model);
+    /// The model's template when it has a usable one, otherwise fallbackFor(model). When the model
+    /// has a template that does not parse, @p problem (if given) says why it was not used.
+    static ChatTemplate forModel(const Model& model, std::string* problem = nullptr);
+    /// The built-in template that suits @p model's vocabulary, for when its own cannot be used.
+    static ChatTemplate fallbackFor(const Model& model);
     /// Parses a Jinja template. bos/eos fill the template's bos_token/eos_token variables.
     static Result<ChatTemplate> fromJinja(const std::string& source, const std::string& bosToken,
                                           const std::string& eosToken);
@@ -38,6 +41,9 @@ public:
     ~ChatTemplate();
 
     /// Renders @p messages; with @p addGenerationPrompt the text ends where the assistant's reply starts.
+    /// Whatever a model's template does, this ends quickly: a template that would take too long,
+    /// too much memory or values nested too deeply fails with ErrorCode::LimitExceeded (or
+    /// OutOfMemory), and the caller should switch to fallbackFor() rather than retry.
     [[nodiscard]] Result<std::string> apply(std::span<const ChatMessage> messages, bool addGenerationPrompt) const;
     /// "jinja", "llama2", "chatml" or "plain".
     [[nodiscard]] std::string name() const;

@@ -22,6 +22,7 @@ enum class ErrorCode {
     OutOfMemory,     ///< an allocation failed (host or device)
     Cancelled,       ///< the caller asked to stop
     ContextFull,     ///< the session's context window has no room for the tokens
+    LimitExceeded,   ///< the input asks for more work or memory than Hearth allows it (a hostile template)
     Internal,        ///< a bug: an invariant did not hold
 };
 

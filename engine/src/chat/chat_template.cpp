@@ -67,17 +67,24 @@ ChatTemplate ChatTemplate::builtin(Builtin kind)
     return ChatTemplate(std::move(impl));
 }
 
-ChatTemplate ChatTemplate::forModel(const Model& model)
+ChatTemplate ChatTemplate::forModel(const Model& model, std::string* problem)
 {
     const Tokenizer& tokenizer = model.tokenizer();
-    const std::string bos = tokenText(tokenizer, tokenizer.bos());
-    const std::string eos = tokenText(tokenizer, tokenizer.eos());
     if (!model.chatTemplateSource().empty()) {
-        auto parsed = fromJinja(model.chatTemplateSource(), bos, eos);
+        auto parsed = fromJinja(model.chatTemplateSource(), tokenText(tokenizer, tokenizer.bos()), tokenText(tokenizer, tokenizer.eos()));
         if (parsed)
             return std::move(parsed).value();
+        if (problem)
+            *problem = parsed.message();
     }
-    // No usable template: guess the format from the vocabulary's special tokens.
+    return fallbackFor(model);
+}
+
+ChatTemplate ChatTemplate::fallbackFor(const Model& model)
+{
+    // Guess the format from the vocabulary's special tokens.
+    const Tokenizer& tokenizer = model.tokenizer();
+    const std::string bos = tokenText(tokenizer, tokenizer.bos());
     if (tokenizer.findToken("<|im_start|>") != InvalidToken)
         return builtin(Builtin::ChatML);
     if (bos == "<s>" || tokenizer.findToken("[INST]") != InvalidToken)

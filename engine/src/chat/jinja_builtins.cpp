@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "chat/jinja_builtins.h"
 
+#include "chat/checked_math.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <ctime>
+#include <limits>
+#include <unordered_set>
 
 namespace hearth::jinja {
 
@@ -14,6 +18,11 @@ namespace {
 Status fail(const std::string& message)
 {
     return {ErrorCode::InvalidArgument, message};
+}
+
+Status tooLarge(const std::string& message)
+{
+    return {ErrorCode::LimitExceeded, message};
 }
 
 bool isPySpace(char c)
@@ -78,6 +87,7 @@ std::size_t codePointCount(const std::string& s)
 
 Result<std::string> replace(const std::string& s, const std::string& from, const std::string& to, std::int64_t count)
 {
+    spendSearch(s.size(), from.size());
     std::string out;
     std::size_t pos = 0;
     std::int64_t done = 0;
@@ -91,7 +101,7 @@ Result<std::string> replace(const std::string& s, const std::string& from, const
             if (i < s.size())
                 out += s[i];
             if (out.size() > MaxCollectionSize)
-                return fail("replace() result is too large");
+                return tooLarge("replace() result is too large");
         }
         return out;
     }
@@ -104,7 +114,7 @@ Result<std::string> replace(const std::string& s, const std::string& from, const
         pos = hit + from.size();
         ++done;
         if (out.size() > MaxCollectionSize)
-            return fail("replace() result is too large");
+            return tooLarge("replace() result is too large");
     }
     out.append(s, pos, std::string::npos);
     return out;
@@ -134,6 +144,7 @@ ValueList split(const std::string& s, const Value* sep, std::int64_t maxSplit)
         return parts;
     }
     const std::string& separator = sep->asString();
+    spendSearch(s.size(), separator.size());
     std::size_t pos = 0;
     while (maxSplit < 0 || static_cast<std::int64_t>(parts.size()) < maxSplit) {
         const std::size_t hit = s.find(separator, pos);
@@ -151,7 +162,18 @@ std::int64_t intArg(const CallArgs& args, std::string_view name, std::size_t ind
     const Value* v = args.get(name, index);
     if (!v || (!v->isInt() && !v->isFloat() && !v->isBool()))
         return fallback;
-    return v->isInt() ? v->asInt() : static_cast<std::int64_t>(v->asNumber());
+    if (v->isInt())
+        return v->asInt();
+    // A float outside int64's range does not convert (undefined behaviour); it saturates, which
+    // is what a count or a maximum of that size means anyway.
+    const double d = v->asNumber();
+    if (std::isnan(d))
+        return fallback;
+    if (d >= 9.2e18)
+        return std::numeric_limits<std::int64_t>::max();
+    if (d <= -9.2e18)
+        return std::numeric_limits<std::int64_t>::min();
+    return static_cast<std::int64_t>(d);
 }
 
 std::string stringArg(const CallArgs& args, std::string_view name, std::size_t index, const std::string& fallback = {})
@@ -169,6 +191,7 @@ bool boolArg(const CallArgs& args, std::string_view name, std::size_t index, boo
 // Elements of anything iterable: list items, dict keys, string characters (UTF-8 aware).
 Result<ValueList> iterate(const Value& v)
 {
+    spendSteps(v.isList() ? v.asList().size() : v.isDict() ? v.asDict().entries.size() : 0);
     switch (v.kind()) {
     case Value::Kind::List:
         return v.asList();
@@ -264,16 +287,19 @@ Result<Value> sortValues(const Value& input, const CallArgs& args)
     const bool reverse = boolArg(args, "reverse", 0, false);
     const bool caseSensitive = boolArg(args, "case_sensitive", 1, false);
     const std::string attribute = stringArg(args, "attribute", 2);
-    ValueList list = std::move(items).value();
-    auto key = [&](const Value& v) {
-        Value k = attribute.empty() ? v : attributeOf(v, attribute);
+    // Keys once per item, not once per comparison.
+    std::vector<std::pair<Value, std::size_t>> keyed;
+    keyed.reserve(items->size());
+    for (std::size_t i = 0; i < items->size(); ++i) {
+        Value k = attribute.empty() ? (*items)[i] : attributeOf((*items)[i], attribute);
         if (!caseSensitive && k.isString())
             k = Value(lower(k.asString()));
-        return k;
-    };
+        keyed.emplace_back(std::move(k), i);
+    }
     bool comparable = true;
-    std::stable_sort(list.begin(), list.end(), [&](const Value& a, const Value& b) {
-        const auto c = compareValues(key(a), key(b));
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+        spendSteps();
+        const auto c = compareValues(a.first, b.first);
         if (!c) {
             comparable = false;
             return false;
@@ -282,7 +308,45 @@ Result<Value> sortValues(const Value& input, const CallArgs& args)
     });
     if (!comparable)
         return fail("sort: values of different types cannot be ordered");
-    return Value(std::move(list));
+    ValueList sorted;
+    sorted.reserve(keyed.size());
+    for (const auto& [_, index] : keyed)
+        sorted.push_back((*items)[index]);
+    return Value(std::move(sorted));
+}
+
+// |unique keeps the first of equal items, as Jinja does with a set of seen keys: hashing keeps it
+// linear where comparing each item with every kept one was quadratic.
+Result<Value> uniqueValues(const Value& input, const CallArgs& args)
+{
+    auto items = iterate(input);
+    if (!items)
+        return items.status();
+    const bool caseSensitive = boolArg(args, "case_sensitive", 0, false);
+    const std::string attribute = stringArg(args, "attribute", 1);
+    std::unordered_set<std::string> seen;
+    ValueList out;
+    for (const auto& item : *items) {
+        const Value key = attribute.empty() ? item : attributeOf(item, attribute);
+        // Python's hash equality: 1, 1.0 and True are one key; lists and dicts have no hash.
+        std::string hashKey;
+        if (key.isString()) {
+            spendScan(key.asString().size());
+            hashKey = "s" + (caseSensitive ? key.asString() : lower(key.asString()));
+        } else if (key.isNumber() || key.isBool()) {
+            const double d = key.asNumber();
+            hashKey = (key.isFloat() && d != std::floor(d)) || !std::isfinite(d) || std::abs(d) >= 9.2e18
+                          ? "f" + formatFloat(d)
+                          : "i" + std::to_string(key.isInt() ? key.asInt() : static_cast<std::int64_t>(d));
+        } else if (key.isNone() || key.isUndefined()) {
+            hashKey = "n";
+        } else {
+            return fail("unique: unhashable type '" + key.typeName() + "'");
+        }
+        if (seen.insert(std::move(hashKey)).second)
+            out.push_back(item);
+    }
+    return Value(std::move(out));
 }
 
 Result<Value> toInt(const Value& v, std::int64_t fallback)
@@ -336,6 +400,8 @@ std::string indent(const std::string& s, const std::string& pad, bool first, boo
         if ((!isFirst || first) && (blank || !line.empty()))
             out += pad;
         out += line;
+        if (out.size() > MaxCollectionSize)
+            throw RenderAborted("indent() result is too large");
         if (nl == std::string::npos)
             break;
         out += '\n';
@@ -349,7 +415,11 @@ std::string indent(const std::string& s, const std::string& pad, bool first, boo
 
 std::string strip(const std::string& s, StripSide side, const std::string& chars)
 {
-    const auto strippable = [&](char c) { return chars.empty() ? isPySpace(c) : chars.find(c) != std::string::npos; };
+    // A table, not chars.find(): a template may strip a long string with a long set of characters.
+    bool inSet[256] = {};
+    for (const char c : chars)
+        inSet[static_cast<unsigned char>(c)] = true;
+    const auto strippable = [&](char c) { return chars.empty() ? isPySpace(c) : inSet[static_cast<unsigned char>(c)]; };
     std::size_t begin = 0;
     std::size_t end = s.size();
     if (side != StripSide::Right) {
@@ -363,8 +433,25 @@ std::string strip(const std::string& s, StripSide side, const std::string& chars
     return s.substr(begin, end - begin);
 }
 
+namespace {
+
+// Every filter, test and method costs a step and reads its string input and arguments once; the
+// ones that walk lists charge per item in iterate(), searches charge in spendSearch().
+void spendOnCall(const Value& input, const CallArgs& args)
+{
+    std::size_t bytes = input.isString() ? input.asString().size() : 0;
+    for (const auto& v : args.positional)
+        bytes += v.isString() ? v.asString().size() : 0;
+    for (const auto& [_, v] : args.named)
+        bytes += v.isString() ? v.asString().size() : 0;
+    spendScan(bytes);
+}
+
+} // namespace
+
 Result<Value> applyFilter(const std::string& name, const Value& input, const CallArgs& args)
 {
+    spendOnCall(input, args);
     if (name == "safe" || name == "e" || name == "escape" || name == "forceescape")
         return input; // chat templates render text, not HTML: nothing is escaped
     if (name == "string")
@@ -412,7 +499,7 @@ Result<Value> applyFilter(const std::string& name, const Value& input, const Cal
             first = false;
             out += attribute.empty() ? item.str() : attributeOf(item, attribute).str();
             if (out.size() > MaxCollectionSize)
-                return fail("join() result is too large");
+                return tooLarge("join() result is too large");
         }
         return Value(std::move(out));
     }
@@ -488,17 +575,8 @@ Result<Value> applyFilter(const std::string& name, const Value& input, const Cal
     }
     if (name == "sort")
         return sortValues(input, args);
-    if (name == "unique") {
-        auto items = iterate(input);
-        if (!items)
-            return items.status();
-        ValueList out;
-        for (const auto& item : *items) {
-            if (std::none_of(out.begin(), out.end(), [&](const Value& o) { return o.equals(item); }))
-                out.push_back(item);
-        }
-        return Value(std::move(out));
-    }
+    if (name == "unique")
+        return uniqueValues(input, args);
     if (name == "selectattr" || name == "rejectattr")
         return selectOrReject(input, args, true, name == "selectattr");
     if (name == "select" || name == "reject")
@@ -542,8 +620,8 @@ Result<Value> applyFilter(const std::string& name, const Value& input, const Cal
                 if (!v.isNumber() && !v.isBool())
                     return fail("sum() needs numbers");
                 isFloat = isFloat || v.isFloat();
-                if (v.isInt())
-                    isum += v.asInt();
+                if ((v.isInt() || v.isBool()) && addOverflows(isum, v.isInt() ? v.asInt() : std::int64_t(v.asBool()), isum))
+                    return fail("sum(): integer overflow");
                 fsum += v.asNumber();
             }
             return isFloat ? Value(fsum) : Value(isum);
@@ -572,6 +650,7 @@ Result<Value> applyFilter(const std::string& name, const Value& input, const Cal
 
 Result<bool> applyTest(const std::string& name, const Value& input, const CallArgs& args)
 {
+    spendOnCall(input, args);
     const Value* arg = args.get("", 0);
     const auto compare = [&](auto predicate) -> Result<bool> {
         if (!arg)
@@ -636,8 +715,12 @@ Result<bool> applyTest(const std::string& name, const Value& input, const CallAr
     if (name == "in") {
         if (!arg)
             return fail("test 'in' needs an argument");
-        if (arg->isString())
-            return input.isString() && arg->asString().find(input.asString()) != std::string::npos;
+        if (arg->isString()) {
+            if (!input.isString())
+                return false;
+            spendSearch(arg->asString().size(), input.asString().size());
+            return arg->asString().find(input.asString()) != std::string::npos;
+        }
         if (arg->isDict())
             return input.isString() && arg->asDict().find(input.asString()) != nullptr;
         if (arg->isList())
@@ -665,6 +748,7 @@ bool hasMethod(const Value& object, const std::string& name)
 
 Result<Value> callMethod(const Value& object, const std::string& name, const CallArgs& args)
 {
+    spendOnCall(object, args);
     if (object.isDict()) {
         const ValueDict& dict = object.asDict();
         if (name == "get") {
@@ -744,6 +828,7 @@ Result<Value> callMethod(const Value& object, const std::string& name, const Cal
     }
     if (name == "find" || name == "count") {
         const std::string needle = stringArg(args, "sub", 0);
+        spendSearch(s.size(), needle.size());
         if (name == "find") {
             const std::size_t hit = s.find(needle);
             return Value(hit == std::string::npos ? std::int64_t(-1) : static_cast<std::int64_t>(hit));
@@ -794,10 +879,12 @@ ValueDict standardGlobals()
         if (step == 0)
             return fail("range() step must not be zero");
         ValueList out;
-        for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+        for (std::int64_t i = start; step > 0 ? i < stop : i > stop;) {
             if (out.size() >= 1'000'000)
-                return fail("range() is too long");
+                return tooLarge("range() is too long");
             out.emplace_back(i);
+            if (addOverflows(i, step, i))
+                break; // the next value would be past any stop
         }
         return Value(std::move(out));
     })));

@@ -5,6 +5,7 @@
 /// Jinja's built-in filters, tests, global functions and the Python methods of strings and dicts
 /// that chat templates call. Errors carry no position: the interpreter adds the caller's.
 
+#include "chat/jinja_budget.h"
 #include "chat/jinja_value.h"
 
 #include <hearth/status.h>
@@ -13,9 +14,6 @@
 #include <string>
 
 namespace hearth::jinja {
-
-/// Upper bound on any string or list a template builds, so a hostile template cannot exhaust memory.
-constexpr std::size_t MaxCollectionSize = 64u << 20;
 
 /// x|name(args). Unknown filters are an error naming the filter.
 [[nodiscard]] Result<Value> applyFilter(const std::string& name, const Value& input, const CallArgs& args);

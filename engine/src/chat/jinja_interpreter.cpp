@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "chat/jinja_interpreter.h"
 
+#include "chat/checked_math.h"
 #include "chat/jinja_builtins.h"
 
 #include <algorithm>
@@ -21,41 +22,6 @@ namespace {
 
 enum class Flow { Normal, Break, Continue };
 
-constexpr std::uint64_t MaxWorkBytes = 1ull << 30;
-
-// Checked 64-bit arithmetic: a template's numbers must not overflow into undefined behaviour.
-bool addOverflows(std::int64_t a, std::int64_t b, std::int64_t& r)
-{
-    if ((b > 0 && a > std::numeric_limits<std::int64_t>::max() - b) || (b < 0 && a < std::numeric_limits<std::int64_t>::min() - b))
-        return true;
-    r = a + b;
-    return false;
-}
-
-bool subOverflows(std::int64_t a, std::int64_t b, std::int64_t& r)
-{
-    if ((b < 0 && a > std::numeric_limits<std::int64_t>::max() + b) || (b > 0 && a < std::numeric_limits<std::int64_t>::min() + b))
-        return true;
-    r = a - b;
-    return false;
-}
-
-bool mulOverflows(std::int64_t a, std::int64_t b, std::int64_t& r)
-{
-    if (a == 0 || b == 0) {
-        r = 0;
-        return false;
-    }
-    const std::int64_t max = std::numeric_limits<std::int64_t>::max();
-    const std::int64_t min = std::numeric_limits<std::int64_t>::min();
-    if ((a == -1 && b == min) || (b == -1 && a == min))
-        return true;
-    if (a > 0 ? (b > 0 ? a > max / b : b < min / a) : (b > 0 ? a < min / b : a < max / b))
-        return true;
-    r = a * b;
-    return false;
-}
-
 class Interpreter {
 public:
     Interpreter(const ValueDict& globals, const RenderLimits& limits)
@@ -64,16 +30,27 @@ public:
         m_scopes.push_back(standardGlobals());
         for (const auto& [k, v] : globals.entries)
             m_scopes.back().set(k, v);
-        // range() counts against the work budget so a loop cannot build huge lists over and over.
-        const Value range = *m_scopes.back().find("range");
-        m_scopes.back().set("range", Value(NativeFunction([this, range](const CallArgs& args) -> Result<Value> {
-            auto list = range.asFunction()(args);
-            if (list && list->isList())
-                HEARTH_TRY(spend(list->asList().size() * sizeof(Value)));
-            return list;
+        // Namespaces are the only values a template can change, so the only way to make a value
+        // that holds itself; the interpreter keeps them to know them and to break such cycles.
+        const Value makeNamespace = *m_scopes.back().find("namespace");
+        m_scopes.back().set("namespace", Value(NativeFunction([this, makeNamespace](const CallArgs& args) -> Result<Value> {
+            auto ns = makeNamespace.asFunction()(args);
+            if (ns)
+                m_namespaces.push_back(*ns);
+            return ns;
         })));
         m_scopes.emplace_back(); // the template's own top-level variables
     }
+
+    ~Interpreter()
+    {
+        // {% set ns.self = ns %} is a cycle of shared pointers that would never be freed.
+        for (const Value& ns : m_namespaces)
+            ns.asDict().entries.clear();
+    }
+
+    Interpreter(const Interpreter&) = delete;
+    Interpreter& operator=(const Interpreter&) = delete;
 
     Result<std::string> run(const Body& body)
     {
@@ -94,6 +71,8 @@ private:
     }
 
     static Status errorAt(SourcePos pos, const std::string& message) { return {ErrorCode::InvalidArgument, describe(pos) + message}; }
+    // A limit that keeps a hostile template from running away (time, memory, depth).
+    static Status limitAt(SourcePos pos, const std::string& message) { return {ErrorCode::LimitExceeded, describe(pos) + message}; }
 
     Value lookup(const std::string& name) const
     {
@@ -106,26 +85,17 @@ private:
 
     Status append(SourcePos pos, const std::string& text)
     {
+        spendScan(text.size());
         m_out += text;
         if (m_out.size() > MaxCollectionSize)
-            return errorAt(pos, "the rendered text is too large");
-        return {};
-    }
-
-    // Bytes of strings and lists built so far: each stays under MaxCollectionSize, and this bounds
-    // how often a loop may build them.
-    Status spend(std::size_t bytes)
-    {
-        m_work += bytes;
-        if (m_work > MaxWorkBytes)
-            return {ErrorCode::InvalidArgument, "the template does too much work (runaway loop?)"};
+            return limitAt(pos, "the rendered text is too large");
         return {};
     }
 
     Status countIteration(SourcePos pos)
     {
         if (++m_iterations > m_limits.maxLoopIterations)
-            return errorAt(pos, "too many loop iterations (more than " + std::to_string(m_limits.maxLoopIterations) + ")");
+            return limitAt(pos, "too many loop iterations (more than " + std::to_string(m_limits.maxLoopIterations) + ")");
         return {};
     }
 
@@ -154,6 +124,7 @@ private:
 
     Result<Flow> execStmt(const Stmt& stmt)
     {
+        spendSteps();
         switch (stmt.kind) {
         case Stmt::Kind::Text:
             HEARTH_TRY(append(stmt.pos, static_cast<const TextStmt&>(stmt).text));
@@ -251,12 +222,26 @@ private:
             return exec(s.otherwise);
         }
 
+        // One loop object per run of the loop, updated in place: a fresh dict per iteration
+        // would cost more than most loop bodies.
         const auto length = static_cast<std::int64_t>(items.size());
+        auto cycleIndex = std::make_shared<std::int64_t>(0);
+        ValueDict loopFields;
+        loopFields.set("cycle", Value(NativeFunction([cycleIndex](const CallArgs& args) -> Result<Value> {
+            if (args.positional.empty())
+                return Result<Value>(ErrorCode::InvalidArgument, "loop.cycle() needs at least one value");
+            return args.positional[static_cast<std::size_t>(*cycleIndex) % args.positional.size()];
+        })));
+        for (const char* name : {"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0", "previtem", "nextitem"})
+            loopFields.set(name, Value());
+        const Value loopValue(std::move(loopFields));
+        m_scopes.back().set("loop", loopValue);
+        ValueDict& loop = loopValue.asDict();
         for (std::int64_t i = 0; i < length; ++i) {
             HEARTH_TRY(countIteration(s.pos));
             const auto index = static_cast<std::size_t>(i);
             HEARTH_TRY(bindTargets(s.targets, items[index], s.pos));
-            ValueDict loop;
+            *cycleIndex = i;
             loop.set("index", Value(i + 1));
             loop.set("index0", Value(i));
             loop.set("revindex", Value(length - i));
@@ -268,12 +253,6 @@ private:
             loop.set("depth0", Value(std::int64_t(0)));
             loop.set("previtem", i > 0 ? items[index - 1] : Value());
             loop.set("nextitem", i + 1 < length ? items[index + 1] : Value());
-            loop.set("cycle", Value(NativeFunction([i](const CallArgs& args) -> Result<Value> {
-                if (args.positional.empty())
-                    return Result<Value>(ErrorCode::InvalidArgument, "loop.cycle() needs at least one value");
-                return args.positional[static_cast<std::size_t>(i) % args.positional.size()];
-            })));
-            m_scopes.back().set("loop", Value(std::move(loop)));
             JINJA_ASSIGN_OR_RETURN(flow, exec(s.body));
             if (flow == Flow::Break)
                 break;
@@ -294,10 +273,11 @@ private:
         }
         if (s.object) {
             JINJA_ASSIGN_OR_RETURN(object, eval(*s.object));
-            if (!object.isDict())
+            const bool isNamespace = std::any_of(m_namespaces.begin(), m_namespaces.end(), [&](const Value& ns) { return ns.sameObject(object); });
+            if (!isNamespace)
                 return errorAt(s.pos, "cannot set attribute '" + s.targets[0] + "' on " + object.typeName()
-                                          + " (use namespace() to change a variable from inside a loop)");
-            object.asDict().set(s.targets[0], std::move(value));
+                                          + " (only on a namespace(); use one to change a variable from inside a loop)");
+            object.asDict().setAttribute(s.targets[0], std::move(value));
             return Flow::Normal;
         }
         HEARTH_TRY(bindTargets(s.targets, value, s.pos));
@@ -308,7 +288,7 @@ private:
     {
         if (m_callDepth >= m_limits.maxCallDepth) {
             m_positioned = true;
-            return errorAt(s.pos, "macro calls are nested too deeply (recursion?)");
+            return limitAt(s.pos, "macro calls are nested too deeply (recursion?)");
         }
         ValueDict frame;
         for (std::size_t i = 0; i < s.params.size(); ++i) {
@@ -354,6 +334,7 @@ private:
 
     Result<Value> eval(const Expr& expr)
     {
+        spendSteps();
         switch (expr.kind) {
         case Expr::Kind::Literal:
             return static_cast<const LiteralExpr&>(expr).value;
@@ -530,29 +511,20 @@ private:
         const std::int64_t stop = clampIndex(bounds[1], step > 0 ? size : -1);
         ValueList list;
         std::string text;
-        for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+        // start and stop lie in [-1, size]; a step that would jump past the end (or overflow
+        // getting there) ends the slice.
+        for (std::int64_t i = start; step > 0 ? i < stop : i > stop;) {
             if (object.isList())
                 list.push_back(object.asList()[static_cast<std::size_t>(i)]);
             else
                 text += object.asString()[static_cast<std::size_t>(i)];
+            if (addOverflows(i, step, i))
+                break;
         }
         return object.isList() ? Value(std::move(list)) : Value(std::move(text));
     }
 
     Result<Value> evalBinary(const BinaryExpr& e)
-    {
-        JINJA_ASSIGN_OR_RETURN(value, evalBinaryUncharged(e));
-        if (value.isString() && value.asString().size() > 64) {
-            if (Status s = spend(value.asString().size()); !s.ok())
-                return positioned(e.pos, s);
-        } else if (value.isList()) {
-            if (Status s = spend(value.asList().size() * sizeof(Value)); !s.ok())
-                return positioned(e.pos, s);
-        }
-        return value;
-    }
-
-    Result<Value> evalBinaryUncharged(const BinaryExpr& e)
     {
         JINJA_ASSIGN_OR_RETURN(left, eval(*e.left));
         if (e.op == BinaryOp::And)
@@ -580,12 +552,12 @@ private:
                 return Value(left.asNumber() + right.asNumber());
             if (left.isString() && right.isString()) {
                 if (tooLarge(left.asString().size() + right.asString().size()))
-                    return errorAt(e.pos, "string is too large");
+                    return limitAt(e.pos, "string is too large");
                 return Value(left.asString() + right.asString());
             }
             if (left.isList() && right.isList()) {
-                if (tooLarge(left.asList().size() + right.asList().size()))
-                    return errorAt(e.pos, "list is too large");
+                if (left.asList().size() + right.asList().size() > MaxListItems)
+                    return limitAt(e.pos, "list is too large");
                 ValueList joined = left.asList();
                 joined.insert(joined.end(), right.asList().begin(), right.asList().end());
                 return Value(std::move(joined));
@@ -616,8 +588,9 @@ private:
                 return unsupported("*");
             const auto n = static_cast<std::size_t>(std::max<std::int64_t>(0, count.asInt()));
             const std::size_t unit = seq.isString() ? seq.asString().size() : seq.asList().size();
-            if (unit != 0 && n > MaxCollectionSize / unit)
-                return errorAt(e.pos, "repeated sequence is too large");
+            const std::size_t limit = seq.isString() ? MaxCollectionSize : MaxListItems;
+            if (unit != 0 && n > limit / unit)
+                return limitAt(e.pos, "repeated sequence is too large");
             if (seq.isString()) {
                 if (unit == 1)
                     return Value(std::string(n, seq.asString()[0]));
@@ -685,7 +658,7 @@ private:
             std::string text = left.str();
             const std::string tail = right.str();
             if (tooLarge(text.size() + tail.size()))
-                return errorAt(e.pos, "string is too large");
+                return limitAt(e.pos, "string is too large");
             return Value(text + tail);
         }
         case BinaryOp::Eq:
@@ -721,8 +694,8 @@ private:
     RenderLimits m_limits;
     std::vector<ValueDict> m_scopes;
     std::string m_out;
+    std::vector<Value> m_namespaces;
     std::uint64_t m_iterations = 0;
-    std::uint64_t m_work = 0;
     int m_callDepth = 0;
     bool m_positioned = false;
 };
@@ -733,7 +706,17 @@ private:
 
 Result<std::string> render(const Body& body, const ValueDict& globals, const RenderLimits& limits)
 {
-    return Interpreter(globals, limits).run(body);
+    RenderBudget budget(limits);
+    try {
+        return Interpreter(globals, limits).run(body);
+    } catch (const RenderAborted& e) {
+        return Result<std::string>(ErrorCode::LimitExceeded, e.what());
+    } catch (const std::bad_alloc&) {
+        // Every value is counted, so this means the machine itself is short of memory.
+        return Result<std::string>(ErrorCode::OutOfMemory, "not enough memory to render the chat template");
+    } catch (const std::length_error&) {
+        return Result<std::string>(ErrorCode::LimitExceeded, "the template builds a value that is too large");
+    }
 }
 
 } // namespace hearth::jinja

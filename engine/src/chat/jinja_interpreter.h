@@ -5,6 +5,7 @@
 /// Evaluates a parsed Jinja template against a set of global variables.
 
 #include "chat/jinja_ast.h"
+#include "chat/jinja_budget.h"
 #include "chat/jinja_value.h"
 
 #include <hearth/status.h>
@@ -13,13 +14,9 @@
 
 namespace hearth::jinja {
 
-struct RenderLimits {
-    std::uint64_t maxLoopIterations = 1'000'000; ///< over the whole render
-    int maxCallDepth = 64;                        ///< nested macro calls
-};
-
 /// Renders @p body. @p globals are visible everywhere, on top of the standard ones (range,
 /// namespace, raise_exception, ...). Errors name the line and column where evaluation failed.
+/// Whatever the template does, the render ends within @p limits with the text or an error.
 [[nodiscard]] Result<std::string> render(const Body& body, const ValueDict& globals, const RenderLimits& limits = {});
 
 } // namespace hearth::jinja

@@ -1,10 +1,105 @@
 // SPDX-License-Identifier: MIT
 #include "chat/jinja_value.h"
 
+#include "chat/jinja_budget.h"
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
 namespace hearth::jinja {
+
+namespace {
+
+// Containers are freed one at a time from a work list instead of recursively: a template can nest
+// a million lists ({% set ns.x = [ns.x] %} in a loop), and freeing that recursively would
+// overflow the stack. The outermost free on a thread owns the list; frees it triggers join it.
+struct PendingFree {
+    ValueList* list = nullptr;
+    ValueDict* dict = nullptr;
+};
+thread_local std::vector<PendingFree>* t_pendingFrees = nullptr;
+
+void freeLater(PendingFree item) noexcept
+{
+    if (t_pendingFrees) {
+        try {
+            t_pendingFrees->push_back(item);
+            return;
+        } catch (...) {
+            // No memory for the work list: free this one right away (nesting here is rare).
+        }
+        delete item.list;
+        delete item.dict;
+        return;
+    }
+    std::vector<PendingFree> pending;
+    t_pendingFrees = &pending;
+    for (PendingFree next = item;;) {
+        delete next.list; // frees of its children land in `pending`
+        delete next.dict;
+        if (pending.empty())
+            break;
+        next = pending.back();
+        pending.pop_back();
+    }
+    t_pendingFrees = nullptr;
+}
+
+// What a value costs beyond its contents: the shared block and the allocator's bookkeeping.
+constexpr std::uint64_t Overhead = 64;
+
+std::uint64_t bytesOf(const ValueDict& dict)
+{
+    return Overhead + dict.entries.size() * sizeof(dict.entries[0]);
+}
+
+} // namespace
+
+// Creating a value charges the render for the time (one step per 64 bytes or per item) and for
+// the memory, which the deleter gives back.
+Value::Value(std::string v)
+{
+    const std::uint64_t bytes = Overhead + v.size();
+    spendSteps(1 + v.size() / 64);
+    spendMemory(bytes);
+    m_data = std::shared_ptr<const std::string>(new std::string(std::move(v)), [bytes](const std::string* p) {
+        releaseMemory(bytes);
+        delete p;
+    });
+}
+
+Value::Value(ValueList v)
+{
+    const std::uint64_t bytes = Overhead + v.size() * sizeof(Value);
+    spendSteps(1 + v.size());
+    spendMemory(bytes);
+    m_data = std::shared_ptr<ValueList>(new ValueList(std::move(v)), [bytes](ValueList* p) {
+        releaseMemory(bytes);
+        freeLater({p, nullptr});
+    });
+}
+
+Value::Value(ValueDict v)
+{
+    spendSteps(1 + v.entries.size());
+    spendMemory(bytesOf(v));
+    // A namespace grows after it is made (setAttribute), so the size is read when it is freed.
+    m_data = std::shared_ptr<ValueDict>(new ValueDict(std::move(v)), [](ValueDict* p) {
+        releaseMemory(bytesOf(*p));
+        freeLater({nullptr, p});
+    });
+}
+
+Value::Value(NativeFunction f)
+{
+    spendSteps();
+    spendMemory(Overhead);
+    m_data = std::shared_ptr<NativeFunction>(new NativeFunction(std::move(f)), [](NativeFunction* p) {
+        releaseMemory(Overhead);
+        delete p;
+    });
+}
 
 const Value* ValueDict::find(std::string_view key) const
 {
@@ -24,6 +119,13 @@ void ValueDict::set(std::string key, Value value)
         }
     }
     entries.emplace_back(std::move(key), std::move(value));
+}
+
+void ValueDict::setAttribute(std::string key, Value value)
+{
+    if (!find(key))
+        spendMemory(sizeof(entries[0]));
+    set(std::move(key), std::move(value));
 }
 
 const Value* CallArgs::get(std::string_view name, std::size_t index) const
@@ -192,48 +294,67 @@ void appendJsonString(std::string& out, const std::string& s)
 
 } // namespace
 
-namespace {
-constexpr int MaxNesting = 64;
-}
-
 std::string Value::repr() const
 {
-    return reprAt(0);
+    std::string out;
+    appendRepr(out, 0);
+    return out;
 }
 
-std::string Value::reprAt(int depth) const
+namespace {
+
+void checkTextSize(const std::string& out)
 {
-    if (depth > MaxNesting && (isList() || isDict()))
-        return "...";
+    if (out.size() > MaxCollectionSize)
+        throw RenderAborted("the text of a value is too large (more than " + std::to_string(MaxCollectionSize >> 20) + " MiB)");
+}
+
+} // namespace
+
+void Value::appendRepr(std::string& out, int depth) const
+{
+    spendSteps();
+    checkTextSize(out);
+    if (depth > MaxValueNesting && (isList() || isDict())) {
+        out += "..."; // as Python prints a list that holds itself
+        return;
+    }
     switch (kind()) {
     case Kind::String:
-        return pythonQuote(asString());
+        spendScan(asString().size());
+        out += pythonQuote(asString());
+        break;
     case Kind::List: {
-        std::string out = "[";
+        out += '[';
         bool first = true;
         for (const auto& item : asList()) {
             if (!first)
                 out += ", ";
             first = false;
-            out += item.reprAt(depth + 1);
+            item.appendRepr(out, depth + 1);
         }
-        return out + "]";
+        out += ']';
+        break;
     }
     case Kind::Dict: {
-        std::string out = "{";
+        out += '{';
         bool first = true;
         for (const auto& [k, v] : asDict().entries) {
             if (!first)
                 out += ", ";
             first = false;
-            out += pythonQuote(k) + ": " + v.reprAt(depth + 1);
+            out += pythonQuote(k);
+            out += ": ";
+            v.appendRepr(out, depth + 1);
         }
-        return out + "}";
+        out += '}';
+        break;
     }
     case Kind::Undefined:
-        return "None";
+        out += "None";
+        break;
     default:
-        return str();
+        out += str();
     }
 }
 
@@ -245,10 +366,10 @@ void Value::appendJson(std::string& out, int indent, int level) const
         out += '\n';
         out.append(static_cast<std::size_t>(indent * depth), ' ');
     };
-    if (level > MaxNesting) {
-        out += "null";
-        return;
-    }
+    spendSteps();
+    checkTextSize(out);
+    if (level > MaxValueNesting)
+        throw RenderAborted("tojson: values are nested too deeply (a value that holds itself?)");
     switch (kind()) {
     case Kind::Undefined:
     case Kind::None:
@@ -268,6 +389,7 @@ void Value::appendJson(std::string& out, int indent, int level) const
         break;
     }
     case Kind::String:
+        spendScan(asString().size());
         appendJsonString(out, asString());
         break;
     case Kind::List: {
@@ -315,10 +437,24 @@ bool Value::equals(const Value& other) const
     return equalsAt(other, 0);
 }
 
+bool Value::sameObject(const Value& other) const
+{
+    if (isList() && other.isList())
+        return &asList() == &other.asList();
+    if (isDict() && other.isDict())
+        return &asDict() == &other.asDict();
+    if (isFunction() && other.isFunction())
+        return &asFunction() == &other.asFunction();
+    return false;
+}
+
 bool Value::equalsAt(const Value& other, int depth) const
 {
-    if (depth > MaxNesting)
-        return false;
+    spendSteps();
+    if (depth > MaxValueNesting)
+        throw RenderAborted("cannot compare values nested this deeply (a value that holds itself?)");
+    if (sameObject(other))
+        return true;
     const bool numeric = (isNumber() || isBool()) && (other.isNumber() || other.isBool());
     if (numeric) {
         if ((isInt() || isBool()) && (other.isInt() || other.isBool()))
@@ -332,6 +468,7 @@ bool Value::equalsAt(const Value& other, int depth) const
     case Kind::None:
         return true;
     case Kind::String:
+        spendScan(std::min(asString().size(), other.asString().size()));
         return asString() == other.asString();
     case Kind::List: {
         const auto& a = asList();
@@ -356,9 +493,7 @@ bool Value::equalsAt(const Value& other, int depth) const
         }
         return true;
     }
-    case Kind::Function:
-        return std::get<std::shared_ptr<NativeFunction>>(m_data) == std::get<std::shared_ptr<NativeFunction>>(other.m_data);
-    default:
+    default: // functions are equal only to themselves (sameObject above)
         return false;
     }
 }
@@ -375,6 +510,7 @@ std::optional<int> compareValues(const Value& a, const Value& b)
         return x < y ? -1 : x > y ? 1 : 0;
     }
     if (a.isString() && b.isString()) {
+        spendScan(std::min(a.asString().size(), b.asString().size()));
         const int c = a.asString().compare(b.asString());
         return c < 0 ? -1 : c > 0 ? 1 : 0;
     }

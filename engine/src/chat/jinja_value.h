@@ -29,6 +29,8 @@ struct ValueDict {
 
     [[nodiscard]] const Value* find(std::string_view key) const;
     void set(std::string key, Value value);
+    /// set() on a dict a Value holds (a namespace): a new entry is charged to the render.
+    void setAttribute(std::string key, Value value);
 };
 
 /// Arguments of a call, a filter or a test, already evaluated.
@@ -51,12 +53,14 @@ public:
     Value(int v) : m_data(std::int64_t(v)) {}
     Value(std::int64_t v) : m_data(v) {}
     Value(double v) : m_data(v) {}
-    Value(std::string v) : m_data(std::move(v)) {}
-    Value(std::string_view v) : m_data(std::string(v)) {}
-    Value(const char* v) : m_data(std::string(v)) {}
-    Value(ValueList v) : m_data(std::make_shared<ValueList>(std::move(v))) {}
-    Value(ValueDict v) : m_data(std::make_shared<ValueDict>(std::move(v))) {}
-    Value(NativeFunction f) : m_data(std::make_shared<NativeFunction>(std::move(f))) {}
+    /// Strings, lists, dicts and functions are shared, so copying a Value never copies its
+    /// contents; creating one charges its bytes to the render's budget (jinja_budget.h).
+    Value(std::string v);
+    Value(std::string_view v) : Value(std::string(v)) {}
+    Value(const char* v) : Value(std::string(v)) {}
+    Value(ValueList v);
+    Value(ValueDict v);
+    Value(NativeFunction f);
 
     [[nodiscard]] static Value none();
 
@@ -76,7 +80,7 @@ public:
     [[nodiscard]] std::int64_t asInt() const { return std::get<std::int64_t>(m_data); }
     /// Int or float as a double (bools count as 0/1, as in Python).
     [[nodiscard]] double asNumber() const;
-    [[nodiscard]] const std::string& asString() const { return std::get<std::string>(m_data); }
+    [[nodiscard]] const std::string& asString() const { return *std::get<std::shared_ptr<const std::string>>(m_data); }
     /// Lists and dicts are shared by reference, like Python objects (namespace attributes rely on it).
     [[nodiscard]] ValueList& asList() const { return *std::get<std::shared_ptr<ValueList>>(m_data); }
     [[nodiscard]] ValueDict& asDict() const { return *std::get<std::shared_ptr<ValueDict>>(m_data); }
@@ -90,21 +94,25 @@ public:
     [[nodiscard]] std::string repr() const;
     /// JSON text; @p indent < 0 means one line with ", " and ": " separators (Python's json.dumps).
     [[nodiscard]] std::string toJson(int indent = -1) const;
-    /// Python ==: numbers compare by value, containers element-wise.
+    /// Python ==: numbers compare by value, containers element-wise (the same container is
+    /// equal to itself without a walk).
     [[nodiscard]] bool equals(const Value& other) const;
+    /// True when both are the same list, dict or function (Python's `is` for containers).
+    [[nodiscard]] bool sameObject(const Value& other) const;
     /// A short type name for error messages.
     [[nodiscard]] std::string typeName() const;
 
 private:
     struct Undefined {};
     struct None {};
-    // Depth-limited workers: a template can make a namespace hold itself (ns.self = ns), and
-    // printing or comparing that must end instead of overflowing the stack.
+    // Depth-limited workers that charge the render per element: a template can make a namespace
+    // hold itself (ns.self = ns) or build a list that holds another twice, forty times over,
+    // and printing or comparing that must end instead of overflowing the stack or running for hours.
     void appendJson(std::string& out, int indent, int level) const;
-    [[nodiscard]] std::string reprAt(int depth) const;
+    void appendRepr(std::string& out, int depth) const;
     [[nodiscard]] bool equalsAt(const Value& other, int depth) const;
 
-    std::variant<Undefined, None, bool, std::int64_t, double, std::string, std::shared_ptr<ValueList>,
+    std::variant<Undefined, None, bool, std::int64_t, double, std::shared_ptr<const std::string>, std::shared_ptr<ValueList>,
                  std::shared_ptr<ValueDict>, std::shared_ptr<NativeFunction>>
         m_data;
 };

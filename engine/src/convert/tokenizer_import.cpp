@@ -184,10 +184,13 @@ std::string splitPattern(const JsonValue* node, int depth = 0)
 }
 
 // Places @p text at @p id, growing the arrays; an id used twice with different texts is an error.
-Status place(ImportedVocab& vocab, std::int64_t id, const std::string& text, float score, std::int32_t type)
+// Ids must be below @p declared, the number of tokens the file lists: a vocabulary has no holes,
+// so a larger id is an error before anything is allocated for it.
+Status place(ImportedVocab& vocab, std::int64_t id, const std::string& text, float score, std::int32_t type, std::size_t declared)
 {
-    if (id < 0 || static_cast<std::uint64_t>(id) >= kMaxTokens) {
-        return invalid("tokenizer.json", "token id " + std::to_string(id) + " is out of range");
+    if (id < 0 || static_cast<std::uint64_t>(id) >= std::min(kMaxTokens, declared)) {
+        return invalid("tokenizer.json", "token id " + std::to_string(id) + " is out of range (the file lists "
+                                             + std::to_string(declared) + " tokens)");
     }
     const auto i = static_cast<std::size_t>(id);
     if (i >= vocab.tokens.size()) {
@@ -351,6 +354,9 @@ Result<ImportedVocab> parseTokenizerJson(std::string_view json)
 
     ImportedVocab vocab;
     const JsonValue* entries = model->find("vocab");
+    const JsonValue* added = root.find("added_tokens");
+    const std::size_t declared = (entries == nullptr ? 0 : entries->isObject() ? entries->members().size() : entries->isArray() ? entries->items().size() : 0)
+        + (added != nullptr && added->isArray() ? added->items().size() : 0);
     if (type == "BPE") {
         if (entries == nullptr || !entries->isObject()) {
             return invalid(what, "the BPE model has no \"vocab\" object");
@@ -359,7 +365,7 @@ Result<ImportedVocab> parseTokenizerJson(std::string_view json)
             if (!id.isInteger()) {
                 return invalid(what, "the id of '" + text + "' is not an integer");
             }
-            HEARTH_TRY(place(vocab, id.toInteger(), text, 0.0f, isByteToken(text) && fallback ? kByte : kNormal));
+            HEARTH_TRY(place(vocab, id.toInteger(), text, 0.0f, isByteToken(text) && fallback ? kByte : kNormal, declared));
         }
         const bool byteLevel = hasByteLevel(root.find("pre_tokenizer")) || hasByteLevel(root.find("decoder"));
         if (fallback || !byteLevel) {
@@ -434,7 +440,7 @@ Result<ImportedVocab> parseTokenizerJson(std::string_view json)
             }
             const std::string& text = entry.items()[0].toString();
             HEARTH_TRY(place(vocab, id, text, static_cast<float>(entry.items()[1].toNumber()),
-                             isByteToken(text) && fallback ? kByte : kNormal));
+                             isByteToken(text) && fallback ? kByte : kNormal, declared));
             ++id;
         }
         vocab.model = "llama";
@@ -446,7 +452,7 @@ Result<ImportedVocab> parseTokenizerJson(std::string_view json)
         return Status(ErrorCode::Unsupported, what + ": tokenizer model \"" + type + "\" is not supported");
     }
 
-    if (const JsonValue* added = root.find("added_tokens"); added != nullptr) {
+    if (added != nullptr) {
         if (!added->isArray()) {
             return invalid(what, "\"added_tokens\" is not a list");
         }
@@ -464,7 +470,7 @@ Result<ImportedVocab> parseTokenizerJson(std::string_view json)
                 && vocab.tokens[static_cast<std::size_t>(i)] != content->toString()) {
                 return invalid(what, "added token " + std::to_string(i) + " contradicts the vocabulary");
             }
-            HEARTH_TRY(place(vocab, i, content->toString(), 0.0f, isSpecial ? kControl : kUserDefined));
+            HEARTH_TRY(place(vocab, i, content->toString(), 0.0f, isSpecial ? kControl : kUserDefined, declared));
         }
     }
     for (std::size_t i = 0; i < vocab.types.size(); ++i) {

@@ -83,6 +83,8 @@ void declareFamilyMetadata(gguf::GgufWriter& writer, const SynthOptions& options
         declareFalconMetadata(writer, options);
     else
         declareOptMetadata(writer, options);
+    if (!options.chatTemplate.empty())
+        writer.setString("tokenizer.chat_template", options.chatTemplate);
 }
 
 void declareBpeVocabulary(gguf::GgufWriter& writer, const std::string& architecture, int vocabSize)

@@ -87,7 +87,7 @@ void declareMetadata(gguf::GgufWriter& writer, const SynthOptions& options, cons
     writer.setUInt32("tokenizer.ggml.eos_token_id", SyntheticVocab::kEos);
     writer.setBool("tokenizer.ggml.add_bos_token", true);
     writer.setBool("tokenizer.ggml.add_eos_token", false);
-    writer.setString("tokenizer.chat_template", kChatTemplate);
+    writer.setString("tokenizer.chat_template", options.chatTemplate.empty() ? kChatTemplate : options.chatTemplate);
 }
 
 // Generates and converts one tensor row block by row block, handing the bytes to the writer.

@@ -28,6 +28,7 @@ struct SynthOptions {
     std::string ffnActivation = "swiglu"; // "swiglu", "reglu", "drelu" or "relu2" (hearth.ffn_activation);
                                           // falcon: "gelu" or "relu"; opt: "relu"
     std::uint64_t seed = 42;
+    std::string chatTemplate;           // tokenizer.chat_template; empty: the family's usual one
 };
 
 // One tensor the generator will write, in file order.
