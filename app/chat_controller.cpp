@@ -82,6 +82,7 @@ ChatController::ChatController(QObject* parent)
             m_modelPath = m_loadingPath;
             m_contextLength = contextLength;
             Q_EMIT modelChanged();
+            Q_EMIT contextChanged(); // the meter and Chat Settings compare with the new length
             if (m_settings)
                 m_settings->addRecentModel(m_modelPath);
             setErrorText({});
@@ -111,6 +112,12 @@ ChatController::ChatController(QObject* parent)
                                   "its built-in “%2” style; answers may be less accurate.")
                                    .arg(reason, builtinName);
         Q_EMIT modelChanged();
+    });
+    connect(m_worker, &EngineWorker::turnsLeftOut, this, [this](quint64 requestId, int turns) {
+        if (requestId != m_requestId)
+            return;
+        m_contextNote = tr("%n earlier message(s) no longer fit the model's context and were left out of this answer.", "", turns);
+        Q_EMIT contextChanged();
     });
     connect(m_worker, &EngineWorker::sessionReplaced, this, &ChatController::onSessionReplaced);
     connect(m_worker, &EngineWorker::tokenGenerated, this, &ChatController::onToken);
@@ -367,6 +374,10 @@ void ChatController::startAnswer()
     m_firstTokenMs = 0;
     m_sinceRequest.start();
     ++m_requestId;
+    if (!m_contextNote.isEmpty()) {
+        m_contextNote.clear(); // the worker says again if this answer leaves turns out too
+        Q_EMIT contextChanged();
+    }
     setState(State::Generating);
     QMetaObject::invokeMethod(m_worker, "generate", Qt::QueuedConnection, Q_ARG(quint64, m_requestId),
         Q_ARG(QList<hearth::app::ChatTurn>, turns), Q_ARG(hearth::app::SamplingSettings, m_sampling));
@@ -484,6 +495,19 @@ void ChatController::refreshSiblings(int row)
     m_messages.setSiblings(row, qMax(0, siblings.index), qMax(1, siblings.count()));
 }
 
+bool ChatController::deleteMessage(int row)
+{
+    if (m_state == State::Generating || row < 0 || row >= m_messages.rowCount())
+        return false;
+    if (!m_store->deleteMessage(m_messages.at(row).id, true)) {
+        setErrorText(m_store->lastError());
+        return false;
+    }
+    reloadMessages();
+    measureOpenConversation();
+    return true;
+}
+
 void ChatController::copyMessage(int row)
 {
     if (row >= 0 && row < m_messages.rowCount())
@@ -508,6 +532,7 @@ bool ChatController::copyLastAnswer()
 
 void ChatController::newConversation()
 {
+    m_contextNote.clear();
     m_conversationId = 0;
     m_title.clear();
     m_systemPrompt = m_settings ? m_settings->systemPrompt() : QString();
@@ -524,6 +549,7 @@ void ChatController::openConversation(qint64 id)
     const auto conversation = m_store->conversation(id);
     if (!conversation || conversation->deleted)
         return;
+    m_contextNote.clear();
     m_conversationId = id;
     m_title = conversation->title;
     m_systemPrompt = conversation->systemPrompt;

@@ -63,6 +63,8 @@ class ChatController : public QObject
     Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY conversationChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY contextChanged)
     Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
+    /// Set when the last answer's prompt left the oldest turns out to fit the context.
+    Q_PROPERTY(QString contextNote READ contextNote NOTIFY contextChanged)
     Q_PROPERTY(double lastTokensPerSecond READ lastTokensPerSecond NOTIFY answerCompleted)
     Q_PROPERTY(bool canUndoDelete READ canUndoDelete NOTIFY undoChanged)
     Q_PROPERTY(QString deletedTitle READ deletedTitle NOTIFY undoChanged)
@@ -95,6 +97,7 @@ public:
     [[nodiscard]] QString modelDescription() const { return m_modelDescription; }
     [[nodiscard]] QString placementReport() const { return m_placementReport; }
     [[nodiscard]] QString chatTemplateNotice() const { return m_chatTemplateNotice; }
+    [[nodiscard]] QString contextNote() const { return m_contextNote; }
     [[nodiscard]] bool usesGpu() const { return m_placementReport.startsWith(QLatin1String("GPU")); }
     [[nodiscard]] QString modelPath() const { return m_modelPath; }
     [[nodiscard]] double vramBudgetGiB() const { return m_vramBudgetGiB; }
@@ -138,6 +141,9 @@ public:
     /// Shows the previous (-1) or next (+1) alternative of the message in @p row.
     Q_INVOKABLE void switchSibling(int row, int delta);
     Q_INVOKABLE void copyMessage(int row);
+    /// Deletes the message at @p row only; the messages after it stay (to free context, or to
+    /// drop a wrong turn).
+    Q_INVOKABLE bool deleteMessage(int row);
     /// Puts @p text on the clipboard (code blocks' copy buttons).
     Q_INVOKABLE void copyText(const QString& text);
     /// Copies the newest answer; false when there is none.
@@ -204,6 +210,7 @@ private:
     QString m_modelDescription;
     QString m_placementReport;
     QString m_chatTemplateNotice;
+    QString m_contextNote;
     QString m_modelPath;
     QString m_loadingPath;
     double m_vramBudgetGiB = -1;

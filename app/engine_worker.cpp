@@ -46,6 +46,27 @@ hearth::Result<std::string> EngineWorker::renderTurns(const QList<ChatTurn>& tur
     return m_chatTemplate->apply(messages, addGenerationPrompt);
 }
 
+hearth::Result<std::string> EngineWorker::fitTurns(QList<ChatTurn> turns, int reserve, int& dropped)
+{
+    dropped = 0;
+    const int first = !turns.isEmpty() && turns.first().role == QLatin1String("system") ? 1 : 0;
+    for (;;) {
+        auto text = renderTurns(turns, true);
+        if (!text)
+            return text;
+        const auto tokens = m_model->tokenizer().encode(text.value(), true, true);
+        // The newest turn (the question) always stays; run() reports when even that is too long.
+        if (int(tokens.size()) + reserve <= m_session->contextLength() || turns.size() - first <= 1)
+            return text;
+        // A question goes with its answer, so the roles keep alternating as templates expect.
+        int count = 1;
+        if (turns.size() - first > 2 && turns.at(first).role == QLatin1String("user") && turns.at(first + 1).role == QLatin1String("assistant"))
+            count = 2;
+        turns.remove(first, count);
+        dropped += count;
+    }
+}
+
 void EngineWorker::setThreads(int threads)
 {
     m_threads = qMax(0, threads);
@@ -188,12 +209,17 @@ void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, con
         Q_EMIT answerFailed(requestId, tr("No model is loaded."));
         return;
     }
-    auto text = renderTurns(turns, true);
+    int dropped = 0;
+    // Room for the answer: what it may use, but never more than half the context.
+    const int reserve = std::min(sampling.maxTokens, m_session->contextLength() / 2);
+    auto text = sampling.dropOldestTurns ? fitTurns(turns, reserve, dropped) : renderTurns(turns, true);
     if (!text) {
         Q_EMIT answerFailed(
             requestId, tr("The chat template failed: %1").arg(QString::fromStdString(text.message())));
         return;
     }
+    if (dropped > 0)
+        Q_EMIT turnsLeftOut(requestId, dropped);
     run(requestId, text.value(), true, sampling);
 }
 
@@ -239,8 +265,8 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     }
     if (int(prompt.size()) >= m_session->contextLength()) {
         Q_EMIT answerFailed(requestId,
-            tr("The conversation (%1 tokens) no longer fits the model's context of %2 tokens. Start a new "
-               "chat or delete earlier messages.")
+            tr("The conversation (%1 tokens) no longer fits the model's context of %2 tokens. Delete earlier "
+               "messages, let Chat Settings leave the oldest out, or start a new chat.")
                 .arg(prompt.size())
                 .arg(m_session->contextLength()));
         return;
@@ -270,37 +296,20 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
         sampler.accept(prompt[i]); // penalties see the whole context, cached or not
 
     std::string answer;
-    std::string pendingBytes; // a piece may end inside a UTF-8 sequence
     double firstTokenMs = 0;
     const std::span<const hearth::Token> rest(prompt.data() + keep, prompt.size() - keep);
     Q_EMIT contextUsed(requestId, int(prompt.size()));
+    // The session hands over whole UTF-8 characters only, so each piece converts as it is.
     auto stats = m_session->generate(rest, sampler, settings.maxTokens, [&](hearth::Token, const std::string& piece) {
         if (firstTokenMs == 0)
             firstTokenMs = double(sinceRequest.nsecsElapsed()) / 1e6;
         Q_EMIT contextUsed(requestId, m_session->position());
         if (!piece.empty()) {
             answer += piece;
-            pendingBytes += piece;
-            // Send only whole characters: QString::fromStdString would turn a split one into U+FFFD.
-            size_t complete = pendingBytes.size();
-            size_t back = 0;
-            while (back < 4 && back < complete && (static_cast<unsigned char>(pendingBytes[complete - 1 - back]) & 0xC0) == 0x80)
-                ++back;
-            if (back < complete) {
-                const auto lead = static_cast<unsigned char>(pendingBytes[complete - 1 - back]);
-                const size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-                if (need > back + 1)
-                    complete -= back + 1;
-            }
-            if (complete > 0) {
-                Q_EMIT tokenGenerated(requestId, QString::fromUtf8(pendingBytes.data(), qsizetype(complete)));
-                pendingBytes.erase(0, complete);
-            }
+            Q_EMIT tokenGenerated(requestId, QString::fromStdString(piece));
         }
         return !m_stopRequested.load(std::memory_order_relaxed);
     });
-    if (!pendingBytes.empty())
-        Q_EMIT tokenGenerated(requestId, QString::fromUtf8(pendingBytes.data(), qsizetype(pendingBytes.size())));
     if (!stats) {
         // The cache may hold part of a failed prompt; start clean next time.
         m_session->reset();

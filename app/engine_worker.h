@@ -101,11 +101,16 @@ Q_SIGNALS:
     /// The loaded model's own chat template cannot be used (it does not parse, or it ran into the
     /// renderer's limits); from now on its built-in @p builtinName format is used. Once per model.
     void chatTemplateReplaced(const QString& reason, const QString& builtinName);
+    /// Request @p requestId left its @p turns oldest turns out of the prompt to fit the context.
+    void turnsLeftOut(quint64 requestId, int turns);
 
 private:
     /// @p turns through the model's chat template, empty system prompts left out; a template that
     /// runs into the renderer's limits is replaced by the built-in fallback, and the text rendered again.
     [[nodiscard]] hearth::Result<std::string> renderTurns(const QList<ChatTurn>& turns, bool addGenerationPrompt);
+    /// The prompt for @p turns that leaves @p reserve tokens of the context for the answer,
+    /// leaving out the oldest turns after the system prompt as needed; @p dropped says how many.
+    [[nodiscard]] hearth::Result<std::string> fitTurns(QList<ChatTurn> turns, int reserve, int& dropped);
 
     void run(quint64 requestId, const std::string& promptText, bool parseSpecial,
         const SamplingSettings& sampling);

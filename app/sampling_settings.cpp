@@ -18,6 +18,7 @@ QJsonObject SamplingSettings::toJson() const
         { QStringLiteral("frequency_penalty"), frequencyPenalty },
         { QStringLiteral("max_tokens"), maxTokens },
         { QStringLiteral("seed"), seed },
+        { QStringLiteral("context_overflow"), dropOldestTurns ? QStringLiteral("drop_oldest") : QStringLiteral("stop") },
     };
 }
 
@@ -34,6 +35,9 @@ SamplingSettings SamplingSettings::fromJson(const QJsonObject& json, const Sampl
     s.frequencyPenalty = json.value(QStringLiteral("frequency_penalty")).toDouble(s.frequencyPenalty);
     s.maxTokens = json.value(QStringLiteral("max_tokens")).toInt(s.maxTokens);
     s.seed = qint64(json.value(QStringLiteral("seed")).toDouble(double(s.seed)));
+    const QString overflow = json.value(QStringLiteral("context_overflow")).toString();
+    if (overflow == QLatin1String("drop_oldest") || overflow == QLatin1String("stop"))
+        s.dropOldestTurns = overflow == QLatin1String("drop_oldest");
     return s.clamped();
 }
 

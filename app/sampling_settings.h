@@ -9,8 +9,8 @@ namespace hearth::app {
 
 /// A chat's generation settings. Stored per conversation as JSON (ChatStore's sampling column)
 /// with the keys users know from other apps: temperature, top_k, top_p, min_p, repeat_penalty,
-/// repeat_last_n, presence_penalty, frequency_penalty, max_tokens, seed. Missing keys take the
-/// defaults from the Settings page.
+/// repeat_last_n, presence_penalty, frequency_penalty, max_tokens, seed, and context_overflow
+/// ("drop_oldest" or "stop"). Missing keys take the defaults from the Settings page.
 struct SamplingSettings
 {
     double temperature = 0.8;
@@ -23,6 +23,9 @@ struct SamplingSettings
     double frequencyPenalty = 0.0; ///< subtracted per occurrence
     int maxTokens = 512;
     qint64 seed = -1; ///< -1: a new seed for every answer
+    /// When the chat outgrows the context: leave the oldest turns out of the prompt (the system
+    /// prompt and the newest question stay), or stop with a message.
+    bool dropOldestTurns = true;
 
     [[nodiscard]] QJsonObject toJson() const;
     /// Reads @p json over @p defaults; out-of-range values are clamped, never trusted.

@@ -19,6 +19,10 @@ if(HEARTH_SANITIZE)
     add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
     add_link_options(-fsanitize=address,undefined)
 endif()
+if(HEARTH_FUZZ AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    # Coverage for libFuzzer in every library; only the fuzz targets link its main (tests/fuzz).
+    add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
 
 find_program(CCACHE_PROGRAM ccache)
 if(CCACHE_PROGRAM)

@@ -105,6 +105,26 @@
         <source>Frequency penalty:</source>
         <translation>Frequency penalty:</translation>
     </message>
+    <message>
+        <source>The maximum is more than the model&apos;s context of %1 tokens: an answer stops when the context is full.</source>
+        <translation>The maximum is more than the model's context of %1 tokens: an answer stops when the context is full.</translation>
+    </message>
+    <message>
+        <source>When the chat outgrows the context:</source>
+        <translation>When the chat outgrows the context:</translation>
+    </message>
+    <message>
+        <source>Leave the oldest messages out</source>
+        <translation>Leave the oldest messages out</translation>
+    </message>
+    <message>
+        <source>Stop and say so</source>
+        <translation>Stop and say so</translation>
+    </message>
+    <message>
+        <source>When the chat outgrows the context</source>
+        <translation>When the chat outgrows the context</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -123,6 +143,18 @@
     <message>
         <source>Browse Models…</source>
         <translation>Browse Models…</translation>
+    </message>
+    <message>
+        <source>Delete Message</source>
+        <translation>Delete Message</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Delete</translation>
+    </message>
+    <message>
+        <source>Delete this message? The messages before and after it stay, and it no longer takes up the model&apos;s context.</source>
+        <translation>Delete this message? The messages before and after it stay, and it no longer takes up the model's context.</translation>
     </message>
 </context>
 <context>
@@ -598,6 +630,15 @@
     <message>
         <source>Interrupted: Hearth closed before this answer was finished.</source>
         <translation>Interrupted: Hearth closed before this answer was finished.</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <comment>button: delete this one message</comment>
+        <translation>Delete</translation>
+    </message>
+    <message>
+        <source>Delete this message; the rest of the chat stays</source>
+        <translation>Delete this message; the rest of the chat stays</translation>
     </message>
 </context>
 <context>
@@ -1738,7 +1779,14 @@
     </message>
     <message>
         <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
-        <translation>This model's own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</translation>
+        <translation>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n earlier message(s) no longer fit the model&apos;s context and were left out of this answer.</source>
+        <translation>
+            <numerusform>%n earlier message no longer fits the model&apos;s context and was left out of this answer.</numerusform>
+            <numerusform>%n earlier messages no longer fit the model&apos;s context and were left out of this answer.</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1776,10 +1824,6 @@
         <translation>Loading %1 was cancelled.</translation>
     </message>
     <message>
-        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
-        <translation>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</translation>
-    </message>
-    <message>
         <source>Could not place the model for this budget: %1</source>
         <translation>Could not place the model for this budget: %1</translation>
     </message>
@@ -1790,6 +1834,10 @@
     <message>
         <source>Could not restore the previous placement: %1</source>
         <translation>Could not restore the previous placement: %1</translation>
+    </message>
+    <message>
+        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</source>
+        <translation>The conversation (%1 tokens) no longer fits the model's context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</translation>
     </message>
 </context>
 <context>

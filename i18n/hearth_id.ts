@@ -104,6 +104,26 @@
         <source>Frequency penalty:</source>
         <translation>Penalti frekuensi:</translation>
     </message>
+    <message>
+        <source>The maximum is more than the model&apos;s context of %1 tokens: an answer stops when the context is full.</source>
+        <translation>Batas maksimum melebihi konteks model sebesar %1 token: jawaban berhenti saat konteks penuh.</translation>
+    </message>
+    <message>
+        <source>When the chat outgrows the context:</source>
+        <translation>Saat obrolan melampaui konteks:</translation>
+    </message>
+    <message>
+        <source>Leave the oldest messages out</source>
+        <translation>Tinggalkan pesan paling lama</translation>
+    </message>
+    <message>
+        <source>Stop and say so</source>
+        <translation>Berhenti dan beri tahu</translation>
+    </message>
+    <message>
+        <source>When the chat outgrows the context</source>
+        <translation>Saat obrolan melampaui konteks</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -122,6 +142,18 @@
     <message>
         <source>Browse Models…</source>
         <translation>Jelajahi Model…</translation>
+    </message>
+    <message>
+        <source>Delete Message</source>
+        <translation>Hapus Pesan</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Hapus</translation>
+    </message>
+    <message>
+        <source>Delete this message? The messages before and after it stay, and it no longer takes up the model&apos;s context.</source>
+        <translation>Hapus pesan ini? Pesan sebelum dan sesudahnya tetap ada, dan pesan ini tidak lagi memakai konteks model.</translation>
     </message>
 </context>
 <context>
@@ -597,6 +629,15 @@
     <message>
         <source>Interrupted: Hearth closed before this answer was finished.</source>
         <translation>Terputus: Hearth tertutup sebelum jawaban ini selesai.</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <comment>button: delete this one message</comment>
+        <translation>Hapus</translation>
+    </message>
+    <message>
+        <source>Delete this message; the rest of the chat stays</source>
+        <translation>Hapus pesan ini; sisa obrolan tetap ada</translation>
     </message>
 </context>
 <context>
@@ -1736,6 +1777,12 @@
         <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
         <translation>Templat obrolan bawaan model ini tidak dapat digunakan (%1), jadi Hearth memformat obrolan dengan gaya “%2” bawaannya sendiri; jawaban mungkin kurang akurat.</translation>
     </message>
+    <message numerus="yes">
+        <source>%n earlier message(s) no longer fit the model&apos;s context and were left out of this answer.</source>
+        <translation>
+            <numerusform>%n pesan sebelumnya tidak lagi muat dalam konteks model dan tidak disertakan dalam jawaban ini.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>
@@ -1772,10 +1819,6 @@
         <translation>Pemuatan %1 dibatalkan.</translation>
     </message>
     <message>
-        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
-        <translation>Percakapan (%1 token) tidak lagi muat dalam konteks model sebesar %2 token. Mulai obrolan baru atau hapus pesan sebelumnya.</translation>
-    </message>
-    <message>
         <source>Could not place the model for this budget: %1</source>
         <translation>Tidak dapat menempatkan model dengan anggaran ini: %1</translation>
     </message>
@@ -1786,6 +1829,10 @@
     <message>
         <source>Could not restore the previous placement: %1</source>
         <translation>Tidak dapat memulihkan penempatan sebelumnya: %1</translation>
+    </message>
+    <message>
+        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</source>
+        <translation>Percakapan (%1 token) tidak lagi muat dalam konteks model sebesar %2 token. Hapus pesan sebelumnya, atur Pengaturan Obrolan agar meninggalkan pesan paling lama, atau mulai obrolan baru.</translation>
     </message>
 </context>
 <context>

@@ -104,6 +104,26 @@
         <source>Frequency penalty:</source>
         <translation>频率惩罚：</translation>
     </message>
+    <message>
+        <source>The maximum is more than the model&apos;s context of %1 tokens: an answer stops when the context is full.</source>
+        <translation>该上限超过了模型 %1 个词元的上下文：上下文用满时回答就会停止。</translation>
+    </message>
+    <message>
+        <source>When the chat outgrows the context:</source>
+        <translation>当聊天超出上下文时：</translation>
+    </message>
+    <message>
+        <source>Leave the oldest messages out</source>
+        <translation>略去最早的消息</translation>
+    </message>
+    <message>
+        <source>Stop and say so</source>
+        <translation>停止并提示</translation>
+    </message>
+    <message>
+        <source>When the chat outgrows the context</source>
+        <translation>当聊天超出上下文时</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -122,6 +142,18 @@
     <message>
         <source>Browse Models…</source>
         <translation>浏览模型…</translation>
+    </message>
+    <message>
+        <source>Delete Message</source>
+        <translation>删除消息</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete this message? The messages before and after it stay, and it no longer takes up the model&apos;s context.</source>
+        <translation>删除这条消息？它前后的消息都会保留，它也不再占用模型的上下文。</translation>
     </message>
 </context>
 <context>
@@ -597,6 +629,15 @@
     <message>
         <source>Interrupted: Hearth closed before this answer was finished.</source>
         <translation>已中断：Hearth 在此回答完成前关闭。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <comment>button: delete this one message</comment>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete this message; the rest of the chat stays</source>
+        <translation>删除这条消息；聊天的其余部分保留</translation>
     </message>
 </context>
 <context>
@@ -1736,6 +1777,12 @@
         <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
         <translation>无法使用此模型自带的聊天模板（%1），因此 Hearth 改用其内置的“%2”格式；回答可能不太准确。</translation>
     </message>
+    <message numerus="yes">
+        <source>%n earlier message(s) no longer fit the model&apos;s context and were left out of this answer.</source>
+        <translation>
+            <numerusform>有 %n 条较早的消息超出了模型的上下文，本次回答未包含它们。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>
@@ -1772,10 +1819,6 @@
         <translation>已取消加载 %1。</translation>
     </message>
     <message>
-        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Start a new chat or delete earlier messages.</source>
-        <translation>对话（%1 个词元）已超出模型 %2 个词元的上下文。请开始新对话或删除之前的消息。</translation>
-    </message>
-    <message>
         <source>Could not place the model for this budget: %1</source>
         <translation>无法按此预算放置模型：%1</translation>
     </message>
@@ -1786,6 +1829,10 @@
     <message>
         <source>Could not restore the previous placement: %1</source>
         <translation>无法恢复之前的放置：%1</translation>
+    </message>
+    <message>
+        <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</source>
+        <translation>对话（%1 个词元）已超出模型 %2 个词元的上下文。请删除较早的消息、在聊天设置中选择略去最早的消息，或开始新的聊天。</translation>
     </message>
 </context>
 <context>

@@ -30,10 +30,10 @@ if ! (cd "$build_dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --p
     failures+=("ctest")
 fi
 
-if [ -x scripts/check-gguf-hardening.sh ]; then
-    step "GGUF hardening (60 s)"
-    # Its own small clang + sanitizer build of the GGUF reader and fuzz target.
-    JOBS="$jobs" scripts/check-gguf-hardening.sh 60 || failures+=("check-gguf-hardening")
+if [ -x scripts/check-hardening.sh ]; then
+    step "hardening: sanitizer tests and fuzzing of every parser"
+    # Its own clang + sanitizer build of the parsers, their tests and fuzz targets.
+    JOBS="$jobs" scripts/check-hardening.sh 20 || failures+=("check-hardening")
 fi
 
 step "package"

@@ -68,5 +68,36 @@ Dialog {
                 }
             }
         }
+
+        Label {
+            objectName: "maxTokensWarning"
+            Layout.columnSpan: 2
+            Layout.fillWidth: true
+            visible: root.controller.contextLength > 0 && root.controller.sampling.max_tokens >= root.controller.contextLength
+            text: qsTr("The maximum is more than the model's context of %1 tokens: an answer stops when the context is full.")
+                      .arg(root.controller.contextLength)
+            color: "#b9770e"
+            wrapMode: Text.Wrap
+        }
+
+        Label { text: qsTr("When the chat outgrows the context:") }
+        ComboBox {
+            id: overflowBox
+            objectName: "overflowBox"
+            // Names apart from the model, as in Settings: a language switch keeps the choice.
+            readonly property var names: [qsTr("Leave the oldest messages out"), qsTr("Stop and say so")]
+            Layout.fillWidth: true
+            model: ["drop_oldest", "stop"]
+            currentIndex: count > 0 ? model.indexOf(root.controller.sampling.context_overflow) : -1
+            displayText: currentIndex >= 0 ? names[currentIndex] : ""
+            delegate: ItemDelegate {
+                required property int index
+                width: overflowBox.width
+                text: overflowBox.names[index]
+                highlighted: overflowBox.highlightedIndex === index
+            }
+            onActivated: index => root.setValue("context_overflow", model[index])
+            Accessible.name: qsTr("When the chat outgrows the context")
+        }
     }
 }

@@ -40,6 +40,31 @@ Item {
             onRegenerateRequested: row => root.controller.regenerate(row)
             onEditRequested: (row, text) => root.controller.editAndResend(row, text)
             onSiblingRequested: (row, delta) => root.controller.switchSibling(row, delta)
+            onDeleteRequested: row => {
+                deleteMessageDialog.row = row;
+                deleteMessageDialog.open();
+            }
+        }
+    }
+
+    Dialog {
+        id: deleteMessageDialog
+        objectName: "deleteMessageDialog"
+
+        property int row: -1
+
+        title: qsTr("Delete Message")
+        modal: true
+        anchors.centerIn: parent
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        contentWidth: 360
+        Component.onCompleted: standardButton(Dialog.Ok).text = qsTr("Delete")
+        onAccepted: root.controller.deleteMessage(row)
+
+        Label {
+            width: 360 // fixed: a width from the dialog would loop through its implicit size
+            wrapMode: Text.Wrap
+            text: qsTr("Delete this message? The messages before and after it stay, and it no longer takes up the model's context.")
         }
     }
 

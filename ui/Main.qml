@@ -248,6 +248,15 @@ ApplicationWindow {
                     wrapMode: Text.Wrap
                 }
                 Label {
+                    objectName: "contextNote"
+                    Layout.fillWidth: true
+                    Layout.margins: 8
+                    visible: text.length > 0
+                    text: ChatController.contextNote
+                    opacity: 0.8
+                    wrapMode: Text.Wrap
+                }
+                Label {
                     objectName: "errorLabel"
                     Layout.fillWidth: true
                     Layout.margins: 8

@@ -28,6 +28,7 @@ Item {
     signal regenerateRequested(int row)
     signal editRequested(int row, string text)
     signal siblingRequested(int row, int delta)
+    signal deleteRequested(int row)
 
     readonly property bool fromUser: role === "user"
     property bool editing: false
@@ -221,6 +222,13 @@ Item {
                 editor.forceActiveFocus();
             }
             Accessible.name: qsTr("Edit and resend the message")
+        }
+        ToolButton {
+            objectName: "deleteMessageButton"
+            text: qsTr("Delete", "button: delete this one message")
+            enabled: root.actionsEnabled
+            onClicked: root.deleteRequested(root.index)
+            Accessible.name: qsTr("Delete this message; the rest of the chat stays")
         }
         Label {
             objectName: "answerStats"

@@ -968,7 +968,7 @@ bool ChatStore::switchBranch(qint64 messageId)
     return exec(q, tr("Switching branch"));
 }
 
-bool ChatStore::deleteMessage(qint64 messageId)
+bool ChatStore::deleteMessage(qint64 messageId, bool keepReplies)
 {
     if (!canWrite())
         return false;
@@ -985,6 +985,16 @@ bool ChatStore::deleteMessage(qint64 messageId)
         return false;
     }
     QSqlQuery q(*db);
+    if (keepReplies) {
+        q.prepare(QStringLiteral("UPDATE messages SET parent_id = ? WHERE parent_id = ?"));
+        q.addBindValue(nullableId(msg->parentId));
+        q.addBindValue(messageId);
+        if (!exec(q, tr("Deleting a message"))) {
+            db->rollback();
+            return false;
+        }
+        q.finish();
+    }
     q.prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"));
     q.addBindValue(messageId);
     if (!exec(q, tr("Deleting a message"))) {

@@ -113,8 +113,9 @@ public:
     [[nodiscard]] SiblingInfo siblings(qint64 messageId);
     /// Shows the branch through @p messageId, down to its newest leaf.
     bool switchBranch(qint64 messageId);
-    /// Deletes a message and every reply below it.
-    bool deleteMessage(qint64 messageId);
+    /// Deletes a message and every reply below it; with @p keepReplies only the message goes and
+    /// its replies move up to its parent, so the rest of the chat stays.
+    bool deleteMessage(qint64 messageId, bool keepReplies = false);
 
     // Streaming -------------------------------------------------------------------------------
 

@@ -209,6 +209,56 @@ private Q_SLOTS:
             QCOMPARE(m_chat->contextUsed(), 0);
     }
 
+    void longChatsLeaveTheOldestOutOrStop()
+    {
+        // The tiny model's context is short: a few turns outgrow it. By default the oldest turns
+        // are left out (and the window says so); with "stop" the answer fails with advice.
+        m_chat->newConversation();
+        m_chat->setMaxTokens(8);
+        QCOMPARE(m_chat->sampling().value(QStringLiteral("context_overflow")).toString(), QStringLiteral("drop_oldest"));
+        for (int turn = 0; turn < 40 && m_chat->contextNote().isEmpty(); ++turn) {
+            m_chat->send(QStringLiteral("Tell me about the lamp %1.").arg(turn));
+            QVERIFY(waitReady());
+            QCOMPARE(m_chat->errorText(), QString());
+        }
+        QVERIFY2(!m_chat->contextNote().isEmpty(), "the chat never outgrew the context");
+        QVERIFY(m_chat->contextNote().contains(QStringLiteral("left out")));
+        hearth::ChatStore* store = m_chat->store();
+        const qint64 conversation = m_chat->conversationId();
+        QCOMPARE(store->activePath(conversation).last().state, hearth::MessageState::Complete);
+
+        QVariantMap sampling = m_chat->sampling();
+        sampling.insert(QStringLiteral("context_overflow"), QStringLiteral("stop"));
+        m_chat->setSampling(sampling);
+        QCOMPARE(hearth::app::SamplingSettings::fromJson(store->conversation(conversation)->sampling).dropOldestTurns, false);
+        m_chat->send(QStringLiteral("And then?"));
+        QVERIFY(waitReady());
+        QCOMPARE(store->activePath(conversation).last().state, hearth::MessageState::Error);
+        QVERIFY2(store->activePath(conversation).last().errorText.contains(QStringLiteral("no longer fits")),
+                 qPrintable(store->activePath(conversation).last().errorText));
+    }
+
+    void deleteOneMessage()
+    {
+        // Deleting a message in the middle keeps the ones around it and frees its context.
+        m_chat->newConversation();
+        m_chat->setMaxTokens(4);
+        m_chat->send(QStringLiteral("First question"));
+        QVERIFY(waitReady());
+        m_chat->send(QStringLiteral("Second question"));
+        QVERIFY(waitReady());
+        QTRY_VERIFY(m_chat->contextUsed() > 0);
+        const int before = m_chat->contextUsed();
+        QCOMPARE(m_chat->messages()->rowCount(), 4);
+        const QString lastQuestion = m_chat->messages()->at(2).content;
+        QVERIFY(m_chat->deleteMessage(1)); // the first answer
+        QCOMPARE(m_chat->messages()->rowCount(), 3);
+        QCOMPARE(m_chat->messages()->at(1).content, lastQuestion);
+        QTRY_VERIFY(m_chat->contextUsed() > 0 && m_chat->contextUsed() < before);
+        QVERIFY(!m_chat->deleteMessage(7));
+        QCOMPARE(m_chat->store()->activePath(m_chat->conversationId()).size(), 3);
+    }
+
     void runawayTemplateIsReportedAndTheChatGoesOn()
     {
         // The window says once that the model's template was replaced; the answer still comes,

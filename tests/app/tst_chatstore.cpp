@@ -341,6 +341,43 @@ private Q_SLOTS:
         QVERIFY(!store.switchBranch(123456));
     }
 
+    void deleteOneMessageKeepsTheRest()
+    {
+        // q1 a1 q2 a2 q3: deleting a1 alone leaves q1 q2 a2 q3 on screen, and deleting the first
+        // message makes q2's turn the start of the chat; nothing else is lost.
+        ChatStore store;
+        QVERIFY(store.open(dbPath()));
+        const qint64 conv = *store.createConversation(QStringLiteral("Long"));
+        QList<qint64> ids;
+        qint64 parent = 0;
+        for (const char* role : {"user", "assistant", "user", "assistant", "user"}) {
+            parent = *store.addMessage(conv, parent, QString::fromLatin1(role), QStringLiteral("m%1").arg(ids.size()));
+            ids.append(parent);
+        }
+        QVERIFY(store.deleteMessage(ids[1], true));
+        QList<hearth::StoredMessage> path = store.activePath(conv);
+        QCOMPARE(path.size(), 4);
+        QCOMPARE(path[0].id, ids[0]);
+        QCOMPARE(path[1].id, ids[2]);
+        QCOMPARE(path[1].parentId, ids[0]);
+        QCOMPARE(path.last().id, ids[4]);
+        QVERIFY(store.deleteMessage(ids[0], true));
+        path = store.activePath(conv);
+        QCOMPARE(path.size(), 3);
+        QCOMPARE(path[0].id, ids[2]);
+        QCOMPARE(path[0].parentId, 0);
+        // The last message: the chat ends one earlier.
+        QVERIFY(store.deleteMessage(ids[4], true));
+        path = store.activePath(conv);
+        QCOMPARE(path.size(), 2);
+        QCOMPARE(path.last().id, ids[3]);
+        QCOMPARE(store.allMessages(conv).size(), 2);
+        // Reopened, the same.
+        store.close();
+        QVERIFY(store.open(dbPath()));
+        QCOMPARE(store.activePath(conv).size(), 2);
+    }
+
     void search()
     {
         ChatStore store;

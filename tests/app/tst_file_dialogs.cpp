@@ -5,6 +5,7 @@
 // catalog; fields sit inside their dialogs and bubbles, framed, and no button is cut.
 
 #include "app_info.h"
+#include "app_test_support.h"
 #include "app_settings.h"
 #include "chat_controller.h"
 #include "chatstore.h"
@@ -341,6 +342,42 @@ private Q_SLOTS:
         QVERIFY(!prompt->hasActiveFocus());
         auto* promptFrame = prompt->property("background").value<QQuickItem*>();
         QVERIFY(promptFrame && promptFrame->isVisible() && promptFrame->width() > 0);
+    }
+
+    // Chat Settings warn when the answer may be longer than the model's context, and offer what
+    // to do when the chat outgrows it.
+    void chatSettingsWarnAboutMaxTokensAndChooseOverflow()
+    {
+        App app;
+        QQuickWindow* window = app.load();
+        QVERIFY(window);
+        const QString model = hearth::test::makeTinyModel(app.data.path());
+        if (model.isEmpty())
+            QSKIP("no test model: hearth-synth is not built and ../shared is absent");
+        app.chat.loadModel(model);
+        QTRY_VERIFY_WITH_TIMEOUT(app.chat.state() == hearth::app::ChatController::State::Ready, 60000);
+        QObject* dialog = window->findChild<QObject*>(QStringLiteral("chatSettingsDialog"));
+        QVERIFY(dialog);
+        QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QQuickItem* warning = findItem(window->contentItem(), QStringLiteral("maxTokensWarning"));
+        QQuickItem* overflow = findItem(window->contentItem(), QStringLiteral("overflowBox"));
+        QVERIFY(warning && overflow);
+
+        const int context = app.chat.contextLength();
+        QVERIFY(context > 0);
+        app.chat.setMaxTokens(512); // the default, on a model of a few hundred tokens or less
+        QCOMPARE(warning->isVisible(), 512 >= context);
+        app.chat.setMaxTokens(context + 1);
+        QTRY_VERIFY(warning->isVisible());
+        QVERIFY(warning->property("text").toString().contains(QString::number(context)));
+        app.chat.setMaxTokens(std::max(1, context / 4));
+        QTRY_VERIFY(!warning->isVisible());
+
+        QCOMPARE(overflow->property("displayText").toString(), QStringLiteral("Leave the oldest messages out"));
+        QVERIFY(QMetaObject::invokeMethod(overflow, "activated", Q_ARG(int, 1)));
+        QCOMPARE(app.chat.sampling().value(QStringLiteral("context_overflow")).toString(), QStringLiteral("stop"));
+        QTRY_COMPARE(overflow->property("displayText").toString(), QStringLiteral("Stop and say so"));
     }
 
     // The Settings dialog speaks the chosen language everywhere, Qt's own buttons included, and

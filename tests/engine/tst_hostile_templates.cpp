@@ -154,6 +154,8 @@ private Q_SLOTS:
         row("unique ignores case", "{{ ['a', 'A', 'b', 1, 1.0, True] | unique | list }}", "['a', 'b', 1]");
         row("unique case-sensitive", "{{ ['a', 'A'] | unique(case_sensitive=true) | list }}", "['a', 'A']");
         row("unique by attribute", "{{ messages | unique(attribute='role') | map(attribute='role') | join(',') }}", "system,user,assistant");
+        // Knowing which values are namespaces is a lookup, not a search through every one made.
+        row("many namespaces", "{% for i in range(100000) %}{% set ns = namespace(a=1) %}{% set ns.a = 2 %}{% endfor %}done", "done");
         // strip() with a long set of characters is a table, not a search per byte.
         row("trim with a long set", "{{ (('x' * 10000000) | trim('y' * 10000000)) | length }}", "10000000");
     }

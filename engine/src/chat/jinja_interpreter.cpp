@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 
 namespace hearth::jinja {
 
@@ -35,8 +36,10 @@ public:
         const Value makeNamespace = *m_scopes.back().find("namespace");
         m_scopes.back().set("namespace", Value(NativeFunction([this, makeNamespace](const CallArgs& args) -> Result<Value> {
             auto ns = makeNamespace.asFunction()(args);
-            if (ns)
+            if (ns) {
                 m_namespaces.push_back(*ns);
+                m_namespaceDicts.insert(&ns->asDict());
+            }
             return ns;
         })));
         m_scopes.emplace_back(); // the template's own top-level variables
@@ -273,8 +276,7 @@ private:
         }
         if (s.object) {
             JINJA_ASSIGN_OR_RETURN(object, eval(*s.object));
-            const bool isNamespace = std::any_of(m_namespaces.begin(), m_namespaces.end(), [&](const Value& ns) { return ns.sameObject(object); });
-            if (!isNamespace)
+            if (!object.isDict() || !m_namespaceDicts.contains(&object.asDict()))
                 return errorAt(s.pos, "cannot set attribute '" + s.targets[0] + "' on " + object.typeName()
                                           + " (only on a namespace(); use one to change a variable from inside a loop)");
             object.asDict().setAttribute(s.targets[0], std::move(value));
@@ -694,7 +696,8 @@ private:
     RenderLimits m_limits;
     std::vector<ValueDict> m_scopes;
     std::string m_out;
-    std::vector<Value> m_namespaces;
+    std::vector<Value> m_namespaces;                     ///< every namespace() made, kept to break cycles at the end
+    std::unordered_set<const ValueDict*> m_namespaceDicts; ///< the same, to know them
     std::uint64_t m_iterations = 0;
     int m_callDepth = 0;
     bool m_positioned = false;

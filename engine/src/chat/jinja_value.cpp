@@ -103,6 +103,8 @@ Value::Value(NativeFunction f)
 
 const Value* ValueDict::find(std::string_view key) const
 {
+    // Linear, as dicts in templates are small; a template that sets thousands of names pays for it.
+    spendSteps(entries.size() / 8);
     for (const auto& [k, v] : entries) {
         if (k == key)
             return &v;
