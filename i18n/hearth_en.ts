@@ -107,7 +107,7 @@
     </message>
     <message>
         <source>The maximum is more than the model&apos;s context of %1 tokens: an answer stops when the context is full.</source>
-        <translation>The maximum is more than the model's context of %1 tokens: an answer stops when the context is full.</translation>
+        <translation>The maximum is more than the model&apos;s context of %1 tokens: an answer stops when the context is full.</translation>
     </message>
     <message>
         <source>When the chat outgrows the context:</source>
@@ -154,7 +154,7 @@
     </message>
     <message>
         <source>Delete this message? The messages before and after it stay, and it no longer takes up the model&apos;s context.</source>
-        <translation>Delete this message? The messages before and after it stay, and it no longer takes up the model's context.</translation>
+        <translation>Delete this message? The messages before and after it stay, and it no longer takes up the model&apos;s context.</translation>
     </message>
 </context>
 <context>
@@ -1837,7 +1837,7 @@
     </message>
     <message>
         <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</source>
-        <translation>The conversation (%1 tokens) no longer fits the model's context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</translation>
+        <translation>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</translation>
     </message>
 </context>
 <context>

@@ -64,17 +64,37 @@ Rectangle {
             implicitHeight: 1
             color: palette.mid
         }
-        TextEdit {
-            objectName: "codeText"
+        // Code keeps its lines (the highlighter's <pre> would not wrap anyway): a line longer
+        // than the bubble scrolls sideways instead of being cut at its edge.
+        Flickable {
+            id: codeView
+            objectName: "codeView"
             Layout.fillWidth: true
             Layout.margins: 10
-            readOnly: true
-            selectByMouse: true
-            textFormat: TextEdit.RichText
-            wrapMode: TextEdit.WrapAnywhere
-            font.family: "monospace"
-            color: palette.text
-            text: root.html
+            implicitHeight: codeText.implicitHeight + (horizontalBar.visible ? horizontalBar.height : 0)
+            contentWidth: codeText.implicitWidth
+            contentHeight: codeText.implicitHeight
+            flickableDirection: Flickable.HorizontalFlick
+            boundsBehavior: Flickable.StopAtBounds
+            clip: true
+            ScrollBar.horizontal: ScrollBar {
+                id: horizontalBar
+                objectName: "codeScrollBar"
+                policy: codeView.contentWidth > codeView.width ? ScrollBar.AlwaysOn : ScrollBar.AlwaysOff
+                visible: policy === ScrollBar.AlwaysOn
+            }
+
+            TextEdit {
+                id: codeText
+                objectName: "codeText"
+                readOnly: true
+                selectByMouse: true
+                textFormat: TextEdit.RichText
+                wrapMode: TextEdit.NoWrap
+                font.family: "monospace"
+                color: palette.text
+                text: root.html
+            }
         }
     }
 }

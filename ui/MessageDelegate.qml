@@ -123,7 +123,7 @@ Item {
                     required property string languageLabel
 
                     Layout.fillWidth: true
-                    sourceComponent: blockType === "code" ? codeComponent : textComponent
+                    sourceComponent: blockType === "code" ? codeComponent : blockType === "quote" ? quoteComponent : textComponent
 
                     Component {
                         id: textComponent
@@ -136,6 +136,34 @@ Item {
                             text: block.text
                             color: palette.text
                             onLinkActivated: link => Qt.openUrlExternally(link)
+                        }
+                    }
+                    Component {
+                        id: quoteComponent
+                        // A bar beside the quoted text, as chat apps and browsers show quotes.
+                        Item {
+                            objectName: "quoteBlock"
+                            implicitHeight: quoteText.implicitHeight
+                            Rectangle {
+                                width: 3
+                                height: parent.height
+                                radius: 1
+                                color: palette.mid
+                            }
+                            TextEdit {
+                                id: quoteText
+                                objectName: "quoteText"
+                                x: 12
+                                width: parent.width - x
+                                readOnly: true
+                                selectByMouse: true
+                                wrapMode: TextEdit.Wrap
+                                textFormat: TextEdit.MarkdownText
+                                text: block.text
+                                color: palette.text
+                                opacity: 0.85
+                                onLinkActivated: link => Qt.openUrlExternally(link)
+                            }
                         }
                     }
                     Component {

@@ -2,6 +2,7 @@
 #include "downloadlistmodel.h"
 
 #include "catalogentry.h"
+#include "languagechangewatcher.h"
 
 #include <QFileInfo>
 #include <QLocale>
@@ -15,6 +16,10 @@ DownloadListModel::DownloadListModel(DownloadManager* manager, QObject* parent)
     : QAbstractListModel(parent)
     , m_manager(manager)
 {
+    connect(new LanguageChangeWatcher(this), &LanguageChangeWatcher::languageChanged, this, [this] {
+        if (rowCount() > 0)
+            Q_EMIT dataChanged(index(0), index(rowCount() - 1));
+    });
     if (!manager)
         return;
     connect(manager, &DownloadManager::itemAdded, this, &DownloadListModel::onAdded);

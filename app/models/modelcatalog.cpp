@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "modelcatalog.h"
 
+#include "languagechangewatcher.h"
+
 #include <QLocale>
 #include <QVariantMap>
 
@@ -20,6 +22,12 @@ ModelCatalog::ModelCatalog(
 {
     for (int i = 0; i < m_entries.size(); ++i)
         m_visible.append(i);
+    // Badges, parameter counts and sizes are translated text: all of it anew.
+    connect(new LanguageChangeWatcher(this), &LanguageChangeWatcher::languageChanged, this, [this] {
+        m_fits.clear();
+        if (!m_visible.isEmpty())
+            Q_EMIT dataChanged(index(0), index(static_cast<int>(m_visible.size()) - 1));
+    });
 }
 
 ModelCatalog::~ModelCatalog() = default;

@@ -3,6 +3,7 @@
 
 #include "catalogentry.h"
 #include "ggufprobe.h"
+#include "languagechangewatcher.h"
 
 #include <hearth/placement.h>
 
@@ -39,6 +40,8 @@ ModelLibrary::ModelLibrary(DownloadManager* manager, QObject* parent)
     , m_machine(MachineInfo::detect())
     , m_gpu(detectGpu())
 {
+    // Fit badges and notes are made with the scan: scanning again makes them in the new language.
+    connect(new LanguageChangeWatcher(this), &LanguageChangeWatcher::languageChanged, this, &ModelLibrary::refresh);
     connect(&m_scan, &QFutureWatcher<QList<InstalledModel>>::finished, this, [this] {
         m_scanning = false;
         applyScan(m_scan.result());

@@ -3,6 +3,7 @@
 
 #include "catalogentry.h"
 #include "fitbadge.h"
+#include "languagechangewatcher.h"
 
 #include <QCryptographicHash>
 #include <QFileInfo>
@@ -44,6 +45,12 @@ PlacementPreview::PlacementPreview(QObject* parent)
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(40);
     connect(&m_debounce, &QTimer::timeout, this, &PlacementPreview::replan);
+    // The texts are made when read, except the plan's: plan again, and say that all changed.
+    connect(new LanguageChangeWatcher(this), &LanguageChangeWatcher::languageChanged, this, [this] {
+        Q_EMIT gpuChanged();
+        Q_EMIT budgetChanged();
+        m_debounce.start();
+    });
 }
 
 PlacementPreview::~PlacementPreview() = default;

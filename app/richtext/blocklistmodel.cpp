@@ -12,7 +12,15 @@ namespace {
 
 QString typeName(MarkdownBlock::Type type)
 {
-    return type == MarkdownBlock::Type::Code ? QStringLiteral("code") : QStringLiteral("text");
+    switch (type) {
+    case MarkdownBlock::Type::Code:
+        return QStringLiteral("code");
+    case MarkdownBlock::Type::Quote:
+        return QStringLiteral("quote");
+    case MarkdownBlock::Type::Text:
+        break;
+    }
+    return QStringLiteral("text");
 }
 
 } // namespace

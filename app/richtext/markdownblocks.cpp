@@ -104,6 +104,18 @@ QString languageOf(QStringView info)
     return word.toString();
 }
 
+// A block quote line at the margin: "> text" or ">text"; @p content gets what follows the marker.
+bool isQuoteLine(QStringView line, QStringView* content)
+{
+    if (!line.startsWith(u'>'))
+        return false;
+    QStringView rest = line.mid(1);
+    if (rest.startsWith(u' '))
+        rest = rest.mid(1);
+    *content = rest;
+    return true;
+}
+
 struct Line {
     QStringView text;       // without the line end
     qsizetype next = 0;     // offset of the following line
@@ -172,6 +184,25 @@ void parseFrom(QStringView md, qsizetype pos, MarkdownInput input, QList<Markdow
     TextCollector text;
     while (pos < md.size()) {
         const Line line = lineAt(md, pos);
+        QStringView quoted;
+        if (isQuoteLine(line.text, &quoted)) {
+            text.flush(pos, out);
+            MarkdownBlock block;
+            block.type = MarkdownBlock::Type::Quote;
+            block.id = pos;
+            for (Line q = line; isQuoteLine(q.text, &quoted);) {
+                if (!block.text.isEmpty())
+                    block.text += u'\n';
+                block.text += quoted;
+                pos = q.next;
+                if (pos >= md.size())
+                    break;
+                q = lineAt(md, pos);
+            }
+            block.end = pos;
+            out->append(std::move(block));
+            continue;
+        }
         Fence fence;
         if (!parseOpeningFence(line.text, &fence)) {
             if (!text.active())

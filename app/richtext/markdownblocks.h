@@ -3,14 +3,16 @@
 
 /// @file
 /// Splits a chat answer written in Markdown into the blocks the chat view shows one delegate
-/// each for: runs of ordinary Markdown (rendered by QTextDocument::setMarkdown / Text.MarkdownText)
-/// and fenced code blocks (highlighted, with a copy button).
+/// each for: runs of ordinary Markdown (rendered by QTextDocument::setMarkdown / Text.MarkdownText),
+/// fenced code blocks (highlighted, with a copy button) and block quotes (with a bar beside them:
+/// Qt renders a quote as a merely indented paragraph, which after a list reads as part of it).
 ///
 /// Only top-level fences are split out, following CommonMark: a line of at least three backticks
 /// or tildes indented by at most three spaces opens a block, a line of the same character at
 /// least as long (and nothing else) closes it, and a backtick fence's info string may not contain
 /// a backtick. Fences nested in lists or quotes stay inside their text block, where Qt's own
-/// Markdown support renders them as plain code.
+/// Markdown support renders them as plain code. A quote is a run of lines that start with '>' at
+/// the margin; quotes indented into a list item stay in their text block.
 
 #include <QList>
 #include <QString>
@@ -22,6 +24,7 @@ struct MarkdownBlock {
     enum class Type {
         Text, ///< ordinary Markdown, rendered as is
         Code, ///< the contents of a fenced code block, fences removed
+        Quote, ///< the Markdown inside a block quote, the '>' markers removed
     };
 
     Type type = Type::Text;
@@ -29,7 +32,8 @@ struct MarkdownBlock {
     /// block starts on. Two blocks of one message never share an id.
     qsizetype id = 0;
     /// Text blocks: the Markdown source lines (CR removed). Code blocks: the code, without the
-    /// fences, the fence's indentation removed, without a trailing newline.
+    /// fences, the fence's indentation removed, without a trailing newline. Quote blocks: the
+    /// quoted Markdown, each line without its '>' and the space after it.
     QString text;
     /// Code blocks: the first word of the info string ("python" for "```python title=x"), as
     /// written; empty when none was given.

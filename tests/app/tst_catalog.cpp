@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTranslator>
 
 using namespace hearth::models;
 
@@ -147,6 +148,37 @@ private Q_SLOTS:
         catalog.setPreviewGpuGiB(24);
         QCOMPARE(changed.count(), 1);
         QCOMPARE(index.data(ModelCatalog::FitKindRole).toString(), QStringLiteral("fullyOnGpu"));
+    }
+
+    void textsFollowTheLanguage()
+    {
+        // A language switch installs a translator; the badges, parameter counts and sizes the
+        // views show must come again in the new language, not stay in the old one beside it.
+        class MarkingTranslator : public QTranslator
+        {
+        public:
+            QString translate(const char*, const char* source, const char*, int) const override
+            {
+                return QStringLiteral("[zz] ") + QString::fromUtf8(source);
+            }
+            bool isEmpty() const override { return false; }
+        };
+        MachineInfo machine;
+        machine.ramBytes = 64ull << 30;
+        ModelCatalog catalog(builtinCatalog(), machine, std::make_unique<FixedGpuInfo>(0));
+        const QModelIndex first = catalog.index(0);
+        const QString badge = first.data(ModelCatalog::FitTextRole).toString();
+        QVERIFY(!badge.startsWith(QStringLiteral("[zz]")));
+        QSignalSpy changed(&catalog, &QAbstractItemModel::dataChanged);
+        MarkingTranslator translator;
+        QCoreApplication::installTranslator(&translator);
+        QVERIFY(changed.count() >= 1);
+        QCOMPARE(changed.last().at(0).toModelIndex().row(), 0);
+        QCOMPARE(changed.last().at(1).toModelIndex().row(), catalog.rowCount() - 1);
+        QVERIFY(first.data(ModelCatalog::FitTextRole).toString().startsWith(QStringLiteral("[zz] ")));
+        QVERIFY(first.data(ModelCatalog::ParametersTextRole).toString().startsWith(QStringLiteral("[zz] ")));
+        QCoreApplication::removeTranslator(&translator);
+        QCOMPARE(first.data(ModelCatalog::FitTextRole).toString(), badge);
     }
 };
 

@@ -11,7 +11,8 @@ using hearth::splitMarkdownBlocks;
 
 namespace {
 
-// One line per block: "text|<text>" or "code|<language>|<complete>|<text>", newlines as "\n".
+// One line per block: "text|<text>", "quote|<text>" or "code|<language>|<complete>|<text>",
+// newlines as "\n".
 QString describe(const QList<MarkdownBlock>& blocks)
 {
     QStringList parts;
@@ -20,6 +21,8 @@ QString describe(const QList<MarkdownBlock>& blocks)
         text.replace(QLatin1Char('\n'), QLatin1String("\\n"));
         if (block.type == MarkdownBlock::Type::Text)
             parts << QStringLiteral("text|") + text;
+        else if (block.type == MarkdownBlock::Type::Quote)
+            parts << QStringLiteral("quote|") + text;
         else
             parts << QStringLiteral("code|%1|%2|%3").arg(block.language, block.complete ? QStringLiteral("1") : QStringLiteral("0"), text);
     }
@@ -127,6 +130,16 @@ void TestMarkdown::split_data()
                                                                 << QStringLiteral("code|py|0|x");
     QTest::newRow("unterminated closing fence finished") << QStringLiteral("```py\nx\n```") << false
                                                          << QStringLiteral("code|py|1|x");
+    QTest::newRow("quote after a list")
+        << QStringLiteral("- one\n- two\n> quoted\n>more\n\nAfter.") << false
+        << QStringLiteral("text|- one\\n- two\nquote|quoted\\nmore\ntext|After.");
+    QTest::newRow("quote with markdown and a blank line")
+        << QStringLiteral("> **bold**\n>\n> > nested") << true << QStringLiteral("quote|**bold**\\n\\n> nested");
+    QTest::newRow("quote interrupts a paragraph")
+        << QStringLiteral("text\n> q\ntext again") << false << QStringLiteral("text|text\nquote|q\ntext|text again");
+    QTest::newRow("quote indented into a list item stays text")
+        << QStringLiteral("- item\n  > inner") << false << QStringLiteral("text|- item\\n  > inner");
+    QTest::newRow("'>' inside a line is text") << QStringLiteral("a > b") << false << QStringLiteral("text|a > b");
     QTest::newRow("fence in a list stays text")
         << QStringLiteral("1. Step\n\n        ```\n        x\n        ```") << true
         << QStringLiteral("text|1. Step\\n\\n        ```\\n        x\\n        ```");

@@ -16,6 +16,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTranslator>
 
 #include <vector>
 
@@ -94,6 +95,33 @@ private Q_SLOTS:
         const double fraction = first.data(PlacementPreview::HotFractionRole).toDouble();
         QVERIFY(fraction > 0 && fraction <= 1);
         QCOMPARE(preview.roleNames().value(PlacementPreview::HotFractionRole), QByteArray("hotFraction"));
+    }
+
+    void detailsFollowTheLanguage()
+    {
+        // The breakdown, speed and budget texts are read anew after a language switch.
+        class MarkingTranslator : public QTranslator
+        {
+        public:
+            QString translate(const char*, const char* source, const char*, int) const override
+            {
+                return QStringLiteral("[zz] ") + QString::fromUtf8(source);
+            }
+            bool isEmpty() const override { return false; }
+        };
+        PlacementPreview preview;
+        prepare(preview, 8);
+        preview.replanNow();
+        QSignalSpy plan(&preview, &PlacementPreview::planChanged);
+        QSignalSpy budget(&preview, &PlacementPreview::budgetChanged);
+        MarkingTranslator translator;
+        QCoreApplication::installTranslator(&translator);
+        QVERIFY(budget.count() >= 1);
+        QTRY_VERIFY(plan.count() >= 1);
+        QVERIFY(preview.breakdownText().startsWith(QStringLiteral("[zz] ")));
+        QVERIFY(preview.speedText().startsWith(QStringLiteral("[zz] ")));
+        QCoreApplication::removeTranslator(&translator);
+        QTRY_VERIFY(!preview.breakdownText().startsWith(QStringLiteral("[zz] ")));
     }
 
     void moreBudgetNeverFewerHotNeurons()

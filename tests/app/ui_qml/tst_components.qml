@@ -43,6 +43,40 @@ Item {
             errorText: ""
         }
     }
+    Component {
+        id: longCodeComponent
+        MessageDelegate {
+            width: 400
+            index: 1
+            role: "assistant"
+            content: "```text\n" + "x".repeat(400) + "\nshort\n```"
+            streaming: false
+            tokensPerSecond: 0
+            tokenCount: 0
+            timeToFirstTokenMs: 0
+            siblingIndex: 0
+            siblingCount: 1
+            messageState: "complete"
+            errorText: ""
+        }
+    }
+    Component {
+        id: quoteAfterListComponent
+        MessageDelegate {
+            width: 500
+            index: 1
+            role: "assistant"
+            content: "- one\n- two\n> a quote\n> on two lines\n\nAfter."
+            streaming: false
+            tokensPerSecond: 0
+            tokenCount: 0
+            timeToFirstTokenMs: 0
+            siblingIndex: 0
+            siblingCount: 1
+            messageState: "complete"
+            errorText: ""
+        }
+    }
     SignalSpy {
         id: sendSpy
         signalName: "sendRequested"
@@ -115,6 +149,33 @@ Item {
             verify(findChild(message, "markdownText"));
             compare(findChild(message, "siblingLabel").text, "2/3");
             verify(findChild(message, "answerStats").text.indexOf("20") >= 0);
+        }
+
+        function test_quoteAfterAListIsAQuote() {
+            const message = createTemporaryObject(quoteAfterListComponent, root);
+            verify(message);
+            tryVerify(() => findChild(message, "quoteBlock") !== null);
+            const quote = findChild(message, "quoteText");
+            verify(quote.text.indexOf("a quote") >= 0 && quote.text.indexOf("on two lines") >= 0);
+            verify(quote.text.indexOf(">") < 0);
+            verify(quote.x > 0); // beside its bar, apart from the list (tst_markdown checks the split)
+        }
+
+        function test_longCodeLinesScrollInsteadOfBeingCut() {
+            const message = createTemporaryObject(longCodeComponent, root);
+            verify(message);
+            tryVerify(() => findChild(message, "codeView") !== null);
+            const view = findChild(message, "codeView");
+            const code = findChild(message, "codeBlock");
+            tryVerify(() => view.contentWidth > view.width);
+            // The block stays inside the bubble, and the rest of the line can be reached.
+            verify(code.width <= message.width);
+            verify(view.width < view.contentWidth);
+            view.contentX = view.contentWidth - view.width;
+            compare(view.contentX, view.contentWidth - view.width);
+            verify(findChild(message, "codeScrollBar").visible);
+            // The last line is shown whole, with room under it for the scroll bar.
+            verify(view.height >= findChild(message, "codeText").implicitHeight);
         }
     }
 }
