@@ -14,6 +14,11 @@ namespace hearth::app {
 namespace {
 QPointer<AppSettings> s_instance;
 
+int validFontSize(int points)
+{
+    return points <= 0 ? 0 : qBound(AppSettings::MinFontSize, points, AppSettings::MaxFontSize);
+}
+
 QPalette darkPalette()
 {
     // Fusion's own colours for a dark desktop, so the window, controls and code blocks agree.
@@ -72,7 +77,7 @@ AppSettings::AppSettings(const QString& iniPath, QObject* parent)
     m_theme = m_settings->value(QStringLiteral("appearance/theme"), m_theme).toString();
     if (m_theme != QLatin1String("light") && m_theme != QLatin1String("dark"))
         m_theme = QStringLiteral("system");
-    m_fontSize = qBound(0, m_settings->value(QStringLiteral("appearance/fontSize"), 0).toInt(), 48);
+    m_fontSize = validFontSize(m_settings->value(QStringLiteral("appearance/fontSize"), 0).toInt());
     m_threads = qBound(0, m_settings->value(QStringLiteral("engine/threads"), 0).toInt(), 256);
     // Not "general/...": an INI file's [general] section reads back as the top level (QSettings
     // takes any case of "General" for it), so those keys were written and never found again.
@@ -166,7 +171,7 @@ QVariantMap AppSettings::colors() const
 
 void AppSettings::setFontSize(int points)
 {
-    points = qBound(0, points, 48);
+    points = validFontSize(points);
     if (points == m_fontSize)
         return;
     m_fontSize = points;
@@ -289,6 +294,14 @@ double AppSettings::vramBudgetGiB(const QString& modelPath) const
     return double(choice->budgetBytes) / double(quint64(1) << 30);
 }
 
+QFont AppSettings::font() const
+{
+    QFont font = QGuiApplication::font();
+    const int system = m_haveSystemLook ? m_systemFontSize : font.pointSize();
+    font.setPointSize(m_fontSize > 0 ? m_fontSize : qMax(1, system));
+    return font;
+}
+
 void AppSettings::applyAppearance()
 {
     if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
@@ -301,9 +314,7 @@ void AppSettings::applyAppearance()
     // The Fusion style draws from the application palette, so one palette themes every window.
     QGuiApplication::setPalette(themePalette());
 
-    QFont font = QGuiApplication::font();
-    font.setPointSize(m_fontSize > 0 ? m_fontSize : qMax(1, m_systemFontSize));
-    QGuiApplication::setFont(font);
+    QGuiApplication::setFont(font());
 }
 
 } // namespace hearth::app

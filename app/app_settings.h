@@ -3,6 +3,7 @@
 
 #include "sampling_settings.h"
 
+#include <QFont>
 #include <QObject>
 #include <QPalette>
 #include <QSettings>
@@ -33,6 +34,8 @@ class AppSettings : public QObject
     /// so setting the application palette alone leaves some controls light.
     Q_PROPERTY(QVariantMap colors READ colors NOTIFY themeChanged)
     Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY fontSizeChanged)
+    /// The interface font at the chosen size, for the window (so a change shows at once).
+    Q_PROPERTY(QFont font READ font NOTIFY fontSizeChanged)
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY threadsChanged)
     Q_PROPERTY(QString dataDir READ dataDir WRITE setDataDir NOTIFY dataDirChanged)
     Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
@@ -62,9 +65,13 @@ public:
     [[nodiscard]] bool dark() const;
     [[nodiscard]] QVariantMap colors() const;
     [[nodiscard]] QPalette themePalette() const;
-    /// Point size of the interface font; 0 keeps the system's.
+    /// Point size of the interface font; 0 keeps the system's. Sizes below MinFontSize are
+    /// raised to it: a 1 to 3 pt window cannot be read, not even to change it back.
     [[nodiscard]] int fontSize() const { return m_fontSize; }
     void setFontSize(int points);
+    [[nodiscard]] QFont font() const;
+    static constexpr int MinFontSize = 7;
+    static constexpr int MaxFontSize = 32;
     /// Engine threads; 0: one per physical core.
     [[nodiscard]] int threads() const { return m_threads; }
     void setThreads(int threads);

@@ -1137,6 +1137,11 @@
         <source>Hugging Face access token</source>
         <translation>Hugging Face access token</translation>
     </message>
+    <message>
+        <source>%1 pt</source>
+        <comment>font size in points</comment>
+        <translation>%1 pt</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>

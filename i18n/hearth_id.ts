@@ -1135,6 +1135,11 @@
         <source>Hugging Face access token</source>
         <translation>Token akses Hugging Face</translation>
     </message>
+    <message>
+        <source>%1 pt</source>
+        <comment>font size in points</comment>
+        <translation>%1 pt</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>

@@ -1135,6 +1135,11 @@
         <source>Hugging Face access token</source>
         <translation>Hugging Face 访问令牌</translation>
     </message>
+    <message>
+        <source>%1 pt</source>
+        <comment>font size in points</comment>
+        <translation>%1 磅</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>

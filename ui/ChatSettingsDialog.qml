@@ -23,7 +23,9 @@ Dialog {
     width: Math.min(parent ? parent.width - 40 : 520, 520)
 
     GridLayout {
-        width: parent.width
+        // The dialog's own width: the content item's follows the content's implicit width, which
+        // a long wrapped hint makes wider than the dialog (and everything on the right was cut).
+        width: root.availableWidth
         columns: 2
         columnSpacing: 12
         rowSpacing: 8

@@ -18,6 +18,8 @@ ApplicationWindow {
            ? qsTr("%1 — Hearth", "window title, %1 is the model name").arg(ChatController.modelName)
            : qsTr("Hearth")
 
+    // The font size from Settings, for every control and dialog of the window, at once.
+    font: AppSettings.font
     // The theme from Settings (system, light or dark), for every control in the window. Each
     // group is set on its own: a plain palette.text would also set the disabled group.
     palette.active.window: AppSettings.colors.window
@@ -162,7 +164,19 @@ ApplicationWindow {
             ComboBox {
                 id: languageBox
                 objectName: "languageBox"
-                implicitContentWidthPolicy: ComboBox.WidestText
+                // As wide as the longest language name in this font (WidestText cannot measure a
+                // list of maps), so a larger font never cuts "Bahasa Indonesia".
+                implicitWidth: {
+                    languageMetrics.font; // advanceWidth() is a call: name the font to follow it
+                    let widest = 0;
+                    for (const language of LanguageManager.languages)
+                        widest = Math.max(widest, languageMetrics.advanceWidth(language.name));
+                    return Math.ceil(widest) + leftPadding + rightPadding;
+                }
+                FontMetrics {
+                    id: languageMetrics
+                    font: languageBox.font
+                }
                 model: LanguageManager.languages
                 textRole: "name"
                 valueRole: "code"

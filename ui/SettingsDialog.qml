@@ -12,10 +12,18 @@ Dialog {
     modal: true
     standardButtons: Dialog.Close
     anchors.centerIn: Overlay.overlay
-    width: Math.min(parent ? parent.width - 40 : 520, 520)
+    // Wider with a larger font, so that longer names and hints are not cut.
+    width: Math.min(parent ? parent.width - 40 : 520, Math.max(520, Math.round(metrics.averageCharacterWidth * 72)))
+
+    FontMetrics {
+        id: metrics
+        font: root.font
+    }
 
     GridLayout {
-        width: parent.width
+        // The dialog's own width: the content item's follows the content's implicit width, which
+        // a long wrapped hint makes wider than the dialog (and everything on the right was cut).
+        width: root.availableWidth
         columns: 2
         columnSpacing: 12
         rowSpacing: 8
@@ -43,21 +51,32 @@ Dialog {
         }
 
         Label { text: qsTr("Font size:") }
-        SpinBox {
+        ComboBox {
+            id: fontSizeBox
             objectName: "fontSizeBox"
-            from: 0
-            to: 32
-            value: AppSettings.fontSize
-            // SpinBox redraws its text when the value or the locale changes, not when the strings
-            // its function returns do: the interface language's locale makes a switch redraw it.
-            locale: Qt.locale(LanguageManager.language)
-            textFromValue: (value, locale) => value === 0 ? qsTr("System") : value.toString()
-            onValueModified: AppSettings.fontSize = value
+            // Sizes people pick, not every point from 1: the steps of other desktop apps.
+            readonly property var sizes: [0, 8, 9, 10, 11, 12, 13, 14, 16, 18, 20, 24]
+            function sizeName(points) {
+                return points === 0 ? qsTr("System") : qsTr("%1 pt", "font size in points").arg(points);
+            }
+            Layout.fillWidth: true
+            model: sizes
+            currentIndex: count > 0 ? sizes.indexOf(AppSettings.fontSize) : -1
+            displayText: sizeName(AppSettings.fontSize)
+            delegate: ItemDelegate {
+                required property int index
+                required property int modelData
+                width: fontSizeBox.width
+                text: fontSizeBox.sizeName(modelData)
+                highlighted: fontSizeBox.highlightedIndex === index
+            }
+            onActivated: index => AppSettings.fontSize = sizes[index]
             Accessible.name: qsTr("Font size in points")
         }
 
         Label { text: qsTr("Language:") }
         ComboBox {
+            objectName: "settingsLanguageBox"
             Layout.fillWidth: true
             model: LanguageManager.languages
             textRole: "name"
@@ -112,9 +131,17 @@ Dialog {
             Layout.fillWidth: true
             text: AppSettings.hfToken
             echoMode: TextInput.Password
-            placeholderText: qsTr("For gated models; empty: HF_TOKEN or none")
             onEditingFinished: AppSettings.hfToken = text
             Accessible.name: qsTr("Hugging Face access token")
+        }
+        Item { width: 1; height: 1 }
+        // Under the field, wrapped: as a placeholder it was cut in longer languages and larger fonts.
+        Label {
+            objectName: "hfTokenHint"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            opacity: 0.7
+            text: qsTr("For gated models; empty: HF_TOKEN or none")
         }
 
         Label { text: qsTr("Default system prompt:") }

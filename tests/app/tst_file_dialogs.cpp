@@ -16,6 +16,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QLibraryInfo>
 #include <QQmlApplicationEngine>
 #include <QQmlExtensionPlugin>
@@ -378,6 +379,57 @@ private Q_SLOTS:
         QVERIFY(QMetaObject::invokeMethod(overflow, "activated", Q_ARG(int, 1)));
         QCOMPARE(app.chat.sampling().value(QStringLiteral("context_overflow")).toString(), QStringLiteral("stop"));
         QTRY_COMPARE(overflow->property("displayText").toString(), QStringLiteral("Stop and say so"));
+    }
+
+    // The font size steps through readable sizes, applies to the open window and its dialogs at
+    // once, and at 16 pt the longer names and hints still fit their fields.
+    void fontSizeAppliesAtOnceAndNothingClips()
+    {
+        App app;
+        QQuickWindow* window = app.load();
+        QVERIFY(window);
+        QObject* dialog = window->findChild<QObject*>(QStringLiteral("settingsDialog"));
+        QVERIFY(dialog);
+        QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QQuickItem* box = findItem(window->contentItem(), QStringLiteral("fontSizeBox"));
+        QVERIFY(box);
+        const QVariantList sizes = box->property("sizes").toList();
+        QCOMPARE(sizes.value(0).toInt(), 0);
+        QVERIFY(sizes.value(1).toInt() >= 8); // the step after "System" is readable
+
+        QVERIFY(QMetaObject::invokeMethod(box, "activated", Q_ARG(int, int(sizes.indexOf(16)))));
+        QCOMPARE(app.settings.fontSize(), 16);
+        QTRY_COMPARE(window->property("font").value<QFont>().pointSize(), 16);
+        QTRY_COMPARE(dialog->property("font").value<QFont>().pointSize(), 16);
+        QCOMPARE(box->property("displayText").toString(), QStringLiteral("16 pt"));
+        app.settings.setFontSize(3);
+        QCOMPARE(app.settings.fontSize(), int(hearth::app::AppSettings::MinFontSize));
+        app.settings.setFontSize(16);
+        QTRY_COMPARE(window->property("font").value<QFont>().pointSize(), 16);
+
+        const auto fits = [](QQuickItem* item, const QString& text) {
+            const QFontMetricsF metrics(item->property("font").value<QFont>());
+            const double room = item->width() - item->property("leftPadding").toDouble() - item->property("rightPadding").toDouble();
+            return metrics.horizontalAdvance(text) <= room + 0.5;
+        };
+        QTRY_VERIFY(dialog->property("width").toDouble() > 520); // the dialog grows with the font
+        for (const QString& code : {QStringLiteral("en"), QStringLiteral("id"), QStringLiteral("zh_CN")}) {
+            QVERIFY(app.languages.setLanguage(code));
+            QQuickItem* hint = findItem(window->contentItem(), QStringLiteral("hfTokenHint"));
+            QVERIFY(hint);
+            // The language boxes of the toolbar and of the dialog.
+            for (const QString& name : {QStringLiteral("languageBox"), QStringLiteral("settingsLanguageBox")}) {
+                QQuickItem* language = findItem(window->contentItem(), name);
+                QVERIFY2(language, qPrintable(name));
+                QTRY_VERIFY2(fits(language, language->property("displayText").toString()),
+                             qPrintable(QStringLiteral("%1 %2: %3 in %4").arg(name, code, language->property("displayText").toString()).arg(language->width())));
+            }
+            // Hints wrap inside the dialog instead of running past its edge.
+            QTRY_VERIFY2(inside(hint, dialog->property("contentItem").value<QQuickItem*>()), qPrintable(code));
+        }
+        app.languages.setLanguage(QStringLiteral("en"));
+        app.settings.setFontSize(0);
     }
 
     // The Settings dialog speaks the chosen language everywhere, Qt's own buttons included, and
