@@ -59,6 +59,8 @@ Pane {
         TabBar {
             id: tabs
             objectName: "modelsTabs"
+            // An error belongs to the section it came from.
+            onCurrentIndexChanged: ModelManager.clearError()
             Layout.fillWidth: true
             Layout.leftMargin: 8
             Layout.rightMargin: 8

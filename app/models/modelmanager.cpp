@@ -177,8 +177,21 @@ void ModelManager::onRequestFailed(quint64 requestId, const QString& errorText, 
         Q_EMIT repoFilesChanged();
         setErrorText(errorText);
     }
-    if (m_pending.remove(requestId) > 0)
-        setErrorText(errorText);
+    if (!m_pending.contains(requestId))
+        return;
+    // Without the listing the file is queued all the same (its size and hash unchecked): the
+    // download then fails with its own reason, or works, and either way Downloads has an entry
+    // the user can retry, instead of a banner that leaves nothing behind.
+    const PendingDownload pending = m_pending.take(requestId);
+    setErrorText(errorText);
+    if (pending.files.contains(QStringLiteral("*")))
+        return;
+    const QDir repoDir(QDir(m_modelsDir).absoluteFilePath(pending.repo));
+    for (const QString& file : pending.files) {
+        const qint64 id = m_downloadManager->enqueue(pending.repo, file, repoDir.absoluteFilePath(file));
+        if (id != 0)
+            Q_EMIT downloadQueued(id);
+    }
 }
 
 void ModelManager::enqueueFiles(const QString& repo, const QStringList& wanted, const QList<HfFileEntry>& files)

@@ -88,6 +88,9 @@ public:
     Q_INVOKABLE void downloadRepoFile(const QString& repo, const QString& path);
     /// The installed copy of @p fileName from @p repo, or "" when it is not installed.
     Q_INVOKABLE QString installedPath(const QString& repo, const QString& fileName) const;
+    /// Hides the error banner (the page clears it when another section is shown: a failed
+    /// download keeps its own entry, with the reason and Retry, in Downloads).
+    Q_INVOKABLE void clearError() { setErrorText({}); }
     /// Where @p path of @p repo is stored once downloaded.
     [[nodiscard]] QString destinationFor(const QString& repo, const QString& path) const;
 

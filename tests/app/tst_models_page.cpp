@@ -262,6 +262,42 @@ private Q_SLOTS:
         QTRY_VERIFY(!items(QStringLiteral("loadButton")).isEmpty());
     }
 
+    void failedDownloadKeepsAnEntryWithRetry()
+    {
+        // A gated repository: its listing fails (401), the download is queued all the same and
+        // fails with its reason; Downloads keeps the entry with Retry, and the error banner
+        // stays on the Downloads section only.
+        const QString gated = QStringLiteral("someone/gated-model");
+        m_server.addFile(gated, QStringLiteral("gated.gguf"), m_model);
+        m_server.setRequiredToken(gated, "licence-accepted");
+        showSection(2);
+        QTRY_VERIFY(isShown(QStringLiteral("downloadsSection")));
+        hearth::models::DownloadListModel* list = m_models->downloads();
+        const int before = list->rowCount();
+        m_models->downloadRepoFile(gated, QStringLiteral("gated.gguf"));
+        QTRY_COMPARE_WITH_TIMEOUT(list->rowCount(), before + 1, 10000);
+        int row = -1;
+        for (int r = 0; r < list->rowCount(); ++r) {
+            if (list->data(list->index(r), hearth::models::DownloadListModel::FileNameRole).toString() == QStringLiteral("gated.gguf"))
+                row = r;
+        }
+        QVERIFY(row >= 0);
+        const QModelIndex index = list->index(row);
+        QTRY_COMPARE_WITH_TIMEOUT(index.data(hearth::models::DownloadListModel::StateRole).toString(), QStringLiteral("failed"), 10000);
+        QVERIFY(index.data(hearth::models::DownloadListModel::CanRetryRole).toBool());
+        QVERIFY(!index.data(hearth::models::DownloadListModel::ErrorTextRole).toString().isEmpty());
+        QVERIFY(!m_models->errorText().isEmpty());
+        QTRY_VERIFY(isShown(QStringLiteral("modelsErrorLabel")));
+
+        showSection(0);
+        QTRY_VERIFY(!isShown(QStringLiteral("modelsErrorLabel")));
+        QCOMPARE(m_models->errorText(), QString());
+        // The entry stays, and goes when the user removes it.
+        QCOMPARE(list->rowCount(), before + 1);
+        QVERIFY(list->remove(index.data(hearth::models::DownloadListModel::IdRole).toLongLong()));
+        QTRY_COMPARE(list->rowCount(), before);
+    }
+
     void vramSectionShowsThePanel()
     {
         showSection(4);
