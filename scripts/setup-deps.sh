@@ -14,8 +14,9 @@ packages=(
     qml6-module-qtqml qml6-module-qtqml-workerscript qml6-module-qtquick qml6-module-qtquick-controls
     qml6-module-qtquick-layouts qml6-module-qtquick-window qml6-module-qtquick-templates
     qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qml6-module-qttest
-    # Qt's own strings (standard dialog buttons) in the interface languages
-    qt6-translations-l10n
+    # Qt's own strings (standard dialog buttons) in the interface languages, and a font with
+    # Chinese characters for the Simplified Chinese interface
+    qt6-translations-l10n fonts-wqy-microhei
     # code highlighting (out of process on distributions without a Qt 6 KSyntaxHighlighting)
     libkf5syntaxhighlighting-tools
     # headless UI tests and package checks

@@ -83,7 +83,7 @@ Dialog {
         }
 
         Label { text: qsTr("When the chat outgrows the context:") }
-        ComboBox {
+        FittedComboBox {
             id: overflowBox
             objectName: "overflowBox"
             // Names apart from the model, as in Settings: a language switch keeps the choice.

@@ -97,6 +97,11 @@ ApplicationWindow {
             modelsPage.planCatalogModel(catalogId);
     }
 
+    FontMetrics {
+        id: languageMetrics
+        font: languageBox.font
+    }
+
     header: ToolBar {
         RowLayout {
             anchors.fill: parent
@@ -161,7 +166,7 @@ ApplicationWindow {
                 onClicked: settingsDialog.open()
                 Accessible.name: qsTr("Application settings")
             }
-            ComboBox {
+            FittedComboBox {
                 id: languageBox
                 objectName: "languageBox"
                 // As wide as the longest language name in this font (WidestText cannot measure a
@@ -172,10 +177,6 @@ ApplicationWindow {
                     for (const language of LanguageManager.languages)
                         widest = Math.max(widest, languageMetrics.advanceWidth(language.name));
                     return Math.ceil(widest) + leftPadding + rightPadding;
-                }
-                FontMetrics {
-                    id: languageMetrics
-                    font: languageBox.font
                 }
                 model: LanguageManager.languages
                 textRole: "name"

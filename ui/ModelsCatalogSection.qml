@@ -31,7 +31,7 @@ Item {
                 Accessible.name: qsTr("Filter the catalog")
             }
             Label { text: qsTr("Fit for:") }
-            ComboBox {
+            FittedComboBox {
                 objectName: "fitForBox"
                 textRole: "text"
                 valueRole: "value"

@@ -29,7 +29,7 @@ Dialog {
         rowSpacing: 8
 
         Label { text: qsTr("Theme:") }
-        ComboBox {
+        FittedComboBox {
             id: themeBox
             objectName: "themeBox"
             // The names apart from the model: a language switch renews the names, while a model
@@ -51,7 +51,7 @@ Dialog {
         }
 
         Label { text: qsTr("Font size:") }
-        ComboBox {
+        FittedComboBox {
             id: fontSizeBox
             objectName: "fontSizeBox"
             // Sizes people pick, not every point from 1: the steps of other desktop apps.
@@ -75,7 +75,7 @@ Dialog {
         }
 
         Label { text: qsTr("Language:") }
-        ComboBox {
+        FittedComboBox {
             objectName: "settingsLanguageBox"
             Layout.fillWidth: true
             model: LanguageManager.languages

@@ -424,6 +424,9 @@ private Q_SLOTS:
                 QVERIFY2(language, qPrintable(name));
                 QTRY_VERIFY2(fits(language, language->property("displayText").toString()),
                              qPrintable(QStringLiteral("%1 %2: %3 in %4").arg(name, code, language->property("displayText").toString()).arg(language->width())));
+                // As tall as its text, too.
+                QTRY_VERIFY2(language->height() >= QFontMetricsF(language->property("font").value<QFont>()).height(),
+                             qPrintable(QStringLiteral("%1: %2 high").arg(name).arg(language->height())));
             }
             // Hints wrap inside the dialog instead of running past its edge.
             QTRY_VERIFY2(inside(hint, dialog->property("contentItem").value<QQuickItem*>()), qPrintable(code));
