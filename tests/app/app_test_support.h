@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QProcess>
 #include <QString>
+#include <QTranslator>
 
 #ifndef HEARTH_EXE_SUFFIX
 #ifdef Q_OS_WIN
@@ -18,6 +19,23 @@
 #endif
 
 namespace hearth::test {
+
+/// A translator that marks every text it translates, to see which texts follow a language switch.
+class MarkingTranslator : public QTranslator
+{
+public:
+    QString translate(const char*, const char* source, const char*, int) const override
+    {
+        return QStringLiteral("[zz] ") + QString::fromUtf8(source);
+    }
+    bool isEmpty() const override { return false; }
+};
+
+/// A chat template that parses but would run for hours: it compares two values holding 2^40
+/// paths each. The renderer stops it at its work budget.
+inline constexpr const char* runawayChatTemplate =
+    "{% set ns = namespace(x=[1], y=[1]) %}{% for i in range(40) %}{% set ns.x = [ns.x, ns.x] %}"
+    "{% set ns.y = [ns.y, ns.y] %}{% endfor %}{% if ns.x == ns.y %}{% for m in messages %}{{ m.content }}{% endfor %}{% endif %}";
 
 /// Writes a tiny random model with the Jinja chat template @p chatTemplate into @p dir; empty when
 /// hearth-synth is missing or fails.

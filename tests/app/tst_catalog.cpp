@@ -2,6 +2,7 @@
 // The built-in model catalog: the JSON parses, every entry has what the planner and the
 // downloads need, and ModelCatalog filters and exposes it with fit badges.
 
+#include "app_test_support.h"
 #include "catalogentry.h"
 #include "modelcatalog.h"
 
@@ -10,7 +11,6 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
-#include <QTranslator>
 
 using namespace hearth::models;
 
@@ -154,15 +154,6 @@ private Q_SLOTS:
     {
         // A language switch installs a translator; the badges, parameter counts and sizes the
         // views show must come again in the new language, not stay in the old one beside it.
-        class MarkingTranslator : public QTranslator
-        {
-        public:
-            QString translate(const char*, const char* source, const char*, int) const override
-            {
-                return QStringLiteral("[zz] ") + QString::fromUtf8(source);
-            }
-            bool isEmpty() const override { return false; }
-        };
         MachineInfo machine;
         machine.ramBytes = 64ull << 30;
         ModelCatalog catalog(builtinCatalog(), machine, std::make_unique<FixedGpuInfo>(0));
@@ -170,7 +161,7 @@ private Q_SLOTS:
         const QString badge = first.data(ModelCatalog::FitTextRole).toString();
         QVERIFY(!badge.startsWith(QStringLiteral("[zz]")));
         QSignalSpy changed(&catalog, &QAbstractItemModel::dataChanged);
-        MarkingTranslator translator;
+        hearth::test::MarkingTranslator translator;
         QCoreApplication::installTranslator(&translator);
         QVERIFY(changed.count() >= 1);
         QCOMPARE(changed.last().at(0).toModelIndex().row(), 0);

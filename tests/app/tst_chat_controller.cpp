@@ -264,8 +264,7 @@ private Q_SLOTS:
         // The window says once that the model's template was replaced; the answer still comes,
         // is stored, and loading another model clears the notice.
         const QString runaway = hearth::test::makeTinyModelWithTemplate(m_dir.path(), QStringLiteral("runaway"),
-            "{% set ns = namespace(x=[1], y=[1]) %}{% for i in range(40) %}{% set ns.x = [ns.x, ns.x] %}"
-            "{% set ns.y = [ns.y, ns.y] %}{% endfor %}{{ ns.x == ns.y }}");
+            hearth::test::runawayChatTemplate);
         if (runaway.isEmpty())
             QSKIP("hearth-synth is not built");
         m_chat->loadModel(runaway);

@@ -204,8 +204,7 @@ private Q_SLOTS:
         // A model file whose template would run for hours: the first answer reports it once and
         // comes in the built-in format; later answers and measurements do not report it again.
         const QString model = hearth::test::makeTinyModelWithTemplate(m_dir.path(), QStringLiteral("runaway"),
-            "{% set ns = namespace(x=[1], y=[1]) %}{% for i in range(40) %}{% set ns.x = [ns.x, ns.x] %}"
-            "{% set ns.y = [ns.y, ns.y] %}{% endfor %}{% if ns.x == ns.y %}{% for m in messages %}{{ m.content }}{% endfor %}{% endif %}");
+            hearth::test::runawayChatTemplate);
         if (model.isEmpty())
             QSKIP("hearth-synth is not built");
         QSignalSpy replaced(m_worker, &EngineWorker::chatTemplateReplaced);

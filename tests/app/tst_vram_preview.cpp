@@ -4,6 +4,7 @@
 // and the budget remembered per model. With HEARTH_SCREENSHOT=file.png it also renders the panel
 // offscreen and saves it (docs/screenshots/vram-panel.png comes from here).
 
+#include "app_test_support.h"
 #include "gpuinfo.h"
 #include "placementpreview.h"
 
@@ -16,7 +17,6 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTranslator>
 
 #include <vector>
 
@@ -100,21 +100,12 @@ private Q_SLOTS:
     void detailsFollowTheLanguage()
     {
         // The breakdown, speed and budget texts are read anew after a language switch.
-        class MarkingTranslator : public QTranslator
-        {
-        public:
-            QString translate(const char*, const char* source, const char*, int) const override
-            {
-                return QStringLiteral("[zz] ") + QString::fromUtf8(source);
-            }
-            bool isEmpty() const override { return false; }
-        };
         PlacementPreview preview;
         prepare(preview, 8);
         preview.replanNow();
         QSignalSpy plan(&preview, &PlacementPreview::planChanged);
         QSignalSpy budget(&preview, &PlacementPreview::budgetChanged);
-        MarkingTranslator translator;
+        hearth::test::MarkingTranslator translator;
         QCoreApplication::installTranslator(&translator);
         QVERIFY(budget.count() >= 1);
         QTRY_VERIFY(plan.count() >= 1);
