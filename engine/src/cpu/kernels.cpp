@@ -86,6 +86,15 @@ BlockDotFn blockDotFor(const CpuKernels& kernels, DType type)
     case DType::BF16:
         own = kernels.dotBF16;
         break;
+    case DType::Q4_1:
+        own = kernels.dotQ4_1;
+        break;
+    case DType::Q5_0:
+        own = kernels.dotQ5_0;
+        break;
+    case DType::Q5_1:
+        own = kernels.dotQ5_1;
+        break;
     default:
         break;
     }

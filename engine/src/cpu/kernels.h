@@ -117,6 +117,9 @@ struct CpuKernels {
     BlockDotFn dotIQ4_XS;
     BlockDotFn dotIQ4_NL;
     BlockDotFn dotBF16;
+    BlockDotFn dotQ4_1;
+    BlockDotFn dotQ5_0;
+    BlockDotFn dotQ5_1;
     void (*quantizeActivationsQ8K)(const float* x, ActBlockQ8K* out, std::int64_t n);
     // Whole matrix products of these block types (a prompt batch reuses each unpacked row for
     // several tokens), or nullptr where gemmBlockRows serves; args.x holds ActBlockQ8K rows.

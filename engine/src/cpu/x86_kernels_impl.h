@@ -1257,6 +1257,61 @@ float dotIQ4_NL(const void* row, const void* activations, std::int64_t n)
     return hsum256(acc);
 }
 
+// The fifth bits of a Q5 block as bytes in element order: 0x10 where bit j of qh is set.
+inline __m256i fifthBitBytes(const std::uint8_t* qh)
+{
+    std::uint32_t bits;
+    std::memcpy(&bits, qh, sizeof bits);
+    // Byte j takes the qh byte that holds bit j, then keeps only that bit.
+    const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(bits)),
+        _mm256_setr_epi64x(0x0000000000000000, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+    const __m256i others = _mm256_or_si256(spread, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe));
+    return _mm256_and_si256(_mm256_cmpeq_epi8(others, _mm256_set1_epi64x(-1)), _mm256_set1_epi8(0x10));
+}
+
+// Q4_1, Q5_0 and Q5_1 rows against ActBlockQ8, as the reference (block_dot.cpp): d_w d_x
+// sum(q_w q_x), plus m_w d_x sum(q_x) for the types with an offset. @p levels gives a block's
+// 32 levels (0..31, or -16..15 for Q5_0) in element order.
+template <typename Block, bool Offset, bool Signed, typename Levels>
+float dot32Levels(const void* row, const void* activations, std::int64_t n, Levels levels)
+{
+    const auto* blocks = static_cast<const Block*>(row);
+    const auto* x = static_cast<const ActBlockQ8*>(activations);
+    const __m256i one = _mm256_set1_epi16(1);
+    __m256 acc = _mm256_setzero_ps();
+    float offsets = 0.0f;
+    for (std::int64_t b = 0; b < n / 32; ++b) {
+        const Block& w = blocks[b];
+        const __m256i q = levels(w);
+        const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
+        // Unsigned levels multiply the signed activations directly; signed ones go through signs.
+        const __m256i pairs = Signed ? signedPairSums(q, xs) : _mm256_maddubs_epi16(q, xs);
+        const __m256i sums = _mm256_madd_epi16(pairs, one);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(w.d)), _mm256_cvtepi32_ps(sums), acc);
+        if constexpr (Offset)
+            offsets += halfToFloatF16c(w.m) * x[b].d * float(x[b].sum);
+    }
+    return hsum256(acc) + offsets;
+}
+
+float dotQ4_1(const void* row, const void* activations, std::int64_t n)
+{
+    return dot32Levels<BlockQ4_1, true, false>(row, activations, n, [](const BlockQ4_1& w) { return unpackQ4(w.qs); });
+}
+
+float dotQ5_0(const void* row, const void* activations, std::int64_t n)
+{
+    return dot32Levels<BlockQ5_0, false, true>(row, activations, n, [](const BlockQ5_0& w) {
+        return _mm256_sub_epi8(_mm256_or_si256(unpackQ4(w.qs), fifthBitBytes(w.qh)), _mm256_set1_epi8(16));
+    });
+}
+
+float dotQ5_1(const void* row, const void* activations, std::int64_t n)
+{
+    return dot32Levels<BlockQ5_1, true, false>(row, activations, n,
+        [](const BlockQ5_1& w) { return _mm256_or_si256(unpackQ4(w.qs), fifthBitBytes(w.qh)); });
+}
+
 float dotBF16(const void* row, const void* activations, std::int64_t n)
 {
     const auto* w = static_cast<const std::uint16_t*>(row);
@@ -1517,6 +1572,9 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     dotIQ4_XS,
     dotIQ4_NL,
     dotBF16,
+    dotQ4_1,
+    dotQ5_0,
+    dotQ5_1,
     quantizeRowQ8K,
     gemmSuperBlocks<BlockQ4_K, dotQ4_K>,
     gemmSuperBlocks<BlockQ5_K, dotQ5_K>,
