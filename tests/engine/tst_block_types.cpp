@@ -363,7 +363,8 @@ private Q_SLOTS:
     }
 
     // Prompt batches (rows unpacked once, several tokens at a time) give each token's row dot
-    // product, on every table, for every token count around the kernels' tile of four.
+    // product, on every table, for every token count around the kernels' tile of four; and what
+    // every table computes is the scalar reference's product, up to the summation order.
     void promptBatchesEqualRowDots()
     {
         std::mt19937 rng(5);
@@ -383,9 +384,17 @@ private Q_SLOTS:
             w.cols = cols;
             for (std::int64_t tokens : {2, 3, 4, 5, 9}) {
                 const std::vector<float> x = randomFloats(cols * tokens, rng);
+                std::vector<float> reference(static_cast<std::size_t>(rows * tokens));
+                matmulWith(kScalarKernels, pool, w, x.data(), tokens, reference.data());
                 for (const CpuKernels* k : kernelVariants()) {
                     std::vector<float> y(static_cast<std::size_t>(rows * tokens));
                     matmulWith(*k, pool, w, x.data(), tokens, y.data());
+                    for (std::size_t i = 0; i < y.size(); ++i) {
+                        QVERIFY2(std::fabs(y[i] - reference[i]) <= 1e-4f * (1.0f + std::fabs(reference[i])),
+                                 qPrintable(QStringLiteral("%1 %2 tokens %3: %4 vs the reference %5")
+                                                .arg(QString::fromLatin1(k->name), QString::fromLatin1(dtypeName(t).data()))
+                                                .arg(tokens).arg(double(y[i])).arg(double(reference[i]))));
+                    }
                     for (std::int64_t tok = 0; tok < tokens; ++tok) {
                         const std::vector<float> one(x.begin() + tok * cols, x.begin() + (tok + 1) * cols);
                         std::vector<float> ref(static_cast<std::size_t>(rows));

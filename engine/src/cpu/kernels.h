@@ -127,6 +127,10 @@ struct CpuKernels {
     GemmFn gemmQ5_K;
     GemmFn gemmQ6_K;
     GemmFn gemmIQ4_XS;
+    // The 32-weight types beside Q4_0/Q8_0, against ActBlockQ8 rows; nullptr: gemmBlockRows.
+    GemmFn gemmQ4_1;
+    GemmFn gemmQ5_0;
+    GemmFn gemmQ5_1;
 };
 
 // The dot product @p kernels use for block type @p type (its own or the reference), or nullptr

@@ -62,6 +62,12 @@ GemmFn gemmFor(const CpuKernels& k, DType type)
         return ownOrRows(k.gemmQ6_K);
     case DType::IQ4_XS:
         return ownOrRows(k.gemmIQ4_XS);
+    case DType::Q4_1:
+        return ownOrRows(k.gemmQ4_1);
+    case DType::Q5_0:
+        return ownOrRows(k.gemmQ5_0);
+    case DType::Q5_1:
+        return ownOrRows(k.gemmQ5_1);
     default:
         return blockFormat(type) ? gemmBlockRows : nullptr;
     }
