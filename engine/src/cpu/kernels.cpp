@@ -95,6 +95,12 @@ BlockDotFn blockDotFor(const CpuKernels& kernels, DType type)
     case DType::Q5_1:
         own = kernels.dotQ5_1;
         break;
+    case DType::Q2_K:
+        own = kernels.dotQ2_K;
+        break;
+    case DType::Q3_K:
+        own = kernels.dotQ3_K;
+        break;
     default:
         break;
     }

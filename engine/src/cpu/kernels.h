@@ -120,6 +120,8 @@ struct CpuKernels {
     BlockDotFn dotQ4_1;
     BlockDotFn dotQ5_0;
     BlockDotFn dotQ5_1;
+    BlockDotFn dotQ2_K;
+    BlockDotFn dotQ3_K;
     void (*quantizeActivationsQ8K)(const float* x, ActBlockQ8K* out, std::int64_t n);
     // Whole matrix products of these block types (a prompt batch reuses each unpacked row for
     // several tokens), or nullptr where gemmBlockRows serves; args.x holds ActBlockQ8K rows.
@@ -131,6 +133,8 @@ struct CpuKernels {
     GemmFn gemmQ4_1;
     GemmFn gemmQ5_0;
     GemmFn gemmQ5_1;
+    GemmFn gemmQ2_K;
+    GemmFn gemmQ3_K;
 };
 
 // The dot product @p kernels use for block type @p type (its own or the reference), or nullptr

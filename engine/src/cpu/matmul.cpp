@@ -68,6 +68,10 @@ GemmFn gemmFor(const CpuKernels& k, DType type)
         return ownOrRows(k.gemmQ5_0);
     case DType::Q5_1:
         return ownOrRows(k.gemmQ5_1);
+    case DType::Q2_K:
+        return ownOrRows(k.gemmQ2_K);
+    case DType::Q3_K:
+        return ownOrRows(k.gemmQ3_K);
     default:
         return blockFormat(type) ? gemmBlockRows : nullptr;
     }

@@ -1470,6 +1470,78 @@ void unpack(const BlockIQ4_XS& w, UnpackedK& out)
     out.dmin = 0.0f;
 }
 
+// The scales of run r's two 16-weight groups as one 16-lane vector (lanes 0-7, then 8-15).
+inline __m256i runScale(const std::int16_t* scales, int r)
+{
+    return _mm256_set_m128i(_mm_set1_epi16(scales[2 * r + 1]), _mm_set1_epi16(scales[2 * r]));
+}
+
+// Q2_K: levels 0..3, two bits of each byte of a 32-byte run per shift; value = d * (sc & 15) * q -
+// dmin * (sc >> 4) per 16-weight group.
+void unpack(const BlockQ2_K& w, UnpackedK& out)
+{
+    for (int n = 0; n < 2; ++n) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * n));
+        for (int j = 0; j < 4; ++j) {
+            const __m256i levels = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), _mm256_set1_epi8(3));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(out.levels + 128 * n + 32 * j), levels);
+        }
+    }
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
+    alignas(32) std::int16_t scales[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(scales), _mm256_cvtepu8_epi16(_mm_and_si128(packed, _mm_set1_epi8(0x0f))));
+    for (int r = 0; r < 8; ++r)
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.runScales[r]), runScale(scales, r));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.offsets), _mm256_setzero_si256());
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.mins),
+                       _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(0x0f))));
+    out.d = halfToFloatF16c(w.d);
+    out.dmin = halfToFloatF16c(w.dmin);
+}
+
+// Q3_K: levels 0..7 (two bits plus the high bit from hmask), offset 4; six-bit scales less 32,
+// unpacked from their 12 bytes as ggml does.
+inline void q3kScales(const BlockQ3_K& w, std::int16_t* scales)
+{
+    std::uint32_t aux[4];
+    std::memcpy(aux, w.scales, 12);
+    const std::uint32_t tmp = aux[2];
+    constexpr std::uint32_t kmask1 = 0x03030303;
+    constexpr std::uint32_t kmask2 = 0x0f0f0f0f;
+    aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
+    aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
+    aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
+    aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
+    const __m256i bytes = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(aux)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(scales), _mm256_sub_epi16(bytes, _mm256_set1_epi16(32)));
+}
+
+// The levels of run 4 h + j: bits 2j of the h-th 32 bytes of qs, plus 4 where hmask has bit 4h + j.
+inline __m256i q3kLevels(__m256i q, __m256i hm, int h, int j)
+{
+    const __m256i bit = _mm256_set1_epi8(static_cast<char>(1u << (4 * h + j)));
+    const __m256i high = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hm, bit), bit), _mm256_set1_epi8(4));
+    return _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 2 * j), _mm256_set1_epi8(3)), high);
+}
+
+void unpack(const BlockQ3_K& w, UnpackedK& out)
+{
+    const __m256i hm = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.hmask));
+    for (int h = 0; h < 2; ++h) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * h));
+        for (int j = 0; j < 4; ++j)
+            _mm256_store_si256(reinterpret_cast<__m256i*>(out.levels + 128 * h + 32 * j), q3kLevels(q, hm, h, j));
+    }
+    alignas(32) std::int16_t scales[16];
+    q3kScales(w, scales);
+    for (int r = 0; r < 8; ++r)
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.runScales[r]), runScale(scales, r));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.offsets), _mm256_slli_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(scales)), 2));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out.mins), _mm256_setzero_si256());
+    out.d = halfToFloatF16c(w.d);
+    out.dmin = 0.0f;
+}
+
 // Signed levels (IQ4_XS's codebook reaches 127 in magnitude, so unsigned with an offset would
 // overflow maddubs' int16 pairs): each token's activations take the levels' signs instead.
 template <typename Block>
@@ -1513,6 +1585,66 @@ void dotUnpackedTokens(const UnpackedK* blocks, std::int64_t blockCount, const A
     }
     for (int t = 0; t < T; ++t)
         y[t] = hsum256(_mm256_sub_ps(acc[t], accMin[t]));
+}
+
+// Q2_K and Q3_K decode, fused: the levels of each 32-weight run meet the token in registers (going
+// through UnpackedK decoded at a third of the speed).
+
+float dotQ2_K(const void* row, const void* activations, std::int64_t n)
+{
+    const auto* blocks = static_cast<const BlockQ2_K*>(row);
+    const auto* x = static_cast<const ActBlockQ8K*>(activations);
+    __m256 acc = _mm256_setzero_ps();
+    float minSum = 0.0f;
+    for (std::int64_t b = 0; b < n / QK_K; ++b) {
+        const BlockQ2_K& w = blocks[b];
+        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.scales));
+        alignas(32) std::int16_t scales[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scales), _mm256_cvtepu8_epi16(_mm_and_si128(packed, _mm_set1_epi8(0x0f))));
+        const __m256i mins = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(0x0f)));
+        const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].bsums));
+        __m256i sumi = _mm256_setzero_si256();
+        for (int h = 0; h < 2; ++h) {
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * h));
+            for (int j = 0; j < 4; ++j) {
+                const int r = 4 * h + j;
+                const __m256i levels = _mm256_and_si256(_mm256_srli_epi16(q, 2 * j), _mm256_set1_epi8(3));
+                const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 32 * r));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(levels, xs), runScale(scales, r)));
+            }
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(w.d)), _mm256_cvtepi32_ps(sumi), acc);
+        minSum += x[b].d * halfToFloatF16c(w.dmin) * float(hsumInt256(_mm256_madd_epi16(mins, bsums)));
+    }
+    return hsum256(acc) - minSum;
+}
+
+float dotQ3_K(const void* row, const void* activations, std::int64_t n)
+{
+    const auto* blocks = static_cast<const BlockQ3_K*>(row);
+    const auto* x = static_cast<const ActBlockQ8K*>(activations);
+    __m256 acc = _mm256_setzero_ps();
+    for (std::int64_t b = 0; b < n / QK_K; ++b) {
+        const BlockQ3_K& w = blocks[b];
+        alignas(32) std::int16_t scales[16];
+        q3kScales(w, scales);
+        const __m256i offsets = _mm256_slli_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(scales)), 2);
+        const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].bsums));
+        const __m256i hm = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.hmask));
+        __m256i sumi = _mm256_setzero_si256();
+        for (int h = 0; h < 2; ++h) {
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs + 32 * h));
+            for (int j = 0; j < 4; ++j) {
+                const int r = 4 * h + j;
+                const __m256i levels = q3kLevels(q, hm, h, j);
+                const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs + 32 * r));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(levels, xs), runScale(scales, r)));
+            }
+        }
+        const __m256i body = _mm256_sub_epi32(sumi, _mm256_madd_epi16(offsets, bsums));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(w.d)), _mm256_cvtepi32_ps(body), acc);
+    }
+    return hsum256(acc);
 }
 
 // One token: the row dot product. Several: each row unpacked once, then four tokens at a time.
@@ -1632,6 +1764,8 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     dotQ4_1,
     dotQ5_0,
     dotQ5_1,
+    dotQ2_K,
+    dotQ3_K,
     quantizeRowQ8K,
     gemmSuperBlocks<BlockQ4_K, dotQ4_K>,
     gemmSuperBlocks<BlockQ5_K, dotQ5_K>,
@@ -1640,6 +1774,8 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemmPromptTiles<BlockQ4_1>,
     gemmPromptTiles<BlockQ5_0>,
     gemmPromptTiles<BlockQ5_1>,
+    gemmSuperBlocks<BlockQ2_K, dotQ2_K>,
+    gemmSuperBlocks<BlockQ3_K, dotQ3_K>,
 };
 
 } // namespace hearth::cpu
