@@ -50,21 +50,41 @@ hearth::Result<std::string> EngineWorker::fitTurns(QList<ChatTurn> turns, int re
 {
     dropped = 0;
     const int first = !turns.isEmpty() && turns.first().role == QLatin1String("system") ? 1 : 0;
-    for (;;) {
-        auto text = renderTurns(turns, true);
-        if (!text)
-            return text;
-        const auto tokens = m_model->tokenizer().encode(text.value(), true, true);
-        // The newest turn (the question) always stays; run() reports when even that is too long.
-        if (int(tokens.size()) + reserve <= m_session->contextLength() || turns.size() - first <= 1)
-            return text;
-        // A question goes with its answer, so the roles keep alternating as templates expect.
-        int count = 1;
-        if (turns.size() - first > 2 && turns.at(first).role == QLatin1String("user") && turns.at(first + 1).role == QLatin1String("assistant"))
-            count = 2;
-        turns.remove(first, count);
-        dropped += count;
+    const int rest = int(turns.size()) - first;
+    // Where the kept turns may start: at a question, so the roles still alternate as templates
+    // expect, or at the newest turn, which always stays (run() reports when even that is too long).
+    QList<int> starts;
+    for (int i = 0; i < rest; ++i) {
+        if (i == 0 || i == rest - 1 || turns.at(first + i).role == QLatin1String("user"))
+            starts.append(i);
     }
+    const auto render = [&](int start) {
+        QList<ChatTurn> kept = turns.mid(0, first);
+        kept.append(turns.mid(first + start));
+        return renderTurns(kept, true);
+    };
+    const auto fits = [&](const std::string& text) {
+        return int(m_model->tokenizer().encode(text, true, true).size()) + reserve <= m_session->contextLength();
+    };
+    auto text = render(0);
+    if (!text || fits(text.value()) || starts.size() < 2)
+        return text;
+    // Fewer turns never take more tokens: a binary search renders a long chat a few times, not
+    // once per turn left out. starts[low] does not fit; starts[high] is the answer unless nothing fits.
+    qsizetype low = 0;
+    qsizetype high = starts.size() - 1;
+    while (high - low > 1) {
+        const qsizetype middle = (low + high) / 2;
+        auto tried = render(starts.at(middle));
+        if (!tried)
+            return tried;
+        if (fits(tried.value()))
+            high = middle;
+        else
+            low = middle;
+    }
+    dropped = starts.at(high);
+    return render(dropped);
 }
 
 void EngineWorker::setThreads(int threads)

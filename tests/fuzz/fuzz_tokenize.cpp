@@ -8,6 +8,7 @@
 #include "synth/synthetic_bpe_vocab.h"
 #include "synth/synthetic_vocab.h"
 #include "tokenizer/tokenizer_factory.h"
+#include "tokenizer/unicode.h"
 
 #include <filesystem>
 #include <memory>
@@ -68,18 +69,14 @@ std::vector<Fixture> makeFixtures()
     return fixtures;
 }
 
+// The tokenizers' own decoder decides what valid UTF-8 is (no overlong forms or surrogates).
 bool validUtf8(std::string_view s)
 {
     for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-        if (n == 0 || i + n > s.size())
+        const unicode::DecodedChar c = unicode::decodeUtf8(s, i);
+        if (!c.valid)
             return false;
-        for (std::size_t k = 1; k < n; ++k) {
-            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
-                return false;
-        }
-        i += n;
+        i += c.length;
     }
     return true;
 }

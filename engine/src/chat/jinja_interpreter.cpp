@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <unordered_set>
+#include <unordered_map>
 
 namespace hearth::jinja {
 
@@ -36,10 +36,8 @@ public:
         const Value makeNamespace = *m_scopes.back().find("namespace");
         m_scopes.back().set("namespace", Value(NativeFunction([this, makeNamespace](const CallArgs& args) -> Result<Value> {
             auto ns = makeNamespace.asFunction()(args);
-            if (ns) {
-                m_namespaces.push_back(*ns);
-                m_namespaceDicts.insert(&ns->asDict());
-            }
+            if (ns)
+                m_namespaces.emplace(&ns->asDict(), *ns);
             return ns;
         })));
         m_scopes.emplace_back(); // the template's own top-level variables
@@ -48,7 +46,7 @@ public:
     ~Interpreter()
     {
         // {% set ns.self = ns %} is a cycle of shared pointers that would never be freed.
-        for (const Value& ns : m_namespaces)
+        for (const auto& [dict, ns] : m_namespaces)
             ns.asDict().entries.clear();
     }
 
@@ -276,7 +274,7 @@ private:
         }
         if (s.object) {
             JINJA_ASSIGN_OR_RETURN(object, eval(*s.object));
-            if (!object.isDict() || !m_namespaceDicts.contains(&object.asDict()))
+            if (!object.isDict() || !m_namespaces.contains(&object.asDict()))
                 return errorAt(s.pos, "cannot set attribute '" + s.targets[0] + "' on " + object.typeName()
                                           + " (only on a namespace(); use one to change a variable from inside a loop)");
             object.asDict().setAttribute(s.targets[0], std::move(value));
@@ -696,8 +694,8 @@ private:
     RenderLimits m_limits;
     std::vector<ValueDict> m_scopes;
     std::string m_out;
-    std::vector<Value> m_namespaces;                     ///< every namespace() made, kept to break cycles at the end
-    std::unordered_set<const ValueDict*> m_namespaceDicts; ///< the same, to know them
+    /// Every namespace() made, by its dict: to know them, and kept to break cycles at the end.
+    std::unordered_map<const ValueDict*, Value> m_namespaces;
     std::uint64_t m_iterations = 0;
     int m_callDepth = 0;
     bool m_positioned = false;
