@@ -90,6 +90,13 @@ AppSettings::AppSettings(const QString& iniPath, QObject* parent)
     m_recentModels = m_settings->value(QStringLiteral("models/recent")).toStringList().mid(0, MaxRecentModels);
     m_hfEndpoint = m_settings->value(QStringLiteral("hub/endpoint")).toString();
     m_hfToken = m_settings->value(QStringLiteral("hub/token")).toString();
+    m_serverEnabled = m_settings->value(QStringLiteral("server/enabled"), false).toBool();
+    m_serverHost = m_settings->value(QStringLiteral("server/host"), QStringLiteral("127.0.0.1")).toString();
+    m_serverPort = qBound(1, m_settings->value(QStringLiteral("server/port"), 8080).toInt(), 65535);
+    m_serverApiKey = m_settings->value(QStringLiteral("server/apiKey")).toString();
+    m_remoteUrl = m_settings->value(QStringLiteral("remote/url")).toString();
+    m_remoteApiKey = m_settings->value(QStringLiteral("remote/apiKey")).toString();
+    m_remoteModel = m_settings->value(QStringLiteral("remote/model")).toString();
 }
 
 AppSettings::~AppSettings() = default;
@@ -265,22 +272,73 @@ void AppSettings::addRecentModel(const QString& path)
 
 void AppSettings::setHfEndpoint(const QString& endpoint)
 {
-    const QString value = endpoint.trimmed();
-    if (value == m_hfEndpoint)
-        return;
-    m_hfEndpoint = value;
-    m_settings->setValue(QStringLiteral("hub/endpoint"), value);
-    Q_EMIT hubChanged();
+    if (store(m_hfEndpoint, endpoint.trimmed(), QStringLiteral("hub/endpoint")))
+        Q_EMIT hubChanged();
 }
 
 void AppSettings::setHfToken(const QString& token)
 {
-    const QString value = token.trimmed();
-    if (value == m_hfToken)
+    if (store(m_hfToken, token.trimmed(), QStringLiteral("hub/token")))
+        Q_EMIT hubChanged();
+}
+
+bool AppSettings::store(QString& member, const QString& value, const QString& key)
+{
+    if (value == member)
+        return false;
+    member = value;
+    m_settings->setValue(key, value);
+    return true;
+}
+
+void AppSettings::setServerEnabled(bool enabled)
+{
+    if (enabled == m_serverEnabled)
         return;
-    m_hfToken = value;
-    m_settings->setValue(QStringLiteral("hub/token"), value);
-    Q_EMIT hubChanged();
+    m_serverEnabled = enabled;
+    m_settings->setValue(QStringLiteral("server/enabled"), enabled);
+    Q_EMIT serverChanged();
+}
+
+void AppSettings::setServerHost(const QString& host)
+{
+    const QString value = host.trimmed().isEmpty() ? QStringLiteral("127.0.0.1") : host.trimmed();
+    if (store(m_serverHost, value, QStringLiteral("server/host")))
+        Q_EMIT serverChanged();
+}
+
+void AppSettings::setServerPort(int port)
+{
+    port = qBound(1, port, 65535);
+    if (port == m_serverPort)
+        return;
+    m_serverPort = port;
+    m_settings->setValue(QStringLiteral("server/port"), port);
+    Q_EMIT serverChanged();
+}
+
+void AppSettings::setServerApiKey(const QString& key)
+{
+    if (store(m_serverApiKey, key.trimmed(), QStringLiteral("server/apiKey")))
+        Q_EMIT serverChanged();
+}
+
+void AppSettings::setRemoteUrl(const QString& url)
+{
+    if (store(m_remoteUrl, url.trimmed(), QStringLiteral("remote/url")))
+        Q_EMIT remoteChanged();
+}
+
+void AppSettings::setRemoteApiKey(const QString& key)
+{
+    if (store(m_remoteApiKey, key.trimmed(), QStringLiteral("remote/apiKey")))
+        Q_EMIT remoteChanged();
+}
+
+void AppSettings::setRemoteModel(const QString& model)
+{
+    if (store(m_remoteModel, model.trimmed(), QStringLiteral("remote/model")))
+        Q_EMIT remoteChanged();
 }
 
 double AppSettings::vramBudgetGiB(const QString& modelPath) const

@@ -48,6 +48,15 @@ class AppSettings : public QObject
     /// Access token for gated models; empty: HF_TOKEN or anonymous. Kept with the other settings
     /// and never written to the log.
     Q_PROPERTY(QString hfToken READ hfToken WRITE setHfToken NOTIFY hubChanged)
+    /// The OpenAI-compatible API server of Settings: off unless the user turns it on.
+    Q_PROPERTY(bool serverEnabled READ serverEnabled WRITE setServerEnabled NOTIFY serverChanged)
+    Q_PROPERTY(QString serverHost READ serverHost WRITE setServerHost NOTIFY serverChanged)
+    Q_PROPERTY(int serverPort READ serverPort WRITE setServerPort NOTIFY serverChanged)
+    Q_PROPERTY(QString serverApiKey READ serverApiKey WRITE setServerApiKey NOTIFY serverChanged)
+    /// The remote server the chat used last, to offer it again.
+    Q_PROPERTY(QString remoteUrl READ remoteUrl WRITE setRemoteUrl NOTIFY remoteChanged)
+    Q_PROPERTY(QString remoteApiKey READ remoteApiKey WRITE setRemoteApiKey NOTIFY remoteChanged)
+    Q_PROPERTY(QString remoteModel READ remoteModel WRITE setRemoteModel NOTIFY remoteChanged)
 
 public:
     static constexpr int MaxRecentModels = 8;
@@ -101,6 +110,22 @@ public:
     void setHfToken(const QString& token);
 
     /// The INI file these settings live in; empty when they use the platform's store.
+    [[nodiscard]] bool serverEnabled() const { return m_serverEnabled; }
+    void setServerEnabled(bool enabled);
+    [[nodiscard]] QString serverHost() const { return m_serverHost; }
+    void setServerHost(const QString& host);
+    [[nodiscard]] int serverPort() const { return m_serverPort; }
+    void setServerPort(int port);
+    [[nodiscard]] QString serverApiKey() const { return m_serverApiKey; }
+    void setServerApiKey(const QString& key);
+
+    [[nodiscard]] QString remoteUrl() const { return m_remoteUrl; }
+    void setRemoteUrl(const QString& url);
+    [[nodiscard]] QString remoteApiKey() const { return m_remoteApiKey; }
+    void setRemoteApiKey(const QString& key);
+    [[nodiscard]] QString remoteModel() const { return m_remoteModel; }
+    void setRemoteModel(const QString& model);
+
     [[nodiscard]] QString iniPath() const { return m_iniPath; }
     /// The VRAM budget remembered for the model at @p modelPath by the VRAM panel, in GiB as
     /// SessionParams::vramBudgetGiB takes it: < 0 for Auto or when nothing is remembered.
@@ -119,9 +144,14 @@ Q_SIGNALS:
     void defaultsChanged();
     void recentModelsChanged();
     void hubChanged();
+    void serverChanged();
+    void remoteChanged();
 
 private:
     void saveSampling();
+
+    /// Stores @p value as @p key when it differs from @p member; true when it did.
+    bool store(QString& member, const QString& value, const QString& key);
 
     QString m_iniPath;
     std::unique_ptr<QSettings> m_settings;
@@ -135,6 +165,13 @@ private:
     QStringList m_recentModels;
     QString m_hfEndpoint;
     QString m_hfToken;
+    bool m_serverEnabled = false;
+    QString m_serverHost;
+    int m_serverPort = 8080;
+    QString m_serverApiKey;
+    QString m_remoteUrl;
+    QString m_remoteApiKey;
+    QString m_remoteModel;
     QPalette m_systemPalette;
     int m_systemFontSize = 0;
     bool m_haveSystemLook = false;

@@ -64,11 +64,6 @@ ChatController::ChatController(QObject* parent)
     : QObject(parent)
     , m_store(std::make_unique<hearth::ChatStore>())
 {
-    m_thread.setObjectName(QStringLiteral("hearth-engine"));
-    m_worker = new EngineWorker;
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-
     connect(m_worker, &EngineWorker::loadProgress, this, [this](double fraction) {
         m_loadProgress = fraction;
         Q_EMIT loadProgressChanged();
@@ -136,18 +131,27 @@ ChatController::ChatController(QObject* parent)
     });
     connect(m_worker, &EngineWorker::answerFinished, this, &ChatController::onFinished);
     connect(m_worker, &EngineWorker::answerFailed, this, &ChatController::onFailed);
+    // A remote server's answers take the same way into the chat and the store.
+    connect(&m_remote, &hearth::openai::RemoteEngine::tokenGenerated, this, &ChatController::onToken);
+    connect(&m_remote, &hearth::openai::RemoteEngine::answerFinished, this, &ChatController::onFinished);
+    connect(&m_remote, &hearth::openai::RemoteEngine::answerFailed, this, &ChatController::onFailed);
+    connect(&m_remote, &hearth::openai::RemoteEngine::contextUsed, this, [this](quint64 requestId, int tokens) {
+        if (requestId != m_requestId || m_answerConversation != m_conversationId)
+            return;
+        m_contextUsed = tokens;
+        Q_EMIT contextChanged();
+    });
+    connect(&m_remote, &hearth::openai::RemoteEngine::modelsListed, this, &ChatController::onRemoteModelsListed);
+    connect(&m_remote, &hearth::openai::RemoteEngine::listFailed, this, &ChatController::onRemoteListFailed);
     connect(m_store.get(), &hearth::ChatStore::errorOccurred, this, &ChatController::setErrorText);
     connect(m_store.get(), &hearth::ChatStore::conversationsChanged, &m_conversations,
         &ConversationListModel::refresh);
-    m_thread.start();
 }
 
 ChatController::~ChatController()
 {
-    m_worker->stop();
+    m_worker->stopAll();
     m_worker->cancelLoad();
-    m_thread.quit();
-    m_thread.wait();
     if (m_answerId != 0)
         m_store->markError(m_answerId, tr("The application was closed while answering."));
     m_store->close();
@@ -186,10 +190,9 @@ void ChatController::setSettings(AppSettings* settings)
     m_sampling = defaultSampling();
     m_systemPrompt = settings ? settings->systemPrompt() : QString();
     if (settings) {
-        QMetaObject::invokeMethod(m_worker, "setThreads", Qt::QueuedConnection, Q_ARG(int, settings->threads()));
+        m_engine.post([threads = settings->threads()](EngineWorker& worker) { worker.setThreads(threads); });
         connect(settings, &AppSettings::threadsChanged, this, [this] {
-            QMetaObject::invokeMethod(
-                m_worker, "setThreads", Qt::QueuedConnection, Q_ARG(int, m_settings->threads()));
+            m_engine.post([threads = m_settings->threads()](EngineWorker& worker) { worker.setThreads(threads); });
         });
     }
     Q_EMIT conversationChanged();
@@ -233,10 +236,11 @@ void ChatController::loadModel(const QString& path)
     if (m_state == State::Loading || m_state == State::Generating || path.isEmpty())
         return;
     m_loadingPath = path;
+    m_usingRemote = false;
     m_pendingBudgetGiB.reset();
     // The budget the VRAM panel remembered for this file, else automatic.
     m_vramBudgetGiB = m_settings ? m_settings->vramBudgetGiB(path) : -1.0;
-    QMetaObject::invokeMethod(m_worker, "setVramBudget", Qt::QueuedConnection, Q_ARG(double, m_vramBudgetGiB));
+    m_engine.post([gib = m_vramBudgetGiB](EngineWorker& worker) { worker.setVramBudget(gib); });
     m_modelName.clear();
     m_modelDescription.clear();
     m_modelPath.clear();
@@ -248,7 +252,75 @@ void ChatController::loadModel(const QString& path)
     Q_EMIT loadProgressChanged();
     setErrorText({});
     setState(State::Loading);
-    QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path));
+    m_engine.post([path](EngineWorker& worker) { worker.loadModel(path); });
+}
+
+void ChatController::listRemoteModels(const QString& url, const QString& apiKey)
+{
+    m_remote.listModels(hearth::openai::RemoteEngine::normalizedBaseUrl(url), apiKey);
+}
+
+void ChatController::connectRemote(const QString& url, const QString& apiKey, const QString& model)
+{
+    if (m_state == State::Loading || m_state == State::Generating)
+        return;
+    const QUrl baseUrl = hearth::openai::RemoteEngine::normalizedBaseUrl(url);
+    m_remote.setServer(baseUrl, apiKey, model.trimmed());
+    m_connectingModel = model.trimmed();
+    m_loadProgress = 0;
+    Q_EMIT loadProgressChanged();
+    setErrorText({});
+    setState(State::Loading);
+    m_remote.listModels(baseUrl, apiKey);
+}
+
+void ChatController::onRemoteModelsListed(const QStringList& models, const QList<int>& contextLengths)
+{
+    if (!m_connectingModel) {
+        Q_EMIT remoteModelsListed(models, {});
+        return;
+    }
+    QString model = *m_connectingModel;
+    m_connectingModel.reset();
+    if (model.isEmpty() && !models.isEmpty())
+        model = models.constFirst();
+    const qsizetype index = models.indexOf(model);
+    if (model.isEmpty() || (index < 0 && !models.isEmpty())) {
+        onRemoteListFailed(model.isEmpty() ? tr("The server offers no models.")
+                                           : tr("The server does not offer a model named “%1”.").arg(model));
+        return;
+    }
+    m_remote.setModel(model);
+    if (m_settings) {
+        m_settings->setRemoteUrl(m_remote.baseUrl().toString());
+        m_settings->setRemoteApiKey(m_remote.apiKey());
+        m_settings->setRemoteModel(model);
+    }
+    // One model at a time: the local one gives its memory back.
+    m_engine.post([](EngineWorker& worker) { worker.unloadModel(); });
+    m_usingRemote = true;
+    m_modelName = model;
+    m_modelDescription = tr("OpenAI-compatible server at %1").arg(m_remote.baseUrl().host());
+    m_placementReport = tr("Remote: the model runs on %1, not on this computer.").arg(m_remote.baseUrl().toString());
+    m_chatTemplateNotice.clear();
+    m_modelPath.clear();
+    m_contextLength = index >= 0 ? contextLengths.value(index) : 0;
+    m_contextUsed = 0;
+    Q_EMIT modelChanged();
+    Q_EMIT contextChanged();
+    setState(State::Ready);
+    Q_EMIT modelReady();
+}
+
+void ChatController::onRemoteListFailed(const QString& message)
+{
+    if (!m_connectingModel) {
+        Q_EMIT remoteModelsListed({}, message);
+        return;
+    }
+    m_connectingModel.reset();
+    setErrorText(message);
+    setState(hasModel() ? State::Ready : State::NoModel);
 }
 
 void ChatController::loadModelUrl(const QUrl& url)
@@ -263,7 +335,7 @@ void ChatController::cancelLoad()
 
 void ChatController::setDeviceOverride(const QString& device)
 {
-    QMetaObject::invokeMethod(m_worker, "setDeviceOverride", Qt::QueuedConnection, Q_ARG(QString, device));
+    m_engine.post([device](EngineWorker& worker) { worker.setDeviceOverride(device); });
 }
 
 void ChatController::applyVramBudget(double budgetBytes, bool autoBudget)
@@ -289,7 +361,7 @@ void ChatController::startPendingReplacement()
     Q_EMIT loadProgressChanged();
     setErrorText({});
     setState(State::Loading);
-    QMetaObject::invokeMethod(m_worker, "replaceSession", Qt::QueuedConnection, Q_ARG(double, gib));
+    m_engine.post([gib](EngineWorker& worker) { worker.replaceSession(gib); });
 }
 
 void ChatController::onSessionReplaced(
@@ -305,7 +377,7 @@ void ChatController::onSessionReplaced(
     if (!errorText.isEmpty())
         qCWarning(lcApp) << errorText;
     setErrorText(errorText);
-    setState(m_modelPath.isEmpty() ? State::NoModel : State::Ready);
+    setState(hasModel() ? State::Ready : State::NoModel);
     Q_EMIT placementChanged();
 }
 
@@ -379,8 +451,17 @@ void ChatController::startAnswer()
         Q_EMIT contextChanged();
     }
     setState(State::Generating);
-    QMetaObject::invokeMethod(m_worker, "generate", Qt::QueuedConnection, Q_ARG(quint64, m_requestId),
-        Q_ARG(QList<hearth::app::ChatTurn>, turns), Q_ARG(hearth::app::SamplingSettings, m_sampling));
+    if (m_usingRemote) {
+        // Servers refuse a max_tokens beyond their model's context.
+        SamplingSettings sampling = m_sampling;
+        if (m_contextLength > 0)
+            sampling.maxTokens = qMin(sampling.maxTokens, m_contextLength);
+        m_remote.generate(m_requestId, turns, sampling);
+        return;
+    }
+    m_engine.post([id = m_requestId, turns, sampling = m_sampling](EngineWorker& worker) {
+        worker.generate(id, turns, sampling);
+    });
 }
 
 void ChatController::onToken(quint64 requestId, const QString& text)
@@ -432,13 +513,16 @@ void ChatController::onFailed(quint64 requestId, const QString& message)
         m_messages.finish(m_messages.rowOfId(m_answerId), 0, 0, 0, QStringLiteral("error"), message);
     m_answerId = 0;
     setErrorText(message);
-    setState(m_modelPath.isEmpty() ? State::NoModel : State::Ready);
+    setState(hasModel() ? State::Ready : State::NoModel);
     Q_EMIT answerCompleted(m_answerText);
 }
 
 void ChatController::stop()
 {
-    m_worker->stop();
+    if (m_usingRemote)
+        m_remote.stop(m_requestId);
+    else
+        m_worker->stop(m_requestId);
 }
 
 void ChatController::regenerate(int row)
@@ -580,11 +664,8 @@ void ChatController::measureOpenConversation()
         Q_EMIT contextChanged();
     }
     if (m_modelPath.isEmpty())
-        return;
-    EngineWorker* worker = m_worker;
-    QMetaObject::invokeMethod(
-        worker, [worker, id = m_conversationId, turns = openTurns()] { worker->measureContext(id, turns); },
-        Qt::QueuedConnection);
+        return; // no local model (a remote one counts its tokens as it answers)
+    m_engine.post([id = m_conversationId, turns = openTurns()](EngineWorker& worker) { worker.measureContext(id, turns); });
 }
 
 void ChatController::reloadMessages()

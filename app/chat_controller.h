@@ -2,8 +2,9 @@
 #pragma once
 
 #include "conversation_list_model.h"
-#include "engine_worker.h"
+#include "engine_thread.h"
 #include "message_model.h"
+#include "remoteengine.h"
 #include "sampling_settings.h"
 
 #include <QElapsedTimer>
@@ -46,6 +47,10 @@ class ChatController : public QObject
     /// Set when the model's own chat template could not be used and a built-in one stands in.
     Q_PROPERTY(QString chatTemplateNotice READ chatTemplateNotice NOTIFY modelChanged)
     Q_PROPERTY(bool usesGpu READ usesGpu NOTIFY modelChanged)
+    /// True while the chat uses a model on an OpenAI-compatible server instead of a local file.
+    Q_PROPERTY(bool remote READ remote NOTIFY modelChanged)
+    /// The remote server's base URL while remote is true.
+    Q_PROPERTY(QString remoteUrl READ remoteUrl NOTIFY modelChanged)
     /// The running session's VRAM budget in GiB; < 0: automatic.
     Q_PROPERTY(double vramBudgetGiB READ vramBudgetGiB NOTIFY modelChanged)
     /// True while the loaded model is being placed again for a new budget (state is Loading).
@@ -100,6 +105,10 @@ public:
     [[nodiscard]] QString contextNote() const { return m_contextNote; }
     [[nodiscard]] bool usesGpu() const { return m_placementReport.startsWith(QLatin1String("GPU")); }
     [[nodiscard]] QString modelPath() const { return m_modelPath; }
+    [[nodiscard]] bool remote() const { return m_usingRemote; }
+    [[nodiscard]] QString remoteUrl() const { return m_usingRemote ? m_remote.baseUrl().toString() : QString(); }
+    /// The engine thread the window answers on; the API server shares it (and its one model).
+    [[nodiscard]] const EngineThread& engine() const { return m_engine; }
     [[nodiscard]] double vramBudgetGiB() const { return m_vramBudgetGiB; }
     [[nodiscard]] bool replacing() const { return m_replacing; }
     /// The device sessions use (SessionParams::deviceOverride), e.g. "emulated:<bytes>" for tests
@@ -126,6 +135,11 @@ public:
     Q_INVOKABLE void loadModel(const QString& path);
     Q_INVOKABLE void loadModelUrl(const QUrl& url);
     Q_INVOKABLE void cancelLoad();
+    /// Lists the models of the OpenAI-compatible server at @p url: answered with remoteModelsListed().
+    Q_INVOKABLE void listRemoteModels(const QString& url, const QString& apiKey);
+    /// Chats with @p model on the server at @p url from now on (the local model is unloaded), once
+    /// the server has answered; a server that cannot be reached leaves the current model in place.
+    Q_INVOKABLE void connectRemote(const QString& url, const QString& apiKey, const QString& model);
     /// Places the loaded model again for @p budgetBytes of GPU memory (@p autoBudget: follow the
     /// free memory) without unloading it; the conversation stays. While an answer streams or a
     /// model loads, this waits until it is done. Without a model it does nothing: the VRAM panel
@@ -177,6 +191,8 @@ Q_SIGNALS:
     /// An answer ended (finished, stopped or failed) and its row is final in the store.
     void answerCompleted(const QString& answer);
     void modelReady();
+    /// After listRemoteModels(): the server's models, or why there are none.
+    void remoteModelsListed(const QStringList& models, const QString& errorText);
     /// A re-placement ended; the placement report is current.
     void placementChanged();
 
@@ -196,11 +212,19 @@ private:
     void onFailed(quint64 requestId, const QString& message);
     void onSessionReplaced(const QString& placement, int contextLength, double budgetGiB, const QString& errorText);
     void startPendingReplacement();
+    void onRemoteModelsListed(const QStringList& models, const QList<int>& contextLengths);
+    void onRemoteListFailed(const QString& message);
     void refreshSiblings(int row);
+    /// A model answers: a local one loaded, or a remote one connected.
+    [[nodiscard]] bool hasModel() const { return m_usingRemote || !m_modelPath.isEmpty(); }
     [[nodiscard]] SamplingSettings defaultSampling() const;
 
-    QThread m_thread;
-    EngineWorker* m_worker = nullptr; // lives on m_thread, deleted when it finishes
+    EngineThread m_engine;
+    EngineWorker* m_worker = m_engine.worker(); ///< for connections and stop() only
+    hearth::openai::RemoteEngine m_remote;
+    bool m_usingRemote = false;
+    /// Set while connectRemote() waits for the server's model list.
+    std::optional<QString> m_connectingModel;
     std::unique_ptr<hearth::ChatStore> m_store;
     QPointer<AppSettings> m_settings;
     MessageModel m_messages;

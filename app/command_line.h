@@ -14,12 +14,19 @@ struct CommandLineOptions
         ShowHelp, ///< print usage, exit 0
         ShowVersion,
         SelfTest, ///< load --model, generate a few tokens, exit
+        Serve, ///< serve the OpenAI-compatible API without a window until stopped
         Error, ///< bad arguments: print errorText and the usage, exit 1
     };
 
     Action action = Action::RunGui;
     QString modelPath; ///< empty: no model given
     QString dataDir; ///< empty: the platform's application data folder
+    // --serve
+    QString host = QStringLiteral("127.0.0.1");
+    int port = 8080;
+    QString apiKey; ///< --api-key, else the HEARTH_API_KEY environment variable (kept out of `ps`)
+    int maxQueue = 8;
+
     QString errorText;
     QString helpText;
 };

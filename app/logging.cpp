@@ -2,5 +2,4 @@
 #include "logging.h"
 
 Q_LOGGING_CATEGORY(lcApp, "hearth.app", QtWarningMsg)
-Q_LOGGING_CATEGORY(lcEngine, "hearth.app.engine", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcLanguage, "hearth.app.i18n", QtWarningMsg)

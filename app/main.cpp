@@ -12,6 +12,8 @@
 #include "gpuinfo.h"
 #include "modelmanager.h"
 #include "self_test.h"
+#include "serve_command.h"
+#include "server_controller.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -76,6 +78,7 @@ QStringList argumentList(int argc, char** argv)
 ///                                    "installed" or "vram" ("vram:<catalog id>" plans that model)
 ///   HEARTH_TEST_DEVICE=emulated:N    sessions use the emulated device of N bytes; HEARTH_FAKE_GPU_GB
 ///                                    alone implies an emulated device of that size
+///   HEARTH_SCREENSHOT_DIALOG=name    open the dialog with that objectName before the picture
 ///   HEARTH_TEST_OPEN_DIALOGS=1       open every dialog of the window in turn, print which opened,
 ///                                    exit 0 when all did (the package check runs it)
 struct TestHooks
@@ -91,6 +94,7 @@ struct TestHooks
     QString page = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_PAGE"));
     QString device = QString::fromLocal8Bit(qgetenv("HEARTH_TEST_DEVICE"));
     bool openDialogs = qEnvironmentVariableIntValue("HEARTH_TEST_OPEN_DIALOGS") != 0;
+    QString dialog = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_DIALOG"));
 };
 
 /// The emulated device standing in for the GPU that HEARTH_FAKE_GPU_GB pretends, so that a
@@ -142,7 +146,7 @@ int main(int argc, char** argv)
 {
     QElapsedTimer sinceStart;
     sinceStart.start();
-    // Only the window needs a display: --help, --version and --self-test run anywhere.
+    // Only the window needs a display: --help, --version, --self-test and --serve run anywhere.
     const bool wantsGui = hearth::app::parseCommandLine(argumentList(argc, argv)).action
         == CommandLineOptions::Action::RunGui;
 #ifdef Q_OS_WIN
@@ -197,6 +201,19 @@ int main(int argc, char** argv)
         return 0;
     case CommandLineOptions::Action::SelfTest:
         return hearth::app::SelfTest(options.modelPath).run(out, err);
+    case CommandLineOptions::Action::Serve: {
+        hearth::openai::ApiServerOptions server;
+        server.host = options.host;
+        server.port = options.port;
+        server.apiKey = options.apiKey;
+        server.maxRequests = options.maxQueue;
+        server.defaults = settings.defaultSampling();
+        QString model = options.modelPath;
+        if (model.isEmpty() && !settings.recentModels().isEmpty())
+            model = settings.recentModels().constFirst();
+        return hearth::app::ServeCommand(model.isEmpty() ? QString() : QFileInfo(model).absoluteFilePath(), server, settings.threads())
+            .run(out, err);
+    }
     case CommandLineOptions::Action::RunGui:
         break;
     }
@@ -230,6 +247,10 @@ int main(int argc, char** argv)
     hearth::app::ChatController::setInstance(&chat);
     hearth::app::LanguageManager::setInstance(&languages);
     hearth::app::AppSettings::setInstance(&settings);
+    // The API server of Settings shares the window's engine thread, and with it the model.
+    hearth::app::ServerController server(nullptr);
+    server.attach(chat.engine(), &settings);
+    hearth::app::ServerController::setInstance(&server);
 
     // The Models page: the download queue beside the chats, budgets in the app's settings.
     hearth::models::ModelManager models(nullptr);
@@ -282,6 +303,12 @@ int main(int argc, char** argv)
             QCoreApplication::exit(allOpened ? 0 : 1);
         });
         QTimer::singleShot(500, dialogTour.get(), &hearth::app::DialogTour::start);
+    }
+    if (window && !hooks.dialog.isEmpty()) {
+        if (QObject* dialog = window->findChild<QObject*>(hooks.dialog))
+            QTimer::singleShot(300, dialog, [dialog] { QMetaObject::invokeMethod(dialog, "open"); });
+        else
+            err << "No dialog named " << hooks.dialog << "\n";
     }
     if (window && !hooks.page.isEmpty()) {
         const QString section = hooks.page.section(QLatin1Char(':'), 0, 0);

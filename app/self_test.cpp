@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "self_test.h"
 
-#include "engine_worker.h"
+#include "engine_thread.h"
 
 #include <QEventLoop>
 #include <QTextStream>
-#include <QThread>
 #include <QTimer>
 
 namespace hearth::app {
@@ -19,11 +18,8 @@ SelfTest::SelfTest(QString modelPath, int maxTokens)
 int SelfTest::run(QTextStream& out, QTextStream& err)
 {
     // The same worker and thread the window uses, so the check covers the real path.
-    QThread thread;
-    thread.setObjectName(QStringLiteral("hearth-engine"));
-    auto* worker = new EngineWorker;
-    worker->moveToThread(&thread);
-    QObject::connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
+    EngineThread engine;
+    EngineWorker* worker = engine.worker();
 
     QEventLoop loop;
     int exitCode = 1;
@@ -39,8 +35,9 @@ int SelfTest::run(QTextStream& out, QTextStream& err)
             out << "Prompt: Once upon a time\nAnswer: ";
             out.flush();
             // Plain continuation, not a chat turn: tiny story models have no chat template.
-            QMetaObject::invokeMethod(worker, "complete", Qt::QueuedConnection,
-                Q_ARG(QString, QStringLiteral("Once upon a time")), Q_ARG(int, m_maxTokens));
+            SamplingSettings sampling;
+            sampling.maxTokens = m_maxTokens;
+            engine.post([sampling](EngineWorker& worker) { worker.complete(0, QStringLiteral("Once upon a time"), sampling); });
         });
     QObject::connect(worker, &EngineWorker::modelLoadFailed, &context, [&](const QString& message) {
         failure = message;
@@ -74,13 +71,8 @@ int SelfTest::run(QTextStream& out, QTextStream& err)
         loop.quit();
     });
 
-    thread.start();
-    QMetaObject::invokeMethod(worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, m_modelPath));
+    engine.post([path = m_modelPath](EngineWorker& worker) { worker.loadModel(path); });
     loop.exec();
-
-    worker->stop();
-    thread.quit();
-    thread.wait();
 
     if (exitCode != 0)
         err << "Self-test failed: " << failure << "\n";

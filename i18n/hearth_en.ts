@@ -211,6 +211,50 @@
         <source>Unexpected argument: %1</source>
         <translation>Unexpected argument: %1</translation>
     </message>
+    <message>
+        <source>Serve the model over an OpenAI-compatible HTTP API without opening a window (with --model, else the last model used).</source>
+        <translation>Serve the model over an OpenAI-compatible HTTP API without opening a window (with --model, else the last model used).</translation>
+    </message>
+    <message>
+        <source>With --serve: listen on &lt;address&gt; (default 127.0.0.1, this computer only).</source>
+        <translation>With --serve: listen on &lt;address&gt; (default 127.0.0.1, this computer only).</translation>
+    </message>
+    <message>
+        <source>address</source>
+        <translation>address</translation>
+    </message>
+    <message>
+        <source>With --serve: listen on &lt;port&gt; (default 8080).</source>
+        <translation>With --serve: listen on &lt;port&gt; (default 8080).</translation>
+    </message>
+    <message>
+        <source>port</source>
+        <translation>port</translation>
+    </message>
+    <message>
+        <source>With --serve: require &lt;key&gt; from every client (or set HEARTH_API_KEY).</source>
+        <translation>With --serve: require &lt;key&gt; from every client (or set HEARTH_API_KEY).</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>key</translation>
+    </message>
+    <message>
+        <source>With --serve: at most &lt;n&gt; requests running or waiting (default 8); more are refused with 503.</source>
+        <translation>With --serve: at most &lt;n&gt; requests running or waiting (default 8); more are refused with 503.</translation>
+    </message>
+    <message>
+        <source>n</source>
+        <translation>n</translation>
+    </message>
+    <message>
+        <source>--port needs a number from 0 to 65535.</source>
+        <translation>--port needs a number from 0 to 65535.</translation>
+    </message>
+    <message>
+        <source>--max-queue needs a number from 1 to 1024.</source>
+        <translation>--max-queue needs a number from 1 to 1024.</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
@@ -556,6 +600,14 @@
     <message>
         <source>Saved the chat to %1.</source>
         <translation>Saved the chat to %1.</translation>
+    </message>
+    <message>
+        <source>Server…</source>
+        <translation>Server…</translation>
+    </message>
+    <message>
+        <source>Chat with a model on an OpenAI-compatible server</source>
+        <translation>Chat with a model on an OpenAI-compatible server</translation>
     </message>
 </context>
 <context>
@@ -1022,6 +1074,92 @@
         <source>Reading the model file…</source>
         <translation>Reading the model file…</translation>
     </message>
+    <message>
+        <source>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</source>
+        <translation>The chat uses “%1” on the server at %2: it runs in that server's memory, so there is no GPU budget to plan here.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteServerDialog</name>
+    <message>
+        <source>Connect to a Server</source>
+        <translation>Connect to a Server</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>Connect</translation>
+    </message>
+    <message>
+        <source>The server lists no models.</source>
+        <translation>The server lists no models.</translation>
+    </message>
+    <message>
+        <source>Server address:</source>
+        <translation>Server address:</translation>
+    </message>
+    <message>
+        <source>Address of the OpenAI-compatible server</source>
+        <translation>Address of the OpenAI-compatible server</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API key:</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>None</translation>
+    </message>
+    <message>
+        <source>API key for the server</source>
+        <translation>API key for the server</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Model:</translation>
+    </message>
+    <message>
+        <source>Model on the server</source>
+        <translation>Model on the server</translation>
+    </message>
+    <message>
+        <source>Asking…</source>
+        <translation>Asking…</translation>
+    </message>
+    <message>
+        <source>List Models</source>
+        <translation>List Models</translation>
+    </message>
+    <message>
+        <source>Ask the server which models it has</source>
+        <translation>Ask the server which models it has</translation>
+    </message>
+    <message>
+        <source>The chat sends its messages to this server and stores the answers here, like any other. The local model is unloaded while you use it.</source>
+        <translation>The chat sends its messages to this server and stores the answers here, like any other. The local model is unloaded while you use it.</translation>
+    </message>
+</context>
+<context>
+    <name>ServeCommand</name>
+    <message>
+        <source>Model: %1 (%2), context of %3 tokens</source>
+        <translation>Model: %1 (%2), context of %3 tokens</translation>
+    </message>
+    <message>
+        <source>Placement: %1</source>
+        <translation>Placement: %1</translation>
+    </message>
+    <message>
+        <source>Serving the OpenAI-compatible API at %1</source>
+        <translation>Serving the OpenAI-compatible API at %1</translation>
+    </message>
+    <message>
+        <source>No model given (--model FILE) and none used before: serving at %1 without one; requests get 503.</source>
+        <translation>No model given (--model FILE) and none used before: serving at %1 without one; requests get 503.</translation>
+    </message>
+    <message>
+        <source>Stopping the server.</source>
+        <translation>Stopping the server.</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -1141,6 +1279,58 @@
         <source>%1 pt</source>
         <comment>font size in points</comment>
         <translation>%1 pt</translation>
+    </message>
+    <message>
+        <source>API server:</source>
+        <translation>API server:</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model to other programs (OpenAI-compatible)</source>
+        <translation>Serve the loaded model to other programs (OpenAI-compatible)</translation>
+    </message>
+    <message>
+        <source>Server address:</source>
+        <translation>Server address:</translation>
+    </message>
+    <message>
+        <source>Address the server listens on</source>
+        <translation>Address the server listens on</translation>
+    </message>
+    <message>
+        <source>Port:</source>
+        <translation>Port:</translation>
+    </message>
+    <message>
+        <source>Port the server listens on</source>
+        <translation>Port the server listens on</translation>
+    </message>
+    <message>
+        <source>Server API key:</source>
+        <translation>Server API key:</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>None</translation>
+    </message>
+    <message>
+        <source>API key clients must send</source>
+        <translation>API key clients must send</translation>
+    </message>
+    <message>
+        <source>Programs on this computer reach the model at %1.</source>
+        <translation>Programs on this computer reach the model at %1.</translation>
+    </message>
+    <message>
+        <source>Other computers can reach the model at %1 with the key.</source>
+        <translation>Other computers can reach the model at %1 with the key.</translation>
+    </message>
+    <message>
+        <source>Other computers can reach the model at %1, and no key is set: anyone on the network may use it.</source>
+        <translation>Other computers can reach the model at %1, and no key is set: anyone on the network may use it.</translation>
+    </message>
+    <message>
+        <source>Off. When on, programs use the URL shown here as their OpenAI base URL.</source>
+        <translation>Off. When on, programs use the URL shown here as their OpenAI base URL.</translation>
     </message>
 </context>
 <context>
@@ -1793,6 +1983,22 @@
             <numerusform>%n earlier messages no longer fit the model&apos;s context and were left out of this answer.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The server offers no models.</source>
+        <translation>The server offers no models.</translation>
+    </message>
+    <message>
+        <source>The server does not offer a model named “%1”.</source>
+        <translation>The server does not offer a model named “%1”.</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server at %1</source>
+        <translation>OpenAI-compatible server at %1</translation>
+    </message>
+    <message>
+        <source>Remote: the model runs on %1, not on this computer.</source>
+        <translation>Remote: the model runs on %1, not on this computer.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>
@@ -2162,6 +2368,52 @@
     <message>
         <source>Layers on the GPU: %1 of %2 (dense model)</source>
         <translation>Layers on the GPU: %1 of %2 (dense model)</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::openai::ApiServer</name>
+    <message>
+        <source>Cannot listen on %1:%2. Another program may use that port, or the address is not this computer&apos;s.</source>
+        <translation>Cannot listen on %1:%2. Another program may use that port, or the address is not this computer's.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::openai::RemoteEngine</name>
+    <message>
+        <source>The server refused the API key (%1).</source>
+        <translation>The server refused the API key (%1).</translation>
+    </message>
+    <message>
+        <source>The server answered %1: %2</source>
+        <translation>The server answered %1: %2</translation>
+    </message>
+    <message>
+        <source>The server answered %1.</source>
+        <translation>The server answered %1.</translation>
+    </message>
+    <message>
+        <source>Cannot reach the server: %1</source>
+        <translation>Cannot reach the server: %1</translation>
+    </message>
+    <message>
+        <source>That is not a server address. Type one like http://127.0.0.1:8080/v1.</source>
+        <translation>That is not a server address. Type one like http://127.0.0.1:8080/v1.</translation>
+    </message>
+    <message>
+        <source>The server&apos;s answer is not a list of models; is this an OpenAI-compatible server?</source>
+        <translation>The server's answer is not a list of models; is this an OpenAI-compatible server?</translation>
+    </message>
+    <message>
+        <source>Another answer is still streaming from the server.</source>
+        <translation>Another answer is still streaming from the server.</translation>
+    </message>
+    <message>
+        <source>The server failed while answering: %1</source>
+        <translation>The server failed while answering: %1</translation>
+    </message>
+    <message>
+        <source>The server closed the connection before the answer was complete.</source>
+        <translation>The server closed the connection before the answer was complete.</translation>
     </message>
 </context>
 <context>

@@ -210,6 +210,50 @@
         <source>Unexpected argument: %1</source>
         <translation>Argumen tidak terduga: %1</translation>
     </message>
+    <message>
+        <source>Serve the model over an OpenAI-compatible HTTP API without opening a window (with --model, else the last model used).</source>
+        <translation>Sajikan model lewat API HTTP yang kompatibel dengan OpenAI tanpa membuka jendela (dengan --model, atau model yang terakhir dipakai).</translation>
+    </message>
+    <message>
+        <source>With --serve: listen on &lt;address&gt; (default 127.0.0.1, this computer only).</source>
+        <translation>Dengan --serve: dengarkan di &lt;address&gt; (bawaan 127.0.0.1, hanya komputer ini).</translation>
+    </message>
+    <message>
+        <source>address</source>
+        <translation>alamat</translation>
+    </message>
+    <message>
+        <source>With --serve: listen on &lt;port&gt; (default 8080).</source>
+        <translation>Dengan --serve: dengarkan di &lt;port&gt; (bawaan 8080).</translation>
+    </message>
+    <message>
+        <source>port</source>
+        <translation>port</translation>
+    </message>
+    <message>
+        <source>With --serve: require &lt;key&gt; from every client (or set HEARTH_API_KEY).</source>
+        <translation>Dengan --serve: wajibkan &lt;key&gt; dari setiap klien (atau setel HEARTH_API_KEY).</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>kunci</translation>
+    </message>
+    <message>
+        <source>With --serve: at most &lt;n&gt; requests running or waiting (default 8); more are refused with 503.</source>
+        <translation>Dengan --serve: paling banyak &lt;n&gt; permintaan berjalan atau menunggu (bawaan 8); selebihnya ditolak dengan 503.</translation>
+    </message>
+    <message>
+        <source>n</source>
+        <translation>n</translation>
+    </message>
+    <message>
+        <source>--port needs a number from 0 to 65535.</source>
+        <translation>--port memerlukan angka dari 0 sampai 65535.</translation>
+    </message>
+    <message>
+        <source>--max-queue needs a number from 1 to 1024.</source>
+        <translation>--max-queue memerlukan angka dari 1 sampai 1024.</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
@@ -555,6 +599,14 @@
     <message>
         <source>Saved the chat to %1.</source>
         <translation>Obrolan disimpan ke %1.</translation>
+    </message>
+    <message>
+        <source>Server…</source>
+        <translation>Server…</translation>
+    </message>
+    <message>
+        <source>Chat with a model on an OpenAI-compatible server</source>
+        <translation>Mengobrol dengan model di server yang kompatibel dengan OpenAI</translation>
     </message>
 </context>
 <context>
@@ -1020,6 +1072,92 @@
         <source>Reading the model file…</source>
         <translation>Membaca berkas model…</translation>
     </message>
+    <message>
+        <source>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</source>
+        <translation>Obrolan memakai “%1” di server %2: model berjalan di memori server itu, jadi tidak ada anggaran GPU yang perlu direncanakan di sini.</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteServerDialog</name>
+    <message>
+        <source>Connect to a Server</source>
+        <translation>Hubungkan ke Server</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>Hubungkan</translation>
+    </message>
+    <message>
+        <source>The server lists no models.</source>
+        <translation>Server tidak mencantumkan model apa pun.</translation>
+    </message>
+    <message>
+        <source>Server address:</source>
+        <translation>Alamat server:</translation>
+    </message>
+    <message>
+        <source>Address of the OpenAI-compatible server</source>
+        <translation>Alamat server yang kompatibel dengan OpenAI</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>Kunci API:</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Tidak ada</translation>
+    </message>
+    <message>
+        <source>API key for the server</source>
+        <translation>Kunci API untuk server</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>Model:</translation>
+    </message>
+    <message>
+        <source>Model on the server</source>
+        <translation>Model di server</translation>
+    </message>
+    <message>
+        <source>Asking…</source>
+        <translation>Menanyakan…</translation>
+    </message>
+    <message>
+        <source>List Models</source>
+        <translation>Daftar Model</translation>
+    </message>
+    <message>
+        <source>Ask the server which models it has</source>
+        <translation>Tanyakan model apa saja yang dimiliki server</translation>
+    </message>
+    <message>
+        <source>The chat sends its messages to this server and stores the answers here, like any other. The local model is unloaded while you use it.</source>
+        <translation>Obrolan mengirim pesannya ke server ini dan menyimpan jawabannya di sini, seperti obrolan lain. Model lokal dilepas selama Anda memakainya.</translation>
+    </message>
+</context>
+<context>
+    <name>ServeCommand</name>
+    <message>
+        <source>Model: %1 (%2), context of %3 tokens</source>
+        <translation>Model: %1 (%2), konteks %3 token</translation>
+    </message>
+    <message>
+        <source>Placement: %1</source>
+        <translation>Penempatan: %1</translation>
+    </message>
+    <message>
+        <source>Serving the OpenAI-compatible API at %1</source>
+        <translation>Menyajikan API yang kompatibel dengan OpenAI di %1</translation>
+    </message>
+    <message>
+        <source>No model given (--model FILE) and none used before: serving at %1 without one; requests get 503.</source>
+        <translation>Tidak ada model (--model FILE) dan belum pernah ada yang dipakai: menyajikan di %1 tanpa model; permintaan mendapat 503.</translation>
+    </message>
+    <message>
+        <source>Stopping the server.</source>
+        <translation>Menghentikan server.</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -1139,6 +1277,58 @@
         <source>%1 pt</source>
         <comment>font size in points</comment>
         <translation>%1 pt</translation>
+    </message>
+    <message>
+        <source>API server:</source>
+        <translation>Server API:</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model to other programs (OpenAI-compatible)</source>
+        <translation>Sajikan model yang dimuat ke program lain (kompatibel dengan OpenAI)</translation>
+    </message>
+    <message>
+        <source>Server address:</source>
+        <translation>Alamat server:</translation>
+    </message>
+    <message>
+        <source>Address the server listens on</source>
+        <translation>Alamat tempat server mendengarkan</translation>
+    </message>
+    <message>
+        <source>Port:</source>
+        <translation>Port:</translation>
+    </message>
+    <message>
+        <source>Port the server listens on</source>
+        <translation>Port tempat server mendengarkan</translation>
+    </message>
+    <message>
+        <source>Server API key:</source>
+        <translation>Kunci API server:</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Tidak ada</translation>
+    </message>
+    <message>
+        <source>API key clients must send</source>
+        <translation>Kunci API yang wajib dikirim klien</translation>
+    </message>
+    <message>
+        <source>Programs on this computer reach the model at %1.</source>
+        <translation>Program di komputer ini menjangkau model di %1.</translation>
+    </message>
+    <message>
+        <source>Other computers can reach the model at %1 with the key.</source>
+        <translation>Komputer lain dapat menjangkau model di %1 dengan kunci.</translation>
+    </message>
+    <message>
+        <source>Other computers can reach the model at %1, and no key is set: anyone on the network may use it.</source>
+        <translation>Komputer lain dapat menjangkau model di %1, dan tidak ada kunci: siapa pun di jaringan boleh memakainya.</translation>
+    </message>
+    <message>
+        <source>Off. When on, programs use the URL shown here as their OpenAI base URL.</source>
+        <translation>Mati. Saat aktif, program memakai URL yang ditampilkan di sini sebagai URL dasar OpenAI mereka.</translation>
     </message>
 </context>
 <context>
@@ -1788,6 +1978,22 @@
             <numerusform>%n pesan sebelumnya tidak lagi muat dalam konteks model dan tidak disertakan dalam jawaban ini.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The server offers no models.</source>
+        <translation>Server tidak menawarkan model apa pun.</translation>
+    </message>
+    <message>
+        <source>The server does not offer a model named “%1”.</source>
+        <translation>Server tidak menawarkan model bernama “%1”.</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server at %1</source>
+        <translation>Server kompatibel OpenAI di %1</translation>
+    </message>
+    <message>
+        <source>Remote: the model runs on %1, not on this computer.</source>
+        <translation>Jarak jauh: model berjalan di %1, bukan di komputer ini.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>
@@ -2155,6 +2361,52 @@
     <message>
         <source>Layers on the GPU: %1 of %2 (dense model)</source>
         <translation>Lapisan di GPU: %1 dari %2 (model padat)</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::openai::ApiServer</name>
+    <message>
+        <source>Cannot listen on %1:%2. Another program may use that port, or the address is not this computer&apos;s.</source>
+        <translation>Tidak dapat mendengarkan di %1:%2. Program lain mungkin memakai port itu, atau alamat itu bukan milik komputer ini.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::openai::RemoteEngine</name>
+    <message>
+        <source>The server refused the API key (%1).</source>
+        <translation>Server menolak kunci API (%1).</translation>
+    </message>
+    <message>
+        <source>The server answered %1: %2</source>
+        <translation>Server menjawab %1: %2</translation>
+    </message>
+    <message>
+        <source>The server answered %1.</source>
+        <translation>Server menjawab %1.</translation>
+    </message>
+    <message>
+        <source>Cannot reach the server: %1</source>
+        <translation>Tidak dapat menjangkau server: %1</translation>
+    </message>
+    <message>
+        <source>That is not a server address. Type one like http://127.0.0.1:8080/v1.</source>
+        <translation>Itu bukan alamat server. Ketik seperti http://127.0.0.1:8080/v1.</translation>
+    </message>
+    <message>
+        <source>The server&apos;s answer is not a list of models; is this an OpenAI-compatible server?</source>
+        <translation>Jawaban server bukan daftar model; apakah ini server yang kompatibel dengan OpenAI?</translation>
+    </message>
+    <message>
+        <source>Another answer is still streaming from the server.</source>
+        <translation>Jawaban lain masih mengalir dari server.</translation>
+    </message>
+    <message>
+        <source>The server failed while answering: %1</source>
+        <translation>Server gagal saat menjawab: %1</translation>
+    </message>
+    <message>
+        <source>The server closed the connection before the answer was complete.</source>
+        <translation>Server menutup sambungan sebelum jawaban selesai.</translation>
     </message>
 </context>
 <context>

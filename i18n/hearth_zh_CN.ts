@@ -210,6 +210,50 @@
         <source>Unexpected argument: %1</source>
         <translation>意外的参数：%1</translation>
     </message>
+    <message>
+        <source>Serve the model over an OpenAI-compatible HTTP API without opening a window (with --model, else the last model used).</source>
+        <translation>不打开窗口，通过兼容 OpenAI 的 HTTP API 提供模型（用 --model 指定，否则用上次使用的模型）。</translation>
+    </message>
+    <message>
+        <source>With --serve: listen on &lt;address&gt; (default 127.0.0.1, this computer only).</source>
+        <translation>配合 --serve：在 &lt;address&gt; 上监听（默认 127.0.0.1，仅限本机）。</translation>
+    </message>
+    <message>
+        <source>address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>With --serve: listen on &lt;port&gt; (default 8080).</source>
+        <translation>配合 --serve：在 &lt;port&gt; 上监听（默认 8080）。</translation>
+    </message>
+    <message>
+        <source>port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>With --serve: require &lt;key&gt; from every client (or set HEARTH_API_KEY).</source>
+        <translation>配合 --serve：要求每个客户端提供 &lt;key&gt;（或设置 HEARTH_API_KEY）。</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>With --serve: at most &lt;n&gt; requests running or waiting (default 8); more are refused with 503.</source>
+        <translation>配合 --serve：最多 &lt;n&gt; 个请求同时运行或等待（默认 8）；更多的请求以 503 拒绝。</translation>
+    </message>
+    <message>
+        <source>n</source>
+        <translation>n</translation>
+    </message>
+    <message>
+        <source>--port needs a number from 0 to 65535.</source>
+        <translation>--port 需要 0 到 65535 之间的数字。</translation>
+    </message>
+    <message>
+        <source>--max-queue needs a number from 1 to 1024.</source>
+        <translation>--max-queue 需要 1 到 1024 之间的数字。</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
@@ -555,6 +599,14 @@
     <message>
         <source>Saved the chat to %1.</source>
         <translation>已将对话保存到 %1。</translation>
+    </message>
+    <message>
+        <source>Server…</source>
+        <translation>服务器…</translation>
+    </message>
+    <message>
+        <source>Chat with a model on an OpenAI-compatible server</source>
+        <translation>与兼容 OpenAI 的服务器上的模型聊天</translation>
     </message>
 </context>
 <context>
@@ -1020,6 +1072,92 @@
         <source>Reading the model file…</source>
         <translation>正在读取模型文件…</translation>
     </message>
+    <message>
+        <source>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</source>
+        <translation>聊天使用的是 %2 服务器上的“%1”：它运行在该服务器的内存中，因此这里没有需要规划的 GPU 预算。</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteServerDialog</name>
+    <message>
+        <source>Connect to a Server</source>
+        <translation>连接到服务器</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>The server lists no models.</source>
+        <translation>服务器没有列出任何模型。</translation>
+    </message>
+    <message>
+        <source>Server address:</source>
+        <translation>服务器地址：</translation>
+    </message>
+    <message>
+        <source>Address of the OpenAI-compatible server</source>
+        <translation>兼容 OpenAI 的服务器地址</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API 密钥：</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>API key for the server</source>
+        <translation>服务器的 API 密钥</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Model on the server</source>
+        <translation>服务器上的模型</translation>
+    </message>
+    <message>
+        <source>Asking…</source>
+        <translation>正在询问…</translation>
+    </message>
+    <message>
+        <source>List Models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <source>Ask the server which models it has</source>
+        <translation>询问服务器有哪些模型</translation>
+    </message>
+    <message>
+        <source>The chat sends its messages to this server and stores the answers here, like any other. The local model is unloaded while you use it.</source>
+        <translation>聊天会把消息发送到此服务器，并像其他聊天一样把回答保存在本机。使用期间本地模型会被卸载。</translation>
+    </message>
+</context>
+<context>
+    <name>ServeCommand</name>
+    <message>
+        <source>Model: %1 (%2), context of %3 tokens</source>
+        <translation>模型：%1（%2），上下文 %3 个词元</translation>
+    </message>
+    <message>
+        <source>Placement: %1</source>
+        <translation>放置：%1</translation>
+    </message>
+    <message>
+        <source>Serving the OpenAI-compatible API at %1</source>
+        <translation>正在 %1 提供兼容 OpenAI 的 API</translation>
+    </message>
+    <message>
+        <source>No model given (--model FILE) and none used before: serving at %1 without one; requests get 503.</source>
+        <translation>未指定模型（--model FILE）且之前未使用过任何模型：在 %1 上无模型提供服务；请求将得到 503。</translation>
+    </message>
+    <message>
+        <source>Stopping the server.</source>
+        <translation>正在停止服务器。</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -1139,6 +1277,58 @@
         <source>%1 pt</source>
         <comment>font size in points</comment>
         <translation>%1 磅</translation>
+    </message>
+    <message>
+        <source>API server:</source>
+        <translation>API 服务器：</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model to other programs (OpenAI-compatible)</source>
+        <translation>向其他程序提供已加载的模型（兼容 OpenAI）</translation>
+    </message>
+    <message>
+        <source>Server address:</source>
+        <translation>服务器地址：</translation>
+    </message>
+    <message>
+        <source>Address the server listens on</source>
+        <translation>服务器监听的地址</translation>
+    </message>
+    <message>
+        <source>Port:</source>
+        <translation>端口：</translation>
+    </message>
+    <message>
+        <source>Port the server listens on</source>
+        <translation>服务器监听的端口</translation>
+    </message>
+    <message>
+        <source>Server API key:</source>
+        <translation>服务器 API 密钥：</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>API key clients must send</source>
+        <translation>客户端必须发送的 API 密钥</translation>
+    </message>
+    <message>
+        <source>Programs on this computer reach the model at %1.</source>
+        <translation>本机上的程序可通过 %1 访问模型。</translation>
+    </message>
+    <message>
+        <source>Other computers can reach the model at %1 with the key.</source>
+        <translation>其他计算机可凭密钥通过 %1 访问模型。</translation>
+    </message>
+    <message>
+        <source>Other computers can reach the model at %1, and no key is set: anyone on the network may use it.</source>
+        <translation>其他计算机可通过 %1 访问模型，且未设置密钥：网络上的任何人都可以使用它。</translation>
+    </message>
+    <message>
+        <source>Off. When on, programs use the URL shown here as their OpenAI base URL.</source>
+        <translation>已关闭。开启后，程序把这里显示的 URL 用作 OpenAI 基础 URL。</translation>
     </message>
 </context>
 <context>
@@ -1788,6 +1978,22 @@
             <numerusform>有 %n 条较早的消息超出了模型的上下文，本次回答未包含它们。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The server offers no models.</source>
+        <translation>服务器没有提供任何模型。</translation>
+    </message>
+    <message>
+        <source>The server does not offer a model named “%1”.</source>
+        <translation>服务器没有名为“%1”的模型。</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server at %1</source>
+        <translation>位于 %1 的兼容 OpenAI 的服务器</translation>
+    </message>
+    <message>
+        <source>Remote: the model runs on %1, not on this computer.</source>
+        <translation>远程：模型运行在 %1 上，而不是本机。</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>
@@ -2155,6 +2361,52 @@
     <message>
         <source>Layers on the GPU: %1 of %2 (dense model)</source>
         <translation>GPU 上的层：%1 / %2（稠密模型）</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::openai::ApiServer</name>
+    <message>
+        <source>Cannot listen on %1:%2. Another program may use that port, or the address is not this computer&apos;s.</source>
+        <translation>无法在 %1:%2 上监听。可能有其他程序占用了该端口，或该地址不属于本机。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::openai::RemoteEngine</name>
+    <message>
+        <source>The server refused the API key (%1).</source>
+        <translation>服务器拒绝了 API 密钥（%1）。</translation>
+    </message>
+    <message>
+        <source>The server answered %1: %2</source>
+        <translation>服务器返回 %1：%2</translation>
+    </message>
+    <message>
+        <source>The server answered %1.</source>
+        <translation>服务器返回 %1。</translation>
+    </message>
+    <message>
+        <source>Cannot reach the server: %1</source>
+        <translation>无法连接服务器：%1</translation>
+    </message>
+    <message>
+        <source>That is not a server address. Type one like http://127.0.0.1:8080/v1.</source>
+        <translation>这不是服务器地址。请输入类似 http://127.0.0.1:8080/v1 的地址。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s answer is not a list of models; is this an OpenAI-compatible server?</source>
+        <translation>服务器的回答不是模型列表；这是兼容 OpenAI 的服务器吗？</translation>
+    </message>
+    <message>
+        <source>Another answer is still streaming from the server.</source>
+        <translation>另一个回答仍在从服务器流式传输。</translation>
+    </message>
+    <message>
+        <source>The server failed while answering: %1</source>
+        <translation>服务器在回答时出错：%1</translation>
+    </message>
+    <message>
+        <source>The server closed the connection before the answer was complete.</source>
+        <translation>服务器在回答完成前关闭了连接。</translation>
     </message>
 </context>
 <context>

@@ -79,7 +79,8 @@ if [ -n "$deb" ]; then
     depends=$(dpkg-deb --field "$deb" Depends)
     echo "Depends: $depends"
     for d in libqt6core6 qt6-qpa-plugins qml6-module-qtquick-controls qml6-module-qtquick-layouts \
-             qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qt6-translations-l10n libqt6sql6-sqlite; do
+             qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qt6-translations-l10n libqt6sql6-sqlite \
+             libcpp-httplib; do
         if grep -q "$d" <<<"$depends"; then pass "Depends lists $d"; else fail "Depends lists $d"; fi
     done
 
@@ -110,6 +111,26 @@ if [ "$installed" -eq 1 ]; then
             fail "installed hearth --self-test answered"
         fi
         cat "$work/self-test.txt"
+        # The API server of the installed program answers over HTTP (no window, as on a server).
+        QT_QPA_PLATFORM=offscreen /usr/bin/hearth --serve --port 0 --model "$model" --data-dir "$work/serve-data" \
+            >"$work/serve.txt" 2>&1 &
+        serve_pid=$!
+        for _ in $(seq 1 150); do grep -q "Serving the OpenAI" "$work/serve.txt" && break; sleep 0.2; done
+        port=$(grep -o 'http://127.0.0.1:[0-9]*/v1' "$work/serve.txt" | head -n 1 | sed 's|.*:\([0-9]*\)/v1|\1|')
+        models=""
+        if [ -n "$port" ] && exec 3<>"/dev/tcp/127.0.0.1/$port"; then
+            printf 'GET /v1/models HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' >&3
+            models=$(timeout 10 cat <&3)
+            exec 3<&-
+        fi
+        kill "$serve_pid" 2>/dev/null
+        wait "$serve_pid" 2>/dev/null
+        if grep -q '"id":"tiny"' <<<"$models"; then
+            pass "installed hearth --serve lists the model over HTTP"
+        else
+            fail "installed hearth --serve lists the model over HTTP"
+            cat "$work/serve.txt"
+        fi
     else
         fail "hearth-synth made a tiny model"
         cat "$work/synth.log" 2>/dev/null

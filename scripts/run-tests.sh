@@ -24,6 +24,12 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEARTH_WARNINGS
 step "build"
 cmake --build "$build_dir" --parallel "$jobs" || exit 1
 
+step "openai npm package (the API server's test client)"
+# Pinned, outside the source tree; tst_openai_client skips only where this could not run.
+if ! npm install --prefix "$build_dir/npm" --no-audit --no-fund --loglevel=error openai@6.49.0; then
+    failures+=("npm install openai")
+fi
+
 step "tests"
 # The window test needs no display (offscreen); ctest prints its own summary line.
 if ! (cd "$build_dir" && QT_QPA_PLATFORM=offscreen ctest --output-on-failure --parallel "$jobs" --timeout 600); then

@@ -9,6 +9,8 @@ packages=(
     build-essential cmake ninja-build ccache pkg-config clang file dpkg-dev
     # Qt 6: libraries, QML tooling, translations tools
     qt6-base-dev qt6-declarative-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
+    # the OpenAI-compatible API server's HTTP
+    libcpp-httplib-dev
     # run time: SQLite driver, platform plugins and every QML module the UI imports
     libqt6sql6-sqlite qt6-qpa-plugins
     qml6-module-qtqml qml6-module-qtqml-workerscript qml6-module-qtquick qml6-module-qtquick-controls
@@ -22,6 +24,11 @@ packages=(
     # headless UI tests and package checks
     xvfb xauth appstream desktop-file-utils
 )
+# The API server's test drives it with the official openai npm package; a Node.js that is
+# already there (nvm, NodeSource) is used as it is.
+if ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then

@@ -117,6 +117,14 @@ ApplicationWindow {
                 Accessible.name: qsTr("Open a model file")
             }
             ToolButton {
+                objectName: "remoteServerButton"
+                text: qsTr("Server…")
+                icon.name: "network-server"
+                enabled: !root.busy
+                onClicked: remoteServerDialog.open()
+                Accessible.name: qsTr("Chat with a model on an OpenAI-compatible server")
+            }
+            ToolButton {
                 objectName: "recentModelsButton"
                 text: qsTr("Recent")
                 enabled: !root.busy && AppSettings.recentModels.length > 0
@@ -411,6 +419,10 @@ ApplicationWindow {
     SettingsDialog {
         id: settingsDialog
         objectName: "settingsDialog"
+    }
+    RemoteServerDialog {
+        id: remoteServerDialog
+        objectName: "remoteServerDialog"
     }
     ChatSettingsDialog {
         id: chatSettings

@@ -52,6 +52,8 @@ Item {
             opacity: 0.75
             text: root.catalogId.length > 0
                   ? qsTr("A plan from the catalog's figures; download the model to run it.")
+                  : root.modelPath.length === 0 && root.controller.remote
+                  ? qsTr("The chat uses “%1” on the server at %2: it runs in that server's memory, so there is no GPU budget to plan here.").arg(root.controller.modelName).arg(root.controller.remoteUrl)
                   : root.modelPath.length === 0
                   ? qsTr("Load a model, or choose “GPU Memory…” for an installed one, to plan where its layers run.")
                   : root.isRunning

@@ -51,6 +51,35 @@ private Q_SLOTS:
             << QStringList { QStringLiteral("--model") } << CommandLineOptions::Action::Error;
         QTest::newRow("stray argument")
             << QStringList { QStringLiteral("stray") } << CommandLineOptions::Action::Error;
+        QTest::newRow("serve") << QStringList { QStringLiteral("--serve") } << CommandLineOptions::Action::Serve;
+        QTest::newRow("serve on a bad port")
+            << QStringList { QStringLiteral("--serve"), QStringLiteral("--port"), QStringLiteral("http") } << CommandLineOptions::Action::Error;
+        QTest::newRow("serve on a port too high")
+            << QStringList { QStringLiteral("--serve"), QStringLiteral("--port"), QStringLiteral("70000") } << CommandLineOptions::Action::Error;
+        QTest::newRow("serve with no queue")
+            << QStringList { QStringLiteral("--serve"), QStringLiteral("--max-queue"), QStringLiteral("0") } << CommandLineOptions::Action::Error;
+    }
+
+    void serveOptions()
+    {
+        CommandLineOptions options = parseCommandLine({ QStringLiteral("hearth"), QStringLiteral("--serve") });
+        // Safe by default: this computer only, no key unless one is given.
+        QCOMPARE(options.host, QStringLiteral("127.0.0.1"));
+        QCOMPARE(options.port, 8080);
+        QCOMPARE(options.maxQueue, 8);
+        options = parseCommandLine({ QStringLiteral("hearth"), QStringLiteral("--serve"), QStringLiteral("--model"), QStringLiteral("m.gguf"),
+            QStringLiteral("--host"), QStringLiteral("0.0.0.0"), QStringLiteral("--port"), QStringLiteral("9000"),
+            QStringLiteral("--api-key"), QStringLiteral("k"), QStringLiteral("--max-queue"), QStringLiteral("3") });
+        QCOMPARE(options.action, CommandLineOptions::Action::Serve);
+        QCOMPARE(options.modelPath, QStringLiteral("m.gguf"));
+        QCOMPARE(options.host, QStringLiteral("0.0.0.0"));
+        QCOMPARE(options.port, 9000);
+        QCOMPARE(options.apiKey, QStringLiteral("k"));
+        QCOMPARE(options.maxQueue, 3);
+        // A key kept out of the process list.
+        qputenv("HEARTH_API_KEY", "from-the-environment");
+        QCOMPARE(parseCommandLine({ QStringLiteral("hearth"), QStringLiteral("--serve") }).apiKey, QStringLiteral("from-the-environment"));
+        qunsetenv("HEARTH_API_KEY");
     }
 
     void actions()

@@ -4,16 +4,18 @@
 // and a second model replaces the first.
 
 #include "app_test_support.h"
-#include "engine_worker.h"
+#include "engine_thread.h"
 
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QThread>
+
+#include <memory>
 
 using hearth::app::AnswerStats;
 using hearth::app::ChatTurn;
+using hearth::app::EngineThread;
 using hearth::app::EngineWorker;
 using hearth::app::SamplingSettings;
 
@@ -25,14 +27,14 @@ private:
     QTemporaryDir m_dir;
     QString m_model;
     QString m_placement;
-    QThread m_thread;
+    std::unique_ptr<EngineThread> m_engine;
     EngineWorker* m_worker = nullptr;
 
     bool load(const QString& path)
     {
         QSignalSpy loaded(m_worker, &EngineWorker::modelLoaded);
         QSignalSpy failed(m_worker, &EngineWorker::modelLoadFailed);
-        QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, path));
+        m_engine->post([path](EngineWorker& worker) { worker.loadModel(path); });
         if (!QTest::qWaitFor([&] { return loaded.size() + failed.size() > 0; }, 60000) || loaded.size() != 1)
             return false;
         // The status bar shows where the model runs; the engine always says (GPU or why not).
@@ -46,8 +48,7 @@ private:
         sampling.seed = 7;
         const QList<ChatTurn> turns { { QStringLiteral("system"), QStringLiteral("Be brief.") },
             { QStringLiteral("user"), QStringLiteral("Tell me a story.") } };
-        QMetaObject::invokeMethod(m_worker, "generate", Qt::QueuedConnection, Q_ARG(quint64, id),
-            Q_ARG(QList<hearth::app::ChatTurn>, turns), Q_ARG(hearth::app::SamplingSettings, sampling));
+        m_engine->post([id, turns, sampling](EngineWorker& worker) { worker.generate(id, turns, sampling); });
     }
 
 private Q_SLOTS:
@@ -57,19 +58,11 @@ private Q_SLOTS:
         m_model = hearth::test::makeTinyModel(m_dir.path());
         if (m_model.isEmpty())
             QSKIP("no test model: hearth-synth is not built and ../shared is absent");
-        m_worker = new EngineWorker;
-        m_worker->moveToThread(&m_thread);
-        connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-        m_thread.start();
+        m_engine = std::make_unique<EngineThread>();
+        m_worker = m_engine->worker();
     }
 
-    void cleanupTestCase()
-    {
-        if (m_worker)
-            m_worker->stop();
-        m_thread.quit();
-        m_thread.wait();
-    }
+    void cleanupTestCase() { m_engine.reset(); }
 
     void loadReportsProgressAndCancels()
     {
@@ -81,7 +74,7 @@ private Q_SLOTS:
         const auto cancelOnce = connect(
             m_worker, &EngineWorker::loadProgress, m_worker, [this] { m_worker->cancelLoad(); },
             Qt::DirectConnection);
-        QMetaObject::invokeMethod(m_worker, "loadModel", Qt::QueuedConnection, Q_ARG(QString, m_model));
+        m_engine->post([path = m_model](EngineWorker& worker) { worker.loadModel(path); });
         QTRY_VERIFY_WITH_TIMEOUT(loaded.size() + failed.size() > 0, 60000);
         disconnect(cancelOnce);
         QVERIFY(progress.size() >= 1);
@@ -177,13 +170,48 @@ private Q_SLOTS:
         QSignalSpy tokens(m_worker, &EngineWorker::tokenGenerated);
         QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
         // Stop as soon as the first token arrives; the answer must end long before its limit.
-        connect(m_worker, &EngineWorker::tokenGenerated, this, [this] { m_worker->stop(); });
+        connect(m_worker, &EngineWorker::tokenGenerated, this, [this] { m_worker->stop(3); });
         generate(3, 2000);
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
         disconnect(m_worker, &EngineWorker::tokenGenerated, this, nullptr);
         const auto stats = finished.at(0).at(2).value<AnswerStats>();
-        QVERIFY(stats.stopped || stats.generatedTokens < 2000);
+        // Stopped, unless the model ended its turn before the stop arrived.
+        QVERIFY2(stats.stopped || !stats.reachedMaxTokens, qPrintable(QString::number(stats.generatedTokens)));
         QVERIFY(stats.generatedTokens < 2000);
+    }
+
+    void stopsOnlyTheRequestItNames()
+    {
+        // Two callers share the worker (the window and the API server): a stop for one request
+        // leaves the running one alone, and a request stopped while it waits never starts.
+        QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+        QSignalSpy context(m_worker, &EngineWorker::contextUsed);
+        m_worker->stop(11);
+        generate(10, 6);
+        generate(11, 2000);
+        generate(12, 4);
+        m_worker->stop(99); // nobody's
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 3, 60000);
+        const auto first = finished.at(0).at(2).value<AnswerStats>();
+        QCOMPARE(finished.at(0).at(0).toULongLong(), 10u);
+        QVERIFY(!first.stopped);
+        QVERIFY(first.reachedMaxTokens);
+        QCOMPARE(first.generatedTokens, 6);
+        QCOMPARE(finished.at(1).at(0).toULongLong(), 11u);
+        QVERIFY(finished.at(1).at(2).value<AnswerStats>().stopped);
+        QCOMPARE(finished.at(1).at(2).value<AnswerStats>().generatedTokens, 0);
+        QCOMPARE(finished.at(2).at(0).toULongLong(), 12u);
+        QCOMPARE(finished.at(2).at(2).value<AnswerStats>().generatedTokens, 4);
+        // The same prompt again: the cache held all of it but the last token.
+        const auto third = finished.at(2).at(2).value<AnswerStats>();
+        QVERIFY(third.cachedPromptTokens > 0);
+        int promptLength = 0;
+        for (const QList<QVariant>& call : context) {
+            QVERIFY(call.at(0).toULongLong() != 11u); // the stopped request never reached the engine
+            if (call.at(0).toULongLong() == 12u && promptLength == 0)
+                promptLength = call.at(1).toInt(); // the first report is the prompt's length
+        }
+        QCOMPARE(third.cachedPromptTokens + third.promptTokens, promptLength);
     }
 
     void switchesModels()

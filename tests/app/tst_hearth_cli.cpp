@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -122,6 +123,34 @@ private Q_SLOTS:
         QCOMPARE(run.status, QProcess::NormalExit); // a clear message, never a crash
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains(QStringLiteral("Self-test failed")), qPrintable(run.err));
+    }
+
+    void serveWithABrokenModelExitsWithOne()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("bad.gguf"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("not a model");
+        file.close();
+        const Run run = runHearth({ QStringLiteral("--serve"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--model"), path,
+            QStringLiteral("--data-dir"), dir.path() });
+        QCOMPARE(run.status, QProcess::NormalExit);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QStringLiteral("bad.gguf")), qPrintable(run.err));
+    }
+
+    void serveOnATakenPortExitsWithOne()
+    {
+        QTcpServer taken;
+        QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
+        QTemporaryDir dir;
+        const Run run = runHearth({ QStringLiteral("--serve"), QStringLiteral("--port"), QString::number(taken.serverPort()),
+            QStringLiteral("--data-dir"), dir.path() });
+        QCOMPARE(run.status, QProcess::NormalExit);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QString::number(taken.serverPort())), qPrintable(run.err));
     }
 
     void selfTestAnswers()

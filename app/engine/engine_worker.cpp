@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine_worker.h"
 
-#include "logging.h"
+#include "enginelogging.h"
 
 #include <hearth/hearth.h>
 
@@ -87,6 +87,51 @@ hearth::Result<std::string> EngineWorker::fitTurns(QList<ChatTurn> turns, int re
     return render(dropped);
 }
 
+void EngineWorker::stop(quint64 requestId)
+{
+    const std::lock_guard lock(m_stopMutex);
+    // A stop that arrives after its answer ended stays listed; ids are never reused, so it
+    // matches nothing, and the list is emptied before it could matter.
+    if (m_stoppedRequests.size() > 1024)
+        m_stoppedRequests.clear();
+    m_stoppedRequests.insert(requestId);
+}
+
+bool EngineWorker::stopRequested(quint64 requestId)
+{
+    if (m_stopAll.load(std::memory_order_relaxed))
+        return true;
+    const std::lock_guard lock(m_stopMutex);
+    return m_stoppedRequests.count(requestId) != 0;
+}
+
+bool EngineWorker::takeStop(quint64 requestId)
+{
+    const bool all = m_stopAll.load(std::memory_order_relaxed);
+    const std::lock_guard lock(m_stopMutex);
+    return m_stoppedRequests.erase(requestId) != 0 || all;
+}
+
+LoadedModel EngineWorker::loadedModel() const
+{
+    const std::lock_guard lock(m_loadedMutex);
+    return m_loaded;
+}
+
+void EngineWorker::setLoadedModel(LoadedModel model)
+{
+    const std::lock_guard lock(m_loadedMutex);
+    m_loaded = std::move(model);
+}
+
+void EngineWorker::unloadModel()
+{
+    setLoadedModel({});
+    m_session.reset();
+    m_chatTemplate.reset();
+    m_model.reset();
+}
+
 void EngineWorker::setThreads(int threads)
 {
     m_threads = qMax(0, threads);
@@ -113,6 +158,7 @@ hearth::SessionParams EngineWorker::sessionParams(double gib) const
 
 void EngineWorker::loadModel(const QString& path)
 {
+    setLoadedModel({});
     m_session.reset();
     m_chatTemplate.reset();
     m_model.reset();
@@ -173,6 +219,7 @@ void EngineWorker::loadModel(const QString& path)
         QString::fromStdString(info.architecture), QString::fromStdString(info.weightType));
     const QString placement = QString::fromStdString(m_session->placementReport());
     qCInfo(lcEngine) << "loaded" << name << description << placement;
+    setLoadedModel({ file.completeBaseName(), name, m_session->contextLength() });
     Q_EMIT modelLoaded(name, description, m_session->contextLength(), placement);
     if (!templateProblem.empty()) {
         qCWarning(lcEngine) << "chat template does not parse:" << templateProblem.c_str();
@@ -209,6 +256,7 @@ void EngineWorker::replaceSession(double gib)
         auto restored = hearth::Session::create(m_model, sessionParams(previous));
         if (!restored) {
             // Without a session the model is unusable; say so the way a failed load does.
+            setLoadedModel({});
             m_chatTemplate.reset();
             m_model.reset();
             Q_EMIT modelLoadFailed(tr("Could not restore the previous placement: %1")
@@ -218,6 +266,9 @@ void EngineWorker::replaceSession(double gib)
         m_session = std::move(restored).value();
     }
     Q_EMIT loadProgress(1.0);
+    LoadedModel loaded = loadedModel();
+    loaded.contextLength = m_session->contextLength();
+    setLoadedModel(loaded);
     const QString placement = QString::fromStdString(m_session->placementReport());
     qCInfo(lcEngine) << "placed" << placement;
     Q_EMIT sessionReplaced(placement, m_session->contextLength(), m_sessionBudgetGiB, error);
@@ -260,16 +311,13 @@ void EngineWorker::measureContext(qint64 conversationId, const QList<ChatTurn>& 
     Q_EMIT contextMeasured(conversationId, tokens);
 }
 
-void EngineWorker::complete(const QString& text, int maxTokens)
+void EngineWorker::complete(quint64 requestId, const QString& text, const SamplingSettings& sampling)
 {
     if (!m_model) {
-        Q_EMIT answerFailed(0, tr("No model is loaded."));
+        Q_EMIT answerFailed(requestId, tr("No model is loaded."));
         return;
     }
-    SamplingSettings sampling;
-    sampling.maxTokens = maxTokens;
-    m_session->reset();
-    run(0, text.toStdString(), false, sampling);
+    run(requestId, text.toStdString(), false, sampling);
 }
 
 void EngineWorker::run(quint64 requestId, const std::string& promptText, bool parseSpecial,
@@ -277,13 +325,21 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
 {
     QElapsedTimer sinceRequest;
     sinceRequest.start();
-    m_stopRequested.store(false, std::memory_order_relaxed);
+    if (takeStop(requestId)) {
+        // Stopped while it waited its turn (its client went away): nothing was generated.
+        AnswerStats stopped;
+        stopped.stopped = true;
+        stopped.contextUsed = m_session->position();
+        Q_EMIT answerFinished(requestId, {}, stopped);
+        return;
+    }
     const std::vector<hearth::Token> prompt = m_model->tokenizer().encode(promptText, true, parseSpecial);
     if (prompt.empty()) {
         Q_EMIT answerFailed(requestId, tr("The prompt is empty."));
         return;
     }
     if (int(prompt.size()) >= m_session->contextLength()) {
+        Q_EMIT promptTooLong(requestId, int(prompt.size()), m_session->contextLength());
         Q_EMIT answerFailed(requestId,
             tr("The conversation (%1 tokens) no longer fits the model's context of %2 tokens. Delete earlier "
                "messages, let Chat Settings leave the oldest out, or start a new chat.")
@@ -328,10 +384,12 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
             answer += piece;
             Q_EMIT tokenGenerated(requestId, QString::fromStdString(piece));
         }
-        return !m_stopRequested.load(std::memory_order_relaxed);
+        return !stopRequested(requestId);
     });
+    const bool stopped = takeStop(requestId);
     if (!stats) {
         // The cache may hold part of a failed prompt; start clean next time.
+        (void)takeStop(requestId);
         m_session->reset();
         Q_EMIT answerFailed(requestId, QString::fromStdString(stats.message()));
         return;
@@ -339,12 +397,14 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
 
     AnswerStats result;
     result.promptTokens = stats->promptTokens;
+    result.cachedPromptTokens = int(keep);
     result.generatedTokens = stats->generatedTokens;
     result.promptSeconds = stats->promptSeconds;
     result.generateSeconds = stats->generateSeconds;
     result.timeToFirstTokenMs = firstTokenMs;
     result.contextUsed = m_session->position();
-    result.stopped = stats->stopReason == hearth::StopReason::Cancelled;
+    result.stopped = stopped || stats->stopReason == hearth::StopReason::Cancelled;
+    result.reachedMaxTokens = stats->stopReason == hearth::StopReason::MaxTokens;
     Q_EMIT answerFinished(requestId, QString::fromStdString(answer), result);
 }
 

@@ -11,6 +11,8 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <unordered_set>
 
 namespace hearth {
 class ChatTemplate;
@@ -24,7 +26,8 @@ namespace hearth::app {
 /// Speed and size of one answer, for the line under it and for --self-test.
 struct AnswerStats
 {
-    int promptTokens = 0;
+    int promptTokens = 0; ///< evaluated for this answer
+    int cachedPromptTokens = 0; ///< the prompt's start that the KV cache already held
     int generatedTokens = 0;
     double promptSeconds = 0;
     double generateSeconds = 0;
@@ -33,7 +36,8 @@ struct AnswerStats
     double timeToFirstTokenMs = 0;
     /// Tokens in the context after the answer, of contextLength.
     int contextUsed = 0;
-    bool stopped = false;
+    bool stopped = false; ///< stop() ended it
+    bool reachedMaxTokens = false; ///< it ended at SamplingSettings::maxTokens, not at an end of turn
 
     [[nodiscard]] double tokensPerSecond() const
     {
@@ -41,12 +45,22 @@ struct AnswerStats
     }
 };
 
+/// What is loaded, for callers on other threads (EngineWorker::loadedModel()).
+struct LoadedModel
+{
+    QString id; ///< the file's base name: how API clients name it
+    QString name; ///< the model's own name, or the file's
+    int contextLength = 0; ///< 0: nothing is loaded
+};
+
 /// Owns the engine objects and runs every engine call. Lives on its own QThread: requests arrive
 /// as queued slot calls and results leave as queued signals, so the GUI thread never waits on
-/// the engine. Only stop() and cancelLoad() may be called from another thread.
+/// the engine. Only stop(), stopAll(), cancelLoad() and loadedModel() may be called from another
+/// thread.
 ///
 /// Every answer carries the request id its caller chose, so a late token of a stopped answer can
-/// never land in the next one.
+/// never land in the next one. Callers sharing the worker (the window, the API server) keep
+/// their ids apart; requests run one after another in the order they arrive.
 class EngineWorker : public QObject
 {
     Q_OBJECT
@@ -55,8 +69,13 @@ public:
     explicit EngineWorker(QObject* parent = nullptr);
     ~EngineWorker() override;
 
-    /// Thread-safe: the running answer ends after its current token.
-    void stop() { m_stopRequested.store(true, std::memory_order_relaxed); }
+    /// Thread-safe: request @p requestId ends after its current token, or does not start when it
+    /// is still waiting its turn.
+    void stop(quint64 requestId);
+    /// Thread-safe: whatever answer runs ends after its current token (closing the application).
+    void stopAll() { m_stopAll.store(true, std::memory_order_relaxed); }
+    /// Thread-safe: the model that requests posted now would run on (none while one loads).
+    [[nodiscard]] LoadedModel loadedModel() const;
     /// Thread-safe: a running load gives up at its next progress step.
     void cancelLoad() { m_cancelLoad.store(true, std::memory_order_relaxed); }
 
@@ -78,8 +97,11 @@ public Q_SLOTS:
     /// cache keeps the prefix the previous prompt shares with this one.
     void generate(quint64 requestId, const QList<hearth::app::ChatTurn>& turns,
         const hearth::app::SamplingSettings& sampling);
-    /// Continues @p text as is, without a chat template (self-test, story models).
-    void complete(const QString& text, int maxTokens);
+    /// Continues @p text as is, without a chat template (self-test, story models, the API's
+    /// completions).
+    void complete(quint64 requestId, const QString& text, const hearth::app::SamplingSettings& sampling);
+    /// Frees the model and its session (the chat moved to a remote server).
+    void unloadModel();
     /// The tokens @p turns take in the context, rendered as generate() would render them:
     /// answered with contextMeasured(), for the meter of a chat that has not run yet.
     void measureContext(qint64 conversationId, const QList<hearth::app::ChatTurn>& turns);
@@ -94,10 +116,15 @@ Q_SIGNALS:
     void sessionReplaced(const QString& placement, int contextLength, double budgetGiB, const QString& errorText);
     void tokenGenerated(quint64 requestId, const QString& text);
     /// Tokens in the context while request @p requestId runs: after the prompt, then per token.
+    /// The first one also says the request was accepted: an answerFailed() before it means the
+    /// request itself could not be answered (too long, empty, no model), not that the engine failed.
     void contextUsed(quint64 requestId, int tokens);
     void contextMeasured(qint64 conversationId, int tokens);
     void answerFinished(quint64 requestId, const QString& answer, const hearth::app::AnswerStats& stats);
     void answerFailed(quint64 requestId, const QString& message);
+    /// Just before answerFailed(): request @p requestId needs @p promptTokens tokens, more than the
+    /// @p contextLength the session holds (an API error code of its own).
+    void promptTooLong(quint64 requestId, int promptTokens, int contextLength);
     /// The loaded model's own chat template cannot be used (it does not parse, or it ran into the
     /// renderer's limits); from now on its built-in @p builtinName format is used. Once per model.
     void chatTemplateReplaced(const QString& reason, const QString& builtinName);
@@ -114,8 +141,12 @@ private:
 
     void run(quint64 requestId, const std::string& promptText, bool parseSpecial,
         const SamplingSettings& sampling);
+    /// True once stop(@p requestId) or stopAll() was called; takes a stop of @p requestId out of the list.
+    [[nodiscard]] bool takeStop(quint64 requestId);
+    [[nodiscard]] bool stopRequested(quint64 requestId);
 
     [[nodiscard]] hearth::SessionParams sessionParams(double gib) const;
+    void setLoadedModel(LoadedModel model);
 
     std::shared_ptr<const hearth::Model> m_model;
     std::unique_ptr<hearth::Session> m_session;
@@ -124,7 +155,11 @@ private:
     double m_vramBudgetGiB = -1; ///< for the next load
     double m_sessionBudgetGiB = -1; ///< the running session's
     std::string m_deviceOverride;
-    std::atomic<bool> m_stopRequested { false };
+    std::mutex m_stopMutex;
+    std::unordered_set<quint64> m_stoppedRequests; ///< under m_stopMutex
+    std::atomic<bool> m_stopAll { false };
+    mutable std::mutex m_loadedMutex;
+    LoadedModel m_loaded; ///< under m_loadedMutex
     std::atomic<bool> m_cancelLoad { false };
 };
 
