@@ -3,6 +3,7 @@
 
 #include "app_settings.h"
 #include "chatstore.h"
+#include "languagechangewatcher.h"
 #include "logging.h"
 #include "message_blocks.h"
 
@@ -69,10 +70,10 @@ ChatController::ChatController(QObject* parent)
         Q_EMIT loadProgressChanged();
     });
     connect(m_worker, &EngineWorker::modelLoaded, this,
-        [this](const QString& name, const QString& description, int contextLength, const QString& placement) {
+        [this](const QString& name, const QString& description, int contextLength, const Placement& placement) {
             m_modelName = name;
             m_modelDescription = description;
-            m_placementReport = placement;
+            m_placement = placement;
             m_chatTemplateNotice.clear();
             m_modelPath = m_loadingPath;
             m_contextLength = contextLength;
@@ -93,7 +94,7 @@ ChatController::ChatController(QObject* parent)
             // A failed re-placement that could not restore the old one: the model is gone.
             m_modelName.clear();
             m_modelDescription.clear();
-            m_placementReport.clear();
+            m_placement = {};
             m_chatTemplateNotice.clear();
             m_modelPath.clear();
             Q_EMIT modelChanged();
@@ -143,6 +144,9 @@ ChatController::ChatController(QObject* parent)
     });
     connect(&m_remote, &hearth::openai::RemoteEngine::modelsListed, this, &ChatController::onRemoteModelsListed);
     connect(&m_remote, &hearth::openai::RemoteEngine::listFailed, this, &ChatController::onRemoteListFailed);
+    // The placement and the remote server's lines are worded here, in the interface language.
+    connect(new hearth::models::LanguageChangeWatcher(this), &hearth::models::LanguageChangeWatcher::languageChanged, this,
+        &ChatController::modelChanged);
     connect(m_store.get(), &hearth::ChatStore::errorOccurred, this, &ChatController::setErrorText);
     connect(m_store.get(), &hearth::ChatStore::conversationsChanged, &m_conversations,
         &ConversationListModel::refresh);
@@ -255,6 +259,20 @@ void ChatController::loadModel(const QString& path)
     m_engine.post([path](EngineWorker& worker) { worker.loadModel(path); });
 }
 
+QString ChatController::placementSummary() const
+{
+    if (m_usingRemote)
+        return tr("Remote: %1").arg(m_remote.baseUrl().host());
+    return m_placement.summary();
+}
+
+QString ChatController::placementDetails() const
+{
+    if (m_usingRemote)
+        return tr("Remote: the model runs on %1, not on this computer.").arg(m_remote.baseUrl().toString());
+    return m_placement.details();
+}
+
 void ChatController::listRemoteModels(const QString& url, const QString& apiKey)
 {
     m_remote.listModels(hearth::openai::RemoteEngine::normalizedBaseUrl(url), apiKey);
@@ -301,7 +319,7 @@ void ChatController::onRemoteModelsListed(const QStringList& models, const QList
     m_usingRemote = true;
     m_modelName = model;
     m_modelDescription = tr("OpenAI-compatible server at %1").arg(m_remote.baseUrl().host());
-    m_placementReport = tr("Remote: the model runs on %1, not on this computer.").arg(m_remote.baseUrl().toString());
+    m_placement = {};
     m_chatTemplateNotice.clear();
     m_modelPath.clear();
     m_contextLength = index >= 0 ? contextLengths.value(index) : 0;
@@ -365,10 +383,10 @@ void ChatController::startPendingReplacement()
 }
 
 void ChatController::onSessionReplaced(
-    const QString& placement, int contextLength, double budgetGiB, const QString& errorText)
+    const Placement& placement, int contextLength, double budgetGiB, const QString& errorText)
 {
     m_replacing = false;
-    m_placementReport = placement;
+    m_placement = placement;
     m_vramBudgetGiB = budgetGiB;
     if (contextLength > 0)
         m_contextLength = contextLength;

@@ -42,8 +42,10 @@ class ChatController : public QObject
     Q_PROPERTY(State state READ state NOTIFY stateChanged)
     Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
     Q_PROPERTY(QString modelDescription READ modelDescription NOTIFY modelChanged)
-    /// The engine's placement report: which part of the model runs on the GPU, or why none does.
-    Q_PROPERTY(QString placementReport READ placementReport NOTIFY modelChanged)
+    /// Where the model runs, one short line in the interface language ("GPU …: 30 of 32 layers").
+    Q_PROPERTY(QString placementSummary READ placementSummary NOTIFY modelChanged)
+    /// The summary with the budget and the engine's details, for a tooltip.
+    Q_PROPERTY(QString placementDetails READ placementDetails NOTIFY modelChanged)
     /// Set when the model's own chat template could not be used and a built-in one stands in.
     Q_PROPERTY(QString chatTemplateNotice READ chatTemplateNotice NOTIFY modelChanged)
     Q_PROPERTY(bool usesGpu READ usesGpu NOTIFY modelChanged)
@@ -100,10 +102,13 @@ public:
     [[nodiscard]] State state() const { return m_state; }
     [[nodiscard]] QString modelName() const { return m_modelName; }
     [[nodiscard]] QString modelDescription() const { return m_modelDescription; }
-    [[nodiscard]] QString placementReport() const { return m_placementReport; }
+    /// The engine's own English report (logs, tests).
+    [[nodiscard]] QString placementReport() const { return m_placement.report; }
+    [[nodiscard]] QString placementSummary() const;
+    [[nodiscard]] QString placementDetails() const;
     [[nodiscard]] QString chatTemplateNotice() const { return m_chatTemplateNotice; }
     [[nodiscard]] QString contextNote() const { return m_contextNote; }
-    [[nodiscard]] bool usesGpu() const { return m_placementReport.startsWith(QLatin1String("GPU")); }
+    [[nodiscard]] bool usesGpu() const { return !m_usingRemote && m_placement.usesGpu(); }
     [[nodiscard]] QString modelPath() const { return m_modelPath; }
     [[nodiscard]] bool remote() const { return m_usingRemote; }
     [[nodiscard]] QString remoteUrl() const { return m_usingRemote ? m_remote.baseUrl().toString() : QString(); }
@@ -210,7 +215,7 @@ private:
     void onToken(quint64 requestId, const QString& text);
     void onFinished(quint64 requestId, const QString& answer, const AnswerStats& stats);
     void onFailed(quint64 requestId, const QString& message);
-    void onSessionReplaced(const QString& placement, int contextLength, double budgetGiB, const QString& errorText);
+    void onSessionReplaced(const Placement& placement, int contextLength, double budgetGiB, const QString& errorText);
     void startPendingReplacement();
     void onRemoteModelsListed(const QStringList& models, const QList<int>& contextLengths);
     void onRemoteListFailed(const QString& message);
@@ -232,7 +237,7 @@ private:
     State m_state = State::NoModel;
     QString m_modelName;
     QString m_modelDescription;
-    QString m_placementReport;
+    Placement m_placement;
     QString m_chatTemplateNotice;
     QString m_contextNote;
     QString m_modelPath;

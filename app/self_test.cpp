@@ -28,10 +28,10 @@ int SelfTest::run(QTextStream& out, QTextStream& err)
 
     QObject::connect(
         worker, &EngineWorker::modelLoaded, &context,
-        [&](const QString& name, const QString& description, int, const QString& placement) {
+        [&](const QString& name, const QString& description, int, const Placement& placement) {
             out << "Model: " << name << " (" << description << ")\n";
-            if (!placement.isEmpty())
-                out << "Placement: " << placement << "\n";
+            if (!placement.report.isEmpty())
+                out << "Placement: " << placement.report << "\n";
             out << "Prompt: Once upon a time\nAnswer: ";
             out.flush();
             // Plain continuation, not a chat turn: tiny story models have no chat template.

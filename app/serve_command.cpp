@@ -47,11 +47,11 @@ int ServeCommand::run(QTextStream& out, QTextStream& err)
     int exitCode = 0;
     QObject context;
     QObject::connect(engine.worker(), &EngineWorker::modelLoaded, &context,
-        [&](const QString& name, const QString& description, int contextLength, const QString& placement) {
+        [&](const QString& name, const QString& description, int contextLength, const Placement& placement) {
             out << QCoreApplication::translate("ServeCommand", "Model: %1 (%2), context of %3 tokens").arg(name, description).arg(contextLength)
                 << "\n";
-            if (!placement.isEmpty())
-                out << QCoreApplication::translate("ServeCommand", "Placement: %1").arg(placement) << "\n";
+            if (!placement.report.isEmpty())
+                out << QCoreApplication::translate("ServeCommand", "Placement: %1").arg(placement.summary()) << "\n";
             out << QCoreApplication::translate("ServeCommand", "Serving the OpenAI-compatible API at %1").arg(server.baseUrl()) << Qt::endl;
         });
     QObject::connect(engine.worker(), &EngineWorker::modelLoadFailed, &context, [&](const QString& message) {

@@ -1076,7 +1076,37 @@
     </message>
     <message>
         <source>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</source>
-        <translation>The chat uses “%1” on the server at %2: it runs in that server's memory, so there is no GPU budget to plan here.</translation>
+        <translation>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</translation>
+    </message>
+</context>
+<context>
+    <name>Placement</name>
+    <message>
+        <source>CPU only</source>
+        <translation>CPU only</translation>
+    </message>
+    <message>
+        <source>CPU only: the GPU %1 failed</source>
+        <translation>CPU only: the GPU %1 failed</translation>
+    </message>
+    <message>
+        <source>GPU %1: %2 of %3 FFN neurons hot</source>
+        <translation>GPU %1: %2 of %3 FFN neurons hot</translation>
+    </message>
+    <message numerus="yes">
+        <source>GPU %1: %2 of %n layer(s)</source>
+        <translation>
+            <numerusform>GPU %1: %2 of %n layer</numerusform>
+            <numerusform>GPU %1: %2 of %n layers</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>GPU memory budget: %1</source>
+        <translation>GPU memory budget: %1</translation>
+    </message>
+    <message>
+        <source>Engine: %1</source>
+        <translation>Engine: %1</translation>
     </message>
 </context>
 <context>
@@ -1999,6 +2029,10 @@
         <source>Remote: the model runs on %1, not on this computer.</source>
         <translation>Remote: the model runs on %1, not on this computer.</translation>
     </message>
+    <message>
+        <source>Remote: %1</source>
+        <translation>Remote: %1</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>
@@ -2374,7 +2408,7 @@
     <name>hearth::openai::ApiServer</name>
     <message>
         <source>Cannot listen on %1:%2. Another program may use that port, or the address is not this computer&apos;s.</source>
-        <translation>Cannot listen on %1:%2. Another program may use that port, or the address is not this computer's.</translation>
+        <translation>Cannot listen on %1:%2. Another program may use that port, or the address is not this computer&apos;s.</translation>
     </message>
 </context>
 <context>
@@ -2401,7 +2435,7 @@
     </message>
     <message>
         <source>The server&apos;s answer is not a list of models; is this an OpenAI-compatible server?</source>
-        <translation>The server's answer is not a list of models; is this an OpenAI-compatible server?</translation>
+        <translation>The server&apos;s answer is not a list of models; is this an OpenAI-compatible server?</translation>
     </message>
     <message>
         <source>Another answer is still streaming from the server.</source>

@@ -1078,6 +1078,35 @@
     </message>
 </context>
 <context>
+    <name>Placement</name>
+    <message>
+        <source>CPU only</source>
+        <translation>Hanya CPU</translation>
+    </message>
+    <message>
+        <source>CPU only: the GPU %1 failed</source>
+        <translation>Hanya CPU: GPU %1 gagal</translation>
+    </message>
+    <message>
+        <source>GPU %1: %2 of %3 FFN neurons hot</source>
+        <translation>GPU %1: %2 dari %3 neuron FFN panas</translation>
+    </message>
+    <message numerus="yes">
+        <source>GPU %1: %2 of %n layer(s)</source>
+        <translation>
+            <numerusform>GPU %1: %2 dari %n lapisan</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>GPU memory budget: %1</source>
+        <translation>Anggaran memori GPU: %1</translation>
+    </message>
+    <message>
+        <source>Engine: %1</source>
+        <translation>Mesin: %1</translation>
+    </message>
+</context>
+<context>
     <name>RemoteServerDialog</name>
     <message>
         <source>Connect to a Server</source>
@@ -1993,6 +2022,10 @@
     <message>
         <source>Remote: the model runs on %1, not on this computer.</source>
         <translation>Jarak jauh: model berjalan di %1, bukan di komputer ini.</translation>
+    </message>
+    <message>
+        <source>Remote: %1</source>
+        <translation>Jarak jauh: %1</translation>
     </message>
 </context>
 <context>

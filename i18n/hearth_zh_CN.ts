@@ -1078,6 +1078,35 @@
     </message>
 </context>
 <context>
+    <name>Placement</name>
+    <message>
+        <source>CPU only</source>
+        <translation>仅 CPU</translation>
+    </message>
+    <message>
+        <source>CPU only: the GPU %1 failed</source>
+        <translation>仅 CPU：GPU %1 出错</translation>
+    </message>
+    <message>
+        <source>GPU %1: %2 of %3 FFN neurons hot</source>
+        <translation>GPU %1：%3 个 FFN 神经元中有 %2 个热神经元</translation>
+    </message>
+    <message numerus="yes">
+        <source>GPU %1: %2 of %n layer(s)</source>
+        <translation>
+            <numerusform>GPU %1：%n 层中的 %2 层</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>GPU memory budget: %1</source>
+        <translation>GPU 内存预算：%1</translation>
+    </message>
+    <message>
+        <source>Engine: %1</source>
+        <translation>引擎：%1</translation>
+    </message>
+</context>
+<context>
     <name>RemoteServerDialog</name>
     <message>
         <source>Connect to a Server</source>
@@ -1993,6 +2022,10 @@
     <message>
         <source>Remote: the model runs on %1, not on this computer.</source>
         <translation>远程：模型运行在 %1 上，而不是本机。</translation>
+    </message>
+    <message>
+        <source>Remote: %1</source>
+        <translation>远程：%1</translation>
     </message>
 </context>
 <context>

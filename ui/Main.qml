@@ -321,7 +321,8 @@ ApplicationWindow {
         computeMode: ChatController.usesGpu
                      ? qsTr("GPU + CPU (%1)", "status bar: hybrid compute mode, %1 is the CPU kernel set").arg(AppInfo.cpuKernels)
                      : qsTr("CPU (%1)", "status bar: compute mode, %1 is the kernel set such as avx2").arg(AppInfo.cpuKernels)
-        computeDetail: ChatController.placementReport
+        computeDetail: ChatController.placementDetails
+        placementSummary: ChatController.placementSummary
     }
 
     // The undo bar after deleting a chat.

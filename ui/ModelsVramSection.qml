@@ -63,10 +63,10 @@ Item {
         Label {
             objectName: "runningPlacement"
             Layout.fillWidth: true
-            visible: root.isRunning && root.controller.placementReport.length > 0
+            visible: root.isRunning && root.controller.placementSummary.length > 0
             text: root.controller.replacing
                   ? qsTr("Placing the model again…")
-                  : qsTr("Running now: %1").arg(root.controller.placementReport)
+                  : qsTr("Running now: %1").arg(root.controller.placementSummary)
             wrapMode: Text.Wrap
             font.italic: true
         }

@@ -10,7 +10,8 @@ ToolBar {
 
     required property ChatController controller
     required property string computeMode
-    // The engine's own words on where the model runs (shown as a tooltip).
+    // Where the model runs, short for the bar and in full (with the engine's details) as a tooltip.
+    property string placementSummary
     property string computeDetail
 
     RowLayout {
@@ -28,11 +29,11 @@ ToolBar {
         }
         Label {
             objectName: "placementLabel"
-            // The engine's placement report, short enough for the bar; the whole text on hover.
-            visible: root.computeDetail.length > 0
+            // The placement in a few words; the details on hover.
+            visible: root.placementSummary.length > 0
             Layout.maximumWidth: 380
             elide: Text.ElideRight
-            text: root.computeDetail
+            text: root.placementSummary
             opacity: 0.75
             ToolTip.visible: placementHover.hovered
             ToolTip.text: root.computeDetail

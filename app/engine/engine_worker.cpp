@@ -20,6 +20,12 @@ EngineWorker::EngineWorker(QObject* parent)
     qRegisterMetaType<hearth::app::AnswerStats>();
     qRegisterMetaType<hearth::app::SamplingSettings>();
     qRegisterMetaType<QList<hearth::app::ChatTurn>>();
+    qRegisterMetaType<hearth::app::Placement>();
+}
+
+Placement EngineWorker::placement() const
+{
+    return { m_session->placement(), QString::fromStdString(m_session->placementReport()) };
 }
 
 EngineWorker::~EngineWorker() = default;
@@ -217,8 +223,8 @@ void EngineWorker::loadModel(const QString& path)
     const QString name = info.name.empty() ? file.completeBaseName() : QString::fromStdString(info.name);
     const QString description = QStringLiteral("%1 · %2").arg(
         QString::fromStdString(info.architecture), QString::fromStdString(info.weightType));
-    const QString placement = QString::fromStdString(m_session->placementReport());
-    qCInfo(lcEngine) << "loaded" << name << description << placement;
+    const Placement placement = this->placement();
+    qCInfo(lcEngine) << "loaded" << name << description << placement.report;
     setLoadedModel({ file.completeBaseName(), name, m_session->contextLength() });
     Q_EMIT modelLoaded(name, description, m_session->contextLength(), placement);
     if (!templateProblem.empty()) {
@@ -231,7 +237,7 @@ void EngineWorker::replaceSession(double gib)
 {
     m_cancelLoad.store(false, std::memory_order_relaxed);
     if (!m_model || !m_session) {
-        Q_EMIT sessionReplaced({}, 0, gib, tr("No model is loaded."));
+        Q_EMIT sessionReplaced(Placement {}, 0, gib, tr("No model is loaded."));
         return;
     }
     gib = std::isfinite(gib) ? std::max(-1.0, gib) : -1.0;
@@ -269,8 +275,8 @@ void EngineWorker::replaceSession(double gib)
     LoadedModel loaded = loadedModel();
     loaded.contextLength = m_session->contextLength();
     setLoadedModel(loaded);
-    const QString placement = QString::fromStdString(m_session->placementReport());
-    qCInfo(lcEngine) << "placed" << placement;
+    const Placement placement = this->placement();
+    qCInfo(lcEngine) << "placed" << placement.report;
     Q_EMIT sessionReplaced(placement, m_session->contextLength(), m_sessionBudgetGiB, error);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "placement.h"
 #include "sampling_settings.h"
 
 #include <hearth/status.h>
@@ -108,12 +109,12 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void loadProgress(double fraction);
-    // @p placement: where the engine placed the model ("GPU ...: ..." or "CPU only: <reason>").
-    void modelLoaded(const QString& name, const QString& description, int contextLength, const QString& placement);
+    /// @p placement: where the engine placed the model.
+    void modelLoaded(const QString& name, const QString& description, int contextLength, const hearth::app::Placement& placement);
     void modelLoadFailed(const QString& message);
     /// After replaceSession(): where the model runs now, and an error text when the requested
     /// placement could not be made (the previous one is back then). @p budgetGiB is what is in use.
-    void sessionReplaced(const QString& placement, int contextLength, double budgetGiB, const QString& errorText);
+    void sessionReplaced(const hearth::app::Placement& placement, int contextLength, double budgetGiB, const QString& errorText);
     void tokenGenerated(quint64 requestId, const QString& text);
     /// Tokens in the context while request @p requestId runs: after the prompt, then per token.
     /// The first one also says the request was accepted: an answerFailed() before it means the
@@ -146,6 +147,7 @@ private:
     [[nodiscard]] bool stopRequested(quint64 requestId);
 
     [[nodiscard]] hearth::SessionParams sessionParams(double gib) const;
+    [[nodiscard]] Placement placement() const;
     void setLoadedModel(LoadedModel model);
 
     std::shared_ptr<const hearth::Model> m_model;

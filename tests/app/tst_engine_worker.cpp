@@ -26,7 +26,7 @@ class TestEngineWorker : public QObject
 private:
     QTemporaryDir m_dir;
     QString m_model;
-    QString m_placement;
+    hearth::app::Placement m_placement;
     std::unique_ptr<EngineThread> m_engine;
     EngineWorker* m_worker = nullptr;
 
@@ -38,8 +38,8 @@ private:
         if (!QTest::qWaitFor([&] { return loaded.size() + failed.size() > 0; }, 60000) || loaded.size() != 1)
             return false;
         // The status bar shows where the model runs; the engine always says (GPU or why not).
-        m_placement = loaded.first().at(3).toString();
-        return !m_placement.isEmpty();
+        m_placement = loaded.first().at(3).value<hearth::app::Placement>();
+        return !m_placement.report.isEmpty();
     }
 
     void generate(quint64 id, int maxTokens, SamplingSettings sampling = {})
@@ -178,6 +178,38 @@ private Q_SLOTS:
         // Stopped, unless the model ended its turn before the stop arrived.
         QVERIFY2(stats.stopped || !stats.reachedMaxTokens, qPrintable(QString::number(stats.generatedTokens)));
         QVERIFY(stats.generatedTokens < 2000);
+    }
+
+    void placementIsFactsInTheUsersLanguage()
+    {
+        // No GPU here: the facts say so, with the engine's reason; the app words the line itself
+        // (a marking translator shows that it is translated, not the engine's English).
+        QVERIFY(m_placement.facts.device.empty());
+        QVERIFY(!m_placement.usesGpu());
+        QVERIFY(!m_placement.facts.cpuOnlyReason.empty());
+        QVERIFY(m_placement.report.startsWith(QLatin1String("CPU only: ")));
+        QCOMPARE(m_placement.summary(), QStringLiteral("CPU only"));
+        hearth::test::MarkingTranslator marking;
+        QCoreApplication::installTranslator(&marking);
+        QCOMPARE(m_placement.summary(), QStringLiteral("[zz] CPU only"));
+        QVERIFY(m_placement.details().contains(QString::fromStdString(m_placement.facts.cpuOnlyReason)));
+        QCoreApplication::removeTranslator(&marking);
+
+        hearth::app::Placement gpu;
+        gpu.facts.device = "Emulated";
+        gpu.facts.layers = 32;
+        gpu.facts.gpuLayers = 30;
+        gpu.facts.budgetBytes = quint64(6) << 30;
+        QVERIFY(gpu.usesGpu());
+        // "layer(s)" until the English translation gives the plural its forms.
+        QVERIFY2(gpu.summary().startsWith(QLatin1String("GPU Emulated: 30 of 32 layer")), qPrintable(gpu.summary()));
+        QVERIFY2(gpu.details().contains(QLocale().formattedDataSize(qint64(6) << 30, 1, QLocale::DataSizeTraditionalFormat)), qPrintable(gpu.details()));
+        gpu.facts.neurons = 90000;
+        gpu.facts.hotNeurons = 12345;
+        QCOMPARE(gpu.summary(), QStringLiteral("GPU Emulated: %1 of %2 FFN neurons hot").arg(QLocale().toString(12345), QLocale().toString(90000)));
+        gpu.facts.deviceFailure = "out of memory";
+        QVERIFY(!gpu.usesGpu());
+        QVERIFY(gpu.summary().startsWith(QLatin1String("CPU only")));
     }
 
     void stopsOnlyTheRequestItNames()

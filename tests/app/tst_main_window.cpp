@@ -4,6 +4,7 @@
 // the language, HEARTH_SCREENSHOT_MODEL=model.gguf adds a conversation with that model).
 
 #include "app_info.h"
+#include "app_test_support.h"
 #include "chat_controller.h"
 #include "language_manager.h"
 
@@ -11,6 +12,7 @@
 #include <QQmlExtensionPlugin>
 #include <QQuickStyle>
 #include <QQuickWindow>
+#include <QTemporaryDir>
 #include <QTest>
 
 Q_IMPORT_QML_PLUGIN(Hearth_AppPlugin)
@@ -82,6 +84,39 @@ private Q_SLOTS:
             QVERIFY(window->grabWindow().save(QString::fromLocal8Bit(screenshot)));
         }
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
+    }
+
+    void statusBarPlacementFollowsTheLanguage()
+    {
+        // Where the model runs is worded by the app from the engine's facts, so it switches
+        // language with the rest of the window (it was the engine's English before).
+        QTemporaryDir dir;
+        const QString model = hearth::test::makeTinyModel(dir.path());
+        if (model.isEmpty())
+            QSKIP("no test model: hearth-synth is not built and ../shared is absent");
+        hearth::app::AppInfo info(dir.path());
+        hearth::app::ChatController chat(nullptr);
+        hearth::app::LanguageManager languages(nullptr);
+        hearth::app::AppInfo::setInstance(&info);
+        hearth::app::ChatController::setInstance(&chat);
+        hearth::app::LanguageManager::setInstance(&languages);
+        QVERIFY(languages.setLanguage(QStringLiteral("en")));
+        QQmlApplicationEngine engine;
+        languages.setQmlEngine(&engine);
+        engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+        engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Hearth/Ui/Main.qml")));
+        QCOMPARE(engine.rootObjects().size(), 1);
+        QObject* window = engine.rootObjects().constFirst();
+        chat.loadModel(model);
+        QTRY_COMPARE_WITH_TIMEOUT(chat.state(), hearth::app::ChatController::State::Ready, 60000);
+        auto* label = window->findChild<QObject*>(QStringLiteral("placementLabel"));
+        QVERIFY(label);
+        QTRY_COMPARE(label->property("text").toString(), QStringLiteral("CPU only"));
+        QVERIFY(languages.setLanguage(QStringLiteral("id")));
+        QTRY_COMPARE(label->property("text").toString(), QStringLiteral("Hanya CPU"));
+        QVERIFY(languages.setLanguage(QStringLiteral("zh_CN")));
+        QTRY_COMPARE(label->property("text").toString(), QStringLiteral("仅 CPU"));
+        QVERIFY(languages.setLanguage(QStringLiteral("en")));
     }
 };
 

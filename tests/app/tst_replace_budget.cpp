@@ -102,6 +102,10 @@ private Q_SLOTS:
         const QString automatic = m_chat->placementReport();
         QVERIFY2(automatic.startsWith(QLatin1String("GPU")), qPrintable(automatic));
         QVERIFY(m_chat->vramBudgetGiB() < 0);
+        // The status bar's line comes from the engine's facts, not from this report.
+        QVERIFY(m_chat->usesGpu());
+        QVERIFY2(m_chat->placementSummary().startsWith(QLatin1String("GPU ")), qPrintable(m_chat->placementSummary()));
+        QVERIFY(m_chat->placementDetails().contains(m_chat->placementSummary()));
 
         QVERIFY(answer(m_chat.get(), QStringLiteral("Tell me about the fire.")));
         const qint64 conversation = m_chat->conversationId();
@@ -140,6 +144,7 @@ private Q_SLOTS:
         QVERIFY(placed.wait(60000));
         QVERIFY2(m_chat->placementReport().startsWith(QLatin1String("CPU only")), qPrintable(m_chat->placementReport()));
         QVERIFY(!m_chat->usesGpu());
+        QCOMPARE(m_chat->placementSummary(), QStringLiteral("CPU only"));
 
         // Back to Auto: the first placement again.
         m_chat->applyVramBudget(0, true);

@@ -7,6 +7,7 @@
 #include <hearth/model.h>
 #include <hearth/sampling.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -29,6 +30,21 @@ struct SessionParams {
     /// "emulated:<bytes>:<physical bytes>" makes allocations past the second figure fail (a
     /// device that promised more than it has, to exercise re-planning).
     std::string deviceOverride;
+};
+
+/// Where a session's work runs, as facts for a user interface to put in its own words
+/// (Session::placement()). placementReport() says the same in English for logs and tools.
+struct SessionPlacement {
+    std::string device;              ///< the GPU's name; empty: everything runs on the CPU
+    std::string cpuOnlyReason;       ///< with no device: why (the engine's words)
+    int layers = 0;                  ///< the model's layers
+    int gpuLayers = 0;               ///< dense files: whole layers on the GPU
+    std::int64_t neurons = 0;        ///< sparse files: FFN neurons of the model
+    std::int64_t hotNeurons = 0;     ///< sparse files: of those, on the GPU
+    std::uint64_t budgetBytes = 0;   ///< the VRAM budget the placement was made for
+    std::string deviceFailure;       ///< the device failed later (the engine's words); its work moved to the CPU
+
+    [[nodiscard]] bool usesGpu() const { return !device.empty() && deviceFailure.empty(); }
 };
 
 /// Why generation ended.
@@ -77,6 +93,8 @@ public:
     /// (attention, KV cache and FFN), ..." with why the rest run on the CPU. A device that fails
     /// later adds "the device failed (...)". For logs and tools.
     [[nodiscard]] virtual std::string placementReport() const { return {}; }
+    /// The same as facts.
+    [[nodiscard]] virtual SessionPlacement placement() const { return {}; }
 
     /// Called for each generated token with the text it completed (may be empty). Return false to stop.
     using TokenCallback = std::function<bool(Token token, const std::string& text)>;

@@ -91,6 +91,7 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
     if (!s->m_offload->limit().empty())
         text += "; the rest run on the CPU: " + s->m_offload->limit();
     s->m_report = text;
+    s->m_layers = int(layers.size());
     report = text;
     return s;
 }
@@ -116,6 +117,17 @@ bool DenseOffloadSession::runWholeLayers(model::KvCache& cache, float* x, int n,
 std::string DenseOffloadSession::report() const
 {
     return reportWithFailure(m_report, m_failure, "every layer runs on the CPU");
+}
+
+SessionPlacement DenseOffloadSession::placement() const
+{
+    SessionPlacement placement;
+    placement.device = m_device->info().name;
+    placement.layers = m_layers;
+    placement.gpuLayers = wholeLayers();
+    placement.budgetBytes = m_device->info().budgetBytes;
+    placement.deviceFailure = m_failure;
+    return placement;
 }
 
 } // namespace hearth

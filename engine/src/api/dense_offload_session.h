@@ -42,6 +42,7 @@ public:
 
     // The placement, plus what went wrong on the device since (the CPU then runs every layer).
     [[nodiscard]] std::string report() const;
+    [[nodiscard]] SessionPlacement placement() const;
 
 private:
     DenseOffloadSession() = default;
@@ -52,6 +53,7 @@ private:
     std::vector<device::KvMirror> m_mirrors; // per offloaded layer, refreshed per call
     std::string m_report;
     std::string m_failure; // the first device error
+    int m_layers = 0;
 };
 
 } // namespace hearth

@@ -591,4 +591,16 @@ std::string HybridDecode::report() const
     return reportWithFailure(m_report, m_failure, "the FFN runs on the CPU");
 }
 
+SessionPlacement HybridDecode::placement() const
+{
+    SessionPlacement placement;
+    placement.device = m_device->info().name;
+    placement.layers = int(m_placement.plan.layers.size());
+    placement.neurons = m_placement.plan.neuronCount();
+    placement.hotNeurons = m_placement.plan.hotNeuronCount();
+    placement.budgetBytes = m_placement.budgetBytes;
+    placement.deviceFailure = m_failure;
+    return placement;
+}
+
 } // namespace hearth

@@ -54,6 +54,7 @@ public:
 
     // The placement, plus what went wrong on the device since (it then runs on the CPU).
     [[nodiscard]] std::string report() const;
+    [[nodiscard]] SessionPlacement placement() const;
 
     // The device and the plan placed on it (sessions put attention and predictors there too).
     [[nodiscard]] device::Device& device() const { return *m_device; }

@@ -50,6 +50,8 @@ public:
     [[nodiscard]] std::int64_t predict(int layer, const float* x, float threshold, std::int32_t* active) override;
 
     [[nodiscard]] int attentionLayers() const;
+    /// The first device error (the CPU does everything since), or empty.
+    [[nodiscard]] const std::string& failure() const { return m_failure; }
     [[nodiscard]] int predictorLayers() const;
     [[nodiscard]] std::uint64_t deviceBytes() const;
     // "attention of A/N layers and predictors of P/N layers on the GPU", plus a device failure.

@@ -325,4 +325,22 @@ std::string LlamaSession::placementReport() const
     return m_placementReport;
 }
 
+SessionPlacement LlamaSession::placement() const
+{
+    const auto* adapter = dynamic_cast<const DeviceForward*>(m_forward.get());
+    if (m_hybrid) {
+        SessionPlacement placement = m_hybrid->placement();
+        if (placement.deviceFailure.empty() && adapter && adapter->deviceLayers())
+            placement.deviceFailure = adapter->deviceLayers()->failure();
+        return placement;
+    }
+    if (adapter && adapter->denseOffload())
+        return adapter->denseOffload()->placement();
+    SessionPlacement placement;
+    // The report of a session on the CPU alone is cpuOnlyReport(why), the only place that writes one.
+    constexpr std::string_view prefix = "CPU only: ";
+    placement.cpuOnlyReason = m_placementReport.rfind(prefix, 0) == 0 ? m_placementReport.substr(prefix.size()) : m_placementReport;
+    return placement;
+}
+
 } // namespace hearth

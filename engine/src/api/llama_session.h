@@ -33,6 +33,7 @@ public:
 
     [[nodiscard]] const Model& model() const override { return *m_model; }
     [[nodiscard]] std::string placementReport() const override;
+    [[nodiscard]] SessionPlacement placement() const override;
 
 private:
     LlamaSession(std::shared_ptr<const Model> model, std::unique_ptr<model::ArchitectureForward> forward);
