@@ -16,6 +16,9 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 #include <cstdio>
@@ -287,6 +290,80 @@ private Q_SLOTS:
         for (const std::string_view w : tokenizer::preTokenize(utf8, tokenizer::PreTokenizerKind(kind)))
             got << QString::fromUtf8(w.data(), qsizetype(w.size()));
         QCOMPARE(got, words);
+    }
+
+    // Llama 3's and Qwen 2's patterns against Python's `regex` module running the patterns of
+    // their tokenizer.json files (data/pretokenize/make_expected.py wrote expected.json).
+    void familyPreTokenizers_data()
+    {
+        QTest::addColumn<QString>("pretokenizer");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QStringList>("words");
+        QFile file(QStringLiteral(HEARTH_TEST_DATA_DIR "/pretokenize/expected.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonArray cases = QJsonDocument::fromJson(file.readAll()).array();
+        QVERIFY(cases.size() > 100);
+        int row = 0;
+        for (const QJsonValue& value : cases) {
+            const QJsonObject c = value.toObject();
+            QStringList words;
+            for (const QJsonValue& word : c.value(QLatin1String("words")).toArray())
+                words << word.toString();
+            const QString name = c.value(QLatin1String("pretokenizer")).toString();
+            QTest::addRow("%s %d", qPrintable(name), row++) << name << c.value(QLatin1String("text")).toString() << words;
+        }
+    }
+
+    void familyPreTokenizers()
+    {
+        QFETCH(QString, pretokenizer);
+        QFETCH(QString, text);
+        QFETCH(QStringList, words);
+        const auto kind = tokenizer::preTokenizerFromName(pretokenizer == QLatin1String("llama3") ? "llama-bpe" : "qwen2");
+        QVERIFY(kind);
+        const std::string utf8 = text.toStdString();
+        QStringList got;
+        for (const std::string_view w : tokenizer::preTokenize(utf8, *kind))
+            got << QString::fromUtf8(w.data(), qsizetype(w.size()));
+        QCOMPARE(got, words);
+    }
+
+    void familyPreTokenizerNames()
+    {
+        for (const char* name : { "llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "dbrx", "smaug-bpe" })
+            QCOMPARE(tokenizer::preTokenizerFromName(name), std::optional(tokenizer::PreTokenizerKind::Llama3));
+        for (const char* name : { "qwen2", "deepseek-r1-qwen" })
+            QCOMPARE(tokenizer::preTokenizerFromName(name), std::optional(tokenizer::PreTokenizerKind::Qwen2));
+        QVERIFY(!tokenizer::preTokenizerFromName("no-such-pretokenizer"));
+    }
+
+    void llama3TakesWholeWordTokens()
+    {
+        // " world" is a token, but no merge makes it: Llama 3 takes the word whole (Hugging
+        // Face's ignore_merges), GPT-2 builds what its merges can.
+        VocabSpec spec = smallBpe();
+        spec.tokens.insert(spec.tokens.end() - 1, byteLevel(" world"));
+        spec.types.insert(spec.types.end() - 1, 1);
+        const Token world = Token(spec.tokens.size()) - 2;
+        const int eot = int(spec.tokens.size()) - 1;
+        const auto withPreTokenizer = [&](const char* name) {
+            spec.extra = [eot, name](gguf::GgufWriter& w) {
+                w.setString("tokenizer.ggml.pre", name);
+                w.setUInt32("tokenizer.ggml.eos_token_id", std::uint32_t(eot));
+                w.setUInt32("tokenizer.ggml.bos_token_id", std::uint32_t(eot));
+            };
+            return buildOrFail(spec);
+        };
+        const auto gpt2 = withPreTokenizer("gpt-2");
+        QVERIFY(gpt2);
+        QCOMPARE(gpt2->encode(" world", false, false), std::vector<Token>({256 + 6, Token('l'), Token('d')}));
+        const auto llama3 = withPreTokenizer("llama-bpe");
+        QVERIFY(llama3);
+        QCOMPARE(llama3->encode(" world", false, false), std::vector<Token>({world}));
+        QCOMPARE(llama3->encode("hello world", false, false), std::vector<Token>({256 + 3, world}));
+        // Words that are no token still go through the merges.
+        QCOMPARE(llama3->encode(" wor", false, false), std::vector<Token>({256 + 6}));
+        QCOMPARE(llama3->decode(llama3->encode("hello world", false, false)), std::string("hello world"));
     }
 
     void smallSentencePiece()

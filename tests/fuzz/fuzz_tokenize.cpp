@@ -54,7 +54,7 @@ std::vector<Fixture> makeFixtures()
     }
     using Style = synth::SyntheticBpeVocab::Style;
     for (const auto& [style, pre] : {std::pair(Style::Falcon, "falcon"), std::pair(Style::Opt, "gpt-2"), std::pair(Style::Opt, "starcoder"),
-                                     std::pair(Style::Opt, "default")}) {
+                                     std::pair(Style::Opt, "default"), std::pair(Style::Opt, "llama-bpe"), std::pair(Style::Opt, "qwen2")}) {
         const synth::SyntheticBpeVocab vocab = synth::SyntheticBpeVocab::build(2000, style);
         gguf::GgufWriter writer;
         writer.setString("tokenizer.ggml.model", "gpt2");

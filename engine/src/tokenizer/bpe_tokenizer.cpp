@@ -66,6 +66,7 @@ bool lowerPriority(const Bigram& a, const Bigram& b)
 struct BpeTokenizer::Scratch {
     std::vector<Symbol> symbols;
     std::vector<Bigram> queue;
+    std::string mapped; // a word in the byte-level alphabet (ignoresMerges())
 };
 
 BpeTokenizer::BpeTokenizer(Vocabulary vocab, PreTokenizerKind preTokenizer)
@@ -157,8 +158,20 @@ std::vector<Token> BpeTokenizer::encode(std::string_view text, bool addBos, bool
             out.push_back(fragment.token);
             continue;
         }
-        for (const std::string_view word : preTokenize(fragment.text, m_preTokenizer))
+        for (const std::string_view word : preTokenize(fragment.text, m_preTokenizer)) {
+            if (ignoresMerges(m_preTokenizer)) {
+                // A word that is a token is that token, whatever the merges would make of it.
+                std::string& mapped = scratch.mapped;
+                mapped.clear();
+                for (const char byte : word)
+                    unicode::appendUtf8(mapped, unicode::byteToCodePoint(static_cast<std::uint8_t>(byte)));
+                if (const Token whole = m_vocab.find(mapped); whole != InvalidToken && m_vocab.type(whole) == TokenType::Normal) {
+                    out.push_back(whole);
+                    continue;
+                }
+            }
             encodeWord(word, scratch, out);
+        }
     }
 
     endSequence(out, addBos);

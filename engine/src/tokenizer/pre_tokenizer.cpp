@@ -185,7 +185,98 @@ Pieces splitGpt2(const std::vector<Unit>& units, const Pieces& pieces)
     return out;
 }
 
+// (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// (Llama 3; Qwen 2 takes one digit at a time: @p maxDigits 1). As splitGpt2: the alternatives in
+// order at each position, as a backtracking engine tries them.
+Pieces splitLlama3(const std::vector<Unit>& units, const Pieces& pieces, std::size_t maxDigits)
+{
+    Pieces out;
+    out.reserve(units.size() / 3 + pieces.size());
+    for (const Piece piece : pieces) {
+        const std::size_t end = piece.end;
+        const auto cpAt = [&](std::size_t i) { return i < end ? units[i].codePoint : char32_t(0); };
+        const auto lower = [&](std::size_t i) {
+            const char32_t cp = cpAt(i);
+            return cp >= 'A' && cp <= 'Z' ? char32_t(cp - 'A' + 'a') : cp;
+        };
+        const auto isLetter = [&](std::size_t i) { return i < end && units[i].category == Category::Letter; };
+        const auto isNumber = [&](std::size_t i) { return i < end && units[i].category == Category::Number; };
+        const auto isSpace = [&](std::size_t i) { return i < end && units[i].whitespace; };
+        const auto isNewline = [&](std::size_t i) { return i < end && (units[i].codePoint == '\r' || units[i].codePoint == '\n'); };
+        const auto isOther = [&](std::size_t i) { return i < end && !units[i].whitespace && units[i].category != Category::Letter && units[i].category != Category::Number; };
+
+        std::size_t pos = piece.begin;
+        while (pos < end) {
+            const std::size_t start = pos;
+            // (?i:'s|'t|'re|'ve|'m|'ll|'d)
+            if (cpAt(pos) == '\'' && pos + 1 < end) {
+                const char32_t next = lower(pos + 1);
+                if (next == 's' || next == 't' || next == 'm' || next == 'd') {
+                    emit(out, start, pos += 2);
+                    continue;
+                }
+                const char32_t nextNext = lower(pos + 2);
+                if (pos + 2 < end && ((next == 'r' && nextNext == 'e') || (next == 'v' && nextNext == 'e') || (next == 'l' && nextNext == 'l'))) {
+                    emit(out, start, pos += 3);
+                    continue;
+                }
+            }
+            // [^\r\n\p{L}\p{N}]?\p{L}+
+            const std::size_t letters = !isLetter(pos) && !isNumber(pos) && !isNewline(pos) ? pos + 1 : pos;
+            if (isLetter(letters)) {
+                pos = letters + 1;
+                while (isLetter(pos))
+                    ++pos;
+                emit(out, start, pos);
+                continue;
+            }
+            // \p{N}{1,maxDigits}
+            if (isNumber(pos)) {
+                while (isNumber(pos) && pos - start < maxDigits)
+                    ++pos;
+                emit(out, start, pos);
+                continue;
+            }
+            // ' ?[^\s\p{L}\p{N}]+[\r\n]*'
+            const std::size_t symbols = cpAt(pos) == ' ' ? pos + 1 : pos;
+            if (isOther(symbols)) {
+                pos = symbols + 1;
+                while (isOther(pos))
+                    ++pos;
+                while (isNewline(pos))
+                    ++pos;
+                emit(out, start, pos);
+                continue;
+            }
+            // \s*[\r\n]+ (the whitespace up to its last line break), \s+(?!\S), \s+
+            std::size_t spaces = 0;
+            std::size_t afterNewline = 0;
+            while (isSpace(pos + spaces)) {
+                if (isNewline(pos + spaces))
+                    afterNewline = pos + spaces + 1;
+                ++spaces;
+            }
+            if (afterNewline > 0) {
+                emit(out, start, pos = afterNewline);
+                continue;
+            }
+            if (spaces > 1 && pos + spaces < end) {
+                emit(out, start, pos += spaces - 1); // the last space goes with the next word
+                continue;
+            }
+            pos += spaces > 0 ? spaces : 1; // a lone space before a word, or the rest
+            emit(out, start, pos);
+        }
+    }
+    return out;
+}
+
 } // namespace
+
+bool ignoresMerges(PreTokenizerKind kind)
+{
+    return kind == PreTokenizerKind::Llama3;
+}
 
 std::optional<PreTokenizerKind> preTokenizerFromName(std::string_view name)
 {
@@ -197,6 +288,11 @@ std::optional<PreTokenizerKind> preTokenizerFromName(std::string_view name)
         return PreTokenizerKind::Falcon;
     if (name == "starcoder" || name == "refact" || name == "command-r" || name == "smollm" || name == "codeshell")
         return PreTokenizerKind::StarCoder;
+    if (name == "llama-bpe" || name == "llama3" || name == "llama-v3" || name == "falcon3" || name == "pixtral"
+        || name == "dbrx" || name == "smaug-bpe")
+        return PreTokenizerKind::Llama3;
+    if (name == "qwen2" || name == "deepseek-r1-qwen")
+        return PreTokenizerKind::Qwen2;
     return std::nullopt;
 }
 
@@ -234,6 +330,12 @@ std::vector<std::string_view> preTokenize(std::string_view text, PreTokenizerKin
     case PreTokenizerKind::StarCoder:
         pieces = splitByClass(units, pieces, false, matchesNumberClass);
         pieces = splitGpt2(units, pieces);
+        break;
+    case PreTokenizerKind::Llama3:
+        pieces = splitLlama3(units, pieces, 3);
+        break;
+    case PreTokenizerKind::Qwen2:
+        pieces = splitLlama3(units, pieces, 1);
         break;
     }
 

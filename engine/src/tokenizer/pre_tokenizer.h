@@ -18,7 +18,13 @@ enum class PreTokenizerKind {
     Gpt2,      // "gpt-2", "mpt", "olmo", "jais": the GPT-2 pattern alone
     Falcon,    // "falcon": punctuation runs (with '`'), GPT-2, groups of 3 ASCII digits
     StarCoder, // "starcoder", "refact", "command-r", "smollm", "codeshell": single digits, GPT-2
+    Llama3,    // "llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "dbrx", "smaug-bpe": Llama 3's pattern
+    Qwen2,     // "qwen2", "deepseek-r1-qwen": Llama 3's pattern with single digits
 };
+
+// Llama 3's vocabularies take a word that is a token as a whole, before any merge (Hugging
+// Face's `ignore_merges`).
+[[nodiscard]] bool ignoresMerges(PreTokenizerKind kind);
 
 // The pre-tokenizer for a `tokenizer.ggml.pre` value, or nullopt when Hearth does not know it.
 [[nodiscard]] std::optional<PreTokenizerKind> preTokenizerFromName(std::string_view name);
