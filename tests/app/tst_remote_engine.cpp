@@ -150,7 +150,8 @@ private Q_SLOTS:
         m_host = std::make_unique<EngineThread>();
         QSignalSpy loaded(m_host->worker(), &EngineWorker::modelLoaded);
         m_host->post([model](EngineWorker& worker) { worker.loadModel(model); });
-        QVERIFY(loaded.wait(60000));
+        // Emitted on the engine thread: the spy may have it before a wait() would begin.
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 60000);
         m_server = std::make_unique<ApiServer>(*m_host);
         hearth::openai::ApiServerOptions options;
         options.port = 0;
@@ -216,7 +217,7 @@ private Q_SLOTS:
         SamplingSettings sampling = greedy(12);
         sampling.dropOldestTurns = false;
         m_host->post([this, sampling](EngineWorker& worker) { worker.generate(99, m_turns, sampling); });
-        QVERIFY(local.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(!local.isEmpty(), 30000);
         QCOMPARE(local.first().at(1).toString(), answer);
     }
 
@@ -248,7 +249,7 @@ private Q_SLOTS:
         EngineThread host;
         QSignalSpy loaded(host.worker(), &EngineWorker::modelLoaded);
         host.post([model](EngineWorker& worker) { worker.loadModel(model); });
-        QVERIFY(loaded.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 60000);
         ApiServer server(host);
         hearth::openai::ApiServerOptions options;
         options.port = 0;

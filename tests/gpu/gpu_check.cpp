@@ -16,6 +16,7 @@
 #include "device/device_loader.h"
 #include "device/emulated_device.h"
 #include "device/hybrid_ffn.h"
+#include "model/rope_scaling.h"
 
 #include <algorithm>
 #include <chrono>
@@ -364,12 +365,19 @@ public:
         record("add", relativeError(g, r), 1e-6);
     }
 
-    void attention(int nHead, int nHeadKv, int headDim, int nRot, int positions, RopeStyle rope = RopeStyle::Normal)
+    void attention(int nHead, int nHeadKv, int headDim, int nRot, int positions, RopeStyle rope = RopeStyle::Normal,
+                   bool llama3Factors = false)
     {
         const char* style = rope == RopeStyle::Neox ? " neox rope" : rope == RopeStyle::None ? " no rope" : "";
         const std::string name = "attention " + std::to_string(nHead) + "/" + std::to_string(nHeadKv) + " heads x"
-                                 + std::to_string(headDim) + style;
+                                 + std::to_string(headDim) + style + (llama3Factors ? " llama3 rope_freqs" : "");
         Pair p(m_gpu, m_ref);
+        // Llama 3.1's divisors with an original context of 64, so the positions checked cross the
+        // blended band.
+        const std::vector<float> factorValues = llama3Factors
+            ? model::llama3RopeFactors(nRot, 500000.0f, {8.0f, 1.0f, 4.0f, 64})
+            : std::vector<float>();
+        const Pair::Buf factors = llama3Factors ? p.put(factorValues.data(), factorValues.size() * 4) : Pair::Buf{};
         const int capacity = positions + 3;
         const int kvDim = nHeadKv * headDim;
         auto kc = p.zeros(std::size_t(capacity * kvDim) * 4);
@@ -399,8 +407,10 @@ public:
                 a.nHeadKv = nHeadKv;
                 a.headDim = headDim;
                 a.nRot = nRot;
-                a.freqBase = 10000.0f;
+                a.freqBase = llama3Factors ? 500000.0f : 10000.0f;
                 a.freqScale = 1.0f;
+                if (llama3Factors)
+                    a.freqFactors = gpu ? factors.gpu : factors.ref;
                 a.rope = rope;
                 return a;
             };
@@ -702,6 +712,7 @@ int main(int argc, char** argv)
     c.layerNormAndBias();
     c.attention(32, 8, 128, 128, 40);
     c.attention(4, 4, 64, 32, 9);
+    c.attention(32, 8, 128, 128, 40, RopeStyle::Normal, true); // Llama 3.1's frequency scaling
     c.attention(71, 1, 64, 64, 20, RopeStyle::Neox); // falcon-7B's heads: multi-query
     c.attention(12, 12, 64, 0, 20, RopeStyle::None); // opt
     c.attention(8, 2, 64, 64, 9, RopeStyle::None);   // a rotary width that must be ignored

@@ -58,6 +58,7 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
     for (std::size_t l = 0; l < model.weights().layers.size(); ++l) {
         const model::LlamaLayerWeights& lw = model.weights().layers[l];
         out.layers.push_back({{lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo}, lw.ffnNorm, lw.gate, lw.up, lw.down});
+        out.layers.back().ropeFreqs = model.weights().ropeFreqs;
         out.predictors.push_back(lw.predictor);
         if (out.wholeLayerProblem.empty() && (lw.fusedNeurons || lw.downTransposed))
             out.wholeLayerProblem = neuronMajorProblem(l);

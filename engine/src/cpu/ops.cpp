@@ -43,13 +43,16 @@ void layerNorm(const float* x, const float* weight, const float* bias, float eps
     }
 }
 
-void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable)
+void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable,
+                const float* freqFactors)
 {
     // Angles in double: at positions in the thousands a float angle loses the low bits that
     // distinguish neighbouring positions in the slow-rotating dimensions.
     const double p = double(pos) * double(freqScale);
     for (int i = 0; i < nRot / 2; ++i) {
-        const double theta = p * std::pow(double(freqBase), -2.0 * i / double(nRot));
+        double theta = p * std::pow(double(freqBase), -2.0 * i / double(nRot));
+        if (freqFactors)
+            theta /= double(freqFactors[i]);
         cosTable[i] = float(std::cos(theta));
         sinTable[i] = float(std::sin(theta));
     }

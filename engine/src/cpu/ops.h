@@ -26,8 +26,10 @@ void ropeNormal(float* x, int nHeads, int headDim, int nRot, const float* cosTab
 void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable);
 
 // Fills cosTable/sinTable (nRot / 2 each) for position @p pos:
-// angle_i = pos * freqScale * freqBase^(-2i / nRot).
-void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable);
+// angle_i = pos * freqScale * freqBase^(-2i / nRot) / freqFactors[i]. @p freqFactors (nRot / 2
+// values, or null for ones) is Llama 3.1's rope_freqs: the long-context frequency scaling.
+void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable,
+                const float* freqFactors = nullptr);
 
 // In-place numerically stable softmax over n elements.
 void softmax(float* x, std::int64_t n);

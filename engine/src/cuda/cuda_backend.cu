@@ -407,7 +407,7 @@ int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int rope
     cudaSetDevice(ctx->device);
     const AttentionArgs args{a->q,   a->k,        a->v,      a->k_cache,   a->v_cache,  a->scores, a->out,
                              a->pos, a->capacity, a->n_head, a->n_head_kv, a->head_dim, a->n_rot,  a->freq_base,
-                             a->freq_scale, ropeStyle};
+                             a->freq_scale, ropeStyle, a->freq_factors};
     launchAttention(args, ctx->stream);
     return launched(ctx, "attention");
 }

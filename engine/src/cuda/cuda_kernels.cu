@@ -325,7 +325,9 @@ __global__ void ropeStoreKernel(AttentionArgs a)
         const int local = isQ ? item : item - pairsQ;
         const int h = local / half;
         const int i = local % half;
-        const double theta = p * pow(double(a.freqBase), -2.0 * i / double(a.nRot));
+        double theta = p * pow(double(a.freqBase), -2.0 * i / double(a.nRot));
+        if (a.freqFactors)
+            theta /= double(a.freqFactors[i]);
         const float c = float(cos(theta));
         const float s = float(sin(theta));
         float* v = (isQ ? a.q : kRow) + std::int64_t(h) * a.headDim;

@@ -61,6 +61,7 @@ struct AttentionArgs {
     int pos, capacity, nHead, nHeadKv, headDim, nRot;
     float freqBase, freqScale;
     int ropeStyle; // 0 llama pairs, 1 GPT-NeoX halves, 2 none
+    const float* freqFactors; // nRot / 2 divisors of the angles, or null
 };
 void launchAttention(const AttentionArgs& a, cudaStream_t stream);
 

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define HEARTH_CUDA_ABI_VERSION 1u
+#define HEARTH_CUDA_ABI_VERSION 2u // 2: HearthCudaAttention::freq_factors
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -63,6 +63,7 @@ typedef struct HearthCudaAttention {
     int32_t n_rot;
     float freq_base;
     float freq_scale;
+    const float* freq_factors; // n_rot / 2 RoPE frequency divisors on the device, or null (Llama 3.1's rope_freqs)
 } HearthCudaAttention;
 
 typedef struct HearthCudaBackendV1 {

@@ -48,7 +48,8 @@ std::vector<VectorItem> vectorItems(const AttentionParams& p, const AttentionWei
 {
     return {{w.norm, p.nEmbd, "attention norm"}, {w.normBias, p.nEmbd, "attention norm bias"},
             {w.bq, p.qDim(), "attn_q bias"},     {w.bk, p.kvDim(), "attn_k bias"},
-            {w.bv, p.kvDim(), "attn_v bias"},     {w.bo, p.nEmbd, "attn_output bias"}};
+            {w.bv, p.kvDim(), "attn_v bias"},     {w.bo, p.nEmbd, "attn_output bias"},
+            {w.ropeFreqs, p.nRot / 2, "rope_freqs"}};
 }
 
 // The matrices a layer uploads for its flavour.
@@ -120,7 +121,7 @@ DeviceAttentionLayer::~DeviceAttentionLayer()
 
 std::vector<DeviceBuffer*> DeviceAttentionLayer::buffers()
 {
-    return {&m_norm, &m_normBias, &m_wq.data, &m_wk.data, &m_wv.data, &m_wo.data, &m_wqkv.data,
+    return {&m_norm, &m_normBias, &m_ropeFreqs, &m_wq.data, &m_wk.data, &m_wv.data, &m_wo.data, &m_wqkv.data,
             &m_bq,   &m_bk,       &m_bv,      &m_bo,      &m_kCache,  &m_vCache};
 }
 
@@ -158,7 +159,7 @@ Result<std::unique_ptr<DeviceAttentionLayer>> DeviceAttentionLayer::create(Devic
     if (!shapesMatch(p, w))
         return Status(ErrorCode::InvalidArgument, "device attention: the tensors do not match the model");
     std::unique_ptr<DeviceAttentionLayer> l(new DeviceAttentionLayer(device, p));
-    DeviceBuffer* vectorTargets[] = {&l->m_norm, &l->m_normBias, &l->m_bq, &l->m_bk, &l->m_bv, &l->m_bo};
+    DeviceBuffer* vectorTargets[] = {&l->m_norm, &l->m_normBias, &l->m_bq, &l->m_bk, &l->m_bv, &l->m_bo, &l->m_ropeFreqs};
     const std::vector<VectorItem> vectors = vectorItems(p, w);
     for (std::size_t i = 0; i < vectors.size(); ++i) {
         if (!vectors[i].src)
@@ -249,6 +250,7 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         a.nRot = m_p.rope == RopeStyle::None ? 0 : m_p.nRot;
         a.freqBase = m_p.freqBase;
         a.freqScale = m_p.freqScale;
+        a.freqFactors = m_ropeFreqs;
         a.rope = m_p.rope;
         HEARTH_TRY(d.attention(a));
     }

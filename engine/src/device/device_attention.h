@@ -67,6 +67,7 @@ struct AttentionWeights {
     const float* bk = nullptr;       // [kvDim]
     const float* bv = nullptr;       // [kvDim]
     const float* bo = nullptr;       // [nEmbd]
+    const float* ropeFreqs = nullptr; // [nRot / 2] RoPE frequency divisors (Llama 3.1's rope_freqs)
 };
 
 // Per-batch work buffers shared by every attention layer of a model.
@@ -141,6 +142,7 @@ private:
     DeviceBuffer m_norm, m_normBias;
     DeviceMatrix m_wq, m_wk, m_wv, m_wo, m_wqkv;
     DeviceBuffer m_bq, m_bk, m_bv, m_bo; // empty when the model has none
+    DeviceBuffer m_ropeFreqs;            // empty: plain RoPE frequencies
     DeviceBuffer m_kCache, m_vCache;     // [contextLength][kvDim] each
 };
 

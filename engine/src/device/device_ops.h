@@ -129,6 +129,7 @@ struct AttentionOp {
     std::int32_t nRot = 0;
     float freqBase = 10000.0f;
     float freqScale = 1.0f;
+    DeviceBuffer freqFactors; // nRot / 2 floats dividing the angles, or empty (Llama 3.1's rope_freqs)
     RopeStyle rope = RopeStyle::Normal;
 };
 

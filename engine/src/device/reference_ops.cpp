@@ -203,7 +203,8 @@ void attention(const AttentionOp& op)
     const std::size_t kvDim = std::size_t(op.nHeadKv) * std::size_t(hd);
     std::vector<float> cosTable(std::size_t(op.nRot / 2) + 1);
     std::vector<float> sinTable(std::size_t(op.nRot / 2) + 1);
-    cpu::ropeTables(op.pos, op.nRot, op.freqBase, op.freqScale, cosTable.data(), sinTable.data());
+    cpu::ropeTables(op.pos, op.nRot, op.freqBase, op.freqScale, cosTable.data(), sinTable.data(),
+                    op.freqFactors.empty() ? nullptr : op.freqFactors.as<const float>());
     float* q = op.q.as<float>();
     float* kCache = op.kCache.as<float>();
     float* vCache = op.vCache.as<float>();

@@ -253,7 +253,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     for (int t = 0; t < n; ++t) {
         cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
         cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBase, hp.ropeFreqScale, m_cos.data() + t * half,
-                        m_sin.data() + t * half);
+                        m_sin.data() + t * half, w.ropeFreqs);
     }
 
     int firstLayer = 0;

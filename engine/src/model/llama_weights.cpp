@@ -19,6 +19,11 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
 
     HEARTH_TRY(b.matrix("token_embd.weight", hp.nEmbd, hp.nVocab, w->tokenEmbd));
     HEARTH_TRY(b.vector("output_norm.weight", hp.nEmbd, w->outputNorm, w->m_convertedNorms));
+    if (b.has("rope_freqs.weight")) {
+        HEARTH_TRY(b.vector("rope_freqs.weight", hp.nRot / 2, w->ropeFreqs, w->m_convertedNorms));
+        if (!std::all_of(w->ropeFreqs, w->ropeFreqs + hp.nRot / 2, [](float f) { return std::isfinite(f) && f > 0.0f; }))
+            return Status(ErrorCode::InvalidFile, "tensor rope_freqs.weight holds a factor that is not a positive number");
+    }
     if (tied)
         w->output = w->tokenEmbd;
     else

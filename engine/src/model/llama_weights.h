@@ -42,6 +42,7 @@ struct LlamaLayerWeights {
 struct LlamaWeights {
     cpu::WeightMatrix tokenEmbd;      // row t: embedding of token t (nVocab rows of nEmbd)
     const float* outputNorm = nullptr; // [nEmbd]
+    const float* ropeFreqs = nullptr;  // [nRot / 2] or null: Llama 3.1's RoPE frequency factors
     cpu::WeightMatrix output;         // nEmbd -> nVocab (token_embd when tied)
     std::vector<LlamaLayerWeights> layers;
     DType dominantType = DType::F32;  // the type holding most weight bytes

@@ -3,6 +3,8 @@
 
 // Hyper-parameters of the llama-family shapes the synthetic model generator knows.
 
+#include "model/rope_scaling.h"
+
 #include <hearth/status.h>
 
 #include <string>
@@ -22,6 +24,8 @@ struct ModelShape {
     int contextLength = 0;
     float rmsNormEpsilon = 1e-5f;
     float ropeFreqBase = 10000.0f;
+    // Llama 3.1's frequency scaling, written as rope_freqs.weight; factor 0: none.
+    model::Llama3RopeScaling llama3Rope{0.0f};
 
     [[nodiscard]] int headDim() const { return headCount > 0 ? embeddingSize / headCount : 0; }
     [[nodiscard]] int kvEmbeddingSize() const { return headDim() * kvHeadCount; }

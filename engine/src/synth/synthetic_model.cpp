@@ -121,7 +121,7 @@ public:
                 SplitMix64 rng(mixSeed(tensorSeed, static_cast<std::uint64_t>(row0 + r)));
                 float* x = m_floats.data() + r * rowLength;
                 for (std::int64_t i = 0; i < rowLength; ++i)
-                    x[i] = t.mean + t.stddev * rng.nextNormal();
+                    x[i] = t.values.empty() ? t.mean + t.stddev * rng.nextNormal() : t.values[std::size_t((row0 + r) * rowLength + i)];
                 std::byte* out = m_data.data() + static_cast<std::size_t>(row0 + r) * bytesPerRow;
                 if (t.type == DType::F32)
                     std::memcpy(out, x, bytesPerRow);
@@ -210,6 +210,11 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
     }
     t.push_back({"output_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
     t.push_back({"output.weight", {embd, vocab}, w, 0.0f, scale(embd)});
+    if (s.llama3Rope.factor > 0) {
+        std::vector<float> factors = model::llama3RopeFactors(s.headDim(), s.ropeFreqBase, s.llama3Rope);
+        const auto n = std::int64_t(factors.size());
+        t.push_back({"rope_freqs.weight", {n}, DType::F32, 0.0f, 0.0f, std::move(factors)});
+    }
     return t;
 }
 

@@ -38,6 +38,7 @@ struct SynthTensor {
     DType type = DType::F32;
     float mean = 0.0f;               // values are mean + stddev * N(0, 1)
     float stddev = 0.0f;
+    std::vector<float> values;       // or exactly these (F32 only)
 };
 
 // Called after each row block with the bytes written so far and the total. Return false to cancel.
