@@ -12,6 +12,8 @@
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
 #include "hf_folder_writer.h"
+#include "model/llama_model.h"
+#include "model/rope_scaling.h"
 
 #include <hearth/model.h>
 #include <hearth/session.h>
@@ -790,6 +792,37 @@ private Q_SLOTS:
         QVERIFY2(model, model.message().c_str());
         QCOMPARE((*model)->info().architecture, std::string("bamboo"));
         QCOMPARE((*model)->info().ffnActivation, std::string("drelu"));
+    }
+
+    void llama3RopeScalingBecomesRopeFreqs()
+    {
+        // Llama 3.1's config.json: the converter writes the divisors as rope_freqs.weight, which
+        // the engine then applies; other scaling types stay refused.
+        QTemporaryDir dir;
+        HfShape s = fixtureShape();
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, makeWeights(s, 6), HfFormat::Safetensors));
+        QJsonObject c = QJsonDocument::fromJson(hfConfigJson(s)).object();
+        c["rope_theta"] = 500000.0;
+        c["rope_scaling"] = QJsonObject{{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0},
+                                        {"high_freq_factor", 4.0}, {"original_max_position_embeddings", 64}};
+        writeText(dir.filePath("hf/config.json"), QJsonDocument(c).toJson());
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.output = dir.filePath("llama31.gguf").toStdString();
+        auto result = convert::convertHfModel(options);
+        QVERIFY2(result, result.message().c_str());
+        auto model = Model::load(options.output);
+        QVERIFY2(model, model.message().c_str());
+        const auto* llama = dynamic_cast<const model::LlamaModel*>(model->get());
+        QVERIFY(llama && llama->weights().ropeFreqs);
+        const int nRot = llama->hyperParams().nRot;
+        const std::vector<float> expected = model::llama3RopeFactors(nRot, 500000.0f, {8.0f, 1.0f, 4.0f, 64});
+        QCOMPARE(std::vector<float>(llama->weights().ropeFreqs, llama->weights().ropeFreqs + nRot / 2), expected);
+
+        c["rope_scaling"] = QJsonObject{{"rope_type", "yarn"}, {"factor", 4.0}};
+        QCOMPARE(convert::HfConfig::parse(QJsonDocument(c).toJson().toStdString()).code(), ErrorCode::Unsupported);
+        c["rope_scaling"] = QJsonObject{{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 4.0}, {"high_freq_factor", 1.0}};
+        QCOMPARE(convert::HfConfig::parse(QJsonDocument(c).toJson().toStdString()).code(), ErrorCode::InvalidFile);
     }
 
     void byteLevelTokenizerJson()

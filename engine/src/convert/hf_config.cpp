@@ -278,12 +278,26 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
         if (type.empty()) {
             type = stringOf(*scaling, "rope_type");
         }
-        if (type != "linear") {
+        if (type == "llama3") {
+            model::Llama3RopeScaling& r = c.llama3Rope;
+            r = {};
+            HEARTH_TRY(readFloat(*scaling, "factor", r.factor));
+            HEARTH_TRY(readFloat(*scaling, "low_freq_factor", r.lowFreqFactor));
+            HEARTH_TRY(readFloat(*scaling, "high_freq_factor", r.highFreqFactor));
+            float original = float(r.originalContextLength);
+            HEARTH_TRY(readFloat(*scaling, "original_max_position_embeddings", original));
+            r.originalContextLength = int(original);
+            if (!(r.factor >= 1.0f && r.factor < 1000.0f) || !(r.lowFreqFactor > 0.0f) || !(r.highFreqFactor > r.lowFreqFactor)
+                || !(original >= 1.0f && original <= float(1 << 24))) {
+                return invalid("the llama3 rope scaling needs factor >= 1, 0 < low_freq_factor < high_freq_factor and a positive original context");
+            }
+        } else if (type != "linear") {
             return Status(ErrorCode::Unsupported, "config.json: rope scaling \"" + type + "\" is not supported");
-        }
-        HEARTH_TRY(readFloat(*scaling, "factor", c.ropeLinearFactor));
-        if (!(c.ropeLinearFactor > 0.0f)) {
-            return invalid("the rope scaling factor must be positive");
+        } else {
+            HEARTH_TRY(readFloat(*scaling, "factor", c.ropeLinearFactor));
+            if (!(c.ropeLinearFactor > 0.0f)) {
+                return invalid("the rope scaling factor must be positive");
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 // hostile config cannot make the converter reserve terabytes.
 
 #include "convert/json_value.h"
+#include "model/rope_scaling.h"
 
 #include <hearth/status.h>
 
@@ -34,6 +35,8 @@ struct HfConfig {
     bool falconNewDecoder = false; // falcon: two LayerNorms per layer (ln_attn, ln_mlp)
     float ropeTheta = 10000.0f;
     float ropeLinearFactor = 0.0f; // 0: no scaling
+    // "rope_type": "llama3" (Llama 3.1 to 3.3); factor 0: none. Written as rope_freqs.weight.
+    model::Llama3RopeScaling llama3Rope{0.0f};
     bool tieWordEmbeddings = false;
 
     [[nodiscard]] int headDim() const { return hiddenSize / headCount; }

@@ -134,6 +134,16 @@ public:
         m_tensors.push_back(std::move(t));
     }
 
+    // A tensor computed from config.json alone (F32).
+    void addComputed(const std::string& name, std::vector<float> values)
+    {
+        PlannedTensor t;
+        t.name = name;
+        t.shape = {std::int64_t(values.size())};
+        t.values = [values = std::move(values)]() -> Result<std::vector<float>> { return values; };
+        m_tensors.push_back(std::move(t));
+    }
+
     [[nodiscard]] std::vector<PlannedTensor>& tensors() { return m_tensors; }
 
 private:
@@ -269,6 +279,8 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
         HEARTH_TRY(planDown(plan, g, h + "mlp.down_proj.weight", c, predictors, l, type));
     }
     HEARTH_TRY(plan.add("output_norm.weight", "model.norm.weight", {embd}));
+    if (c.llama3Rope.factor > 0.0f)
+        plan.addComputed("rope_freqs.weight", model::llama3RopeFactors(c.headDim(), c.ropeTheta, c.llama3Rope));
     return planOutputHead(plan, c, checkpoint);
 }
 
