@@ -210,6 +210,8 @@ void RemoteEngine::handleEvent(const QByteArray& data)
         m_failed = true;
         const QString message = event.value(QLatin1String("error")).toObject().value(QLatin1String("message")).toString();
         Q_EMIT answerFailed(m_requestId, tr("The server failed while answering: %1").arg(message));
+        if (m_reply)
+            m_reply->abort(); // nothing after an error event is part of the answer
         return;
     }
     const QJsonObject usage = event.value(QLatin1String("usage")).toObject();
@@ -243,10 +245,10 @@ void RemoteEngine::onReplyFinished()
     QNetworkReply* reply = m_reply;
     if (!reply)
         return;
+    if (!m_stopped && !m_failed && reply->error() == QNetworkReply::NoError)
+        readEvents(); // whatever arrived with the end of the stream
     m_reply.clear();
     reply->deleteLater();
-    if (!m_stopped && !m_failed && reply->error() == QNetworkReply::NoError)
-        readEvents();
     if (m_failed)
         return;
     const double seconds = double(m_sinceRequest.nsecsElapsed()) / 1e9;

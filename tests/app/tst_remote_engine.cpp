@@ -44,6 +44,7 @@ class FailingServer : public QObject
 {
 public:
     int dropAfter = 0; ///< 0: stream until the client goes away
+    bool errorEvent = false; ///< at dropAfter, send an error event instead of dropping
     int clientsGone = 0;
 
     FailingServer()
@@ -95,7 +96,12 @@ private:
         connect(timer, &QTimer::timeout, socket, [this, socket, timer, count] {
             if (dropAfter > 0 && *count == dropAfter) {
                 timer->stop();
-                socket->abort(); // mid-answer, no [DONE]
+                if (errorEvent) {
+                    socket->write("data: {\"error\":{\"message\":\"the GPU fell off the bus\",\"type\":\"server_error\"}}\n\n");
+                    socket->disconnectFromHost();
+                } else {
+                    socket->abort(); // mid-answer, no [DONE]
+                }
                 return;
             }
             ++*count;
@@ -315,6 +321,25 @@ private Q_SLOTS:
         QVERIFY(finished.isEmpty());
         QCOMPARE(joined(tokens), QStringLiteral("piece 1 piece 2 "));
         QVERIFY(!failed.first().at(1).toString().isEmpty());
+    }
+
+    void anErrorEventEndsTheAnswerWithTheServersWords()
+    {
+        FailingServer server;
+        server.dropAfter = 2;
+        server.errorEvent = true;
+        RemoteEngine remote;
+        remote.setServer(QUrl(server.url()), {}, QStringLiteral("fake"));
+        QSignalSpy tokens(&remote, &RemoteEngine::tokenGenerated);
+        QSignalSpy failed(&remote, &RemoteEngine::answerFailed);
+        QSignalSpy finished(&remote, &RemoteEngine::answerFinished);
+        remote.generate(5, m_turns, greedy(100));
+        QVERIFY(failed.wait(10000));
+        QVERIFY(failed.first().at(1).toString().contains(QLatin1String("the GPU fell off the bus")));
+        QCOMPARE(joined(tokens), QStringLiteral("piece 1 piece 2 "));
+        QTest::qWait(100);
+        QVERIFY(finished.isEmpty());
+        QCOMPARE(failed.size(), 1); // once, not again when the connection closes
     }
 
     void theChatWindowUsesARemoteModel()
