@@ -153,6 +153,13 @@ Pane {
             ComboBox {
                 id: typeBox
                 objectName: "typeBox"
+                // As tall as its text (as the window's FittedComboBox): Qt 6.4's Fusion style keeps
+                // a 24-pixel box, which cuts a larger font at the bottom.
+                implicitHeight: Math.max(implicitBackgroundHeight + topInset + bottomInset, Math.ceil(typeMetrics.height) + 8)
+                FontMetrics {
+                    id: typeMetrics
+                    font: typeBox.font
+                }
                 model: root.job.outputTypes
                 currentIndex: Math.max(0, root.job.outputTypes.indexOf(root.job.outputType))
                 onActivated: index => {

@@ -221,7 +221,7 @@ private Q_SLOTS:
             const QList<QByteArray> parts = line.split(' ');
             expected[parts.at(0).toStdString()] = parts.at(1);
         }
-        QCOMPARE(expected.size(), std::size_t(13));
+        QCOMPARE(expected.size(), std::size_t(16));
 
         synth::SynthOptions options;
         options.shape = *synth::shapeByName("tiny-256");

@@ -75,6 +75,9 @@ enum class QuantizationPreset {
     IQ4_XS, ///< 4.3 bits, for small GPUs
     Q3_K_M, ///< 3.9 bits
     Q2_K,   ///< 3.4 bits, for when nothing else fits
+    Q4_1,   ///< 5.0 bits, the older formats some downloads still use
+    Q5_0,   ///< 5.5 bits
+    Q5_1,   ///< 6.0 bits
 };
 
 /// "Q4_K_M", as llama-quantize spells it.

@@ -19,7 +19,7 @@ using convert::PresetInfo;
 using P = QuantizationPreset;
 
 // LLAMA_FTYPE_* of llama.h.
-constexpr std::array<PresetInfo, 13> kPresets{{
+constexpr std::array<PresetInfo, 16> kPresets{{
     {P::F32, DType::F32, 0, false},
     {P::F16, DType::F16, 1, false},
     {P::BF16, DType::BF16, 32, false},
@@ -33,10 +33,13 @@ constexpr std::array<PresetInfo, 13> kPresets{{
     {P::IQ4_XS, DType::IQ4_XS, 30, true},
     {P::Q3_K_M, DType::Q3_K, 12, true},
     {P::Q2_K, DType::Q2_K, 10, true},
+    {P::Q4_1, DType::Q4_1, 3, true},
+    {P::Q5_0, DType::Q5_0, 8, true},
+    {P::Q5_1, DType::Q5_1, 9, true},
 }};
 
-constexpr std::array<std::string_view, 13> kNames{"F32",    "F16",    "BF16", "Q8_0",   "Q6_K",   "Q5_K_M", "Q5_K_S",
-                                                  "Q4_K_M", "Q4_K_S", "Q4_0", "IQ4_XS", "Q3_K_M", "Q2_K"};
+constexpr std::array<std::string_view, 16> kNames{"F32",    "F16",    "BF16", "Q8_0",   "Q6_K",   "Q5_K_M", "Q5_K_S", "Q4_K_M",
+                                                  "Q4_K_S", "Q4_0",   "IQ4_XS", "Q3_K_M", "Q2_K",   "Q4_1",   "Q5_0",   "Q5_1"};
 
 bool equalsIgnoringCase(std::string_view a, std::string_view b)
 {
