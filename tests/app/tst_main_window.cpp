@@ -18,6 +18,36 @@
 Q_IMPORT_QML_PLUGIN(Hearth_AppPlugin)
 Q_IMPORT_QML_PLUGIN(Hearth_UiPlugin)
 
+namespace {
+/// The services main() makes, handed to QML as its singletons, and the engine with Main.qml.
+struct Window
+{
+    explicit Window(const QString& dataDir)
+        : info(dataDir)
+    {
+        hearth::app::AppInfo::setInstance(&info);
+        hearth::app::ChatController::setInstance(&chat);
+        hearth::app::LanguageManager::setInstance(&languages);
+        languages.setQmlEngine(&engine);
+        engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+    }
+
+    /// In English, as the checks read it; false when Main.qml does not load.
+    bool load()
+    {
+        if (!languages.setLanguage(QStringLiteral("en")))
+            return false;
+        engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Hearth/Ui/Main.qml")));
+        return engine.rootObjects().size() == 1;
+    }
+
+    hearth::app::AppInfo info;
+    hearth::app::ChatController chat { nullptr };
+    hearth::app::LanguageManager languages { nullptr };
+    QQmlApplicationEngine engine;
+};
+} // namespace
+
 class TestMainWindow : public QObject
 {
     Q_OBJECT
@@ -27,24 +57,16 @@ private Q_SLOTS:
 
     void loadsAndSwitchesLanguage()
     {
-        hearth::app::AppInfo info(QStringLiteral("/tmp/hearth-test-data"));
-        hearth::app::ChatController chat(nullptr);
-        hearth::app::LanguageManager languages(nullptr);
-        hearth::app::AppInfo::setInstance(&info);
-        hearth::app::ChatController::setInstance(&chat);
-        hearth::app::LanguageManager::setInstance(&languages);
-        QVERIFY(languages.setLanguage(QStringLiteral("en")));
-
-        QQmlApplicationEngine engine;
-        languages.setQmlEngine(&engine);
-        engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+        Window w(QStringLiteral("/tmp/hearth-test-data"));
+        hearth::app::ChatController& chat = w.chat;
+        hearth::app::LanguageManager& languages = w.languages;
+        QQmlApplicationEngine& engine = w.engine;
         QStringList warnings;
         connect(&engine, &QQmlEngine::warnings, this, [&](const QList<QQmlError>& errors) {
             for (const QQmlError& error : errors)
                 warnings.append(error.toString());
         });
-        engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Hearth/Ui/Main.qml")));
-        QCOMPARE(engine.rootObjects().size(), 1);
+        QVERIFY(w.load());
         auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
         QVERIFY(window);
         QVERIFY(QTest::qWaitForWindowExposed(window));
@@ -94,19 +116,11 @@ private Q_SLOTS:
         const QString model = hearth::test::makeTinyModel(dir.path());
         if (model.isEmpty())
             QSKIP("no test model: hearth-synth is not built and ../shared is absent");
-        hearth::app::AppInfo info(dir.path());
-        hearth::app::ChatController chat(nullptr);
-        hearth::app::LanguageManager languages(nullptr);
-        hearth::app::AppInfo::setInstance(&info);
-        hearth::app::ChatController::setInstance(&chat);
-        hearth::app::LanguageManager::setInstance(&languages);
-        QVERIFY(languages.setLanguage(QStringLiteral("en")));
-        QQmlApplicationEngine engine;
-        languages.setQmlEngine(&engine);
-        engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
-        engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Hearth/Ui/Main.qml")));
-        QCOMPARE(engine.rootObjects().size(), 1);
-        QObject* window = engine.rootObjects().constFirst();
+        Window w(dir.path());
+        hearth::app::ChatController& chat = w.chat;
+        hearth::app::LanguageManager& languages = w.languages;
+        QVERIFY(w.load());
+        QObject* window = w.engine.rootObjects().constFirst();
         chat.loadModel(model);
         QTRY_COMPARE_WITH_TIMEOUT(chat.state(), hearth::app::ChatController::State::Ready, 60000);
         auto* label = window->findChild<QObject*>(QStringLiteral("placementLabel"));
