@@ -44,6 +44,8 @@ public:
     /// Whatever a model's template does, this ends quickly: a template that would take too long,
     /// too much memory or values nested too deeply fails with ErrorCode::LimitExceeded (or
     /// OutOfMemory), and the caller should switch to fallbackFor() rather than retry.
+    /// A system turn that the template refuses (raise_exception) or leaves out of the text is put
+    /// before the first question instead, as templates without a system role expect.
     [[nodiscard]] Result<std::string> apply(std::span<const ChatMessage> messages, bool addGenerationPrompt) const;
     /// "jinja", "llama2", "chatml" or "plain".
     [[nodiscard]] std::string name() const;
@@ -51,6 +53,7 @@ public:
 private:
     struct Impl;
     explicit ChatTemplate(std::shared_ptr<const Impl> impl);
+    [[nodiscard]] Result<std::string> render(std::span<const ChatMessage> messages, bool addGenerationPrompt) const;
     std::shared_ptr<const Impl> m_impl;
 };
 

@@ -7,7 +7,11 @@
 #include "chat/jinja_lexer.h"
 #include "chat/jinja_parser.h"
 
+#include <algorithm>
+#include <cctype>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 namespace hearth {
 
@@ -92,11 +96,74 @@ ChatTemplate ChatTemplate::fallbackFor(const Model& model)
     return builtin(Builtin::Plain);
 }
 
+namespace {
+
+std::string_view trimmed(std::string_view text)
+{
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+        text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.remove_suffix(1);
+    return text;
+}
+
+// The system turns' text put before the first question's, for templates without a system role.
+std::vector<ChatMessage> foldSystemIntoFirstQuestion(std::span<const ChatMessage> messages)
+{
+    std::string system;
+    std::vector<ChatMessage> folded;
+    for (const ChatMessage& m : messages) {
+        if (m.role == "system") {
+            system += (system.empty() ? "" : "\n\n") + m.content;
+            continue;
+        }
+        folded.push_back(m);
+    }
+    const auto question = std::find_if(folded.begin(), folded.end(), [](const ChatMessage& m) { return m.role == "user"; });
+    if (question != folded.end())
+        question->content = system + "\n\n" + question->content;
+    else
+        folded.insert(folded.begin(), ChatMessage{"user", system});
+    return folded;
+}
+
+} // namespace
+
 Result<std::string> ChatTemplate::apply(std::span<const ChatMessage> messages, bool addGenerationPrompt) const
 {
     if (m_impl->builtin)
         return chat::renderBuiltin(*m_impl->builtin, messages, addGenerationPrompt);
 
+    // Gemma's and Mistral's (v0.2) templates refuse a system turn, others leave it out; as other
+    // apps do, its text then goes before the first question instead.
+    const auto system = std::find_if(messages.begin(), messages.end(), [](const ChatMessage& m) {
+        return m.role == "system" && !trimmed(m.content).empty();
+    });
+    if (system != messages.end()) {
+        auto text = render(messages, addGenerationPrompt);
+        if (!text && (text.code() == ErrorCode::LimitExceeded || text.code() == ErrorCode::OutOfMemory))
+            return text; // a runaway template is not run twice
+        if (text) {
+            // Left out: the question's text is there and the system turn's is not. (Templates
+            // often trim the content; a template that shows no content at all is left alone.)
+            const auto question = std::find_if(messages.begin(), messages.end(), [](const ChatMessage& m) { return m.role == "user"; });
+            const bool systemShown = text->find(trimmed(system->content)) != std::string::npos;
+            const bool questionShown = question != messages.end() && !trimmed(question->content).empty()
+                                       && text->find(trimmed(question->content)) != std::string::npos;
+            if (systemShown || !questionShown)
+                return text;
+        }
+        const std::vector<ChatMessage> folded = foldSystemIntoFirstQuestion(messages);
+        auto retried = render(folded, addGenerationPrompt);
+        if (retried)
+            return retried;
+        return text; // the template's own words (or its text) when folding does not help either
+    }
+    return render(messages, addGenerationPrompt);
+}
+
+Result<std::string> ChatTemplate::render(std::span<const ChatMessage> messages, bool addGenerationPrompt) const
+{
     jinja::ValueList list;
     list.reserve(messages.size());
     for (const auto& m : messages) {
