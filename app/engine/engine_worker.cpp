@@ -40,8 +40,7 @@ hearth::Result<std::string> EngineWorker::renderTurns(const QList<ChatTurn>& tur
         messages.push_back({ turn.role.toStdString(), turn.content.toStdString() });
     }
     auto text = m_chatTemplate->apply(messages, addGenerationPrompt);
-    const bool runaway = !text && (text.code() == hearth::ErrorCode::LimitExceeded || text.code() == hearth::ErrorCode::OutOfMemory);
-    if (!runaway)
+    if (text || !hearth::ChatTemplate::ranAway(text.code()))
         return text; // its own complaints (roles that do not alternate) are the user's to see
     // A template from a model file that would run away is not retried: the built-in format it
     // falls back to is what the chat uses from now on.

@@ -47,6 +47,8 @@ public:
     /// A system turn that the template refuses (raise_exception) or leaves out of the text is put
     /// before the first question instead, as templates without a system role expect.
     [[nodiscard]] Result<std::string> apply(std::span<const ChatMessage> messages, bool addGenerationPrompt) const;
+    /// True for the codes apply() fails with when a template runs into the renderer's limits.
+    [[nodiscard]] static bool ranAway(ErrorCode code);
     /// "jinja", "llama2", "chatml" or "plain".
     [[nodiscard]] std::string name() const;
 

@@ -3,14 +3,13 @@
 #include <hearth/model.h>
 
 #include "chat/builtin_templates.h"
+#include "chat/jinja_builtins.h"
 #include "chat/jinja_interpreter.h"
 #include "chat/jinja_lexer.h"
 #include "chat/jinja_parser.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 namespace hearth {
@@ -98,13 +97,10 @@ ChatTemplate ChatTemplate::fallbackFor(const Model& model)
 
 namespace {
 
-std::string_view trimmed(std::string_view text)
+// As the templates' own `| trim` filter sees the text.
+std::string trimmed(const std::string& text)
 {
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-        text.remove_prefix(1);
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-        text.remove_suffix(1);
-    return text;
+    return jinja::strip(text, jinja::StripSide::Both);
 }
 
 // The system turns' text put before the first question's, for templates without a system role.
@@ -141,7 +137,7 @@ Result<std::string> ChatTemplate::apply(std::span<const ChatMessage> messages, b
     });
     if (system != messages.end()) {
         auto text = render(messages, addGenerationPrompt);
-        if (!text && (text.code() == ErrorCode::LimitExceeded || text.code() == ErrorCode::OutOfMemory))
+        if (!text && ranAway(text.code()))
             return text; // a runaway template is not run twice
         if (text) {
             // Left out: the question's text is there and the system turn's is not. (Templates
@@ -160,6 +156,11 @@ Result<std::string> ChatTemplate::apply(std::span<const ChatMessage> messages, b
         return text; // the template's own words (or its text) when folding does not help either
     }
     return render(messages, addGenerationPrompt);
+}
+
+bool ChatTemplate::ranAway(ErrorCode code)
+{
+    return code == ErrorCode::LimitExceeded || code == ErrorCode::OutOfMemory;
 }
 
 Result<std::string> ChatTemplate::render(std::span<const ChatMessage> messages, bool addGenerationPrompt) const
