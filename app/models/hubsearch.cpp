@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "hubsearch.h"
 
+#include <hearth/model.h>
+
 namespace hearth::models {
 
 namespace {
 
-// Architectures the engine runs. Dense llama covers SwiGLU llamas (Llama 2/3, Mistral-style
-// checkpoints tagged "llama") as well as the ReLU variants.
+// Architectures the engine runs (its registry). Dense llama covers SwiGLU llamas (Llama 2/3,
+// Mistral-style checkpoints tagged "llama") as well as the ReLU variants; Hugging Face's
+// model_type tags ("qwen2", "qwen3") are the GGUF names of these families.
 const QStringList& runnableArchitectures()
 {
-    static const QStringList names = { QStringLiteral("llama"), QStringLiteral("bamboo"),
-        QStringLiteral("falcon"), QStringLiteral("opt") };
+    static const QStringList names = [] {
+        QStringList list;
+        for (const hearth::ArchitectureName& a : hearth::supportedArchitectures())
+            list.append(QString::fromStdString(a.name));
+        return list;
+    }();
     return names;
 }
 
@@ -18,7 +25,8 @@ const QStringList& runnableArchitectures()
 const QStringList& knownOtherArchitectures()
 {
     static const QStringList names = { QStringLiteral("mistral"), QStringLiteral("mixtral"),
-        QStringLiteral("qwen2"), QStringLiteral("qwen"), QStringLiteral("gemma"), QStringLiteral("phi3"),
+        QStringLiteral("qwen3_moe"), QStringLiteral("qwen2_moe"), QStringLiteral("qwen"),
+        QStringLiteral("gemma"), QStringLiteral("phi3"),
         QStringLiteral("phi"), QStringLiteral("gpt2"), QStringLiteral("gpt_neox"), QStringLiteral("bloom"),
         QStringLiteral("mpt"), QStringLiteral("t5"), QStringLiteral("bert"), QStringLiteral("stablelm"),
         QStringLiteral("deepseek") };

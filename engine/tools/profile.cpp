@@ -91,9 +91,10 @@ int main(int argc, char** argv)
     auto loaded = Model::load(modelPath);
     if (!loaded)
         return fail("cannot load '" + modelPath + "': " + loaded.message());
-    const auto* llama = dynamic_cast<const model::LlamaModel*>(loaded->get());
-    if (!llama)
-        return fail("profiling supports llama-family models (llama, bamboo) only");
+    const model::ArchitectureModel* known = model::ArchitectureModel::of(**loaded);
+    if (!known || known->architecture().block != model::BlockKind::Llama)
+        return fail("profiling supports the llama-block families (llama, bamboo, qwen2, qwen3) only");
+    const auto* llama = static_cast<const model::LlamaModel*>(known);
     const model::HyperParams& hp = llama->hyperParams();
     const std::vector<Token> tokens = llama->tokenizer().encode(text.str(), false, false);
     if (tokens.empty())

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // hearth-synth: writes a deterministic random llama-shaped GGUF model for tests and benchmarks.
 
+#include "model/architecture.h"
 #include "synth/synthetic_families.h"
 #include "synth/synthetic_model.h"
 #include "synth/synthetic_sparse.h"
@@ -32,7 +33,7 @@ int main(int argc, char** argv)
 
     tools::ToolOptions options("hearth-synth",
                                "Writes a random llama-shaped GGUF model. The same arguments always give the same file.");
-    options.addString("--arch", "ARCH", "architecture: llama, falcon or opt (default llama)", &architecture);
+    options.addString("--arch", "ARCH", "architecture: llama, bamboo, qwen2, qwen3, falcon or opt (default llama)", &architecture);
     options.addString("--shape", "NAME",
                       "llama: tiny, tiny-256, tinyllama-1.1b, llama2-7b; falcon: falcon-tiny, falcon-tiny-gqa, falcon-1b, "
                       "falcon-7b, falcon-40b; opt: opt-tiny, opt-125m, opt-1.3b, opt-6.7b (default: the tiny one)",
@@ -67,14 +68,21 @@ int main(int argc, char** argv)
         return 1;
     }
 
-    if (architecture != "llama" && !synth::isFamilyArchitecture(architecture)) {
-        std::fprintf(stderr, "hearth-synth: unknown architecture '%s' (use llama, falcon or opt)\n", architecture.c_str());
+    const model::Architecture* arch = model::findArchitecture(architecture);
+    if (!arch) {
+        std::string known;
+        for (const model::Architecture* a : model::architectures())
+            known += (known.empty() ? "" : ", ") + std::string(a->name);
+        std::fprintf(stderr, "hearth-synth: unknown architecture '%s' (use %s)\n", architecture.c_str(), known.c_str());
         return 1;
     }
     if (shapeName.empty())
-        shapeName = architecture == "llama" ? "tiny" : architecture + "-tiny";
-    if (ffn.empty())
-        ffn = architecture == "falcon" ? (sparsity >= 0.0f ? "relu" : "gelu") : architecture == "opt" ? "relu" : "swiglu";
+        shapeName = synth::shapeByName(architecture, architecture + "-tiny") ? architecture + "-tiny" : "tiny";
+    if (ffn.empty()) {
+        ffn = arch->block == model::BlockKind::Falcon ? (sparsity >= 0.0f ? "relu" : "gelu")
+              : arch->block == model::BlockKind::Opt  ? "relu"
+                                                      : std::string(model::ffnActivationName(arch->llama.activation));
+    }
     auto shape = synth::shapeByName(architecture, shapeName);
     if (!shape) {
         std::fprintf(stderr, "hearth-synth: %s\n", shape.message().c_str());

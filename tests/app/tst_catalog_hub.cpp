@@ -76,7 +76,13 @@ private Q_SLOTS:
                                      << QStringLiteral("opt");
         QTest::newRow("qwen gguf") << hit(
             "Qwen/Qwen2-7B-Instruct-GGUF", { QStringLiteral("qwen2"), QStringLiteral("gguf") })
-                                   << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("qwen2");
+                                   << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("qwen2");
+        QTest::newRow("qwen3 gguf from the id")
+            << hit("unsloth/Qwen3-8B-GGUF", gguf) << QList<HfFileEntry> { file("Qwen3-8B-Q4_K_M.gguf") }
+            << S::DenseOnly << QStringLiteral("qwen3");
+        QTest::newRow("qwen3 moe gguf") << hit(
+            "Qwen/Qwen3-30B-A3B-GGUF", { QStringLiteral("qwen3_moe"), QStringLiteral("gguf") })
+                                        << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("qwen3_moe");
         QTest::newRow("gpt2 safetensors")
             << hit("openai-community/gpt2", { QStringLiteral("gpt2"), QStringLiteral("safetensors") })
             << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("gpt2");

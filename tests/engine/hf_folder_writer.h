@@ -40,8 +40,13 @@ struct HfShape {
     // ChatML's <|im_start|> and <|im_end|> as special added tokens, a chat template, and the EOS
     // as an AddedToken object in tokenizer_config.json, as newer exports write them.
     bool chatMl = false;
-    [[nodiscard]] int headDim() const { return embd / heads; }
+    int explicitHeadDim = 0; // config.json's head_dim (Qwen 3); 0: embd / heads
+    [[nodiscard]] int headDim() const { return explicitHeadDim > 0 ? explicitHeadDim : embd / heads; }
+    [[nodiscard]] int qDim() const { return headDim() * heads; }
     [[nodiscard]] int kvDim() const { return headDim() * kvHeads; }
+    // What the Qwen model types add: Q/K/V biases (qwen2), per-head q/k norms (qwen3).
+    [[nodiscard]] bool qkvBias() const { return modelType == QLatin1String("qwen2"); }
+    [[nodiscard]] bool qkNorm() const { return modelType == QLatin1String("qwen3"); }
 };
 
 using HfWeights = std::map<std::string, FloatTensor>;
@@ -107,10 +112,19 @@ inline HfWeights makeHfWeights(const HfShape& s, unsigned seed)
     for (int l = 0; l < s.layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         w[p + "input_layernorm.weight"] = hfRandomTensor(rng, {s.embd}, 0.2f, 1.0f);
-        w[p + "self_attn.q_proj.weight"] = hfRandomTensor(rng, {s.embd, s.embd}, 1.5f * in);
+        w[p + "self_attn.q_proj.weight"] = hfRandomTensor(rng, {s.qDim(), s.embd}, 1.5f * in);
         w[p + "self_attn.k_proj.weight"] = hfRandomTensor(rng, {s.kvDim(), s.embd}, 1.5f * in);
         w[p + "self_attn.v_proj.weight"] = hfRandomTensor(rng, {s.kvDim(), s.embd}, in);
-        w[p + "self_attn.o_proj.weight"] = hfRandomTensor(rng, {s.embd, s.embd}, in);
+        w[p + "self_attn.o_proj.weight"] = hfRandomTensor(rng, {s.embd, s.qDim()}, 1.7f / std::sqrt(float(s.qDim())));
+        if (s.qkvBias()) {
+            w[p + "self_attn.q_proj.bias"] = hfRandomTensor(rng, {s.qDim()}, 0.5f);
+            w[p + "self_attn.k_proj.bias"] = hfRandomTensor(rng, {s.kvDim()}, 0.5f);
+            w[p + "self_attn.v_proj.bias"] = hfRandomTensor(rng, {s.kvDim()}, 0.5f);
+        }
+        if (s.qkNorm()) {
+            w[p + "self_attn.q_norm.weight"] = hfRandomTensor(rng, {s.headDim()}, 0.2f, 1.0f);
+            w[p + "self_attn.k_norm.weight"] = hfRandomTensor(rng, {s.headDim()}, 0.2f, 1.0f);
+        }
         w[p + "post_attention_layernorm.weight"] = hfRandomTensor(rng, {s.embd}, 0.2f, 1.0f);
         w[p + "mlp.gate_proj.weight"] = hfRandomTensor(rng, {s.ff, s.embd}, in);
         w[p + "mlp.up_proj.weight"] = hfRandomTensor(rng, {s.ff, s.embd}, in);
@@ -162,7 +176,7 @@ inline Bytes hfSafetensors(const HfWeights& tensors)
 
 inline QByteArray hfConfigJson(const HfShape& s)
 {
-    const QJsonObject c{{QStringLiteral("architectures"), QJsonArray{s.architecture}},
+    QJsonObject c{{QStringLiteral("architectures"), QJsonArray{s.architecture}},
                         {QStringLiteral("model_type"), s.modelType},
                         {QStringLiteral("hidden_act"), s.activation},
                         {QStringLiteral("hidden_size"), s.embd},
@@ -176,6 +190,8 @@ inline QByteArray hfConfigJson(const HfShape& s)
                         {QStringLiteral("rope_theta"), 10000.0},
                         {QStringLiteral("tie_word_embeddings"), s.tied},
                         {QStringLiteral("torch_dtype"), QStringLiteral("float32")}};
+    if (s.explicitHeadDim > 0)
+        c[QStringLiteral("head_dim")] = s.explicitHeadDim;
     return QJsonDocument(c).toJson();
 }
 

@@ -145,14 +145,30 @@ std::vector<double> referenceLogits(const HfShape& s, std::map<std::string, Floa
             const auto xn = rmsNorm(x, w[p + "input_layernorm.weight"], eps);
             auto q = matvec(w[p + "self_attn.q_proj.weight"], xn);
             auto k = matvec(w[p + "self_attn.k_proj.weight"], xn);
-            const auto v = matvec(w[p + "self_attn.v_proj.weight"], xn);
+            auto v = matvec(w[p + "self_attn.v_proj.weight"], xn);
+            if (s.qkvBias()) {
+                for (const auto& [y, name] : {std::pair{&q, "q_proj"}, std::pair{&k, "k_proj"}, std::pair{&v, "v_proj"}}) {
+                    const FloatTensor& b = w[p + "self_attn." + name + ".bias"];
+                    for (std::size_t i = 0; i < y->size(); ++i)
+                        (*y)[i] += double(b.values[i]);
+                }
+            }
+            if (s.qkNorm()) {
+                for (const auto& [y, name] : {std::pair{&q, "q_norm"}, std::pair{&k, "k_norm"}}) {
+                    for (std::size_t h = 0; h < y->size() / std::size_t(d); ++h) {
+                        const std::vector<double> head(y->begin() + std::ptrdiff_t(h) * d, y->begin() + std::ptrdiff_t(h + 1) * d);
+                        const auto normed = rmsNorm(head, w[p + "self_attn." + name + ".weight"], eps);
+                        std::copy(normed.begin(), normed.end(), y->begin() + std::ptrdiff_t(h) * d);
+                    }
+                }
+            }
             ropeHf(q, s.heads, d, int(t), 10000.0);
             ropeHf(k, s.kvHeads, d, int(t), 10000.0);
             auto& K = keys[std::size_t(l)];
             auto& V = values[std::size_t(l)];
             K.insert(K.end(), k.begin(), k.end());
             V.insert(V.end(), v.begin(), v.end());
-            std::vector<double> attn(std::size_t(s.embd), 0.0);
+            std::vector<double> attn(std::size_t(s.qDim()), 0.0);
             for (int h = 0; h < s.heads; ++h) {
                 const int kvh = h / (s.heads / s.kvHeads);
                 std::vector<double> scores(t + 1);
@@ -354,6 +370,42 @@ private Q_SLOTS:
         HfShape s = fixtureShape();
         const double error = convertAndCompare(s, HfFormat::PytorchSharded, DType::F32);
         QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
+    }
+
+    void qwenConverts_data()
+    {
+        QTest::addColumn<QString>("modelType");
+        QTest::addColumn<QString>("hfArchitecture");
+        QTest::addColumn<int>("headDim");
+        QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("Qwen2ForCausalLM") << 0;
+        QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("Qwen3ForCausalLM") << 32;
+    }
+
+    void qwenConverts()
+    {
+        // Qwen 2's biases and Qwen 3's q/k norms and wide heads (4 heads of 32 in 64), without
+        // llama's Q/K permutation: the file computes what the Hugging Face model does.
+        QFETCH(QString, modelType);
+        QFETCH(QString, hfArchitecture);
+        QFETCH(int, headDim);
+        HfShape s = fixtureShape();
+        s.activation = QStringLiteral("silu");
+        s.modelType = modelType;
+        s.architecture = hfArchitecture;
+        s.explicitHeadDim = headDim;
+        s.tied = true;
+        convert::ConvertReport report;
+        const double error = convertAndCompare(s, HfFormat::Safetensors, DType::F32, &report);
+        QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
+        QTemporaryDir dir;
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, makeWeights(s, 1234), HfFormat::Safetensors));
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.output = dir.filePath("out.gguf").toStdString();
+        QVERIFY(convert::convertHfModel(options).ok());
+        auto model = Model::load(options.output);
+        QVERIFY2(model.ok(), model.message().c_str());
+        QCOMPARE(QString::fromStdString((*model)->info().architecture), modelType);
     }
 
     void withoutPermutationTheLogitsDiffer()
@@ -846,6 +898,38 @@ private Q_SLOTS:
             R"({"added_tokens": [{"id": 0, "content": "x"}], "model": {"type": "BPE", "vocab": {"a": 0}}})"));
         QCOMPARE(convert::parseTokenizerJson(R"({"model": {"type": "WordPiece", "vocab": {"a": 0}}})").code(),
                  ErrorCode::Unsupported);
+    }
+
+    void byteLevelSplitsAreNamed_data()
+    {
+        QTest::addColumn<QString>("pattern");
+        QTest::addColumn<QString>("pre");
+        // The Split regexes of Llama 3's and Qwen 2's tokenizer.json (Qwen 3 uses Qwen 2's).
+        QTest::newRow("llama3") << QStringLiteral(R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)")
+                                << QStringLiteral("llama-bpe");
+        QTest::newRow("qwen2") << QStringLiteral(R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)")
+                               << QStringLiteral("qwen2");
+        QTest::newRow("another") << QStringLiteral(R"(\p{N}+|\s+)") << QStringLiteral("default");
+    }
+
+    void byteLevelSplitsAreNamed()
+    {
+        QFETCH(QString, pattern);
+        QFETCH(QString, pre);
+        const QJsonObject split{{QStringLiteral("type"), QStringLiteral("Split")},
+                                {QStringLiteral("pattern"), QJsonObject{{QStringLiteral("Regex"), pattern}}},
+                                {QStringLiteral("behavior"), QStringLiteral("Isolated")}};
+        const QJsonObject root{
+            {QStringLiteral("pre_tokenizer"),
+             QJsonObject{{QStringLiteral("type"), QStringLiteral("Sequence")},
+                         {QStringLiteral("pretokenizers"),
+                          QJsonArray{split, QJsonObject{{QStringLiteral("type"), QStringLiteral("ByteLevel")}}}}}},
+            {QStringLiteral("model"), QJsonObject{{QStringLiteral("type"), QStringLiteral("BPE")},
+                                                  {QStringLiteral("vocab"), QJsonObject{{QStringLiteral("a"), 0}}},
+                                                  {QStringLiteral("merges"), QJsonArray{}}}}};
+        auto vocab = convert::parseTokenizerJson(QJsonDocument(root).toJson().toStdString());
+        QVERIFY2(vocab, vocab.message().c_str());
+        QCOMPARE(QString::fromStdString(vocab->pre), pre);
     }
 
     void diskSpaceIsCheckedFirst()

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hearth {
 
@@ -26,7 +27,7 @@ struct LoadParams {
 struct ModelInfo {
     std::string path;
     std::string name;          ///< general.name, or the file name
-    std::string architecture;  ///< "llama", "bamboo", "falcon", "opt"
+    std::string architecture;  ///< general.architecture: one of supportedArchitectures()
     std::string weightType;    ///< dominant tensor type, e.g. "Q4_0"
     std::string ffnActivation; ///< "swiglu", "reglu", "drelu", "relu2", "relu"
     bool sparse = false;       ///< carries predictors (PowerInfer-style file)
@@ -52,6 +53,15 @@ public:
     /// The Jinja chat template stored in the file (tokenizer.chat_template), or empty.
     [[nodiscard]] virtual const std::string& chatTemplateSource() const = 0;
 };
+
+/// A model family this build runs.
+struct ArchitectureName {
+    std::string name;        ///< general.architecture, e.g. "qwen3"
+    std::string displayName; ///< for people, e.g. "Qwen 3"
+};
+
+/// Every architecture Model::load accepts.
+[[nodiscard]] std::vector<ArchitectureName> supportedArchitectures();
 
 /// Version and build facts for --version and bug reports.
 struct BuildInfo {

@@ -25,7 +25,7 @@ namespace hearth {
 /// A model described by its hyper-parameters, as a catalog lists them.
 struct ModelDescription
 {
-    std::string architecture = "llama"; ///< "llama", "bamboo", "falcon" or "opt"
+    std::string architecture = "llama"; ///< general.architecture (supportedArchitectures())
     std::uint64_t parameterCount = 0; ///< informative only; the shape numbers drive the sizes
     int layerCount = 32;
     int embeddingSize = 4096;

@@ -163,27 +163,34 @@ Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& m
 {
     const int batch = params.batchSize;
     const int threads = params.threads;
-    if (const auto* llama = dynamic_cast<const model::LlamaModel*>(&model)) {
-        auto forward = model::LlamaForward::create(*llama, contextLength, batch, threads);
+    const model::ArchitectureModel* known = model::ArchitectureModel::of(model);
+    if (!known)
+        return Status(ErrorCode::Unsupported, "sessions for the " + model.info().architecture
+                                                  + " architecture are not supported");
+    switch (known->architecture().block) {
+    case model::BlockKind::Llama: {
+        const auto& llama = static_cast<const model::LlamaModel&>(*known);
+        auto forward = model::LlamaForward::create(llama, contextLength, batch, threads);
         if (!forward)
             return forward.status();
         if (params.denseFfn)
             (*forward)->setFfnMode(model::LlamaForward::FfnMode::Dense);
-        auto decode = HybridDecode::create(*llama, params, contextLength, (*forward)->maxBatch(), report);
+        auto decode = HybridDecode::create(llama, params, contextLength, (*forward)->maxBatch(), report);
         hybrid = decode.get();
-        auto dense =
-            denseOffload(*llama, llama->weights().sparse, params, contextLength, (*forward)->maxBatch(), report);
-        auto layers = hybridDeviceLayers(decode.get(), *llama, contextLength, (*forward)->maxBatch());
+        auto dense = denseOffload(llama, llama.weights().sparse, params, contextLength, (*forward)->maxBatch(), report);
+        auto layers = hybridDeviceLayers(decode.get(), llama, contextLength, (*forward)->maxBatch());
         return std::unique_ptr<model::ArchitectureForward>(
-            std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama->hyperParams().nVocab,
+            std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama.hyperParams().nVocab,
                                                   std::move(decode), std::move(dense), std::move(layers)));
     }
-    if (const auto* falcon = dynamic_cast<const model::FalconModel*>(&model))
-        return createFamilyForward<model::FalconForward>(*falcon, contextLength, params, hybrid, report);
-    if (const auto* opt = dynamic_cast<const model::OptModel*>(&model))
-        return createFamilyForward<model::OptForward>(*opt, contextLength, params, hybrid, report);
-    return Status(ErrorCode::Unsupported, "sessions for the " + model.info().architecture
-                                              + " architecture are not supported");
+    case model::BlockKind::Falcon:
+        return createFamilyForward<model::FalconForward>(static_cast<const model::FalconModel&>(*known), contextLength,
+                                                         params, hybrid, report);
+    case model::BlockKind::Opt:
+        return createFamilyForward<model::OptForward>(static_cast<const model::OptModel&>(*known), contextLength,
+                                                      params, hybrid, report);
+    }
+    return Status(ErrorCode::Internal, "unknown block kind");
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "gguf/gguf_file.h"
+#include "model/architecture.h"
 #include "sparse/activation_stats.h"
 #include "sparse/byte_math.h"
 #include "sparse/model_shape.h"
@@ -46,8 +47,10 @@ std::optional<DType> weightTypeFromName(std::string_view name)
 
 bool isGatedArchitecture(std::string_view architecture)
 {
-    // falcon and opt have up and down only; the llama family and bamboo add a gate.
-    return architecture != "falcon" && architecture != "opt";
+    // falcon and opt have up and down only; the llama-block families add a gate. An unknown name
+    // is planned as the most common shape.
+    const model::Architecture* a = model::findArchitecture(architecture);
+    return !a || a->gatedFfn();
 }
 
 std::string gib(std::uint64_t bytes)

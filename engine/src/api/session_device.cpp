@@ -55,10 +55,18 @@ void noteProblems(std::string& problem, std::size_t layer, const Matrices& matri
 void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
 {
     out.params.activation = deviceActivation(model.hyperParams().ffnActivation);
+    if (model.hyperParams().flavour.rope == model::RopeStyle::Neox)
+        out.params.rope = device::RopeStyle::Neox;
     for (std::size_t l = 0; l < model.weights().layers.size(); ++l) {
         const model::LlamaLayerWeights& lw = model.weights().layers[l];
         out.layers.push_back({{lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo}, lw.ffnNorm, lw.gate, lw.up, lw.down});
-        out.layers.back().ropeFreqs = model.weights().ropeFreqs;
+        device::DenseLayerWeights& w = out.layers.back();
+        w.ropeFreqs = model.weights().ropeFreqs;
+        w.bq = lw.bq;
+        w.bk = lw.bk;
+        w.bv = lw.bv;
+        w.qNorm = lw.qNorm;
+        w.kNorm = lw.kNorm;
         out.predictors.push_back(lw.predictor);
         if (out.wholeLayerProblem.empty() && (lw.fusedNeurons || lw.downTransposed))
             out.wholeLayerProblem = neuronMajorProblem(l);
@@ -150,26 +158,29 @@ void fromOpt(const model::OptModel& model, DeviceModelLayers& out)
 
 Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize)
 {
-    const auto* llama = dynamic_cast<const model::LlamaModel*>(&model);
-    const auto* falcon = dynamic_cast<const model::FalconModel*>(&model);
-    const auto* opt = dynamic_cast<const model::OptModel*>(&model);
-    const model::HyperParams* hp = llama    ? &llama->hyperParams()
-                                   : falcon ? &falcon->hyperParams()
-                                   : opt    ? &opt->hyperParams()
-                                            : nullptr;
-    if (!hp)
+    const model::ArchitectureModel* known = model::ArchitectureModel::of(model);
+    if (!known)
         return Status(ErrorCode::Unsupported, "the " + model.info().architecture + " architecture has no device layers");
+    const model::BlockKind block = known->architecture().block;
+    const model::HyperParams& hp = block == model::BlockKind::Llama
+                                       ? static_cast<const model::LlamaModel&>(*known).hyperParams()
+                                       : static_cast<const model::FamilyModel&>(*known).hyperParams();
     DeviceModelLayers out;
-    static_cast<device::AttentionParams&>(out.params) = attentionParams(*hp, contextLength);
-    out.params.nFF = hp->nFf;
+    static_cast<device::AttentionParams&>(out.params) = attentionParams(hp, contextLength);
+    out.params.nFF = hp.nFf;
     out.params.maxBatch = std::max(1, batchSize);
     try {
-        if (llama)
-            fromLlama(*llama, out);
-        else if (falcon)
-            fromFalcon(*falcon, out);
-        else
-            fromOpt(*opt, out);
+        switch (block) {
+        case model::BlockKind::Llama:
+            fromLlama(static_cast<const model::LlamaModel&>(*known), out);
+            break;
+        case model::BlockKind::Falcon:
+            fromFalcon(static_cast<const model::FalconModel&>(*known), out);
+            break;
+        case model::BlockKind::Opt:
+            fromOpt(static_cast<const model::OptModel&>(*known), out);
+            break;
+        }
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory to describe the model's layers");
     }

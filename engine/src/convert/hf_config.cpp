@@ -224,13 +224,15 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
     const bool bamboo = c.modelType == "bamboo" || c.hfArchitecture.find("Bamboo") != std::string::npos;
     const bool llamaLike = c.modelType == "llama" || c.modelType == "mistral" || c.hfArchitecture == "LlamaForCausalLM"
         || c.hfArchitecture == "MistralForCausalLM";
-    if (!bamboo && !llamaLike) {
+    const bool qwen2 = c.modelType == "qwen2" || c.hfArchitecture == "Qwen2ForCausalLM";
+    const bool qwen3 = c.modelType == "qwen3" || c.hfArchitecture == "Qwen3ForCausalLM";
+    if (!bamboo && !llamaLike && !qwen2 && !qwen3) {
         return Status(ErrorCode::Unsupported,
                       "config.json: model \"" + (c.hfArchitecture.empty() ? c.modelType : c.hfArchitecture)
-                          + "\" is not supported (LlamaForCausalLM, MistralForCausalLM, Bamboo, "
-                            "FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
+                          + "\" is not supported (LlamaForCausalLM, MistralForCausalLM, Bamboo, Qwen2ForCausalLM, "
+                            "Qwen3ForCausalLM, FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
     }
-    c.ggufArchitecture = bamboo ? "bamboo" : "llama";
+    c.ggufArchitecture = bamboo ? "bamboo" : qwen2 ? "qwen2" : qwen3 ? "qwen3" : "llama";
 
     // The activation decides which gated FFN the file declares. ReluLLaMA and ProSparse say
     // "relu" (ReLU on the gate); Bamboo applies ReLU to gate and up alike.
@@ -267,9 +269,13 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
     if (const JsonValue* tie = root.find("tie_word_embeddings"); tie != nullptr && tie->isBool()) {
         c.tieWordEmbeddings = tie->toBool();
     }
-    if (const JsonValue* bias = root.find("attention_bias"); bias != nullptr && bias->isBool() && bias->toBool()) {
+    // Qwen 2 always has Q/K/V biases (its config does not say so); a llama or Qwen 3 config
+    // that asks for biases names a layout no GGUF architecture of theirs has.
+    if (const JsonValue* bias = root.find("attention_bias"); !qwen2 && bias != nullptr && bias->isBool() && bias->toBool()) {
         return Status(ErrorCode::Unsupported, "config.json: attention biases are not supported");
     }
+    // Qwen 3 states its head size, which need not be hidden_size / num_attention_heads.
+    HEARTH_TRY(readInt(root, "head_dim", 1 << 14, c.explicitHeadDim, false));
     if (const JsonValue* scaling = root.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
         if (!scaling->isObject()) {
             return invalid("\"rope_scaling\" is not an object");
@@ -301,7 +307,7 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
         }
     }
 
-    if (c.hiddenSize % c.headCount != 0) {
+    if (c.explicitHeadDim == 0 && c.hiddenSize % c.headCount != 0) {
         return invalid("hidden_size " + std::to_string(c.hiddenSize) + " is not a multiple of num_attention_heads "
                        + std::to_string(c.headCount));
     }

@@ -2,7 +2,8 @@
 #pragma once
 
 // The parts of a Hugging Face config.json that decide how a checkpoint becomes a GGUF file:
-// the llama family (LlamaForCausalLM, MistralForCausalLM, Bamboo), Falcon (FalconForCausalLM
+// the llama family (LlamaForCausalLM, MistralForCausalLM, Bamboo, Qwen2ForCausalLM,
+// Qwen3ForCausalLM), Falcon (FalconForCausalLM
 // and the older RWForCausalLM, multi-query or new_decoder_architecture) and OPT
 // (OPTForCausalLM, pre-LayerNorm). Sizes are checked against generous limits before anything is allocated, so a
 // hostile config cannot make the converter reserve terabytes.
@@ -19,7 +20,7 @@ namespace hearth::convert {
 struct HfConfig {
     std::string hfArchitecture; // architectures[0], e.g. "LlamaForCausalLM"
     std::string modelType;      // model_type, e.g. "llama"
-    std::string ggufArchitecture; // "llama", "bamboo", "falcon" or "opt"
+    std::string ggufArchitecture; // "llama", "bamboo", "qwen2", "qwen3", "falcon" or "opt"
     std::string ffnActivation;  // hearth.ffn_activation: "swiglu", "reglu" or "drelu"; falcon "gelu" or
                                 // "relu"; opt "relu"
     std::string name;           // _name_or_path, when present
@@ -38,8 +39,10 @@ struct HfConfig {
     // "rope_type": "llama3" (Llama 3.1 to 3.3); factor 0: none. Written as rope_freqs.weight.
     model::Llama3RopeScaling llama3Rope{0.0f};
     bool tieWordEmbeddings = false;
+    int explicitHeadDim = 0; // "head_dim" (Qwen 3); 0: hidden_size / num_attention_heads
 
-    [[nodiscard]] int headDim() const { return hiddenSize / headCount; }
+    [[nodiscard]] int headDim() const { return explicitHeadDim > 0 ? explicitHeadDim : hiddenSize / headCount; }
+    [[nodiscard]] int qDim() const { return headDim() * headCount; }
     [[nodiscard]] int kvDim() const { return headDim() * kvHeadCount; }
     // falcon and opt: LayerNorm with biases, an up/down FFN without a gate.
     [[nodiscard]] bool upDownFfn() const { return ggufArchitecture == "falcon" || ggufArchitecture == "opt"; }

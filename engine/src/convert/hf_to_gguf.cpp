@@ -8,6 +8,7 @@
 #include "convert/tokenizer_import.h"
 #include "cpu/quant.h"
 #include "gguf/gguf_writer.h"
+#include "model/architecture.h"
 
 #include <cstring>
 #include <filesystem>
@@ -185,6 +186,10 @@ void declareModelMetadata(gguf::GgufWriter& writer, const HfConfig& c, const Con
             writer.setFloat32(p + "rope.scaling.factor", c.ropeLinearFactor);
         }
         writer.setUInt32(p + "attention.head_count_kv", std::uint32_t(c.kvHeadCount));
+        if (c.qDim() != c.hiddenSize) {
+            writer.setUInt32(p + "attention.key_length", std::uint32_t(c.headDim()));
+            writer.setUInt32(p + "attention.value_length", std::uint32_t(c.headDim()));
+        }
         writer.setFloat32(p + "attention.layer_norm_rms_epsilon", c.rmsNormEps);
         writer.setUInt32(p + "vocab_size", std::uint32_t(c.vocabSize));
     }
@@ -258,8 +263,14 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
 {
     const std::int64_t embd = c.hiddenSize;
     const std::int64_t ff = c.intermediateSize;
+    const std::int64_t q = c.qDim();
     const std::int64_t kv = c.kvDim();
     const std::int64_t nVocab = c.vocabSize;
+    const model::Architecture* arch = model::findArchitecture(c.ggufArchitecture);
+    const model::LlamaBlockFlavour flavour = arch ? arch->llama : model::LlamaBlockFlavour{};
+    // llama's GGUF files rotate adjacent pairs, so its Q and K rows are permuted from Hugging
+    // Face's halves; the NeoX families keep the checkpoint's order.
+    const bool permute = flavour.rope == model::RopeStyle::Normal;
     HEARTH_TRY(plan.add("token_embd.weight", "model.embed_tokens.weight", {nVocab, embd}));
     for (int l = 0; l < c.layerCount; ++l) {
         const std::string g = "blk." + std::to_string(l) + ".";
@@ -267,12 +278,26 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
         const int heads = c.headCount;
         const int kvHeads = c.kvHeadCount;
         HEARTH_TRY(plan.add(g + "attn_norm.weight", h + "input_layernorm.weight", {embd}));
-        HEARTH_TRY(plan.add(g + "attn_q.weight", h + "self_attn.q_proj.weight", {embd, embd},
-                            [heads, embd](std::vector<float> w) { return permuteForRope(w, heads, embd, embd); }));
-        HEARTH_TRY(plan.add(g + "attn_k.weight", h + "self_attn.k_proj.weight", {kv, embd},
-                            [kvHeads, kv, embd](std::vector<float> w) { return permuteForRope(w, kvHeads, kv, embd); }));
+        if (permute) {
+            HEARTH_TRY(plan.add(g + "attn_q.weight", h + "self_attn.q_proj.weight", {q, embd},
+                                [heads, q, embd](std::vector<float> w) { return permuteForRope(w, heads, q, embd); }));
+            HEARTH_TRY(plan.add(g + "attn_k.weight", h + "self_attn.k_proj.weight", {kv, embd},
+                                [kvHeads, kv, embd](std::vector<float> w) { return permuteForRope(w, kvHeads, kv, embd); }));
+        } else {
+            HEARTH_TRY(plan.add(g + "attn_q.weight", h + "self_attn.q_proj.weight", {q, embd}));
+            HEARTH_TRY(plan.add(g + "attn_k.weight", h + "self_attn.k_proj.weight", {kv, embd}));
+        }
         HEARTH_TRY(plan.add(g + "attn_v.weight", h + "self_attn.v_proj.weight", {kv, embd}));
-        HEARTH_TRY(plan.add(g + "attn_output.weight", h + "self_attn.o_proj.weight", {embd, embd}));
+        HEARTH_TRY(plan.add(g + "attn_output.weight", h + "self_attn.o_proj.weight", {embd, q}));
+        if (flavour.qkvBias) {
+            HEARTH_TRY(plan.add(g + "attn_q.bias", h + "self_attn.q_proj.bias", {q}));
+            HEARTH_TRY(plan.add(g + "attn_k.bias", h + "self_attn.k_proj.bias", {kv}));
+            HEARTH_TRY(plan.add(g + "attn_v.bias", h + "self_attn.v_proj.bias", {kv}));
+        }
+        if (flavour.qkNorm) {
+            HEARTH_TRY(plan.add(g + "attn_q_norm.weight", h + "self_attn.q_norm.weight", {c.headDim()}));
+            HEARTH_TRY(plan.add(g + "attn_k_norm.weight", h + "self_attn.k_norm.weight", {c.headDim()}));
+        }
         HEARTH_TRY(plan.add(g + "ffn_norm.weight", h + "post_attention_layernorm.weight", {embd}));
         HEARTH_TRY(plan.add(g + "ffn_gate.weight", h + "mlp.gate_proj.weight", {ff, embd}));
         HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.up_proj.weight", {ff, embd}));

@@ -156,6 +156,24 @@ bool hasByteLevel(const JsonValue* node, int depth = 0)
     return hasByteLevel(node->find("pretokenizers"), depth + 1);
 }
 
+// llama.cpp's name (tokenizer.ggml.pre) of a byte-level BPE split, from its regex: GPT-2's own
+// (or none, with ByteLevel's built-in one), Llama 3's and Qwen 2's, which the tokenizer
+// implements; "default" for any other.
+std::string preTokenizerName(const std::string& pattern)
+{
+    static constexpr std::string_view kLlama3 =
+        R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+    static constexpr std::string_view kQwen2 =
+        R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+    if (pattern.empty() || pattern.find("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+") == 0)
+        return "gpt-2";
+    if (pattern == kLlama3)
+        return "llama-bpe";
+    if (pattern == kQwen2)
+        return "qwen2";
+    return "default";
+}
+
 // The regex of the first Split pre-tokenizer, or empty.
 std::string splitPattern(const JsonValue* node, int depth = 0)
 {
@@ -376,10 +394,7 @@ Result<ImportedVocab> parseTokenizerJson(std::string_view json)
             vocab.addSpacePrefix = prependsSpace(root.find("normalizer")) || prependsSpace(root.find("pre_tokenizer"));
         } else {
             vocab.model = "gpt2";
-            const std::string pattern = splitPattern(root.find("pre_tokenizer"));
-            // GPT-2's own pattern (or none, with ByteLevel's built-in one) is the only byte-level
-            // split this converter can name with certainty.
-            vocab.pre = pattern.empty() || pattern.find("'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+") == 0 ? "gpt-2" : "default";
+            vocab.pre = preTokenizerName(splitPattern(root.find("pre_tokenizer")));
         }
         const JsonValue* merges = model->find("merges");
         if (merges != nullptr && !merges->isArray()) {

@@ -49,7 +49,8 @@ std::vector<VectorItem> vectorItems(const AttentionParams& p, const AttentionWei
     return {{w.norm, p.nEmbd, "attention norm"}, {w.normBias, p.nEmbd, "attention norm bias"},
             {w.bq, p.qDim(), "attn_q bias"},     {w.bk, p.kvDim(), "attn_k bias"},
             {w.bv, p.kvDim(), "attn_v bias"},     {w.bo, p.nEmbd, "attn_output bias"},
-            {w.ropeFreqs, p.nRot / 2, "rope_freqs"}};
+            {w.ropeFreqs, p.nRot / 2, "rope_freqs"}, {w.qNorm, p.headDim, "attn_q_norm"},
+            {w.kNorm, p.headDim, "attn_k_norm"}};
 }
 
 // The matrices a layer uploads for its flavour.
@@ -62,7 +63,7 @@ std::vector<const cpu::WeightMatrix*> matrices(const AttentionParams& p, const A
 
 bool shapesMatch(const AttentionParams& p, const AttentionWeights& w)
 {
-    if (!w.norm || w.wo.rows != p.nEmbd || w.wo.cols != p.qDim())
+    if (!w.norm || w.wo.rows != p.nEmbd || w.wo.cols != p.qDim() || !w.qNorm != !w.kNorm)
         return false;
     if (p.fusedQkv)
         return w.wqkv.data && w.wqkv.rows == p.qDim() + 2 * p.kvDim() && w.wqkv.cols == p.nEmbd;
@@ -122,7 +123,7 @@ DeviceAttentionLayer::~DeviceAttentionLayer()
 std::vector<DeviceBuffer*> DeviceAttentionLayer::buffers()
 {
     return {&m_norm, &m_normBias, &m_ropeFreqs, &m_wq.data, &m_wk.data, &m_wv.data, &m_wo.data, &m_wqkv.data,
-            &m_bq,   &m_bk,       &m_bv,      &m_bo,      &m_kCache,  &m_vCache};
+            &m_bq,   &m_bk,       &m_bv,        &m_bo,      &m_qNorm,   &m_kNorm,   &m_kCache,  &m_vCache};
 }
 
 void DeviceAttentionLayer::release()
@@ -159,7 +160,8 @@ Result<std::unique_ptr<DeviceAttentionLayer>> DeviceAttentionLayer::create(Devic
     if (!shapesMatch(p, w))
         return Status(ErrorCode::InvalidArgument, "device attention: the tensors do not match the model");
     std::unique_ptr<DeviceAttentionLayer> l(new DeviceAttentionLayer(device, p));
-    DeviceBuffer* vectorTargets[] = {&l->m_norm, &l->m_normBias, &l->m_bq, &l->m_bk, &l->m_bv, &l->m_bo, &l->m_ropeFreqs};
+    DeviceBuffer* vectorTargets[] = {&l->m_norm, &l->m_normBias, &l->m_bq,        &l->m_bk,
+                                     &l->m_bv,   &l->m_bo,       &l->m_ropeFreqs, &l->m_qNorm, &l->m_kNorm};
     const std::vector<VectorItem> vectors = vectorItems(p, w);
     for (std::size_t i = 0; i < vectors.size(); ++i) {
         if (!vectors[i].src)
@@ -223,6 +225,11 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
             HEARTH_TRY(d.biasAdd(BiasAddOp{s.m_k, m_bk, m_p.kvDim(), n}));
         if (!m_bv.empty())
             HEARTH_TRY(d.biasAdd(BiasAddOp{s.m_v, m_bv, m_p.kvDim(), n}));
+        if (!m_qNorm.empty()) {
+            // Every head of every token is one row of headDim.
+            HEARTH_TRY(d.rmsNorm(RmsNormOp{s.m_q, m_qNorm, m_p.normEps, m_p.headDim, std::int64_t(n) * m_p.nHead, s.m_q}));
+            HEARTH_TRY(d.rmsNorm(RmsNormOp{s.m_k, m_kNorm, m_p.normEps, m_p.headDim, std::int64_t(n) * m_p.nHeadKv, s.m_k}));
+        }
     }
     // The attention op takes one token: the batch goes through it in order, each token seeing
     // the rows its predecessors stored (causal, as on the CPU).

@@ -6,10 +6,11 @@
 // consecutive positions. Used by whole-layer offload (DenseOffload) and by hybrid sessions that
 // keep the attention of some layers on the GPU while their FFN is split.
 //
-// The block's flavour is part of its parameters, so one implementation serves the three
-// families: llama (RMSNorm, separate Q/K/V, "normal" RoPE), falcon (LayerNorm with bias, one
-// fused QKV product, NeoX RoPE) and opt (LayerNorm with bias, separate Q/K/V/O with biases, no
-// RoPE: its learned position embeddings are added to the input on the CPU, with the token
+// The block's flavour is part of its parameters and weights, so one implementation serves every
+// family: llama (RMSNorm, separate Q/K/V, "normal" RoPE), its relatives (Qwen 2 adds Q/K/V
+// biases and NeoX RoPE, Qwen 3 an RMSNorm of every q and k head), falcon (LayerNorm with bias,
+// one fused QKV product, NeoX RoPE) and opt (LayerNorm with bias, separate Q/K/V/O with biases,
+// no RoPE: its learned position embeddings are added to the input on the CPU, with the token
 // embedding).
 //
 // The device's cache is the one that counts for the layer; the host cache can be kept as a mirror
@@ -68,6 +69,8 @@ struct AttentionWeights {
     const float* bv = nullptr;       // [kvDim]
     const float* bo = nullptr;       // [nEmbd]
     const float* ropeFreqs = nullptr; // [nRot / 2] RoPE frequency divisors (Llama 3.1's rope_freqs)
+    const float* qNorm = nullptr;     // [headDim] RMSNorm weight of every q head before RoPE (Qwen 3)
+    const float* kNorm = nullptr;     // [headDim] of every k head (with qNorm)
 };
 
 // Per-batch work buffers shared by every attention layer of a model.
@@ -143,6 +146,7 @@ private:
     DeviceMatrix m_wq, m_wk, m_wv, m_wo, m_wqkv;
     DeviceBuffer m_bq, m_bk, m_bv, m_bo; // empty when the model has none
     DeviceBuffer m_ropeFreqs;            // empty: plain RoPE frequencies
+    DeviceBuffer m_qNorm, m_kNorm;       // empty without per-head q/k norms
     DeviceBuffer m_kCache, m_vCache;     // [contextLength][kvDim] each
 };
 

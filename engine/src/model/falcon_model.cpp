@@ -18,6 +18,7 @@
 
 #include "core/mapped_file.h"
 #include "gguf/gguf_file.h"
+#include "model/families/families.h"
 #include "model/tensor_binder.h"
 
 #include <cmath>
@@ -26,7 +27,7 @@ namespace hearth::model {
 
 FalconModel::FalconModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
                          DenseActivation activation, std::unique_ptr<FalconWeights> weights, ModelInfo info)
-    : FamilyModel(std::move(file), std::move(tokenizer), std::move(hp), std::move(info))
+    : FamilyModel(families::falcon, std::move(file), std::move(tokenizer), std::move(hp), std::move(info))
     , m_activation(activation)
     , m_weights(std::move(weights))
 {

@@ -42,9 +42,10 @@ Status readPositive(const gguf::GgufFile& file, const std::string& key, std::int
 
 } // namespace
 
-FamilyModel::FamilyModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
-                         ModelInfo info)
-    : m_file(std::move(file))
+FamilyModel::FamilyModel(const Architecture& architecture, std::unique_ptr<gguf::GgufFile> file,
+                         std::unique_ptr<Tokenizer> tokenizer, HyperParams hp, ModelInfo info)
+    : ArchitectureModel(architecture)
+    , m_file(std::move(file))
     , m_tokenizer(std::move(tokenizer))
     , m_hp(std::move(hp))
     , m_info(std::move(info))

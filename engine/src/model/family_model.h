@@ -8,6 +8,7 @@
 #include "core/dtype.h"
 #include "cpu/matmul.h"
 #include "cpu/weight_pack.h"
+#include "model/architecture_model.h"
 #include "model/dense_ffn.h"
 #include "model/hyper_params.h"
 
@@ -41,9 +42,9 @@ struct FamilyWeights {
     cpu::PackedWeightStore packed;                  // kernel-layout copies of the matrices
 };
 
-class FamilyModel : public Model {
+class FamilyModel : public ArchitectureModel {
 public:
-    FamilyModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
+    FamilyModel(const Architecture& architecture, std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
                 ModelInfo info);
     ~FamilyModel() override;
 

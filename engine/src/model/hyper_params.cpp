@@ -37,20 +37,17 @@ Status readPositive(const gguf::GgufFile& file, const std::string& key, std::int
 
 } // namespace
 
-bool isLlamaFamily(std::string_view architecture)
-{
-    return architecture == "llama" || architecture == "bamboo";
-}
-
 Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
 {
     HyperParams hp;
     const auto arch = file.getString("general.architecture");
     if (!arch)
         return invalid("metadata key general.architecture is missing");
-    if (!isLlamaFamily(*arch))
+    const Architecture* family = findArchitecture(*arch);
+    if (!family || family->block != BlockKind::Llama)
         return Status(ErrorCode::Unsupported, "architecture \"" + *arch + "\" is not supported");
     hp.architecture = *arch;
+    hp.flavour = family->llama;
     const std::string p = *arch + ".";
 
     HEARTH_TRY(readPositive(file, p + "embedding_length", MaxDim, hp.nEmbd));
@@ -62,13 +59,23 @@ Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
     hp.nCtxTrain = 2048;
     HEARTH_TRY(readPositive(file, p + "context_length", std::numeric_limits<int>::max(), hp.nCtxTrain, false));
 
-    if (hp.nEmbd % hp.nHead != 0)
-        return invalid("embedding length " + std::to_string(hp.nEmbd) + " is not a multiple of the head count "
-                       + std::to_string(hp.nHead));
     if (hp.nHead % hp.nHeadKv != 0)
         return invalid("head count " + std::to_string(hp.nHead) + " is not a multiple of the KV head count "
                        + std::to_string(hp.nHeadKv));
-    hp.headDim = hp.nEmbd / hp.nHead;
+    // The head size is its own key in families whose heads do not split the embedding (Qwen 3).
+    HEARTH_TRY(readPositive(file, p + "attention.key_length", 1 << 14, hp.headDim, false));
+    if (hp.headDim == 0) {
+        if (hp.nEmbd % hp.nHead != 0)
+            return invalid("embedding length " + std::to_string(hp.nEmbd) + " is not a multiple of the head count "
+                           + std::to_string(hp.nHead));
+        hp.headDim = hp.nEmbd / hp.nHead;
+    }
+    int valueLength = hp.headDim;
+    HEARTH_TRY(readPositive(file, p + "attention.value_length", 1 << 14, valueLength, false));
+    if (valueLength != hp.headDim)
+        return Status(ErrorCode::Unsupported, "attention heads with keys of " + std::to_string(hp.headDim)
+                                                  + " and values of " + std::to_string(valueLength)
+                                                  + " elements are not supported");
 
     hp.nRot = hp.headDim;
     HEARTH_TRY(readPositive(file, p + "rope.dimension_count", MaxDim, hp.nRot, false));
@@ -109,17 +116,17 @@ Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
 
     // FFN activation. Hearth reads the key "hearth.ffn_activation" ("swiglu", "reglu", "drelu"
     // or "relu2") so converted ReLU models can say what they use; files without it get the
-    // architecture's default: bamboo uses dReLU; llama uses SwiGLU, except that a PowerInfer
-    // (PWRI) llama file is a ReLU-gated model (ReluLLaMA, ProSparse).
+    // family's default, except that a PowerInfer (PWRI) file of a SwiGLU family is a ReLU-gated
+    // model (ReluLLaMA, ProSparse).
     if (const auto name = file.getString("hearth.ffn_activation")) {
         const auto act = parseFfnActivation(*name);
         if (!act)
             return Status(ErrorCode::Unsupported, "FFN activation \"" + *name + "\" is not supported");
         hp.ffnActivation = *act;
-    } else if (hp.architecture == "bamboo") {
-        hp.ffnActivation = FfnActivation::DRelu;
+    } else if (hp.flavour.activation == FfnActivation::SwiGlu && file.magic() == gguf::Magic::PowerInfer) {
+        hp.ffnActivation = FfnActivation::ReGlu;
     } else {
-        hp.ffnActivation = file.magic() == gguf::Magic::PowerInfer ? FfnActivation::ReGlu : FfnActivation::SwiGlu;
+        hp.ffnActivation = hp.flavour.activation;
     }
     return hp;
 }

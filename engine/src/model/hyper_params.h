@@ -3,6 +3,7 @@
 
 // Hyper-parameters of a llama-family model, read from GGUF metadata and checked for sanity.
 
+#include "model/architecture.h"
 #include "model/ffn_activation.h"
 
 #include <hearth/status.h>
@@ -16,13 +17,14 @@ class GgufFile;
 namespace hearth::model {
 
 struct HyperParams {
-    std::string architecture; // general.architecture: "llama" or "bamboo"
+    std::string architecture; // general.architecture: a registered llama-block family
+    LlamaBlockFlavour flavour; // that family's variations of the block
     int nEmbd = 0;
     int nLayer = 0;
     int nFf = 0;
     int nHead = 0;
     int nHeadKv = 0;
-    int headDim = 0; // nEmbd / nHead
+    int headDim = 0; // <arch>.attention.key_length, by default nEmbd / nHead
     int nRot = 0;    // rotated dimensions per head (<= headDim)
     int nVocab = 0;
     int nCtxTrain = 0;
@@ -38,8 +40,5 @@ struct HyperParams {
     // tokenizer's token list (tokenizer.ggml.tokens); tensor shapes are checked by the loader.
     static Result<HyperParams> fromGguf(const gguf::GgufFile& file);
 };
-
-// True for the architectures this file's llama code runs.
-[[nodiscard]] bool isLlamaFamily(std::string_view architecture);
 
 } // namespace hearth::model

@@ -335,11 +335,23 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
         float* const ys[3] = {m_q.data(), m_k.data(), m_v.data()};
         cpu::matmulShared(pool, ws, ys, 3, m_xn.data(), n);
     }
+    if (lw.bq) {
+        addBias(m_q.data(), lw.bq, n, hp.qDim());
+        addBias(m_k.data(), lw.bk, n, hp.kvDim());
+        addBias(m_v.data(), lw.bv, n, hp.kvDim());
+    }
+    const auto rope = hp.flavour.rope == RopeStyle::Neox ? cpu::ropeNeox : cpu::ropeNormal;
     for (int t = 0; t < n; ++t) {
+        float* q = m_q.data() + std::size_t(t) * hp.qDim();
         float* k = m_k.data() + std::size_t(t) * hp.kvDim();
-        cpu::ropeNormal(m_q.data() + std::size_t(t) * hp.qDim(), hp.nHead, hp.headDim, hp.nRot,
-                        m_cos.data() + t * half, m_sin.data() + t * half);
-        cpu::ropeNormal(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+        if (lw.qNorm) {
+            for (int h = 0; h < hp.nHead; ++h)
+                cpu::rmsNorm(q + h * hp.headDim, lw.qNorm, hp.normEps, hp.headDim, q + h * hp.headDim);
+            for (int h = 0; h < hp.nHeadKv; ++h)
+                cpu::rmsNorm(k + h * hp.headDim, lw.kNorm, hp.normEps, hp.headDim, k + h * hp.headDim);
+        }
+        rope(q, hp.nHead, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+        rope(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
         std::memcpy(m_cache->k(l, start + t), k, sizeof(float) * std::size_t(hp.kvDim()));
         std::memcpy(m_cache->v(l, start + t), m_v.data() + std::size_t(t) * hp.kvDim(),
                     sizeof(float) * std::size_t(hp.kvDim()));

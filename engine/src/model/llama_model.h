@@ -3,6 +3,7 @@
 
 // A loaded llama-family model: the mapped file, its tokenizer, hyper-parameters and weight views.
 
+#include "model/architecture_model.h"
 #include "model/hyper_params.h"
 #include "model/llama_weights.h"
 
@@ -17,9 +18,9 @@ class GgufFile;
 
 namespace hearth::model {
 
-class LlamaModel final : public Model {
+class LlamaModel final : public ArchitectureModel {
 public:
-    LlamaModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
+    LlamaModel(const Architecture& architecture, std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
                std::unique_ptr<LlamaWeights> weights, ModelInfo info, std::string chatTemplate);
     ~LlamaModel() override;
 
@@ -39,5 +40,10 @@ private:
     ModelInfo m_info;
     std::string m_chatTemplate;
 };
+
+// Model::load for the registry's llama-block families (architecture.h); @p path is used for
+// messages and ModelInfo.
+[[nodiscard]] Result<std::shared_ptr<const Model>> loadLlamaModel(std::unique_ptr<gguf::GgufFile> file,
+                                                                  const std::string& path, const LoadParams& params);
 
 } // namespace hearth::model

@@ -15,7 +15,8 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
 {
     auto w = std::make_unique<LlamaWeights>();
     const bool tied = file.findTensor("output.weight") == nullptr;
-    TensorBinder b(file, progress, std::size_t(hp.nLayer) * 9 + 2 + (tied ? 0 : 1));
+    const std::size_t extras = (hp.flavour.qkvBias ? 3 : 0) + (hp.flavour.qkNorm ? 2 : 0);
+    TensorBinder b(file, progress, std::size_t(hp.nLayer) * (9 + extras) + 2 + (tied ? 0 : 1));
 
     HEARTH_TRY(b.matrix("token_embd.weight", hp.nEmbd, hp.nVocab, w->tokenEmbd));
     HEARTH_TRY(b.vector("output_norm.weight", hp.nEmbd, w->outputNorm, w->m_convertedNorms));
@@ -38,6 +39,15 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
         HEARTH_TRY(b.matrix(p + "attn_k.weight", hp.nEmbd, hp.kvDim(), l.wk));
         HEARTH_TRY(b.matrix(p + "attn_v.weight", hp.nEmbd, hp.kvDim(), l.wv));
         HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
+        if (hp.flavour.qkvBias) {
+            HEARTH_TRY(b.vector(p + "attn_q.bias", hp.qDim(), l.bq, w->m_convertedNorms));
+            HEARTH_TRY(b.vector(p + "attn_k.bias", hp.kvDim(), l.bk, w->m_convertedNorms));
+            HEARTH_TRY(b.vector(p + "attn_v.bias", hp.kvDim(), l.bv, w->m_convertedNorms));
+        }
+        if (hp.flavour.qkNorm) {
+            HEARTH_TRY(b.vector(p + "attn_q_norm.weight", hp.headDim, l.qNorm, w->m_convertedNorms));
+            HEARTH_TRY(b.vector(p + "attn_k_norm.weight", hp.headDim, l.kNorm, w->m_convertedNorms));
+        }
         HEARTH_TRY(b.vector(p + "ffn_norm.weight", hp.nEmbd, l.ffnNorm, w->m_convertedNorms));
         if (b.has(p + "ffn_neurons.weight")) {
             // Hearth's fused sparse layout: one row of gate|up|down per neuron.

@@ -27,6 +27,12 @@ struct LlamaLayerWeights {
     cpu::WeightMatrix wk;            // nEmbd -> kvDim
     cpu::WeightMatrix wv;            // nEmbd -> kvDim
     cpu::WeightMatrix wo;            // qDim -> nEmbd
+    // The family's extras (LlamaBlockFlavour); null when it has none.
+    const float* bq = nullptr;       // [qDim] (qkvBias)
+    const float* bk = nullptr;       // [kvDim]
+    const float* bv = nullptr;       // [kvDim]
+    const float* qNorm = nullptr;    // [headDim] (qkNorm): RMSNorm weight of every q head
+    const float* kNorm = nullptr;    // [headDim]: of every k head
     const float* ffnNorm = nullptr;  // [nEmbd]
     cpu::WeightMatrix gate;          // nEmbd -> nFf
     cpu::WeightMatrix up;            // nEmbd -> nFf

@@ -2,11 +2,13 @@
 // Model::load: opens a GGUF/PWRI file, checks it describes a model Hearth can run, and binds
 // the weights in place.
 //
-// Keys read besides llama.cpp's (<arch>.embedding_length, .block_count, ...; see
-// hyper_params.cpp): "hearth.ffn_activation" (string: "swiglu", "reglu", "drelu" or "relu2")
-// names the gated FFN activation. Without it: bamboo -> drelu, llama -> swiglu, except a
-// PowerInfer (PWRI) llama file -> reglu. Falcon and OPT files go to their own loaders, which
-// document their keys (falcon_model.cpp, opt_model.cpp).
+// general.architecture picks the loader from the registry (architecture.h). This file is the
+// loader of the llama-block families. Keys read besides llama.cpp's (<arch>.embedding_length,
+// .block_count, ...; see hyper_params.cpp): "hearth.ffn_activation" (string: "swiglu",
+// "reglu", "drelu" or "relu2") names the gated FFN activation. Without it the family's default
+// (LlamaBlockFlavour::activation), except a PowerInfer (PWRI) file of a SwiGLU family -> reglu.
+// Falcon and OPT files go to their own loaders, which document their keys (falcon_model.cpp,
+// opt_model.cpp).
 //
 // Sparse files (llama_weights.cpp binds them; every layer needs a predictor):
 // * PowerInfer's layout: magic PWRI; per layer blk.N.fc1.weight [n_embd, h] and
@@ -24,9 +26,8 @@
 //   depend on their order) and so are the rows of the statistics file (blk.N.ffn_freq).
 //   fc1/fc2 and the threshold key are as in PowerInfer's layout.
 
-#include "model/falcon_model.h"
+#include "model/architecture.h"
 #include "model/llama_model.h"
-#include "model/opt_model.h"
 
 #include "core/mapped_file.h"
 #include "gguf/gguf_file.h"
@@ -38,9 +39,11 @@ namespace hearth {
 
 namespace model {
 
-LlamaModel::LlamaModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
-                       std::unique_ptr<LlamaWeights> weights, ModelInfo info, std::string chatTemplate)
-    : m_file(std::move(file))
+LlamaModel::LlamaModel(const Architecture& architecture, std::unique_ptr<gguf::GgufFile> file,
+                       std::unique_ptr<Tokenizer> tokenizer, HyperParams hp, std::unique_ptr<LlamaWeights> weights,
+                       ModelInfo info, std::string chatTemplate)
+    : ArchitectureModel(architecture)
+    , m_file(std::move(file))
     , m_tokenizer(std::move(tokenizer))
     , m_hp(std::move(hp))
     , m_weights(std::move(weights))
@@ -51,28 +54,10 @@ LlamaModel::LlamaModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tok
 
 LlamaModel::~LlamaModel() = default;
 
-} // namespace model
-
-Result<std::shared_ptr<const Model>> Model::load(const std::string& path, const LoadParams& params)
+Result<std::shared_ptr<const Model>> loadLlamaModel(std::unique_ptr<gguf::GgufFile> file, const std::string& path,
+                                                    const LoadParams& params)
 {
-    // Parsing the header is a small part of the work; binding (and touching) the tensors is the
-    // rest, so progress reports 5% after the parse.
-    if (params.progress && !params.progress(0.0f))
-        return Status(ErrorCode::Cancelled, "loading was cancelled");
-
-    auto fileResult = gguf::GgufFile::open(path);
-    if (!fileResult)
-        return fileResult.status();
-    std::unique_ptr<gguf::GgufFile> file = std::move(fileResult).value();
-
-    // Falcon and OPT have their own loaders (falcon_model.cpp, opt_model.cpp).
-    const std::string architecture = file->getString("general.architecture").value_or(std::string());
-    if (architecture == "falcon")
-        return model::loadFalconModel(std::move(file), path, params);
-    if (architecture == "opt")
-        return model::loadOptModel(std::move(file), path, params);
-
-    auto hp = model::HyperParams::fromGguf(*file);
+    auto hp = HyperParams::fromGguf(*file);
     if (!hp)
         return Status(hp.code(), path + ": " + hp.message());
 
@@ -87,7 +72,7 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path, const 
         return Status(ErrorCode::Cancelled, "loading was cancelled");
 
     const ProgressCallback scaled = [&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); };
-    auto weights = model::LlamaWeights::bind(*file, *hp, scaled);
+    auto weights = LlamaWeights::bind(*file, *hp, scaled);
     if (!weights)
         return Status(weights.code(), weights.code() == ErrorCode::Cancelled ? weights.message()
                                                                               : path + ": " + weights.message());
@@ -100,7 +85,7 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path, const 
     info.name = file->getString("general.name").value_or(std::filesystem::path(path).filename().string());
     info.architecture = hp->architecture;
     info.weightType = std::string(dtypeName((*weights)->dominantType));
-    info.ffnActivation = std::string(model::ffnActivationName(hp->ffnActivation));
+    info.ffnActivation = std::string(ffnActivationName(hp->ffnActivation));
     info.sparse = (*weights)->sparse;
     info.fileSize = file->bytes().size();
     info.parameterCount = (*weights)->parameterCount;
@@ -114,9 +99,39 @@ Result<std::shared_ptr<const Model>> Model::load(const std::string& path, const 
 
     std::string chatTemplate = file->getString("tokenizer.chat_template").value_or(std::string());
 
-    return std::shared_ptr<const Model>(std::make_shared<model::LlamaModel>(
-        std::move(file), std::move(tokenizer).value(), std::move(hp).value(), std::move(weights).value(),
+    const Architecture& architecture = *findArchitecture(hp->architecture); // fromGguf found it
+    return std::shared_ptr<const Model>(std::make_shared<LlamaModel>(
+        architecture, std::move(file), std::move(tokenizer).value(), std::move(hp).value(), std::move(weights).value(),
         std::move(info), std::move(chatTemplate)));
+}
+
+} // namespace model
+
+Result<std::shared_ptr<const Model>> Model::load(const std::string& path, const LoadParams& params)
+{
+    // Parsing the header is a small part of the work; binding (and touching) the tensors is the
+    // rest, so progress reports 5% after the parse.
+    if (params.progress && !params.progress(0.0f))
+        return Status(ErrorCode::Cancelled, "loading was cancelled");
+
+    auto file = gguf::GgufFile::open(path);
+    if (!file)
+        return file.status();
+    const auto name = (*file)->getString("general.architecture");
+    if (!name)
+        return Status(ErrorCode::InvalidFile, path + ": metadata key general.architecture is missing");
+    const model::Architecture* architecture = model::findArchitecture(*name);
+    if (!architecture)
+        return Status(ErrorCode::Unsupported, path + ": architecture \"" + *name + "\" is not supported");
+    return architecture->load(std::move(file).value(), path, params);
+}
+
+std::vector<ArchitectureName> supportedArchitectures()
+{
+    std::vector<ArchitectureName> names;
+    for (const model::Architecture* a : model::architectures())
+        names.push_back({std::string(a->name), std::string(a->displayName)});
+    return names;
 }
 
 } // namespace hearth

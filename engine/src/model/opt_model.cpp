@@ -18,13 +18,14 @@
 
 #include "core/mapped_file.h"
 #include "gguf/gguf_file.h"
+#include "model/families/families.h"
 #include "model/tensor_binder.h"
 
 namespace hearth::model {
 
 OptModel::OptModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,
                    std::unique_ptr<OptWeights> weights, ModelInfo info)
-    : FamilyModel(std::move(file), std::move(tokenizer), std::move(hp), std::move(info))
+    : FamilyModel(families::opt, std::move(file), std::move(tokenizer), std::move(hp), std::move(info))
     , m_weights(std::move(weights))
 {
 }

@@ -21,6 +21,13 @@ std::vector<ModelShape> knownShapes()
         // 64 puts the blended band among its eight rotated pairs.
         {"llama3-tiny", 64, 192, 2, 4, 2, 320, 2048, 1e-5f, 500000.0f, {8.0f, 1.0f, 4.0f, 64}},
         {"llama3.1-8b", 4096, 14336, 32, 32, 8, 128256, 131072, 1e-5f, 500000.0f, {8.0f, 1.0f, 4.0f, 8192}},
+        // Qwen: write them with --arch qwen2 / qwen3. qwen3-tiny's heads are wider than
+        // n_embd / n_head, as Qwen3-0.6B's are (16 heads of 128 in 1024).
+        {"qwen2-tiny", 64, 192, 2, 4, 2, 320, 1024, 1e-6f, 1000000.0f},
+        {"qwen3-tiny", 64, 192, 2, 4, 2, 320, 1024, 1e-6f, 1000000.0f, {0.0f}, 32},
+        {"qwen2.5-7b", 3584, 18944, 28, 28, 4, 152064, 32768, 1e-6f, 1000000.0f},
+        {"qwen3-0.6b", 1024, 3072, 28, 16, 8, 151936, 40960, 1e-6f, 1000000.0f, {0.0f}, 128},
+        {"qwen3-8b", 4096, 12288, 36, 32, 8, 151936, 40960, 1e-6f, 1000000.0f, {0.0f}, 128},
     };
 }
 
@@ -33,7 +40,7 @@ Status ModelShape::validate() const
         return {ErrorCode::InvalidArgument, "every dimension of the shape must be positive"};
     if (layerCount > 1024)
         return {ErrorCode::InvalidArgument, "at most 1024 layers are supported"};
-    if (embeddingSize % headCount != 0)
+    if (keyLength < 0 || (keyLength == 0 && embeddingSize % headCount != 0))
         return {ErrorCode::InvalidArgument, "the embedding size must be a multiple of the head count"};
     if (headCount % kvHeadCount != 0)
         return {ErrorCode::InvalidArgument, "the head count must be a multiple of the KV head count"};

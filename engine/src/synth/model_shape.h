@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Hyper-parameters of the llama-family shapes the synthetic model generator knows.
+// Hyper-parameters of the llama-block shapes the synthetic model generator knows.
 
 #include "model/rope_scaling.h"
 
@@ -26,8 +26,14 @@ struct ModelShape {
     float ropeFreqBase = 10000.0f;
     // Llama 3.1's frequency scaling, written as rope_freqs.weight; factor 0: none.
     model::Llama3RopeScaling llama3Rope{0.0f};
+    // Head size when it is not embeddingSize / headCount (Qwen 3); 0: that quotient.
+    int keyLength = 0;
 
-    [[nodiscard]] int headDim() const { return headCount > 0 ? embeddingSize / headCount : 0; }
+    [[nodiscard]] int headDim() const
+    {
+        return keyLength > 0 ? keyLength : headCount > 0 ? embeddingSize / headCount : 0;
+    }
+    [[nodiscard]] int qEmbeddingSize() const { return headDim() * headCount; }
     [[nodiscard]] int kvEmbeddingSize() const { return headDim() * kvHeadCount; }
     // Ok when the shape is consistent, otherwise the reason it is not.
     [[nodiscard]] Status validate() const;

@@ -3,6 +3,7 @@
 
 #include "cpu/quant.h"
 #include "gguf/gguf_writer.h"
+#include "model/architecture.h"
 #include "synth/random.h"
 #include "synth/synthetic_families.h"
 #include "synth/synthetic_vocab.h"
@@ -57,24 +58,39 @@ std::string lowerCase(std::string s)
     return s;
 }
 
+// "llama, bamboo, qwen2, ...": the architectures the generator writes.
+std::string knownArchitectureList()
+{
+    std::string list;
+    for (const model::Architecture* a : model::architectures())
+        list += (list.empty() ? "" : ", ") + std::string(a->name);
+    return list;
+}
+
 void declareMetadata(gguf::GgufWriter& writer, const SynthOptions& options, const SyntheticVocab& vocab)
 {
     const ModelShape& s = options.shape;
-    writer.setString("general.architecture", "llama");
+    const std::string& arch = options.architecture;
+    const auto key = [&arch](const char* name) { return arch + "." + name; };
+    writer.setString("general.architecture", arch);
     writer.setString("general.name", "hearth-synth " + s.name + " " + lowerCase(std::string(dtypeName(options.type))));
     writer.setUInt32("general.file_type", fileTypeOf(options.type));
     if (options.type == DType::Q4_0 || options.type == DType::Q8_0)
         writer.setUInt32("general.quantization_version", 2);
-    writer.setUInt32("llama.context_length", static_cast<std::uint32_t>(s.contextLength));
-    writer.setUInt32("llama.embedding_length", static_cast<std::uint32_t>(s.embeddingSize));
-    writer.setUInt32("llama.block_count", static_cast<std::uint32_t>(s.layerCount));
-    writer.setUInt32("llama.feed_forward_length", static_cast<std::uint32_t>(s.feedForwardSize));
-    writer.setUInt32("llama.rope.dimension_count", static_cast<std::uint32_t>(s.headDim()));
-    writer.setFloat32("llama.rope.freq_base", s.ropeFreqBase);
-    writer.setUInt32("llama.attention.head_count", static_cast<std::uint32_t>(s.headCount));
-    writer.setUInt32("llama.attention.head_count_kv", static_cast<std::uint32_t>(s.kvHeadCount));
-    writer.setFloat32("llama.attention.layer_norm_rms_epsilon", s.rmsNormEpsilon);
-    writer.setUInt32("llama.vocab_size", static_cast<std::uint32_t>(s.vocabSize));
+    writer.setUInt32(key("context_length"), static_cast<std::uint32_t>(s.contextLength));
+    writer.setUInt32(key("embedding_length"), static_cast<std::uint32_t>(s.embeddingSize));
+    writer.setUInt32(key("block_count"), static_cast<std::uint32_t>(s.layerCount));
+    writer.setUInt32(key("feed_forward_length"), static_cast<std::uint32_t>(s.feedForwardSize));
+    writer.setUInt32(key("rope.dimension_count"), static_cast<std::uint32_t>(s.headDim()));
+    writer.setFloat32(key("rope.freq_base"), s.ropeFreqBase);
+    writer.setUInt32(key("attention.head_count"), static_cast<std::uint32_t>(s.headCount));
+    writer.setUInt32(key("attention.head_count_kv"), static_cast<std::uint32_t>(s.kvHeadCount));
+    if (s.keyLength > 0) {
+        writer.setUInt32(key("attention.key_length"), static_cast<std::uint32_t>(s.keyLength));
+        writer.setUInt32(key("attention.value_length"), static_cast<std::uint32_t>(s.keyLength));
+    }
+    writer.setFloat32(key("attention.layer_norm_rms_epsilon"), s.rmsNormEpsilon);
+    writer.setUInt32(key("vocab_size"), static_cast<std::uint32_t>(s.vocabSize));
     writer.setString("hearth.ffn_activation", options.ffnActivation);
     writer.setUInt64("hearth.synth.seed", options.seed);
 
@@ -164,8 +180,10 @@ Status validateOptions(const SynthOptions& options)
 {
     if (isFamilyArchitecture(options.architecture))
         return validateFamilyOptions(options);
-    if (options.architecture != "llama")
-        return {ErrorCode::InvalidArgument, "architecture must be llama, falcon or opt, not '" + options.architecture + "'"};
+    const model::Architecture* arch = model::findArchitecture(options.architecture);
+    if (!arch || arch->block != model::BlockKind::Llama)
+        return {ErrorCode::InvalidArgument, "unknown architecture '" + options.architecture + "' (use "
+                                                + knownArchitectureList() + ")"};
     HEARTH_TRY(options.shape.validate());
     if (!isCpuWeightType(options.type))
         return {ErrorCode::InvalidArgument, "the weight type must be one Hearth computes with (f32, f16, q8_0, q4_k, ...)"};
@@ -184,9 +202,13 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
     if (isFamilyArchitecture(options.architecture))
         return plannedFamilyTensors(options);
     const ModelShape& s = options.shape;
+    const model::Architecture* arch = model::findArchitecture(options.architecture);
+    const model::LlamaBlockFlavour flavour = arch ? arch->llama : model::LlamaBlockFlavour{};
     const std::int64_t embd = s.embeddingSize;
     const std::int64_t ff = s.feedForwardSize;
+    const std::int64_t q = s.qEmbeddingSize();
     const std::int64_t kv = s.kvEmbeddingSize();
+    const std::int64_t head = s.headDim();
     const std::int64_t vocab = s.vocabSize;
     const DType w = options.type;
     // std ~ 1/sqrt(n_in) keeps every matrix-vector product near unit scale, so activations stay
@@ -199,10 +221,20 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
     for (int l = 0; l < s.layerCount; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
         t.push_back({p + "attn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
-        t.push_back({p + "attn_q.weight", {embd, embd}, w, 0.0f, scale(embd)});
+        t.push_back({p + "attn_q.weight", {embd, q}, w, 0.0f, scale(embd)});
         t.push_back({p + "attn_k.weight", {embd, kv}, w, 0.0f, scale(embd)});
         t.push_back({p + "attn_v.weight", {embd, kv}, w, 0.0f, scale(embd)});
-        t.push_back({p + "attn_output.weight", {embd, embd}, w, 0.0f, scale(embd)});
+        t.push_back({p + "attn_output.weight", {q, embd}, w, 0.0f, scale(q)});
+        if (flavour.qkvBias) {
+            // Qwen's biases are large next to the products (some k biases reach tens).
+            t.push_back({p + "attn_q.bias", {q}, DType::F32, 0.0f, 0.5f});
+            t.push_back({p + "attn_k.bias", {kv}, DType::F32, 0.0f, 0.5f});
+            t.push_back({p + "attn_v.bias", {kv}, DType::F32, 0.0f, 0.5f});
+        }
+        if (flavour.qkNorm) {
+            t.push_back({p + "attn_q_norm.weight", {head}, DType::F32, 1.0f, kNormSpread});
+            t.push_back({p + "attn_k_norm.weight", {head}, DType::F32, 1.0f, kNormSpread});
+        }
         t.push_back({p + "ffn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
         t.push_back({p + "ffn_gate.weight", {embd, ff}, w, 0.0f, scale(embd)});
         t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});

@@ -22,7 +22,7 @@ class GgufWriter;
 namespace hearth::synth {
 
 struct SynthOptions {
-    std::string architecture = "llama"; // "llama", "falcon" or "opt" (synthetic_families.h)
+    std::string architecture = "llama"; // a registered architecture (falcon, opt: synthetic_families.h)
     ModelShape shape;
     DType type = DType::F16;            // token_embd and every matrix; norms stay F32
     std::string ffnActivation = "swiglu"; // "swiglu", "reglu", "drelu" or "relu2" (hearth.ffn_activation);

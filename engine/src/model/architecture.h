@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The one place that knows every architecture Hearth runs, the way llama.cpp's llama-arch
+// does: its GGUF name (general.architecture), the name users read, how its files load and,
+// for the families built on the llama block, the flavour of that block.
+//
+//     const model::Architecture* arch = model::findArchitecture("qwen3");
+//     if (arch && arch->block == model::BlockKind::Llama && arch->llama.qkNorm) ...
+//
+// Adding a family is one file under families/ (its Architecture, and a comment saying what is
+// special about it) plus one entry in architecture.cpp's registry. A family with a block of its
+// own (falcon, opt) also brings its loader and forward pass.
+
+#include "model/ffn_activation.h"
+
+#include <hearth/model.h>
+#include <hearth/status.h>
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace hearth::gguf {
+class GgufFile;
+}
+
+namespace hearth::model {
+
+// Which decoder block, and so which weights and forward pass, a family uses.
+enum class BlockKind {
+    Llama,  // RMSNorm, Q/K/V/O, gated FFN (llama.cpp's llama, qwen2, qwen3, ...)
+    Falcon, // parallel attention and FFN, fused QKV, LayerNorm
+    Opt,    // LayerNorm with biases, learned positions
+};
+
+// How q and k are rotated: llama's adjacent pairs (its converters permute Q and K for it) or
+// GPT-NeoX's halves (x[i], x[i + nRot/2]), which the files of most other families expect.
+enum class RopeStyle { Normal, Neox };
+
+// What the families on the llama block change in it.
+struct LlamaBlockFlavour {
+    RopeStyle rope = RopeStyle::Normal;
+    bool qkvBias = false; // blk.N.attn_{q,k,v}.bias are required
+    bool qkNorm = false;  // blk.N.attn_{q,k}_norm.weight: RMSNorm of each head's q and k before RoPE
+    // The gated FFN's activation when the file has no hearth.ffn_activation key (a PowerInfer
+    // PWRI file of a SwiGLU family is a ReLU-gated model and gets ReGLU instead).
+    FfnActivation activation = FfnActivation::SwiGlu;
+};
+
+// Loads a file of the architecture whose header has been parsed.
+using ArchitectureLoader = Result<std::shared_ptr<const Model>> (*)(std::unique_ptr<gguf::GgufFile> file,
+                                                                    const std::string& path,
+                                                                    const LoadParams& params);
+
+struct Architecture {
+    std::string_view name;        // general.architecture, and the prefix of its hyper-parameter keys
+    std::string_view displayName; // for people: "Qwen 3"
+    BlockKind block = BlockKind::Llama;
+    ArchitectureLoader load = nullptr;
+    LlamaBlockFlavour llama; // BlockKind::Llama only
+
+    // True when the FFN has a gate projection beside up and down.
+    [[nodiscard]] bool gatedFfn() const { return block == BlockKind::Llama; }
+};
+
+// The registered architecture called @p name, or null.
+[[nodiscard]] const Architecture* findArchitecture(std::string_view name);
+
+// Every registered architecture, in registry order.
+[[nodiscard]] std::span<const Architecture* const> architectures();
+
+} // namespace hearth::model

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The base of every model Model::load returns: it knows its registry entry, so code above the
+// model layer (sessions, device layers, tools) picks what to build from the entry's block kind
+// and then casts to that block's model class (LlamaModel, FalconModel, OptModel).
+//
+//     const auto* m = model::ArchitectureModel::of(model);
+//     if (m && m->architecture().block == model::BlockKind::Llama)
+//         use(static_cast<const model::LlamaModel&>(*m));
+
+#include "model/architecture.h"
+
+#include <hearth/model.h>
+
+namespace hearth::model {
+
+class ArchitectureModel : public Model {
+public:
+    explicit ArchitectureModel(const Architecture& architecture)
+        : m_architecture(architecture)
+    {
+    }
+
+    [[nodiscard]] const Architecture& architecture() const { return m_architecture; }
+
+    // @p model as one of these, or null for a Model from elsewhere (a test's stand-in).
+    [[nodiscard]] static const ArchitectureModel* of(const Model& model)
+    {
+        return dynamic_cast<const ArchitectureModel*>(&model);
+    }
+
+private:
+    const Architecture& m_architecture;
+};
+
+} // namespace hearth::model

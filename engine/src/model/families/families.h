@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The registry's entries, one per file in this folder (architecture.cpp lists them).
+
+#include "model/architecture.h"
+
+namespace hearth::model::families {
+
+extern const Architecture llama;
+extern const Architecture bamboo;
+extern const Architecture qwen2;
+extern const Architecture qwen3;
+extern const Architecture falcon;
+extern const Architecture opt;
+
+} // namespace hearth::model::families

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+// The families on the llama block (model/architecture.h), each on its synthetic model:
+// * it loads as its family, with its extra tensors bound;
+// * prefill equals decode, and a prompt in small batches equals one batch;
+// * each special operation matters: switching it off in the loaded model changes the logits
+//   (Qwen 2: the Q/K/V biases and NeoX RoPE; Qwen 3: the per-head q/k norms and NeoX RoPE);
+// * whole layers on the emulated device (the CUDA path's CPU twin) equal the CPU;
+// * the greedy ids equal llama.cpp's on the same file, for the files listed in
+//   data/llama_cpp_greedy.json (which says how they were made).
+
+#include "model/llama_model.h"
+#include "session_test_support.h"
+#include "synth/synthetic_families.h"
+#include "synth/synthetic_model.h"
+
+#include <hearth/model.h>
+#include <hearth/session.h>
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace hearth;
+
+namespace {
+
+const std::vector<Token> kPrompt { 1, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54 };
+
+synth::SynthOptions familyOptions(const QString& architecture, const QString& shape, DType type = DType::F32)
+{
+    synth::SynthOptions options;
+    options.architecture = architecture.toStdString();
+    options.shape = *synth::shapeByName(options.architecture, shape.toStdString());
+    options.type = type;
+    return options;
+}
+
+std::shared_ptr<const Model> writeAndLoad(const QTemporaryDir& dir, const synth::SynthOptions& options,
+                                          std::string* writtenPath = nullptr)
+{
+    static int counter = 0;
+    const std::string path = dir.filePath(QStringLiteral("model-%1.gguf").arg(++counter)).toStdString();
+    const Status written = synth::writeSyntheticModel(options, path);
+    if (!written.ok())
+        qFatal("%s", written.message().c_str());
+    auto model = Model::load(path);
+    if (!model)
+        qFatal("%s", model.message().c_str());
+    if (writtenPath)
+        *writtenPath = path;
+    return *model;
+}
+
+const SessionParams kCpu = test::deviceSessionParams({}, 0, 256, 64);
+
+std::vector<float> lastLogits(const std::shared_ptr<const Model>& model, const SessionParams& params = kCpu)
+{
+    auto session = Session::create(model, params);
+    if (!session || !(*session)->prefill(kPrompt).ok())
+        return {};
+    return { (*session)->logits().begin(), (*session)->logits().end() };
+}
+
+// The loaded model's insides, for switching one of its operations off. The objects were not
+// created const, so writing through the cast is well defined.
+model::LlamaWeights& weightsOf(const std::shared_ptr<const Model>& model)
+{
+    const auto& llama = dynamic_cast<const model::LlamaModel&>(*model);
+    return const_cast<model::LlamaWeights&>(llama.weights());
+}
+
+model::HyperParams& hyperParamsOf(const std::shared_ptr<const Model>& model)
+{
+    const auto& llama = dynamic_cast<const model::LlamaModel&>(*model);
+    return const_cast<model::HyperParams&>(llama.hyperParams());
+}
+
+std::vector<Token> greedyIds(const std::shared_ptr<const Model>& model, const std::vector<Token>& prompt, int count)
+{
+    auto session = Session::create(model, kCpu);
+    if (!session || !(*session)->prefill(prompt).ok())
+        return {};
+    std::vector<Token> ids;
+    for (int i = 0; i < count; ++i) {
+        const auto logits = (*session)->logits();
+        const Token best = Token(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        ids.push_back(best);
+        if (!(*session)->decode(best).ok())
+            return {};
+    }
+    return ids;
+}
+
+} // namespace
+
+class TestLlamaFamilies : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    static void addFamilies()
+    {
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QString>("shape");
+        QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("qwen2-tiny");
+        QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3-tiny");
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void registryKnowsTheFamilies()
+    {
+        std::vector<std::string> names;
+        for (const ArchitectureName& a : supportedArchitectures())
+            names.push_back(a.name);
+        for (const char* name : { "llama", "bamboo", "qwen2", "qwen3", "falcon", "opt" })
+            QVERIFY2(std::find(names.begin(), names.end(), name) != names.end(), name);
+    }
+
+    void loadsAsItsFamily_data() { addFamilies(); }
+    void loadsAsItsFamily()
+    {
+        QFETCH(QString, architecture);
+        QFETCH(QString, shape);
+        const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
+        QCOMPARE(QString::fromStdString(model->info().architecture), architecture);
+        const model::LlamaLayerWeights& layer = weightsOf(model).layers.front();
+        const bool qwen3 = architecture == QLatin1String("qwen3");
+        QCOMPARE(layer.bq != nullptr, !qwen3);
+        QCOMPARE(layer.qNorm != nullptr, qwen3);
+        QCOMPARE(hyperParamsOf(model).flavour.rope, model::RopeStyle::Neox);
+        if (qwen3) // heads of 32 in a 64-wide model: q is 128 wide
+            QCOMPARE(hyperParamsOf(model).qDim(), 128);
+    }
+
+    void refusesAFileWithoutItsTensors()
+    {
+        // A qwen2 file needs its biases: the llama file of the same shape relabelled is refused,
+        // naming the tensor.
+        synth::SynthOptions options = familyOptions(QStringLiteral("llama"), QStringLiteral("tiny"));
+        const std::string path = m_dir.filePath(QStringLiteral("relabelled.gguf")).toStdString();
+        QVERIFY(synth::writeSyntheticModel(options, path).ok());
+        QFile file(QString::fromStdString(path));
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QByteArray bytes = file.readAll();
+        // "llama" -> "qwen2" in general.architecture and in every key prefix: same length.
+        bytes.replace("llama.", "qwen2.");
+        const QByteArray arch = QByteArrayLiteral("general.architecture");
+        const qsizetype at = bytes.indexOf(arch);
+        QVERIFY(at > 0);
+        const qsizetype value = bytes.indexOf("llama", at);
+        bytes.replace(value, 5, "qwen2");
+        QVERIFY(file.seek(0) && file.write(bytes) == bytes.size());
+        file.close();
+        const auto model = Model::load(path);
+        QVERIFY(!model);
+        QVERIFY2(model.message().find("blk.0.attn_q.bias") != std::string::npos, model.message().c_str());
+    }
+
+    void prefillEqualsDecode_data() { addFamilies(); }
+    void prefillEqualsDecode()
+    {
+        QFETCH(QString, architecture);
+        QFETCH(QString, shape);
+        const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
+        const std::vector<float> batched = lastLogits(model);
+        QVERIFY(!batched.empty());
+        auto session = Session::create(model, kCpu);
+        QVERIFY(session.ok());
+        for (const Token t : kPrompt)
+            QVERIFY((*session)->decode(t).ok());
+        QVERIFY(test::relativeError(batched, (*session)->logits()) < 1e-4);
+        // Batches of 5 (the prompt then spans four of them, the last one short).
+        const std::vector<float> small = lastLogits(model, test::deviceSessionParams({}, 0, 256, 5));
+        QVERIFY(test::relativeError(batched, small) < 1e-4);
+    }
+
+    void specialOperationsMatter_data()
+    {
+        addFamilies();
+    }
+    void specialOperationsMatter()
+    {
+        QFETCH(QString, architecture);
+        QFETCH(QString, shape);
+        const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
+        const std::vector<float> reference = lastLogits(model);
+
+        // NeoX RoPE: llama's pairs instead rotate other dimensions together.
+        hyperParamsOf(model).flavour.rope = model::RopeStyle::Normal;
+        QVERIFY2(test::relativeError(reference, lastLogits(model)) > 1e-3, "the RoPE style changed nothing");
+        hyperParamsOf(model).flavour.rope = model::RopeStyle::Neox;
+        QVERIFY(test::relativeError(reference, lastLogits(model)) < 1e-6);
+
+        auto& layers = weightsOf(model).layers;
+        const auto saved = layers;
+        for (model::LlamaLayerWeights& l : layers) {
+            l.bq = l.bk = l.bv = nullptr;
+            l.qNorm = l.kNorm = nullptr;
+        }
+        const char* what = architecture == QLatin1String("qwen3") ? "the q/k norms changed nothing"
+                                                                  : "the Q/K/V biases changed nothing";
+        QVERIFY2(test::relativeError(reference, lastLogits(model)) > 1e-3, what);
+        layers = saved;
+    }
+
+    void theEmulatedDeviceRunsThem_data() { addFamilies(); }
+    void theEmulatedDeviceRunsThem()
+    {
+        QFETCH(QString, architecture);
+        QFETCH(QString, shape);
+        const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
+        const std::vector<float> onCpu = lastLogits(model);
+        const SessionParams device = test::deviceSessionParams("emulated:268435456", 0.25, 256, 64);
+        auto session = Session::create(model, device);
+        QVERIFY(session.ok());
+        QVERIFY2((*session)->placement().gpuLayers == 2, (*session)->placementReport().c_str());
+        QVERIFY((*session)->prefill(kPrompt).ok());
+        QVERIFY2(test::relativeError(onCpu, (*session)->logits()) < 1e-4, (*session)->placementReport().c_str());
+        // Decoded tokens too (the device's one-token path).
+        for (const Token t : { 60, 61, 62 })
+            QVERIFY((*session)->decode(t).ok());
+        auto cpu = Session::create(model, kCpu);
+        QVERIFY(cpu.ok() && (*cpu)->prefill(kPrompt).ok());
+        for (const Token t : { 60, 61, 62 })
+            QVERIFY((*cpu)->decode(t).ok());
+        QVERIFY(test::relativeError((*cpu)->logits(), (*session)->logits()) < 1e-4);
+    }
+
+    void greedyIdsEqualLlamaCpp_data()
+    {
+        QTest::addColumn<QJsonObject>("reference");
+        QFile file(QStringLiteral(HEARTH_TEST_DATA_DIR "/llama_cpp_greedy.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonArray cases = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
+        QVERIFY(!cases.isEmpty());
+        for (const QJsonValue& c : cases) {
+            const QJsonObject o = c.toObject();
+            const QString name = o.value(QLatin1String("architecture")).toString() + QLatin1Char(' ')
+                                 + o.value(QLatin1String("shape")).toString() + QLatin1Char(' ')
+                                 + o.value(QLatin1String("type")).toString();
+            QTest::newRow(qPrintable(name)) << o;
+        }
+    }
+    void greedyIdsEqualLlamaCpp()
+    {
+        QFETCH(QJsonObject, reference);
+        const auto type = synth::parseWeightType(reference.value(QLatin1String("type")).toString().toStdString());
+        QVERIFY(type.ok());
+        const synth::SynthOptions options = familyOptions(reference.value(QLatin1String("architecture")).toString(),
+                                                          reference.value(QLatin1String("shape")).toString(), *type);
+        std::string path;
+        const auto model = writeAndLoad(m_dir, options, &path);
+        // The reference holds for these bytes only: a generator change must come with new ids.
+        QFile file(QString::fromStdString(path));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString sha = QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex());
+        QCOMPARE(sha, reference.value(QLatin1String("sha256")).toString());
+
+        std::vector<Token> prompt;
+        for (const QJsonValue& v : reference.value(QLatin1String("prompt")).toArray())
+            prompt.push_back(Token(v.toInt()));
+        std::vector<Token> expected;
+        for (const QJsonValue& v : reference.value(QLatin1String("ids")).toArray())
+            expected.push_back(Token(v.toInt()));
+        QCOMPARE(greedyIds(model, prompt, int(expected.size())), expected);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLlamaFamilies)
+#include "tst_llama_families.moc"
