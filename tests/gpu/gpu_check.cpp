@@ -600,6 +600,73 @@ public:
         record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
     }
 
+    // Two whole layers of the llama block as Qwen has it: NeoX RoPE and grouped-query attention,
+    // with Qwen 2's Q/K/V biases, or Qwen 3's RMSNorm of every q and k head and heads wider
+    // than n_embd / n_head. A 5-token prompt and decoded tokens, as for the other families.
+    void qwenLayers(DType t, bool qwen3)
+    {
+        const std::string name = std::string(qwen3 ? "qwen3" : "qwen2") + " layers " + typeName(t);
+        DenseModelParams p;
+        p.nEmbd = 256;
+        p.nHead = 8;
+        p.nHeadKv = 2;
+        p.headDim = qwen3 ? 64 : 32;
+        p.nRot = p.headDim;
+        p.nFF = 512;
+        p.contextLength = 16;
+        p.freqBase = 1000000.0f;
+        p.activation = Activation::SwiGlu;
+        p.rope = RopeStyle::Neox;
+        p.maxBatch = 8;
+        const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
+        const std::int64_t kvDim = std::int64_t(p.nHeadKv) * p.headDim;
+        std::vector<std::vector<std::uint8_t>> mats;
+        mats.reserve(16);
+        std::vector<std::vector<float>> vectors;
+        vectors.reserve(16);
+        auto vec = [&](std::int64_t n, float base, float scale) {
+            auto v = randomFloats(std::size_t(n), std::uint32_t(120 + vectors.size()), scale);
+            for (float& x : v)
+                x += base;
+            vectors.push_back(std::move(v));
+            return vectors.back().data();
+        };
+        std::vector<DenseLayerWeights> layers;
+        for (int l = 0; l < 2; ++l) {
+            auto mat = [&](std::int64_t rows, std::int64_t cols) {
+                mats.push_back(randomMatrix(t, rows, cols, std::uint32_t(130 + mats.size())));
+                return cpu::WeightMatrix{t, mats.back().data(), rows, cols};
+            };
+            DenseLayerWeights w;
+            w.norm = vec(p.nEmbd, 1.0f, 0.1f);
+            w.wq = mat(qDim, p.nEmbd);
+            w.wk = mat(kvDim, p.nEmbd);
+            w.wv = mat(kvDim, p.nEmbd);
+            w.wo = mat(p.nEmbd, qDim);
+            if (qwen3) {
+                w.qNorm = vec(p.headDim, 1.0f, 0.1f);
+                w.kNorm = vec(p.headDim, 1.0f, 0.1f);
+            } else {
+                w.bq = vec(qDim, 0.0f, 0.5f);
+                w.bk = vec(kvDim, 0.0f, 0.5f);
+                w.bv = vec(kvDim, 0.0f, 0.5f);
+            }
+            w.ffnNorm = vec(p.nEmbd, 1.0f, 0.1f);
+            w.gate = mat(p.nFF, p.nEmbd);
+            w.up = mat(p.nFF, p.nEmbd);
+            w.down = mat(p.nEmbd, p.nFF);
+            layers.push_back(w);
+        }
+        auto onGpu = DenseOffload::create(m_gpu, p, layers);
+        auto onRef = DenseOffload::create(m_ref, p, layers);
+        if (!onGpu || !onRef || (*onGpu)->offloadedLayers() != 2 || (*onRef)->offloadedLayers() != 2)
+            return failed(name, onGpu && onRef ? (*onGpu)->limit() + (*onRef)->limit() : "could not place the layers");
+        const double worst = promptThenDecode(name, p, **onGpu, **onRef, 71);
+        if (worst < 0)
+            return;
+        record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
+    }
+
     [[nodiscard]] const std::vector<CheckResult>& results() const { return m_results; }
 
 private:
@@ -724,6 +791,8 @@ int main(int argc, char** argv)
     c.familyLayers(DType::Q4_0, true, Activation::Relu);
     c.familyLayers(DType::F16, false, Activation::Relu);
     c.familyLayers(DType::Q4_0, false, Activation::Relu);
+    c.qwenLayers(DType::F16, false);
+    c.qwenLayers(DType::Q4_0, true);
     c.hybridLayer(DType::F16, 11008, 4096);
     c.hybridLayer(DType::Q4_0, 11008, 4096);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
