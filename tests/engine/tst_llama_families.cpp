@@ -3,7 +3,8 @@
 // * it loads as its family, with its extra tensors bound;
 // * prefill equals decode, and a prompt in small batches equals one batch;
 // * each special operation matters: switching it off in the loaded model changes the logits
-//   (Qwen 2: the Q/K/V biases and NeoX RoPE; Qwen 3: the per-head q/k norms and NeoX RoPE);
+//   (Qwen 2: the Q/K/V biases and NeoX RoPE; Qwen 3: the per-head q/k norms and NeoX RoPE;
+//   Phi-3: NeoX RoPE, the sliding window, the LongRoPE factors and their attention factor);
 // * whole layers on the emulated device (the CUDA path's CPU twin) equal the CPU;
 // * the greedy ids equal llama.cpp's on the same file, for the files listed in
 //   data/llama_cpp_greedy.json (which says how they were made).
@@ -25,6 +26,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <functional>
 
 using namespace hearth;
 
@@ -83,7 +85,8 @@ model::HyperParams& hyperParamsOf(const std::shared_ptr<const Model>& model)
 
 std::vector<Token> greedyIds(const std::shared_ptr<const Model>& model, const std::vector<Token>& prompt, int count)
 {
-    auto session = Session::create(model, kCpu);
+    // The context llama.cpp ran with (it picks Phi-3's LongRoPE factors by it).
+    auto session = Session::create(model, test::deviceSessionParams({}, 0, 512, 64));
     if (!session || !(*session)->prefill(prompt).ok())
         return {};
     std::vector<Token> ids;
@@ -112,6 +115,7 @@ private:
         QTest::addColumn<QString>("shape");
         QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("qwen2-tiny");
         QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3-tiny");
+        QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("phi3-tiny");
     }
 
 private Q_SLOTS:
@@ -122,7 +126,7 @@ private Q_SLOTS:
         std::vector<std::string> names;
         for (const ArchitectureName& a : supportedArchitectures())
             names.push_back(a.name);
-        for (const char* name : { "llama", "bamboo", "qwen2", "qwen3", "falcon", "opt" })
+        for (const char* name : { "llama", "bamboo", "qwen2", "qwen3", "phi3", "falcon", "opt" })
             QVERIFY2(std::find(names.begin(), names.end(), name) != names.end(), name);
     }
 
@@ -134,12 +138,27 @@ private Q_SLOTS:
         const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
         QCOMPARE(QString::fromStdString(model->info().architecture), architecture);
         const model::LlamaLayerWeights& layer = weightsOf(model).layers.front();
-        const bool qwen3 = architecture == QLatin1String("qwen3");
-        QCOMPARE(layer.bq != nullptr, !qwen3);
-        QCOMPARE(layer.qNorm != nullptr, qwen3);
-        QCOMPARE(hyperParamsOf(model).flavour.rope, model::RopeStyle::Neox);
-        if (qwen3) // heads of 32 in a 64-wide model: q is 128 wide
-            QCOMPARE(hyperParamsOf(model).qDim(), 128);
+        const model::HyperParams& hp = hyperParamsOf(model);
+        QCOMPARE(layer.bq != nullptr, architecture == QLatin1String("qwen2"));
+        QCOMPARE(layer.qNorm != nullptr, architecture == QLatin1String("qwen3"));
+        QCOMPARE(hp.flavour.rope, model::RopeStyle::Neox);
+        if (architecture == QLatin1String("qwen3")) // heads of 32 in a 64-wide model: q is 128 wide
+            QCOMPARE(hp.qDim(), 128);
+        if (architecture == QLatin1String("phi3")) {
+            // The fused products are views of one tensor each: K right after Q, up after gate.
+            const auto rowBytesOf = [](const cpu::WeightMatrix& m) { return rowBytes(m.type, m.cols); };
+            QCOMPARE(static_cast<const std::byte*>(layer.wk.data),
+                     static_cast<const std::byte*>(layer.wq.data) + hp.qDim() * rowBytesOf(layer.wq));
+            QCOMPARE(static_cast<const std::byte*>(layer.up.data),
+                     static_cast<const std::byte*>(layer.gate.data) + hp.nFf * rowBytesOf(layer.gate));
+            QCOMPARE(hp.slidingWindow, 8);
+            QCOMPARE(hp.ropeOriginalContext, 256);
+            QVERIFY(hp.ropeAttnFactor > 1.0f);
+            const model::LlamaWeights& w = weightsOf(model);
+            QVERIFY(w.ropeFactorsShort && w.ropeFactorsLong);
+            QCOMPARE(w.ropeFactors(hp, 256), w.ropeFactorsShort);
+            QCOMPARE(w.ropeFactors(hp, 257), w.ropeFactorsLong);
+        }
     }
 
     void refusesAFileWithoutItsTensors()
@@ -201,16 +220,36 @@ private Q_SLOTS:
         hyperParamsOf(model).flavour.rope = model::RopeStyle::Neox;
         QVERIFY(test::relativeError(reference, lastLogits(model)) < 1e-6);
 
-        auto& layers = weightsOf(model).layers;
-        const auto saved = layers;
-        for (model::LlamaLayerWeights& l : layers) {
-            l.bq = l.bk = l.bv = nullptr;
-            l.qNorm = l.kNorm = nullptr;
+        // Each of the family's own pieces, switched off in turn.
+        model::HyperParams& hp = hyperParamsOf(model);
+        model::LlamaWeights& w = weightsOf(model);
+        const model::HyperParams savedHp = hp;
+        const auto savedLayers = w.layers;
+        const float* savedShort = w.ropeFactorsShort;
+        std::vector<std::pair<const char*, std::function<void()>>> switches;
+        if (architecture == QLatin1String("qwen2"))
+            switches.emplace_back("the Q/K/V biases", [&w] {
+                for (model::LlamaLayerWeights& l : w.layers)
+                    l.bq = l.bk = l.bv = nullptr;
+            });
+        if (architecture == QLatin1String("qwen3"))
+            switches.emplace_back("the q/k norms", [&w] {
+                for (model::LlamaLayerWeights& l : w.layers)
+                    l.qNorm = l.kNorm = nullptr;
+            });
+        if (architecture == QLatin1String("phi3")) {
+            switches.emplace_back("the sliding window", [&hp] { hp.slidingWindow = 0; });
+            switches.emplace_back("the LongRoPE factors", [&w] { w.ropeFactorsShort = nullptr; });
+            switches.emplace_back("the LongRoPE attention factor", [&hp] { hp.ropeAttnFactor = 1.0f; });
         }
-        const char* what = architecture == QLatin1String("qwen3") ? "the q/k norms changed nothing"
-                                                                  : "the Q/K/V biases changed nothing";
-        QVERIFY2(test::relativeError(reference, lastLogits(model)) > 1e-3, what);
-        layers = saved;
+        for (const auto& [what, switchOff] : switches) {
+            switchOff();
+            QVERIFY2(test::relativeError(reference, lastLogits(model)) > 1e-3, qPrintable(QStringLiteral("%1 changed nothing").arg(QLatin1String(what))));
+            hp = savedHp;
+            w.layers = savedLayers;
+            w.ropeFactorsShort = savedShort;
+        }
+        QVERIFY(test::relativeError(reference, lastLogits(model)) < 1e-6);
     }
 
     void theEmulatedDeviceRunsThem_data() { addFamilies(); }

@@ -600,18 +600,27 @@ public:
         record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
     }
 
-    // Two whole layers of the llama block as Qwen has it: NeoX RoPE and grouped-query attention,
-    // with Qwen 2's Q/K/V biases, or Qwen 3's RMSNorm of every q and k head and heads wider
-    // than n_embd / n_head. A 5-token prompt and decoded tokens, as for the other families.
-    void qwenLayers(DType t, bool qwen3)
+    // Two whole layers of the llama block as its relatives have it: NeoX RoPE and grouped-query
+    // attention, with Qwen 2's Q/K/V biases, Qwen 3's RMSNorm of every q and k head and heads
+    // wider than n_embd / n_head, or Phi-3's sliding window (3 keys, so the 8 positions pass
+    // it), LongRoPE factors and attention factor over 24 of 32 head dimensions. A 5-token
+    // prompt and decoded tokens, as for the other families.
+    enum class LlamaRelative { Qwen2, Qwen3, Phi3 };
+    void llamaRelativeLayers(DType t, LlamaRelative family)
     {
-        const std::string name = std::string(qwen3 ? "qwen3" : "qwen2") + " layers " + typeName(t);
+        const bool qwen3 = family == LlamaRelative::Qwen3;
+        const bool phi3 = family == LlamaRelative::Phi3;
+        const std::string name = std::string(qwen3 ? "qwen3" : phi3 ? "phi3" : "qwen2") + " layers " + typeName(t);
         DenseModelParams p;
         p.nEmbd = 256;
         p.nHead = 8;
         p.nHeadKv = 2;
         p.headDim = qwen3 ? 64 : 32;
-        p.nRot = p.headDim;
+        p.nRot = phi3 ? 24 : p.headDim;
+        if (phi3) {
+            p.slidingWindow = 3;
+            p.attnFactor = 1.12f;
+        }
         p.nFF = 512;
         p.contextLength = 16;
         p.freqBase = 1000000.0f;
@@ -646,6 +655,8 @@ public:
             if (qwen3) {
                 w.qNorm = vec(p.headDim, 1.0f, 0.1f);
                 w.kNorm = vec(p.headDim, 1.0f, 0.1f);
+            } else if (phi3) {
+                w.ropeFreqs = vec(p.nRot / 2, 2.0f, 1.0f); // divisors between 1 and 3
             } else {
                 w.bq = vec(qDim, 0.0f, 0.5f);
                 w.bk = vec(kvDim, 0.0f, 0.5f);
@@ -791,8 +802,9 @@ int main(int argc, char** argv)
     c.familyLayers(DType::Q4_0, true, Activation::Relu);
     c.familyLayers(DType::F16, false, Activation::Relu);
     c.familyLayers(DType::Q4_0, false, Activation::Relu);
-    c.qwenLayers(DType::F16, false);
-    c.qwenLayers(DType::Q4_0, true);
+    c.llamaRelativeLayers(DType::F16, Checker::LlamaRelative::Qwen2);
+    c.llamaRelativeLayers(DType::Q4_0, Checker::LlamaRelative::Qwen3);
+    c.llamaRelativeLayers(DType::Q8_0, Checker::LlamaRelative::Phi3);
     c.hybridLayer(DType::F16, 11008, 4096);
     c.hybridLayer(DType::Q4_0, 11008, 4096);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

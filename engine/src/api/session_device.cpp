@@ -61,7 +61,7 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
         const model::LlamaLayerWeights& lw = model.weights().layers[l];
         out.layers.push_back({{lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo}, lw.ffnNorm, lw.gate, lw.up, lw.down});
         device::DenseLayerWeights& w = out.layers.back();
-        w.ropeFreqs = model.weights().ropeFreqs;
+        w.ropeFreqs = model.weights().ropeFactors(model.hyperParams(), out.params.contextLength);
         w.bq = lw.bq;
         w.bk = lw.bk;
         w.bv = lw.bv;
@@ -198,6 +198,8 @@ device::AttentionParams attentionParams(const model::HyperParams& hp, int contex
     a.normEps = hp.normEps;
     a.freqBase = hp.ropeFreqBase;
     a.freqScale = hp.ropeFreqScale;
+    a.attnFactor = hp.ropeAttnFactor;
+    a.slidingWindow = hp.slidingWindow;
     a.contextLength = contextLength;
     return a;
 }

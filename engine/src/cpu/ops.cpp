@@ -44,7 +44,7 @@ void layerNorm(const float* x, const float* weight, const float* bias, float eps
 }
 
 void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable,
-                const float* freqFactors)
+                const float* freqFactors, float attnFactor)
 {
     // Angles in double: at positions in the thousands a float angle loses the low bits that
     // distinguish neighbouring positions in the slow-rotating dimensions.
@@ -53,8 +53,8 @@ void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, flo
         double theta = p * std::pow(double(freqBase), -2.0 * i / double(nRot));
         if (freqFactors)
             theta /= double(freqFactors[i]);
-        cosTable[i] = float(std::cos(theta));
-        sinTable[i] = float(std::sin(theta));
+        cosTable[i] = float(std::cos(theta)) * attnFactor;
+        sinTable[i] = float(std::sin(theta)) * attnFactor;
     }
 }
 

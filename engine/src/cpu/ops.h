@@ -27,9 +27,11 @@ void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable
 
 // Fills cosTable/sinTable (nRot / 2 each) for position @p pos:
 // angle_i = pos * freqScale * freqBase^(-2i / nRot) / freqFactors[i]. @p freqFactors (nRot / 2
-// values, or null for ones) is Llama 3.1's rope_freqs: the long-context frequency scaling.
+// values, or null for ones) is Llama 3.1's rope_freqs or Phi-3's LongRoPE factors: long-context
+// frequency scaling. Both tables are multiplied by @p attnFactor (LongRoPE's magnitude
+// correction, which scales q and k alike).
 void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable,
-                const float* freqFactors = nullptr);
+                const float* freqFactors = nullptr, float attnFactor = 1.0f);
 
 // In-place numerically stable softmax over n elements.
 void softmax(float* x, std::int64_t n);

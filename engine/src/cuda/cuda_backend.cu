@@ -402,12 +402,13 @@ int rmsNorm(HearthCudaContext* ctx, const float* x, const float* weight, float e
 int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int ropeStyle)
 {
     if (!a || a->n_head <= 0 || a->n_head_kv <= 0 || a->n_head % a->n_head_kv != 0 || a->pos < 0
-        || a->pos >= a->capacity || a->n_rot < 0 || a->n_rot > a->head_dim || ropeStyle < 0 || ropeStyle > 2)
+        || a->pos >= a->capacity || a->n_rot < 0 || a->n_rot > a->head_dim || ropeStyle < 0 || ropeStyle > 2
+        || a->window < 0 || !(a->attn_factor > 0.0f))
         return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "attention: bad arguments");
     cudaSetDevice(ctx->device);
     const AttentionArgs args{a->q,   a->k,        a->v,      a->k_cache,   a->v_cache,  a->scores, a->out,
                              a->pos, a->capacity, a->n_head, a->n_head_kv, a->head_dim, a->n_rot,  a->freq_base,
-                             a->freq_scale, ropeStyle, a->freq_factors};
+                             a->freq_scale, ropeStyle, a->freq_factors, a->attn_factor, a->window};
     launchAttention(args, ctx->stream);
     return launched(ctx, "attention");
 }

@@ -328,8 +328,8 @@ __global__ void ropeStoreKernel(AttentionArgs a)
         double theta = p * pow(double(a.freqBase), -2.0 * i / double(a.nRot));
         if (a.freqFactors)
             theta /= double(a.freqFactors[i]);
-        const float c = float(cos(theta));
-        const float s = float(sin(theta));
+        const float c = float(cos(theta)) * a.attnFactor;
+        const float s = float(sin(theta)) * a.attnFactor;
         float* v = (isQ ? a.q : kRow) + std::int64_t(h) * a.headDim;
         const int i0 = neox ? i : 2 * i;
         const int i1 = neox ? i + half : 2 * i + 1;
@@ -353,9 +353,10 @@ __global__ void attentionKernel(AttentionArgs a)
     const float* q = a.q + std::int64_t(h) * a.headDim;
     float* scores = a.scores + std::int64_t(h) * a.capacity;
     const int n = a.pos + 1;
+    const int first = a.window > 0 ? max(0, a.pos - a.window + 1) : 0; // a sliding window's first key
 
     float localMax = -FLT_MAX;
-    for (int j = threadIdx.x; j < n; j += kAttnThreads) {
+    for (int j = first + threadIdx.x; j < n; j += kAttnThreads) {
         const float* k = a.kCache + std::int64_t(j) * kvDim + kvOffset;
         float s = 0.0f;
         for (int d = 0; d < a.headDim; ++d)
@@ -373,7 +374,7 @@ __global__ void attentionKernel(AttentionArgs a)
     }
     const float maxValue = reduceF[0];
     double localSum = 0.0;
-    for (int j = threadIdx.x; j < n; j += kAttnThreads) {
+    for (int j = first + threadIdx.x; j < n; j += kAttnThreads) {
         const float e = expf(scores[j] - maxValue);
         scores[j] = e;
         localSum += e;
@@ -388,7 +389,7 @@ __global__ void attentionKernel(AttentionArgs a)
     const float inv = float(1.0 / reduceD[0]);
     for (int d = threadIdx.x; d < a.headDim; d += kAttnThreads) {
         float acc = 0.0f;
-        for (int j = 0; j < n; ++j)
+        for (int j = first; j < n; ++j)
             acc += scores[j] * inv * a.vCache[std::int64_t(j) * kvDim + kvOffset + d];
         a.out[std::int64_t(h) * a.headDim + d] = acc;
     }

@@ -62,6 +62,8 @@ struct AttentionArgs {
     float freqBase, freqScale;
     int ropeStyle; // 0 llama pairs, 1 GPT-NeoX halves, 2 none
     const float* freqFactors; // nRot / 2 divisors of the angles, or null
+    float attnFactor;         // scale of cos and sin (LongRoPE)
+    int window;               // keys of positions (pos - window, pos]; 0: all
 };
 void launchAttention(const AttentionArgs& a, cudaStream_t stream);
 

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define HEARTH_CUDA_ABI_VERSION 2u // 2: HearthCudaAttention::freq_factors
+#define HEARTH_CUDA_ABI_VERSION 3u // 2: HearthCudaAttention::freq_factors; 3: attn_factor, window
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -64,6 +64,8 @@ typedef struct HearthCudaAttention {
     float freq_base;
     float freq_scale;
     const float* freq_factors; // n_rot / 2 RoPE frequency divisors on the device, or null (Llama 3.1's rope_freqs)
+    float attn_factor;         // scale of the RoPE cos and sin (LongRoPE), 1 for none
+    int32_t window;            // sliding window: keys of positions (pos - window, pos]; 0: all
 } HearthCudaAttention;
 
 typedef struct HearthCudaBackendV1 {

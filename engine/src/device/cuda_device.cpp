@@ -219,7 +219,8 @@ Status CudaDevice::attention(const AttentionOp& op)
                                 op.out.as<float>(),    op.pos,                 op.capacity,
                                 op.nHead,              op.nHeadKv,             op.headDim,
                                 op.nRot,               op.freqBase,            op.freqScale,
-                                op.freqFactors.empty() ? nullptr : op.freqFactors.as<const float>()};
+                                op.freqFactors.empty() ? nullptr : op.freqFactors.as<const float>(),
+                                op.attnFactor,         op.window};
     if (op.rope == RopeStyle::Normal)
         return check(m_api->attention(m_ctx, &a), "attention");
     const auto fn = optional(&HearthCudaBackendV1::attention_rope, offsetof(HearthCudaBackendV1, attention_rope));

@@ -258,6 +258,8 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         a.freqBase = m_p.freqBase;
         a.freqScale = m_p.freqScale;
         a.freqFactors = m_ropeFreqs;
+        a.attnFactor = m_p.attnFactor;
+        a.window = m_p.slidingWindow;
         a.rope = m_p.rope;
         HEARTH_TRY(d.attention(a));
     }

@@ -42,6 +42,8 @@ struct AttentionParams {
     float normEps = 1e-5f;
     float freqBase = 10000.0f;
     float freqScale = 1.0f;
+    float attnFactor = 1.0f;         // LongRoPE's scale of q and k (AttentionOp::attnFactor)
+    std::int32_t slidingWindow = 0;  // keys a query sees (AttentionOp::window); 0: all
     std::int32_t contextLength = 0;
     // The flavour (llama's by default).
     NormKind norm = NormKind::Rms;

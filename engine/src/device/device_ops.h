@@ -109,10 +109,11 @@ struct BiasAddOp {
 // the input).
 enum class RopeStyle : int { Normal = 0, Neox = 1, None = 2 };
 
-// One decoded token's attention at position pos: rotates q and k (RoPE of the given style), stores
-// k and v at pos in the cache ([capacity][nHeadKv * headDim] F32 each), then
-// out = softmax(q . K[0..pos] / sqrt(headDim)) . V[0..pos] per head (grouped-query heads share
-// a KV head). q is rotated in place. scores holds nHead * capacity floats of scratch.
+// One decoded token's attention at position pos: rotates q and k (RoPE of the given style, its
+// cos and sin scaled by attnFactor), stores k and v at pos in the cache ([capacity][nHeadKv *
+// headDim] F32 each), then out = softmax(q . K[lo..pos] / sqrt(headDim)) . V[lo..pos] per head
+// (grouped-query heads share a KV head), lo = 0, or pos - window + 1 with a sliding window.
+// q is rotated in place. scores holds nHead * capacity floats of scratch.
 struct AttentionOp {
     DeviceBuffer q;
     DeviceBuffer k;
@@ -130,6 +131,8 @@ struct AttentionOp {
     float freqBase = 10000.0f;
     float freqScale = 1.0f;
     DeviceBuffer freqFactors; // nRot / 2 floats dividing the angles, or empty (Llama 3.1's rope_freqs)
+    float attnFactor = 1.0f;  // LongRoPE's magnitude correction (Phi-3)
+    std::int32_t window = 0;  // sliding window: the keys a query sees; 0: all
     RopeStyle rope = RopeStyle::Normal;
 };
 

@@ -204,7 +204,7 @@ void attention(const AttentionOp& op)
     std::vector<float> cosTable(std::size_t(op.nRot / 2) + 1);
     std::vector<float> sinTable(std::size_t(op.nRot / 2) + 1);
     cpu::ropeTables(op.pos, op.nRot, op.freqBase, op.freqScale, cosTable.data(), sinTable.data(),
-                    op.freqFactors.empty() ? nullptr : op.freqFactors.as<const float>());
+                    op.freqFactors.empty() ? nullptr : op.freqFactors.as<const float>(), op.attnFactor);
     float* q = op.q.as<float>();
     float* kCache = op.kCache.as<float>();
     float* vCache = op.vCache.as<float>();
@@ -221,16 +221,17 @@ void attention(const AttentionOp& op)
 
     const int group = op.nHead / op.nHeadKv;
     const float scale = 1.0f / std::sqrt(float(hd));
+    const int first = op.window > 0 ? std::max(0, op.pos - op.window + 1) : 0;
     for (int h = 0; h < op.nHead; ++h) {
         float* scores = op.scores.as<float>() + std::size_t(h) * std::size_t(op.capacity);
         const std::size_t kvOffset = std::size_t(h / group) * std::size_t(hd);
         const float* qh = q + std::size_t(h) * std::size_t(hd);
         float* out = op.out.as<float>() + std::size_t(h) * std::size_t(hd);
-        for (int j = 0; j <= op.pos; ++j)
+        for (int j = first; j <= op.pos; ++j)
             scores[j] = cpu::dot(qh, kCache + std::size_t(j) * kvDim + kvOffset, hd) * scale;
-        cpu::softmax(scores, op.pos + 1);
+        cpu::softmax(scores + first, op.pos + 1 - first);
         std::fill_n(out, std::size_t(hd), 0.0f);
-        for (int j = 0; j <= op.pos; ++j)
+        for (int j = first; j <= op.pos; ++j)
             cpu::axpy(out, scores[j], vCache + std::size_t(j) * kvDim + kvOffset, hd);
     }
 }

@@ -10,8 +10,9 @@ namespace hearth::model {
 namespace {
 
 // The registry. Each entry lives in its family's file under families/.
-const std::array<const Architecture*, 6> kArchitectures = {
-    &families::llama, &families::bamboo, &families::qwen2, &families::qwen3, &families::falcon, &families::opt,
+const std::array<const Architecture*, 7> kArchitectures = {
+    &families::llama, &families::bamboo, &families::qwen2,  &families::qwen3,
+    &families::phi3,  &families::falcon, &families::opt,
 };
 
 } // namespace

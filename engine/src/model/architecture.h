@@ -47,7 +47,13 @@ struct LlamaBlockFlavour {
     // The gated FFN's activation when the file has no hearth.ffn_activation key (a PowerInfer
     // PWRI file of a SwiGLU family is a ReLU-gated model and gets ReGLU instead).
     FfnActivation activation = FfnActivation::SwiGlu;
+    bool fusedGateUp = false; // blk.N.ffn_up.weight holds the gate rows, then the up rows (Phi-3)
 };
+
+struct HyperParams;
+
+// Fills in what a family's older files leave out, after the generic keys are read.
+using HyperParamsDefaults = void (*)(HyperParams& hp, const gguf::GgufFile& file);
 
 // Loads a file of the architecture whose header has been parsed.
 using ArchitectureLoader = Result<std::shared_ptr<const Model>> (*)(std::unique_ptr<gguf::GgufFile> file,
@@ -60,6 +66,7 @@ struct Architecture {
     BlockKind block = BlockKind::Llama;
     ArchitectureLoader load = nullptr;
     LlamaBlockFlavour llama; // BlockKind::Llama only
+    HyperParamsDefaults defaults = nullptr; // BlockKind::Llama only; null: none
 
     // True when the FFN has a gate projection beside up and down.
     [[nodiscard]] bool gatedFfn() const { return block == BlockKind::Llama; }

@@ -14,8 +14,10 @@ class KvCache;
 // [start, start + n) (a prompt, or n = 1 for a decoded token): query t at q + t * qStride, its
 // output at out + t * outStride; @p kvOffset picks the head's columns in the cache rows of
 // @p layer. @p scratch holds cpu::attendHeadScratchFloats(start + n, headDim) floats.
+// @p window > 0: sliding-window attention, a query at position p sees the keys of positions
+// (p - window, p] only (llama.cpp's SWA mask).
 void attendCausal(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer, int kvOffset,
-                  int headDim, float scale, float* scratch, float* out, std::size_t outStride);
+                  int headDim, float scale, float* scratch, float* out, std::size_t outStride, int window = 0);
 
 // y[t][i] += bias[i] for @p rows rows of @p dim floats.
 void addBias(float* y, const float* bias, int rows, std::int64_t dim);

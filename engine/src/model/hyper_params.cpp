@@ -93,7 +93,7 @@ Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
             return invalid("rope frequency base " + std::to_string(*base) + " is out of range");
         hp.ropeFreqBase = float(*base);
     }
-    if (const auto type = file.getString(p + "rope.scaling.type"); type && *type != "none") {
+    if (const auto type = file.getString(p + "rope.scaling.type"); type && *type != "none" && *type != "longrope") {
         if (*type != "linear")
             return Status(ErrorCode::Unsupported, "rope scaling \"" + *type + "\" is not supported");
         const auto factor = file.getFloat(p + "rope.scaling.factor");
@@ -106,6 +106,23 @@ Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
         if (*factor > 0 && std::isfinite(*factor))
             hp.ropeFreqScale = float(1.0 / *factor);
     }
+
+    // LongRoPE's factors are tensors (rope_factors_long/short.weight); these keys say how to use them.
+    if (const auto factor = file.getFloat(p + "rope.scaling.attn_factor")) {
+        if (!(*factor > 0 && *factor < 100))
+            return invalid("rope attention factor " + std::to_string(*factor) + " is out of range");
+        hp.ropeAttnFactor = float(*factor);
+    }
+    hp.ropeOriginalContext = hp.nCtxTrain;
+    HEARTH_TRY(readPositive(file, p + "rope.scaling.original_context_length", std::numeric_limits<int>::max(),
+                            hp.ropeOriginalContext, false));
+    if (const auto window = file.getInt(p + "attention.sliding_window")) { // 0: none (Phi-4 writes it)
+        if (*window < 0 || *window > std::numeric_limits<int>::max())
+            return invalid("sliding window " + std::to_string(*window) + " is out of range");
+        hp.slidingWindow = int(*window);
+    }
+    if (family->defaults)
+        family->defaults(hp, file);
 
     const gguf::ArrayValue* tokens = file.getArray("tokenizer.ggml.tokens");
     if (!tokens || tokens->size() == 0)

@@ -31,6 +31,12 @@ struct HyperParams {
     float normEps = 1e-5f;
     float ropeFreqBase = 10000.0f;
     float ropeFreqScale = 1.0f; // 1 / linear scaling factor
+    // LongRoPE (Phi-3): the magnitude correction of q and k (rope.scaling.attn_factor), and
+    // the context the short factors serve (rope.scaling.original_context_length); sessions
+    // longer than it take the long factors.
+    float ropeAttnFactor = 1.0f;
+    int ropeOriginalContext = 0;
+    int slidingWindow = 0; // <arch>.attention.sliding_window: keys a query sees; 0: all
     FfnActivation ffnActivation = FfnActivation::SwiGlu;
 
     [[nodiscard]] int qDim() const { return nHead * headDim; }

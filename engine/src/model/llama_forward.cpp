@@ -43,6 +43,7 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
     if (!cache)
         return cache.status();
     f->m_cache = std::move(cache).value();
+    f->m_ropeFactors = model.weights().ropeFactors(hp, contextLength);
 
     const std::size_t b = std::size_t(f->m_maxBatch);
     try {
@@ -198,7 +199,7 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
         const float* q = m_q.data() + std::size_t(h) * hd;
         float* out = m_attn.data() + std::size_t(h) * hd;
         attendCausal(q, hp.qDim(), m_batchTokens, m_batchStart, *m_cache, layer, kvOffset, hd, scale, scratch, out,
-                     hp.qDim());
+                     hp.qDim(), hp.slidingWindow);
     }
 }
 
@@ -253,7 +254,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     for (int t = 0; t < n; ++t) {
         cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
         cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBase, hp.ropeFreqScale, m_cos.data() + t * half,
-                        m_sin.data() + t * half, w.ropeFreqs);
+                        m_sin.data() + t * half, m_ropeFactors, hp.ropeAttnFactor);
     }
 
     int firstLayer = 0;

@@ -121,6 +121,7 @@ private:
     std::vector<float> m_attn;   // [B][qDim] attention output, heads concatenated
     std::vector<float> m_gate;   // [B][nFf] gate projection, then the activation
     std::vector<float> m_up;     // [B][nFf]
+    const float* m_ropeFactors = nullptr; // the RoPE frequency divisors of this context length, or null
     std::vector<float> m_cos;    // [B][nRot / 2] rotary tables per token
     std::vector<float> m_sin;    // [B][nRot / 2]
     std::vector<float> m_scores; // [threads][contextLength] attention scores per thread

@@ -10,6 +10,19 @@
 
 namespace hearth::model {
 
+namespace {
+
+// Rows [first, first + count) of @p m: a view into the same bytes.
+cpu::WeightMatrix rowView(const cpu::WeightMatrix& m, std::int64_t first, std::int64_t count)
+{
+    cpu::WeightMatrix v = m;
+    v.data = static_cast<const std::byte*>(m.data) + std::size_t(first) * rowBytes(m.type, m.cols);
+    v.rows = count;
+    return v;
+}
+
+} // namespace
+
 Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& file, const HyperParams& hp,
                                                           const ProgressCallback& progress)
 {
@@ -20,10 +33,14 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
 
     HEARTH_TRY(b.matrix("token_embd.weight", hp.nEmbd, hp.nVocab, w->tokenEmbd));
     HEARTH_TRY(b.vector("output_norm.weight", hp.nEmbd, w->outputNorm, w->m_convertedNorms));
-    if (b.has("rope_freqs.weight")) {
-        HEARTH_TRY(b.vector("rope_freqs.weight", hp.nRot / 2, w->ropeFreqs, w->m_convertedNorms));
-        if (!std::all_of(w->ropeFreqs, w->ropeFreqs + hp.nRot / 2, [](float f) { return std::isfinite(f) && f > 0.0f; }))
-            return Status(ErrorCode::InvalidFile, "tensor rope_freqs.weight holds a factor that is not a positive number");
+    for (const auto& [name, target] : {std::pair{"rope_freqs.weight", &w->ropeFreqs},
+                                        std::pair{"rope_factors_short.weight", &w->ropeFactorsShort},
+                                        std::pair{"rope_factors_long.weight", &w->ropeFactorsLong}}) {
+        if (!b.has(name))
+            continue;
+        HEARTH_TRY(b.vector(name, hp.nRot / 2, *target, w->m_convertedNorms));
+        if (!std::all_of(*target, *target + hp.nRot / 2, [](float f) { return std::isfinite(f) && f > 0.0f; }))
+            return Status(ErrorCode::InvalidFile, std::string("tensor ") + name + " holds a factor that is not a positive number");
     }
     if (tied)
         w->output = w->tokenEmbd;
@@ -35,9 +52,18 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
         const std::string p = "blk." + std::to_string(i) + ".";
         LlamaLayerWeights& l = w->layers[std::size_t(i)];
         HEARTH_TRY(b.vector(p + "attn_norm.weight", hp.nEmbd, l.attnNorm, w->m_convertedNorms));
-        HEARTH_TRY(b.matrix(p + "attn_q.weight", hp.nEmbd, hp.qDim(), l.wq));
-        HEARTH_TRY(b.matrix(p + "attn_k.weight", hp.nEmbd, hp.kvDim(), l.wk));
-        HEARTH_TRY(b.matrix(p + "attn_v.weight", hp.nEmbd, hp.kvDim(), l.wv));
+        if (b.has(p + "attn_qkv.weight")) {
+            // One fused product (Phi-3): rows Q | K | V, used as three views.
+            cpu::WeightMatrix qkv;
+            HEARTH_TRY(b.matrix(p + "attn_qkv.weight", hp.nEmbd, hp.qDim() + 2 * std::int64_t(hp.kvDim()), qkv));
+            l.wq = rowView(qkv, 0, hp.qDim());
+            l.wk = rowView(qkv, hp.qDim(), hp.kvDim());
+            l.wv = rowView(qkv, hp.qDim() + std::int64_t(hp.kvDim()), hp.kvDim());
+        } else {
+            HEARTH_TRY(b.matrix(p + "attn_q.weight", hp.nEmbd, hp.qDim(), l.wq));
+            HEARTH_TRY(b.matrix(p + "attn_k.weight", hp.nEmbd, hp.kvDim(), l.wk));
+            HEARTH_TRY(b.matrix(p + "attn_v.weight", hp.nEmbd, hp.kvDim(), l.wv));
+        }
         HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
         if (hp.flavour.qkvBias) {
             HEARTH_TRY(b.vector(p + "attn_q.bias", hp.qDim(), l.bq, w->m_convertedNorms));
@@ -53,6 +79,12 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
             // Hearth's fused sparse layout: one row of gate|up|down per neuron.
             HEARTH_TRY(b.matrix(p + "ffn_neurons.weight", 3 * std::int64_t(hp.nEmbd), hp.nFf, l.neurons));
             l.fusedNeurons = true;
+        } else if (hp.flavour.fusedGateUp) {
+            // One product of 2 nFf rows: the gate's, then the up projection's.
+            cpu::WeightMatrix gateUp;
+            HEARTH_TRY(b.matrix(p + "ffn_up.weight", hp.nEmbd, 2 * std::int64_t(hp.nFf), gateUp));
+            l.gate = rowView(gateUp, 0, hp.nFf);
+            l.up = rowView(gateUp, hp.nFf, hp.nFf);
         } else {
             HEARTH_TRY(b.matrix(p + "ffn_gate.weight", hp.nEmbd, hp.nFf, l.gate));
             HEARTH_TRY(b.matrix(p + "ffn_up.weight", hp.nEmbd, hp.nFf, l.up));

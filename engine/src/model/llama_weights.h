@@ -49,12 +49,22 @@ struct LlamaWeights {
     cpu::WeightMatrix tokenEmbd;      // row t: embedding of token t (nVocab rows of nEmbd)
     const float* outputNorm = nullptr; // [nEmbd]
     const float* ropeFreqs = nullptr;  // [nRot / 2] or null: Llama 3.1's RoPE frequency factors
+    const float* ropeFactorsShort = nullptr; // [nRot / 2] or null: LongRoPE's factors (Phi-3) of
+    const float* ropeFactorsLong = nullptr;  // sessions up to and past hp.ropeOriginalContext
     cpu::WeightMatrix output;         // nEmbd -> nVocab (token_embd when tied)
     std::vector<LlamaLayerWeights> layers;
     DType dominantType = DType::F32;  // the type holding most weight bytes
     std::uint64_t parameterCount = 0;
     bool sparse = false;              // every layer has a predictor: decode runs the sparse FFN
     float sparseThreshold = 0.0f;     // powerinfer.sparse_threshold: active when logit >= it
+
+    // The frequency divisors (cpu::ropeTables) of a session of @p contextLength tokens, or null.
+    [[nodiscard]] const float* ropeFactors(const HyperParams& hp, int contextLength) const
+    {
+        if (ropeFreqs)
+            return ropeFreqs;
+        return ropeFactorsLong && contextLength > hp.ropeOriginalContext ? ropeFactorsLong : ropeFactorsShort;
+    }
 
     // Finds and checks every tensor of @p hp's architecture in @p file. @p progress (optional)
     // sees the fraction of tensors bound and may cancel (ErrorCode::Cancelled).

@@ -28,6 +28,11 @@ std::vector<ModelShape> knownShapes()
         {"qwen2.5-7b", 3584, 18944, 28, 28, 4, 152064, 32768, 1e-6f, 1000000.0f},
         {"qwen3-0.6b", 1024, 3072, 28, 16, 8, 151936, 40960, 1e-6f, 1000000.0f, {0.0f}, 128},
         {"qwen3-8b", 4096, 12288, 36, 32, 8, 151936, 40960, 1e-6f, 1000000.0f, {0.0f}, 128},
+        // Phi: write them with --arch phi3. phi3-tiny has a sliding window of 8 keys and LongRoPE
+        // factors whose short ones serve sessions up to 256 tokens.
+        {"phi3-tiny", 64, 192, 2, 4, 2, 320, 1024, 1e-5f, 10000.0f, {0.0f}, 0, 8, 256},
+        {"phi3-mini-4k", 3072, 8192, 32, 32, 32, 32064, 4096, 1e-5f, 10000.0f, {0.0f}, 0, 2047},
+        {"phi4-mini", 3072, 8192, 32, 24, 8, 200064, 131072, 1e-5f, 10000.0f, {0.0f}, 0, 0, 4096},
     };
 }
 

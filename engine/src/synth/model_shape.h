@@ -28,6 +28,9 @@ struct ModelShape {
     model::Llama3RopeScaling llama3Rope{0.0f};
     // Head size when it is not embeddingSize / headCount (Qwen 3); 0: that quotient.
     int keyLength = 0;
+    int slidingWindow = 0;      // <arch>.attention.sliding_window; 0: none written
+    // LongRoPE (Phi-3): rope_factors_short/long.weight and the context the short ones serve; 0: none.
+    int longRopeOriginalContext = 0;
 
     [[nodiscard]] int headDim() const
     {

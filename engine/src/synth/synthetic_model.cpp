@@ -58,6 +58,22 @@ std::string lowerCase(std::string s)
     return s;
 }
 
+// Phi-3's LongRoPE magnitude correction: sqrt(1 + ln(scale) / ln(original context)).
+float longRopeAttnFactor(const ModelShape& s)
+{
+    const double scale = double(s.contextLength) / double(s.longRopeOriginalContext);
+    return scale <= 1.0 ? 1.0f : float(std::sqrt(1.0 + std::log(scale) / std::log(double(s.longRopeOriginalContext))));
+}
+
+// LongRoPE factors: 1 for the fastest pairs, rising to @p top for the slowest.
+std::vector<float> longRopeFactors(int pairs, float top)
+{
+    std::vector<float> f(static_cast<std::size_t>(pairs));
+    for (int i = 0; i < pairs; ++i)
+        f[std::size_t(i)] = 1.0f + (top - 1.0f) * float(i) / float(std::max(1, pairs - 1));
+    return f;
+}
+
 // "llama, bamboo, qwen2, ...": the architectures the generator writes.
 std::string knownArchitectureList()
 {
@@ -88,6 +104,12 @@ void declareMetadata(gguf::GgufWriter& writer, const SynthOptions& options, cons
     if (s.keyLength > 0) {
         writer.setUInt32(key("attention.key_length"), static_cast<std::uint32_t>(s.keyLength));
         writer.setUInt32(key("attention.value_length"), static_cast<std::uint32_t>(s.keyLength));
+    }
+    if (s.slidingWindow > 0)
+        writer.setUInt32(key("attention.sliding_window"), static_cast<std::uint32_t>(s.slidingWindow));
+    if (s.longRopeOriginalContext > 0) {
+        writer.setUInt32(key("rope.scaling.original_context_length"), static_cast<std::uint32_t>(s.longRopeOriginalContext));
+        writer.setFloat32(key("rope.scaling.attn_factor"), longRopeAttnFactor(s));
     }
     writer.setFloat32(key("attention.layer_norm_rms_epsilon"), s.rmsNormEpsilon);
     writer.setUInt32(key("vocab_size"), static_cast<std::uint32_t>(s.vocabSize));
@@ -221,9 +243,14 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
     for (int l = 0; l < s.layerCount; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
         t.push_back({p + "attn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
-        t.push_back({p + "attn_q.weight", {embd, q}, w, 0.0f, scale(embd)});
-        t.push_back({p + "attn_k.weight", {embd, kv}, w, 0.0f, scale(embd)});
-        t.push_back({p + "attn_v.weight", {embd, kv}, w, 0.0f, scale(embd)});
+        if (flavour.fusedGateUp) {
+            // Phi-3 fuses its products: Q | K | V in one matrix, gate | up in another.
+            t.push_back({p + "attn_qkv.weight", {embd, q + 2 * kv}, w, 0.0f, scale(embd)});
+        } else {
+            t.push_back({p + "attn_q.weight", {embd, q}, w, 0.0f, scale(embd)});
+            t.push_back({p + "attn_k.weight", {embd, kv}, w, 0.0f, scale(embd)});
+            t.push_back({p + "attn_v.weight", {embd, kv}, w, 0.0f, scale(embd)});
+        }
         t.push_back({p + "attn_output.weight", {q, embd}, w, 0.0f, scale(q)});
         if (flavour.qkvBias) {
             // Qwen's biases are large next to the products (some k biases reach tens).
@@ -236,12 +263,21 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
             t.push_back({p + "attn_k_norm.weight", {head}, DType::F32, 1.0f, kNormSpread});
         }
         t.push_back({p + "ffn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
-        t.push_back({p + "ffn_gate.weight", {embd, ff}, w, 0.0f, scale(embd)});
-        t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
+        if (flavour.fusedGateUp) {
+            t.push_back({p + "ffn_up.weight", {embd, 2 * ff}, w, 0.0f, scale(embd)});
+        } else {
+            t.push_back({p + "ffn_gate.weight", {embd, ff}, w, 0.0f, scale(embd)});
+            t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
+        }
         t.push_back({p + "ffn_down.weight", {ff, embd}, w, 0.0f, scale(ff)});
     }
     t.push_back({"output_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
     t.push_back({"output.weight", {embd, vocab}, w, 0.0f, scale(embd)});
+    if (s.longRopeOriginalContext > 0) {
+        const int pairs = s.headDim() / 2;
+        t.push_back({"rope_factors_short.weight", {pairs}, DType::F32, 0.0f, 0.0f, longRopeFactors(pairs, 1.5f)});
+        t.push_back({"rope_factors_long.weight", {pairs}, DType::F32, 0.0f, 0.0f, longRopeFactors(pairs, 8.0f)});
+    }
     if (s.llama3Rope.factor > 0) {
         std::vector<float> factors = model::llama3RopeFactors(s.headDim(), s.ropeFreqBase, s.llama3Rope);
         const auto n = std::int64_t(factors.size());

@@ -11,6 +11,7 @@ extern const Architecture llama;
 extern const Architecture bamboo;
 extern const Architecture qwen2;
 extern const Architecture qwen3;
+extern const Architecture phi3;
 extern const Architecture falcon;
 extern const Architecture opt;
 
