@@ -27,6 +27,7 @@ inline std::vector<float> promptLogits(const std::string& path, const std::vecto
         return {};
     }
     SessionParams params;
+    params.kvCache = KvCacheType::F32; // compared with a float reference
     params.contextLength = contextLength;
     params.threads = 1;
     params.vramBudgetGiB = vramBudgetGiB;

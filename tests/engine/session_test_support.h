@@ -27,7 +27,8 @@
 namespace hearth::test {
 
 // Small-session parameters on @p device ("emulated:<bytes>", or empty for the CUDA back end)
-// under a budget of @p budgetGiB (negative: the device's own figure, 0: CPU only).
+// under a budget of @p budgetGiB (negative: the device's own figure, 0: CPU only). The KV cache
+// is F32, as device sessions keep it, so that CPU and device sessions compare bit for bit.
 inline SessionParams deviceSessionParams(const std::string& device, double budgetGiB, int contextLength, int batchSize)
 {
     SessionParams p;
@@ -36,6 +37,7 @@ inline SessionParams deviceSessionParams(const std::string& device, double budge
     p.threads = 2;
     p.deviceOverride = device;
     p.vramBudgetGiB = budgetGiB;
+    p.kvCache = KvCacheType::F32;
     return p;
 }
 

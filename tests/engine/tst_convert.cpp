@@ -226,6 +226,7 @@ std::vector<float> hearthLogits(const std::string& path, const std::vector<int>&
         return {};
     }
     SessionParams params;
+    params.kvCache = KvCacheType::F32; // compared with a float reference
     params.contextLength = 64;
     params.threads = 1;
     auto session = Session::create(*model, params);

@@ -162,6 +162,7 @@ private:
             return INFINITY;
         }
         SessionParams params;
+        params.kvCache = KvCacheType::F32; // compared with a float reference
         params.contextLength = 32;
         params.threads = 2;
         auto session = Session::create(*model, params);

@@ -722,6 +722,20 @@ void TestKernels::attendHeadMatchesReference()
         std::vector<float> scratch(attendHeadScratchFloats(keys, c.headDim));
         std::vector<float> want(std::size_t(c.nq) * std::size_t(c.headDim), -1.0f);
         std::vector<float> got(want.size(), -2.0f);
+        // The same cache in F16 (a session's default), against the float cache of its values.
+        std::vector<std::uint16_t> kh(kc.size());
+        std::vector<std::uint16_t> vh(vc.size());
+        std::vector<float> kr(kc.size());
+        std::vector<float> vr(vc.size());
+        for (std::size_t i = 0; i < kc.size(); ++i) {
+            kh[i] = floatToHalf(kc[i]);
+            vh[i] = floatToHalf(vc[i]);
+            kr[i] = halfToFloat(kh[i]);
+            vr[i] = halfToFloat(vh[i]);
+        }
+        std::vector<float> wantHalf(want.size(), -1.0f);
+        std::vector<float> gotHalf(want.size(), -2.0f);
+        std::vector<float> gotHalfScalar(want.size(), -3.0f);
         AttendHeadArgs a;
         a.q = q.data();
         a.qStride = std::size_t(c.headDim) * 2;
@@ -738,7 +752,28 @@ void TestKernels::attendHeadMatchesReference()
         kScalarKernels.attendHead(a);
         a.out = got.data();
         k->attendHead(a);
+        a.k = kr.data() + 3;
+        a.v = vr.data() + 3;
+        a.out = wantHalf.data();
+        kScalarKernels.attendHead(a);
+        a.k = kh.data() + 3;
+        a.v = vh.data() + 3;
+        a.halfKv = true;
+        a.out = gotHalf.data();
+        k->attendHead(a);
+        a.out = gotHalfScalar.data();
+        kScalarKernels.attendHead(a);
         for (std::size_t i = 0; i < want.size(); ++i) {
+            QVERIFY2(std::fabs(gotHalf[i] - wantHalf[i]) <= 1e-5f * (1.0f + std::fabs(wantHalf[i]))
+                         && std::fabs(gotHalfScalar[i] - wantHalf[i]) <= 1e-5f * (1.0f + std::fabs(wantHalf[i])),
+                     qPrintable(QStringLiteral("F16 cache, head %1, %2 queries from %3: element %4: %5 and %6 vs %7")
+                                    .arg(c.headDim)
+                                    .arg(c.nq)
+                                    .arg(c.firstPos)
+                                    .arg(i)
+                                    .arg(gotHalf[i])
+                                    .arg(gotHalfScalar[i])
+                                    .arg(wantHalf[i])));
             QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5f * (1.0f + std::fabs(want[i])),
                      qPrintable(QStringLiteral("head %1, %2 queries from %3: element %4: %5 vs %6")
                                     .arg(c.headDim)

@@ -85,7 +85,9 @@ model::HyperParams& hyperParamsOf(const std::shared_ptr<const Model>& model)
 
 std::vector<Token> greedyIds(const std::shared_ptr<const Model>& model, const std::vector<Token>& prompt, int count)
 {
-    // The context llama.cpp ran with (it picks Phi-3's LongRoPE factors by it).
+    // The context llama.cpp ran with (it picks Phi-3's LongRoPE factors by it). The KV cache is
+    // F32: against an F16 cache llama.cpp rounds q and the attention weights to F16 as well,
+    // which Hearth does not, so near ties could go either way.
     auto session = Session::create(model, test::deviceSessionParams({}, 0, 512, 64));
     if (!session || !(*session)->prefill(prompt).ok())
         return {};

@@ -435,6 +435,7 @@ private Q_SLOTS:
         const std::vector<Token> tokens{1, 290, 5, 77, 260, 3, 299};
         const auto expected = referenceForward(spec, weights, activation.toStdString(), tokens);
         SessionParams params;
+        params.kvCache = KvCacheType::F32; // compared with a float reference
         params.threads = 2;
         auto session = Session::create(*model, params);
         QVERIFY2(session.ok(), session.message().c_str());
@@ -468,6 +469,7 @@ private Q_SLOTS:
         const auto expected = referenceForward(spec, weights, "reglu", tokens);
         for (int batch : {256, 2}) {
             SessionParams params;
+            params.kvCache = KvCacheType::F32; // compared with a float reference
             params.threads = 2;
             params.batchSize = batch;
             // The file's predictor weights are placeholders: check the layout on the dense path.

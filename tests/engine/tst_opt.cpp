@@ -153,7 +153,9 @@ private:
             qWarning("%s", model.message().c_str());
             return INFINITY;
         }
-        auto session = Session::create(*model, SessionParams{32, 2, 256});
+        SessionParams params{32, 2, 256};
+        params.kvCache = KvCacheType::F32; // compared with a float reference
+        auto session = Session::create(*model, params);
         if (!session) {
             qWarning("%s", session.message().c_str());
             return INFINITY;

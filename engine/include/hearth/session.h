@@ -15,8 +15,15 @@
 
 namespace hearth {
 
+/// How a session stores attention keys and values.
+enum class KvCacheType {
+    F16, ///< half the memory of F32, as llama.cpp's default; logits differ from F32's in the 3rd or 4th digit
+    F32, ///< every bit of the computed rows (comparisons with a float reference)
+};
+
 struct SessionParams {
-    int contextLength = 0; ///< 0: the model's trained context (at most 4096)
+    /// 0: the model's trained context, at most 4096; longer ones up to the trained context.
+    int contextLength = 0;
     int threads = 0;       ///< 0: one per physical core
     int batchSize = 256;   ///< prompt tokens processed per batched forward pass
     bool denseFfn = false; ///< compute every FFN neuron even when the model has predictors (comparisons)
@@ -30,6 +37,9 @@ struct SessionParams {
     /// "emulated:<bytes>:<physical bytes>" makes allocations past the second figure fail (a
     /// device that promised more than it has, to exercise re-planning).
     std::string deviceOverride;
+    /// Sessions with layers on a device keep F32 rows whatever this says: the device copies its
+    /// own F32 cache rows back into the host's.
+    KvCacheType kvCache = KvCacheType::F16;
 };
 
 /// Where a session's work runs, as facts for a user interface to put in its own words
@@ -80,6 +90,9 @@ public:
 
     [[nodiscard]] virtual int position() const = 0;      ///< tokens in the KV cache
     [[nodiscard]] virtual int contextLength() const = 0;
+    /// Host memory of the KV cache: layers x contextLength x 2 rows of the KV width, 2 bytes an
+    /// element for KvCacheType::F16, 4 for F32.
+    [[nodiscard]] virtual std::uint64_t kvCacheBytes() const = 0;
     [[nodiscard]] virtual std::span<const Token> history() const = 0; ///< tokens in the cache
     /// Drops everything after the first @p keep tokens (regenerate, edit-and-resend).
     virtual void truncate(int keep) = 0;

@@ -19,9 +19,10 @@
 namespace hearth {
 
 namespace {
-// The longest context a session may ask for; longer ones need more than a desktop can give an
-// F32 cache.
-constexpr int MaxContextLength = 4096;
+// The context a session gets when it does not ask (an F16 cache of 4096 tokens is 512 MiB for an
+// 8B model with grouped-query attention); longer ones are asked for, up to the model's trained
+// context (or this, for models trained on less).
+constexpr int DefaultContextLength = 4096;
 
 // A forward pass with the session's device parts: the hybrid FFN, whole-layer offload of a dense
 // file, attention and predictors of a sparse one. Declared here so they outlive the forward pass
@@ -65,6 +66,7 @@ public:
         m_forward->setLayerOffload(layerOffload());
     }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
+    [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_forward->kvCacheBytes(); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
     [[nodiscard]] int vocabSize() const override { return m_vocab; }
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override
@@ -76,6 +78,11 @@ private:
     std::unique_ptr<model::LlamaForward> m_forward;
     int m_vocab;
 };
+
+model::KvCache::Type cacheType(const SessionParams& params)
+{
+    return params.kvCache == KvCacheType::F32 ? model::KvCache::Type::F32 : model::KvCache::Type::F16;
+}
 
 template <typename Forward>
 Result<std::unique_ptr<model::ArchitectureForward>> upcast(Result<std::unique_ptr<Forward>> forward)
@@ -118,6 +125,7 @@ public:
         m_forward->setLayerOffload(layerOffload());
     }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
+    [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_forward->kvCacheBytes(); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
     [[nodiscard]] int vocabSize() const override { return m_forward->vocabSize(); }
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override
@@ -134,7 +142,7 @@ Result<std::unique_ptr<model::ArchitectureForward>> createFamilyForward(const Fa
                                                                         const SessionParams& params,
                                                                         HybridDecode*& hybrid, std::string& report)
 {
-    auto forward = Forward::create(model, contextLength, params.batchSize, params.threads);
+    auto forward = Forward::create(model, contextLength, params.batchSize, params.threads, cacheType(params));
     if (!forward)
         return forward.status();
     if (params.denseFfn)
@@ -170,7 +178,7 @@ Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& m
     switch (known->architecture().block) {
     case model::BlockKind::Llama: {
         const auto& llama = static_cast<const model::LlamaModel&>(*known);
-        auto forward = model::LlamaForward::create(llama, contextLength, batch, threads);
+        auto forward = model::LlamaForward::create(llama, contextLength, batch, threads, cacheType(params));
         if (!forward)
             return forward.status();
         if (params.denseFfn)
@@ -207,16 +215,18 @@ Result<std::unique_ptr<Session>> LlamaSession::create(std::shared_ptr<const Mode
 {
     if (!model)
         return Status(ErrorCode::InvalidArgument, "no model");
-    if (params.contextLength < 0 || params.contextLength > MaxContextLength)
+    const int trained = model->info().trainedContextLength;
+    const int longest = std::max(trained, DefaultContextLength);
+    if (params.contextLength < 0 || params.contextLength > longest)
         return Status(ErrorCode::InvalidArgument, "context length " + std::to_string(params.contextLength)
-                                                      + " is out of range (0 to " + std::to_string(MaxContextLength) + ")");
+                                                      + " is out of range (0 to " + std::to_string(longest)
+                                                      + ", the model's trained context)");
     if (params.batchSize <= 0)
         return Status(ErrorCode::InvalidArgument, "batch size must be positive");
     if (params.threads < 0 || params.threads > 1024)
         return Status(ErrorCode::InvalidArgument, "thread count " + std::to_string(params.threads) + " is out of range");
 
-    const int trained = model->info().trainedContextLength;
-    const int contextLength = params.contextLength > 0 ? params.contextLength : std::min(trained, MaxContextLength);
+    const int contextLength = params.contextLength > 0 ? params.contextLength : std::min(trained, DefaultContextLength);
 
     HybridDecode* hybrid = nullptr;
     std::string report;

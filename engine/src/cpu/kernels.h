@@ -53,8 +53,9 @@ struct AttendHeadArgs {
     std::size_t qStride = 0;
     int nq = 0;
     int firstPos = 0;
-    const float* k = nullptr;  // the key of position j at k + j * kvStride (headDim floats)
-    const float* v = nullptr;  // the value likewise
+    const void* k = nullptr;   // the key of position j at k + j * kvStride elements (headDim of them)
+    const void* v = nullptr;   // the value likewise
+    bool halfKv = false;       // k and v hold F16 halves (std::uint16_t), else floats
     std::size_t kvStride = 0;
     int headDim = 0;
     float scale = 1.0f;        // applied to q . k before the softmax

@@ -240,17 +240,34 @@ void swigluF32(float* gate, const float* up, std::int64_t n)
     }
 }
 
-// Query by query, as a decoded token attends: the reference for the vector tables, and their
-// fallback for head sizes their vectors do not divide.
-void attendHead(const AttendHeadArgs& a)
+inline float kvValue(const float* p, std::size_t i)
 {
+    return p[i];
+}
+
+inline float kvValue(const std::uint16_t* p, std::size_t i)
+{
+    return halfToFloat(p[i]);
+}
+
+// Query by query, as a decoded token attends: the reference for the vector tables, and their
+// fallback for head sizes their vectors do not divide. KV: float or F16 halves.
+template <typename KV>
+void attendHeadOf(const AttendHeadArgs& a)
+{
+    const auto* kBase = static_cast<const KV*>(a.k);
+    const auto* vBase = static_cast<const KV*>(a.v);
     float* scores = a.scratch;
     for (int i = 0; i < a.nq; ++i) {
         const float* q = a.q + static_cast<std::size_t>(i) * a.qStride;
         const int keys = a.firstPos + i + 1;
         float maxScore = -std::numeric_limits<float>::infinity();
         for (int j = 0; j < keys; ++j) {
-            scores[j] = dotF32(q, a.k + static_cast<std::size_t>(j) * a.kvStride, a.headDim) * a.scale;
+            const KV* k = kBase + static_cast<std::size_t>(j) * a.kvStride;
+            float dot = 0.0f;
+            for (int d = 0; d < a.headDim; ++d)
+                dot += q[d] * kvValue(k, std::size_t(d));
+            scores[j] = dot * a.scale;
             maxScore = std::max(maxScore, scores[j]);
         }
         double sum = 0;
@@ -262,9 +279,20 @@ void attendHead(const AttendHeadArgs& a)
         float* out = a.out + static_cast<std::size_t>(i) * a.outStride;
         std::fill_n(out, a.headDim, 0.0f);
         for (int j = 0; j < keys; ++j) {
-            axpyF32(out, scores[j] * inv, a.v + static_cast<std::size_t>(j) * a.kvStride, a.headDim);
+            const KV* v = vBase + static_cast<std::size_t>(j) * a.kvStride;
+            const float p = scores[j] * inv;
+            for (int d = 0; d < a.headDim; ++d)
+                out[d] += p * kvValue(v, std::size_t(d));
         }
     }
+}
+
+void attendHead(const AttendHeadArgs& a)
+{
+    if (a.halfKv)
+        attendHeadOf<std::uint16_t>(a);
+    else
+        attendHeadOf<float>(a);
 }
 
 } // namespace

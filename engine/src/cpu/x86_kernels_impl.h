@@ -899,8 +899,50 @@ inline void softmaxRow(float* row, int n, int padded)
     }
 }
 
-void attendHead(const AttendHeadArgs& a)
+// The KV cache's elements as floats: F32 as is, F16 widened (F16C).
+inline float kvValue(float x) { return x; }
+inline float kvValue(std::uint16_t h) { return halfToFloatF16c(h); }
+
+// dotF32 and axpyF32 over a key or value row of either type.
+template <typename KV>
+float dotKv(const float* a, const KV* b, std::int64_t n)
 {
+    VecF acc0 = vzero();
+    VecF acc1 = vzero();
+    std::int64_t i = 0;
+    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+        acc0 = vfma(vload(a + i), vload(b + i), acc0);
+        acc1 = vfma(vload(a + i + kLanes), vload(b + i + kLanes), acc1);
+    }
+    if (i + kLanes <= n) {
+        acc0 = vfma(vload(a + i), vload(b + i), acc0);
+        i += kLanes;
+    }
+    float sum = vsum(vadd(acc0, acc1));
+    for (; i < n; ++i) {
+        sum += a[i] * kvValue(b[i]);
+    }
+    return sum;
+}
+
+template <typename KV>
+void axpyKv(float* y, float a, const KV* x, std::int64_t n)
+{
+    const VecF av = vset1(a);
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        vstore(y + i, vfma(vload(x + i), av, vload(y + i)));
+    }
+    for (; i < n; ++i) {
+        y[i] += a * kvValue(x[i]);
+    }
+}
+
+template <typename KV>
+void attendHeadOf(const AttendHeadArgs& a)
+{
+    const auto* kBase = static_cast<const KV*>(a.k);
+    const auto* vBase = static_cast<const KV*>(a.v);
     const int hd = a.headDim;
     if (a.nq == 1) {
         // A decoded token: nothing to share a transposed key with, so one vector dot per key;
@@ -908,12 +950,12 @@ void attendHead(const AttendHeadArgs& a)
         const int keys = a.firstPos + 1;
         float* scores = a.scratch;
         for (int j = 0; j < keys; ++j) {
-            scores[j] = dotF32(a.q, a.k + static_cast<std::size_t>(j) * a.kvStride, hd) * a.scale;
+            scores[j] = dotKv(a.q, kBase + static_cast<std::size_t>(j) * a.kvStride, hd) * a.scale;
         }
         softmaxRow(scores, keys, keys);
         std::fill_n(a.out, hd, 0.0f);
         for (int j = 0; j < keys; ++j) {
-            axpyF32(a.out, scores[j], a.v + static_cast<std::size_t>(j) * a.kvStride, hd);
+            axpyKv(a.out, scores[j], vBase + static_cast<std::size_t>(j) * a.kvStride, hd);
         }
         return;
     }
@@ -927,9 +969,9 @@ void attendHead(const AttendHeadArgs& a)
     float* kt = a.scratch;                                // [hd][padded]
     float* scores = kt + static_cast<std::size_t>(hd) * padded; // [QB][padded]
     for (int j = 0; j < keys; ++j) {
-        const float* kr = a.k + static_cast<std::size_t>(j) * a.kvStride;
+        const KV* kr = kBase + static_cast<std::size_t>(j) * a.kvStride;
         for (int d = 0; d < hd; ++d) {
-            kt[static_cast<std::size_t>(d) * padded + j] = kr[d];
+            kt[static_cast<std::size_t>(d) * padded + j] = kvValue(kr[d]);
         }
     }
     for (int d = 0; d < hd; ++d) {
@@ -979,7 +1021,7 @@ void attendHead(const AttendHeadArgs& a)
                 }
                 const int lastKey = a.firstPos + q0 + i0 + in; // keys of the block's last query
                 for (int j = 0; j < lastKey; ++j) {
-                    const float* vr = a.v + static_cast<std::size_t>(j) * a.kvStride + d0;
+                    const KV* vr = vBase + static_cast<std::size_t>(j) * a.kvStride + d0;
                     VecF vv[4];
                     for (int c = 0; c < dv; ++c) {
                         vv[c] = vload(vr + c * kLanes);
@@ -1000,6 +1042,14 @@ void attendHead(const AttendHeadArgs& a)
             }
         }
     }
+}
+
+void attendHead(const AttendHeadArgs& a)
+{
+    if (a.halfKv)
+        attendHeadOf<std::uint16_t>(a);
+    else
+        attendHeadOf<float>(a);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@
 
 #include <hearth/tokenizer.h>
 
+#include <cstdint>
+
 namespace hearth::model {
 
 class ArchitectureForward {
@@ -15,6 +17,7 @@ public:
     [[nodiscard]] virtual int contextLength() const = 0;
     [[nodiscard]] virtual int maxBatch() const = 0;
     [[nodiscard]] virtual int vocabSize() const = 0;
+    [[nodiscard]] virtual std::uint64_t kvCacheBytes() const = 0; // the host cache's memory
 
     // Runs @p n tokens (1 <= n <= maxBatch, ids checked by the caller) at positions
     // [start, start + n) and stores their K/V in the cache; start + n <= contextLength.

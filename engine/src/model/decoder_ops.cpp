@@ -6,49 +6,55 @@
 #include "model/kv_cache.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace hearth::model {
 
+namespace {
+
+// Head @p kvOffset's columns of @p layer's cache rows from position @p pos on.
+void setKv(cpu::AttendHeadArgs& a, const KvCache& cache, int layer, int pos, int kvOffset)
+{
+    const bool half = cache.type() == KvCache::Type::F16;
+    const std::size_t offset = std::size_t(kvOffset) * (half ? 2 : 4);
+    a.k = static_cast<const std::byte*>(cache.keys(layer, pos)) + offset;
+    a.v = static_cast<const std::byte*>(cache.values(layer, pos)) + offset;
+    a.halfKv = half;
+    a.kvStride = std::size_t(cache.kvDim());
+}
+
+} // namespace
+
 void attendCausal(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer, int kvOffset,
                   int headDim, float scale, float* scratch, float* out, std::size_t outStride, int window)
 {
+    cpu::AttendHeadArgs a;
+    a.qStride = qStride;
+    a.headDim = headDim;
+    a.scale = scale;
+    a.outStride = outStride;
+    a.scratch = scratch;
     if (window > 0 && start + n > window) {
         // Some query's window starts past key 0. The kernels attend causally from their first
         // key, so each query goes alone, from the first key of its own window.
         for (int t = 0; t < n; ++t) {
             const int pos = start + t;
             const int first = std::max(0, pos - window + 1);
-            cpu::AttendHeadArgs a;
+            setKv(a, cache, layer, first, kvOffset);
             a.q = q + std::size_t(t) * qStride;
-            a.qStride = qStride;
             a.nq = 1;
             a.firstPos = pos - first;
-            a.k = cache.k(layer, first) + kvOffset;
-            a.v = cache.v(layer, first) + kvOffset;
-            a.kvStride = std::size_t(cache.kvDim());
-            a.headDim = headDim;
-            a.scale = scale;
             a.out = out + std::size_t(t) * outStride;
-            a.outStride = outStride;
-            a.scratch = scratch;
             cpu::activeKernels().attendHead(a);
         }
         return;
     }
-    cpu::AttendHeadArgs a;
+    setKv(a, cache, layer, 0, kvOffset);
     a.q = q;
-    a.qStride = qStride;
     a.nq = n;
     a.firstPos = start;
-    a.k = cache.k(layer, 0) + kvOffset;
-    a.v = cache.v(layer, 0) + kvOffset;
-    a.kvStride = std::size_t(cache.kvDim());
-    a.headDim = headDim;
-    a.scale = scale;
     a.out = out;
-    a.outStride = outStride;
-    a.scratch = scratch;
     cpu::activeKernels().attendHead(a);
 }
 

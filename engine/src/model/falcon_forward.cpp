@@ -21,13 +21,13 @@ FalconForward::FalconForward(const FalconModel& model, int maxBatch, int threads
 FalconForward::~FalconForward() = default;
 
 Result<std::unique_ptr<FalconForward>> FalconForward::create(const FalconModel& model, int contextLength, int maxBatch,
-                                                             int threads)
+                                                             int threads, KvCache::Type cache)
 {
     const HyperParams& hp = model.hyperParams();
     HEARTH_TRY(checkSizes(contextLength, maxBatch));
     std::unique_ptr<FalconForward> f(new FalconForward(model, std::min(maxBatch, contextLength), threads));
     const auto& layers = model.weights().layers;
-    HEARTH_TRY(f->reserveShared(contextLength, anyDownTransposed(layers)));
+    HEARTH_TRY(f->reserveShared(contextLength, cache, anyDownTransposed(layers)));
     HEARTH_TRY(f->reserveSparse(model.weights()));
 
     const std::size_t b = std::size_t(f->m_maxBatch);
@@ -51,7 +51,6 @@ void FalconForward::forward(const Token* tokens, int n, int start, float* logits
     const std::int64_t nEmbd = hp.nEmbd;
     const int half = hp.nRot / 2;
     const std::size_t qkvDim = std::size_t(hp.qDim() + 2 * hp.kvDim());
-    const std::size_t kvBytes = sizeof(float) * std::size_t(hp.kvDim());
 
     const auto embed = [&] {
         for (int t = 0; t < n; ++t)
@@ -81,8 +80,7 @@ void FalconForward::forward(const Token* tokens, int n, int start, float* logits
                 const float* v = k + hp.kvDim();
                 cpu::ropeNeox(q, hp.nHead, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
                 cpu::ropeNeox(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
-                std::memcpy(m_cache->k(l, start + t), k, kvBytes);
-                std::memcpy(m_cache->v(l, start + t), v, kvBytes);
+                m_cache->store(l, start + t, k, v);
             }
             attendAll(l, start, n, m_qkv.data(), qkvDim);
             cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());

@@ -23,7 +23,7 @@ class FalconForward final : public FamilyForward {
 public:
     // @p threads <= 0: one per physical core.
     static Result<std::unique_ptr<FalconForward>> create(const FalconModel& model, int contextLength, int maxBatch,
-                                                        int threads);
+                                                        int threads, KvCache::Type cache = KvCache::Type::F32);
     ~FalconForward() override;
 
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override;

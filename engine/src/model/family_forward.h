@@ -39,6 +39,7 @@ public:
     [[nodiscard]] int contextLength() const override { return m_cache->capacity(); }
     [[nodiscard]] int maxBatch() const override { return m_maxBatch; }
     [[nodiscard]] int vocabSize() const override { return m_hp.nVocab; }
+    [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_cache->byteSize(); }
 
     // Replaces the FFN of every layer (dense or sparse). What the hook sees as FFN and
     // predictor input is the family's (see its setFfnHook note). An empty hook restores the
@@ -71,9 +72,13 @@ public:
             m_sparse->setDecodeFfn(ffn);
     }
     // Leading whole layers, chosen layers' attention and predictors on a device (see
-    // model/layer_offload.h); null switches it off. Must outlive every later forward().
+    // model/layer_offload.h); null switches it off. Must outlive every later forward(). Device
+    // layers copy their K/V rows back as floats, so the cache becomes F32; when that memory
+    // cannot be had, the offload stays off and the CPU computes every layer.
     void setLayerOffload(LayerOffload* offload)
     {
+        if (offload && !m_cache->useF32().ok())
+            offload = nullptr;
         m_offload = offload;
         if (m_sparse)
             m_sparse->setLayerOffload(offload);
@@ -105,9 +110,9 @@ protected:
 
     // Allocates the cache, the dense FFN's scratch and the shared buffers; the family then
     // sizes its own with allocate().
-    [[nodiscard]] Status reserveShared(int contextLength, bool transposedDown)
+    [[nodiscard]] Status reserveShared(int contextLength, KvCache::Type cacheType, bool transposedDown)
     {
-        auto cache = KvCache::create(m_hp.nLayer, contextLength, m_hp.kvDim());
+        auto cache = KvCache::create(m_hp.nLayer, contextLength, m_hp.kvDim(), cacheType);
         if (!cache)
             return cache.status();
         m_cache = std::move(cache).value();

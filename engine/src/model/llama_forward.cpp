@@ -33,13 +33,13 @@ int LlamaForward::threads() const
 }
 
 Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& model, int contextLength, int maxBatch,
-                                                           int threads)
+                                                           int threads, KvCache::Type cacheType)
 {
     const HyperParams& hp = model.hyperParams();
     if (contextLength <= 0 || maxBatch <= 0)
         return Status(ErrorCode::InvalidArgument, "context length and batch size must be positive");
     std::unique_ptr<LlamaForward> f(new LlamaForward(model, std::min(maxBatch, contextLength), threads));
-    auto cache = KvCache::create(hp.nLayer, contextLength, hp.kvDim());
+    auto cache = KvCache::create(hp.nLayer, contextLength, hp.kvDim(), cacheType);
     if (!cache)
         return cache.status();
     f->m_cache = std::move(cache).value();
@@ -353,9 +353,7 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
         }
         rope(q, hp.nHead, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
         rope(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
-        std::memcpy(m_cache->k(l, start + t), k, sizeof(float) * std::size_t(hp.kvDim()));
-        std::memcpy(m_cache->v(l, start + t), m_v.data() + std::size_t(t) * hp.kvDim(),
-                    sizeof(float) * std::size_t(hp.kvDim()));
+        m_cache->store(l, start + t, k, m_v.data() + std::size_t(t) * hp.kvDim());
     }
     pool.parallelFor(hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
         attention(m_batchLayer, begin, end, thread);

@@ -34,11 +34,13 @@ class LlamaModel;
 class LlamaForward {
 public:
     // @p threads <= 0: one per physical core. @p maxBatch is the most tokens one forward() takes.
+    // @p cache: F32 keeps every bit (comparisons); sessions take the user's choice, F16 by default.
     static Result<std::unique_ptr<LlamaForward>> create(const LlamaModel& model, int contextLength, int maxBatch,
-                                                       int threads);
+                                                       int threads, KvCache::Type cache = KvCache::Type::F32);
     ~LlamaForward();
 
     [[nodiscard]] int contextLength() const { return m_cache->capacity(); }
+    [[nodiscard]] std::uint64_t kvCacheBytes() const { return m_cache->byteSize(); }
     [[nodiscard]] int maxBatch() const { return m_maxBatch; }
     [[nodiscard]] int threads() const;
 
@@ -84,8 +86,13 @@ public:
     // Runs parts of the layers somewhere else (model/layer_offload.h); the name is kept for the
     // code written against it here.
     using LayerOffload = model::LayerOffload;
-    // Null switches it off. @p offload must outlive every later forward().
-    void setLayerOffload(LayerOffload* offload) { m_offload = offload; }
+    // Null switches it off. @p offload must outlive every later forward(). Device layers copy
+    // their K/V rows back as floats, so the cache becomes F32; when that memory cannot be had,
+    // the offload stays off and the CPU computes every layer.
+    void setLayerOffload(LayerOffload* offload)
+    {
+        m_offload = offload && m_cache->useF32().ok() ? offload : nullptr;
+    }
 
 private:
     LlamaForward(const LlamaModel& model, int maxBatch, int threads);

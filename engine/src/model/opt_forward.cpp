@@ -22,7 +22,7 @@ OptForward::OptForward(const OptModel& model, int maxBatch, int threads)
 OptForward::~OptForward() = default;
 
 Result<std::unique_ptr<OptForward>> OptForward::create(const OptModel& model, int contextLength, int maxBatch,
-                                                       int threads)
+                                                       int threads, KvCache::Type cache)
 {
     const HyperParams& hp = model.hyperParams();
     const OptWeights& w = model.weights();
@@ -34,7 +34,7 @@ Result<std::unique_ptr<OptForward>> OptForward::create(const OptModel& model, in
                                                       + " exceeds the model's " + std::to_string(positions)
                                                       + " learned positions");
     std::unique_ptr<OptForward> f(new OptForward(model, std::min(maxBatch, contextLength), threads));
-    HEARTH_TRY(f->reserveShared(contextLength, anyDownTransposed(w.layers)));
+    HEARTH_TRY(f->reserveShared(contextLength, cache, anyDownTransposed(w.layers)));
     HEARTH_TRY(f->reserveSparse(w));
 
     const std::size_t b = std::size_t(f->m_maxBatch) * std::size_t(hp.nEmbd);
@@ -52,7 +52,6 @@ void OptForward::forward(const Token* tokens, int n, int start, float* logits, b
     const OptWeights& w = m_model.weights();
     cpu::ThreadPool& pool = *m_pool;
     const std::int64_t nEmbd = hp.nEmbd;
-    const std::size_t rowBytes = sizeof(float) * std::size_t(nEmbd);
 
     // Learned positions are added here, with the token embedding: the layers (on the CPU or a
     // device) see no positions of their own.
@@ -82,10 +81,8 @@ void OptForward::forward(const Token* tokens, int n, int start, float* logits, b
             addBias(m_q.data(), lw.bq, n, nEmbd);
             addBias(m_k.data(), lw.bk, n, nEmbd);
             addBias(m_v.data(), lw.bv, n, nEmbd);
-            for (int t = 0; t < n; ++t) {
-                std::memcpy(m_cache->k(l, start + t), m_k.data() + t * nEmbd, rowBytes);
-                std::memcpy(m_cache->v(l, start + t), m_v.data() + t * nEmbd, rowBytes);
-            }
+            for (int t = 0; t < n; ++t)
+                m_cache->store(l, start + t, m_k.data() + t * nEmbd, m_v.data() + t * nEmbd);
             attendAll(l, start, n, m_q.data(), std::size_t(nEmbd));
             cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
             addBias(m_tmp.data(), lw.bo, n, nEmbd);

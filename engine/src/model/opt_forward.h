@@ -24,7 +24,7 @@ class OptForward final : public FamilyForward {
 public:
     // @p threads <= 0: one per physical core. The context cannot exceed the position table.
     static Result<std::unique_ptr<OptForward>> create(const OptModel& model, int contextLength, int maxBatch,
-                                                     int threads);
+                                                     int threads, KvCache::Type cache = KvCache::Type::F32);
     ~OptForward() override;
 
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override;
