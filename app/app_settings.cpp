@@ -3,6 +3,7 @@
 
 #include "placementpreview.h"
 
+#include <QCryptographicHash>
 #include <QFont>
 #include <QGuiApplication>
 #include <QJSEngine>
@@ -350,6 +351,34 @@ double AppSettings::vramBudgetGiB(const QString& modelPath) const
     if (!choice || choice->autoBudget)
         return -1;
     return double(choice->budgetBytes) / double(quint64(1) << 30);
+}
+
+namespace {
+
+// QSettings keys must not contain a path's '/' or '\\'; a hash of the path is stable and short.
+QString contextLengthKey(const QString& modelPath)
+{
+    const QByteArray hash = QCryptographicHash::hash(modelPath.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
+    return QStringLiteral("contextLength/") + QString::fromLatin1(hash);
+}
+
+} // namespace
+
+int AppSettings::contextLength(const QString& modelPath) const
+{
+    if (modelPath.isEmpty())
+        return 0;
+    return qBound(0, m_settings->value(contextLengthKey(modelPath), 0).toInt(), 1 << 24);
+}
+
+void AppSettings::setContextLength(const QString& modelPath, int tokens)
+{
+    if (modelPath.isEmpty())
+        return;
+    if (tokens > 0)
+        m_settings->setValue(contextLengthKey(modelPath), tokens);
+    else
+        m_settings->remove(contextLengthKey(modelPath));
 }
 
 QFont AppSettings::font() const

@@ -130,6 +130,10 @@ public:
     /// The VRAM budget remembered for the model at @p modelPath by the VRAM panel, in GiB as
     /// SessionParams::vramBudgetGiB takes it: < 0 for Auto or when nothing is remembered.
     [[nodiscard]] double vramBudgetGiB(const QString& modelPath) const;
+    /// The context length chosen in Chat Settings for the model at @p modelPath, in tokens; 0:
+    /// the engine's default (the trained context, at most 4096).
+    [[nodiscard]] int contextLength(const QString& modelPath) const;
+    void setContextLength(const QString& modelPath, int tokens);
 
     /// Applies theme and font size to the application (palette and font); main() calls it once,
     /// the setters again on each change. Needs a QGuiApplication.

@@ -13,12 +13,14 @@
 #include <QHash>
 #include <QJSEngine>
 #include <QJsonObject>
+#include <QLocale>
 #include <QQmlExtensionPlugin>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 
 // The Models page's QML module (Hearth.Models) comes with the chat's: every program that links
@@ -77,6 +79,9 @@ ChatController::ChatController(QObject* parent)
             m_chatTemplateNotice.clear();
             m_modelPath = m_loadingPath;
             m_contextLength = contextLength;
+            const LoadedModel loaded = m_worker->loadedModel();
+            m_trainedContextLength = loaded.trainedContextLength;
+            m_kvBytesPerToken = loaded.kvBytesPerToken;
             Q_EMIT modelChanged();
             Q_EMIT contextChanged(); // the meter and Chat Settings compare with the new length
             if (m_settings)
@@ -244,7 +249,12 @@ void ChatController::loadModel(const QString& path)
     m_pendingBudgetGiB.reset();
     // The budget the VRAM panel remembered for this file, else automatic.
     m_vramBudgetGiB = m_settings ? m_settings->vramBudgetGiB(path) : -1.0;
-    m_engine.post([gib = m_vramBudgetGiB](EngineWorker& worker) { worker.setVramBudget(gib); });
+    const int tokens = m_settings ? m_settings->contextLength(path) : 0; // Chat Settings' choice
+    m_engine.post([gib = m_vramBudgetGiB, tokens](EngineWorker& worker) {
+        worker.setVramBudget(gib);
+        worker.setContextLength(tokens);
+    });
+    m_trainedContextLength = 0;
     m_modelName.clear();
     m_modelDescription.clear();
     m_modelPath.clear();
@@ -368,6 +378,45 @@ void ChatController::applyVramBudget(double budgetBytes, bool autoBudget)
         startPendingReplacement();
 }
 
+QList<int> ChatController::contextLengthChoices() const
+{
+    if (m_usingRemote || m_trainedContextLength <= 0)
+        return {};
+    // Powers of two from 1024 tokens, and the trained context itself, which is the longest.
+    QList<int> choices;
+    for (int tokens = 1024; tokens < m_trainedContextLength; tokens *= 2)
+        choices.append(tokens);
+    choices.append(m_trainedContextLength);
+    if (m_contextLength > 0 && !choices.contains(m_contextLength)) {
+        choices.append(m_contextLength); // a length chosen elsewhere (the engine's default of 4096)
+        std::sort(choices.begin(), choices.end());
+    }
+    return choices;
+}
+
+QString ChatController::contextLengthLabel(int tokens) const
+{
+    const QString count = tr("%n token(s)", nullptr, tokens);
+    if (m_kvBytesPerToken == 0)
+        return count;
+    const qint64 bytes = qint64(m_kvBytesPerToken) * tokens;
+    return tr("%1 (%2 of memory)").arg(count, QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat));
+}
+
+void ChatController::applyContextLength(int tokens)
+{
+    if (m_state == State::NoModel || m_usingRemote || tokens <= 0 || tokens == m_contextLength)
+        return;
+    if (m_settings)
+        m_settings->setContextLength(m_modelPath, tokens);
+    m_engine.post([tokens](EngineWorker& worker) { worker.setContextLength(tokens); });
+    // A new session, as for a new VRAM budget: the same budget, the new length.
+    if (!m_pendingBudgetGiB)
+        m_pendingBudgetGiB = m_vramBudgetGiB;
+    if (m_state == State::Ready)
+        startPendingReplacement();
+}
+
 void ChatController::startPendingReplacement()
 {
     if (!m_pendingBudgetGiB || m_state != State::Ready)
@@ -390,6 +439,7 @@ void ChatController::onSessionReplaced(
     m_vramBudgetGiB = budgetGiB;
     if (contextLength > 0)
         m_contextLength = contextLength;
+    m_kvBytesPerToken = m_worker->loadedModel().kvBytesPerToken;
     Q_EMIT modelChanged();
     Q_EMIT contextChanged();
     if (!errorText.isEmpty())

@@ -69,6 +69,8 @@ class ChatController : public QObject
     Q_PROPERTY(QVariantMap sampling READ sampling WRITE setSampling NOTIFY conversationChanged)
     Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY conversationChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY contextChanged)
+    /// The context lengths Chat Settings offers for the loaded model (up to its trained context).
+    Q_PROPERTY(QList<int> contextLengthChoices READ contextLengthChoices NOTIFY contextChanged)
     Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
     /// Set when the last answer's prompt left the oldest turns out to fit the context.
     Q_PROPERTY(QString contextNote READ contextNote NOTIFY contextChanged)
@@ -133,6 +135,12 @@ public:
     void setMaxTokens(int maxTokens);
     [[nodiscard]] int contextLength() const { return m_contextLength; }
     [[nodiscard]] int contextUsed() const { return m_contextUsed; }
+    [[nodiscard]] QList<int> contextLengthChoices() const;
+    /// "8192 tokens (1 GiB)": a choice with the memory its KV cache takes.
+    Q_INVOKABLE QString contextLengthLabel(int tokens) const;
+    /// Starts a session of @p tokens of context for the loaded model, remembered for its file;
+    /// the conversation stays. Waits, like applyVramBudget(), while an answer streams.
+    Q_INVOKABLE void applyContextLength(int tokens);
     [[nodiscard]] double lastTokensPerSecond() const { return m_lastTokensPerSecond; }
     [[nodiscard]] bool canUndoDelete() const { return m_deletedId != 0; }
     [[nodiscard]] QString deletedTitle() const { return m_deletedTitle; }
@@ -243,6 +251,8 @@ private:
     QString m_modelPath;
     QString m_loadingPath;
     double m_vramBudgetGiB = -1;
+    int m_trainedContextLength = 0; // of the loaded model
+    quint64 m_kvBytesPerToken = 0;  // its session's KV cache per token of context
     bool m_replacing = false;
     std::optional<double> m_pendingBudgetGiB; ///< an Apply that waits for the answer or load to end
     double m_loadProgress = 0;

@@ -125,6 +125,18 @@
         <source>When the chat outgrows the context</source>
         <translation>When the chat outgrows the context</translation>
     </message>
+    <message>
+        <source>Context length:</source>
+        <translation>Context length:</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>Context length</translation>
+    </message>
+    <message>
+        <source>Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.</source>
+        <translation>Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -2032,6 +2044,17 @@
     <message>
         <source>Remote: %1</source>
         <translation>Remote: %1</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of memory)</source>
+        <translation>%1 (%2 of memory)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
     </message>
 </context>
 <context>

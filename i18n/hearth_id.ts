@@ -124,6 +124,18 @@
         <source>When the chat outgrows the context</source>
         <translation>Saat obrolan melampaui konteks</translation>
     </message>
+    <message>
+        <source>Context length:</source>
+        <translation>Panjang konteks:</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>Panjang konteks</translation>
+    </message>
+    <message>
+        <source>Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.</source>
+        <translation>Berlaku untuk setiap obrolan dengan model ini. Konteks yang lebih panjang mengingat lebih banyak isi obrolan dan memakai lebih banyak memori.</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -2026,6 +2038,16 @@
     <message>
         <source>Remote: %1</source>
         <translation>Jarak jauh: %1</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of memory)</source>
+        <translation>%1 (memori %2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+        </translation>
     </message>
 </context>
 <context>

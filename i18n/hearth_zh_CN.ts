@@ -124,6 +124,18 @@
         <source>When the chat outgrows the context</source>
         <translation>当聊天超出上下文时</translation>
     </message>
+    <message>
+        <source>Context length:</source>
+        <translation>上下文长度：</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>上下文长度</translation>
+    </message>
+    <message>
+        <source>Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.</source>
+        <translation>适用于使用此模型的所有聊天。上下文越长，记住的聊天内容越多，占用的内存也越多。</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -2026,6 +2038,16 @@
     <message>
         <source>Remote: %1</source>
         <translation>远程：%1</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of memory)</source>
+        <translation>%1（内存 %2）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n 个词元</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -82,6 +82,37 @@ Dialog {
             wrapMode: Text.Wrap
         }
 
+        Label {
+            text: qsTr("Context length:")
+            visible: contextBox.count > 0
+        }
+        FittedComboBox {
+            id: contextBox
+            objectName: "contextLengthBox"
+            Layout.fillWidth: true
+            visible: count > 0
+            model: root.controller.contextLengthChoices
+            currentIndex: count > 0 ? model.indexOf(root.controller.contextLength) : -1
+            displayText: currentIndex >= 0 ? root.controller.contextLengthLabel(model[currentIndex]) : ""
+            delegate: ItemDelegate {
+                required property int index
+                required property int modelData
+                width: contextBox.width
+                text: root.controller.contextLengthLabel(modelData)
+                highlighted: contextBox.highlightedIndex === index
+            }
+            onActivated: index => root.controller.applyContextLength(model[index])
+            Accessible.name: qsTr("Context length")
+        }
+        Label {
+            Layout.columnSpan: 2
+            Layout.fillWidth: true
+            visible: contextBox.count > 0
+            text: qsTr("Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.")
+            wrapMode: Text.Wrap
+            opacity: 0.7
+        }
+
         Label { text: qsTr("When the chat outgrows the context:") }
         FittedComboBox {
             id: overflowBox

@@ -152,10 +152,17 @@ void EngineWorker::setDeviceOverride(const QString& device)
     m_deviceOverride = device.toStdString();
 }
 
+void EngineWorker::setContextLength(int tokens)
+{
+    m_contextLength = qMax(0, tokens);
+}
+
 hearth::SessionParams EngineWorker::sessionParams(double gib) const
 {
     hearth::SessionParams params;
     params.threads = m_threads;
+    if (m_model && m_contextLength > 0)
+        params.contextLength = qMin(m_contextLength, qMax(m_model->info().trainedContextLength, 4096));
     params.vramBudgetGiB = gib;
     params.deviceOverride = m_deviceOverride;
     return params;
@@ -206,13 +213,14 @@ void EngineWorker::loadModel(const QString& path)
             tr("Could not load %1: %2").arg(file.fileName(), QString::fromStdString(model.message())));
         return;
     }
-    auto session = hearth::Session::create(model.value(), sessionParams(m_vramBudgetGiB));
+    m_model = std::move(model).value(); // sessionParams() reads its trained context
+    auto session = hearth::Session::create(m_model, sessionParams(m_vramBudgetGiB));
     if (!session) {
+        m_model.reset();
         Q_EMIT modelLoadFailed(tr("Could not start a session with %1: %2")
                                    .arg(file.fileName(), QString::fromStdString(session.message())));
         return;
     }
-    m_model = std::move(model).value();
     m_session = std::move(session).value();
     m_sessionBudgetGiB = m_vramBudgetGiB;
     std::string templateProblem;
@@ -224,7 +232,8 @@ void EngineWorker::loadModel(const QString& path)
         QString::fromStdString(info.architecture), QString::fromStdString(info.weightType));
     const Placement placement = this->placement();
     qCInfo(lcEngine) << "loaded" << name << description << placement.report;
-    setLoadedModel({ file.completeBaseName(), name, m_session->contextLength() });
+    setLoadedModel({ file.completeBaseName(), name, m_session->contextLength(), info.trainedContextLength,
+        m_session->kvCacheBytes() / quint64(qMax(1, m_session->contextLength())) });
     Q_EMIT modelLoaded(name, description, m_session->contextLength(), placement);
     if (!templateProblem.empty()) {
         qCWarning(lcEngine) << "chat template does not parse:" << templateProblem.c_str();
@@ -273,6 +282,7 @@ void EngineWorker::replaceSession(double gib)
     Q_EMIT loadProgress(1.0);
     LoadedModel loaded = loadedModel();
     loaded.contextLength = m_session->contextLength();
+    loaded.kvBytesPerToken = m_session->kvCacheBytes() / quint64(qMax(1, m_session->contextLength()));
     setLoadedModel(loaded);
     const Placement placement = this->placement();
     qCInfo(lcEngine) << "placed" << placement.report;

@@ -52,6 +52,8 @@ struct LoadedModel
     QString id; ///< the file's base name: how API clients name it
     QString name; ///< the model's own name, or the file's
     int contextLength = 0; ///< 0: nothing is loaded
+    int trainedContextLength = 0; ///< the longest context the model was trained for
+    quint64 kvBytesPerToken = 0; ///< the session's KV cache memory per token of context
 };
 
 /// Owns the engine objects and runs every engine call. Lives on its own QThread: requests arrive
@@ -87,6 +89,9 @@ public Q_SLOTS:
     void setVramBudget(double gib);
     /// The device the next session uses (SessionParams::deviceOverride); "" picks the GPU back end.
     void setDeviceOverride(const QString& device);
+    /// Tokens of context the next session gets; 0: the engine's default. Longer than the model
+    /// was trained for is cut to that.
+    void setContextLength(int tokens);
     void loadModel(const QString& path);
     /// Places the loaded model again for a budget of @p gib (see setVramBudget), keeping the model
     /// mapped: a new session replaces the old one. The conversation lives in the caller, so only
@@ -157,6 +162,7 @@ private:
     double m_vramBudgetGiB = -1; ///< for the next load
     double m_sessionBudgetGiB = -1; ///< the running session's
     std::string m_deviceOverride;
+    int m_contextLength = 0;
     std::mutex m_stopMutex;
     std::unordered_set<quint64> m_stoppedRequests; ///< under m_stopMutex
     std::atomic<bool> m_stopAll { false };

@@ -3,6 +3,7 @@
 // the database from its first token, Regenerate adds a sibling, Edit starts a branch and keeps
 // the old one, and delete can be undone.
 
+#include "app_settings.h"
 #include "app_test_support.h"
 #include "chat_controller.h"
 #include "chatstore.h"
@@ -257,6 +258,42 @@ private Q_SLOTS:
         QTRY_VERIFY(m_chat->contextUsed() > 0 && m_chat->contextUsed() < before);
         QVERIFY(!m_chat->deleteMessage(7));
         QCOMPARE(m_chat->store()->activePath(m_chat->conversationId()).size(), 3);
+    }
+
+    void contextLengthIsChosenAndRemembered()
+    {
+        // A model trained on 2048 tokens offers 1024 and 2048; a choice starts a new session of
+        // that length, keeps the conversation and is remembered for the file.
+        const QString longer = hearth::test::makeTinyModel(m_dir.path(), QStringLiteral("llama3-tiny"));
+        if (longer.isEmpty())
+            QSKIP("hearth-synth is not built");
+        hearth::app::AppSettings settings(m_dir.filePath(QStringLiteral("settings.ini")));
+        m_chat->setSettings(&settings);
+        m_chat->loadModel(longer);
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->contextLength(), 2048);
+        QCOMPARE(m_chat->contextLengthChoices(), (QList<int> { 1024, 2048 }));
+        // 2 layers x 2 x 32 halves a token: 256 bytes, so 1024 tokens take 256 KiB.
+        QVERIFY2(m_chat->contextLengthLabel(1024).contains(QStringLiteral("1024")), qPrintable(m_chat->contextLengthLabel(1024)));
+        QVERIFY2(m_chat->contextLengthLabel(1024).contains(QStringLiteral("256")), qPrintable(m_chat->contextLengthLabel(1024)));
+        m_chat->newConversation();
+        m_chat->send(QStringLiteral("Hello"));
+        QVERIFY(waitReady());
+        const qint64 conversation = m_chat->conversationId();
+        m_chat->applyContextLength(1024);
+        QTRY_COMPARE_WITH_TIMEOUT(m_chat->contextLength(), 1024, 60000);
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->conversationId(), conversation);
+        QCOMPARE(settings.contextLength(longer), 1024);
+        // Loaded again, the file gets its length back.
+        m_chat->loadModel(m_model);
+        QVERIFY(waitReady());
+        m_chat->loadModel(longer);
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->contextLength(), 1024);
+        m_chat->setSettings(nullptr);
+        m_chat->loadModel(m_model);
+        QVERIFY(waitReady());
     }
 
     void runawayTemplateIsReportedAndTheChatGoesOn()
