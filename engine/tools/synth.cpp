@@ -33,7 +33,7 @@ int main(int argc, char** argv)
 
     tools::ToolOptions options("hearth-synth",
                                "Writes a random llama-shaped GGUF model. The same arguments always give the same file.");
-    options.addString("--arch", "ARCH", "architecture: llama, bamboo, qwen2, qwen3, falcon or opt (default llama)", &architecture);
+    options.addString("--arch", "ARCH", "architecture: llama, bamboo, qwen2, qwen3, phi3, gemma2, falcon or opt (default llama)", &architecture);
     options.addString("--shape", "NAME",
                       "llama: tiny, tiny-256, tinyllama-1.1b, llama2-7b; falcon: falcon-tiny, falcon-tiny-gqa, falcon-1b, "
                       "falcon-7b, falcon-40b; opt: opt-tiny, opt-125m, opt-1.3b, opt-6.7b (default: the tiny one)",

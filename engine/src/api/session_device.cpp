@@ -57,6 +57,11 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
     out.params.activation = deviceActivation(model.hyperParams().ffnActivation);
     if (model.hyperParams().flavour.rope == model::RopeStyle::Neox)
         out.params.rope = device::RopeStyle::Neox;
+    const model::HyperParams& hp = model.hyperParams();
+    if (hp.flavour.postNorms || hp.attnSoftCap > 0 || hp.finalSoftCap > 0 || hp.slidingWindowPeriod > 0
+        || hp.ffnActivation == model::FfnActivation::GeGlu)
+        out.wholeLayerProblem = "the device does not compute " + hp.architecture
+                                + "'s blocks (post-norms, soft-capping, alternating windows, GeGLU) yet";
     for (std::size_t l = 0; l < model.weights().layers.size(); ++l) {
         const model::LlamaLayerWeights& lw = model.weights().layers[l];
         out.layers.push_back({{lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo}, lw.ffnNorm, lw.gate, lw.up, lw.down});
@@ -215,6 +220,8 @@ device::Activation deviceActivation(model::FfnActivation activation)
         return device::Activation::DRelu;
     case model::FfnActivation::Relu2:
         return device::Activation::Relu2;
+    case model::FfnActivation::GeGlu:
+        break; // fromLlama keeps such layers off the device
     }
     return device::Activation::SwiGlu;
 }

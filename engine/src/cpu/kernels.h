@@ -59,6 +59,7 @@ struct AttendHeadArgs {
     std::size_t kvStride = 0;
     int headDim = 0;
     float scale = 1.0f;        // applied to q . k before the softmax
+    float softCap = 0.0f;      // > 0: the scaled scores become softCap * tanh(score / softCap) (Gemma 2)
     float* out = nullptr;      // nq rows of headDim floats, outStride floats apart
     std::size_t outStride = 0;
     float* scratch = nullptr;  // attendHeadScratchFloats(firstPos + nq, headDim) floats

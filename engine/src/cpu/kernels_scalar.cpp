@@ -268,6 +268,8 @@ void attendHeadOf(const AttendHeadArgs& a)
             for (int d = 0; d < a.headDim; ++d)
                 dot += q[d] * kvValue(k, std::size_t(d));
             scores[j] = dot * a.scale;
+            if (a.softCap > 0.0f)
+                scores[j] = a.softCap * std::tanh(scores[j] / a.softCap);
             maxScore = std::max(maxScore, scores[j]);
         }
         double sum = 0;

@@ -111,6 +111,19 @@ void reglu(float* gate, const float* up, std::int64_t n)
         gate[i] = std::max(gate[i], 0.0f) * up[i];
 }
 
+void scale(float* x, float factor, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i)
+        x[i] *= factor;
+}
+
+void geglu(float* gate, const float* up, std::int64_t n)
+{
+    gelu(gate, n);
+    for (std::int64_t i = 0; i < n; ++i)
+        gate[i] *= up[i];
+}
+
 void drelu(float* gate, const float* up, std::int64_t n)
 {
     for (std::int64_t i = 0; i < n; ++i)

@@ -33,6 +33,9 @@ void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable
 void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable,
                 const float* freqFactors = nullptr, float attnFactor = 1.0f);
 
+// x[i] *= factor for n elements.
+void scale(float* x, float factor, std::int64_t n);
+
 // In-place numerically stable softmax over n elements.
 void softmax(float* x, std::int64_t n);
 
@@ -40,6 +43,7 @@ void softmax(float* x, std::int64_t n);
 void swiglu(float* gate, const float* up, std::int64_t n); // silu(gate) * up
 void reglu(float* gate, const float* up, std::int64_t n);  // relu(gate) * up
 void drelu(float* gate, const float* up, std::int64_t n);  // relu(gate) * relu(up)
+void geglu(float* gate, const float* up, std::int64_t n);  // gelu(gate) * up (gelu below)
 void relu2(float* gate, const float* up, std::int64_t n);  // relu(gate)^2 * up
 
 void relu(float* x, std::int64_t n);

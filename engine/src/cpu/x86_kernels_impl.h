@@ -899,6 +899,17 @@ inline void softmaxRow(float* row, int n, int padded)
     }
 }
 
+// Gemma 2's soft-capping of @p n scores, none for @p cap 0. Scalar: only that family pays.
+inline void softCapRow(float* row, int n, float cap)
+{
+    if (cap <= 0.0f) {
+        return;
+    }
+    for (int j = 0; j < n; ++j) {
+        row[j] = cap * std::tanh(row[j] / cap);
+    }
+}
+
 // The KV cache's elements as floats: F32 as is, F16 widened (F16C).
 inline float kvValue(float x) { return x; }
 inline float kvValue(std::uint16_t h) { return halfToFloatF16c(h); }
@@ -952,6 +963,7 @@ void attendHeadOf(const AttendHeadArgs& a)
         for (int j = 0; j < keys; ++j) {
             scores[j] = dotKv(a.q, kBase + static_cast<std::size_t>(j) * a.kvStride, hd) * a.scale;
         }
+        softCapRow(scores, keys, a.softCap);
         softmaxRow(scores, keys, keys);
         std::fill_n(a.out, hd, 0.0f);
         for (int j = 0; j < keys; ++j) {
@@ -1005,6 +1017,7 @@ void attendHeadOf(const AttendHeadArgs& a)
             }
         }
         for (int i = 0; i < qn; ++i) {
+            softCapRow(scores + static_cast<std::size_t>(i) * padded, a.firstPos + q0 + i + 1, a.softCap);
             softmaxRow(scores + static_cast<std::size_t>(i) * padded, a.firstPos + q0 + i + 1, rowLength);
         }
         // out[i] = sum over keys of p[i][j] * v[j], four queries and 4 x kLanes of the head at a

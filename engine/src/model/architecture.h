@@ -48,6 +48,8 @@ struct LlamaBlockFlavour {
     // PWRI file of a SwiGLU family is a ReLU-gated model and gets ReGLU instead).
     FfnActivation activation = FfnActivation::SwiGlu;
     bool fusedGateUp = false; // blk.N.ffn_up.weight holds the gate rows, then the up rows (Phi-3)
+    bool postNorms = false;   // blk.N.post_attention_norm / post_ffw_norm: RMSNorm of each block's output (Gemma)
+    bool scaleEmbedding = false; // token embeddings times sqrt(n_embd) (Gemma)
 };
 
 struct HyperParams;

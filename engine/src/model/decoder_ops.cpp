@@ -27,12 +27,14 @@ void setKv(cpu::AttendHeadArgs& a, const KvCache& cache, int layer, int pos, int
 } // namespace
 
 void attendCausal(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer, int kvOffset,
-                  int headDim, float scale, float* scratch, float* out, std::size_t outStride, int window)
+                  int headDim, float scale, float* scratch, float* out, std::size_t outStride, int window,
+                  float softCap)
 {
     cpu::AttendHeadArgs a;
     a.qStride = qStride;
     a.headDim = headDim;
     a.scale = scale;
+    a.softCap = softCap;
     a.outStride = outStride;
     a.scratch = scratch;
     if (window > 0 && start + n > window) {

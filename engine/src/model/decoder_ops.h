@@ -16,8 +16,10 @@ class KvCache;
 // @p layer. @p scratch holds cpu::attendHeadScratchFloats(start + n, headDim) floats.
 // @p window > 0: sliding-window attention, a query at position p sees the keys of positions
 // (p - window, p] only (llama.cpp's SWA mask).
+// @p softCap > 0: the scores are soft-capped before the softmax (cpu::AttendHeadArgs::softCap).
 void attendCausal(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer, int kvOffset,
-                  int headDim, float scale, float* scratch, float* out, std::size_t outStride, int window = 0);
+                  int headDim, float scale, float* scratch, float* out, std::size_t outStride, int window = 0,
+                  float softCap = 0.0f);
 
 // y[t][i] += bias[i] for @p rows rows of @p dim floats.
 void addBias(float* y, const float* bias, int rows, std::int64_t dim);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The gated feed-forward activations of the llama family.
+// The gated feed-forward activations of the llama-block families.
 
 #include <optional>
 #include <string_view>
@@ -13,6 +13,7 @@ enum class FfnActivation {
     ReGlu,  // relu(gate) * up: ReluLLaMA, ProSparse
     DRelu,  // relu(gate) * relu(up): bamboo
     Relu2,  // relu(gate)^2 * up
+    GeGlu,  // gelu(gate) * up, GELU in the tanh approximation: Gemma
 };
 
 [[nodiscard]] constexpr std::string_view ffnActivationName(FfnActivation a)
@@ -26,13 +27,16 @@ enum class FfnActivation {
         return "drelu";
     case FfnActivation::Relu2:
         return "relu2";
+    case FfnActivation::GeGlu:
+        return "geglu";
     }
     return "swiglu";
 }
 
 [[nodiscard]] constexpr std::optional<FfnActivation> parseFfnActivation(std::string_view name)
 {
-    for (FfnActivation a : {FfnActivation::SwiGlu, FfnActivation::ReGlu, FfnActivation::DRelu, FfnActivation::Relu2}) {
+    for (FfnActivation a : {FfnActivation::SwiGlu, FfnActivation::ReGlu, FfnActivation::DRelu, FfnActivation::Relu2,
+                            FfnActivation::GeGlu}) {
         if (ffnActivationName(a) == name)
             return a;
     }

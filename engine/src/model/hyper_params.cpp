@@ -121,6 +121,14 @@ Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
             return invalid("sliding window " + std::to_string(*window) + " is out of range");
         hp.slidingWindow = int(*window);
     }
+    for (const auto& [key, cap] : {std::pair{"attn_logit_softcapping", &hp.attnSoftCap},
+                                   std::pair{"final_logit_softcapping", &hp.finalSoftCap}}) {
+        if (const auto value = file.getFloat(p + key)) {
+            if (!(*value >= 0 && *value < 1e6))
+                return invalid(p + key + " " + std::to_string(*value) + " is out of range");
+            *cap = float(*value);
+        }
+    }
     if (family->defaults)
         family->defaults(hp, file);
 

@@ -37,9 +37,22 @@ struct HyperParams {
     float ropeAttnFactor = 1.0f;
     int ropeOriginalContext = 0;
     int slidingWindow = 0; // <arch>.attention.sliding_window: keys a query sees; 0: all
+    // With a sliding window: 0, every layer uses it (Phi-3); p, every layer but each p-th
+    // (layer l slides unless (l + 1) % p == 0; Gemma 2 alternates with p = 2).
+    int slidingWindowPeriod = 0;
+    float attentionScale = 0.0f; // of q . k; 0: 1 / sqrt(headDim)
+    // Soft-capping (Gemma 2): x -> cap * tanh(x / cap) of the attention scores and of the
+    // output logits; 0: none.
+    float attnSoftCap = 0.0f;
+    float finalSoftCap = 0.0f;
     FfnActivation ffnActivation = FfnActivation::SwiGlu;
 
     [[nodiscard]] int qDim() const { return nHead * headDim; }
+    // The sliding window of layer @p l, or 0 when it sees every key.
+    [[nodiscard]] int windowOf(int l) const
+    {
+        return slidingWindowPeriod > 0 && (l + 1) % slidingWindowPeriod == 0 ? 0 : slidingWindow;
+    }
     [[nodiscard]] int kvDim() const { return nHeadKv * headDim; }
 
     // Reads and validates the hyper-parameters of @p file. The vocabulary size comes from the

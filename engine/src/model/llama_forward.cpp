@@ -86,6 +86,8 @@ sparse::NeuronActivation neuronActivation(FfnActivation a)
         return sparse::NeuronActivation::DRelu;
     case FfnActivation::Relu2:
         return sparse::NeuronActivation::Relu2;
+    case FfnActivation::GeGlu:
+        break; // no neuron kernels: initNeuronFfn refuses such files
     }
     return sparse::NeuronActivation::ReGlu;
 }
@@ -104,6 +106,8 @@ Status LlamaForward::initNeuronFfn()
     const bool anyFused = std::any_of(w.layers.begin(), w.layers.end(), [](const LlamaLayerWeights& l) { return l.fusedNeurons; });
     if (!w.sparse && !anyFused)
         return {};
+    if (hp.ffnActivation == FfnActivation::GeGlu)
+        return {ErrorCode::Unsupported, "sparse files with a GeGLU FFN are not supported"};
     std::int64_t hidden = 0;
     m_neurons.resize(w.layers.size());
     for (std::size_t i = 0; i < w.layers.size(); ++i) {
@@ -190,7 +194,7 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
     const HyperParams& hp = m_model.hyperParams();
     const int group = hp.nHead / hp.nHeadKv;
     const int hd = hp.headDim;
-    const float scale = 1.0f / std::sqrt(float(hd));
+    const float scale = hp.attentionScale > 0.0f ? hp.attentionScale : 1.0f / std::sqrt(float(hd));
     float* scratch = m_scores.data()
                      + std::size_t(threadIndex) * cpu::attendHeadScratchFloats(m_cache->capacity(), hd);
     // One item per head, all the batch's tokens together.
@@ -199,7 +203,7 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
         const float* q = m_q.data() + std::size_t(h) * hd;
         float* out = m_attn.data() + std::size_t(h) * hd;
         attendCausal(q, hp.qDim(), m_batchTokens, m_batchStart, *m_cache, layer, kvOffset, hd, scale, scratch, out,
-                     hp.qDim(), hp.slidingWindow);
+                     hp.qDim(), hp.windowOf(layer), hp.attnSoftCap);
     }
 }
 
@@ -251,8 +255,12 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     m_batchStart = start;
     m_batchTokens = n;
 
+    // Gemma scales its embeddings (by the float sqrt, as llama.cpp does).
+    const float embeddingScale = hp.flavour.scaleEmbedding ? std::sqrt(float(nEmbd)) : 1.0f;
     for (int t = 0; t < n; ++t) {
         cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
+        if (embeddingScale != 1.0f)
+            cpu::scale(m_x.data() + t * nEmbd, embeddingScale, nEmbd);
         cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBase, hp.ropeFreqScale, m_cos.data() + t * half,
                         m_sin.data() + t * half, m_ropeFactors, hp.ropeAttnFactor);
     }
@@ -276,10 +284,12 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         if (!m_offload || !m_offload->hasAttention(l)
             || !m_offload->runAttention(*m_cache, l, m_x.data(), n, start, m_tmp.data()))
             cpuAttentionBlock(l, n, start);
+        postNorm(lw.attnPostNorm, n);
         cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
 
         // Feed-forward block.
         if (neuronFfn(l, n)) {
+            postNorm(lw.ffnPostNorm, n);
             cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
             continue;
         }
@@ -304,6 +314,9 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         case FfnActivation::Relu2:
             cpu::relu2(m_gate.data(), m_up.data(), ffCount);
             break;
+        case FfnActivation::GeGlu:
+            cpu::geglu(m_gate.data(), m_up.data(), ffCount);
+            break;
         }
         if (m_observer)
             m_observer(m_observerContext, l, n, m_gate.data());
@@ -311,6 +324,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
             downTransposed(lw.down, n);
         else
             cpu::matmul(pool, lw.down, m_gate.data(), n, m_tmp.data());
+        postNorm(lw.ffnPostNorm, n);
         cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
     }
 
@@ -320,6 +334,21 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     for (int t = 0; t < rows; ++t)
         cpu::rmsNorm(m_x.data() + (first + t) * nEmbd, w.outputNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
     cpu::matmul(pool, w.output, m_xn.data(), rows, logits);
+    if (hp.finalSoftCap > 0.0f) {
+        const std::int64_t count = std::int64_t(rows) * hp.nVocab;
+        for (std::int64_t i = 0; i < count; ++i)
+            logits[i] = hp.finalSoftCap * std::tanh(logits[i] / hp.finalSoftCap);
+    }
+}
+
+void LlamaForward::postNorm(const float* weight, int n)
+{
+    if (!weight)
+        return;
+    const HyperParams& hp = m_model.hyperParams();
+    for (int t = 0; t < n; ++t)
+        cpu::rmsNorm(m_tmp.data() + std::size_t(t) * hp.nEmbd, weight, hp.normEps, hp.nEmbd,
+                     m_tmp.data() + std::size_t(t) * hp.nEmbd);
 }
 
 void LlamaForward::cpuAttentionBlock(int l, int n, int start)

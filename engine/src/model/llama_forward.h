@@ -99,6 +99,9 @@ private:
     void attention(int layer, std::int64_t begin, std::int64_t end, int threadIndex);
     // m_tmp = the attention block of layer @p l for the batch (before the residual add).
     void cpuAttentionBlock(int l, int n, int start);
+    // m_tmp[t] = RMSNorm(m_tmp[t]) * @p weight for the batch's rows: Gemma's post-norms; none
+    // for a null weight.
+    void postNorm(const float* weight, int n);
     // Down projection stored neuron-major (PowerInfer's ffn_down_t): m_tmp = act x down_t.
     void downTransposed(const cpu::WeightMatrix& downT, int n);
     // The FFN through the neuron kernels (sparse mode, and every mode for fused files).

@@ -75,6 +75,10 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
             HEARTH_TRY(b.vector(p + "attn_k_norm.weight", hp.headDim, l.kNorm, w->m_convertedNorms));
         }
         HEARTH_TRY(b.vector(p + "ffn_norm.weight", hp.nEmbd, l.ffnNorm, w->m_convertedNorms));
+        if (hp.flavour.postNorms) {
+            HEARTH_TRY(b.vector(p + "post_attention_norm.weight", hp.nEmbd, l.attnPostNorm, w->m_convertedNorms));
+            HEARTH_TRY(b.vector(p + "post_ffw_norm.weight", hp.nEmbd, l.ffnPostNorm, w->m_convertedNorms));
+        }
         if (b.has(p + "ffn_neurons.weight")) {
             // Hearth's fused sparse layout: one row of gate|up|down per neuron.
             HEARTH_TRY(b.matrix(p + "ffn_neurons.weight", 3 * std::int64_t(hp.nEmbd), hp.nFf, l.neurons));

@@ -33,6 +33,8 @@ struct LlamaLayerWeights {
     const float* bv = nullptr;       // [kvDim]
     const float* qNorm = nullptr;    // [headDim] (qkNorm): RMSNorm weight of every q head
     const float* kNorm = nullptr;    // [headDim]: of every k head
+    const float* attnPostNorm = nullptr; // [nEmbd] (postNorms): of the attention block's output
+    const float* ffnPostNorm = nullptr;  // [nEmbd]: of the FFN's output
     const float* ffnNorm = nullptr;  // [nEmbd]
     cpu::WeightMatrix gate;          // nEmbd -> nFf
     cpu::WeightMatrix up;            // nEmbd -> nFf

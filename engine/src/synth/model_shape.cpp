@@ -32,7 +32,13 @@ std::vector<ModelShape> knownShapes()
         // factors whose short ones serve sessions up to 256 tokens.
         {"phi3-tiny", 64, 192, 2, 4, 2, 320, 1024, 1e-5f, 10000.0f, {0.0f}, 0, 8, 256},
         {"phi3-mini-4k", 3072, 8192, 32, 32, 32, 32064, 4096, 1e-5f, 10000.0f, {0.0f}, 0, 2047},
-        {"phi4-mini", 3072, 8192, 32, 24, 8, 200064, 131072, 1e-5f, 10000.0f, {0.0f}, 0, 0, 4096},
+        {"phi4-mini", 3072, 8192, 32, 24, 8, 200064, 131072, 1e-5f, 10000.0f, {0.0f}, 0, 0, 4096, true},
+        // Gemma 2: write them with --arch gemma2. The tiny one has Gemma 2 2B's 26 layers (the
+        // layer count llama.cpp tells its models apart by), heads twice as wide as n_embd / n_head
+        // like 9B's, a window of 8 keys on the even layers and small caps that bite.
+        {"gemma2-tiny", 64, 192, 26, 4, 2, 320, 1024, 1e-6f, 10000.0f, {0.0f}, 32, 8, 0, true, 5.0f, 15.0f},
+        {"gemma2-2b", 2304, 9216, 26, 8, 4, 256000, 8192, 1e-6f, 10000.0f, {0.0f}, 256, 4096, 0, true, 50.0f, 30.0f},
+        {"gemma2-9b", 3584, 14336, 42, 16, 8, 256000, 8192, 1e-6f, 10000.0f, {0.0f}, 256, 4096, 0, true, 50.0f, 30.0f},
     };
 }
 

@@ -31,6 +31,9 @@ struct ModelShape {
     int slidingWindow = 0;      // <arch>.attention.sliding_window; 0: none written
     // LongRoPE (Phi-3): rope_factors_short/long.weight and the context the short ones serve; 0: none.
     int longRopeOriginalContext = 0;
+    bool tiedOutput = false;    // no output.weight: the embedding serves (Gemma, Phi-4-mini)
+    float attnSoftCap = 0.0f;   // <arch>.attn_logit_softcapping; 0: none written
+    float finalSoftCap = 0.0f;  // <arch>.final_logit_softcapping
 
     [[nodiscard]] int headDim() const
     {

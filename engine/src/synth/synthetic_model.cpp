@@ -105,6 +105,10 @@ void declareMetadata(gguf::GgufWriter& writer, const SynthOptions& options, cons
         writer.setUInt32(key("attention.key_length"), static_cast<std::uint32_t>(s.keyLength));
         writer.setUInt32(key("attention.value_length"), static_cast<std::uint32_t>(s.keyLength));
     }
+    if (s.attnSoftCap > 0)
+        writer.setFloat32(key("attn_logit_softcapping"), s.attnSoftCap);
+    if (s.finalSoftCap > 0)
+        writer.setFloat32(key("final_logit_softcapping"), s.finalSoftCap);
     if (s.slidingWindow > 0)
         writer.setUInt32(key("attention.sliding_window"), static_cast<std::uint32_t>(s.slidingWindow));
     if (s.longRopeOriginalContext > 0) {
@@ -214,8 +218,8 @@ Status validateOptions(const SynthOptions& options)
         return {ErrorCode::InvalidArgument, std::string(dtypeName(options.type)) + " needs rows of whole " + std::to_string(block)
                                                 + "-weight blocks; use a shape such as tiny-256"};
     const std::string& a = options.ffnActivation;
-    if (a != "swiglu" && a != "reglu" && a != "drelu" && a != "relu2")
-        return {ErrorCode::InvalidArgument, "FFN activation must be swiglu, reglu, drelu or relu2, not '" + a + "'"};
+    if (!model::parseFfnActivation(a))
+        return {ErrorCode::InvalidArgument, "FFN activation must be swiglu, reglu, drelu, relu2 or geglu, not '" + a + "'"};
     return {};
 }
 
@@ -262,6 +266,8 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
             t.push_back({p + "attn_q_norm.weight", {head}, DType::F32, 1.0f, kNormSpread});
             t.push_back({p + "attn_k_norm.weight", {head}, DType::F32, 1.0f, kNormSpread});
         }
+        if (flavour.postNorms)
+            t.push_back({p + "post_attention_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
         t.push_back({p + "ffn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
         if (flavour.fusedGateUp) {
             t.push_back({p + "ffn_up.weight", {embd, 2 * ff}, w, 0.0f, scale(embd)});
@@ -270,9 +276,12 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
             t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
         }
         t.push_back({p + "ffn_down.weight", {ff, embd}, w, 0.0f, scale(ff)});
+        if (flavour.postNorms)
+            t.push_back({p + "post_ffw_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
     }
     t.push_back({"output_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
-    t.push_back({"output.weight", {embd, vocab}, w, 0.0f, scale(embd)});
+    if (!s.tiedOutput)
+        t.push_back({"output.weight", {embd, vocab}, w, 0.0f, scale(embd)});
     if (s.longRopeOriginalContext > 0) {
         const int pairs = s.headDim() / 2;
         t.push_back({"rope_factors_short.weight", {pairs}, DType::F32, 0.0f, 0.0f, longRopeFactors(pairs, 1.5f)});
