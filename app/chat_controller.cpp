@@ -6,6 +6,7 @@
 #include "languagechangewatcher.h"
 #include "logging.h"
 #include "message_blocks.h"
+#include "reasoning.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -662,8 +663,12 @@ bool ChatController::deleteMessage(int row)
 
 void ChatController::copyMessage(int row)
 {
-    if (row >= 0 && row < m_messages.rowCount())
-        MessageBlocks::copyToClipboard(m_messages.at(row).content);
+    // A reasoning model's answer is copied without its thinking.
+    if (row < 0 || row >= m_messages.rowCount())
+        return;
+    const auto& message = m_messages.at(row);
+    MessageBlocks::copyToClipboard(
+        message.role == QLatin1String("assistant") ? ReasoningParts::split(message.content).answer : message.content);
 }
 
 void ChatController::copyText(const QString& text)
@@ -719,8 +724,13 @@ QList<ChatTurn> ChatController::openTurns() const
     QList<ChatTurn> turns;
     turns.reserve(m_messages.rowCount() + 1);
     turns.append({ QStringLiteral("system"), m_systemPrompt });
-    for (int row = 0; row < m_messages.rowCount(); ++row)
-        turns.append({ m_messages.at(row).role, m_messages.at(row).content });
+    // Earlier answers go back without their thinking, as reasoning models' templates expect
+    // (Qwen 3's drops it itself; templates that do not would show the model its old thoughts).
+    for (int row = 0; row < m_messages.rowCount(); ++row) {
+        const auto& message = m_messages.at(row);
+        const bool answer = message.role == QLatin1String("assistant");
+        turns.append({ message.role, answer ? ReasoningParts::split(message.content).answer : message.content });
+    }
     return turns;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "message_blocks.h"
 
+#include "reasoning.h"
+
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QPointer>
@@ -21,6 +23,18 @@ hearth::CodeHighlighter* MessageBlocks::sharedHighlighter()
     if (!highlighter && QCoreApplication::instance())
         highlighter = hearth::CodeHighlighter::create(QCoreApplication::instance()).release();
     return highlighter;
+}
+
+void MessageBlocks::setContent(const QString& content)
+{
+    if (content == m_content)
+        return;
+    m_content = content;
+    const ReasoningParts parts = ReasoningParts::split(content);
+    m_thinking = parts.thinking;
+    m_thinkingOpen = parts.thinkingOpen;
+    setMarkdown(parts.answer);
+    Q_EMIT contentChanged();
 }
 
 void MessageBlocks::copyToClipboard(const QString& text)

@@ -704,6 +704,22 @@
         <source>Delete this message; the rest of the chat stays</source>
         <translation>Delete this message; the rest of the chat stays</translation>
     </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>Thinking…</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>Reasoning</translation>
+    </message>
+    <message>
+        <source>Hide the reasoning</source>
+        <translation>Hide the reasoning</translation>
+    </message>
+    <message>
+        <source>Show the reasoning</source>
+        <translation>Show the reasoning</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>

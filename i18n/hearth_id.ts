@@ -703,6 +703,22 @@
         <source>Delete this message; the rest of the chat stays</source>
         <translation>Hapus pesan ini; sisa obrolan tetap ada</translation>
     </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>Sedang berpikir…</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>Penalaran</translation>
+    </message>
+    <message>
+        <source>Hide the reasoning</source>
+        <translation>Sembunyikan penalaran</translation>
+    </message>
+    <message>
+        <source>Show the reasoning</source>
+        <translation>Tampilkan penalaran</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>

@@ -703,6 +703,22 @@
         <source>Delete this message; the rest of the chat stays</source>
         <translation>删除这条消息；聊天的其余部分保留</translation>
     </message>
+    <message>
+        <source>Thinking…</source>
+        <translation>正在思考…</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>推理过程</translation>
+    </message>
+    <message>
+        <source>Hide the reasoning</source>
+        <translation>隐藏推理过程</translation>
+    </message>
+    <message>
+        <source>Show the reasoning</source>
+        <translation>显示推理过程</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>

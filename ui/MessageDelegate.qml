@@ -46,9 +46,11 @@ Item {
 
     MessageBlocks {
         id: blocks
-        markdown: root.fromUser ? "" : root.content
+        content: root.fromUser ? "" : root.content
         streaming: root.streaming
     }
+    // A reasoning model's thinking starts folded away; the toggle shows it.
+    property bool thinkingShown: false
 
     Rectangle {
         id: frame
@@ -108,6 +110,33 @@ Item {
                 Button {
                     text: qsTr("Cancel")
                     onClicked: root.editing = false
+                }
+            }
+
+            ColumnLayout {
+                objectName: "thinkingSection"
+                visible: !root.fromUser && (blocks.thinking.length > 0 || blocks.thinkingOpen)
+                Layout.fillWidth: true
+                spacing: 4
+                Button {
+                    objectName: "thinkingToggle"
+                    flat: true
+                    text: (root.thinkingShown ? "▾ " : "▸ ")
+                          + (blocks.thinkingOpen ? qsTr("Thinking…") : qsTr("Reasoning"))
+                    onClicked: root.thinkingShown = !root.thinkingShown
+                    Accessible.name: root.thinkingShown ? qsTr("Hide the reasoning") : qsTr("Show the reasoning")
+                }
+                TextEdit {
+                    objectName: "thinkingText"
+                    visible: root.thinkingShown
+                    Layout.fillWidth: true
+                    readOnly: true
+                    selectByMouse: true
+                    wrapMode: TextEdit.Wrap
+                    textFormat: TextEdit.PlainText
+                    text: blocks.thinking
+                    color: palette.text
+                    opacity: 0.7
                 }
             }
 

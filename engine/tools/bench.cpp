@@ -127,11 +127,13 @@ struct Measurement {
 
 double cpuSeconds();
 
-// One repetition: empty cache, prefill @p prompt, then decode @p decodeTokens one by one.
-Result<Measurement> measure(Session& session, std::span<const Token> prompt, std::span<const Token> decodeTokens)
+// One repetition: the cache cut back to its first @p depth tokens (0: empty), prefill @p prompt,
+// then decode @p decodeTokens one by one.
+Result<Measurement> measure(Session& session, std::span<const Token> prompt, std::span<const Token> decodeTokens,
+                            int depth = 0)
 {
     Measurement m;
-    session.reset();
+    session.truncate(depth);
     auto start = Clock::now();
     HEARTH_TRY(session.prefill(prompt));
     m.prefillSeconds = secondsSince(start);
@@ -224,6 +226,7 @@ int main(int argc, char** argv)
     int promptTokens = 128;
     int generateTokens = 64;
     int repetitions = 5;
+    int depth = 0;
     bool json = false;
     bool skipBandwidth = false;
     bool dense = false;
@@ -233,6 +236,10 @@ int main(int argc, char** argv)
     options.addInt("-p,--n-prompt", "N", "prompt tokens to prefill (default 128)", &promptTokens, 1, 1 << 16);
     options.addInt("-n,--n-gen", "N", "tokens to decode (default 64)", &generateTokens, 1, 1 << 16);
     options.addInt("-r,--repetitions", "N", "repetitions; the median is reported (default 5)", &repetitions, 1, 1000);
+    options.addInt("-d,--depth", "N",
+                   "tokens already in the context when the prompt and the decode are measured, as llama-bench's "
+                   "-d (default 0; they are prefilled once, untimed)",
+                   &depth, 0, 1 << 20);
     options.addFlag("--json", "print the results as one JSON object", &json);
     options.addFlag("--no-bandwidth", "skip the memory bandwidth measurement", &skipBandwidth);
     options.addFlag("--dense", "models with predictors: run the dense FFN only (default: sparse, then dense for comparison)",
@@ -264,7 +271,7 @@ int main(int argc, char** argv)
     SessionParams sessionParams;
     sessionParams.threads = threads;
     sessionParams.denseFfn = dense;
-    sessionParams.contextLength = promptTokens + generateTokens + 8;
+    sessionParams.contextLength = depth + promptTokens + generateTokens + 8;
     sessionParams.batchSize = std::max(sessionParams.batchSize, promptTokens);
     sessionParams.vramBudgetGiB = device.vramBudgetGiB;
     sessionParams.resetGpuIndex = device.resetGpuIndex;
@@ -278,14 +285,24 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "placement: %s\n", placement.c_str());
     const int threadCount = threads > 0 ? threads : cpu::ThreadPool::physicalCoreCount();
 
-    const std::vector<Token> all = benchmarkTokens((*model)->tokenizer(), promptTokens + generateTokens);
-    const std::span<const Token> prompt(all.data(), static_cast<std::size_t>(promptTokens));
-    const std::span<const Token> decodeTokens(all.data() + promptTokens, static_cast<std::size_t>(generateTokens));
+    const std::vector<Token> all = benchmarkTokens((*model)->tokenizer(), depth + promptTokens + generateTokens);
+    const std::span<const Token> context(all.data(), static_cast<std::size_t>(depth));
+    const std::span<const Token> prompt(all.data() + depth, static_cast<std::size_t>(promptTokens));
+    const std::span<const Token> decodeTokens(all.data() + depth + promptTokens, static_cast<std::size_t>(generateTokens));
 
     // Warm-up: faults the mapped weights in and lets the CPU clock settle.
     if (auto warm = measure(**session, prompt.first(std::min<std::size_t>(prompt.size(), 16)), decodeTokens.first(std::min<std::size_t>(decodeTokens.size(), 4))); !warm) {
         std::fprintf(stderr, "hearth-bench: %s\n", warm.message().c_str());
         return 1;
+    }
+    if (depth > 0) {
+        if (!json)
+            std::fprintf(stderr, "prefilling a context of %d tokens\n", depth);
+        (*session)->reset();
+        if (const Status filled = (*session)->prefill(context); !filled.ok()) {
+            std::fprintf(stderr, "hearth-bench: %s\n", filled.message().c_str());
+            return 1;
+        }
     }
     // The bandwidth probe runs before every repetition and after the last one, with as many
     // threads as the session, so each decode lies between two probes taken under the same
@@ -310,7 +327,7 @@ int main(int argc, char** argv)
     double decodeCpu = 0;
     for (int r = 0; r < repetitions; ++r) {
         runProbe();
-        auto m = measure(**session, prompt, decodeTokens);
+        auto m = measure(**session, prompt, decodeTokens, depth);
         if (!m) {
             std::fprintf(stderr, "hearth-bench: %s\n", m.message().c_str());
             return 1;
@@ -392,6 +409,7 @@ int main(int argc, char** argv)
         out.add("isa", isa);
         out.add("cpu", cpuModelName());
         out.add("prompt_tokens", promptTokens);
+        out.add("depth", depth);
         out.add("generated_tokens", generateTokens);
         out.add("repetitions", repetitions);
         out.add("prefill_tokens_per_second", prefill);
@@ -431,6 +449,8 @@ int main(int argc, char** argv)
     std::printf("threads / ISA:  %d / %s (%s)\n", threadCount, isa.c_str(), cpuModelName().c_str());
     std::printf("prefill:        %.2f tok/s (%d tokens, median of %d)\n", prefill, promptTokens, repetitions);
     std::printf("decode:         %.2f tok/s (%d tokens, median of %d)\n", decode, generateTokens, repetitions);
+    if (depth > 0)
+        std::printf("context depth:  %d tokens before the prompt\n", depth);
     std::printf("decode CPU:     %.2f ms per token (all threads)\n", decodeCpuPerToken * 1e3);
     std::printf("prefill/decode: %.2fx per token\n", prefillOverDecode);
     std::printf("weights/token:  %s -> %.2f GB/s\n", tools::formatBytes(bytesPerToken).c_str(), achievedGBs);

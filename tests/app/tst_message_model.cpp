@@ -1,16 +1,46 @@
 // SPDX-License-Identifier: MIT
 #include "message_model.h"
+#include "reasoning.h"
 
 #include <QSignalSpy>
 #include <QTest>
 
 using hearth::app::MessageModel;
+using hearth::app::ReasoningParts;
 
 class TestMessageModel : public QObject
 {
     Q_OBJECT
 
 private Q_SLOTS:
+    void reasoningIsSplitFromTheAnswer_data()
+    {
+        QTest::addColumn<QString>("content");
+        QTest::addColumn<QString>("thinking");
+        QTest::addColumn<QString>("answer");
+        QTest::addColumn<bool>("open");
+        QTest::newRow("qwen3") << QStringLiteral("<think>\nLet me add.\n</think>\n\n2 + 2 = 4") << QStringLiteral("Let me add.")
+                               << QStringLiteral("2 + 2 = 4") << false;
+        QTest::newRow("still thinking") << QStringLiteral("<think>\nHmm") << QStringLiteral("Hmm") << QString() << true;
+        QTest::newRow("opened by the template") << QStringLiteral("Weighing it.</think>Yes.") << QStringLiteral("Weighing it.")
+                                                << QStringLiteral("Yes.") << false;
+        QTest::newRow("empty thinking") << QStringLiteral("<think>\n\n</think>\n\nHi") << QString() << QStringLiteral("Hi") << false;
+        QTest::newRow("plain answer") << QStringLiteral("A <think> tag mid-text stays.") << QString()
+                                      << QStringLiteral("A <think> tag mid-text stays.") << false;
+    }
+
+    void reasoningIsSplitFromTheAnswer()
+    {
+        QFETCH(QString, content);
+        QFETCH(QString, thinking);
+        QFETCH(QString, answer);
+        QFETCH(bool, open);
+        const ReasoningParts parts = ReasoningParts::split(content);
+        QCOMPARE(parts.thinking, thinking);
+        QCOMPARE(parts.answer, answer);
+        QCOMPARE(parts.thinkingOpen, open);
+    }
+
     void appendAndRead()
     {
         MessageModel model;

@@ -77,6 +77,23 @@ Item {
             errorText: ""
         }
     }
+    Component {
+        id: reasoningComponent
+        MessageDelegate {
+            width: 500
+            index: 1
+            role: "assistant"
+            content: "<think>\nThe user greets me. I greet back.\n</think>\n\nHello **there**."
+            streaming: false
+            tokensPerSecond: 0
+            tokenCount: 0
+            timeToFirstTokenMs: 0
+            siblingIndex: 0
+            siblingCount: 1
+            messageState: "complete"
+            errorText: ""
+        }
+    }
     SignalSpy {
         id: sendSpy
         signalName: "sendRequested"
@@ -137,6 +154,23 @@ Item {
     TestCase {
         name: "MessageDelegate"
         when: windowShown
+
+        function test_reasoningIsFoldedAway() {
+            // A reasoning model's thinking is shown behind a toggle; the answer alone is Markdown.
+            const message = createTemporaryObject(reasoningComponent, root);
+            verify(message);
+            const section = findChild(message, "thinkingSection");
+            const thinking = findChild(message, "thinkingText");
+            verify(section && section.visible);
+            verify(!thinking.visible);
+            tryVerify(() => findChild(message, "markdownText") !== null);
+            const answer = findChild(message, "markdownText");
+            verify(answer.text.indexOf("Hello") >= 0);
+            verify(answer.text.indexOf("greets") < 0);
+            mouseClick(findChild(message, "thinkingToggle"));
+            tryVerify(() => thinking.visible);
+            compare(thinking.text, "The user greets me. I greet back.");
+        }
 
         function test_rendersCodeBlockWithCopyButton() {
             const message = createTemporaryObject(delegateComponent, root);
