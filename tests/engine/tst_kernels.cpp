@@ -763,6 +763,39 @@ void TestKernels::attendHeadMatchesReference()
         k->attendHead(a);
         a.out = gotHalfScalar.data();
         kScalarKernels.attendHead(a);
+        // The same queries as the heads of one KV head at one position (a decoded token): each
+        // equals that query attending alone at firstPos + nq - 1, in F32 and in F16.
+        const int pos = c.firstPos + c.nq - 1;
+        for (const bool half : {false, true}) {
+            std::vector<float> shared(want.size(), -4.0f);
+            std::vector<float> alone(want.size(), -5.0f);
+            AttendHeadArgs g = a;
+            g.k = half ? static_cast<const void*>(kh.data() + 3) : static_cast<const void*>(kc.data() + 3);
+            g.v = half ? static_cast<const void*>(vh.data() + 3) : static_cast<const void*>(vc.data() + 3);
+            g.halfKv = half;
+            g.firstPos = pos;
+            g.samePosition = true;
+            g.out = shared.data();
+            k->attendHead(g);
+            for (int i = 0; i < c.nq; ++i) {
+                AttendHeadArgs one = g;
+                one.samePosition = false;
+                one.nq = 1;
+                one.q = a.q + std::size_t(i) * a.qStride;
+                one.out = alone.data() + std::size_t(i) * std::size_t(c.headDim);
+                kScalarKernels.attendHead(one);
+            }
+            for (std::size_t i = 0; i < want.size(); ++i)
+                QVERIFY2(std::fabs(shared[i] - alone[i]) <= 1e-5f * (1.0f + std::fabs(alone[i])),
+                         qPrintable(QStringLiteral("shared KV%1, head %2, %3 queries at %4: element %5: %6 vs %7")
+                                        .arg(half ? QStringLiteral(" (F16)") : QString())
+                                        .arg(c.headDim)
+                                        .arg(c.nq)
+                                        .arg(pos)
+                                        .arg(i)
+                                        .arg(shared[i])
+                                        .arg(alone[i])));
+        }
         for (std::size_t i = 0; i < want.size(); ++i) {
             QVERIFY2(std::fabs(gotHalf[i] - wantHalf[i]) <= 1e-5f * (1.0f + std::fabs(wantHalf[i]))
                          && std::fabs(gotHalfScalar[i] - wantHalf[i]) <= 1e-5f * (1.0f + std::fabs(wantHalf[i])),

@@ -6,6 +6,7 @@
 #include "model/llama_model.h"
 #include "model/rope_scaling.h"
 #include "session_test_support.h"
+#include "synth_test_support.h"
 #include "synth/synthetic_model.h"
 
 #include <hearth/model.h>
@@ -17,18 +18,6 @@
 using namespace hearth;
 
 namespace {
-
-std::shared_ptr<const Model> writeAndLoad(const QTemporaryDir& dir, const char* name, const synth::SynthOptions& options)
-{
-    const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
-    const Status written = synth::writeSyntheticModel(options, path);
-    if (!written.ok())
-        qFatal("%s", written.message().c_str());
-    auto model = Model::load(path);
-    if (!model)
-        qFatal("%s", model.message().c_str());
-    return *model;
-}
 
 std::vector<float> lastLogits(const std::shared_ptr<const Model>& model, const SessionParams& params, const std::vector<Token>& prompt)
 {
@@ -71,12 +60,12 @@ private Q_SLOTS:
 
     void factorsReachTheLogits()
     {
-        const auto scaled = writeAndLoad(m_dir, "scaled.gguf", m_options);
+        const auto scaled = test::writeAndLoad(m_dir, QStringLiteral("scaled.gguf"), m_options);
         const auto* llama = dynamic_cast<const model::LlamaModel*>(scaled.get());
         QVERIFY(llama && llama->weights().ropeFreqs);
         synth::SynthOptions plain = m_options;
         plain.shape.llama3Rope.factor = 0; // the same weights without rope_freqs
-        const auto unscaled = writeAndLoad(m_dir, "plain.gguf", plain);
+        const auto unscaled = test::writeAndLoad(m_dir, QStringLiteral("plain.gguf"), plain);
         QVERIFY(!dynamic_cast<const model::LlamaModel*>(unscaled.get())->weights().ropeFreqs);
 
         const SessionParams cpu = test::deviceSessionParams({}, 0, 256, 64);
@@ -89,7 +78,7 @@ private Q_SLOTS:
 
     void prefillEqualsDecode()
     {
-        const auto model = writeAndLoad(m_dir, "scaled2.gguf", m_options);
+        const auto model = test::writeAndLoad(m_dir, QStringLiteral("scaled2.gguf"), m_options);
         const SessionParams cpu = test::deviceSessionParams({}, 0, 256, 64);
         const std::vector<float> batched = lastLogits(model, cpu, m_prompt);
         auto session = Session::create(model, cpu);
@@ -101,7 +90,7 @@ private Q_SLOTS:
 
     void theEmulatedDeviceAppliesThem()
     {
-        const auto model = writeAndLoad(m_dir, "scaled3.gguf", m_options);
+        const auto model = test::writeAndLoad(m_dir, QStringLiteral("scaled3.gguf"), m_options);
         const std::vector<float> onCpu = lastLogits(model, test::deviceSessionParams({}, 0, 256, 64), m_prompt);
         // Whole layers (attention with its RoPE) on the emulated device.
         const SessionParams device = test::deviceSessionParams("emulated:268435456", 0.25, 256, 64);

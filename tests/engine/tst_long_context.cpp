@@ -5,6 +5,7 @@
 // a 32768-token session that fills its whole context within its memory figure.
 
 #include "session_test_support.h"
+#include "synth_test_support.h"
 #include "synth/synthetic_model.h"
 
 #include <hearth/model.h>
@@ -18,18 +19,6 @@
 using namespace hearth;
 
 namespace {
-
-std::shared_ptr<const Model> writeAndLoad(const QTemporaryDir& dir, const char* name, const synth::SynthOptions& options)
-{
-    const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
-    const Status written = synth::writeSyntheticModel(options, path);
-    if (!written.ok())
-        qFatal("%s", written.message().c_str());
-    auto model = Model::load(path);
-    if (!model)
-        qFatal("%s", model.message().c_str());
-    return *model;
-}
 
 SessionParams cpuParams(int contextLength, KvCacheType cache)
 {
@@ -72,7 +61,7 @@ private Q_SLOTS:
         options.shape = *synth::shapeByName("tiny");
         options.shape.contextLength = 32768; // a long-context model at the tiny size
         options.type = DType::Q8_0;
-        m_model = writeAndLoad(m_dir, "long.gguf", options);
+        m_model = test::writeAndLoad(m_dir, QStringLiteral("long.gguf"), options);
     }
 
     void halfTheMemoryOfF32()

@@ -548,23 +548,11 @@ public:
         p.maxBatch = 8;
         const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
         const std::int64_t kvDim = std::int64_t(p.nHeadKv) * p.headDim;
-        std::vector<std::vector<std::uint8_t>> mats;
-        mats.reserve(8);
-        std::vector<std::vector<float>> vectors;
-        vectors.reserve(16);
-        auto vec = [&](std::int64_t n, float base, float scale) {
-            auto v = randomFloats(std::size_t(n), std::uint32_t(80 + vectors.size()), scale);
-            for (float& x : v)
-                x += base;
-            vectors.push_back(std::move(v));
-            return vectors.back().data();
-        };
+        RandomWeights random{t, 80};
+        const auto vec = [&](std::int64_t n, float base, float scale) { return random.vector(n, base, scale); };
+        const auto mat = [&](std::int64_t rows, std::int64_t cols) { return random.matrix(rows, cols); };
         std::vector<DenseLayerWeights> layers;
         for (int l = 0; l < 2; ++l) {
-            auto mat = [&](std::int64_t rows, std::int64_t cols) {
-                mats.push_back(randomMatrix(t, rows, cols, std::uint32_t(90 + mats.size())));
-                return cpu::WeightMatrix{t, mats.back().data(), rows, cols};
-            };
             DenseLayerWeights w;
             w.norm = vec(p.nEmbd, 1.0f, 0.1f);
             w.normBias = vec(p.nEmbd, 0.0f, 0.1f);
@@ -590,14 +578,7 @@ public:
             w.down = mat(p.nEmbd, p.nFF);
             layers.push_back(w);
         }
-        auto onGpu = DenseOffload::create(m_gpu, p, layers);
-        auto onRef = DenseOffload::create(m_ref, p, layers);
-        if (!onGpu || !onRef || (*onGpu)->offloadedLayers() != 2 || (*onRef)->offloadedLayers() != 2)
-            return failed(name, onGpu && onRef ? (*onGpu)->limit() + (*onRef)->limit() : "could not place the layers");
-        const double worst = promptThenDecode(name, p, **onGpu, **onRef, 61);
-        if (worst < 0)
-            return;
-        record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
+        compareTwoLayers(name, p, layers, t, 61);
     }
 
     // Two whole layers of the llama block as its relatives have it: NeoX RoPE and grouped-query
@@ -629,23 +610,11 @@ public:
         p.maxBatch = 8;
         const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
         const std::int64_t kvDim = std::int64_t(p.nHeadKv) * p.headDim;
-        std::vector<std::vector<std::uint8_t>> mats;
-        mats.reserve(16);
-        std::vector<std::vector<float>> vectors;
-        vectors.reserve(16);
-        auto vec = [&](std::int64_t n, float base, float scale) {
-            auto v = randomFloats(std::size_t(n), std::uint32_t(120 + vectors.size()), scale);
-            for (float& x : v)
-                x += base;
-            vectors.push_back(std::move(v));
-            return vectors.back().data();
-        };
+        RandomWeights random{t, 120};
+        const auto vec = [&](std::int64_t n, float base, float scale) { return random.vector(n, base, scale); };
+        const auto mat = [&](std::int64_t rows, std::int64_t cols) { return random.matrix(rows, cols); };
         std::vector<DenseLayerWeights> layers;
         for (int l = 0; l < 2; ++l) {
-            auto mat = [&](std::int64_t rows, std::int64_t cols) {
-                mats.push_back(randomMatrix(t, rows, cols, std::uint32_t(130 + mats.size())));
-                return cpu::WeightMatrix{t, mats.back().data(), rows, cols};
-            };
             DenseLayerWeights w;
             w.norm = vec(p.nEmbd, 1.0f, 0.1f);
             w.wq = mat(qDim, p.nEmbd);
@@ -668,19 +637,50 @@ public:
             w.down = mat(p.nEmbd, p.nFF);
             layers.push_back(w);
         }
-        auto onGpu = DenseOffload::create(m_gpu, p, layers);
-        auto onRef = DenseOffload::create(m_ref, p, layers);
-        if (!onGpu || !onRef || (*onGpu)->offloadedLayers() != 2 || (*onRef)->offloadedLayers() != 2)
-            return failed(name, onGpu && onRef ? (*onGpu)->limit() + (*onRef)->limit() : "could not place the layers");
-        const double worst = promptThenDecode(name, p, **onGpu, **onRef, 71);
-        if (worst < 0)
-            return;
-        record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
+        compareTwoLayers(name, p, layers, t, 71);
     }
 
     [[nodiscard]] const std::vector<CheckResult>& results() const { return m_results; }
 
 private:
+    // Random vectors and matrices of @p type for a check's layers, alive as long as this is;
+    // seeds count up from @p seed.
+    struct RandomWeights {
+        DType type;
+        std::uint32_t seed;
+        std::vector<std::vector<std::uint8_t>> matrices;
+        std::vector<std::vector<float>> vectors;
+
+        // n floats of base + [-scale, scale).
+        const float* vector(std::int64_t n, float base, float scale)
+        {
+            auto v = randomFloats(std::size_t(n), seed++, scale);
+            for (float& x : v)
+                x += base;
+            vectors.push_back(std::move(v)); // moving keeps each buffer where it is
+            return vectors.back().data();
+        }
+        cpu::WeightMatrix matrix(std::int64_t rows, std::int64_t cols)
+        {
+            matrices.push_back(randomMatrix(type, rows, cols, seed++));
+            return cpu::WeightMatrix{type, matrices.back().data(), rows, cols};
+        }
+    };
+
+    // Places @p layers on both devices and compares a prompt and decoded tokens (promptThenDecode).
+    void compareTwoLayers(const std::string& name, const DenseModelParams& p, const std::vector<DenseLayerWeights>& layers,
+                          DType t, std::uint32_t seed)
+    {
+        auto onGpu = DenseOffload::create(m_gpu, p, layers);
+        auto onRef = DenseOffload::create(m_ref, p, layers);
+        if (!onGpu || !onRef || (*onGpu)->offloadedLayers() != 2 || (*onRef)->offloadedLayers() != 2)
+            return failed(name, onGpu && onRef ? (*onGpu)->limit() + (*onRef)->limit() : "could not place the layers");
+        const double worst = promptThenDecode(name, p, **onGpu, **onRef, seed);
+        if (worst < 0)
+            return;
+        record(name + " prompt of 5 + 3 tokens", worst, t == DType::F16 ? 1e-2 : 3e-2);
+    }
+
     // Two offloaded layers: a 5-token prompt in one call on the GPU against the reference token
     // by token, K/V mirrored on both, then 3 decoded tokens. The worst relative error of the
     // outputs and the mirrored K/V rows, or -1 (with the failure recorded) when a call fails.

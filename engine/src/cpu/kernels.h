@@ -47,7 +47,9 @@ struct GemmArgs {
 using GemmFn = void (*)(const GemmArgs& args, std::int64_t rowBegin, std::int64_t rowEnd);
 
 // Causal attention of one head for a batch of consecutive queries (a prompt): query i, at
-// position firstPos + i, attends to the keys and values of positions 0 .. firstPos + i.
+// position firstPos + i, attends to the keys and values of positions 0 .. firstPos + i. With
+// samePosition, the nq queries are of one position, firstPos (the query heads that share a KV
+// head, for a decoded token): each key and value row is read once for all of them.
 struct AttendHeadArgs {
     const float* q = nullptr;  // nq queries of headDim floats, qStride floats apart
     std::size_t qStride = 0;
@@ -60,6 +62,7 @@ struct AttendHeadArgs {
     int headDim = 0;
     float scale = 1.0f;        // applied to q . k before the softmax
     float softCap = 0.0f;      // > 0: the scaled scores become softCap * tanh(score / softCap) (Gemma 2)
+    bool samePosition = false; // see above; nq <= headDim + kAttendQueryBlock (the scratch's rows)
     float* out = nullptr;      // nq rows of headDim floats, outStride floats apart
     std::size_t outStride = 0;
     float* scratch = nullptr;  // attendHeadScratchFloats(firstPos + nq, headDim) floats

@@ -260,7 +260,7 @@ void attendHeadOf(const AttendHeadArgs& a)
     float* scores = a.scratch;
     for (int i = 0; i < a.nq; ++i) {
         const float* q = a.q + static_cast<std::size_t>(i) * a.qStride;
-        const int keys = a.firstPos + i + 1;
+        const int keys = a.samePosition ? a.firstPos + 1 : a.firstPos + i + 1;
         float maxScore = -std::numeric_limits<float>::infinity();
         for (int j = 0; j < keys; ++j) {
             const KV* k = kBase + static_cast<std::size_t>(j) * a.kvStride;

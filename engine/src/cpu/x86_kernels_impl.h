@@ -764,8 +764,14 @@ void gemmF16Prepared(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowE
 }
 
 // Attention helpers: short rows (a head), so one accumulator per vector width and a masked
-// or scalar tail; no call-level setup worth amortizing.
-float dotF32(const float* a, const float* b, std::int64_t n)
+// or scalar tail; no call-level setup worth amortizing. The KV cache's elements, F32 or F16
+// (widened by F16C), read as floats.
+inline float kvValue(float x) { return x; }
+inline float kvValue(std::uint16_t h) { return halfToFloatF16c(h); }
+
+// dotF32 and axpyF32 over a key or value row of either type.
+template <typename KV>
+float dotKv(const float* a, const KV* b, std::int64_t n)
 {
     VecF acc0 = vzero();
     VecF acc1 = vzero();
@@ -780,12 +786,13 @@ float dotF32(const float* a, const float* b, std::int64_t n)
     }
     float sum = vsum(vadd(acc0, acc1));
     for (; i < n; ++i) {
-        sum += a[i] * b[i];
+        sum += a[i] * kvValue(b[i]);
     }
     return sum;
 }
 
-void axpyF32(float* y, float a, const float* x, std::int64_t n)
+template <typename KV>
+void axpyKv(float* y, float a, const KV* x, std::int64_t n)
 {
     const VecF av = vset1(a);
     std::int64_t i = 0;
@@ -793,8 +800,18 @@ void axpyF32(float* y, float a, const float* x, std::int64_t n)
         vstore(y + i, vfma(vload(x + i), av, vload(y + i)));
     }
     for (; i < n; ++i) {
-        y[i] += a * x[i];
+        y[i] += a * kvValue(x[i]);
     }
+}
+
+float dotF32(const float* a, const float* b, std::int64_t n)
+{
+    return dotKv(a, b, n);
+}
+
+void axpyF32(float* y, float a, const float* x, std::int64_t n)
+{
+    axpyKv(y, a, x, n);
 }
 
 // exp(x) for SwiGLU: 2^k * p(r) with k = round(x / ln 2), r = x - k ln 2 (ln 2 split in two
@@ -910,42 +927,98 @@ inline void softCapRow(float* row, int n, float cap)
     }
 }
 
-// The KV cache's elements as floats: F32 as is, F16 widened (F16C).
-inline float kvValue(float x) { return x; }
-inline float kvValue(std::uint16_t h) { return halfToFloatF16c(h); }
 
-// dotF32 and axpyF32 over a key or value row of either type.
-template <typename KV>
-float dotKv(const float* a, const KV* b, std::int64_t n)
+// out[l] = the sum of v[l]'s lanes, for the kLanes vectors v[0 .. kLanes): a transposing tree of
+// adds, about one shuffle and one add per input instead of a horizontal sum each.
+#if defined(__AVX512F__)
+inline VecF reduceLanes(const VecF* v)
 {
-    VecF acc0 = vzero();
-    VecF acc1 = vzero();
-    std::int64_t i = 0;
-    for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-        acc0 = vfma(vload(a + i), vload(b + i), acc0);
-        acc1 = vfma(vload(a + i + kLanes), vload(b + i + kLanes), acc1);
+    __m512 t[8];
+    for (int i = 0; i < 8; ++i) {
+        // Per 128-bit block: [a0+a2, b0+b2, a1+a3, b1+b3].
+        t[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
     }
-    if (i + kLanes <= n) {
-        acc0 = vfma(vload(a + i), vload(b + i), acc0);
-        i += kLanes;
+    __m512 u[4];
+    for (int i = 0; i < 4; ++i) {
+        // Per 128-bit block: the block's sums of v[4i .. 4i + 4).
+        const __m512d a = _mm512_castps_pd(t[2 * i]);
+        const __m512d b = _mm512_castps_pd(t[2 * i + 1]);
+        u[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(a, b)), _mm512_castpd_ps(_mm512_unpackhi_pd(a, b)));
     }
-    float sum = vsum(vadd(acc0, acc1));
-    for (; i < n; ++i) {
-        sum += a[i] * kvValue(b[i]);
-    }
-    return sum;
+    // Block m of the result: the four blocks of u[m] added up.
+    const __m512 y0 = _mm512_add_ps(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xDD));
+    const __m512 y1 = _mm512_add_ps(_mm512_shuffle_f32x4(u[2], u[3], 0x88), _mm512_shuffle_f32x4(u[2], u[3], 0xDD));
+    return _mm512_add_ps(_mm512_shuffle_f32x4(y0, y1, 0x88), _mm512_shuffle_f32x4(y0, y1, 0xDD));
 }
-
-template <typename KV>
-void axpyKv(float* y, float a, const KV* x, std::int64_t n)
+#else
+inline VecF reduceLanes(const VecF* v)
 {
-    const VecF av = vset1(a);
-    std::int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-        vstore(y + i, vfma(vload(x + i), av, vload(y + i)));
+    // Per 128-bit half: the half's sums of v[0..4) and of v[4..8).
+    const __m256 s0 = _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+    const __m256 s1 = _mm256_hadd_ps(_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
+    return _mm256_add_ps(_mm256_permute2f128_ps(s0, s1, 0x20), _mm256_permute2f128_ps(s0, s1, 0x31));
+}
+#endif
+
+// AttendHeadArgs::samePosition: the query heads of one KV head for a decoded token. Each key row
+// is dotted with every query while it is in L1, and each value row is added into every query's
+// output held in registers, so the cache is read once per KV head instead of once per query head.
+template <typename KV>
+void attendSamePosition(const AttendHeadArgs& a, const KV* kBase, const KV* vBase)
+{
+    const int hd = a.headDim;
+    const int keys = a.firstPos + 1;
+    const int padded = (keys + 15) / 16 * 16;
+    float* scores = a.scratch; // [nq][padded]
+    const int vectors = hd / kLanes;
+    const VecF scale = vset1(a.scale);
+    // kLanes keys at a time: while their rows are in L1, every query takes its kLanes dots and
+    // sums them with one reduceLanes().
+    for (int j0 = 0; j0 < keys; j0 += kLanes) {
+        const int jn = std::min(kLanes, keys - j0);
+        for (int i = 0; i < a.nq; ++i) {
+            const float* q = a.q + static_cast<std::size_t>(i) * a.qStride;
+            VecF acc[kLanes];
+            for (int jj = 0; jj < kLanes; ++jj) {
+                acc[jj] = vzero();
+            }
+            for (int jj = 0; jj < jn; ++jj) {
+                const KV* kr = kBase + static_cast<std::size_t>(j0 + jj) * a.kvStride;
+                for (int c = 0; c < vectors; ++c) {
+                    acc[jj] = vfma(vload(q + c * kLanes), vload(kr + c * kLanes), acc[jj]);
+                }
+            }
+            // padded is a multiple of 16, so the row has room for the whole vector.
+            vstore(scores + static_cast<std::size_t>(i) * padded + j0, vmul(reduceLanes(acc), scale));
+        }
     }
-    for (; i < n; ++i) {
-        y[i] += a * kvValue(x[i]);
+    for (int i = 0; i < a.nq; ++i) {
+        softCapRow(scores + static_cast<std::size_t>(i) * padded, keys, a.softCap);
+        softmaxRow(scores + static_cast<std::size_t>(i) * padded, keys, keys);
+    }
+    constexpr int kAccumulators = kLanes == 16 ? 16 : 8;
+    const int chunk = std::max(1, kAccumulators / vectors);
+    for (int i0 = 0; i0 < a.nq; i0 += chunk) {
+        const int in = std::min(chunk, a.nq - i0);
+        VecF acc[kAccumulators];
+        for (int c = 0; c < kAccumulators; ++c) {
+            acc[c] = vzero();
+        }
+        for (int j = 0; j < keys; ++j) {
+            const KV* vr = vBase + static_cast<std::size_t>(j) * a.kvStride;
+            for (int i = 0; i < in; ++i) {
+                const VecF p = vset1(scores[static_cast<std::size_t>(i0 + i) * padded + j]);
+                for (int c = 0; c < vectors; ++c) {
+                    acc[i * vectors + c] = vfma(p, vload(vr + c * kLanes), acc[i * vectors + c]);
+                }
+            }
+        }
+        for (int i = 0; i < in; ++i) {
+            float* out = a.out + static_cast<std::size_t>(i0 + i) * a.outStride;
+            for (int c = 0; c < vectors; ++c) {
+                vstore(out + c * kLanes, acc[i * vectors + c]);
+            }
+        }
     }
 }
 
@@ -955,6 +1028,15 @@ void attendHeadOf(const AttendHeadArgs& a)
     const auto* kBase = static_cast<const KV*>(a.k);
     const auto* vBase = static_cast<const KV*>(a.v);
     const int hd = a.headDim;
+    if (a.samePosition) {
+        // Head sizes the vectors do not divide, or too wide for the accumulators: the reference.
+        if (hd % kLanes != 0 || hd / kLanes > (kLanes == 16 ? 16 : 8)) {
+            attendHeadReference(a);
+        } else {
+            attendSamePosition(a, kBase, vBase);
+        }
+        return;
+    }
     if (a.nq == 1) {
         // A decoded token: nothing to share a transposed key with, so one vector dot per key;
         // the softmax still takes the vector exp.

@@ -60,6 +60,26 @@ void attendCausal(const float* q, std::size_t qStride, int n, int start, const K
     cpu::activeKernels().attendHead(a);
 }
 
+void attendSharedKv(const float* q, int nq, int pos, const KvCache& cache, int layer, int kvOffset, int headDim,
+                    float scale, float* scratch, float* out, int window, float softCap)
+{
+    const int first = window > 0 ? std::max(0, pos - window + 1) : 0;
+    cpu::AttendHeadArgs a;
+    setKv(a, cache, layer, first, kvOffset);
+    a.q = q;
+    a.qStride = std::size_t(headDim);
+    a.nq = nq;
+    a.firstPos = pos - first;
+    a.samePosition = true;
+    a.headDim = headDim;
+    a.scale = scale;
+    a.softCap = softCap;
+    a.out = out;
+    a.outStride = std::size_t(headDim);
+    a.scratch = scratch;
+    cpu::activeKernels().attendHead(a);
+}
+
 void addBias(float* y, const float* bias, int rows, std::int64_t dim)
 {
     if (!bias)

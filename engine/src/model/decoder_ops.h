@@ -21,6 +21,12 @@ void attendCausal(const float* q, std::size_t qStride, int n, int start, const K
                   int headDim, float scale, float* scratch, float* out, std::size_t outStride, int window = 0,
                   float softCap = 0.0f);
 
+// One decoded token's attention at @p pos for the @p nq query heads (q + i * headDim, outputs
+// likewise) that share the KV head at @p kvOffset: each cache row is read once for all of them.
+// @p scratch, @p window and @p softCap as for attendCausal.
+void attendSharedKv(const float* q, int nq, int pos, const KvCache& cache, int layer, int kvOffset, int headDim,
+                    float scale, float* scratch, float* out, int window = 0, float softCap = 0.0f);
+
 // y[t][i] += bias[i] for @p rows rows of @p dim floats.
 void addBias(float* y, const float* bias, int rows, std::int64_t dim);
 

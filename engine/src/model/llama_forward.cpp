@@ -197,6 +197,15 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
     const float scale = hp.attentionScale > 0.0f ? hp.attentionScale : 1.0f / std::sqrt(float(hd));
     float* scratch = m_scores.data()
                      + std::size_t(threadIndex) * cpu::attendHeadScratchFloats(m_cache->capacity(), hd);
+    if (m_batchTokens == 1) {
+        // A decoded token: one item per KV head, its query heads together.
+        for (std::int64_t kvh = begin; kvh < end; ++kvh) {
+            const std::size_t first = std::size_t(kvh) * std::size_t(group) * std::size_t(hd);
+            attendSharedKv(m_q.data() + first, group, m_batchStart, *m_cache, layer, int(kvh) * hd, hd, scale, scratch,
+                           m_attn.data() + first, hp.windowOf(layer), hp.attnSoftCap);
+        }
+        return;
+    }
     // One item per head, all the batch's tokens together.
     for (std::int64_t h = begin; h < end; ++h) {
         const int kvOffset = (int(h) / group) * hd;
@@ -255,12 +264,8 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     m_batchStart = start;
     m_batchTokens = n;
 
-    // Gemma scales its embeddings (by the float sqrt, as llama.cpp does).
-    const float embeddingScale = hp.flavour.scaleEmbedding ? std::sqrt(float(nEmbd)) : 1.0f;
+    embed(tokens, n);
     for (int t = 0; t < n; ++t) {
-        cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
-        if (embeddingScale != 1.0f)
-            cpu::scale(m_x.data() + t * nEmbd, embeddingScale, nEmbd);
         cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBase, hp.ropeFreqScale, m_cos.data() + t * half,
                         m_sin.data() + t * half, m_ropeFactors, hp.ropeAttnFactor);
     }
@@ -271,8 +276,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
             firstLayer = std::min(m_offload->wholeLayers(), hp.nLayer);
         } else {
             // The residual stream is undefined after a failure: the CPU starts over.
-            for (int t = 0; t < n; ++t)
-                cpu::getRow(w.tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
+            embed(tokens, n);
         }
     }
 
@@ -341,6 +345,19 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     }
 }
 
+void LlamaForward::embed(const Token* tokens, int n)
+{
+    const HyperParams& hp = m_model.hyperParams();
+    const std::int64_t nEmbd = hp.nEmbd;
+    // Gemma scales its embeddings (by the float sqrt, as llama.cpp does).
+    const float scale = hp.flavour.scaleEmbedding ? std::sqrt(float(nEmbd)) : 1.0f;
+    for (int t = 0; t < n; ++t) {
+        cpu::getRow(m_model.weights().tokenEmbd, tokens[t], m_x.data() + t * nEmbd);
+        if (scale != 1.0f)
+            cpu::scale(m_x.data() + t * nEmbd, scale, nEmbd);
+    }
+}
+
 void LlamaForward::postNorm(const float* weight, int n)
 {
     if (!weight)
@@ -384,7 +401,7 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
         rope(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
         m_cache->store(l, start + t, k, m_v.data() + std::size_t(t) * hp.kvDim());
     }
-    pool.parallelFor(hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
+    pool.parallelFor(n == 1 ? hp.nHeadKv : hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
         attention(m_batchLayer, begin, end, thread);
     });
     cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());

@@ -96,9 +96,13 @@ public:
 
 private:
     LlamaForward(const LlamaModel& model, int maxBatch, int threads);
+    // Attention of heads [begin, end) for the batch in flight; KV heads [begin, end), their
+    // query heads together, for a decoded token.
     void attention(int layer, std::int64_t begin, std::int64_t end, int threadIndex);
     // m_tmp = the attention block of layer @p l for the batch (before the residual add).
     void cpuAttentionBlock(int l, int n, int start);
+    // m_x = the embeddings of @p tokens (scaled, for the families that scale them).
+    void embed(const Token* tokens, int n);
     // m_tmp[t] = RMSNorm(m_tmp[t]) * @p weight for the batch's rows: Gemma's post-norms; none
     // for a null weight.
     void postNorm(const float* weight, int n);
