@@ -327,10 +327,10 @@ private Q_SLOTS:
             expected.push_back(Token(v.toInt()));
         QCOMPARE(greedyIds(model, prompt, int(expected.size())), expected);
 
-        // The first logits after the prompt: those of F32 files each within 2e-3 x (1 + |logit|) (llama.cpp's KV
-        // cache is F16); those of quantized files within 3% of the largest, as
-        // llama.cpp rounds activations and cache rows along the way, which 26 layers (gemma2-tiny)
-        // make visible.
+        // The first logits after the prompt: those of F32 files each within 2e-3 x (1 + |logit|)
+        // (llama.cpp's KV cache is F16); those of quantized files within 3% of the largest, as
+        // llama.cpp rounds activations and cache rows along the way, which 26 layers
+        // (gemma2-tiny) make visible.
         auto session = Session::create(model, test::deviceSessionParams({}, 0, 512, 64));
         QVERIFY((*session)->prefill(prompt).ok());
         const auto logits = (*session)->logits();
