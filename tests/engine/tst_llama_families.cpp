@@ -183,6 +183,24 @@ private Q_SLOTS:
         QVERIFY2(model.message().find("blk.0.attn_q.bias") != std::string::npos, model.message().c_str());
     }
 
+    void mistralWindowFromTheFile()
+    {
+        // A llama file that names a sliding window (Mistral 7B v0.1) gets it, on every layer, on
+        // the CPU and on the emulated device alike.
+        const auto model = writeAndLoad(m_dir, familyOptions(QStringLiteral("llama"), QStringLiteral("mistral-tiny")));
+        model::HyperParams& hp = hyperParamsOf(model);
+        QCOMPARE(hp.slidingWindow, 8);
+        QCOMPARE(hp.windowOf(0), 8);
+        QCOMPARE(hp.windowOf(1), 8);
+        const std::vector<float> windowed = lastLogits(model);
+        auto device = Session::create(model, test::deviceSessionParams("emulated:268435456", 0.25, 256, 64));
+        QVERIFY(device.ok() && (*device)->placement().gpuLayers == 2);
+        QVERIFY((*device)->prefill(kPrompt).ok());
+        QVERIFY(test::relativeError(windowed, (*device)->logits()) < 1e-4);
+        hp.slidingWindow = 0;
+        QVERIFY2(test::relativeError(windowed, lastLogits(model)) > 1e-3, "the window changed nothing");
+    }
+
     void prefillEqualsDecode_data() { addFamilies(); }
     void prefillEqualsDecode()
     {

@@ -22,6 +22,9 @@ std::vector<ModelShape> knownShapes()
         {"llama3-tiny", 64, 192, 2, 4, 2, 320, 2048, 1e-5f, 500000.0f, {8.0f, 1.0f, 4.0f, 64}},
         {"llama3.1-8b", 4096, 14336, 32, 32, 8, 128256, 131072, 1e-5f, 500000.0f, {8.0f, 1.0f, 4.0f, 8192}},
         {"llama3.2-1b", 2048, 8192, 16, 32, 8, 128256, 131072, 1e-5f, 500000.0f, {32.0f, 1.0f, 4.0f, 8192}, 0, 0, 0, true},
+        // Mistral 7B v0.1's sliding window, at the tiny size: 8 keys.
+        {"mistral-tiny", 64, 192, 2, 4, 2, 320, 1024, 1e-5f, 10000.0f, {0.0f}, 0, 8},
+        {"mistral-7b", 4096, 14336, 32, 32, 8, 32000, 32768, 1e-5f, 10000.0f, {0.0f}, 0, 4096},
         // Qwen: write them with --arch qwen2 / qwen3. qwen3-tiny's heads are wider than
         // n_embd / n_head, as Qwen3-0.6B's are (16 heads of 128 in 1024).
         {"qwen2-tiny", 64, 192, 2, 4, 2, 320, 1024, 1e-6f, 1000000.0f},
