@@ -2337,6 +2337,10 @@
         <source>No GGUF, safetensors or PyTorch weights found.</source>
         <translation>No GGUF, safetensors or PyTorch weights found.</translation>
     </message>
+    <message>
+        <source>Hearth runs %1 models from GGUF files but cannot convert this checkpoint: look for a GGUF version.</source>
+        <translation>Hearth runs %1 models from GGUF files but cannot convert this checkpoint: look for a GGUF version.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ModelCatalog</name>

@@ -2328,6 +2328,10 @@
         <source>No GGUF, safetensors or PyTorch weights found.</source>
         <translation>Tidak ditemukan bobot GGUF, safetensors, atau PyTorch.</translation>
     </message>
+    <message>
+        <source>Hearth runs %1 models from GGUF files but cannot convert this checkpoint: look for a GGUF version.</source>
+        <translation>Hearth menjalankan model %1 dari berkas GGUF tetapi tidak dapat mengonversi checkpoint ini: carilah versi GGUF-nya.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ModelCatalog</name>

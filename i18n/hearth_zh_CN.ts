@@ -2328,6 +2328,10 @@
         <source>No GGUF, safetensors or PyTorch weights found.</source>
         <translation>未找到 GGUF、safetensors 或 PyTorch 权重。</translation>
     </message>
+    <message>
+        <source>Hearth runs %1 models from GGUF files but cannot convert this checkpoint: look for a GGUF version.</source>
+        <translation>Hearth 可以运行 GGUF 格式的 %1 模型，但无法转换此检查点：请寻找 GGUF 版本。</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ModelCatalog</name>

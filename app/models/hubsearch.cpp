@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hubsearch.h"
 
+#include <hearth/convert.h>
 #include <hearth/model.h>
 
 namespace hearth::models {
@@ -16,6 +17,18 @@ const QStringList& runnableArchitectures()
         QStringList list;
         for (const hearth::ArchitectureName& a : hearth::supportedArchitectures())
             list.append(QString::fromStdString(a.name));
+        return list;
+    }();
+    return names;
+}
+
+// The model types the converter takes (Hugging Face's tags use them as well).
+const QStringList& convertibleArchitectures()
+{
+    static const QStringList names = [] {
+        QStringList list;
+        for (const std::string& type : hearth::convertibleModelTypes())
+            list.append(QString::fromStdString(type));
         return list;
     }();
     return names;
@@ -157,6 +170,13 @@ HubClassification classifyHubModel(
         return c;
     }
     if (c.format == QLatin1String("safetensors") || c.format == QLatin1String("pytorch")) {
+        if (!convertibleArchitectures().contains(c.architecture)) {
+            c.support = HubClassification::Unsupported;
+            c.reason = HubSearch::tr("Hearth runs %1 models from GGUF files but cannot convert this checkpoint: "
+                                     "look for a GGUF version.")
+                           .arg(c.architecture);
+            return c;
+        }
         c.support = HubClassification::DenseOnly;
         c.reason = HubSearch::tr("No predictors: converted to GGUF on this computer and run dense.");
         return c;

@@ -80,6 +80,15 @@ private Q_SLOTS:
         QTest::newRow("qwen3 gguf from the id")
             << hit("unsloth/Qwen3-8B-GGUF", gguf) << QList<HfFileEntry> { file("Qwen3-8B-Q4_K_M.gguf") }
             << S::DenseOnly << QStringLiteral("qwen3");
+        QTest::newRow("phi3 gguf") << hit(
+            "microsoft/Phi-3-mini-4k-instruct-gguf", { QStringLiteral("phi3"), QStringLiteral("gguf") })
+                                   << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("phi3");
+        QTest::newRow("qwen3 safetensors converts") << hit(
+            "Qwen/Qwen3-4B", { QStringLiteral("qwen3"), QStringLiteral("safetensors") })
+                                                    << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("qwen3");
+        QTest::newRow("gemma2 safetensors does not") << hit(
+            "google/gemma-2-2b-it", { QStringLiteral("gemma2"), QStringLiteral("safetensors") })
+                                                     << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("gemma2");
         QTest::newRow("qwen3 moe gguf") << hit(
             "Qwen/Qwen3-30B-A3B-GGUF", { QStringLiteral("qwen3_moe"), QStringLiteral("gguf") })
                                         << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("qwen3_moe");

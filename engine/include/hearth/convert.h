@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hearth {
 
@@ -124,6 +125,10 @@ struct ConversionReport {
 /// (no weights) and says what convertModel() would write. Fails with the same message
 /// convertModel() would give for a missing config.json, an unsupported architecture, or a
 /// hostile or truncated checkpoint. Disk space is not checked here.
+/// The Hugging Face model types (config.json's model_type) convertModel() takes: "llama",
+/// "mistral", "bamboo", "qwen2", "qwen3", "falcon", "opt", ...
+[[nodiscard]] std::vector<std::string> convertibleModelTypes();
+
 [[nodiscard]] Result<ConversionEstimate> estimateConversion(const ConvertParams& params);
 [[nodiscard]] Result<ConversionReport> convertModel(const ConvertParams& params);
 

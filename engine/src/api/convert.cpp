@@ -192,6 +192,11 @@ std::string statisticsPathFor(const std::string& output)
     return convert::statsPathFor(output);
 }
 
+std::vector<std::string> convertibleModelTypes()
+{
+    return convert::convertibleModelTypes();
+}
+
 Result<ConversionEstimate> estimateConversion(const ConvertParams& params)
 {
     return estimate(params);

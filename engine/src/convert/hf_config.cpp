@@ -192,6 +192,13 @@ Result<std::string> readTextFile(const std::string& path, std::uint64_t limit)
     return text.str();
 }
 
+const std::vector<std::string>& convertibleModelTypes()
+{
+    static const std::vector<std::string> types = {"llama",  "mistral", "bamboo",     "qwen2",           "qwen3",
+                                                   "falcon", "opt",     "RefinedWeb", "RefinedWebModel"};
+    return types;
+}
+
 Result<HfConfig> HfConfig::parse(std::string_view json)
 {
     auto parsed = parseJson(json, 32);

@@ -14,6 +14,7 @@
 #include <hearth/status.h>
 
 #include <string>
+#include <vector>
 
 namespace hearth::convert {
 
@@ -52,6 +53,9 @@ struct HfConfig {
     // Reads <folder>/config.json.
     [[nodiscard]] static Result<HfConfig> load(const std::string& folder);
 };
+
+// config.json's model_type values parse() accepts (architectures[0] may name them instead).
+[[nodiscard]] const std::vector<std::string>& convertibleModelTypes();
 
 // Reads a small text file (config, tokenizer files) whole, refusing ones above @p limit bytes.
 [[nodiscard]] Result<std::string> readTextFile(const std::string& path, std::uint64_t limit);
