@@ -2,6 +2,11 @@
 #include <hearth/chat.h>
 #include <hearth/model.h>
 
+#include <QDate>
+#include <QFile>
+#include <QLocale>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 #include <map>
@@ -211,6 +216,49 @@ private Q_SLOTS:
                                          << "System: You are helpful.\nUser: Hello!\nFalcon: Hi there.\nUser: How are you?\nFalcon:";
         QTest::newRow("vicuna") << vicuna << "<s>" << "</s>" << true
                                 << "You are helpful. USER: Hello! ASSISTANT: Hi there.</s> USER: How are you? ASSISTANT:";
+    }
+
+    // The published templates of today's families (data/templates, from llama.cpp's collection of
+    // them) render what Hugging Face transformers renders, byte for byte: renders.json, written
+    // by make_renders.py beside them.
+    void familyTemplatesRenderAsTransformers_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("conversation");
+        QFile renders(QStringLiteral(HEARTH_TEST_DATA_DIR "/templates/renders.json"));
+        QVERIFY(renders.open(QIODevice::ReadOnly));
+        const QJsonObject all = QJsonDocument::fromJson(renders.readAll()).object();
+        QVERIFY(all.size() >= 7);
+        for (auto t = all.begin(); t != all.end(); ++t) {
+            const QJsonObject cases = t.value().toObject().value(QLatin1String("renders")).toObject();
+            for (auto c = cases.begin(); c != cases.end(); ++c)
+                QTest::newRow(qPrintable(t.key() + QLatin1Char(' ') + c.key())) << t.key() << c.key();
+        }
+    }
+
+    void familyTemplatesRenderAsTransformers()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, conversation);
+        QFile renders(QStringLiteral(HEARTH_TEST_DATA_DIR "/templates/renders.json"));
+        QVERIFY(renders.open(QIODevice::ReadOnly));
+        const QJsonObject entry = QJsonDocument::fromJson(renders.readAll()).object().value(file).toObject();
+        QFile source(QStringLiteral(HEARTH_TEST_DATA_DIR "/templates/") + file);
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const std::map<QString, std::vector<ChatMessage>> conversations = {
+            {QStringLiteral("with_system"), withSystem},
+            {QStringLiteral("without_system"), withoutSystem},
+            {QStringLiteral("unicode"), {{"user", "Grüße, 你好 — ¿qué tal? 🙂"}}},
+        };
+        auto tmpl = ChatTemplate::fromJinja(source.readAll().toStdString(),
+                                            entry.value(QLatin1String("bos_token")).toString().toStdString(),
+                                            entry.value(QLatin1String("eos_token")).toString().toStdString());
+        QVERIFY2(tmpl.ok(), tmpl.message().c_str());
+        auto text = tmpl->apply(conversations.at(conversation), true);
+        QVERIFY2(text.ok(), text.message().c_str());
+        QString expected = entry.value(QLatin1String("renders")).toObject().value(conversation).toString();
+        expected.replace(QLatin1String("@TODAY@"), QLocale::c().toString(QDate::currentDate(), QStringLiteral("dd MMM yyyy")));
+        QCOMPARE(QString::fromStdString(*text), expected);
     }
 
     void realTemplates()
