@@ -47,6 +47,18 @@ struct HfShape {
     // What the Qwen model types add: Q/K/V biases (qwen2), per-head q/k norms (qwen3).
     [[nodiscard]] bool qkvBias() const { return modelType == QLatin1String("qwen2"); }
     [[nodiscard]] bool qkNorm() const { return modelType == QLatin1String("qwen3"); }
+    // Phi-3: fused qkv_proj and gate_up_proj, 3/4 of each head rotated, a sliding window of 4
+    // keys, and LongRoPE whose short factors serve up to 64 of the 256 positions.
+    [[nodiscard]] bool phi3() const { return modelType == QLatin1String("phi3"); }
+    [[nodiscard]] int rotaryDims() const { return phi3() ? headDim() * 3 / 4 : headDim(); }
+    [[nodiscard]] int slidingWindow() const { return phi3() ? 4 : 0; }
+    [[nodiscard]] std::vector<double> longRopeShort() const
+    {
+        std::vector<double> f;
+        for (int i = 0; i < rotaryDims() / 2; ++i)
+            f.push_back(1.0 + 0.1 * i);
+        return f;
+    }
 };
 
 using HfWeights = std::map<std::string, FloatTensor>;
@@ -112,9 +124,13 @@ inline HfWeights makeHfWeights(const HfShape& s, unsigned seed)
     for (int l = 0; l < s.layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         w[p + "input_layernorm.weight"] = hfRandomTensor(rng, {s.embd}, 0.2f, 1.0f);
-        w[p + "self_attn.q_proj.weight"] = hfRandomTensor(rng, {s.qDim(), s.embd}, 1.5f * in);
-        w[p + "self_attn.k_proj.weight"] = hfRandomTensor(rng, {s.kvDim(), s.embd}, 1.5f * in);
-        w[p + "self_attn.v_proj.weight"] = hfRandomTensor(rng, {s.kvDim(), s.embd}, in);
+        if (s.phi3()) {
+            w[p + "self_attn.qkv_proj.weight"] = hfRandomTensor(rng, {s.qDim() + 2 * s.kvDim(), s.embd}, 1.5f * in);
+        } else {
+            w[p + "self_attn.q_proj.weight"] = hfRandomTensor(rng, {s.qDim(), s.embd}, 1.5f * in);
+            w[p + "self_attn.k_proj.weight"] = hfRandomTensor(rng, {s.kvDim(), s.embd}, 1.5f * in);
+            w[p + "self_attn.v_proj.weight"] = hfRandomTensor(rng, {s.kvDim(), s.embd}, in);
+        }
         w[p + "self_attn.o_proj.weight"] = hfRandomTensor(rng, {s.embd, s.qDim()}, 1.7f / std::sqrt(float(s.qDim())));
         if (s.qkvBias()) {
             w[p + "self_attn.q_proj.bias"] = hfRandomTensor(rng, {s.qDim()}, 0.5f);
@@ -126,8 +142,12 @@ inline HfWeights makeHfWeights(const HfShape& s, unsigned seed)
             w[p + "self_attn.k_norm.weight"] = hfRandomTensor(rng, {s.headDim()}, 0.2f, 1.0f);
         }
         w[p + "post_attention_layernorm.weight"] = hfRandomTensor(rng, {s.embd}, 0.2f, 1.0f);
-        w[p + "mlp.gate_proj.weight"] = hfRandomTensor(rng, {s.ff, s.embd}, in);
-        w[p + "mlp.up_proj.weight"] = hfRandomTensor(rng, {s.ff, s.embd}, in);
+        if (s.phi3()) {
+            w[p + "mlp.gate_up_proj.weight"] = hfRandomTensor(rng, {2 * s.ff, s.embd}, in);
+        } else {
+            w[p + "mlp.gate_proj.weight"] = hfRandomTensor(rng, {s.ff, s.embd}, in);
+            w[p + "mlp.up_proj.weight"] = hfRandomTensor(rng, {s.ff, s.embd}, in);
+        }
         w[p + "mlp.down_proj.weight"] = hfRandomTensor(rng, {s.embd, s.ff}, 1.7f / std::sqrt(float(s.ff)));
     }
     w["model.norm.weight"] = hfRandomTensor(rng, {s.embd}, 0.2f, 1.0f);
@@ -192,6 +212,20 @@ inline QByteArray hfConfigJson(const HfShape& s)
                         {QStringLiteral("torch_dtype"), QStringLiteral("float32")}};
     if (s.explicitHeadDim > 0)
         c[QStringLiteral("head_dim")] = s.explicitHeadDim;
+    if (s.phi3()) {
+        QJsonArray shortFactors;
+        QJsonArray longFactors;
+        for (double f : s.longRopeShort()) {
+            shortFactors.append(f);
+            longFactors.append(f * 4.0);
+        }
+        c[QStringLiteral("partial_rotary_factor")] = 0.75;
+        c[QStringLiteral("sliding_window")] = s.slidingWindow();
+        c[QStringLiteral("original_max_position_embeddings")] = 64;
+        c[QStringLiteral("rope_scaling")] = QJsonObject{{QStringLiteral("type"), QStringLiteral("longrope")},
+                                                        {QStringLiteral("short_factor"), shortFactors},
+                                                        {QStringLiteral("long_factor"), longFactors}};
+    }
     return QJsonDocument(c).toJson();
 }
 

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <limits>
 #include <random>
 
 using namespace hearth;
@@ -113,17 +114,22 @@ std::vector<double> rmsNorm(const std::vector<double>& x, const FloatTensor& w, 
     return y;
 }
 
-// rotate_half: dimension i pairs with i + d/2.
-void ropeHf(std::vector<double>& v, int heads, int d, int pos, double base)
+// rotate_half over the first @p rot dimensions of each head: dimension i pairs with i + rot/2.
+// @p factors (rot / 2, or empty) divide the frequencies and @p scale multiplies cos and sin, as
+// Phi-3's LongRoPE does.
+void ropeHf(std::vector<double>& v, int heads, int d, int rot, int pos, double base,
+            const std::vector<double>& factors = {}, double scale = 1.0)
 {
     for (int h = 0; h < heads; ++h) {
         double* x = v.data() + std::size_t(h) * std::size_t(d);
-        for (int i = 0; i < d / 2; ++i) {
-            const double theta = pos * std::pow(base, -2.0 * i / d);
+        for (int i = 0; i < rot / 2; ++i) {
+            double theta = pos * std::pow(base, -2.0 * i / rot);
+            if (!factors.empty())
+                theta /= factors[std::size_t(i)];
             const double a = x[i];
-            const double b = x[i + d / 2];
-            x[i] = a * std::cos(theta) - b * std::sin(theta);
-            x[i + d / 2] = b * std::cos(theta) + a * std::sin(theta);
+            const double b = x[i + rot / 2];
+            x[i] = (a * std::cos(theta) - b * std::sin(theta)) * scale;
+            x[i + rot / 2] = (b * std::cos(theta) + a * std::sin(theta)) * scale;
         }
     }
 }
@@ -143,9 +149,17 @@ std::vector<double> referenceLogits(const HfShape& s, std::map<std::string, Floa
         for (int l = 0; l < s.layers; ++l) {
             const std::string p = "model.layers." + std::to_string(l) + ".";
             const auto xn = rmsNorm(x, w[p + "input_layernorm.weight"], eps);
-            auto q = matvec(w[p + "self_attn.q_proj.weight"], xn);
-            auto k = matvec(w[p + "self_attn.k_proj.weight"], xn);
-            auto v = matvec(w[p + "self_attn.v_proj.weight"], xn);
+            std::vector<double> q, k, v;
+            if (s.phi3()) {
+                const auto qkv = matvec(w[p + "self_attn.qkv_proj.weight"], xn);
+                q.assign(qkv.begin(), qkv.begin() + s.qDim());
+                k.assign(qkv.begin() + s.qDim(), qkv.begin() + s.qDim() + kvDim);
+                v.assign(qkv.begin() + s.qDim() + kvDim, qkv.end());
+            } else {
+                q = matvec(w[p + "self_attn.q_proj.weight"], xn);
+                k = matvec(w[p + "self_attn.k_proj.weight"], xn);
+                v = matvec(w[p + "self_attn.v_proj.weight"], xn);
+            }
             if (s.qkvBias()) {
                 for (const auto& [y, name] : {std::pair{&q, "q_proj"}, std::pair{&k, "k_proj"}, std::pair{&v, "v_proj"}}) {
                     const FloatTensor& b = w[p + "self_attn." + name + ".bias"];
@@ -162,8 +176,12 @@ std::vector<double> referenceLogits(const HfShape& s, std::map<std::string, Floa
                     }
                 }
             }
-            ropeHf(q, s.heads, d, int(t), 10000.0);
-            ropeHf(k, s.kvHeads, d, int(t), 10000.0);
+            // Phi-3: 6 tokens are within the 64 positions of the short factors; 256 / 64 gives
+            // LongRoPE's scale sqrt(1 + ln 4 / ln 64).
+            const std::vector<double> factors = s.phi3() ? s.longRopeShort() : std::vector<double>{};
+            const double scale = s.phi3() ? std::sqrt(1.0 + std::log(4.0) / std::log(64.0)) : 1.0;
+            ropeHf(q, s.heads, d, s.rotaryDims(), int(t), 10000.0, factors, scale);
+            ropeHf(k, s.kvHeads, d, s.rotaryDims(), int(t), 10000.0, factors, scale);
             auto& K = keys[std::size_t(l)];
             auto& V = values[std::size_t(l)];
             K.insert(K.end(), k.begin(), k.end());
@@ -171,9 +189,13 @@ std::vector<double> referenceLogits(const HfShape& s, std::map<std::string, Floa
             std::vector<double> attn(std::size_t(s.qDim()), 0.0);
             for (int h = 0; h < s.heads; ++h) {
                 const int kvh = h / (s.heads / s.kvHeads);
-                std::vector<double> scores(t + 1);
+                std::vector<double> scores(t + 1, -std::numeric_limits<double>::infinity());
                 double top = -1e300;
-                for (std::size_t j = 0; j <= t; ++j) {
+                // A sliding window sees the keys of positions (t - window, t].
+                const std::size_t first = s.slidingWindow() > 0 && t + 1 > std::size_t(s.slidingWindow())
+                                              ? t + 1 - std::size_t(s.slidingWindow())
+                                              : 0;
+                for (std::size_t j = first; j <= t; ++j) {
                     double dot = 0;
                     for (int i = 0; i < d; ++i)
                         dot += q[std::size_t(h * d + i)] * K[j * std::size_t(kvDim) + std::size_t(kvh * d + i)];
@@ -191,8 +213,15 @@ std::vector<double> referenceLogits(const HfShape& s, std::map<std::string, Floa
             for (std::size_t i = 0; i < x.size(); ++i)
                 x[i] += o[i];
             const auto xf = rmsNorm(x, w[p + "post_attention_layernorm.weight"], eps);
-            auto g = matvec(w[p + "mlp.gate_proj.weight"], xf);
-            const auto u = matvec(w[p + "mlp.up_proj.weight"], xf);
+            std::vector<double> g, u;
+            if (s.phi3()) {
+                const auto gateUp = matvec(w[p + "mlp.gate_up_proj.weight"], xf);
+                g.assign(gateUp.begin(), gateUp.begin() + s.ff);
+                u.assign(gateUp.begin() + s.ff, gateUp.end());
+            } else {
+                g = matvec(w[p + "mlp.gate_proj.weight"], xf);
+                u = matvec(w[p + "mlp.up_proj.weight"], xf);
+            }
             for (std::size_t i = 0; i < g.size(); ++i) {
                 const double a = s.activation == QLatin1String("relu") ? std::max(0.0, g[i]) : g[i] / (1.0 + std::exp(-g[i]));
                 g[i] = a * u[i];
@@ -373,19 +402,21 @@ private Q_SLOTS:
         QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
     }
 
-    void qwenConverts_data()
+    void familiesConvert_data()
     {
         QTest::addColumn<QString>("modelType");
         QTest::addColumn<QString>("hfArchitecture");
         QTest::addColumn<int>("headDim");
         QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("Qwen2ForCausalLM") << 0;
         QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("Qwen3ForCausalLM") << 32;
+        QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("Phi3ForCausalLM") << 0;
     }
 
-    void qwenConverts()
+    void familiesConvert()
     {
-        // Qwen 2's biases and Qwen 3's q/k norms and wide heads (4 heads of 32 in 64), without
-        // llama's Q/K permutation: the file computes what the Hugging Face model does.
+        // Qwen 2's biases, Qwen 3's q/k norms and wide heads (4 heads of 32 in 64), Phi-3's fused
+        // products, partial rotation, LongRoPE and sliding window, without llama's Q/K
+        // permutation: the file computes what the Hugging Face model does.
         QFETCH(QString, modelType);
         QFETCH(QString, hfArchitecture);
         QFETCH(int, headDim);

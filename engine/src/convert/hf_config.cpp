@@ -192,10 +192,16 @@ Result<std::string> readTextFile(const std::string& path, std::uint64_t limit)
     return text.str();
 }
 
+float HfConfig::longRopeAttnFactor() const
+{
+    const double scale = originalContextLength > 0 ? double(contextLength) / double(originalContextLength) : 1.0;
+    return scale <= 1.0 ? 1.0f : float(std::sqrt(1.0 + std::log(scale) / std::log(double(originalContextLength))));
+}
+
 const std::vector<std::string>& convertibleModelTypes()
 {
-    static const std::vector<std::string> types = {"llama",  "mistral", "bamboo",     "qwen2",           "qwen3",
-                                                   "falcon", "opt",     "RefinedWeb", "RefinedWebModel"};
+    static const std::vector<std::string> types = {"llama", "mistral", "bamboo", "qwen2",      "qwen3",
+                                                   "phi3",  "falcon",  "opt",    "RefinedWeb", "RefinedWebModel"};
     return types;
 }
 
@@ -233,13 +239,14 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
         || c.hfArchitecture == "MistralForCausalLM";
     const bool qwen2 = c.modelType == "qwen2" || c.hfArchitecture == "Qwen2ForCausalLM";
     const bool qwen3 = c.modelType == "qwen3" || c.hfArchitecture == "Qwen3ForCausalLM";
-    if (!bamboo && !llamaLike && !qwen2 && !qwen3) {
+    const bool phi3 = c.modelType == "phi3" || c.hfArchitecture == "Phi3ForCausalLM";
+    if (!bamboo && !llamaLike && !qwen2 && !qwen3 && !phi3) {
         return Status(ErrorCode::Unsupported,
                       "config.json: model \"" + (c.hfArchitecture.empty() ? c.modelType : c.hfArchitecture)
                           + "\" is not supported (LlamaForCausalLM, MistralForCausalLM, Bamboo, Qwen2ForCausalLM, "
-                            "Qwen3ForCausalLM, FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
+                            "Qwen3ForCausalLM, Phi3ForCausalLM, FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
     }
-    c.ggufArchitecture = bamboo ? "bamboo" : qwen2 ? "qwen2" : qwen3 ? "qwen3" : "llama";
+    c.ggufArchitecture = bamboo ? "bamboo" : qwen2 ? "qwen2" : qwen3 ? "qwen3" : phi3 ? "phi3" : "llama";
 
     // The activation decides which gated FFN the file declares. ReluLLaMA and ProSparse say
     // "relu" (ReLU on the gate); Bamboo applies ReLU to gate and up alike.
@@ -291,7 +298,21 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
         if (type.empty()) {
             type = stringOf(*scaling, "rope_type");
         }
-        if (type == "llama3") {
+        if (phi3 && (type == "longrope" || type == "su")) {
+            // Phi-3's LongRoPE: one divisor per rotated pair for short and for long sessions.
+            for (const auto& [key, out] : {std::pair{"short_factor", &c.longRopeShort}, std::pair{"long_factor", &c.longRopeLong}}) {
+                const JsonValue* list = scaling->find(key);
+                if (list == nullptr || !list->isArray() || list->items().empty() || list->items().size() > 4096) {
+                    return invalid(std::string("the longrope scaling lacks a list \"") + key + "\"");
+                }
+                for (const JsonValue& f : list->items()) {
+                    if (!f.isNumber() || !(f.toNumber() > 0.0 && f.toNumber() < 1e6)) {
+                        return invalid(std::string("\"") + key + "\" holds a factor that is not a positive number");
+                    }
+                    out->push_back(float(f.toNumber()));
+                }
+            }
+        } else if (type == "llama3") {
             model::Llama3RopeScaling& r = c.llama3Rope;
             r = {};
             HEARTH_TRY(readFloat(*scaling, "factor", r.factor));
@@ -314,6 +335,17 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
         }
     }
 
+    if (phi3) {
+        HEARTH_TRY(readFloat(root, "partial_rotary_factor", c.partialRotaryFactor));
+        if (!(c.partialRotaryFactor > 0.0f && c.partialRotaryFactor <= 1.0f)) {
+            return invalid("\"partial_rotary_factor\" is out of range");
+        }
+        if (const JsonValue* window = root.find("sliding_window"); window != nullptr && !window->isNull()) {
+            HEARTH_TRY(readInt(root, "sliding_window", kMaxContext, c.slidingWindow, false));
+        }
+        c.originalContextLength = c.contextLength;
+        HEARTH_TRY(readInt(root, "original_max_position_embeddings", kMaxContext, c.originalContextLength, false));
+    }
     if (c.explicitHeadDim == 0 && c.hiddenSize % c.headCount != 0) {
         return invalid("hidden_size " + std::to_string(c.hiddenSize) + " is not a multiple of num_attention_heads "
                        + std::to_string(c.headCount));

@@ -3,7 +3,7 @@
 
 // The parts of a Hugging Face config.json that decide how a checkpoint becomes a GGUF file:
 // the llama family (LlamaForCausalLM, MistralForCausalLM, Bamboo, Qwen2ForCausalLM,
-// Qwen3ForCausalLM), Falcon (FalconForCausalLM
+// Qwen3ForCausalLM, Phi3ForCausalLM), Falcon (FalconForCausalLM
 // and the older RWForCausalLM, multi-query or new_decoder_architecture) and OPT
 // (OPTForCausalLM, pre-LayerNorm). Sizes are checked against generous limits before anything is allocated, so a
 // hostile config cannot make the converter reserve terabytes.
@@ -21,7 +21,7 @@ namespace hearth::convert {
 struct HfConfig {
     std::string hfArchitecture; // architectures[0], e.g. "LlamaForCausalLM"
     std::string modelType;      // model_type, e.g. "llama"
-    std::string ggufArchitecture; // "llama", "bamboo", "qwen2", "qwen3", "falcon" or "opt"
+    std::string ggufArchitecture; // "llama", "bamboo", "qwen2", "qwen3", "phi3", "falcon" or "opt"
     std::string ffnActivation;  // hearth.ffn_activation: "swiglu", "reglu" or "drelu"; falcon "gelu" or
                                 // "relu"; opt "relu"
     std::string name;           // _name_or_path, when present
@@ -41,9 +41,19 @@ struct HfConfig {
     model::Llama3RopeScaling llama3Rope{0.0f};
     bool tieWordEmbeddings = false;
     int explicitHeadDim = 0; // "head_dim" (Qwen 3); 0: hidden_size / num_attention_heads
+    // Phi-3: the rotated share of each head, the sliding window, and LongRoPE's factors (rot / 2
+    // each) for sessions up to and past original_max_position_embeddings.
+    float partialRotaryFactor = 1.0f;
+    int slidingWindow = 0;
+    int originalContextLength = 0;
+    std::vector<float> longRopeShort;
+    std::vector<float> longRopeLong;
 
     [[nodiscard]] int headDim() const { return explicitHeadDim > 0 ? explicitHeadDim : hiddenSize / headCount; }
     [[nodiscard]] int qDim() const { return headDim() * headCount; }
+    [[nodiscard]] int rotaryDims() const { return int(float(headDim()) * partialRotaryFactor) / 2 * 2; }
+    // LongRoPE's scale of q and k: sqrt(1 + ln(scale) / ln(original context)) (llama.cpp's).
+    [[nodiscard]] float longRopeAttnFactor() const;
     [[nodiscard]] int kvDim() const { return headDim() * kvHeadCount; }
     // falcon and opt: LayerNorm with biases, an up/down FFN without a gate.
     [[nodiscard]] bool upDownFfn() const { return ggufArchitecture == "falcon" || ggufArchitecture == "opt"; }

@@ -179,7 +179,14 @@ void declareModelMetadata(gguf::GgufWriter& writer, const HfConfig& c, const Con
         }
         writer.setFloat32(p + "attention.layer_norm_epsilon", c.layerNormEps);
     } else {
-        writer.setUInt32(p + "rope.dimension_count", std::uint32_t(c.headDim()));
+        writer.setUInt32(p + "rope.dimension_count", std::uint32_t(c.rotaryDims()));
+        if (c.slidingWindow > 0) {
+            writer.setUInt32(p + "attention.sliding_window", std::uint32_t(c.slidingWindow));
+        }
+        if (!c.longRopeShort.empty()) {
+            writer.setUInt32(p + "rope.scaling.original_context_length", std::uint32_t(c.originalContextLength));
+            writer.setFloat32(p + "rope.scaling.attn_factor", c.longRopeAttnFactor());
+        }
         writer.setFloat32(p + "rope.freq_base", c.ropeTheta);
         if (c.ropeLinearFactor > 0.0f) {
             writer.setString(p + "rope.scaling.type", "linear");
@@ -278,7 +285,10 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
         const int heads = c.headCount;
         const int kvHeads = c.kvHeadCount;
         HEARTH_TRY(plan.add(g + "attn_norm.weight", h + "input_layernorm.weight", {embd}));
-        if (permute) {
+        if (flavour.fusedGateUp) {
+            // Phi-3 stores Q | K | V as one matrix, as its GGUF files do.
+            HEARTH_TRY(plan.add(g + "attn_qkv.weight", h + "self_attn.qkv_proj.weight", {q + 2 * kv, embd}));
+        } else if (permute) {
             HEARTH_TRY(plan.add(g + "attn_q.weight", h + "self_attn.q_proj.weight", {q, embd},
                                 [heads, q, embd](std::vector<float> w) { return permuteForRope(w, heads, q, embd); }));
             HEARTH_TRY(plan.add(g + "attn_k.weight", h + "self_attn.k_proj.weight", {kv, embd},
@@ -287,7 +297,8 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
             HEARTH_TRY(plan.add(g + "attn_q.weight", h + "self_attn.q_proj.weight", {q, embd}));
             HEARTH_TRY(plan.add(g + "attn_k.weight", h + "self_attn.k_proj.weight", {kv, embd}));
         }
-        HEARTH_TRY(plan.add(g + "attn_v.weight", h + "self_attn.v_proj.weight", {kv, embd}));
+        if (!flavour.fusedGateUp)
+            HEARTH_TRY(plan.add(g + "attn_v.weight", h + "self_attn.v_proj.weight", {kv, embd}));
         HEARTH_TRY(plan.add(g + "attn_output.weight", h + "self_attn.o_proj.weight", {embd, q}));
         if (flavour.qkvBias) {
             HEARTH_TRY(plan.add(g + "attn_q.bias", h + "self_attn.q_proj.bias", {q}));
@@ -299,13 +310,25 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
             HEARTH_TRY(plan.add(g + "attn_k_norm.weight", h + "self_attn.k_norm.weight", {c.headDim()}));
         }
         HEARTH_TRY(plan.add(g + "ffn_norm.weight", h + "post_attention_layernorm.weight", {embd}));
-        HEARTH_TRY(plan.add(g + "ffn_gate.weight", h + "mlp.gate_proj.weight", {ff, embd}));
-        HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.up_proj.weight", {ff, embd}));
+        if (flavour.fusedGateUp) {
+            // The gate's rows, then the up projection's, as Phi-3's GGUF files keep them.
+            HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.gate_up_proj.weight", {2 * ff, embd}));
+        } else {
+            HEARTH_TRY(plan.add(g + "ffn_gate.weight", h + "mlp.gate_proj.weight", {ff, embd}));
+            HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.up_proj.weight", {ff, embd}));
+        }
         HEARTH_TRY(planDown(plan, g, h + "mlp.down_proj.weight", c, predictors, l, type));
     }
     HEARTH_TRY(plan.add("output_norm.weight", "model.norm.weight", {embd}));
     if (c.llama3Rope.factor > 0.0f)
         plan.addComputed("rope_freqs.weight", model::llama3RopeFactors(c.headDim(), c.ropeTheta, c.llama3Rope));
+    if (!c.longRopeShort.empty()) {
+        const std::size_t pairs = std::size_t(c.rotaryDims() / 2);
+        if (c.longRopeShort.size() != pairs || c.longRopeLong.size() != pairs)
+            return {ErrorCode::InvalidFile, "the longrope factors are not one per rotated pair (" + std::to_string(pairs) + ")"};
+        plan.addComputed("rope_factors_short.weight", c.longRopeShort);
+        plan.addComputed("rope_factors_long.weight", c.longRopeLong);
+    }
     return planOutputHead(plan, c, checkpoint);
 }
 
