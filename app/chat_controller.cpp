@@ -83,6 +83,7 @@ ChatController::ChatController(QObject* parent)
             const LoadedModel loaded = m_worker->loadedModel();
             m_trainedContextLength = loaded.trainedContextLength;
             m_kvBytesPerToken = loaded.kvBytesPerToken;
+            m_kvFixedBytes = loaded.kvFixedBytes;
             Q_EMIT modelChanged();
             Q_EMIT contextChanged(); // the meter and Chat Settings compare with the new length
             if (m_settings)
@@ -400,7 +401,7 @@ QString ChatController::contextLengthLabel(int tokens) const
     const QString count = tr("%n token(s)", nullptr, tokens);
     if (m_kvBytesPerToken == 0)
         return count;
-    const qint64 bytes = qint64(m_kvBytesPerToken) * tokens;
+    const qint64 bytes = qint64(m_kvFixedBytes + m_kvBytesPerToken * quint64(tokens));
     return tr("%1 (%2 of memory)").arg(count, QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat));
 }
 
@@ -441,6 +442,7 @@ void ChatController::onSessionReplaced(
     if (contextLength > 0)
         m_contextLength = contextLength;
     m_kvBytesPerToken = m_worker->loadedModel().kvBytesPerToken;
+    m_kvFixedBytes = m_worker->loadedModel().kvFixedBytes;
     Q_EMIT modelChanged();
     Q_EMIT contextChanged();
     if (!errorText.isEmpty())

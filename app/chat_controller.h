@@ -253,6 +253,7 @@ private:
     double m_vramBudgetGiB = -1;
     int m_trainedContextLength = 0; // of the loaded model
     quint64 m_kvBytesPerToken = 0;  // its session's KV cache per token of context
+    quint64 m_kvFixedBytes = 0;     // and what its sliding-window layers keep whatever the length
     bool m_replacing = false;
     std::optional<double> m_pendingBudgetGiB; ///< an Apply that waits for the answer or load to end
     double m_loadProgress = 0;

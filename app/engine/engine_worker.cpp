@@ -129,6 +129,17 @@ void EngineWorker::setLoadedModel(LoadedModel model)
     m_loaded = std::move(model);
 }
 
+void EngineWorker::setKvCost(LoadedModel& model) const
+{
+    // Two lengths past every sliding window give the cost's slope and its fixed part exactly.
+    const int longer = qMax(qMax(m_session->contextLength(), model.trainedContextLength), 2);
+    const int shorter = longer / 2;
+    const quint64 atLonger = m_session->kvCacheBytesAt(longer);
+    const quint64 atShorter = m_session->kvCacheBytesAt(shorter);
+    model.kvBytesPerToken = (atLonger - atShorter) / quint64(longer - shorter);
+    model.kvFixedBytes = atLonger - qMin(atLonger, model.kvBytesPerToken * quint64(longer));
+}
+
 void EngineWorker::unloadModel()
 {
     setLoadedModel({});
@@ -232,8 +243,9 @@ void EngineWorker::loadModel(const QString& path)
         QString::fromStdString(info.architecture), QString::fromStdString(info.weightType));
     const Placement placement = this->placement();
     qCInfo(lcEngine) << "loaded" << name << description << placement.report;
-    setLoadedModel({ file.completeBaseName(), name, m_session->contextLength(), info.trainedContextLength,
-        m_session->kvCacheBytes() / quint64(qMax(1, m_session->contextLength())) });
+    LoadedModel loaded { file.completeBaseName(), name, m_session->contextLength(), info.trainedContextLength };
+    setKvCost(loaded);
+    setLoadedModel(loaded);
     Q_EMIT modelLoaded(name, description, m_session->contextLength(), placement);
     if (!templateProblem.empty()) {
         qCWarning(lcEngine) << "chat template does not parse:" << templateProblem.c_str();
@@ -282,7 +294,7 @@ void EngineWorker::replaceSession(double gib)
     Q_EMIT loadProgress(1.0);
     LoadedModel loaded = loadedModel();
     loaded.contextLength = m_session->contextLength();
-    loaded.kvBytesPerToken = m_session->kvCacheBytes() / quint64(qMax(1, m_session->contextLength()));
+    setKvCost(loaded);
     setLoadedModel(loaded);
     const Placement placement = this->placement();
     qCInfo(lcEngine) << "placed" << placement.report;
@@ -371,6 +383,7 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     while (keep < limit && cached[keep] == prompt[keep])
         ++keep;
     m_session->truncate(int(keep));
+    keep = size_t(m_session->position()); // less when sliding-window layers let go of older keys
 
     hearth::SamplingParams params;
     params.temperature = float(settings.temperature);

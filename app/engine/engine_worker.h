@@ -53,7 +53,10 @@ struct LoadedModel
     QString name; ///< the model's own name, or the file's
     int contextLength = 0; ///< 0: nothing is loaded
     int trainedContextLength = 0; ///< the longest context the model was trained for
-    quint64 kvBytesPerToken = 0; ///< the session's KV cache memory per token of context
+    /// The session's KV cache memory at a context of n tokens, about kvFixedBytes + n *
+    /// kvBytesPerToken (sliding-window layers keep a fixed number of rows past their window).
+    quint64 kvBytesPerToken = 0;
+    quint64 kvFixedBytes = 0;
 };
 
 /// Owns the engine objects and runs every engine call. Lives on its own QThread: requests arrive
@@ -154,6 +157,8 @@ private:
     [[nodiscard]] hearth::SessionParams sessionParams(double gib) const;
     [[nodiscard]] Placement placement() const;
     void setLoadedModel(LoadedModel model);
+    // Fills @p model's KV cache cost from the session.
+    void setKvCost(LoadedModel& model) const;
 
     std::shared_ptr<const hearth::Model> m_model;
     std::unique_ptr<hearth::Session> m_session;

@@ -5,9 +5,10 @@
 // * each special operation matters: switching it off in the loaded model changes the logits
 //   (Qwen 2: the Q/K/V biases and NeoX RoPE; Qwen 3: the per-head q/k norms and NeoX RoPE;
 //   Phi-3: NeoX RoPE, the sliding window, the LongRoPE factors and their attention factor;
-//   Gemma 2: post-norms, embedding scale, both soft-caps, GeGLU and the alternating window);
-// * whole layers on the emulated device (the CUDA path's CPU twin) equal the CPU (Gemma 2's
-//   stay on the CPU, and the placement says why);
+//   Gemma 2: post-norms, embedding scale, both soft-caps, GeGLU and the alternating window;
+//   Gemma 3: post-norms, q/k norms, the five-to-one window, the local layers' RoPE base and the
+//   global layers' linear scaling);
+// * whole layers on the emulated device (the CUDA path's CPU twin) equal the CPU;
 // * the greedy ids equal llama.cpp's on the same file, for the files listed in
 //   data/llama_cpp_greedy.json (which says how they were made).
 
@@ -114,6 +115,7 @@ private:
         QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3-tiny");
         QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("phi3-tiny");
         QTest::newRow("gemma2") << QStringLiteral("gemma2") << QStringLiteral("gemma2-tiny");
+        QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3-tiny");
     }
 
 private Q_SLOTS:
@@ -124,7 +126,7 @@ private Q_SLOTS:
         std::vector<std::string> names;
         for (const ArchitectureName& a : supportedArchitectures())
             names.push_back(a.name);
-        for (const char* name : { "llama", "bamboo", "qwen2", "qwen3", "phi3", "gemma2", "falcon", "opt" })
+        for (const char* name : { "llama", "bamboo", "qwen2", "qwen3", "phi3", "gemma2", "gemma3", "falcon", "opt" })
             QVERIFY2(std::find(names.begin(), names.end(), name) != names.end(), name);
     }
 
@@ -138,7 +140,7 @@ private Q_SLOTS:
         const model::LlamaLayerWeights& layer = weightsOf(model).layers.front();
         const model::HyperParams& hp = hyperParamsOf(model);
         QCOMPARE(layer.bq != nullptr, architecture == QLatin1String("qwen2"));
-        QCOMPARE(layer.qNorm != nullptr, architecture == QLatin1String("qwen3"));
+        QCOMPARE(layer.qNorm != nullptr, architecture == QLatin1String("qwen3") || architecture == QLatin1String("gemma3"));
         QCOMPARE(hp.flavour.rope, model::RopeStyle::Neox);
         if (architecture == QLatin1String("qwen3")) // heads of 32 in a 64-wide model: q is 128 wide
             QCOMPARE(hp.qDim(), 128);
@@ -156,6 +158,18 @@ private Q_SLOTS:
             QVERIFY(w.ropeFactorsShort && w.ropeFactorsLong);
             QCOMPARE(w.ropeFactors(hp, 256), w.ropeFactorsShort);
             QCOMPARE(w.ropeFactors(hp, 257), w.ropeFactorsLong);
+        }
+        if (architecture == QLatin1String("gemma3")) {
+            // Layers 0-4 and 6-10 are local (window 8, base 10000, unscaled), 5 and 11 global
+            // (base 1M, 8x linear).
+            for (int l = 0; l < hp.nLayer; ++l) {
+                const bool global = (l + 1) % 6 == 0;
+                QCOMPARE(hp.windowOf(l), global ? 0 : 8);
+                QCOMPARE(hp.ropeOf(l).freqBase, global ? 1000000.0f : 10000.0f);
+                QCOMPARE(hp.ropeOf(l).freqScale, global ? 0.125f : 1.0f);
+            }
+            QVERIFY(layer.attnPostNorm && layer.ffnPostNorm);
+            QCOMPARE(hp.ffnActivation, model::FfnActivation::GeGlu);
         }
     }
 
@@ -264,6 +278,19 @@ private Q_SLOTS:
             switches.emplace_back("GeGLU", [&hp] { hp.ffnActivation = model::FfnActivation::SwiGlu; });
             switches.emplace_back("the alternating window", [&hp] { hp.slidingWindowPeriod = 0; });
         }
+        if (architecture == QLatin1String("gemma3")) {
+            switches.emplace_back("the post-norms", [&w] {
+                for (model::LlamaLayerWeights& l : w.layers)
+                    l.attnPostNorm = l.ffnPostNorm = nullptr;
+            });
+            switches.emplace_back("the q/k norms", [&w] {
+                for (model::LlamaLayerWeights& l : w.layers)
+                    l.qNorm = l.kNorm = nullptr;
+            });
+            switches.emplace_back("the five-to-one window", [&hp] { hp.slidingWindowPeriod = 2; });
+            switches.emplace_back("the local RoPE base", [&hp] { hp.ropeFreqBaseSwa = 0.0f; });
+            switches.emplace_back("the global linear scaling", [&hp] { hp.ropeFreqScale = 1.0f; });
+        }
         if (architecture == QLatin1String("phi3")) {
             switches.emplace_back("the sliding window", [&hp] { hp.slidingWindow = 0; });
             switches.emplace_back("the LongRoPE factors", [&w] { w.ropeFactorsShort = nullptr; });
@@ -289,12 +316,7 @@ private Q_SLOTS:
         const SessionParams device = test::deviceSessionParams("emulated:268435456", 0.25, 256, 64);
         auto session = Session::create(model, device);
         QVERIFY(session.ok());
-        // Gemma 2's block is not on the device yet: its layers stay on the CPU, and the report says why.
-        const bool onDevice = architecture != QLatin1String("gemma2");
-        QVERIFY2((*session)->placement().gpuLayers == (onDevice ? 2 : 0), (*session)->placementReport().c_str());
-        if (!onDevice)
-            QVERIFY2((*session)->placementReport().find("does not compute gemma2") != std::string::npos,
-                     (*session)->placementReport().c_str());
+        QVERIFY2((*session)->placement().gpuLayers == hyperParamsOf(model).nLayer, (*session)->placementReport().c_str());
         QVERIFY((*session)->prefill(kPrompt).ok());
         QVERIFY2(test::relativeError(onCpu, (*session)->logits()) < 1e-4, (*session)->placementReport().c_str());
         // Decoded tokens too (the device's one-token path).

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The KV cache: F16 by default (half of F32's memory, which the session reports exactly), logits
 // close to an F32 cache's but not equal to them (so the halves really are used), the same
-// answers for a prompt in one batch and token by token, a device session keeping F32 rows, and
-// a 32768-token session that fills its whole context within its memory figure.
+// answers for a prompt in one batch and token by token, a device session keeping F32 rows, a
+// 32768-token session that fills its whole context within its memory figure, and sliding-window
+// layers (Gemma 3) that keep only their window: less memory, the same logits as a cache that
+// keeps everything, and a session that starts over when it is sent back past a window.
 
 #include "session_test_support.h"
 #include "synth_test_support.h"
@@ -137,6 +139,54 @@ private Q_SLOTS:
             QVERIFY(std::isfinite(l));
         QCOMPARE((*session)->decode(10).code(), ErrorCode::ContextFull);
         QCOMPARE((*session)->position(), kContext);
+    }
+
+    void slidingWindowLayersKeepTheirWindow()
+    {
+        // gemma3-tiny: 12 layers of 2 KV heads of 32, ten of them with a window of 8 keys.
+        synth::SynthOptions options;
+        options.architecture = "gemma3";
+        options.shape = *synth::shapeByName("gemma3-tiny");
+        options.ffnActivation = "geglu";
+        const auto model = test::writeAndLoad(m_dir, QStringLiteral("gemma3.gguf"), options);
+        constexpr int kContext = 2048;
+        constexpr int kBatch = 16;
+        SessionParams windowed = test::deviceSessionParams({}, 0, kContext, kBatch);
+        // A batch as long as the context leaves the windowed layers room for every position.
+        SessionParams everything = test::deviceSessionParams({}, 0, kContext, kContext);
+        auto small = Session::create(model, windowed);
+        auto full = Session::create(model, everything);
+        QVERIFY(small.ok() && full.ok());
+        // Rows: 2 global layers x 2048, 10 local ones x (7 older keys + 16 for a batch); 128
+        // floats of K and V a row.
+        const std::uint64_t rowBytes = 2 * 64 * 4;
+        QCOMPARE((*full)->kvCacheBytes(), 12 * kContext * rowBytes);
+        QCOMPARE((*small)->kvCacheBytes(), (2 * kContext + 10 * (7 + 16)) * rowBytes);
+        QCOMPARE((*small)->kvCacheBytesAt(4096), (2 * 4096 + 10 * (7 + 16)) * rowBytes);
+
+        // A long prompt moves the windows' rows many times; every logit stays what the full
+        // cache gives, in prefill (batched, compared one by one below) and in decoding.
+        const std::vector<Token> prompt = promptOf(300);
+        QVERIFY((*small)->prefill(prompt).ok() && (*full)->prefill(prompt).ok());
+        QVERIFY2(test::relativeError((*small)->logits(), (*full)->logits()) < 1e-4, "prefill");
+        for (const Token t : { 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21 })
+            QVERIFY((*small)->decode(t).ok() && (*full)->decode(t).ok());
+        QVERIFY2(test::relativeError((*small)->logits(), (*full)->logits()) < 1e-4, "decode");
+
+        // Back by less than a window: the keys are still there and the session keeps its place.
+        const int at = (*small)->position();
+        (*small)->truncate(at - 3);
+        QCOMPARE((*small)->position(), at - 3);
+        // Back by more: the local layers let go of those keys, so the session starts over, and
+        // prefilling again gives the full cache's logits.
+        (*small)->truncate(100);
+        QCOMPARE((*small)->position(), 0);
+        (*full)->truncate(100);
+        QCOMPARE((*full)->position(), 100);
+        const std::vector<Token> again = promptOf(120);
+        QVERIFY((*small)->prefill(again).ok());
+        QVERIFY((*full)->prefill(std::span<const Token>(again).subspan(100)).ok());
+        QVERIFY2(test::relativeError((*small)->logits(), (*full)->logits()) < 1e-4, "after starting over");
     }
 };
 

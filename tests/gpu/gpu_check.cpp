@@ -252,7 +252,7 @@ public:
         const auto gate = randomFloats(n, 7, 3.0f);
         const auto up = randomFloats(n, 8);
         auto bu = p.put(up.data(), n * 4);
-        for (int kind = 0; kind <= int(Activation::Gelu); ++kind) {
+        for (int kind = 0; kind <= int(Activation::GeGlu); ++kind) {
             auto bg = p.put(gate.data(), n * 4);
             // The plain kinds (ReLU, GELU) read no up operand.
             const bool gated = isGated(Activation(kind));
@@ -263,8 +263,9 @@ public:
                 return failed(name, "could not run");
             std::vector<float> g, r;
             p.fetch(bg, n, g, r);
-            // expf differs between the GPU and the host C library in the last bits.
-            record(name, relativeError(g, r), kind == int(Activation::Gelu) ? 1e-5 : 1e-6);
+            // expf and tanhf differ between the GPU and the host C library in the last bits.
+            const bool transcendental = kind == int(Activation::Gelu) || kind == int(Activation::GeGlu);
+            record(name, relativeError(g, r), transcendental ? 1e-5 : 1e-6);
         }
     }
 
@@ -584,28 +585,39 @@ public:
     // Two whole layers of the llama block as its relatives have it: NeoX RoPE and grouped-query
     // attention, with Qwen 2's Q/K/V biases, Qwen 3's RMSNorm of every q and k head and heads
     // wider than n_embd / n_head, or Phi-3's sliding window (3 keys, so the 8 positions pass
-    // it), LongRoPE factors and attention factor over 24 of 32 head dimensions. A 5-token
-    // prompt and decoded tokens, as for the other families.
-    enum class LlamaRelative { Qwen2, Qwen3, Phi3 };
+    // it), LongRoPE factors and attention factor over 24 of 32 head dimensions. Gemma 2 and 3:
+    // GeGLU, post-norms, a local layer (3 keys) then a global one; Gemma 2 with soft-capped
+    // scores and its own query scale, Gemma 3 with q/k norms and the local layer's own RoPE
+    // base while the global one scales its angles. A 5-token prompt and decoded tokens, as for
+    // the other families.
+    enum class LlamaRelative { Qwen2, Qwen3, Phi3, Gemma2, Gemma3 };
     void llamaRelativeLayers(DType t, LlamaRelative family)
     {
         const bool qwen3 = family == LlamaRelative::Qwen3;
         const bool phi3 = family == LlamaRelative::Phi3;
-        const std::string name = std::string(qwen3 ? "qwen3" : phi3 ? "phi3" : "qwen2") + " layers " + typeName(t);
+        const bool gemma2 = family == LlamaRelative::Gemma2;
+        const bool gemma3 = family == LlamaRelative::Gemma3;
+        const bool gemma = gemma2 || gemma3;
+        const char* names[] = {"qwen2", "qwen3", "phi3", "gemma2", "gemma3"};
+        const std::string name = std::string(names[int(family)]) + " layers " + typeName(t);
         DenseModelParams p;
         p.nEmbd = 256;
         p.nHead = 8;
         p.nHeadKv = 2;
-        p.headDim = qwen3 ? 64 : 32;
+        p.headDim = qwen3 || gemma3 ? 64 : 32;
         p.nRot = phi3 ? 24 : p.headDim;
         if (phi3) {
             p.slidingWindow = 3;
             p.attnFactor = 1.12f;
         }
+        if (gemma2) {
+            p.softCap = 5.0f;
+            p.scale = 0.125f;
+        }
         p.nFF = 512;
         p.contextLength = 16;
         p.freqBase = 1000000.0f;
-        p.activation = Activation::SwiGlu;
+        p.activation = gemma ? Activation::GeGlu : Activation::SwiGlu;
         p.rope = RopeStyle::Neox;
         p.maxBatch = 8;
         const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
@@ -621,12 +633,22 @@ public:
             w.wk = mat(kvDim, p.nEmbd);
             w.wv = mat(kvDim, p.nEmbd);
             w.wo = mat(p.nEmbd, qDim);
-            if (qwen3) {
+            if (qwen3 || gemma3) {
                 w.qNorm = vec(p.headDim, 1.0f, 0.1f);
                 w.kNorm = vec(p.headDim, 1.0f, 0.1f);
-            } else if (phi3) {
+            }
+            if (gemma) {
+                w.attnPostNorm = vec(p.nEmbd, 1.0f, 0.1f);
+                w.ffnPostNorm = vec(p.nEmbd, 1.0f, 0.1f);
+                w.window = l == 0 ? 3 : 0;
+                if (gemma3) {
+                    w.freqBase = l == 0 ? 10000.0f : 1000000.0f;
+                    w.freqScale = l == 0 ? 1.0f : 0.125f;
+                }
+            }
+            if (phi3)
                 w.ropeFreqs = vec(p.nRot / 2, 2.0f, 1.0f); // divisors between 1 and 3
-            } else {
+            if (family == LlamaRelative::Qwen2) {
                 w.bq = vec(qDim, 0.0f, 0.5f);
                 w.bk = vec(kvDim, 0.0f, 0.5f);
                 w.bv = vec(kvDim, 0.0f, 0.5f);
@@ -805,6 +827,8 @@ int main(int argc, char** argv)
     c.llamaRelativeLayers(DType::F16, Checker::LlamaRelative::Qwen2);
     c.llamaRelativeLayers(DType::Q4_0, Checker::LlamaRelative::Qwen3);
     c.llamaRelativeLayers(DType::Q8_0, Checker::LlamaRelative::Phi3);
+    c.llamaRelativeLayers(DType::F16, Checker::LlamaRelative::Gemma2);
+    c.llamaRelativeLayers(DType::Q4_0, Checker::LlamaRelative::Gemma3);
     c.hybridLayer(DType::F16, 11008, 4096);
     c.hybridLayer(DType::Q4_0, 11008, 4096);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -90,11 +90,17 @@ public:
 
     [[nodiscard]] virtual int position() const = 0;      ///< tokens in the KV cache
     [[nodiscard]] virtual int contextLength() const = 0;
-    /// Host memory of the KV cache: layers x contextLength x 2 rows of the KV width, 2 bytes an
-    /// element for KvCacheType::F16, 4 for F32.
+    /// Host memory of the KV cache: layers x contextLength x 2 rows of the KV width (a
+    /// sliding-window layer's window and a batch instead of contextLength), 2 bytes an element
+    /// for KvCacheType::F16, 4 for F32.
     [[nodiscard]] virtual std::uint64_t kvCacheBytes() const = 0;
+    /// What the host KV cache would take at @p contextLength tokens, with this session's other
+    /// parameters (to show before a new session is made).
+    [[nodiscard]] virtual std::uint64_t kvCacheBytesAt(int contextLength) const = 0;
     [[nodiscard]] virtual std::span<const Token> history() const = 0; ///< tokens in the cache
-    /// Drops everything after the first @p keep tokens (regenerate, edit-and-resend).
+    /// Drops everything after the first @p keep tokens (regenerate, edit-and-resend). Models with
+    /// sliding-window layers keep only the keys their windows still see, so going back further
+    /// than a window drops everything: position() tells how many tokens stayed.
     virtual void truncate(int keep) = 0;
     void reset() { truncate(0); }
 

@@ -67,6 +67,8 @@ public:
     }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
     [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_forward->kvCacheBytes(); }
+    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const override { return m_forward->kvCacheBytesAt(contextLength); }
+    [[nodiscard]] bool holdsContextOf(int pos) const override { return m_forward->holdsContextOf(pos); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
     [[nodiscard]] int vocabSize() const override { return m_vocab; }
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override
@@ -126,6 +128,8 @@ public:
     }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
     [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_forward->kvCacheBytes(); }
+    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const override { return m_forward->kvCacheBytesAt(contextLength); }
+    [[nodiscard]] bool holdsContextOf(int pos) const override { return m_forward->holdsContextOf(pos); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
     [[nodiscard]] int vocabSize() const override { return m_forward->vocabSize(); }
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override
@@ -316,6 +320,9 @@ Status LlamaSession::evaluateAll(std::span<const Token> tokens, std::vector<floa
 void LlamaSession::truncate(int keep)
 {
     keep = std::clamp(keep, 0, position());
+    // Sliding-window layers that have let go of the keys before `keep` make it start over.
+    if (!m_forward->holdsContextOf(keep))
+        keep = 0;
     if (keep == position())
         return;
     // The cache rows past `keep` are simply overwritten by the next tokens. The logits belonged

@@ -54,24 +54,26 @@ void noteProblems(std::string& problem, std::size_t layer, const Matrices& matri
 
 void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
 {
-    out.params.activation = deviceActivation(model.hyperParams().ffnActivation);
-    if (model.hyperParams().flavour.rope == model::RopeStyle::Neox)
-        out.params.rope = device::RopeStyle::Neox;
     const model::HyperParams& hp = model.hyperParams();
-    if (hp.flavour.postNorms || hp.attnSoftCap > 0 || hp.finalSoftCap > 0 || hp.slidingWindowPeriod > 0
-        || hp.ffnActivation == model::FfnActivation::GeGlu)
-        out.wholeLayerProblem = "the device does not compute " + hp.architecture
-                                + "'s blocks (post-norms, soft-capping, alternating windows, GeGLU) yet";
+    out.params.activation = deviceActivation(hp.ffnActivation);
+    if (hp.flavour.rope == model::RopeStyle::Neox)
+        out.params.rope = device::RopeStyle::Neox;
     for (std::size_t l = 0; l < model.weights().layers.size(); ++l) {
         const model::LlamaLayerWeights& lw = model.weights().layers[l];
         out.layers.push_back({{lw.attnNorm, lw.wq, lw.wk, lw.wv, lw.wo}, lw.ffnNorm, lw.gate, lw.up, lw.down});
         device::DenseLayerWeights& w = out.layers.back();
-        w.ropeFreqs = model.weights().ropeFactors(model.hyperParams(), out.params.contextLength);
+        w.ropeFreqs = model.weights().ropeFactors(hp, out.params.contextLength);
         w.bq = lw.bq;
         w.bk = lw.bk;
         w.bv = lw.bv;
         w.qNorm = lw.qNorm;
         w.kNorm = lw.kNorm;
+        w.attnPostNorm = lw.attnPostNorm;
+        w.ffnPostNorm = lw.ffnPostNorm;
+        w.window = hp.windowOf(int(l));
+        const model::HyperParams::Rope rope = hp.ropeOf(int(l));
+        w.freqBase = rope.freqBase;
+        w.freqScale = rope.freqScale;
         out.predictors.push_back(lw.predictor);
         if (out.wholeLayerProblem.empty() && (lw.fusedNeurons || lw.downTransposed))
             out.wholeLayerProblem = neuronMajorProblem(l);
@@ -205,6 +207,8 @@ device::AttentionParams attentionParams(const model::HyperParams& hp, int contex
     a.freqScale = hp.ropeFreqScale;
     a.attnFactor = hp.ropeAttnFactor;
     a.slidingWindow = hp.slidingWindow;
+    a.scale = hp.attentionScale;
+    a.softCap = hp.attnSoftCap;
     a.contextLength = contextLength;
     return a;
 }
@@ -221,7 +225,7 @@ device::Activation deviceActivation(model::FfnActivation activation)
     case model::FfnActivation::Relu2:
         return device::Activation::Relu2;
     case model::FfnActivation::GeGlu:
-        break; // fromLlama keeps such layers off the device
+        return device::Activation::GeGlu;
     }
     return device::Activation::SwiGlu;
 }

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -360,8 +361,9 @@ int downAccumulate(HearthCudaContext* ctx, const HearthCudaMatrix* w, const floa
 
 int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, std::int64_t n)
 {
-    // 0-3 gated (they read up), 4 ReLU and 5 GELU (gate alone).
-    if (kind < 0 || kind > 5 || (kind <= 3 && !up && n > 0))
+    // 0-3 and 6 gated (they read up), 4 ReLU and 5 GELU (gate alone).
+    const bool gated = kind <= 3 || kind == 6;
+    if (kind < 0 || kind > 6 || (gated && !up && n > 0))
         return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "unknown activation");
     if (n <= 0)
         return HEARTH_CUDA_OK;
@@ -403,12 +405,13 @@ int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int rope
 {
     if (!a || a->n_head <= 0 || a->n_head_kv <= 0 || a->n_head % a->n_head_kv != 0 || a->pos < 0
         || a->pos >= a->capacity || a->n_rot < 0 || a->n_rot > a->head_dim || ropeStyle < 0 || ropeStyle > 2
-        || a->window < 0 || !(a->attn_factor > 0.0f))
+        || a->window < 0 || !(a->attn_factor > 0.0f) || !(a->scale >= 0.0f) || !(a->soft_cap >= 0.0f))
         return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "attention: bad arguments");
     cudaSetDevice(ctx->device);
     const AttentionArgs args{a->q,   a->k,        a->v,      a->k_cache,   a->v_cache,  a->scores, a->out,
                              a->pos, a->capacity, a->n_head, a->n_head_kv, a->head_dim, a->n_rot,  a->freq_base,
-                             a->freq_scale, ropeStyle, a->freq_factors, a->attn_factor, a->window};
+                             a->freq_scale, ropeStyle, a->freq_factors, a->attn_factor, a->window,
+                             a->scale > 0.0f ? a->scale : 1.0f / sqrtf(float(a->head_dim)), a->soft_cap};
     launchAttention(args, ctx->stream);
     return launched(ctx, "attention");
 }

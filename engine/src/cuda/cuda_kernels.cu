@@ -175,6 +175,11 @@ __global__ void activateKernel(int kind, float* gate, const float* up, std::int6
     case 4: // relu
         gate[i] = fmaxf(g, 0.0f);
         break;
+    case 6: { // geglu, with the GELU written as cpu::geglu computes it
+        const float k = 0.7978845608028654f;
+        gate[i] = 0.5f * g * (1.0f + tanhf(k * g * (1.0f + 0.044715f * g * g))) * u;
+        break;
+    }
     default: { // gelu, tanh approximation written as the CPU's dense FFN computes it
         const float k = 0.7978845608028654f;
         const float v = g;
@@ -349,7 +354,7 @@ __global__ void attentionKernel(AttentionArgs a)
     const int group = a.nHead / a.nHeadKv;
     const int kvDim = a.nHeadKv * a.headDim;
     const int kvOffset = (h / group) * a.headDim;
-    const float scale = 1.0f / sqrtf(float(a.headDim));
+    const float scale = a.scale;
     const float* q = a.q + std::int64_t(h) * a.headDim;
     float* scores = a.scores + std::int64_t(h) * a.capacity;
     const int n = a.pos + 1;
@@ -362,6 +367,8 @@ __global__ void attentionKernel(AttentionArgs a)
         for (int d = 0; d < a.headDim; ++d)
             s += q[d] * k[d];
         s *= scale;
+        if (a.softCap > 0.0f)
+            s = a.softCap * tanhf(s / a.softCap);
         scores[j] = s;
         localMax = fmaxf(localMax, s);
     }

@@ -33,7 +33,7 @@ void launchDownAccumulate(std::uint32_t type, const void* w, std::uint64_t rowBy
                           const float* act, const std::int32_t* index, std::int64_t count, float* y, bool accumulate,
                           float* scratch, std::size_t scratchFloats, cudaStream_t stream);
 
-// kind as device::Activation: 0-3 gated (read up), 4 ReLU, 5 GELU (gate alone; up may be null).
+// kind as device::Activation: 0-3 and 6 gated (read up), 4 ReLU, 5 GELU (gate alone; up may be null).
 void launchActivate(int kind, float* gate, const float* up, std::int64_t n, cudaStream_t stream);
 // y[t * n + i] += bias[i] for t < tokens.
 void launchBiasAdd(float* y, const float* bias, std::int64_t n, std::int64_t tokens, cudaStream_t stream);
@@ -64,6 +64,8 @@ struct AttentionArgs {
     const float* freqFactors; // nRot / 2 divisors of the angles, or null
     float attnFactor;         // scale of cos and sin (LongRoPE)
     int window;               // keys of positions (pos - window, pos]; 0: all
+    float scale;              // of q . k
+    float softCap;            // scores become softCap * tanh(score / softCap); 0: none
 };
 void launchAttention(const AttentionArgs& a, cudaStream_t stream);
 

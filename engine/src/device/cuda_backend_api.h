@@ -13,8 +13,8 @@
 // module has. The engine requires HEARTH_CUDA_V1_BASE_SIZE (the first release of the table) and
 // treats a later entry that struct_size does not cover, or that is null, as an operation the
 // module does not offer (ErrorCode::Unsupported), so an older module keeps working for the
-// operations it has. Activation kinds follow device::Activation (0-3 gated, 4 ReLU, 5 GELU; up
-// is not read for 4 and 5); modules that predate 4 and 5 reject them as invalid arguments.
+// operations it has. Activation kinds follow device::Activation (0-3 and 6 gated, 4 ReLU, 5 GELU;
+// up is not read for 4 and 5); modules that predate a kind reject it as an invalid argument.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +23,8 @@
 extern "C" {
 #endif
 
-#define HEARTH_CUDA_ABI_VERSION 3u // 2: HearthCudaAttention::freq_factors; 3: attn_factor, window
+// 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6
+#define HEARTH_CUDA_ABI_VERSION 4u
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -66,6 +67,8 @@ typedef struct HearthCudaAttention {
     const float* freq_factors; // n_rot / 2 RoPE frequency divisors on the device, or null (Llama 3.1's rope_freqs)
     float attn_factor;         // scale of the RoPE cos and sin (LongRoPE), 1 for none
     int32_t window;            // sliding window: keys of positions (pos - window, pos]; 0: all
+    float scale;               // of q . k; 0: 1 / sqrt(head_dim)
+    float soft_cap;            // scores become soft_cap * tanh(score / soft_cap); 0: none
 } HearthCudaAttention;
 
 typedef struct HearthCudaBackendV1 {

@@ -220,7 +220,8 @@ Status CudaDevice::attention(const AttentionOp& op)
                                 op.nHead,              op.nHeadKv,             op.headDim,
                                 op.nRot,               op.freqBase,            op.freqScale,
                                 op.freqFactors.empty() ? nullptr : op.freqFactors.as<const float>(),
-                                op.attnFactor,         op.window};
+                                op.attnFactor,         op.window,
+                                op.scale,              op.softCap};
     if (op.rope == RopeStyle::Normal)
         return check(m_api->attention(m_ctx, &a), "attention");
     const auto fn = optional(&HearthCudaBackendV1::attention_rope, offsetof(HearthCudaBackendV1, attention_rope));

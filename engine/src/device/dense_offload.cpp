@@ -22,7 +22,7 @@ void DenseOffload::freeScratch()
 void DenseOffload::freeLayer(Layer& l)
 {
     l.attention.reset();
-    for (DeviceBuffer* b : {&l.ffnNorm, &l.ffnNormBias, &l.upBias, &l.downBias, &l.gate.data, &l.up.data, &l.down.data})
+    for (DeviceBuffer* b : Layer::buffers(l))
         m_device.free(*b);
 }
 
@@ -35,8 +35,7 @@ std::uint64_t DenseOffload::deviceBytes() const
         total += b->charged;
     for (const Layer& l : m_layers) {
         total += l.attention->deviceBytes();
-        for (const DeviceBuffer* b :
-             {&l.ffnNorm, &l.ffnNormBias, &l.upBias, &l.downBias, &l.gate.data, &l.up.data, &l.down.data})
+        for (const DeviceBuffer* b : Layer::buffers(l))
             total += b->charged;
     }
     return total;
@@ -56,7 +55,9 @@ Status DenseOffload::uploadLayer(const DenseLayerWeights& w, Layer& l)
     } vectors[] = {{w.ffnNorm, m_p.nEmbd, &l.ffnNorm, "FFN norm"},
                    {w.ffnNormBias, m_p.nEmbd, &l.ffnNormBias, "FFN norm bias"},
                    {w.upBias, m_p.nFF, &l.upBias, "ffn_up bias"},
-                   {w.downBias, m_p.nEmbd, &l.downBias, "ffn_down bias"}};
+                   {w.downBias, m_p.nEmbd, &l.downBias, "ffn_down bias"},
+                   {w.attnPostNorm, m_p.nEmbd, &l.attnPostNorm, "post-attention norm"},
+                   {w.ffnPostNorm, m_p.nEmbd, &l.ffnPostNorm, "post-FFN norm"}};
     for (const auto& v : vectors) {
         if (!v.src)
             continue;
@@ -85,7 +86,7 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
                                                            const std::vector<DenseLayerWeights>& layers, int maxLayers)
 {
     if (!p.validate().ok() || p.nFF <= 0 || p.maxBatch <= 0 || int(p.activation) < 0
-        || int(p.activation) > int(Activation::Gelu))
+        || int(p.activation) > int(Activation::GeGlu))
         return Status(ErrorCode::InvalidArgument, "dense offload: bad model parameters");
     const bool gated = isGated(p.activation);
     for (const DenseLayerWeights& w : layers) {
@@ -165,6 +166,13 @@ Status DenseOffload::enqueueNorm(const Layer& l, const DeviceBuffer& x, const De
     return m_device.layerNorm(LayerNormOp{x, l.ffnNorm, l.ffnNormBias, m_p.normEps, m_p.nEmbd, count, out});
 }
 
+Status DenseOffload::enqueuePostNorm(const DeviceBuffer& weight, const DeviceBuffer& x, int count)
+{
+    if (weight.empty())
+        return {};
+    return m_device.rmsNorm(RmsNormOp{x, weight, m_p.normEps, m_p.nEmbd, count, x});
+}
+
 Status DenseOffload::enqueueFfn(Layer& l, const DeviceBuffer& in, const DeviceBuffer& out, int count)
 {
     Device& d = m_device;
@@ -223,9 +231,11 @@ Status DenseOffload::enqueueForward(float* x, int n, int start, const KvMirror* 
                 HEARTH_TRY(d.add(AddOp{m_x, m_ffnOut, count * nEmbd}));
             } else {
                 HEARTH_TRY(l.attention->enqueue(*m_attnScratch, m_x, m_tmp, count, start + done, mirror));
+                HEARTH_TRY(enqueuePostNorm(l.attnPostNorm, m_tmp, count));
                 HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
                 HEARTH_TRY(enqueueNorm(l, m_x, m_xn, count));
                 HEARTH_TRY(enqueueFfn(l, m_xn, m_tmp, count));
+                HEARTH_TRY(enqueuePostNorm(l.ffnPostNorm, m_tmp, count));
                 HEARTH_TRY(d.add(AddOp{m_x, m_tmp, count * nEmbd}));
             }
         }

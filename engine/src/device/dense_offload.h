@@ -6,7 +6,8 @@
 // there; the remaining layers stay on the CPU. k is as many layers as the budget holds.
 //
 // The block's shape comes with the parameters: llama's sequential block with a gated FFN
-// (x += attn(norm(x)); x += down(act(gate, up))), opt's sequential block with LayerNorms and an
+// (x += attn(norm(x)); x += down(act(gate, up)); Gemma normalizes both outputs once more before
+// adding them), opt's sequential block with LayerNorms and an
 // up-only FFN with biases (x += attn(LN1(x)); x += down(ReLU(up LN2(x) + b)) + b), and falcon's
 // parallel block (x += attn(LN(x)) + ffn(LN(x))).
 //
@@ -21,6 +22,7 @@
 
 #include <hearth/status.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +39,9 @@ struct DenseLayerWeights : AttentionWeights {
     const float* ffnNormBias = nullptr; // [nEmbd] LayerNorm bias
     const float* upBias = nullptr;      // [nFF]
     const float* downBias = nullptr;    // [nEmbd]
+    // RMSNorms of the attention's and of the FFN's output before each residual add (Gemma).
+    const float* attnPostNorm = nullptr; // [nEmbd]
+    const float* ffnPostNorm = nullptr;  // [nEmbd]
 };
 
 // The attention's shape (AttentionParams, whose norm kind the FFN norm shares) plus the FFN's.
@@ -77,8 +82,15 @@ public:
 private:
     struct Layer {
         std::unique_ptr<DeviceAttentionLayer> attention;
-        DeviceBuffer ffnNorm, ffnNormBias, upBias, downBias;
+        DeviceBuffer ffnNorm, ffnNormBias, upBias, downBias, attnPostNorm, ffnPostNorm;
         DeviceMatrix gate, up, down;
+        // Every buffer besides the attention's, for freeing (Layer) and counting (const Layer).
+        template <typename Self>
+        [[nodiscard]] static auto buffers(Self& l)
+        {
+            return std::array{&l.ffnNorm,     &l.ffnNormBias, &l.upBias,  &l.downBias, &l.attnPostNorm,
+                              &l.ffnPostNorm, &l.gate.data,   &l.up.data, &l.down.data};
+        }
     };
     explicit DenseOffload(Device& device)
         : m_device(device)
@@ -90,6 +102,8 @@ private:
     // Queues out = FFN(in) of @p l for @p count rows.
     [[nodiscard]] Status enqueueFfn(Layer& l, const DeviceBuffer& in, const DeviceBuffer& out, int count);
     [[nodiscard]] Status enqueueNorm(const Layer& l, const DeviceBuffer& x, const DeviceBuffer& out, int count);
+    // Queues the RMSNorm of @p x in place with @p weight, when the layer has one.
+    [[nodiscard]] Status enqueuePostNorm(const DeviceBuffer& weight, const DeviceBuffer& x, int count);
     // Queues forward()'s work without waiting for it.
     [[nodiscard]] Status enqueueForward(float* x, int n, int start, const KvMirror* mirrors);
 

@@ -10,7 +10,8 @@ Status AttentionParams::validate() const
     if (nEmbd <= 0 || nHead <= 0 || nHeadKv <= 0 || headDim <= 0 || contextLength <= 0 || nHead % nHeadKv != 0
         || nRot < 0 || nRot > headDim || nRot % 2 != 0
         || (rope != RopeStyle::Normal && rope != RopeStyle::Neox && rope != RopeStyle::None)
-        || (norm != NormKind::Rms && norm != NormKind::Layer))
+        || (norm != NormKind::Rms && norm != NormKind::Layer) || slidingWindow < 0 || !(scale >= 0.0f)
+        || !(softCap >= 0.0f))
         return Status(ErrorCode::InvalidArgument, "device attention: bad model parameters");
     return {};
 }
@@ -115,6 +116,19 @@ Result<std::unique_ptr<AttentionScratch>> AttentionScratch::create(Device& devic
 
 // --- DeviceAttentionLayer ---
 
+DeviceAttentionLayer::DeviceAttentionLayer(Device& device, const AttentionParams& params, const AttentionWeights& weights)
+    : m_device(device)
+    , m_p(params)
+{
+    // The layer's own variations become its parameters.
+    if (weights.window >= 0)
+        m_p.slidingWindow = weights.window;
+    if (weights.freqBase > 0.0f)
+        m_p.freqBase = weights.freqBase;
+    if (weights.freqScale > 0.0f)
+        m_p.freqScale = weights.freqScale;
+}
+
 DeviceAttentionLayer::~DeviceAttentionLayer()
 {
     release();
@@ -159,7 +173,7 @@ Result<std::unique_ptr<DeviceAttentionLayer>> DeviceAttentionLayer::create(Devic
     HEARTH_TRY(p.validate());
     if (!shapesMatch(p, w))
         return Status(ErrorCode::InvalidArgument, "device attention: the tensors do not match the model");
-    std::unique_ptr<DeviceAttentionLayer> l(new DeviceAttentionLayer(device, p));
+    std::unique_ptr<DeviceAttentionLayer> l(new DeviceAttentionLayer(device, p, w));
     DeviceBuffer* vectorTargets[] = {&l->m_norm, &l->m_normBias, &l->m_bq,        &l->m_bk,
                                      &l->m_bv,   &l->m_bo,       &l->m_ropeFreqs, &l->m_qNorm, &l->m_kNorm};
     const std::vector<VectorItem> vectors = vectorItems(p, w);
@@ -261,6 +275,8 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         a.attnFactor = m_p.attnFactor;
         a.window = m_p.slidingWindow;
         a.rope = m_p.rope;
+        a.scale = m_p.scale;
+        a.softCap = m_p.softCap;
         HEARTH_TRY(d.attention(a));
     }
     HEARTH_TRY(d.matmul(MatmulOp{&m_wo, s.m_attn, out, n}));

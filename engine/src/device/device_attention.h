@@ -44,6 +44,8 @@ struct AttentionParams {
     float freqScale = 1.0f;
     float attnFactor = 1.0f;         // LongRoPE's scale of q and k (AttentionOp::attnFactor)
     std::int32_t slidingWindow = 0;  // keys a query sees (AttentionOp::window); 0: all
+    float scale = 0.0f;              // of q . k (AttentionOp::scale); 0: 1 / sqrt(headDim)
+    float softCap = 0.0f;            // of the scores (AttentionOp::softCap); 0: none
     std::int32_t contextLength = 0;
     // The flavour (llama's by default).
     NormKind norm = NormKind::Rms;
@@ -73,6 +75,11 @@ struct AttentionWeights {
     const float* ropeFreqs = nullptr; // [nRot / 2] RoPE frequency divisors (Llama 3.1's rope_freqs)
     const float* qNorm = nullptr;     // [headDim] RMSNorm weight of every q head before RoPE (Qwen 3)
     const float* kNorm = nullptr;     // [headDim] of every k head (with qNorm)
+    // What a layer does differently from the others (Gemma's local and global layers):
+    // its sliding window (-1: AttentionParams::slidingWindow, 0: none) and RoPE (0: the params').
+    std::int32_t window = -1;
+    float freqBase = 0.0f;
+    float freqScale = 0.0f;
 };
 
 // Per-batch work buffers shared by every attention layer of a model.
@@ -132,11 +139,7 @@ public:
                                                 const AttentionWeights& weights);
 
 private:
-    DeviceAttentionLayer(Device& device, const AttentionParams& params)
-        : m_device(device)
-        , m_p(params)
-    {
-    }
+    DeviceAttentionLayer(Device& device, const AttentionParams& params, const AttentionWeights& weights);
     void release();
 
     // Every buffer the layer owns, for freeing and counting.

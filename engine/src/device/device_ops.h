@@ -45,12 +45,14 @@ struct DownAccumulateOp {
 // The FFN activations. The gated ones (values of model::FfnActivation): gate[i] = f(gate[i], up[i]).
 // The plain ones of falcon and opt (up-only FFNs) read gate alone and ignore up: Relu, and Gelu
 // in the tanh approximation written as x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3),
-// exactly as the CPU's dense FFN computes it.
-enum class Activation : int { SwiGlu = 0, ReGlu = 1, DRelu = 2, Relu2 = 3, Relu = 4, Gelu = 5 };
+// exactly as the CPU's dense FFN computes it. GeGlu (Gemma) is gelu(gate) * up with the GELU
+// written as 0.5 x (1 + tanh(u)), as cpu::geglu computes it.
+enum class Activation : int { SwiGlu = 0, ReGlu = 1, DRelu = 2, Relu2 = 3, Relu = 4, Gelu = 5, GeGlu = 6 };
 
 [[nodiscard]] constexpr bool isGated(Activation a)
 {
-    return a == Activation::SwiGlu || a == Activation::ReGlu || a == Activation::DRelu || a == Activation::Relu2;
+    return a == Activation::SwiGlu || a == Activation::ReGlu || a == Activation::DRelu || a == Activation::Relu2
+           || a == Activation::GeGlu;
 }
 
 struct ActivateOp {
@@ -111,9 +113,10 @@ enum class RopeStyle : int { Normal = 0, Neox = 1, None = 2 };
 
 // One decoded token's attention at position pos: rotates q and k (RoPE of the given style, its
 // cos and sin scaled by attnFactor), stores k and v at pos in the cache ([capacity][nHeadKv *
-// headDim] F32 each), then out = softmax(q . K[lo..pos] / sqrt(headDim)) . V[lo..pos] per head
-// (grouped-query heads share a KV head), lo = 0, or pos - window + 1 with a sliding window.
-// q is rotated in place. scores holds nHead * capacity floats of scratch.
+// headDim] F32 each), then out = softmax(cap(q . K[lo..pos] * scale)) . V[lo..pos] per head
+// (grouped-query heads share a KV head), lo = 0, or pos - window + 1 with a sliding window;
+// cap(s) = softCap * tanh(s / softCap) with a soft-cap (Gemma 2), else s. q is rotated in place.
+// scores holds nHead * capacity floats of scratch.
 struct AttentionOp {
     DeviceBuffer q;
     DeviceBuffer k;
@@ -134,6 +137,8 @@ struct AttentionOp {
     float attnFactor = 1.0f;  // LongRoPE's magnitude correction (Phi-3)
     std::int32_t window = 0;  // sliding window: the keys a query sees; 0: all
     RopeStyle rope = RopeStyle::Normal;
+    float scale = 0.0f;   // of q . k; 0: 1 / sqrt(headDim)
+    float softCap = 0.0f; // 0: none
 };
 
 // y[i] += x[i] for i < n.

@@ -117,7 +117,8 @@ sparse::NeuronActivation neuronActivation(Activation a)
         return sparse::NeuronActivation::Relu2;
     case Activation::Relu:
     case Activation::Gelu:
-        break; // not gated: FfnWeights::validate() turns them down
+    case Activation::GeGlu:
+        break; // no neuron kernels (not gated, or no sparse files): FfnWeights::validate() turns them down
     }
     return sparse::NeuronActivation::ReGlu;
 }

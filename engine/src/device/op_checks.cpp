@@ -84,7 +84,7 @@ Status checkOp(const DownAccumulateOp& op)
 
 Status checkOp(const ActivateOp& op)
 {
-    if (int(op.kind) < 0 || int(op.kind) > int(Activation::Gelu))
+    if (int(op.kind) < 0 || int(op.kind) > int(Activation::GeGlu))
         return Status(ErrorCode::InvalidArgument, "activate: unknown activation");
     if (!countOk(op.n))
         return Status(ErrorCode::InvalidArgument, "activate: bad count");
@@ -128,6 +128,8 @@ Status checkOp(const AttentionOp& op)
         return Status(ErrorCode::InvalidArgument, "attention: unknown rotary style");
     if (op.capacity <= 0 || op.pos < 0 || op.pos >= op.capacity)
         return Status(ErrorCode::InvalidArgument, "attention: position outside the cache");
+    if (op.window < 0 || !(op.scale >= 0.0f) || !(op.softCap >= 0.0f) || !(op.attnFactor > 0.0f))
+        return Status(ErrorCode::InvalidArgument, "attention: bad window, scale or soft-cap");
     const std::int64_t qDim = std::int64_t(op.nHead) * op.headDim;
     const std::int64_t kvDim = std::int64_t(op.nHeadKv) * op.headDim;
     HEARTH_TRY(need("attention", "q", op.q, qDim, 4));

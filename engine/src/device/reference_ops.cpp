@@ -154,6 +154,9 @@ void activate(Activation kind, float* gate, const float* up, std::int64_t n)
     case Activation::Gelu:
         gelu(gate, n);
         break;
+    case Activation::GeGlu:
+        cpu::geglu(gate, up, n);
+        break;
     }
 }
 
@@ -220,15 +223,18 @@ void attention(const AttentionOp& op)
     }
 
     const int group = op.nHead / op.nHeadKv;
-    const float scale = 1.0f / std::sqrt(float(hd));
+    const float scale = op.scale > 0.0f ? op.scale : 1.0f / std::sqrt(float(hd));
     const int first = op.window > 0 ? std::max(0, op.pos - op.window + 1) : 0;
     for (int h = 0; h < op.nHead; ++h) {
         float* scores = op.scores.as<float>() + std::size_t(h) * std::size_t(op.capacity);
         const std::size_t kvOffset = std::size_t(h / group) * std::size_t(hd);
         const float* qh = q + std::size_t(h) * std::size_t(hd);
         float* out = op.out.as<float>() + std::size_t(h) * std::size_t(hd);
-        for (int j = first; j <= op.pos; ++j)
+        for (int j = first; j <= op.pos; ++j) {
             scores[j] = cpu::dot(qh, kCache + std::size_t(j) * kvDim + kvOffset, hd) * scale;
+            if (op.softCap > 0.0f)
+                scores[j] = op.softCap * std::tanh(scores[j] / op.softCap);
+        }
         cpu::softmax(scores + first, op.pos + 1 - first);
         std::fill_n(out, std::size_t(hd), 0.0f);
         for (int j = first; j <= op.pos; ++j)

@@ -18,6 +18,10 @@ public:
     [[nodiscard]] virtual int maxBatch() const = 0;
     [[nodiscard]] virtual int vocabSize() const = 0;
     [[nodiscard]] virtual std::uint64_t kvCacheBytes() const = 0; // the host cache's memory
+    [[nodiscard]] virtual std::uint64_t kvCacheBytesAt(int contextLength) const = 0; // at another length
+    // True when the cache still holds what a token at @p pos attends to, so a session can go
+    // back to @p pos (sliding-window layers keep only their window).
+    [[nodiscard]] virtual bool holdsContextOf(int pos) const = 0;
 
     // Runs @p n tokens (1 <= n <= maxBatch, ids checked by the caller) at positions
     // [start, start + n) and stores their K/V in the cache; start + n <= contextLength.

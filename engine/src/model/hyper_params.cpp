@@ -93,6 +93,13 @@ Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
             return invalid("rope frequency base " + std::to_string(*base) + " is out of range");
         hp.ropeFreqBase = float(*base);
     }
+    if (const auto base = file.getFloat(p + "rope.freq_base_swa")) {
+        if (!(*base > 1 && std::isfinite(*base)))
+            return invalid("rope frequency base of the sliding-window layers " + std::to_string(*base)
+                           + " is out of range");
+        hp.ropeFreqBaseSwa = float(*base);
+        hp.ropeFreqScaleSwa = 1.0f;
+    }
     if (const auto type = file.getString(p + "rope.scaling.type"); type && *type != "none" && *type != "longrope") {
         if (*type != "linear")
             return Status(ErrorCode::Unsupported, "rope scaling \"" + *type + "\" is not supported");

@@ -31,6 +31,10 @@ struct HyperParams {
     float normEps = 1e-5f;
     float ropeFreqBase = 10000.0f;
     float ropeFreqScale = 1.0f; // 1 / linear scaling factor
+    // The RoPE of the sliding-window layers where it is their own (Gemma 3: base 10000 and no
+    // scaling on its local layers, 1M and 8x linear on its global ones); 0: the values above.
+    float ropeFreqBaseSwa = 0.0f;
+    float ropeFreqScaleSwa = 0.0f;
     // LongRoPE (Phi-3): the magnitude correction of q and k (rope.scaling.attn_factor), and
     // the context the short factors serve (rope.scaling.original_context_length); sessions
     // longer than it take the long factors.
@@ -38,7 +42,8 @@ struct HyperParams {
     int ropeOriginalContext = 0;
     int slidingWindow = 0; // <arch>.attention.sliding_window: keys a query sees; 0: all
     // With a sliding window: 0, every layer uses it (Phi-3); p, every layer but each p-th
-    // (layer l slides unless (l + 1) % p == 0; Gemma 2 alternates with p = 2).
+    // (layer l slides unless (l + 1) % p == 0; Gemma 2 alternates with p = 2, Gemma 3 has five
+    // local layers to one global with p = 6).
     int slidingWindowPeriod = 0;
     float attentionScale = 0.0f; // of q . k; 0: 1 / sqrt(headDim)
     // Soft-capping (Gemma 2): x -> cap * tanh(x / cap) of the attention scores and of the
@@ -54,6 +59,21 @@ struct HyperParams {
         return slidingWindowPeriod > 0 && (l + 1) % slidingWindowPeriod == 0 ? 0 : slidingWindow;
     }
     [[nodiscard]] int kvDim() const { return nHeadKv * headDim; }
+
+    struct Rope {
+        float freqBase;
+        float freqScale;
+        [[nodiscard]] bool operator==(const Rope&) const = default;
+    };
+    // The RoPE base and scale of layer @p l.
+    [[nodiscard]] Rope ropeOf(int l) const
+    {
+        if (windowOf(l) > 0 && ropeFreqBaseSwa > 0)
+            return {ropeFreqBaseSwa, ropeFreqScaleSwa > 0 ? ropeFreqScaleSwa : 1.0f};
+        return {ropeFreqBase, ropeFreqScale};
+    }
+    // True when some layers rotate with other frequencies than the rest.
+    [[nodiscard]] bool hasLocalRope() const { return slidingWindow > 0 && ropeFreqBaseSwa > 0; }
 
     // Reads and validates the hyper-parameters of @p file. The vocabulary size comes from the
     // tokenizer's token list (tokenizer.ggml.tokens); tensor shapes are checked by the loader.

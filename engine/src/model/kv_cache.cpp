@@ -20,15 +20,37 @@ Status outOfMemory(std::uint64_t bytes)
 
 } // namespace
 
-Result<std::unique_ptr<KvCache>> KvCache::create(int nLayer, int nCtx, int kvDim, Type type)
+int KvCache::rowsFor(int nCtx, int window, int maxBatch)
 {
-    if (nLayer <= 0 || nCtx <= 0 || kvDim <= 0)
+    if (window <= 0)
+        return nCtx;
+    // The window's older rows plus a batch; at least a window's worth of slots to fill before
+    // the rows move again, so moving costs about one row per stored row.
+    const std::int64_t rows = std::int64_t(window) - 1 + std::max({maxBatch, window, 1});
+    return int(std::min<std::int64_t>(nCtx, rows));
+}
+
+Result<std::unique_ptr<KvCache>> KvCache::create(int nLayer, int nCtx, int kvDim, Type type,
+                                                 const std::vector<int>& windows, int maxBatch)
+{
+    if (nLayer <= 0 || nCtx <= 0 || kvDim <= 0 || (!windows.empty() && windows.size() != std::size_t(nLayer)))
         return Status(ErrorCode::InvalidArgument, "invalid KV cache dimensions");
     std::unique_ptr<KvCache> cache(new KvCache);
-    cache->m_nLayer = nLayer;
     cache->m_nCtx = nCtx;
     cache->m_kvDim = kvDim;
     cache->m_type = type;
+    cache->m_maxBatch = maxBatch;
+    cache->m_layers.resize(std::size_t(nLayer));
+    for (std::size_t l = 0; l < std::size_t(nLayer); ++l) {
+        LayerRows& rows = cache->m_layers[l];
+        rows.layerWindow = windows.empty() ? 0 : std::max(0, windows[l]);
+        rows.window = rows.layerWindow;
+        rows.rows = rowsFor(nCtx, rows.window, maxBatch);
+        if (rows.rows == nCtx)
+            rows.window = 0; // it holds every position anyway
+        rows.first = std::size_t(cache->m_rows);
+        cache->m_rows += std::uint64_t(rows.rows);
+    }
     const std::size_t n = std::size_t(cache->elements());
     try {
         if (type == Type::F16) {
@@ -54,6 +76,55 @@ void KvCache::store(int layer, int pos, const float* k, const float* v)
     }
     cpu::quantizeRow(DType::F16, k, m_k16.data() + at, m_kvDim);
     cpu::quantizeRow(DType::F16, v, m_v16.data() + at, m_kvDim);
+}
+
+void KvCache::moveRows(std::size_t first, std::size_t from, std::size_t to, std::size_t count)
+{
+    const std::size_t kv = std::size_t(m_kvDim);
+    const auto move = [&](auto& buffer) {
+        std::memmove(buffer.data() + (first + to) * kv, buffer.data() + (first + from) * kv,
+                     count * kv * sizeof(buffer[0]));
+    };
+    if (m_type == Type::F16) {
+        move(m_k16);
+        move(m_v16);
+    } else {
+        move(m_k32);
+        move(m_v32);
+    }
+}
+
+void KvCache::prepare(int start, int n)
+{
+    for (LayerRows& l : m_layers) {
+        if (l.window == 0)
+            continue;
+        if (start == 0) {
+            l.base = 0;
+            continue;
+        }
+        if (start + n - l.base <= l.rows)
+            continue;
+        // Keep the rows the batch's first query still sees: (start - window, start).
+        const int keepFrom = std::max(l.base, start - l.window + 1);
+        moveRows(l.first, std::size_t(keepFrom - l.base), 0, std::size_t(start - keepFrom));
+        l.base = keepFrom;
+    }
+}
+
+std::uint64_t KvCache::byteSizeAt(int nCtx) const
+{
+    std::uint64_t rows = 0;
+    for (const LayerRows& l : m_layers)
+        rows += std::uint64_t(rowsFor(nCtx, l.layerWindow, m_maxBatch));
+    return 2 * rows * std::uint64_t(m_kvDim) * (m_type == Type::F16 ? 2 : 4);
+}
+
+bool KvCache::holdsContextOf(int pos) const
+{
+    return std::all_of(m_layers.begin(), m_layers.end(), [pos](const LayerRows& l) {
+        return l.window == 0 || pos == 0 || std::max(0, pos - l.window + 1) >= l.base;
+    });
 }
 
 const void* KvCache::keys(int layer, int pos) const

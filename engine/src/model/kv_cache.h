@@ -5,6 +5,12 @@
 // F16 by default: half the memory of F32 (an 8B model's 32k-token context takes 4 GiB instead
 // of 8), and the attention kernels widen the rows as they read them. F32 for sessions whose
 // device layers mirror their rows into it (the devices keep F32 caches and copy rows back).
+//
+// A sliding-window layer keeps only the rows its queries can still see: room for its window
+// plus a batch, with the newest rows moved back to the front when a batch would run past the
+// end (prepare()), so the rows of consecutive positions stay adjacent for the kernels. Gemma 3
+// at 32k tokens keeps 1/6 of its layers in full and the rest at 1-2k rows each. Such a cache
+// cannot go back further than its windows reach (holdsContextOf()).
 
 #include <hearth/status.h>
 
@@ -18,13 +24,25 @@ class KvCache {
 public:
     enum class Type { F16, F32 };
 
-    // Fails with ErrorCode::OutOfMemory rather than throwing when the cache does not fit.
-    static Result<std::unique_ptr<KvCache>> create(int nLayer, int nCtx, int kvDim, Type type = Type::F16);
+    // @p windows, when not empty, holds each layer's sliding window (0: none); @p maxBatch is the
+    // most positions one batch stores. Fails with ErrorCode::OutOfMemory rather than throwing
+    // when the cache does not fit.
+    static Result<std::unique_ptr<KvCache>> create(int nLayer, int nCtx, int kvDim, Type type = Type::F16,
+                                                   const std::vector<int>& windows = {}, int maxBatch = 1);
+    // The rows a layer with @p window keeps in a context of @p nCtx with batches of @p maxBatch.
+    [[nodiscard]] static int rowsFor(int nCtx, int window, int maxBatch);
+    // What this cache would take with @p nCtx positions and otherwise the same layers.
+    [[nodiscard]] std::uint64_t byteSizeAt(int nCtx) const;
 
-    [[nodiscard]] int capacity() const { return m_nCtx; }
+    [[nodiscard]] int capacity() const { return m_nCtx; } // positions a session may reach
     [[nodiscard]] int kvDim() const { return m_kvDim; }
     [[nodiscard]] Type type() const { return m_type; }
     [[nodiscard]] std::uint64_t byteSize() const { return 2 * elements() * (m_type == Type::F16 ? 2 : 4); }
+
+    // Makes room for a batch of @p n positions from @p start, which holdsContextOf(start) allows.
+    void prepare(int start, int n);
+    // True when every layer still holds the rows a token at @p pos attends to.
+    [[nodiscard]] bool holdsContextOf(int pos) const;
 
     // Writes the K and V rows (kvDim floats each) of @p pos in @p layer, in the cache's type.
     void store(int layer, int pos, const float* k, const float* v);
@@ -43,15 +61,27 @@ public:
 
 private:
     KvCache() = default;
+    struct LayerRows {
+        std::size_t first = 0; // row of the layer's slot 0 in the buffers
+        int rows = 0;          // slots
+        int window = 0;        // 0: every position has a slot
+        int base = 0;          // the position in slot 0
+        int layerWindow = 0;   // the layer's sliding window, even when the context is shorter
+    };
     [[nodiscard]] std::size_t offset(int layer, int pos) const
     {
-        return (std::size_t(layer) * std::size_t(m_nCtx) + std::size_t(pos)) * std::size_t(m_kvDim);
+        const LayerRows& l = m_layers[std::size_t(layer)];
+        return (l.first + std::size_t(pos - l.base)) * std::size_t(m_kvDim);
     }
-    [[nodiscard]] std::uint64_t elements() const { return std::uint64_t(m_nLayer) * std::uint64_t(m_nCtx) * std::uint64_t(m_kvDim); }
+    [[nodiscard]] std::uint64_t elements() const { return m_rows * std::uint64_t(m_kvDim); }
+    // Moves @p count rows of every buffer from slot @p from to slot @p to of the layer starting at @p first.
+    void moveRows(std::size_t first, std::size_t from, std::size_t to, std::size_t count);
 
-    int m_nLayer = 0;
     int m_nCtx = 0;
     int m_kvDim = 0;
+    int m_maxBatch = 1;
+    std::vector<LayerRows> m_layers;
+    std::uint64_t m_rows = 0; // of all layers
     Type m_type = Type::F16;
     std::vector<std::uint16_t> m_k16; // F16
     std::vector<std::uint16_t> m_v16;

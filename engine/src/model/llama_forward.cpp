@@ -39,7 +39,10 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
     if (contextLength <= 0 || maxBatch <= 0)
         return Status(ErrorCode::InvalidArgument, "context length and batch size must be positive");
     std::unique_ptr<LlamaForward> f(new LlamaForward(model, std::min(maxBatch, contextLength), threads));
-    auto cache = KvCache::create(hp.nLayer, contextLength, hp.kvDim(), cacheType);
+    std::vector<int> windows(std::size_t(hp.nLayer));
+    for (int l = 0; l < hp.nLayer; ++l)
+        windows[std::size_t(l)] = hp.windowOf(l);
+    auto cache = KvCache::create(hp.nLayer, contextLength, hp.kvDim(), cacheType, windows, f->m_maxBatch);
     if (!cache)
         return cache.status();
     f->m_cache = std::move(cache).value();
@@ -56,8 +59,9 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         f->m_attn.resize(b * hp.qDim());
         f->m_gate.resize(b * hp.nFf);
         f->m_up.resize(b * hp.nFf);
-        f->m_cos.resize(b * (hp.nRot / 2));
-        f->m_sin.resize(b * (hp.nRot / 2));
+        const std::size_t tables = hp.hasLocalRope() ? 2 : 1;
+        f->m_cos.resize(tables * b * (hp.nRot / 2));
+        f->m_sin.resize(tables * b * (hp.nRot / 2));
         const std::size_t threads = std::size_t(f->m_pool->size());
         // Per thread: a decoded token's scores, or a prompt head's transposed keys and scores.
         f->m_scores.resize(threads * cpu::attendHeadScratchFloats(contextLength, model.hyperParams().headDim));
@@ -263,11 +267,19 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
 
     m_batchStart = start;
     m_batchTokens = n;
+    m_cache->prepare(start, n);
 
     embed(tokens, n);
     for (int t = 0; t < n; ++t) {
         cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBase, hp.ropeFreqScale, m_cos.data() + t * half,
                         m_sin.data() + t * half, m_ropeFactors, hp.ropeAttnFactor);
+    }
+    if (hp.hasLocalRope()) {
+        const std::size_t local = std::size_t(m_maxBatch) * std::size_t(half);
+        for (int t = 0; t < n; ++t) {
+            cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBaseSwa, hp.ropeFreqScaleSwa, m_cos.data() + local + t * half,
+                            m_sin.data() + local + t * half, m_ropeFactors, hp.ropeAttnFactor);
+        }
     }
 
     int firstLayer = 0;
@@ -388,6 +400,10 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
         addBias(m_v.data(), lw.bv, n, hp.kvDim());
     }
     const auto rope = hp.flavour.rope == RopeStyle::Neox ? cpu::ropeNeox : cpu::ropeNormal;
+    // Gemma 3's local layers have tables of their own, after the global ones.
+    const std::size_t table = hp.hasLocalRope() && hp.windowOf(l) > 0 ? std::size_t(m_maxBatch) * half : 0;
+    const float* cosTable = m_cos.data() + table;
+    const float* sinTable = m_sin.data() + table;
     for (int t = 0; t < n; ++t) {
         float* q = m_q.data() + std::size_t(t) * hp.qDim();
         float* k = m_k.data() + std::size_t(t) * hp.kvDim();
@@ -397,8 +413,8 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
             for (int h = 0; h < hp.nHeadKv; ++h)
                 cpu::rmsNorm(k + h * hp.headDim, lw.kNorm, hp.normEps, hp.headDim, k + h * hp.headDim);
         }
-        rope(q, hp.nHead, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
-        rope(k, hp.nHeadKv, hp.headDim, hp.nRot, m_cos.data() + t * half, m_sin.data() + t * half);
+        rope(q, hp.nHead, hp.headDim, hp.nRot, cosTable + t * half, sinTable + t * half);
+        rope(k, hp.nHeadKv, hp.headDim, hp.nRot, cosTable + t * half, sinTable + t * half);
         m_cache->store(l, start + t, k, m_v.data() + std::size_t(t) * hp.kvDim());
     }
     pool.parallelFor(n == 1 ? hp.nHeadKv : hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {

@@ -41,6 +41,8 @@ public:
 
     [[nodiscard]] int contextLength() const { return m_cache->capacity(); }
     [[nodiscard]] std::uint64_t kvCacheBytes() const { return m_cache->byteSize(); }
+    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const { return m_cache->byteSizeAt(contextLength); }
+    [[nodiscard]] bool holdsContextOf(int pos) const { return m_cache->holdsContextOf(pos); }
     [[nodiscard]] int maxBatch() const { return m_maxBatch; }
     [[nodiscard]] int threads() const;
 
@@ -136,8 +138,8 @@ private:
     std::vector<float> m_gate;   // [B][nFf] gate projection, then the activation
     std::vector<float> m_up;     // [B][nFf]
     const float* m_ropeFactors = nullptr; // the RoPE frequency divisors of this context length, or null
-    std::vector<float> m_cos;    // [B][nRot / 2] rotary tables per token
-    std::vector<float> m_sin;    // [B][nRot / 2]
+    std::vector<float> m_cos;    // [B][nRot / 2] rotary tables per token; then the local layers' [B][nRot / 2]
+    std::vector<float> m_sin;    // the same for sin
     std::vector<float> m_scores; // [threads][contextLength] attention scores per thread
     // Only for models with a neuron-major down projection:
     std::vector<float> m_partial; // [threads][B][nEmbd] per-thread partial sums

@@ -43,6 +43,12 @@ std::vector<ModelShape> knownShapes()
         {"gemma2-tiny", 64, 192, 26, 4, 2, 320, 1024, 1e-6f, 10000.0f, {0.0f}, 32, 8, 0, true, 5.0f, 15.0f},
         {"gemma2-2b", 2304, 9216, 26, 8, 4, 256000, 8192, 1e-6f, 10000.0f, {0.0f}, 256, 4096, 0, true, 50.0f, 30.0f},
         {"gemma2-9b", 3584, 14336, 42, 16, 8, 256000, 8192, 1e-6f, 10000.0f, {0.0f}, 256, 4096, 0, true, 50.0f, 30.0f},
+        // Gemma 3: write them with --arch gemma3. The tiny one has two groups of five local layers
+        // (a window of 8 keys, base 10000) and one global (base 1M, linear scaling 8x, as 4B and up).
+        {"gemma3-tiny", 64, 192, 12, 4, 2, 320, 2048, 1e-6f, 1000000.0f, {0.0f}, 32, 8, 0, true, 0.0f, 0.0f, 8.0f},
+        {"gemma3-1b", 1152, 6912, 26, 4, 1, 262144, 32768, 1e-6f, 1000000.0f, {0.0f}, 256, 512, 0, true},
+        {"gemma3-4b", 2560, 10240, 34, 8, 4, 262208, 131072, 1e-6f, 1000000.0f, {0.0f}, 256, 1024, 0, true, 0.0f, 0.0f, 8.0f},
+        {"gemma3-12b", 3840, 15360, 48, 16, 8, 262208, 131072, 1e-6f, 1000000.0f, {0.0f}, 256, 1024, 0, true, 0.0f, 0.0f, 8.0f},
     };
 }
 

@@ -34,6 +34,7 @@ struct ModelShape {
     bool tiedOutput = false;    // no output.weight: the embedding serves (Gemma, Phi-4-mini)
     float attnSoftCap = 0.0f;   // <arch>.attn_logit_softcapping; 0: none written
     float finalSoftCap = 0.0f;  // <arch>.final_logit_softcapping
+    float ropeLinearFactor = 0.0f; // rope.scaling.type linear with this factor; 0: none written
 
     [[nodiscard]] int headDim() const
     {

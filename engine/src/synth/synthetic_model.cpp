@@ -111,6 +111,10 @@ void declareMetadata(gguf::GgufWriter& writer, const SynthOptions& options, cons
         writer.setFloat32(key("final_logit_softcapping"), s.finalSoftCap);
     if (s.slidingWindow > 0)
         writer.setUInt32(key("attention.sliding_window"), static_cast<std::uint32_t>(s.slidingWindow));
+    if (s.ropeLinearFactor > 0) {
+        writer.setString(key("rope.scaling.type"), "linear");
+        writer.setFloat32(key("rope.scaling.factor"), s.ropeLinearFactor);
+    }
     if (s.longRopeOriginalContext > 0) {
         writer.setUInt32(key("rope.scaling.original_context_length"), static_cast<std::uint32_t>(s.longRopeOriginalContext));
         writer.setFloat32(key("rope.scaling.attn_factor"), longRopeAttnFactor(s));

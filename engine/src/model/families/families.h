@@ -13,6 +13,7 @@ extern const Architecture qwen2;
 extern const Architecture qwen3;
 extern const Architecture phi3;
 extern const Architecture gemma2;
+extern const Architecture gemma3;
 extern const Architecture falcon;
 extern const Architecture opt;
 
