@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace hearth::tokenizer {
 
@@ -111,6 +112,107 @@ Pieces splitDigitTriples(const std::vector<Unit>& units, const Pieces& pieces)
     return out;
 }
 
+struct CodePointRange {
+    char32_t first;
+    char32_t last;
+};
+
+template <std::size_t N>
+bool inRanges(char32_t cp, const CodePointRange (&ranges)[N])
+{
+    for (const CodePointRange& r : ranges) {
+        if (cp >= r.first && cp <= r.last)
+            return true;
+    }
+    return false;
+}
+
+// DeepSeek LLM's explicit classes (its tokenizer.json's patterns). llama.cpp matches them
+// against text whose non-ASCII whitespace it has replaced by U+000B, so whitespace is never in
+// them, and so it is here.
+constexpr CodePointRange kDeepSeekLetters[] = {
+    // clang-format off
+    {0x41, 0x5A}, {0x61, 0x7A}, {0xB5, 0xB5}, {0xC0, 0xD6}, {0xD8, 0xF6}, {0xF8, 0x1BA},
+    {0x1BC, 0x1BF}, {0x1C4, 0x293}, {0x295, 0x2AF}, {0x370, 0x373}, {0x376, 0x376}, {0x377, 0x377},
+    {0x37B, 0x37D}, {0x37F, 0x37F}, {0x386, 0x386}, {0x388, 0x38A}, {0x38C, 0x38C}, {0x38E, 0x3A1},
+    {0x3A3, 0x3F5}, {0x3F7, 0x481}, {0x48A, 0x52F}, {0x531, 0x556}, {0x10A0, 0x10C5}, {0x13A0, 0x13F5},
+    {0x13F8, 0x13FD}, {0x1C90, 0x1CBA}, {0x1CBD, 0x1CBF}, {0x1D00, 0x1D2B}, {0x1D6B, 0x1D77}, {0x1D79, 0x1D9A},
+    {0x1E00, 0x1F15}, {0x1F18, 0x1F1D}, {0x1F20, 0x1F45}, {0x1F48, 0x1F4D}, {0x1F50, 0x1F57}, {0x1F59, 0x1F59},
+    {0x1F5B, 0x1F5B}, {0x1F5D, 0x1F5D}, {0x1F5F, 0x1F7D}, {0x1F80, 0x1FB4}, {0x1FB6, 0x1FBC}, {0x1FBE, 0x1FBE},
+    {0x1FC2, 0x1FC4}, {0x1FC6, 0x1FCC}, {0x1FD0, 0x1FD3}, {0x1FD6, 0x1FDB}, {0x1FE0, 0x1FEC}, {0x1FF2, 0x1FF4},
+    {0x1FF6, 0x1FFC}, {0x2102, 0x2102}, {0x2107, 0x2107}, {0x210A, 0x2113}, {0x2115, 0x2115}, {0x2119, 0x211D},
+    {0x2124, 0x2124}, {0x2126, 0x2126}, {0x2128, 0x2128}, {0x212A, 0x212D}, {0x212F, 0x2134}, {0x2139, 0x2139},
+    {0x213C, 0x213F}, {0x2145, 0x2149}, {0x214E, 0x214E}, {0x2183, 0x2183}, {0x2184, 0x2184}, {0x2C00, 0x2C7B},
+    {0x2C7E, 0x2CE4}, {0x2CEB, 0x2CEE}, {0x2CF2, 0x2CF2}, {0x2CF3, 0x2CF3}, {0xA640, 0xA66D}, {0xA680, 0xA69B},
+    {0xA722, 0xA76F}, {0xA771, 0xA787}, {0xA78B, 0xA78E}, {0xAB70, 0xABBF}, {0xFB00, 0xFB06}, {0xFB13, 0xFB17},
+    {0xFF21, 0xFF3A}, {0xFF41, 0xFF5A}, {0x10400, 0x1044F}, {0x104B0, 0x104D3}, {0x104D8, 0x104FB}, {0x10C80, 0x10CB2},
+    {0x10CC0, 0x10CF2}, {0x118A0, 0x118DF}, {0x1E900, 0x1E943},
+    // clang-format on
+};
+// [!-/:-~！-／：-～‘-‟　-。]
+constexpr CodePointRange kDeepSeekSymbols[] = {
+    {0x21, 0x2F}, {0x3A, 0x7E}, {0x2018, 0x201F}, {0x3000, 0x3002}, {0xFF01, 0xFF0F}, {0xFF1A, 0xFF5E},
+};
+// [一-龥ࠀ-一가-퟿]: CJK ideographs, most scripts from U+0800, Hangul.
+constexpr CodePointRange kDeepSeekCjk[] = {{0x0800, 0x9FA5}, {0xAC00, 0xD7FF}};
+
+bool isNewlineUnit(const Unit& u)
+{
+    return u.codePoint == '\r' || u.codePoint == '\n';
+}
+
+// \p{P} as llama.cpp has it: on ASCII only !"#%&'()*,-./:;?@[\]_{} (the symbols $+<=>^`|~ are
+// \p{S}).
+bool matchesStrictPunctuation(const Unit& u)
+{
+    if (u.codePoint < 0x80)
+        return isAsciiPunctuationOrSymbol(u.codePoint, true) && std::u32string_view(U"$+<=>^`|~").find(u.codePoint) == std::u32string_view::npos;
+    return !u.whitespace && u.category == Category::Punctuation;
+}
+
+// "\s?[class]+" over each piece: runs of the class, each with the whitespace unit before it.
+template <typename Predicate>
+Pieces splitSpacedRuns(const std::vector<Unit>& units, const Pieces& pieces, Predicate inClass)
+{
+    Pieces out;
+    out.reserve(pieces.size() * 2);
+    for (const Piece piece : pieces) {
+        const auto matches = [&](std::size_t i) { return i < piece.end && inClass(units[i]); };
+        std::size_t last = piece.begin;
+        std::size_t pos = piece.begin;
+        while (pos < piece.end) {
+            const std::size_t body = units[pos].whitespace && matches(pos + 1) ? pos + 1 : pos;
+            if (!matches(body)) {
+                ++pos;
+                continue;
+            }
+            std::size_t end = body + 1;
+            while (matches(end))
+                ++end;
+            emit(out, last, pos);
+            emit(out, pos, end);
+            last = pos = end;
+        }
+        emit(out, last, piece.end);
+    }
+    return out;
+}
+
+// "\s+$": the whitespace that ends each piece.
+Pieces splitTrailingWhitespace(const std::vector<Unit>& units, const Pieces& pieces)
+{
+    Pieces out;
+    out.reserve(pieces.size() * 2);
+    for (const Piece piece : pieces) {
+        std::size_t tail = piece.end;
+        while (tail > piece.begin && units[tail - 1].whitespace)
+            --tail;
+        emit(out, piece.begin, tail);
+        emit(out, tail, piece.end);
+    }
+    return out;
+}
+
 // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
 // Alternatives are tried in order at each position, as a backtracking regex engine would; the
 // lookahead only ever gives back the last whitespace before a non-space.
@@ -185,10 +287,21 @@ Pieces splitGpt2(const std::vector<Unit>& units, const Pieces& pieces)
     return out;
 }
 
+// What Llama 3's pattern and its relatives change in it.
+struct Llama3Flavour {
+    std::size_t maxDigits = 3; // \p{N}{1,maxDigits}
+    bool contractions = true;  // (?i:'s|'t|'re|'ve|'m|'ll|'d) first
+    // Tekken: a word is a run of capitals then lower-case letters, as llama.cpp has the pattern
+    // (ASCII case only: any other letter counts as either):
+    // [^\r\n\p{L}\p{N}]?((?=\p{L})[^a-z])*((?=\p{L})[^A-Z])+ | [^\r\n\p{L}\p{N}]?((?=\p{L})[^a-z])+((?=\p{L})[^A-Z])*
+    bool caseWords = false;
+    bool slashTail = false; // ' ?[^\s\p{L}\p{N}]+[\r\n/]*' rather than [\r\n]*
+};
+
 // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-// (Llama 3; Qwen 2 takes one digit at a time: @p maxDigits 1). As splitGpt2: the alternatives in
-// order at each position, as a backtracking engine tries them.
-Pieces splitLlama3(const std::vector<Unit>& units, const Pieces& pieces, std::size_t maxDigits)
+// (Llama 3; Qwen 2 takes one digit at a time, Tekken see Llama3Flavour). As splitGpt2: the
+// alternatives in order at each position, as a backtracking engine tries them.
+Pieces splitLlama3(const std::vector<Unit>& units, const Pieces& pieces, const Llama3Flavour& flavour)
 {
     Pieces out;
     out.reserve(units.size() / 3 + pieces.size());
@@ -200,16 +313,35 @@ Pieces splitLlama3(const std::vector<Unit>& units, const Pieces& pieces, std::si
             return cp >= 'A' && cp <= 'Z' ? char32_t(cp - 'A' + 'a') : cp;
         };
         const auto isLetter = [&](std::size_t i) { return i < end && units[i].category == Category::Letter; };
+        const auto isCapital = [&](std::size_t i) { return isLetter(i) && !(cpAt(i) >= 'a' && cpAt(i) <= 'z'); };
+        const auto isSmall = [&](std::size_t i) { return isLetter(i) && !(cpAt(i) >= 'A' && cpAt(i) <= 'Z'); };
         const auto isNumber = [&](std::size_t i) { return i < end && units[i].category == Category::Number; };
         const auto isSpace = [&](std::size_t i) { return i < end && units[i].whitespace; };
         const auto isNewline = [&](std::size_t i) { return i < end && (units[i].codePoint == '\r' || units[i].codePoint == '\n'); };
         const auto isOther = [&](std::size_t i) { return i < end && !units[i].whitespace && units[i].category != Category::Letter && units[i].category != Category::Number; };
+        const auto runOf = [&](std::size_t i, auto&& inClass) {
+            while (inClass(i))
+                ++i;
+            return i;
+        };
+        // Where a Tekken word from @p first ends, or @p first when none starts there.
+        const auto caseWordEnd = [&](std::size_t first) {
+            // Capitals, then at least one small letter: the longest run of capitals that a
+            // small letter follows (non-ASCII letters are both, so the engine gives one back).
+            const std::size_t capitals = runOf(first, isCapital);
+            for (std::size_t k = capitals + 1; k-- > first;) {
+                if (isSmall(k))
+                    return runOf(k, isSmall);
+            }
+            // Else capitals, then any small letters.
+            return capitals > first ? runOf(capitals, isSmall) : first;
+        };
 
         std::size_t pos = piece.begin;
         while (pos < end) {
             const std::size_t start = pos;
             // (?i:'s|'t|'re|'ve|'m|'ll|'d)
-            if (cpAt(pos) == '\'' && pos + 1 < end) {
+            if (flavour.contractions && cpAt(pos) == '\'' && pos + 1 < end) {
                 const char32_t next = lower(pos + 1);
                 if (next == 's' || next == 't' || next == 'm' || next == 'd') {
                     emit(out, start, pos += 2);
@@ -223,27 +355,29 @@ Pieces splitLlama3(const std::vector<Unit>& units, const Pieces& pieces, std::si
             }
             // [^\r\n\p{L}\p{N}]?\p{L}+
             const std::size_t letters = !isLetter(pos) && !isNumber(pos) && !isNewline(pos) ? pos + 1 : pos;
-            if (isLetter(letters)) {
-                pos = letters + 1;
-                while (isLetter(pos))
-                    ++pos;
-                emit(out, start, pos);
+            if (flavour.caseWords) {
+                if (const std::size_t wordEnd = caseWordEnd(letters); wordEnd > letters) {
+                    emit(out, start, pos = wordEnd);
+                    continue;
+                }
+            } else if (isLetter(letters)) {
+                emit(out, start, pos = runOf(letters, isLetter));
                 continue;
             }
             // \p{N}{1,maxDigits}
             if (isNumber(pos)) {
-                while (isNumber(pos) && pos - start < maxDigits)
+                while (isNumber(pos) && pos - start < flavour.maxDigits)
                     ++pos;
                 emit(out, start, pos);
                 continue;
             }
-            // ' ?[^\s\p{L}\p{N}]+[\r\n]*'
+            // ' ?[^\s\p{L}\p{N}]+[\r\n]*' ([\r\n/]* for Tekken)
             const std::size_t symbols = cpAt(pos) == ' ' ? pos + 1 : pos;
             if (isOther(symbols)) {
                 pos = symbols + 1;
                 while (isOther(pos))
                     ++pos;
-                while (isNewline(pos))
+                while (isNewline(pos) || (flavour.slashTail && cpAt(pos) == '/'))
                     ++pos;
                 emit(out, start, pos);
                 continue;
@@ -293,6 +427,12 @@ std::optional<PreTokenizerKind> preTokenizerFromName(std::string_view name)
         return PreTokenizerKind::Llama3;
     if (name == "qwen2" || name == "deepseek-r1-qwen")
         return PreTokenizerKind::Qwen2;
+    if (name == "deepseek-llm")
+        return PreTokenizerKind::DeepSeekLlm;
+    if (name == "deepseek-coder")
+        return PreTokenizerKind::DeepSeekCoder;
+    if (name == "tekken")
+        return PreTokenizerKind::Tekken;
     return std::nullopt;
 }
 
@@ -332,10 +472,28 @@ std::vector<std::string_view> preTokenize(std::string_view text, PreTokenizerKin
         pieces = splitGpt2(units, pieces);
         break;
     case PreTokenizerKind::Llama3:
-        pieces = splitLlama3(units, pieces, 3);
+        pieces = splitLlama3(units, pieces, {});
         break;
     case PreTokenizerKind::Qwen2:
-        pieces = splitLlama3(units, pieces, 1);
+        pieces = splitLlama3(units, pieces, {.maxDigits = 1});
+        break;
+    case PreTokenizerKind::Tekken:
+        pieces = splitLlama3(units, pieces, {.maxDigits = 1, .contractions = false, .caseWords = true, .slashTail = true});
+        break;
+    case PreTokenizerKind::DeepSeekLlm:
+        pieces = splitByClass(units, pieces, false, isNewlineUnit);
+        pieces = splitSpacedRuns(units, pieces, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekLetters); });
+        pieces = splitSpacedRuns(units, pieces, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekSymbols); });
+        pieces = splitTrailingWhitespace(units, pieces);
+        pieces = splitByClass(units, pieces, true, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekCjk); });
+        pieces = splitByClass(units, pieces, true, matchesNumberClass);
+        break;
+    case PreTokenizerKind::DeepSeekCoder:
+        pieces = splitByClass(units, pieces, false, isNewlineUnit);
+        pieces = splitSpacedRuns(units, pieces, [](const Unit& u) { return !u.whitespace && u.category == Category::Letter; });
+        pieces = splitSpacedRuns(units, pieces, matchesStrictPunctuation);
+        pieces = splitByClass(units, pieces, true, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekCjk); });
+        pieces = splitByClass(units, pieces, false, matchesNumberClass);
         break;
     }
 

@@ -20,6 +20,9 @@ enum class PreTokenizerKind {
     StarCoder, // "starcoder", "refact", "command-r", "smollm", "codeshell": single digits, GPT-2
     Llama3,    // "llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "dbrx", "smaug-bpe": Llama 3's pattern
     Qwen2,     // "qwen2", "deepseek-r1-qwen": Llama 3's pattern with single digits
+    Tekken,    // "tekken" (Mistral Nemo, Ministral, Pixtral 12B): Qwen 2's without contractions, words split by case
+    DeepSeekLlm,   // "deepseek-llm": line breaks, letter runs, symbol runs, trailing spaces, CJK, digit runs
+    DeepSeekCoder, // "deepseek-coder": line breaks, letter runs, punctuation runs, CJK, single digits
 };
 
 // Llama 3's vocabularies take a word that is a token as a whole, before any merge (Hugging
