@@ -19,6 +19,7 @@ ModelDescription CatalogEntry::planningDescription(int fileIndex) const
     d.embeddingSize = embedding;
     d.headCount = heads;
     d.kvHeadCount = kvHeads;
+    d.headDim = headDim;
     d.feedForwardSize = feedForward;
     d.vocabSize = vocab;
     QString quantization = fileIndex >= 0 && fileIndex < files.size() ? files.at(fileIndex).quantization
@@ -72,6 +73,7 @@ std::optional<QList<CatalogEntry>> parseCatalog(const QByteArray& json, QString*
         e.embedding = shape.value(QLatin1String("embedding")).toInt();
         e.heads = shape.value(QLatin1String("heads")).toInt();
         e.kvHeads = shape.value(QLatin1String("kvHeads")).toInt();
+        e.headDim = shape.value(QLatin1String("headDim")).toInt(); // absent: embedding / heads
         e.feedForward = shape.value(QLatin1String("feedForward")).toInt();
         e.vocab = shape.value(QLatin1String("vocab")).toInt();
         e.predictorHidden = shape.value(QLatin1String("predictorHidden")).toInt();

@@ -42,6 +42,7 @@ public:
     int embedding = 0;
     int heads = 0;
     int kvHeads = 0;
+    int headDim = 0; // 0: embedding / heads
     int feedForward = 0;
     int vocab = 0;
     int predictorHidden = 0;

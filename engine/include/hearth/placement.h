@@ -31,6 +31,7 @@ struct ModelDescription
     int embeddingSize = 4096;
     int headCount = 32;
     int kvHeadCount = 0; ///< 0: the same as headCount (no grouped-query attention)
+    int headDim = 0;     ///< 0: embeddingSize / headCount (Qwen 3 and Gemma have heads of their own size)
     int feedForwardSize = 11008;
     int vocabSize = 32000;
     std::string quantization = "Q4_0"; ///< weight type ("Q6_K") or llama-quantize preset ("Q4_K_M": its base type)

@@ -196,6 +196,7 @@ Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d
     p.nEmbd = d.embeddingSize;
     p.nHead = d.headCount;
     p.nHeadKv = d.kvHeadCount > 0 ? d.kvHeadCount : d.headCount;
+    p.headDim = d.headDim;
     p.nFF = d.feedForwardSize;
     p.nVocab = d.vocabSize;
     p.predictorHidden = d.sparse ? d.predictorHidden : 0;

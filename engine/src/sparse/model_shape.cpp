@@ -115,7 +115,8 @@ Status ModelShape::validate() const
 Result<ModelShape> uniformShape(const UniformShapeParams& p)
 {
     if (p.nLayer < 1 || p.nLayer > kMaxLayers || p.nEmbd < 1 || p.nEmbd > kMaxWidth || p.nHead < 1
-        || p.nHeadKv < 1 || p.nHeadKv > p.nHead || p.nEmbd % p.nHead != 0 || p.nFF < 0 || p.nFF > kMaxWidth
+        || p.nHeadKv < 1 || p.nHeadKv > p.nHead || p.headDim < 0 || p.headDim > kMaxWidth
+        || (p.headDim == 0 && p.nEmbd % p.nHead != 0) || p.nFF < 0 || p.nFF > kMaxWidth
         || p.nVocab < 0 || p.nVocab > kMaxWidth || p.predictorHidden < 0 || p.predictorHidden > kMaxWidth) {
         return Status(ErrorCode::InvalidArgument, "inconsistent model hyper-parameters");
     }
@@ -124,8 +125,11 @@ Result<ModelShape> uniformShape(const UniformShapeParams& p)
     if (!traits || !kvTraits || p.nEmbd % traits->blockElements != 0 || kvTraits->blockElements != 1) {
         return Status(ErrorCode::InvalidArgument, "the embedding width does not suit the weight or KV type");
     }
-    const std::int64_t headDim = p.nEmbd / p.nHead;
+    const std::int64_t headDim = p.headDim > 0 ? p.headDim : p.nEmbd / p.nHead;
+    const std::int64_t nEmbdQ = headDim * p.nHead;
     const std::int64_t nEmbdKv = headDim * p.nHeadKv;
+    if (nEmbdQ > kMaxWidth || nEmbdQ % traits->blockElements != 0)
+        return Status(ErrorCode::InvalidArgument, "the attention width does not suit the weight type");
 
     ModelShape shape;
     shape.architecture = p.architecture;
@@ -139,7 +143,8 @@ Result<ModelShape> uniformShape(const UniformShapeParams& p)
     shape.outputBytes = bytesOf(p.weightType, p.nEmbd, p.nVocab) + bytesOf(DType::F32, p.nEmbd, 1);
 
     LayerShape layer;
-    layer.attentionBytes = bytesOf(p.weightType, p.nEmbd, 2 * p.nEmbd + 2 * nEmbdKv);
+    // Q, K and V take rows of n_embd; the output takes rows of the heads' width.
+    layer.attentionBytes = bytesOf(p.weightType, p.nEmbd, nEmbdQ + 2 * nEmbdKv) + bytesOf(p.weightType, nEmbdQ, p.nEmbd);
     layer.normBytes = 2 * bytesOf(DType::F32, p.nEmbd, 1);
     if (p.predictorHidden > 0) {
         // fc1 is (n_embd -> h), fc2 is (h -> n_ff); PowerInfer files keep predictors in F16/F32,

@@ -62,6 +62,7 @@ struct UniformShapeParams {
     std::int64_t nEmbd = 4096;
     std::int64_t nHead = 32;
     std::int64_t nHeadKv = 32;
+    std::int64_t headDim = 0; // 0: nEmbd / nHead (Qwen 3 and Gemma have heads of their own size)
     std::int64_t nFF = 11008;
     std::int64_t nVocab = 32000;
     std::int64_t predictorHidden = 1024; // 0: no predictors (a dense model)
