@@ -228,7 +228,7 @@ private Q_SLOTS:
         QFile renders(QStringLiteral(HEARTH_TEST_DATA_DIR "/templates/renders.json"));
         QVERIFY(renders.open(QIODevice::ReadOnly));
         const QJsonObject all = QJsonDocument::fromJson(renders.readAll()).object();
-        QVERIFY(all.size() >= 7);
+        QVERIFY(all.size() >= 9);
         for (auto t = all.begin(); t != all.end(); ++t) {
             const QJsonObject cases = t.value().toObject().value(QLatin1String("renders")).toObject();
             for (auto c = cases.begin(); c != cases.end(); ++c)
@@ -249,6 +249,8 @@ private Q_SLOTS:
             {QStringLiteral("with_system"), withSystem},
             {QStringLiteral("without_system"), withoutSystem},
             {QStringLiteral("unicode"), {{"user", "Grüße, 你好 — ¿qué tal? 🙂"}}},
+            {QStringLiteral("reasoning"),
+             {{"user", "Hello!"}, {"assistant", "<think>\nA greeting.\n</think>\n\nHi there."}, {"user", "How are you?"}}},
         };
         auto tmpl = ChatTemplate::fromJinja(source.readAll().toStdString(),
                                             entry.value(QLatin1String("bos_token")).toString().toStdString(),

@@ -25,6 +25,8 @@ TEMPLATES = {  # file: (bos_token, eos_token)
     "mistralai-Mistral-Nemo-Instruct-2407.jinja": ("<s>", "</s>"),
     "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja": ("<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"),
     "qwen2.5-instruct.jinja": ("", "<|im_end|>"),
+    "Qwen-Qwen3-0.6B.jinja": ("", "<|im_end|>"),
+    "google-gemma-3-4b-it.jinja": ("<bos>", "<eos>"),
 }
 
 CONVERSATIONS = {
@@ -41,6 +43,12 @@ CONVERSATIONS = {
     ],
     "unicode": [
         {"role": "user", "content": "Grüße, 你好 — ¿qué tal? 🙂"},
+    ],
+    # An earlier answer of a reasoning model, with its thinking: Qwen 3 leaves that out.
+    "reasoning": [
+        {"role": "user", "content": "Hello!"},
+        {"role": "assistant", "content": "<think>\nA greeting.\n</think>\n\nHi there."},
+        {"role": "user", "content": "How are you?"},
     ],
 }
 
