@@ -3,6 +3,8 @@
 
 #include "placementpreview.h"
 
+#include <hearth/session.h>
+
 #include <QCryptographicHash>
 #include <QFont>
 #include <QGuiApplication>
@@ -379,6 +381,18 @@ void AppSettings::setContextLength(const QString& modelPath, int tokens)
         m_settings->setValue(contextLengthKey(modelPath), tokens);
     else
         m_settings->remove(contextLengthKey(modelPath));
+}
+
+QString AppSettings::kvCacheType() const
+{
+    const QString name = m_settings->value(QStringLiteral("kvCacheType")).toString();
+    return hearth::kvCacheTypeFromName(name.toStdString()) ? name : QStringLiteral("f16");
+}
+
+void AppSettings::setKvCacheType(const QString& name)
+{
+    if (hearth::kvCacheTypeFromName(name.toStdString()))
+        m_settings->setValue(QStringLiteral("kvCacheType"), name);
 }
 
 QFont AppSettings::font() const

@@ -134,6 +134,10 @@ public:
     /// the engine's default (the trained context, at most 4096).
     [[nodiscard]] int contextLength(const QString& modelPath) const;
     void setContextLength(const QString& modelPath, int tokens);
+    /// How sessions store the conversation's keys and values, by the engine's name ("f16", the
+    /// default, or "q8_0": about half the memory); for every model.
+    [[nodiscard]] QString kvCacheType() const;
+    void setKvCacheType(const QString& name);
 
     /// Applies theme and font size to the application (palette and font); main() calls it once,
     /// the setters again on each change. Needs a QGuiApplication.

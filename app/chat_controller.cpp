@@ -251,10 +251,11 @@ void ChatController::loadModel(const QString& path)
     m_pendingBudgetGiB.reset();
     // The budget the VRAM panel remembered for this file, else automatic.
     m_vramBudgetGiB = m_settings ? m_settings->vramBudgetGiB(path) : -1.0;
-    const int tokens = m_settings ? m_settings->contextLength(path) : 0; // Chat Settings' choice
-    m_engine.post([gib = m_vramBudgetGiB, tokens](EngineWorker& worker) {
+    const int tokens = m_settings ? m_settings->contextLength(path) : 0; // Chat Settings' choices
+    m_engine.post([gib = m_vramBudgetGiB, tokens, kvCache = kvCacheType()](EngineWorker& worker) {
         worker.setVramBudget(gib);
         worker.setContextLength(tokens);
+        worker.setKvCacheType(kvCache);
     });
     m_trainedContextLength = 0;
     m_modelName.clear();
@@ -413,6 +414,27 @@ void ChatController::applyContextLength(int tokens)
         m_settings->setContextLength(m_modelPath, tokens);
     m_engine.post([tokens](EngineWorker& worker) { worker.setContextLength(tokens); });
     // A new session, as for a new VRAM budget: the same budget, the new length.
+    if (!m_pendingBudgetGiB)
+        m_pendingBudgetGiB = m_vramBudgetGiB;
+    if (m_state == State::Ready)
+        startPendingReplacement();
+}
+
+QString ChatController::kvCacheType() const
+{
+    return m_settings ? m_settings->kvCacheType() : QStringLiteral("f16");
+}
+
+void ChatController::applyKvCacheType(const QString& name)
+{
+    if (!m_settings || name == m_settings->kvCacheType())
+        return;
+    m_settings->setKvCacheType(name);
+    const QString stored = m_settings->kvCacheType();
+    m_engine.post([stored](EngineWorker& worker) { worker.setKvCacheType(stored); });
+    Q_EMIT contextChanged();
+    if (m_state == State::NoModel || m_usingRemote)
+        return;
     if (!m_pendingBudgetGiB)
         m_pendingBudgetGiB = m_vramBudgetGiB;
     if (m_state == State::Ready)

@@ -71,6 +71,8 @@ class ChatController : public QObject
     Q_PROPERTY(int contextLength READ contextLength NOTIFY contextChanged)
     /// The context lengths Chat Settings offers for the loaded model (up to its trained context).
     Q_PROPERTY(QList<int> contextLengthChoices READ contextLengthChoices NOTIFY contextChanged)
+    /// "f16" or "q8_0": how sessions store the conversation's keys and values (Chat Settings).
+    Q_PROPERTY(QString kvCacheType READ kvCacheType NOTIFY contextChanged)
     Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
     /// Set when the last answer's prompt left the oldest turns out to fit the context.
     Q_PROPERTY(QString contextNote READ contextNote NOTIFY contextChanged)
@@ -141,6 +143,10 @@ public:
     /// Starts a session of @p tokens of context for the loaded model, remembered for its file;
     /// the conversation stays. Waits, like applyVramBudget(), while an answer streams.
     Q_INVOKABLE void applyContextLength(int tokens);
+    [[nodiscard]] QString kvCacheType() const;
+    /// Stores @p name for every model and, with a local model loaded, starts a new session that
+    /// uses it (the chat stays).
+    Q_INVOKABLE void applyKvCacheType(const QString& name);
     [[nodiscard]] double lastTokensPerSecond() const { return m_lastTokensPerSecond; }
     [[nodiscard]] bool canUndoDelete() const { return m_deletedId != 0; }
     [[nodiscard]] QString deletedTitle() const { return m_deletedTitle; }

@@ -137,6 +137,22 @@
         <source>Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.</source>
         <translation>Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.</translation>
     </message>
+    <message>
+        <source>Context memory:</source>
+        <translation>Context memory:</translation>
+    </message>
+    <message>
+        <source>16-bit, as computed</source>
+        <translation>16-bit, as computed</translation>
+    </message>
+    <message>
+        <source>8-bit, about half the memory</source>
+        <translation>8-bit, about half the memory</translation>
+    </message>
+    <message>
+        <source>Context memory</source>
+        <translation>Context memory</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -136,6 +136,22 @@
         <source>Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.</source>
         <translation>Berlaku untuk setiap obrolan dengan model ini. Konteks yang lebih panjang mengingat lebih banyak isi obrolan dan memakai lebih banyak memori.</translation>
     </message>
+    <message>
+        <source>Context memory:</source>
+        <translation>Memori konteks:</translation>
+    </message>
+    <message>
+        <source>16-bit, as computed</source>
+        <translation>16-bit, seperti dihitung</translation>
+    </message>
+    <message>
+        <source>8-bit, about half the memory</source>
+        <translation>8-bit, sekitar separuh memori</translation>
+    </message>
+    <message>
+        <source>Context memory</source>
+        <translation>Memori konteks</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -136,6 +136,22 @@
         <source>Applies to every chat with this model. A longer context remembers more of the chat and takes more memory.</source>
         <translation>适用于使用此模型的所有聊天。上下文越长，记住的聊天内容越多，占用的内存也越多。</translation>
     </message>
+    <message>
+        <source>Context memory:</source>
+        <translation>上下文内存：</translation>
+    </message>
+    <message>
+        <source>16-bit, as computed</source>
+        <translation>16 位，与计算结果一致</translation>
+    </message>
+    <message>
+        <source>8-bit, about half the memory</source>
+        <translation>8 位，约占一半内存</translation>
+    </message>
+    <message>
+        <source>Context memory</source>
+        <translation>上下文内存</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

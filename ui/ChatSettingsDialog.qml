@@ -113,6 +113,29 @@ Dialog {
             opacity: 0.7
         }
 
+        Label {
+            text: qsTr("Context memory:")
+            visible: contextBox.count > 0
+        }
+        FittedComboBox {
+            id: kvCacheBox
+            objectName: "kvCacheBox"
+            readonly property var names: [qsTr("16-bit, as computed"), qsTr("8-bit, about half the memory")]
+            Layout.fillWidth: true
+            visible: contextBox.count > 0
+            model: ["f16", "q8_0"]
+            currentIndex: count > 0 ? Math.max(0, model.indexOf(root.controller.kvCacheType)) : -1
+            displayText: currentIndex >= 0 ? names[currentIndex] : ""
+            delegate: ItemDelegate {
+                required property int index
+                width: kvCacheBox.width
+                text: kvCacheBox.names[index]
+                highlighted: kvCacheBox.highlightedIndex === index
+            }
+            onActivated: index => root.controller.applyKvCacheType(model[index])
+            Accessible.name: qsTr("Context memory")
+        }
+
         Label { text: qsTr("When the chat outgrows the context:") }
         FittedComboBox {
             id: overflowBox

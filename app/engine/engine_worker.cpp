@@ -168,10 +168,16 @@ void EngineWorker::setContextLength(int tokens)
     m_contextLength = qMax(0, tokens);
 }
 
+void EngineWorker::setKvCacheType(const QString& name)
+{
+    m_kvCache = hearth::kvCacheTypeFromName(name.toStdString()).value_or(hearth::KvCacheType::F16);
+}
+
 hearth::SessionParams EngineWorker::sessionParams(double gib) const
 {
     hearth::SessionParams params;
     params.threads = m_threads;
+    params.kvCache = m_kvCache;
     if (m_model && m_contextLength > 0)
         params.contextLength = qMin(m_contextLength, qMax(m_model->info().trainedContextLength, 4096));
     params.vramBudgetGiB = gib;

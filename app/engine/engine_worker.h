@@ -95,6 +95,8 @@ public Q_SLOTS:
     /// Tokens of context the next session gets; 0: the engine's default. Longer than the model
     /// was trained for is cut to that.
     void setContextLength(int tokens);
+    /// How the next sessions store keys and values: "f16" or "q8_0" (AppSettings::kvCacheType).
+    void setKvCacheType(const QString& name);
     void loadModel(const QString& path);
     /// Places the loaded model again for a budget of @p gib (see setVramBudget), keeping the model
     /// mapped: a new session replaces the old one. The conversation lives in the caller, so only
@@ -168,6 +170,7 @@ private:
     double m_sessionBudgetGiB = -1; ///< the running session's
     std::string m_deviceOverride;
     int m_contextLength = 0;
+    hearth::KvCacheType m_kvCache = hearth::KvCacheType::F16;
     std::mutex m_stopMutex;
     std::unordered_set<quint64> m_stoppedRequests; ///< under m_stopMutex
     std::atomic<bool> m_stopAll { false };

@@ -93,7 +93,7 @@ int main(int argc, char** argv)
         return fail("cannot load '" + modelPath + "': " + loaded.message());
     const model::ArchitectureModel* known = model::ArchitectureModel::of(**loaded);
     if (!known || known->architecture().block != model::BlockKind::Llama)
-        return fail("profiling supports the llama-block families (llama, bamboo, qwen2, qwen3) only");
+        return fail("profiling supports the families on the llama block only (llama, qwen, phi3, gemma, ...), not " + (**loaded).info().architecture);
     const auto* llama = static_cast<const model::LlamaModel*>(known);
     const model::HyperParams& hp = llama->hyperParams();
     const std::vector<Token> tokens = llama->tokenizer().encode(text.str(), false, false);

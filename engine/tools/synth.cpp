@@ -11,8 +11,31 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
 
 using namespace hearth;
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (const std::string& name : names)
+        out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
+std::vector<std::string> shapeNamesOf(std::string_view architecture)
+{
+    std::vector<std::string> names;
+    for (const synth::ModelShape& shape : synth::familyShapes(architecture))
+        names.push_back(shape.name);
+    return names;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -33,11 +56,15 @@ int main(int argc, char** argv)
 
     tools::ToolOptions options("hearth-synth",
                                "Writes a random llama-shaped GGUF model. The same arguments always give the same file.");
-    options.addString("--arch", "ARCH", "architecture: llama, bamboo, qwen2, qwen3, phi3, gemma2, falcon or opt (default llama)", &architecture);
-    options.addString("--shape", "NAME",
-                      "llama: tiny, tiny-256, tinyllama-1.1b, llama2-7b; falcon: falcon-tiny, falcon-tiny-gqa, falcon-1b, "
-                      "falcon-7b, falcon-40b; opt: opt-tiny, opt-125m, opt-1.3b, opt-6.7b (default: the tiny one)",
-                      &shapeName);
+    std::vector<std::string> architectures;
+    for (const model::Architecture* a : model::architectures())
+        architectures.emplace_back(a->name);
+    const std::string architectureHelp = "architecture: " + joined(architectures) + " (default llama)";
+    const std::string shapeHelp = "the llama-block families: " + joined(synth::knownShapeNames())
+                                  + "; falcon: " + joined(shapeNamesOf("falcon")) + "; opt: "
+                                  + joined(shapeNamesOf("opt")) + " (default: the tiny one)";
+    options.addString("--arch", "ARCH", architectureHelp, &architecture);
+    options.addString("--shape", "NAME", shapeHelp, &shapeName);
     options.addString("--type", "TYPE", "weight type: f32, f16, bf16, q8_0, q6_k, q5_k, q4_k, q4_0, iq4_xs, ... (default f16)", &typeName);
     options.addString("--ffn", "ACT",
                       "FFN activation: swiglu, reglu, drelu or relu2 for llama (default swiglu); gelu or relu for "

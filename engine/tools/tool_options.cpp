@@ -119,6 +119,15 @@ void ToolOptions::addDeviceOptions(DeviceOptions* target)
             target->vramBudgetGiB = value;
             return true;
         });
+    add("-ctk,--cache-type", "TYPE", "KV cache type: f16, q8_0 (less memory) or f32 (default f16)",
+        [target](const std::string& v, std::string& error) {
+            if (v != "f16" && v != "f32" && v != "q8_0") {
+                error = "expects f16, q8_0 or f32, not '" + v + "'";
+                return false;
+            }
+            target->kvCache = v;
+            return true;
+        });
     addFlag("--reset-gpu-index", "recompute the cached neuron placement beside the model", &target->resetGpuIndex);
     addFlag("--disable-gpu-index", "keep every FFN neuron on the CPU and leave the cached placement alone",
             &target->disableGpuIndex);

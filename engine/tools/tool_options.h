@@ -19,6 +19,7 @@ struct DeviceOptions {
     double vramBudgetGiB = -1; // < 0: automatic; 0: CPU only
     bool resetGpuIndex = false;
     bool disableGpuIndex = false;
+    std::string kvCache = "f16"; // SessionParams::kvCache by name (kvCacheTypeFromName)
 };
 
 class ToolOptions {

@@ -296,6 +296,41 @@ private Q_SLOTS:
         QVERIFY(waitReady());
     }
 
+    void kvCacheTypeIsChosenAndRemembered()
+    {
+        // Heads of 32 suit Q8_0's blocks. The choice holds for every model, starts a new session
+        // that keeps the conversation, and the context lengths show the smaller cache.
+        const QString model = hearth::test::makeTinyModel(m_dir.path(), QStringLiteral("qwen3-tiny"));
+        if (model.isEmpty())
+            QSKIP("hearth-synth is not built");
+        hearth::app::AppSettings settings(m_dir.filePath(QStringLiteral("kv-settings.ini")));
+        m_chat->setSettings(&settings);
+        QCOMPARE(m_chat->kvCacheType(), QStringLiteral("f16"));
+        m_chat->loadModel(model);
+        QVERIFY(waitReady());
+        // 2 layers x K and V x 2 heads of 32: 512 bytes a token in F16, 272 in Q8_0.
+        QVERIFY2(m_chat->contextLengthLabel(1024).contains(QStringLiteral("512")), qPrintable(m_chat->contextLengthLabel(1024)));
+        m_chat->newConversation();
+        m_chat->send(QStringLiteral("Hello"));
+        QVERIFY(waitReady());
+        const qint64 conversation = m_chat->conversationId();
+        m_chat->applyKvCacheType(QStringLiteral("q8_0"));
+        QCOMPARE(m_chat->kvCacheType(), QStringLiteral("q8_0"));
+        QTRY_VERIFY_WITH_TIMEOUT(m_chat->contextLengthLabel(1024).contains(QStringLiteral("272")), 60000);
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->conversationId(), conversation);
+        QCOMPARE(settings.kvCacheType(), QStringLiteral("q8_0"));
+        m_chat->send(QStringLiteral("And again"));
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->errorText(), QString());
+        // A name the engine does not know is not stored.
+        settings.setKvCacheType(QStringLiteral("q2"));
+        QCOMPARE(settings.kvCacheType(), QStringLiteral("q8_0"));
+        m_chat->setSettings(nullptr);
+        m_chat->loadModel(m_model);
+        QVERIFY(waitReady());
+    }
+
     void runawayTemplateIsReportedAndTheChatGoesOn()
     {
         // The window says once that the model's template was replaced; the answer still comes,

@@ -130,6 +130,8 @@ private Q_SLOTS:
     void swigluMatchesReference();
     void attendHeadMatchesReference_data() { addVariantRows(); }
     void attendHeadMatchesReference();
+    void attendHeadReadsQ8_0_data() { addVariantRows(); }
+    void attendHeadReadsQ8_0();
 };
 
 void TestKernels::isaSelection()
@@ -758,7 +760,7 @@ void TestKernels::attendHeadMatchesReference()
         kScalarKernels.attendHead(a);
         a.k = kh.data() + 3;
         a.v = vh.data() + 3;
-        a.halfKv = true;
+        a.kvType = KvElement::F16;
         a.out = gotHalf.data();
         k->attendHead(a);
         a.out = gotHalfScalar.data();
@@ -772,7 +774,7 @@ void TestKernels::attendHeadMatchesReference()
             AttendHeadArgs g = a;
             g.k = half ? static_cast<const void*>(kh.data() + 3) : static_cast<const void*>(kc.data() + 3);
             g.v = half ? static_cast<const void*>(vh.data() + 3) : static_cast<const void*>(vc.data() + 3);
-            g.halfKv = half;
+            g.kvType = half ? KvElement::F16 : KvElement::F32;
             g.firstPos = pos;
             g.samePosition = true;
             g.out = shared.data();
@@ -815,6 +817,75 @@ void TestKernels::attendHeadMatchesReference()
                                     .arg(i)
                                     .arg(got[i])
                                     .arg(want[i])));
+        }
+    }
+}
+
+// A Q8_0 cache (KvCacheType::Q8_0): the kernels read its blocks as the reference reads the
+// floats they stand for, for a prompt and for a decoded token's shared KV head, with rows of
+// three heads and the head in the middle one.
+void TestKernels::attendHeadReadsQ8_0()
+{
+    FETCH_VARIANT(k);
+    std::mt19937 rng(23);
+    struct Case {
+        int headDim, nq, firstPos;
+    };
+    for (const Case c : {Case{64, 1, 0}, Case{64, 9, 5}, Case{128, 17, 30}, Case{32, 33, 2}, Case{256, 4, 11}}) {
+        const std::size_t rowElements = std::size_t(c.headDim) * 3;
+        const std::size_t rowBlocks = rowElements / QK8_0;
+        const int keys = c.firstPos + c.nq;
+        const std::vector<float> q = randomFloats(rng, std::size_t(c.nq) * std::size_t(c.headDim), 1.0f);
+        const std::vector<float> kc = randomFloats(rng, std::size_t(keys) * rowElements, 1.0f);
+        const std::vector<float> vc = randomFloats(rng, std::size_t(keys) * rowElements, 1.0f);
+        std::vector<BlockQ8_0> k8(std::size_t(keys) * rowBlocks);
+        std::vector<BlockQ8_0> v8(k8.size());
+        std::vector<float> kr(kc.size());
+        std::vector<float> vr(vc.size());
+        for (int j = 0; j < keys; ++j) {
+            quantizeRow(DType::Q8_0, kc.data() + j * rowElements, k8.data() + j * rowBlocks, std::int64_t(rowElements));
+            quantizeRow(DType::Q8_0, vc.data() + j * rowElements, v8.data() + j * rowBlocks, std::int64_t(rowElements));
+        }
+        dequantizeRow(DType::Q8_0, k8.data(), kr.data(), std::int64_t(kr.size()));
+        dequantizeRow(DType::Q8_0, v8.data(), vr.data(), std::int64_t(vr.size()));
+        std::vector<float> scratch(attendHeadScratchFloats(keys, c.headDim));
+        for (const bool samePosition : {false, true}) {
+            AttendHeadArgs a;
+            a.q = q.data();
+            a.qStride = std::size_t(c.headDim);
+            a.nq = c.nq;
+            a.firstPos = samePosition ? keys - 1 : c.firstPos;
+            a.samePosition = samePosition;
+            a.headDim = c.headDim;
+            a.scale = 1.0f / std::sqrt(float(c.headDim));
+            a.outStride = std::size_t(c.headDim);
+            a.scratch = scratch.data();
+            std::vector<float> want(std::size_t(c.nq) * std::size_t(c.headDim), -1.0f);
+            a.k = kr.data() + c.headDim; // the middle head
+            a.v = vr.data() + c.headDim;
+            a.kvStride = rowElements;
+            a.out = want.data();
+            kScalarKernels.attendHead(a);
+            a.kvType = KvElement::Q8_0;
+            a.k = k8.data() + c.headDim / QK8_0;
+            a.v = v8.data() + c.headDim / QK8_0;
+            a.kvStride = rowBlocks;
+            for (const CpuKernels* kernels : {k, &kScalarKernels}) {
+                std::vector<float> got(want.size(), -2.0f);
+                a.out = got.data();
+                kernels->attendHead(a);
+                for (std::size_t i = 0; i < want.size(); ++i)
+                    QVERIFY2(std::fabs(got[i] - want[i]) <= 1e-5f * (1.0f + std::fabs(want[i])),
+                             qPrintable(QStringLiteral("%1, head %2, %3 queries from %4%5: element %6: %7 vs %8")
+                                            .arg(QLatin1String(kernels->name))
+                                            .arg(c.headDim)
+                                            .arg(c.nq)
+                                            .arg(a.firstPos)
+                                            .arg(samePosition ? QStringLiteral(", one position") : QString())
+                                            .arg(i)
+                                            .arg(got[i])
+                                            .arg(want[i])));
+            }
         }
     }
 }

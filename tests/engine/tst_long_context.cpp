@@ -96,6 +96,34 @@ private Q_SLOTS:
         QVERIFY(test::relativeError((*half)->logits(), (*full)->logits()) < 1e-2);
     }
 
+    void q8_0CacheTakesLessAgain()
+    {
+        // The tiny model's heads are 16 wide, which Q8_0's blocks of 32 do not suit: F16 instead.
+        auto narrow = Session::create(m_model, cpuParams(256, KvCacheType::Q8_0));
+        QVERIFY(narrow.ok());
+        QCOMPARE((*narrow)->kvCacheBytes(), expectedCacheBytes(*m_model, 256, 2));
+
+        // qwen3-tiny: heads of 32.
+        synth::SynthOptions options;
+        options.architecture = "qwen3";
+        options.shape = *synth::shapeByName("qwen3-tiny");
+        const auto model = test::writeAndLoad(m_dir, QStringLiteral("qwen3.gguf"), options);
+        auto q8 = Session::create(model, cpuParams(512, KvCacheType::Q8_0));
+        auto full = Session::create(model, cpuParams(512, KvCacheType::F32));
+        QVERIFY(q8.ok() && full.ok());
+        // 2 layers x 512 positions x K and V x 2 heads of 32: 34 bytes per 32 elements.
+        QCOMPARE((*q8)->kvCacheBytes(), std::uint64_t(2 * 512 * 2 * 64 / 32 * 34));
+        const std::vector<Token> prompt = promptOf(150);
+        QVERIFY((*q8)->prefill(prompt).ok() && (*full)->prefill(prompt).ok());
+        const double error = test::relativeError((*q8)->logits(), (*full)->logits());
+        QVERIFY2(error > 0 && error < 5e-2, qPrintable(QString::number(error)));
+        // Decoding reads the same blocks through the one-query kernels: as a prompt would.
+        auto single = Session::create(model, cpuParams(512, KvCacheType::Q8_0));
+        for (const Token t : prompt)
+            QVERIFY((*single)->decode(t).ok());
+        QVERIFY(test::relativeError((*single)->logits(), (*q8)->logits()) < 1e-4);
+    }
+
     void prefillEqualsDecodeWithHalves()
     {
         const std::vector<Token> prompt = promptOf(40);

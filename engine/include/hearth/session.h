@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace hearth {
 
@@ -19,7 +21,15 @@ namespace hearth {
 enum class KvCacheType {
     F16, ///< half the memory of F32, as llama.cpp's default; logits differ from F32's in the 3rd or 4th digit
     F32, ///< every bit of the computed rows (comparisons with a float reference)
+    /// llama.cpp's Q8_0 blocks: about half of F16's memory again, logits a little further from F32's;
+    /// models whose heads are not a multiple of 32 wide keep F16.
+    Q8_0,
 };
+
+/// The type called @p name ("f16", "f32" or "q8_0", as llama.cpp's --cache-type-k), or nullopt.
+[[nodiscard]] std::optional<KvCacheType> kvCacheTypeFromName(std::string_view name);
+/// The name of @p type, as kvCacheTypeFromName reads it.
+[[nodiscard]] std::string_view kvCacheTypeName(KvCacheType type);
 
 struct SessionParams {
     /// 0: the model's trained context, at most 4096; longer ones up to the trained context.
@@ -92,7 +102,7 @@ public:
     [[nodiscard]] virtual int contextLength() const = 0;
     /// Host memory of the KV cache: layers x contextLength x 2 rows of the KV width (a
     /// sliding-window layer's window and a batch instead of contextLength), 2 bytes an element
-    /// for KvCacheType::F16, 4 for F32.
+    /// for KvCacheType::F16, 4 for F32, 34/32 for Q8_0.
     [[nodiscard]] virtual std::uint64_t kvCacheBytes() const = 0;
     /// What the host KV cache would take at @p contextLength tokens, with this session's other
     /// parameters (to show before a new session is made).

@@ -83,7 +83,15 @@ private:
 
 model::KvCache::Type cacheType(const SessionParams& params)
 {
-    return params.kvCache == KvCacheType::F32 ? model::KvCache::Type::F32 : model::KvCache::Type::F16;
+    switch (params.kvCache) {
+    case KvCacheType::F32:
+        return model::KvCache::Type::F32;
+    case KvCacheType::Q8_0:
+        return model::KvCache::Type::Q8_0;
+    case KvCacheType::F16:
+        break;
+    }
+    return model::KvCache::Type::F16;
 }
 
 template <typename Forward>
@@ -329,6 +337,28 @@ void LlamaSession::truncate(int keep)
     // to a dropped token, so there are none until the next prefill/decode.
     m_history.resize(std::size_t(keep));
     m_logitsValid = false;
+}
+
+std::optional<KvCacheType> kvCacheTypeFromName(std::string_view name)
+{
+    for (const KvCacheType type : {KvCacheType::F16, KvCacheType::F32, KvCacheType::Q8_0}) {
+        if (name == kvCacheTypeName(type))
+            return type;
+    }
+    return std::nullopt;
+}
+
+std::string_view kvCacheTypeName(KvCacheType type)
+{
+    switch (type) {
+    case KvCacheType::F16:
+        return "f16";
+    case KvCacheType::F32:
+        return "f32";
+    case KvCacheType::Q8_0:
+        return "q8_0";
+    }
+    return {};
 }
 
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, const SessionParams& params)

@@ -46,6 +46,10 @@ struct GemmArgs {
 };
 using GemmFn = void (*)(const GemmArgs& args, std::int64_t rowBegin, std::int64_t rowEnd);
 
+// What a KV cache row holds: floats, F16 halves (std::uint16_t) or Q8_0 blocks (BlockQ8_0; the
+// head size is then a multiple of 32).
+enum class KvElement { F32, F16, Q8_0 };
+
 // Causal attention of one head for a batch of consecutive queries (a prompt): query i, at
 // position firstPos + i, attends to the keys and values of positions 0 .. firstPos + i. With
 // samePosition, the nq queries are of one position, firstPos (the query heads that share a KV
@@ -57,8 +61,8 @@ struct AttendHeadArgs {
     int firstPos = 0;
     const void* k = nullptr;   // the key of position j at k + j * kvStride elements (headDim of them)
     const void* v = nullptr;   // the value likewise
-    bool halfKv = false;       // k and v hold F16 halves (std::uint16_t), else floats
-    std::size_t kvStride = 0;
+    KvElement kvType = KvElement::F32; // what k and v hold
+    std::size_t kvStride = 0;  // in elements (Q8_0: in blocks of 32)
     int headDim = 0;
     float scale = 1.0f;        // applied to q . k before the softmax
     float softCap = 0.0f;      // > 0: the scaled scores become softCap * tanh(score / softCap) (Gemma 2)

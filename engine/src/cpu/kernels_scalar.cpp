@@ -250,8 +250,14 @@ inline float kvValue(const std::uint16_t* p, std::size_t i)
     return halfToFloat(p[i]);
 }
 
+inline float kvValue(const BlockQ8_0* p, std::size_t i)
+{
+    const BlockQ8_0& b = p[i / QK8_0];
+    return float(b.qs[i % QK8_0]) * halfToFloat(b.d);
+}
+
 // Query by query, as a decoded token attends: the reference for the vector tables, and their
-// fallback for head sizes their vectors do not divide. KV: float or F16 halves.
+// fallback for head sizes their vectors do not divide. KV: float, F16 halves or Q8_0 blocks.
 template <typename KV>
 void attendHeadOf(const AttendHeadArgs& a)
 {
@@ -291,10 +297,17 @@ void attendHeadOf(const AttendHeadArgs& a)
 
 void attendHead(const AttendHeadArgs& a)
 {
-    if (a.halfKv)
-        attendHeadOf<std::uint16_t>(a);
-    else
+    switch (a.kvType) {
+    case KvElement::F32:
         attendHeadOf<float>(a);
+        break;
+    case KvElement::F16:
+        attendHeadOf<std::uint16_t>(a);
+        break;
+    case KvElement::Q8_0:
+        attendHeadOf<BlockQ8_0>(a);
+        break;
+    }
 }
 
 } // namespace

@@ -764,12 +764,36 @@ void gemmF16Prepared(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowE
 }
 
 // Attention helpers: short rows (a head), so one accumulator per vector width and a masked
-// or scalar tail; no call-level setup worth amortizing. The KV cache's elements, F32 or F16
-// (widened by F16C), read as floats.
-inline float kvValue(float x) { return x; }
-inline float kvValue(std::uint16_t h) { return halfToFloatF16c(h); }
+// or scalar tail; no call-level setup worth amortizing. The KV cache's elements, F32, F16
+// (widened by F16C) or Q8_0 blocks, read as floats: kvAt one element of a row, kvLoad kLanes
+// of them from a column that is a multiple of kLanes (so a vector never straddles a block).
+#if defined(__AVX512F__)
+inline VecF vloadInt8(const std::int8_t* p)
+{
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+}
+#else
+inline VecF vloadInt8(const std::int8_t* p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
+#endif
+inline float kvAt(const float* row, std::int64_t col) { return row[col]; }
+inline float kvAt(const std::uint16_t* row, std::int64_t col) { return halfToFloatF16c(row[col]); }
+inline float kvAt(const BlockQ8_0* row, std::int64_t col)
+{
+    const BlockQ8_0& b = row[col / QK8_0];
+    return float(b.qs[col % QK8_0]) * halfToFloatF16c(b.d);
+}
+inline VecF kvLoad(const float* row, std::int64_t col) { return vload(row + col); }
+inline VecF kvLoad(const std::uint16_t* row, std::int64_t col) { return vload(row + col); }
+inline VecF kvLoad(const BlockQ8_0* row, std::int64_t col)
+{
+    const BlockQ8_0& b = row[col / QK8_0];
+    return vmul(vloadInt8(b.qs + col % QK8_0), vset1(halfToFloatF16c(b.d)));
+}
 
-// dotF32 and axpyF32 over a key or value row of either type.
+// dotF32 and axpyF32 over a key or value row of any of those types.
 template <typename KV>
 float dotKv(const float* a, const KV* b, std::int64_t n)
 {
@@ -777,16 +801,16 @@ float dotKv(const float* a, const KV* b, std::int64_t n)
     VecF acc1 = vzero();
     std::int64_t i = 0;
     for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-        acc0 = vfma(vload(a + i), vload(b + i), acc0);
-        acc1 = vfma(vload(a + i + kLanes), vload(b + i + kLanes), acc1);
+        acc0 = vfma(vload(a + i), kvLoad(b, i), acc0);
+        acc1 = vfma(vload(a + i + kLanes), kvLoad(b, i + kLanes), acc1);
     }
     if (i + kLanes <= n) {
-        acc0 = vfma(vload(a + i), vload(b + i), acc0);
+        acc0 = vfma(vload(a + i), kvLoad(b, i), acc0);
         i += kLanes;
     }
     float sum = vsum(vadd(acc0, acc1));
     for (; i < n; ++i) {
-        sum += a[i] * kvValue(b[i]);
+        sum += a[i] * kvAt(b, i);
     }
     return sum;
 }
@@ -797,10 +821,10 @@ void axpyKv(float* y, float a, const KV* x, std::int64_t n)
     const VecF av = vset1(a);
     std::int64_t i = 0;
     for (; i + kLanes <= n; i += kLanes) {
-        vstore(y + i, vfma(vload(x + i), av, vload(y + i)));
+        vstore(y + i, vfma(kvLoad(x, i), av, vload(y + i)));
     }
     for (; i < n; ++i) {
-        y[i] += a * kvValue(x[i]);
+        y[i] += a * kvAt(x, i);
     }
 }
 
@@ -985,7 +1009,7 @@ void attendSamePosition(const AttendHeadArgs& a, const KV* kBase, const KV* vBas
             for (int jj = 0; jj < jn; ++jj) {
                 const KV* kr = kBase + static_cast<std::size_t>(j0 + jj) * a.kvStride;
                 for (int c = 0; c < vectors; ++c) {
-                    acc[jj] = vfma(vload(q + c * kLanes), vload(kr + c * kLanes), acc[jj]);
+                    acc[jj] = vfma(vload(q + c * kLanes), kvLoad(kr, c * kLanes), acc[jj]);
                 }
             }
             // padded is a multiple of 16, so the row has room for the whole vector.
@@ -1009,7 +1033,7 @@ void attendSamePosition(const AttendHeadArgs& a, const KV* kBase, const KV* vBas
             for (int i = 0; i < in; ++i) {
                 const VecF p = vset1(scores[static_cast<std::size_t>(i0 + i) * padded + j]);
                 for (int c = 0; c < vectors; ++c) {
-                    acc[i * vectors + c] = vfma(p, vload(vr + c * kLanes), acc[i * vectors + c]);
+                    acc[i * vectors + c] = vfma(p, kvLoad(vr, c * kLanes), acc[i * vectors + c]);
                 }
             }
         }
@@ -1065,7 +1089,7 @@ void attendHeadOf(const AttendHeadArgs& a)
     for (int j = 0; j < keys; ++j) {
         const KV* kr = kBase + static_cast<std::size_t>(j) * a.kvStride;
         for (int d = 0; d < hd; ++d) {
-            kt[static_cast<std::size_t>(d) * padded + j] = kvValue(kr[d]);
+            kt[static_cast<std::size_t>(d) * padded + j] = kvAt(kr, d);
         }
     }
     for (int d = 0; d < hd; ++d) {
@@ -1116,10 +1140,10 @@ void attendHeadOf(const AttendHeadArgs& a)
                 }
                 const int lastKey = a.firstPos + q0 + i0 + in; // keys of the block's last query
                 for (int j = 0; j < lastKey; ++j) {
-                    const KV* vr = vBase + static_cast<std::size_t>(j) * a.kvStride + d0;
+                    const KV* vr = vBase + static_cast<std::size_t>(j) * a.kvStride;
                     VecF vv[4];
                     for (int c = 0; c < dv; ++c) {
-                        vv[c] = vload(vr + c * kLanes);
+                        vv[c] = kvLoad(vr, d0 + c * kLanes);
                     }
                     for (int i = 0; i < in; ++i) {
                         const VecF p = vset1(scores[static_cast<std::size_t>(i0 + i) * padded + j]);
@@ -1141,10 +1165,17 @@ void attendHeadOf(const AttendHeadArgs& a)
 
 void attendHead(const AttendHeadArgs& a)
 {
-    if (a.halfKv)
-        attendHeadOf<std::uint16_t>(a);
-    else
+    switch (a.kvType) {
+    case KvElement::F32:
         attendHeadOf<float>(a);
+        break;
+    case KvElement::F16:
+        attendHeadOf<std::uint16_t>(a);
+        break;
+    case KvElement::Q8_0:
+        attendHeadOf<BlockQ8_0>(a);
+        break;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,12 +16,26 @@ namespace {
 // Head @p kvOffset's columns of @p layer's cache rows from position @p pos on.
 void setKv(cpu::AttendHeadArgs& a, const KvCache& cache, int layer, int pos, int kvOffset)
 {
-    const bool half = cache.type() == KvCache::Type::F16;
-    const std::size_t offset = std::size_t(kvOffset) * (half ? 2 : 4);
+    // Bytes of the head's offset, and items (elements or Q8_0 blocks) a row.
+    std::size_t offset = std::size_t(kvOffset) * 4;
+    std::size_t items = std::size_t(cache.kvDim());
+    switch (cache.type()) {
+    case KvCache::Type::F32:
+        a.kvType = cpu::KvElement::F32;
+        break;
+    case KvCache::Type::F16:
+        a.kvType = cpu::KvElement::F16;
+        offset = std::size_t(kvOffset) * 2;
+        break;
+    case KvCache::Type::Q8_0:
+        a.kvType = cpu::KvElement::Q8_0;
+        offset = std::size_t(kvOffset) / QK8_0 * sizeof(BlockQ8_0);
+        items /= QK8_0;
+        break;
+    }
     a.k = static_cast<const std::byte*>(cache.keys(layer, pos)) + offset;
     a.v = static_cast<const std::byte*>(cache.values(layer, pos)) + offset;
-    a.halfKv = half;
-    a.kvStride = std::size_t(cache.kvDim());
+    a.kvStride = items;
 }
 
 } // namespace

@@ -114,7 +114,7 @@ protected:
     // sizes its own with allocate().
     [[nodiscard]] Status reserveShared(int contextLength, KvCache::Type cacheType, bool transposedDown)
     {
-        auto cache = KvCache::create(m_hp.nLayer, contextLength, m_hp.kvDim(), cacheType);
+        auto cache = KvCache::create(m_hp.nLayer, contextLength, m_hp.kvDim(), KvCache::typeFor(cacheType, m_hp.headDim));
         if (!cache)
             return cache.status();
         m_cache = std::move(cache).value();

@@ -33,7 +33,8 @@ int KvCache::rowsFor(int nCtx, int window, int maxBatch)
 Result<std::unique_ptr<KvCache>> KvCache::create(int nLayer, int nCtx, int kvDim, Type type,
                                                  const std::vector<int>& windows, int maxBatch)
 {
-    if (nLayer <= 0 || nCtx <= 0 || kvDim <= 0 || (!windows.empty() && windows.size() != std::size_t(nLayer)))
+    if (nLayer <= 0 || nCtx <= 0 || kvDim <= 0 || (!windows.empty() && windows.size() != std::size_t(nLayer))
+        || (type == Type::Q8_0 && kvDim % QK8_0 != 0))
         return Status(ErrorCode::InvalidArgument, "invalid KV cache dimensions");
     std::unique_ptr<KvCache> cache(new KvCache);
     cache->m_nCtx = nCtx;
@@ -53,12 +54,19 @@ Result<std::unique_ptr<KvCache>> KvCache::create(int nLayer, int nCtx, int kvDim
     }
     const std::size_t n = std::size_t(cache->elements());
     try {
-        if (type == Type::F16) {
+        switch (type) {
+        case Type::F16:
             cache->m_k16.resize(n);
             cache->m_v16.resize(n);
-        } else {
+            break;
+        case Type::F32:
             cache->m_k32.resize(n);
             cache->m_v32.resize(n);
+            break;
+        case Type::Q8_0:
+            cache->m_k8.resize(n / QK8_0);
+            cache->m_v8.resize(n / QK8_0);
+            break;
         }
     } catch (const std::bad_alloc&) {
         return outOfMemory(cache->byteSize());
@@ -66,31 +74,59 @@ Result<std::unique_ptr<KvCache>> KvCache::create(int nLayer, int nCtx, int kvDim
     return cache;
 }
 
+std::uint64_t KvCache::bytesOf(std::uint64_t elements) const
+{
+    switch (m_type) {
+    case Type::F16:
+        return elements * 2;
+    case Type::F32:
+        return elements * 4;
+    case Type::Q8_0:
+        return elements / QK8_0 * sizeof(BlockQ8_0);
+    }
+    return 0;
+}
+
 void KvCache::store(int layer, int pos, const float* k, const float* v)
 {
     const std::size_t at = offset(layer, pos);
-    if (m_type == Type::F32) {
+    switch (m_type) {
+    case Type::F32:
         std::memcpy(m_k32.data() + at, k, sizeof(float) * std::size_t(m_kvDim));
         std::memcpy(m_v32.data() + at, v, sizeof(float) * std::size_t(m_kvDim));
-        return;
+        break;
+    case Type::F16:
+        cpu::quantizeRow(DType::F16, k, m_k16.data() + at, m_kvDim);
+        cpu::quantizeRow(DType::F16, v, m_v16.data() + at, m_kvDim);
+        break;
+    case Type::Q8_0:
+        cpu::quantizeRow(DType::Q8_0, k, m_k8.data() + at / QK8_0, m_kvDim);
+        cpu::quantizeRow(DType::Q8_0, v, m_v8.data() + at / QK8_0, m_kvDim);
+        break;
     }
-    cpu::quantizeRow(DType::F16, k, m_k16.data() + at, m_kvDim);
-    cpu::quantizeRow(DType::F16, v, m_v16.data() + at, m_kvDim);
 }
 
 void KvCache::moveRows(std::size_t first, std::size_t from, std::size_t to, std::size_t count)
 {
-    const std::size_t kv = std::size_t(m_kvDim);
+    // Items of a buffer per row: elements, or Q8_0 blocks.
+    const std::size_t kv = std::size_t(m_kvDim) / (m_type == Type::Q8_0 ? QK8_0 : 1);
     const auto move = [&](auto& buffer) {
         std::memmove(buffer.data() + (first + to) * kv, buffer.data() + (first + from) * kv,
                      count * kv * sizeof(buffer[0]));
     };
-    if (m_type == Type::F16) {
+    switch (m_type) {
+    case Type::F16:
         move(m_k16);
         move(m_v16);
-    } else {
+        break;
+    case Type::F32:
         move(m_k32);
         move(m_v32);
+        break;
+    case Type::Q8_0:
+        move(m_k8);
+        move(m_v8);
+        break;
     }
 }
 
@@ -117,7 +153,7 @@ std::uint64_t KvCache::byteSizeAt(int nCtx) const
     std::uint64_t rows = 0;
     for (const LayerRows& l : m_layers)
         rows += std::uint64_t(rowsFor(nCtx, l.layerWindow, m_maxBatch));
-    return 2 * rows * std::uint64_t(m_kvDim) * (m_type == Type::F16 ? 2 : 4);
+    return 2 * bytesOf(rows * std::uint64_t(m_kvDim));
 }
 
 bool KvCache::holdsContextOf(int pos) const
@@ -129,14 +165,30 @@ bool KvCache::holdsContextOf(int pos) const
 
 const void* KvCache::keys(int layer, int pos) const
 {
-    return m_type == Type::F16 ? static_cast<const void*>(m_k16.data() + offset(layer, pos))
-                               : static_cast<const void*>(m_k32.data() + offset(layer, pos));
+    const std::size_t at = offset(layer, pos);
+    switch (m_type) {
+    case Type::F16:
+        return m_k16.data() + at;
+    case Type::F32:
+        return m_k32.data() + at;
+    case Type::Q8_0:
+        return m_k8.data() + at / QK8_0;
+    }
+    return nullptr;
 }
 
 const void* KvCache::values(int layer, int pos) const
 {
-    return m_type == Type::F16 ? static_cast<const void*>(m_v16.data() + offset(layer, pos))
-                               : static_cast<const void*>(m_v32.data() + offset(layer, pos));
+    const std::size_t at = offset(layer, pos);
+    switch (m_type) {
+    case Type::F16:
+        return m_v16.data() + at;
+    case Type::F32:
+        return m_v32.data() + at;
+    case Type::Q8_0:
+        return m_v8.data() + at / QK8_0;
+    }
+    return nullptr;
 }
 
 Status KvCache::useF32()
@@ -152,12 +204,19 @@ Status KvCache::useF32()
     } catch (const std::bad_alloc&) {
         return outOfMemory(2 * n * sizeof(float));
     }
-    std::transform(m_k16.begin(), m_k16.end(), k.begin(), halfToFloat);
-    std::transform(m_v16.begin(), m_v16.end(), v.begin(), halfToFloat);
+    if (m_type == Type::F16) {
+        std::transform(m_k16.begin(), m_k16.end(), k.begin(), halfToFloat);
+        std::transform(m_v16.begin(), m_v16.end(), v.begin(), halfToFloat);
+    } else {
+        cpu::dequantizeRow(DType::Q8_0, m_k8.data(), k.data(), std::int64_t(n));
+        cpu::dequantizeRow(DType::Q8_0, m_v8.data(), v.data(), std::int64_t(n));
+    }
     m_k32 = std::move(k);
     m_v32 = std::move(v);
     m_k16 = {};
     m_v16 = {};
+    m_k8 = {};
+    m_v8 = {};
     m_type = Type::F32;
     return {};
 }

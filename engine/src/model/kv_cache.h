@@ -12,6 +12,8 @@
 // at 32k tokens keeps 1/6 of its layers in full and the rest at 1-2k rows each. Such a cache
 // cannot go back further than its windows reach (holdsContextOf()).
 
+#include "core/dtype.h"
+
 #include <hearth/status.h>
 
 #include <cstdint>
@@ -22,13 +24,20 @@ namespace hearth::model {
 
 class KvCache {
 public:
-    enum class Type { F16, F32 };
+    // Q8_0: llama.cpp's blocks of 32 bytes and an F16 scale, 1.06 bytes an element, for rows of
+    // a multiple of 32 (heads of a multiple of 32, so each head starts a block).
+    enum class Type { F16, F32, Q8_0 };
 
     // @p windows, when not empty, holds each layer's sliding window (0: none); @p maxBatch is the
     // most positions one batch stores. Fails with ErrorCode::OutOfMemory rather than throwing
     // when the cache does not fit.
     static Result<std::unique_ptr<KvCache>> create(int nLayer, int nCtx, int kvDim, Type type = Type::F16,
                                                    const std::vector<int>& windows = {}, int maxBatch = 1);
+    // @p wanted for heads of @p headDim: F16 instead of a Q8_0 the heads do not suit.
+    [[nodiscard]] static Type typeFor(Type wanted, int headDim)
+    {
+        return wanted == Type::Q8_0 && headDim % QK8_0 != 0 ? Type::F16 : wanted;
+    }
     // The rows a layer with @p window keeps in a context of @p nCtx with batches of @p maxBatch.
     [[nodiscard]] static int rowsFor(int nCtx, int window, int maxBatch);
     // What this cache would take with @p nCtx positions and otherwise the same layers.
@@ -37,7 +46,7 @@ public:
     [[nodiscard]] int capacity() const { return m_nCtx; } // positions a session may reach
     [[nodiscard]] int kvDim() const { return m_kvDim; }
     [[nodiscard]] Type type() const { return m_type; }
-    [[nodiscard]] std::uint64_t byteSize() const { return 2 * elements() * (m_type == Type::F16 ? 2 : 4); }
+    [[nodiscard]] std::uint64_t byteSize() const { return 2 * bytesOf(elements()); }
 
     // Makes room for a batch of @p n positions from @p start, which holdsContextOf(start) allows.
     void prepare(int start, int n);
@@ -47,7 +56,7 @@ public:
     // Writes the K and V rows (kvDim floats each) of @p pos in @p layer, in the cache's type.
     void store(int layer, int pos, const float* k, const float* v);
 
-    // The rows of @p pos as stored (F16 halves as std::uint16_t, or floats); rows of
+    // The rows of @p pos as stored (F16 halves as std::uint16_t, floats, or BlockQ8_0); rows of
     // consecutive positions are adjacent.
     [[nodiscard]] const void* keys(int layer, int pos) const;
     [[nodiscard]] const void* values(int layer, int pos) const;
@@ -74,6 +83,7 @@ private:
         return (l.first + std::size_t(pos - l.base)) * std::size_t(m_kvDim);
     }
     [[nodiscard]] std::uint64_t elements() const { return m_rows * std::uint64_t(m_kvDim); }
+    [[nodiscard]] std::uint64_t bytesOf(std::uint64_t elements) const;
     // Moves @p count rows of every buffer from slot @p from to slot @p to of the layer starting at @p first.
     void moveRows(std::size_t first, std::size_t from, std::size_t to, std::size_t count);
 
@@ -87,6 +97,8 @@ private:
     std::vector<std::uint16_t> m_v16;
     std::vector<float> m_k32;         // F32
     std::vector<float> m_v32;
+    std::vector<BlockQ8_0> m_k8;      // Q8_0
+    std::vector<BlockQ8_0> m_v8;
 };
 
 } // namespace hearth::model

@@ -42,7 +42,8 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
     std::vector<int> windows(std::size_t(hp.nLayer));
     for (int l = 0; l < hp.nLayer; ++l)
         windows[std::size_t(l)] = hp.windowOf(l);
-    auto cache = KvCache::create(hp.nLayer, contextLength, hp.kvDim(), cacheType, windows, f->m_maxBatch);
+    auto cache = KvCache::create(hp.nLayer, contextLength, hp.kvDim(), KvCache::typeFor(cacheType, hp.headDim), windows,
+                                 f->m_maxBatch);
     if (!cache)
         return cache.status();
     f->m_cache = std::move(cache).value();
