@@ -201,6 +201,19 @@ private Q_SLOTS:
             QVERIFY((*small)->decode(t).ok() && (*full)->decode(t).ok());
         QVERIFY2(test::relativeError((*small)->logits(), (*full)->logits()) < 1e-4, "decode");
 
+        // Whole layers on the emulated device keep as few rows there (positions take them in
+        // turn) and mirror them into the host's window: the same logits, decoding past the rows.
+        SessionParams onDevice = windowed;
+        onDevice.deviceOverride = "emulated:268435456";
+        onDevice.vramBudgetGiB = 0.25;
+        auto device = Session::create(model, onDevice);
+        QVERIFY(device.ok());
+        QCOMPARE((*device)->placement().gpuLayers, 12);
+        QVERIFY((*device)->prefill(prompt).ok());
+        for (const Token t : { 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21 })
+            QVERIFY((*device)->decode(t).ok());
+        QVERIFY2(test::relativeError((*device)->logits(), (*full)->logits()) < 1e-4, "on the device");
+
         // Back by less than a window: the keys are still there and the session keeps its place.
         const int at = (*small)->position();
         (*small)->truncate(at - 3);

@@ -588,8 +588,8 @@ public:
     // it), LongRoPE factors and attention factor over 24 of 32 head dimensions. Gemma 2 and 3:
     // GeGLU, post-norms, a local layer (3 keys) then a global one; Gemma 2 with soft-capped
     // scores and its own query scale, Gemma 3 with q/k norms and the local layer's own RoPE
-    // base while the global one scales its angles. A 5-token prompt and decoded tokens, as for
-    // the other families.
+    // base while the global one scales its angles; the local layer's cache holds 6 rows, which
+    // the positions wrap around. A 5-token prompt and decoded tokens, as for the other families.
     enum class LlamaRelative { Qwen2, Qwen3, Phi3, Gemma2, Gemma3 };
     void llamaRelativeLayers(DType t, LlamaRelative family)
     {
@@ -619,7 +619,8 @@ public:
         p.freqBase = 1000000.0f;
         p.activation = gemma ? Activation::GeGlu : Activation::SwiGlu;
         p.rope = RopeStyle::Neox;
-        p.maxBatch = 8;
+        // Gemma's local layer keeps 3 - 1 + 4 rows, so the decoded tokens wrap around them.
+        p.maxBatch = gemma ? 4 : 8;
         const std::int64_t qDim = std::int64_t(p.nHead) * p.headDim;
         const std::int64_t kvDim = std::int64_t(p.nHeadKv) * p.headDim;
         RandomWeights random{t, 120};

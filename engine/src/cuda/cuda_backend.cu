@@ -403,8 +403,8 @@ int rmsNorm(HearthCudaContext* ctx, const float* x, const float* weight, float e
 
 int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int ropeStyle)
 {
-    if (!a || a->n_head <= 0 || a->n_head_kv <= 0 || a->n_head % a->n_head_kv != 0 || a->pos < 0
-        || a->pos >= a->capacity || a->n_rot < 0 || a->n_rot > a->head_dim || ropeStyle < 0 || ropeStyle > 2
+    if (!a || a->n_head <= 0 || a->n_head_kv <= 0 || a->n_head % a->n_head_kv != 0 || a->pos < 0 || a->capacity <= 0
+        || (a->pos >= a->capacity && (a->window <= 0 || a->window > a->capacity)) || a->n_rot < 0 || a->n_rot > a->head_dim || ropeStyle < 0 || ropeStyle > 2
         || a->window < 0 || !(a->attn_factor > 0.0f) || !(a->scale >= 0.0f) || !(a->soft_cap >= 0.0f))
         return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "attention: bad arguments");
     cudaSetDevice(ctx->device);

@@ -313,8 +313,8 @@ __global__ void ropeStoreKernel(AttentionArgs a)
     const int half = a.nRot / 2;
     const int kvDim = a.nHeadKv * a.headDim;
     const double p = double(a.pos) * double(a.freqScale);
-    float* kRow = a.kCache + std::int64_t(a.pos) * kvDim;
-    float* vRow = a.vCache + std::int64_t(a.pos) * kvDim;
+    float* kRow = a.kCache + std::int64_t(a.pos % a.capacity) * kvDim;
+    float* vRow = a.vCache + std::int64_t(a.pos % a.capacity) * kvDim;
     for (int i = threadIdx.x; i < kvDim; i += blockDim.x) {
         kRow[i] = a.k[i];
         vRow[i] = a.v[i];
@@ -360,16 +360,17 @@ __global__ void attentionKernel(AttentionArgs a)
     const int n = a.pos + 1;
     const int first = a.window > 0 ? max(0, a.pos - a.window + 1) : 0; // a sliding window's first key
 
+    // Key j lives in row j % capacity; its score in scores[j - first].
     float localMax = -FLT_MAX;
     for (int j = first + threadIdx.x; j < n; j += kAttnThreads) {
-        const float* k = a.kCache + std::int64_t(j) * kvDim + kvOffset;
+        const float* k = a.kCache + std::int64_t(j % a.capacity) * kvDim + kvOffset;
         float s = 0.0f;
         for (int d = 0; d < a.headDim; ++d)
             s += q[d] * k[d];
         s *= scale;
         if (a.softCap > 0.0f)
             s = a.softCap * tanhf(s / a.softCap);
-        scores[j] = s;
+        scores[j - first] = s;
         localMax = fmaxf(localMax, s);
     }
     reduceF[threadIdx.x] = localMax;
@@ -382,8 +383,8 @@ __global__ void attentionKernel(AttentionArgs a)
     const float maxValue = reduceF[0];
     double localSum = 0.0;
     for (int j = first + threadIdx.x; j < n; j += kAttnThreads) {
-        const float e = expf(scores[j] - maxValue);
-        scores[j] = e;
+        const float e = expf(scores[j - first] - maxValue);
+        scores[j - first] = e;
         localSum += e;
     }
     reduceD[threadIdx.x] = localSum;
@@ -397,7 +398,7 @@ __global__ void attentionKernel(AttentionArgs a)
     for (int d = threadIdx.x; d < a.headDim; d += kAttnThreads) {
         float acc = 0.0f;
         for (int j = first; j < n; ++j)
-            acc += scores[j] * inv * a.vCache[std::int64_t(j) * kvDim + kvOffset + d];
+            acc += scores[j - first] * inv * a.vCache[std::int64_t(j % a.capacity) * kvDim + kvOffset + d];
         a.out[std::int64_t(h) * a.headDim + d] = acc;
     }
 }

@@ -23,7 +23,8 @@
 extern "C" {
 #endif
 
-// 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6
+// 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6,
+// cache rows taken in turn (sliding-window caches)
 #define HEARTH_CUDA_ABI_VERSION 4u
 
 enum HearthCudaResult {
@@ -57,7 +58,7 @@ typedef struct HearthCudaAttention {
     float* scores;
     float* out;
     int32_t pos;
-    int32_t capacity;
+    int32_t capacity;          // rows of k_cache / v_cache: position p takes row p % capacity (ABI 4)
     int32_t n_head;
     int32_t n_head_kv;
     int32_t head_dim;

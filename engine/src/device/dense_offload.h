@@ -49,7 +49,6 @@ struct DenseModelParams : AttentionParams {
     std::int32_t nFF = 0;
     // Gated kinds read gate and up; Relu and Gelu make an up-only FFN.
     Activation activation = Activation::SwiGlu;
-    std::int32_t maxBatch = 1; // tokens one pass takes on the device; longer batches are split
     bool parallelBlock = false; // falcon: attention and FFN both read the layer input
 };
 

@@ -11,7 +11,7 @@ Status AttentionParams::validate() const
         || nRot < 0 || nRot > headDim || nRot % 2 != 0
         || (rope != RopeStyle::Normal && rope != RopeStyle::Neox && rope != RopeStyle::None)
         || (norm != NormKind::Rms && norm != NormKind::Layer) || slidingWindow < 0 || !(scale >= 0.0f)
-        || !(softCap >= 0.0f))
+        || !(softCap >= 0.0f) || maxBatch <= 0)
         return Status(ErrorCode::InvalidArgument, "device attention: bad model parameters");
     return {};
 }
@@ -156,7 +156,10 @@ std::uint64_t DeviceAttentionLayer::deviceBytes() const
 
 std::uint64_t DeviceAttentionLayer::bytesFor(const Device& device, const AttentionParams& p, const AttentionWeights& w)
 {
-    const std::uint64_t cache = std::uint64_t(p.kvDim()) * std::uint64_t(p.contextLength) * 4;
+    AttentionParams layer = p;
+    if (w.window >= 0)
+        layer.slidingWindow = w.window;
+    const std::uint64_t cache = std::uint64_t(p.kvDim()) * std::uint64_t(layer.cacheRows()) * 4;
     std::uint64_t total = 2 * device.chargedBytes(cache);
     for (const VectorItem& v : vectorItems(p, w)) {
         if (v.src)
@@ -202,7 +205,7 @@ Result<std::unique_ptr<DeviceAttentionLayer>> DeviceAttentionLayer::create(Devic
         return {};
     };
     HEARTH_TRY(p.fusedQkv ? upload(fused) : upload(separate));
-    const std::uint64_t cacheBytes = std::uint64_t(p.kvDim()) * std::uint64_t(p.contextLength) * 4;
+    const std::uint64_t cacheBytes = std::uint64_t(p.kvDim()) * std::uint64_t(l->m_p.cacheRows()) * 4;
     auto cache = device.allocate(cacheBytes, "K cache");
     if (!cache)
         return cache.status();
@@ -264,7 +267,7 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         a.scores = s.m_scores;
         a.out = slice(s.m_attn, std::uint64_t(t) * qBytes, qBytes);
         a.pos = start + t;
-        a.capacity = m_p.contextLength;
+        a.capacity = m_p.cacheRows();
         a.nHead = m_p.nHead;
         a.nHeadKv = m_p.nHeadKv;
         a.headDim = m_p.headDim;
@@ -283,9 +286,23 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
     if (!m_bo.empty())
         HEARTH_TRY(d.biasAdd(BiasAddOp{out, m_bo, m_p.nEmbd, n}));
     if (mirror.k && mirror.v) {
-        const std::uint64_t offset = std::uint64_t(start) * kvBytes;
-        HEARTH_TRY(d.download(m_kCache, offset, mirror.k, std::uint64_t(n) * kvBytes));
-        HEARTH_TRY(d.download(m_vCache, offset, mirror.v, std::uint64_t(n) * kvBytes));
+        // The batch's rows, in two pieces when a sliding window's rows wrap around.
+        const int rows = m_p.cacheRows();
+        const int slot = start % rows;
+        const int first = std::min(n, rows - slot);
+        const std::uint64_t floats = std::uint64_t(m_p.kvDim());
+        const struct {
+            int slot, count;
+            std::uint64_t hostRow;
+        } pieces[] = {{slot, first, 0}, {0, n - first, std::uint64_t(first)}};
+        for (const auto& piece : pieces) {
+            if (piece.count == 0)
+                continue;
+            const std::uint64_t offset = std::uint64_t(piece.slot) * kvBytes;
+            const std::uint64_t bytes = std::uint64_t(piece.count) * kvBytes;
+            HEARTH_TRY(d.download(m_kCache, offset, mirror.k + piece.hostRow * floats, bytes));
+            HEARTH_TRY(d.download(m_vCache, offset, mirror.v + piece.hostRow * floats, bytes));
+        }
     }
     return {};
 }

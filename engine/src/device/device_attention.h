@@ -13,6 +13,7 @@
 // no RoPE: its learned position embeddings are added to the input on the CPU, with the token
 // embedding).
 //
+// A sliding-window layer's device cache keeps only the rows its window still needs (cacheRows()).
 // The device's cache is the one that counts for the layer; the host cache can be kept as a mirror
 // (the new K/V rows are copied back with each batch, a few KiB per token), so that the CPU can
 // take the layer over at any position when the device fails, and truncating a session needs no
@@ -23,6 +24,7 @@
 
 #include <hearth/status.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -47,6 +49,7 @@ struct AttentionParams {
     float scale = 0.0f;              // of q . k (AttentionOp::scale); 0: 1 / sqrt(headDim)
     float softCap = 0.0f;            // of the scores (AttentionOp::softCap); 0: none
     std::int32_t contextLength = 0;
+    std::int32_t maxBatch = 1; // tokens one pass takes on the device; longer batches are split
     // The flavour (llama's by default).
     NormKind norm = NormKind::Rms;
     RopeStyle rope = RopeStyle::Normal;
@@ -56,6 +59,15 @@ struct AttentionParams {
     [[nodiscard]] std::int64_t kvDim() const { return std::int64_t(nHeadKv) * headDim; }
     // Floats of one token's Q (and, fused, K and V) product.
     [[nodiscard]] std::int64_t qRow() const { return fusedQkv ? qDim() + 2 * kvDim() : qDim(); }
+    // Rows of a layer's KV cache: every position, or with a sliding window the window's older
+    // keys and a batch (positions take rows in turn, pos % rows), as the host cache keeps them.
+    [[nodiscard]] std::int32_t cacheRows() const
+    {
+        if (slidingWindow <= 0)
+            return contextLength;
+        const std::int64_t rows = std::int64_t(slidingWindow) - 1 + std::max({slidingWindow, maxBatch, 1});
+        return std::int32_t(std::min<std::int64_t>(contextLength, rows));
+    }
     [[nodiscard]] Status validate() const;
 };
 
@@ -152,7 +164,7 @@ private:
     DeviceBuffer m_bq, m_bk, m_bv, m_bo; // empty when the model has none
     DeviceBuffer m_ropeFreqs;            // empty: plain RoPE frequencies
     DeviceBuffer m_qNorm, m_kNorm;       // empty without per-head q/k norms
-    DeviceBuffer m_kCache, m_vCache;     // [contextLength][kvDim] each
+    DeviceBuffer m_kCache, m_vCache;     // [cacheRows][kvDim] each
 };
 
 } // namespace hearth::device

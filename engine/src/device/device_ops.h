@@ -112,11 +112,12 @@ struct BiasAddOp {
 enum class RopeStyle : int { Normal = 0, Neox = 1, None = 2 };
 
 // One decoded token's attention at position pos: rotates q and k (RoPE of the given style, its
-// cos and sin scaled by attnFactor), stores k and v at pos in the cache ([capacity][nHeadKv *
-// headDim] F32 each), then out = softmax(cap(q . K[lo..pos] * scale)) . V[lo..pos] per head
-// (grouped-query heads share a KV head), lo = 0, or pos - window + 1 with a sliding window;
-// cap(s) = softCap * tanh(s / softCap) with a soft-cap (Gemma 2), else s. q is rotated in place.
-// scores holds nHead * capacity floats of scratch.
+// cos and sin scaled by attnFactor), stores k and v in the cache ([capacity][nHeadKv * headDim]
+// F32 each; position p takes row p % capacity, so a sliding-window layer's cache holds only its
+// last capacity >= window positions), then out = softmax(cap(q . K[lo..pos] * scale)) .
+// V[lo..pos] per head (grouped-query heads share a KV head), lo = 0, or pos - window + 1 with a
+// sliding window; cap(s) = softCap * tanh(s / softCap) with a soft-cap (Gemma 2), else s. q is
+// rotated in place. scores holds nHead * capacity floats of scratch.
 struct AttentionOp {
     DeviceBuffer q;
     DeviceBuffer k;
@@ -126,7 +127,7 @@ struct AttentionOp {
     DeviceBuffer scores;
     DeviceBuffer out;
     std::int32_t pos = 0;
-    std::int32_t capacity = 0;
+    std::int32_t capacity = 0; // rows of the cache
     std::int32_t nHead = 0;
     std::int32_t nHeadKv = 0;
     std::int32_t headDim = 0;

@@ -126,7 +126,8 @@ Status checkOp(const AttentionOp& op)
         return Status(ErrorCode::InvalidArgument, "attention: bad rotary width");
     if (op.rope != RopeStyle::Normal && op.rope != RopeStyle::Neox && op.rope != RopeStyle::None)
         return Status(ErrorCode::InvalidArgument, "attention: unknown rotary style");
-    if (op.capacity <= 0 || op.pos < 0 || op.pos >= op.capacity)
+    // Past the cache's rows only with a window the rows hold.
+    if (op.capacity <= 0 || op.pos < 0 || (op.pos >= op.capacity && (op.window <= 0 || op.window > op.capacity)))
         return Status(ErrorCode::InvalidArgument, "attention: position outside the cache");
     if (op.window < 0 || !(op.scale >= 0.0f) || !(op.softCap >= 0.0f) || !(op.attnFactor > 0.0f))
         return Status(ErrorCode::InvalidArgument, "attention: bad window, scale or soft-cap");

@@ -211,9 +211,10 @@ void attention(const AttentionOp& op)
     float* q = op.q.as<float>();
     float* kCache = op.kCache.as<float>();
     float* vCache = op.vCache.as<float>();
-    float* kRow = kCache + std::size_t(op.pos) * kvDim;
+    const auto row = [&](int pos) { return std::size_t(pos % op.capacity) * kvDim; };
+    float* kRow = kCache + row(op.pos);
     std::memcpy(kRow, op.k.ptr, kvDim * sizeof(float));
-    std::memcpy(vCache + std::size_t(op.pos) * kvDim, op.v.ptr, kvDim * sizeof(float));
+    std::memcpy(vCache + row(op.pos), op.v.ptr, kvDim * sizeof(float));
     if (op.rope == RopeStyle::Normal) {
         cpu::ropeNormal(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
         cpu::ropeNormal(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
@@ -230,15 +231,17 @@ void attention(const AttentionOp& op)
         const std::size_t kvOffset = std::size_t(h / group) * std::size_t(hd);
         const float* qh = q + std::size_t(h) * std::size_t(hd);
         float* out = op.out.as<float>() + std::size_t(h) * std::size_t(hd);
+        // scores[j - first] for the keys first .. pos.
         for (int j = first; j <= op.pos; ++j) {
-            scores[j] = cpu::dot(qh, kCache + std::size_t(j) * kvDim + kvOffset, hd) * scale;
+            float& score = scores[j - first];
+            score = cpu::dot(qh, kCache + row(j) + kvOffset, hd) * scale;
             if (op.softCap > 0.0f)
-                scores[j] = op.softCap * std::tanh(scores[j] / op.softCap);
+                score = op.softCap * std::tanh(score / op.softCap);
         }
-        cpu::softmax(scores + first, op.pos + 1 - first);
+        cpu::softmax(scores, op.pos + 1 - first);
         std::fill_n(out, std::size_t(hd), 0.0f);
         for (int j = first; j <= op.pos; ++j)
-            cpu::axpy(out, scores[j], vCache + std::size_t(j) * kvDim + kvOffset, hd);
+            cpu::axpy(out, scores[j - first], vCache + row(j) + kvOffset, hd);
     }
 }
 
