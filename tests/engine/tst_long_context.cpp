@@ -11,6 +11,7 @@
 #include "synth/synthetic_model.h"
 
 #include <hearth/model.h>
+#include <hearth/placement.h>
 #include <hearth/session.h>
 
 #include <QTemporaryDir>
@@ -213,6 +214,19 @@ private Q_SLOTS:
         for (const Token t : { 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21 })
             QVERIFY((*device)->decode(t).ok());
         QVERIFY2(test::relativeError((*device)->logits(), (*full)->logits()) < 1e-4, "on the device");
+
+        // The planner counts the same rows for the GPU: with everything placed, its KV cache is
+        // the F16 rows of 2 global layers x 2048 and 10 local ones x (7 + 16).
+        const QString path = m_dir.filePath(QStringLiteral("gemma3.gguf"));
+        auto planner = PlacementModel::fromFile(path.toStdString());
+        QVERIFY2(planner.ok(), planner.message().c_str());
+        PlacementRequest request;
+        request.budgetBytes = std::uint64_t(1) << 30;
+        request.contextLength = kContext;
+        request.batchSize = kBatch;
+        auto plan = planner->plan(request);
+        QVERIFY2(plan.ok(), plan.message().c_str());
+        QCOMPARE(plan->gpu.kvCache, (2 * kContext + 10 * (7 + 16)) * rowBytes / 2);
 
         // Back by less than a window: the keys are still there and the session keeps its place.
         const int at = (*small)->position();

@@ -7,6 +7,7 @@
 #include "core/dtype.h"
 #include "gguf/gguf_file.h"
 #include "model/architecture.h"
+#include "model/hyper_params.h"
 #include "sparse/activation_stats.h"
 #include "sparse/byte_math.h"
 #include "sparse/model_shape.h"
@@ -173,6 +174,11 @@ Result<PlacementModel> PlacementModel::fromFile(const std::string& path, double 
     if (!shape) {
         return shape.status();
     }
+    // The llama-block families say which layers slide (Gemma's pattern is the family's).
+    if (const auto hp = model::HyperParams::fromGguf(**file); hp && std::size_t(hp->nLayer) == shape->layers.size()) {
+        for (int l = 0; l < hp->nLayer; ++l)
+            shape->layers[std::size_t(l)].slidingWindow = hp->windowOf(l);
+    }
     auto impl = Impl::create(std::move(shape.value()), assumedSparsity);
     if (!impl) {
         return impl.status();
@@ -287,8 +293,7 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
         const sparse::LayerPlacement& lp = plan.layers[l];
         s.layers.push_back({ lp.attentionOnGpu, lp.hotCount, lp.nFF, lp.gpuActivationShare });
         if (!lp.attentionOnGpu) {
-            cpuKv = sparse::satAdd(cpuKv,
-                sparse::satMul(shape.layers[l].kvBytesPerToken, static_cast<std::uint64_t>(r.contextLength)));
+            cpuKv = sparse::satAdd(cpuKv, shape.layers[l].kvBytes(r.contextLength, r.batchSize));
         }
     }
     // Weights the GPU holds need no RAM once uploaded (the mapping's pages are dropped); the

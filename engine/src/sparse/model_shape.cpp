@@ -2,6 +2,7 @@
 #include "sparse/model_shape.h"
 
 #include "gguf/gguf_file.h"
+#include "sparse/byte_math.h"
 
 #include <algorithm>
 #include <charconv>
@@ -110,6 +111,14 @@ Status ModelShape::validate() const
         }
     }
     return {};
+}
+
+std::uint64_t LayerShape::kvBytes(std::int64_t contextLength, std::int64_t batchSize) const
+{
+    std::int64_t rows = std::max<std::int64_t>(contextLength, 0);
+    if (slidingWindow > 0)
+        rows = std::min(rows, slidingWindow - 1 + std::max({slidingWindow, batchSize, std::int64_t(1)}));
+    return satMul(kvBytesPerToken, static_cast<std::uint64_t>(rows));
 }
 
 Result<ModelShape> uniformShape(const UniformShapeParams& p)

@@ -31,6 +31,11 @@ struct LayerShape {
     std::uint32_t ffnTensors = 3;      // 3 with a gate, 2 without
     std::int64_t nFF = 0;
     std::uint64_t kvBytesPerToken = 0; // K and V of one token at this layer
+    std::int64_t slidingWindow = 0;    // keys a query sees; 0: all
+
+    // The layer's KV cache at @p contextLength with batches of @p batchSize: a sliding-window
+    // layer keeps its window's older keys and a batch, as model::KvCache and the device do.
+    [[nodiscard]] std::uint64_t kvBytes(std::int64_t contextLength, std::int64_t batchSize) const;
 };
 
 struct ModelShape {

@@ -94,12 +94,11 @@ struct PlacementPlanner::Walk {
     static void placeFixed(const ModelShape& shape, const PlannerParams& p, PlacementPlan& plan, BudgetWalk& walk)
     {
         const std::uint64_t g = p.allocationGranularity;
-        const auto ctx = static_cast<std::uint64_t>(p.contextLength);
         const std::size_t n = shape.layers.size();
         for (std::size_t l = 0; l < n; ++l) {
             const LayerShape& s = shape.layers[l];
             LayerPlacement& lp = plan.layers[l];
-            const std::uint64_t kv = satMul(s.kvBytesPerToken, ctx);
+            const std::uint64_t kv = s.kvBytes(p.contextLength, p.batchSize);
             std::uint64_t raw = satAdd(s.attentionBytes, kv);
             std::uint64_t cost = satAdd(withPadding(s.attentionBytes, s.attentionTensors, g), withPadding(kv, 2, g));
             std::uint64_t ffn = 0;
@@ -452,7 +451,8 @@ void PlacementPlanner::finish(PlacementPlan& plan, const PlannerParams& p) const
         const LayerShape& s = m_shape.layers[l];
         double layerCpu = 0;
         double layerGpu = 0;
-        const double attention = static_cast<double>(s.attentionBytes) + static_cast<double>(s.kvBytesPerToken) * kvTokens;
+        const double attention = static_cast<double>(s.attentionBytes)
+                                 + static_cast<double>(s.kvBytes(std::int64_t(kvTokens), p.batchSize));
         (lp.attentionOnGpu ? layerGpu : layerCpu) += attention;
         (lp.normsOnGpu ? layerGpu : layerCpu) += static_cast<double>(s.normBytes);
         if (plan.sparse) {
