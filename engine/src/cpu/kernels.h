@@ -50,6 +50,23 @@ using GemmFn = void (*)(const GemmArgs& args, std::int64_t rowBegin, std::int64_
 // head size is then a multiple of 32).
 enum class KvElement { F32, F16, Q8_0 };
 
+// Calls @p f with a value of the element type @p type names (float, std::uint16_t, BlockQ8_0).
+template <typename F>
+void withKvElement(KvElement type, F&& f)
+{
+    switch (type) {
+    case KvElement::F32:
+        f(float{});
+        break;
+    case KvElement::F16:
+        f(std::uint16_t{});
+        break;
+    case KvElement::Q8_0:
+        f(BlockQ8_0{});
+        break;
+    }
+}
+
 // Causal attention of one head for a batch of consecutive queries (a prompt): query i, at
 // position firstPos + i, attends to the keys and values of positions 0 .. firstPos + i. With
 // samePosition, the nq queries are of one position, firstPos (the query heads that share a KV

@@ -1165,17 +1165,7 @@ void attendHeadOf(const AttendHeadArgs& a)
 
 void attendHead(const AttendHeadArgs& a)
 {
-    switch (a.kvType) {
-    case KvElement::F32:
-        attendHeadOf<float>(a);
-        break;
-    case KvElement::F16:
-        attendHeadOf<std::uint16_t>(a);
-        break;
-    case KvElement::Q8_0:
-        attendHeadOf<BlockQ8_0>(a);
-        break;
-    }
+    withKvElement(a.kvType, [&a](auto element) { attendHeadOf<decltype(element)>(a); });
 }
 
 // ---------------------------------------------------------------------------------------------

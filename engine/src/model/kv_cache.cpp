@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "model/kv_cache.h"
 
-#include "core/fp16.h"
 #include "cpu/quant.h"
 
 #include <algorithm>
@@ -52,26 +51,56 @@ Result<std::unique_ptr<KvCache>> KvCache::create(int nLayer, int nCtx, int kvDim
         rows.first = std::size_t(cache->m_rows);
         cache->m_rows += std::uint64_t(rows.rows);
     }
-    const std::size_t n = std::size_t(cache->elements());
     try {
-        switch (type) {
-        case Type::F16:
-            cache->m_k16.resize(n);
-            cache->m_v16.resize(n);
-            break;
-        case Type::F32:
-            cache->m_k32.resize(n);
-            cache->m_v32.resize(n);
-            break;
-        case Type::Q8_0:
-            cache->m_k8.resize(n / QK8_0);
-            cache->m_v8.resize(n / QK8_0);
-            break;
-        }
+        for (Rows* rows : {&cache->m_k, &cache->m_v})
+            cache->allocate(*rows, std::size_t(cache->elements()));
     } catch (const std::bad_alloc&) {
         return outOfMemory(cache->byteSize());
     }
     return cache;
+}
+
+void KvCache::allocate(Rows& rows, std::size_t elements) const
+{
+    switch (m_type) {
+    case Type::F16:
+        rows.f16.resize(elements);
+        break;
+    case Type::F32:
+        rows.f32.resize(elements);
+        break;
+    case Type::Q8_0:
+        rows.q8.resize(elements / QK8_0);
+        break;
+    }
+}
+
+const void* KvCache::at(const Rows& rows, std::size_t at) const
+{
+    switch (m_type) {
+    case Type::F16:
+        return rows.f16.data() + at;
+    case Type::F32:
+        return rows.f32.data() + at;
+    case Type::Q8_0:
+        return rows.q8.data() + at / QK8_0;
+    }
+    return nullptr;
+}
+
+void KvCache::store(Rows& rows, std::size_t at, const float* x) const
+{
+    switch (m_type) {
+    case Type::F32:
+        std::memcpy(rows.f32.data() + at, x, sizeof(float) * std::size_t(m_kvDim));
+        break;
+    case Type::F16:
+        cpu::quantizeRow(DType::F16, x, rows.f16.data() + at, m_kvDim);
+        break;
+    case Type::Q8_0:
+        cpu::quantizeRow(DType::Q8_0, x, rows.q8.data() + at / QK8_0, m_kvDim);
+        break;
+    }
 }
 
 std::uint64_t KvCache::bytesOf(std::uint64_t elements) const
@@ -90,20 +119,8 @@ std::uint64_t KvCache::bytesOf(std::uint64_t elements) const
 void KvCache::store(int layer, int pos, const float* k, const float* v)
 {
     const std::size_t at = offset(layer, pos);
-    switch (m_type) {
-    case Type::F32:
-        std::memcpy(m_k32.data() + at, k, sizeof(float) * std::size_t(m_kvDim));
-        std::memcpy(m_v32.data() + at, v, sizeof(float) * std::size_t(m_kvDim));
-        break;
-    case Type::F16:
-        cpu::quantizeRow(DType::F16, k, m_k16.data() + at, m_kvDim);
-        cpu::quantizeRow(DType::F16, v, m_v16.data() + at, m_kvDim);
-        break;
-    case Type::Q8_0:
-        cpu::quantizeRow(DType::Q8_0, k, m_k8.data() + at / QK8_0, m_kvDim);
-        cpu::quantizeRow(DType::Q8_0, v, m_v8.data() + at / QK8_0, m_kvDim);
-        break;
-    }
+    store(m_k, at, k);
+    store(m_v, at, v);
 }
 
 void KvCache::moveRows(std::size_t first, std::size_t from, std::size_t to, std::size_t count)
@@ -111,22 +128,14 @@ void KvCache::moveRows(std::size_t first, std::size_t from, std::size_t to, std:
     // Items of a buffer per row: elements, or Q8_0 blocks.
     const std::size_t kv = std::size_t(m_kvDim) / (m_type == Type::Q8_0 ? QK8_0 : 1);
     const auto move = [&](auto& buffer) {
-        std::memmove(buffer.data() + (first + to) * kv, buffer.data() + (first + from) * kv,
-                     count * kv * sizeof(buffer[0]));
+        if (!buffer.empty())
+            std::memmove(buffer.data() + (first + to) * kv, buffer.data() + (first + from) * kv,
+                         count * kv * sizeof(buffer[0]));
     };
-    switch (m_type) {
-    case Type::F16:
-        move(m_k16);
-        move(m_v16);
-        break;
-    case Type::F32:
-        move(m_k32);
-        move(m_v32);
-        break;
-    case Type::Q8_0:
-        move(m_k8);
-        move(m_v8);
-        break;
+    for (Rows* rows : {&m_k, &m_v}) {
+        move(rows->f16);
+        move(rows->f32);
+        move(rows->q8);
     }
 }
 
@@ -165,30 +174,12 @@ bool KvCache::holdsContextOf(int pos) const
 
 const void* KvCache::keys(int layer, int pos) const
 {
-    const std::size_t at = offset(layer, pos);
-    switch (m_type) {
-    case Type::F16:
-        return m_k16.data() + at;
-    case Type::F32:
-        return m_k32.data() + at;
-    case Type::Q8_0:
-        return m_k8.data() + at / QK8_0;
-    }
-    return nullptr;
+    return at(m_k, offset(layer, pos));
 }
 
 const void* KvCache::values(int layer, int pos) const
 {
-    const std::size_t at = offset(layer, pos);
-    switch (m_type) {
-    case Type::F16:
-        return m_v16.data() + at;
-    case Type::F32:
-        return m_v32.data() + at;
-    case Type::Q8_0:
-        return m_v8.data() + at / QK8_0;
-    }
-    return nullptr;
+    return at(m_v, offset(layer, pos));
 }
 
 Status KvCache::useF32()
@@ -204,19 +195,11 @@ Status KvCache::useF32()
     } catch (const std::bad_alloc&) {
         return outOfMemory(2 * n * sizeof(float));
     }
-    if (m_type == Type::F16) {
-        std::transform(m_k16.begin(), m_k16.end(), k.begin(), halfToFloat);
-        std::transform(m_v16.begin(), m_v16.end(), v.begin(), halfToFloat);
-    } else {
-        cpu::dequantizeRow(DType::Q8_0, m_k8.data(), k.data(), std::int64_t(n));
-        cpu::dequantizeRow(DType::Q8_0, m_v8.data(), v.data(), std::int64_t(n));
-    }
-    m_k32 = std::move(k);
-    m_v32 = std::move(v);
-    m_k16 = {};
-    m_v16 = {};
-    m_k8 = {};
-    m_v8 = {};
+    const DType stored = m_type == Type::F16 ? DType::F16 : DType::Q8_0;
+    cpu::dequantizeRow(stored, at(m_k, 0), k.data(), std::int64_t(n));
+    cpu::dequantizeRow(stored, at(m_v, 0), v.data(), std::int64_t(n));
+    m_k = Rows{.f32 = std::move(k)};
+    m_v = Rows{.f32 = std::move(v)};
     m_type = Type::F32;
     return {};
 }

@@ -62,8 +62,8 @@ public:
     [[nodiscard]] const void* values(int layer, int pos) const;
 
     // F32 caches only: the rows, which device layers write directly.
-    [[nodiscard]] float* k(int layer, int pos) { return m_k32.data() + offset(layer, pos); }
-    [[nodiscard]] float* v(int layer, int pos) { return m_v32.data() + offset(layer, pos); }
+    [[nodiscard]] float* k(int layer, int pos) { return m_k.f32.data() + offset(layer, pos); }
+    [[nodiscard]] float* v(int layer, int pos) { return m_v.f32.data() + offset(layer, pos); }
 
     // Makes the cache F32, keeping what it holds. OutOfMemory leaves it as it was.
     [[nodiscard]] Status useF32();
@@ -84,6 +84,17 @@ private:
     }
     [[nodiscard]] std::uint64_t elements() const { return m_rows * std::uint64_t(m_kvDim); }
     [[nodiscard]] std::uint64_t bytesOf(std::uint64_t elements) const;
+    // The K or the V rows of every layer, in the cache's type (the other vectors stay empty).
+    struct Rows {
+        std::vector<std::uint16_t> f16;
+        std::vector<float> f32;
+        std::vector<BlockQ8_0> q8;
+    };
+    // Sizes @p rows for @p elements; throws std::bad_alloc.
+    void allocate(Rows& rows, std::size_t elements) const;
+    // Element @p at of @p rows as stored.
+    [[nodiscard]] const void* at(const Rows& rows, std::size_t at) const;
+    void store(Rows& rows, std::size_t at, const float* x) const;
     // Moves @p count rows of every buffer from slot @p from to slot @p to of the layer starting at @p first.
     void moveRows(std::size_t first, std::size_t from, std::size_t to, std::size_t count);
 
@@ -93,12 +104,8 @@ private:
     std::vector<LayerRows> m_layers;
     std::uint64_t m_rows = 0; // of all layers
     Type m_type = Type::F16;
-    std::vector<std::uint16_t> m_k16; // F16
-    std::vector<std::uint16_t> m_v16;
-    std::vector<float> m_k32;         // F32
-    std::vector<float> m_v32;
-    std::vector<BlockQ8_0> m_k8;      // Q8_0
-    std::vector<BlockQ8_0> m_v8;
+    Rows m_k;
+    Rows m_v;
 };
 
 } // namespace hearth::model

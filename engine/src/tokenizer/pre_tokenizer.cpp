@@ -61,25 +61,27 @@ bool matchesNumberClass(const Unit& u)
     return !u.whitespace && u.category == Category::Number;
 }
 
-// "[class]+" (maximal runs) or "[class]" (single units) over each piece.
+// "[class]+" (maximal runs) or "[class]" (single units) over each piece; with @p spaced,
+// "\s?[class]+": each run takes the whitespace unit before it.
 template <typename Predicate>
-Pieces splitByClass(const std::vector<Unit>& units, const Pieces& pieces, bool runs, Predicate matches)
+Pieces splitByClass(const std::vector<Unit>& units, const Pieces& pieces, bool runs, Predicate inClass,
+                    bool spaced = false)
 {
     Pieces out;
     out.reserve(pieces.size() * 2);
     for (const Piece piece : pieces) {
+        const auto matches = [&](std::size_t i) { return i < piece.end && inClass(units[i]); };
         std::size_t last = piece.begin; // end of the previous match
         std::size_t pos = piece.begin;
         while (pos < piece.end) {
-            if (!matches(units[pos])) {
+            const std::size_t body = spaced && units[pos].whitespace && matches(pos + 1) ? pos + 1 : pos;
+            if (!matches(body)) {
                 ++pos;
                 continue;
             }
-            std::size_t end = pos + 1;
-            if (runs) {
-                while (end < piece.end && matches(units[end]))
-                    ++end;
-            }
+            std::size_t end = body + 1;
+            while (runs && matches(end))
+                ++end;
             emit(out, last, pos);
             emit(out, pos, end);
             last = pos = end;
@@ -168,34 +170,6 @@ bool matchesStrictPunctuation(const Unit& u)
     if (u.codePoint < 0x80)
         return isAsciiPunctuationOrSymbol(u.codePoint, true) && std::u32string_view(U"$+<=>^`|~").find(u.codePoint) == std::u32string_view::npos;
     return !u.whitespace && u.category == Category::Punctuation;
-}
-
-// "\s?[class]+" over each piece: runs of the class, each with the whitespace unit before it.
-template <typename Predicate>
-Pieces splitSpacedRuns(const std::vector<Unit>& units, const Pieces& pieces, Predicate inClass)
-{
-    Pieces out;
-    out.reserve(pieces.size() * 2);
-    for (const Piece piece : pieces) {
-        const auto matches = [&](std::size_t i) { return i < piece.end && inClass(units[i]); };
-        std::size_t last = piece.begin;
-        std::size_t pos = piece.begin;
-        while (pos < piece.end) {
-            const std::size_t body = units[pos].whitespace && matches(pos + 1) ? pos + 1 : pos;
-            if (!matches(body)) {
-                ++pos;
-                continue;
-            }
-            std::size_t end = body + 1;
-            while (matches(end))
-                ++end;
-            emit(out, last, pos);
-            emit(out, pos, end);
-            last = pos = end;
-        }
-        emit(out, last, piece.end);
-    }
-    return out;
 }
 
 // "\s+$": the whitespace that ends each piece.
@@ -482,16 +456,16 @@ std::vector<std::string_view> preTokenize(std::string_view text, PreTokenizerKin
         break;
     case PreTokenizerKind::DeepSeekLlm:
         pieces = splitByClass(units, pieces, false, isNewlineUnit);
-        pieces = splitSpacedRuns(units, pieces, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekLetters); });
-        pieces = splitSpacedRuns(units, pieces, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekSymbols); });
+        pieces = splitByClass(units, pieces, true, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekLetters); }, true);
+        pieces = splitByClass(units, pieces, true, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekSymbols); }, true);
         pieces = splitTrailingWhitespace(units, pieces);
         pieces = splitByClass(units, pieces, true, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekCjk); });
         pieces = splitByClass(units, pieces, true, matchesNumberClass);
         break;
     case PreTokenizerKind::DeepSeekCoder:
         pieces = splitByClass(units, pieces, false, isNewlineUnit);
-        pieces = splitSpacedRuns(units, pieces, [](const Unit& u) { return !u.whitespace && u.category == Category::Letter; });
-        pieces = splitSpacedRuns(units, pieces, matchesStrictPunctuation);
+        pieces = splitByClass(units, pieces, true, [](const Unit& u) { return !u.whitespace && u.category == Category::Letter; }, true);
+        pieces = splitByClass(units, pieces, true, matchesStrictPunctuation, true);
         pieces = splitByClass(units, pieces, true, [](const Unit& u) { return !u.whitespace && inRanges(u.codePoint, kDeepSeekCjk); });
         pieces = splitByClass(units, pieces, false, matchesNumberClass);
         break;
