@@ -116,17 +116,26 @@ Result<std::unique_ptr<AttentionScratch>> AttentionScratch::create(Device& devic
 
 // --- DeviceAttentionLayer ---
 
+namespace {
+
+// @p p with what the layer of @p w does its own way (its window, its RoPE).
+AttentionParams layerParams(AttentionParams p, const AttentionWeights& w)
+{
+    if (w.window >= 0)
+        p.slidingWindow = w.window;
+    if (w.freqBase > 0.0f)
+        p.freqBase = w.freqBase;
+    if (w.freqScale > 0.0f)
+        p.freqScale = w.freqScale;
+    return p;
+}
+
+} // namespace
+
 DeviceAttentionLayer::DeviceAttentionLayer(Device& device, const AttentionParams& params, const AttentionWeights& weights)
     : m_device(device)
-    , m_p(params)
+    , m_p(layerParams(params, weights))
 {
-    // The layer's own variations become its parameters.
-    if (weights.window >= 0)
-        m_p.slidingWindow = weights.window;
-    if (weights.freqBase > 0.0f)
-        m_p.freqBase = weights.freqBase;
-    if (weights.freqScale > 0.0f)
-        m_p.freqScale = weights.freqScale;
 }
 
 DeviceAttentionLayer::~DeviceAttentionLayer()
@@ -156,10 +165,7 @@ std::uint64_t DeviceAttentionLayer::deviceBytes() const
 
 std::uint64_t DeviceAttentionLayer::bytesFor(const Device& device, const AttentionParams& p, const AttentionWeights& w)
 {
-    AttentionParams layer = p;
-    if (w.window >= 0)
-        layer.slidingWindow = w.window;
-    const std::uint64_t cache = std::uint64_t(p.kvDim()) * std::uint64_t(layer.cacheRows()) * 4;
+    const std::uint64_t cache = std::uint64_t(p.kvDim()) * std::uint64_t(layerParams(p, w).cacheRows()) * 4;
     std::uint64_t total = 2 * device.chargedBytes(cache);
     for (const VectorItem& v : vectorItems(p, w)) {
         if (v.src)
