@@ -84,6 +84,7 @@ ChatController::ChatController(QObject* parent)
             m_trainedContextLength = loaded.trainedContextLength;
             m_kvBytesPerToken = loaded.kvBytesPerToken;
             m_kvFixedBytes = loaded.kvFixedBytes;
+            m_kvCacheTypeInUse = loaded.kvCacheType;
             Q_EMIT modelChanged();
             Q_EMIT contextChanged(); // the meter and Chat Settings compare with the new length
             if (m_settings)
@@ -258,6 +259,7 @@ void ChatController::loadModel(const QString& path)
         worker.setKvCacheType(kvCache);
     });
     m_trainedContextLength = 0;
+    m_kvCacheTypeInUse.clear();
     m_modelName.clear();
     m_modelDescription.clear();
     m_modelPath.clear();
@@ -463,8 +465,10 @@ void ChatController::onSessionReplaced(
     m_vramBudgetGiB = budgetGiB;
     if (contextLength > 0)
         m_contextLength = contextLength;
-    m_kvBytesPerToken = m_worker->loadedModel().kvBytesPerToken;
-    m_kvFixedBytes = m_worker->loadedModel().kvFixedBytes;
+    const LoadedModel loaded = m_worker->loadedModel();
+    m_kvBytesPerToken = loaded.kvBytesPerToken;
+    m_kvFixedBytes = loaded.kvFixedBytes;
+    m_kvCacheTypeInUse = loaded.kvCacheType;
     Q_EMIT modelChanged();
     Q_EMIT contextChanged();
     if (!errorText.isEmpty())

@@ -73,6 +73,8 @@ class ChatController : public QObject
     Q_PROPERTY(QList<int> contextLengthChoices READ contextLengthChoices NOTIFY contextChanged)
     /// "f16" or "q8_0": how sessions store the conversation's keys and values (Chat Settings).
     Q_PROPERTY(QString kvCacheType READ kvCacheType NOTIFY contextChanged)
+    /// What the loaded model's session really uses ("f16", "q8_0" or "f32"); empty without one.
+    Q_PROPERTY(QString kvCacheTypeInUse READ kvCacheTypeInUse NOTIFY contextChanged)
     Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
     /// Set when the last answer's prompt left the oldest turns out to fit the context.
     Q_PROPERTY(QString contextNote READ contextNote NOTIFY contextChanged)
@@ -144,6 +146,7 @@ public:
     /// the conversation stays. Waits, like applyVramBudget(), while an answer streams.
     Q_INVOKABLE void applyContextLength(int tokens);
     [[nodiscard]] QString kvCacheType() const;
+    [[nodiscard]] QString kvCacheTypeInUse() const { return m_kvCacheTypeInUse; }
     /// Stores @p name for every model and, with a local model loaded, starts a new session that
     /// uses it (the chat stays).
     Q_INVOKABLE void applyKvCacheType(const QString& name);
@@ -260,6 +263,7 @@ private:
     int m_trainedContextLength = 0; // of the loaded model
     quint64 m_kvBytesPerToken = 0;  // its session's KV cache per token of context
     quint64 m_kvFixedBytes = 0;     // and what its sliding-window layers keep whatever the length
+    QString m_kvCacheTypeInUse;     // how its session stores the cache
     bool m_replacing = false;
     std::optional<double> m_pendingBudgetGiB; ///< an Apply that waits for the answer or load to end
     double m_loadProgress = 0;

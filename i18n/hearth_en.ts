@@ -153,6 +153,14 @@
         <source>Context memory</source>
         <translation>Context memory</translation>
     </message>
+    <message>
+        <source>Layers on the GPU keep a 32-bit copy of the context in this computer&apos;s memory.</source>
+        <translation>Layers on the GPU keep a 32-bit copy of the context in this computer&apos;s memory.</translation>
+    </message>
+    <message>
+        <source>This model keeps 16-bit: its attention heads do not suit 8-bit blocks.</source>
+        <translation>This model keeps 16-bit: its attention heads do not suit 8-bit blocks.</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -152,6 +152,14 @@
         <source>Context memory</source>
         <translation>Memori konteks</translation>
     </message>
+    <message>
+        <source>Layers on the GPU keep a 32-bit copy of the context in this computer&apos;s memory.</source>
+        <translation>Lapisan di GPU menyimpan salinan konteks 32-bit di memori komputer ini.</translation>
+    </message>
+    <message>
+        <source>This model keeps 16-bit: its attention heads do not suit 8-bit blocks.</source>
+        <translation>Model ini tetap 16-bit: kepala atensinya tidak cocok dengan blok 8-bit.</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -152,6 +152,14 @@
         <source>Context memory</source>
         <translation>上下文内存</translation>
     </message>
+    <message>
+        <source>Layers on the GPU keep a 32-bit copy of the context in this computer&apos;s memory.</source>
+        <translation>GPU 上的层会在本机内存中保留一份 32 位的上下文副本。</translation>
+    </message>
+    <message>
+        <source>This model keeps 16-bit: its attention heads do not suit 8-bit blocks.</source>
+        <translation>此模型保持 16 位：其注意力头不适合 8 位块。</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

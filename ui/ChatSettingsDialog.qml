@@ -135,6 +135,18 @@ Dialog {
             onActivated: index => root.controller.applyKvCacheType(model[index])
             Accessible.name: qsTr("Context memory")
         }
+        Label {
+            objectName: "kvCacheNote"
+            Layout.columnSpan: 2
+            Layout.fillWidth: true
+            // What the loaded model does instead of the choice, and why.
+            readonly property string inUse: root.controller.kvCacheTypeInUse
+            visible: contextBox.count > 0 && inUse !== "" && inUse !== root.controller.kvCacheType
+            text: inUse === "f32" ? qsTr("Layers on the GPU keep a 32-bit copy of the context in this computer's memory.")
+                                  : qsTr("This model keeps 16-bit: its attention heads do not suit 8-bit blocks.")
+            wrapMode: Text.Wrap
+            opacity: 0.7
+        }
 
         Label { text: qsTr("When the chat outgrows the context:") }
         FittedComboBox {

@@ -131,13 +131,14 @@ void EngineWorker::setLoadedModel(LoadedModel model)
 
 void EngineWorker::setKvCost(LoadedModel& model) const
 {
-    // Two lengths past every sliding window give the cost's slope and its fixed part exactly.
+    // The cost at two lengths past every sliding window gives its slope and its fixed part exactly.
     const int longer = qMax(qMax(m_session->contextLength(), model.trainedContextLength), 2);
     const int shorter = longer / 2;
     const quint64 atLonger = m_session->kvCacheBytesAt(longer);
     const quint64 atShorter = m_session->kvCacheBytesAt(shorter);
     model.kvBytesPerToken = (atLonger - atShorter) / quint64(longer - shorter);
     model.kvFixedBytes = atLonger - qMin(atLonger, model.kvBytesPerToken * quint64(longer));
+    model.kvCacheType = QString::fromLatin1(hearth::kvCacheTypeName(m_session->kvCacheType()));
 }
 
 void EngineWorker::unloadModel()

@@ -57,6 +57,7 @@ struct LoadedModel
     /// kvBytesPerToken (sliding-window layers keep a fixed number of rows past their window).
     quint64 kvBytesPerToken = 0;
     quint64 kvFixedBytes = 0;
+    QString kvCacheType; ///< what the session stores the cache in ("f16", "q8_0", "f32"), by the engine's name
 };
 
 /// Owns the engine objects and runs every engine call. Lives on its own QThread: requests arrive

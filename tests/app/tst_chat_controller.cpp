@@ -320,12 +320,17 @@ private Q_SLOTS:
         QVERIFY(waitReady());
         QCOMPARE(m_chat->conversationId(), conversation);
         QCOMPARE(settings.kvCacheType(), QStringLiteral("q8_0"));
+        QCOMPARE(m_chat->kvCacheTypeInUse(), QStringLiteral("q8_0"));
         m_chat->send(QStringLiteral("And again"));
         QVERIFY(waitReady());
         QCOMPARE(m_chat->errorText(), QString());
         // A name the engine does not know is not stored.
         settings.setKvCacheType(QStringLiteral("q2"));
         QCOMPARE(settings.kvCacheType(), QStringLiteral("q8_0"));
+        // A model whose heads (16 wide) do not suit Q8_0's blocks keeps F16, and says so.
+        m_chat->loadModel(m_model);
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->kvCacheTypeInUse(), QStringLiteral("f16"));
         m_chat->setSettings(nullptr);
         m_chat->loadModel(m_model);
         QVERIFY(waitReady());

@@ -107,6 +107,9 @@ public:
     /// What the host KV cache would take at @p contextLength tokens, with this session's other
     /// parameters (to show before a new session is made).
     [[nodiscard]] virtual std::uint64_t kvCacheBytesAt(int contextLength) const = 0;
+    /// How the host cache stores keys and values: SessionParams::kvCache, except F16 for a Q8_0
+    /// the model's heads do not suit and F32 where device layers mirror their rows.
+    [[nodiscard]] virtual KvCacheType kvCacheType() const = 0;
     [[nodiscard]] virtual std::span<const Token> history() const = 0; ///< tokens in the cache
     /// Drops everything after the first @p keep tokens (regenerate, edit-and-resend). Models with
     /// sliding-window layers keep only the keys their windows still see, so going back further

@@ -66,9 +66,7 @@ public:
         m_forward->setLayerOffload(layerOffload());
     }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
-    [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_forward->kvCacheBytes(); }
-    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const override { return m_forward->kvCacheBytesAt(contextLength); }
-    [[nodiscard]] bool holdsContextOf(int pos) const override { return m_forward->holdsContextOf(pos); }
+    [[nodiscard]] const model::KvCache& kvCache() const override { return m_forward->kvCache(); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
     [[nodiscard]] int vocabSize() const override { return m_vocab; }
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override
@@ -135,9 +133,7 @@ public:
         m_forward->setLayerOffload(layerOffload());
     }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
-    [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_forward->kvCacheBytes(); }
-    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const override { return m_forward->kvCacheBytesAt(contextLength); }
-    [[nodiscard]] bool holdsContextOf(int pos) const override { return m_forward->holdsContextOf(pos); }
+    [[nodiscard]] const model::KvCache& kvCache() const override { return m_forward->kvCache(); }
     [[nodiscard]] int maxBatch() const override { return m_forward->maxBatch(); }
     [[nodiscard]] int vocabSize() const override { return m_forward->vocabSize(); }
     void forward(const Token* tokens, int n, int start, float* logits, bool allLogits) override
@@ -329,7 +325,7 @@ void LlamaSession::truncate(int keep)
 {
     keep = std::clamp(keep, 0, position());
     // Sliding-window layers that have let go of the keys before `keep` make it start over.
-    if (!m_forward->holdsContextOf(keep))
+    if (!m_forward->kvCache().holdsContextOf(keep))
         keep = 0;
     if (keep == position())
         return;
@@ -337,6 +333,19 @@ void LlamaSession::truncate(int keep)
     // to a dropped token, so there are none until the next prefill/decode.
     m_history.resize(std::size_t(keep));
     m_logitsValid = false;
+}
+
+KvCacheType LlamaSession::kvCacheType() const
+{
+    switch (m_forward->kvCache().type()) {
+    case model::KvCache::Type::F32:
+        return KvCacheType::F32;
+    case model::KvCache::Type::Q8_0:
+        return KvCacheType::Q8_0;
+    case model::KvCache::Type::F16:
+        break;
+    }
+    return KvCacheType::F16;
 }
 
 std::optional<KvCacheType> kvCacheTypeFromName(std::string_view name)

@@ -28,8 +28,9 @@ public:
 
     [[nodiscard]] int position() const override { return int(m_history.size()); }
     [[nodiscard]] int contextLength() const override { return m_forward->contextLength(); }
-    [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_forward->kvCacheBytes(); }
-    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const override { return m_forward->kvCacheBytesAt(contextLength); }
+    [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_forward->kvCache().byteSize(); }
+    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const override { return m_forward->kvCache().byteSizeAt(contextLength); }
+    [[nodiscard]] KvCacheType kvCacheType() const override;
     [[nodiscard]] std::span<const Token> history() const override { return m_history; }
     void truncate(int keep) override;
 

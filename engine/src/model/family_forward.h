@@ -39,9 +39,7 @@ public:
     [[nodiscard]] int contextLength() const override { return m_cache->capacity(); }
     [[nodiscard]] int maxBatch() const override { return m_maxBatch; }
     [[nodiscard]] int vocabSize() const override { return m_hp.nVocab; }
-    [[nodiscard]] std::uint64_t kvCacheBytes() const override { return m_cache->byteSize(); }
-    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const override { return m_cache->byteSizeAt(contextLength); }
-    [[nodiscard]] bool holdsContextOf(int pos) const override { return m_cache->holdsContextOf(pos); }
+    [[nodiscard]] const KvCache& kvCache() const override { return *m_cache; }
 
     // Replaces the FFN of every layer (dense or sparse). What the hook sees as FFN and
     // predictor input is the family's (see its setFfnHook note). An empty hook restores the

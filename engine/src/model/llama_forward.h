@@ -40,9 +40,7 @@ public:
     ~LlamaForward();
 
     [[nodiscard]] int contextLength() const { return m_cache->capacity(); }
-    [[nodiscard]] std::uint64_t kvCacheBytes() const { return m_cache->byteSize(); }
-    [[nodiscard]] std::uint64_t kvCacheBytesAt(int contextLength) const { return m_cache->byteSizeAt(contextLength); }
-    [[nodiscard]] bool holdsContextOf(int pos) const { return m_cache->holdsContextOf(pos); }
+    [[nodiscard]] const KvCache& kvCache() const { return *m_cache; }
     [[nodiscard]] int maxBatch() const { return m_maxBatch; }
     [[nodiscard]] int threads() const;
 
