@@ -117,7 +117,8 @@ private Q_SLOTS:
         const std::vector<Token> prompt = promptOf(150);
         QVERIFY((*q8)->prefill(prompt).ok() && (*full)->prefill(prompt).ok());
         const double error = test::relativeError((*q8)->logits(), (*full)->logits());
-        QVERIFY2(error > 0 && error < 5e-2, qPrintable(QString::number(error)));
+        qInfo("relative error of the logits with a Q8_0 cache against F32: %.2e", error);
+        QVERIFY2(error > 0 && error < 1e-2, qPrintable(QString::number(error)));
         // Decoding reads the same blocks through the one-query kernels: as a prompt would.
         auto single = Session::create(model, cpuParams(512, KvCacheType::Q8_0));
         for (const Token t : prompt)
