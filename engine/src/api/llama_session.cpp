@@ -348,28 +348,6 @@ KvCacheType LlamaSession::kvCacheType() const
     return KvCacheType::F16;
 }
 
-std::optional<KvCacheType> kvCacheTypeFromName(std::string_view name)
-{
-    for (const KvCacheType type : {KvCacheType::F16, KvCacheType::F32, KvCacheType::Q8_0}) {
-        if (name == kvCacheTypeName(type))
-            return type;
-    }
-    return std::nullopt;
-}
-
-std::string_view kvCacheTypeName(KvCacheType type)
-{
-    switch (type) {
-    case KvCacheType::F16:
-        return "f16";
-    case KvCacheType::F32:
-        return "f32";
-    case KvCacheType::Q8_0:
-        return "q8_0";
-    }
-    return {};
-}
-
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, const SessionParams& params)
 {
     return LlamaSession::create(std::move(model), params);
