@@ -20,6 +20,8 @@ ModelDescription CatalogEntry::planningDescription(int fileIndex) const
     d.headCount = heads;
     d.kvHeadCount = kvHeads;
     d.headDim = headDim;
+    d.slidingWindow = slidingWindow;
+    d.slidingWindowPeriod = slidingWindowPeriod;
     d.feedForwardSize = feedForward;
     d.vocabSize = vocab;
     QString quantization = fileIndex >= 0 && fileIndex < files.size() ? files.at(fileIndex).quantization
@@ -74,6 +76,8 @@ std::optional<QList<CatalogEntry>> parseCatalog(const QByteArray& json, QString*
         e.heads = shape.value(QLatin1String("heads")).toInt();
         e.kvHeads = shape.value(QLatin1String("kvHeads")).toInt();
         e.headDim = shape.value(QLatin1String("headDim")).toInt(); // absent: embedding / heads
+        e.slidingWindow = shape.value(QLatin1String("slidingWindow")).toInt();
+        e.slidingWindowPeriod = shape.value(QLatin1String("slidingWindowPeriod")).toInt();
         e.feedForward = shape.value(QLatin1String("feedForward")).toInt();
         e.vocab = shape.value(QLatin1String("vocab")).toInt();
         e.predictorHidden = shape.value(QLatin1String("predictorHidden")).toInt();

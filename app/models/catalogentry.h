@@ -43,6 +43,8 @@ public:
     int heads = 0;
     int kvHeads = 0;
     int headDim = 0; // 0: embedding / heads
+    int slidingWindow = 0;       // ModelDescription::slidingWindow
+    int slidingWindowPeriod = 0; // ModelDescription::slidingWindowPeriod
     int feedForward = 0;
     int vocab = 0;
     int predictorHidden = 0;

@@ -7,6 +7,9 @@
 #include "modelcatalog.h"
 
 #include <hearth/model.h>
+#include <hearth/placement.h>
+
+#include <algorithm>
 
 #include <QFile>
 #include <QLocale>
@@ -111,6 +114,30 @@ private Q_SLOTS:
         };
         for (const auto& [name, architecture] : wanted)
             QVERIFY2(architectureOf.value(QLatin1String(name)) == QLatin1String(architecture), name);
+    }
+
+    // Gemma 3's five local layers to one global keep a window's rows of cache: at 32k tokens
+    // the plan counts 8 x 32768 + 40 x 2047 rows for 12B, not 48 x 32768.
+    void slidingWindowsShrinkThePlannedCache()
+    {
+        const auto gemma = std::find_if(builtinCatalog().begin(), builtinCatalog().end(),
+            [](const CatalogEntry& e) { return e.id == QLatin1String("gemma-3-12b-it"); });
+        QVERIFY(gemma != builtinCatalog().end());
+        QCOMPARE(gemma->slidingWindow, 1024);
+        hearth::ModelDescription windowed = gemma->planningDescription(0);
+        hearth::ModelDescription full = windowed;
+        full.slidingWindow = 0;
+        hearth::PlacementRequest r;
+        r.budgetBytes = std::uint64_t(64) << 30; // everything fits
+        r.contextLength = 32768;
+        r.batchSize = 512;
+        auto small = hearth::PlacementModel::fromDescription(windowed, 0.0);
+        auto large = hearth::PlacementModel::fromDescription(full, 0.0);
+        QVERIFY(small.ok() && large.ok());
+        const auto a = small->plan(r);
+        const auto b = large->plan(r);
+        QVERIFY(a.ok() && b.ok());
+        QCOMPARE(a->gpu.kvCache * 48 * 32768, b->gpu.kvCache * (8 * 32768 + 40 * 2047));
     }
 
     void rejectsBrokenCatalogs()

@@ -32,6 +32,10 @@ struct ModelDescription
     int headCount = 32;
     int kvHeadCount = 0; ///< 0: the same as headCount (no grouped-query attention)
     int headDim = 0;     ///< 0: embeddingSize / headCount (Qwen 3 and Gemma have heads of their own size)
+    /// Keys a sliding-window layer sees (0: none), and which layers slide: 0, every one; p, all
+    /// but each p-th (Gemma 3: 1024 and 6), as in the GGUF files.
+    int slidingWindow = 0;
+    int slidingWindowPeriod = 0;
     int feedForwardSize = 11008;
     int vocabSize = 32000;
     std::string quantization = "Q4_0"; ///< weight type ("Q6_K") or llama-quantize preset ("Q4_K_M": its base type)

@@ -215,6 +215,11 @@ Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d
     if (!shape) {
         return shape.status();
     }
+    model::HyperParams windows; // the families' rule for which layers slide
+    windows.slidingWindow = std::max(0, d.slidingWindow);
+    windows.slidingWindowPeriod = std::max(0, d.slidingWindowPeriod);
+    for (std::size_t l = 0; l < shape->layers.size(); ++l)
+        shape->layers[l].slidingWindow = windows.windowOf(int(l));
     auto impl = Impl::create(std::move(shape.value()), assumedSparsity);
     if (!impl) {
         return impl.status();
