@@ -5,6 +5,7 @@
 #include <hearth/placement.h>
 
 #include "core/dtype.h"
+#include "core/sliding_window.h"
 #include "gguf/gguf_file.h"
 #include "model/architecture.h"
 #include "model/hyper_params.h"
@@ -215,11 +216,8 @@ Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d
     if (!shape) {
         return shape.status();
     }
-    model::HyperParams windows; // the families' rule for which layers slide
-    windows.slidingWindow = std::max(0, d.slidingWindow);
-    windows.slidingWindowPeriod = std::max(0, d.slidingWindowPeriod);
     for (std::size_t l = 0; l < shape->layers.size(); ++l)
-        shape->layers[l].slidingWindow = windows.windowOf(int(l));
+        shape->layers[l].slidingWindow = layerWindow(std::max(0, d.slidingWindow), std::max(0, d.slidingWindowPeriod), int(l));
     auto impl = Impl::create(std::move(shape.value()), assumedSparsity);
     if (!impl) {
         return impl.status();

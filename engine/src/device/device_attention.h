@@ -19,12 +19,12 @@
 // take the layer over at any position when the device fails, and truncating a session needs no
 // device work: rows past the kept position are simply overwritten, on both sides.
 
+#include "core/sliding_window.h"
 #include "cpu/matmul.h"
 #include "device/device.h"
 
 #include <hearth/status.h>
 
-#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -63,10 +63,7 @@ struct AttentionParams {
     // keys and a batch (positions take rows in turn, pos % rows), as the host cache keeps them.
     [[nodiscard]] std::int32_t cacheRows() const
     {
-        if (slidingWindow <= 0)
-            return contextLength;
-        const std::int64_t rows = std::int64_t(slidingWindow) - 1 + std::max({slidingWindow, maxBatch, 1});
-        return std::int32_t(std::min<std::int64_t>(contextLength, rows));
+        return std::int32_t(slidingWindowRows(contextLength, slidingWindow, maxBatch));
     }
     [[nodiscard]] Status validate() const;
 };

@@ -3,6 +3,7 @@
 
 // Hyper-parameters of a llama-family model, read from GGUF metadata and checked for sanity.
 
+#include "core/sliding_window.h"
 #include "model/architecture.h"
 #include "model/ffn_activation.h"
 
@@ -54,10 +55,7 @@ struct HyperParams {
 
     [[nodiscard]] int qDim() const { return nHead * headDim; }
     // The sliding window of layer @p l, or 0 when it sees every key.
-    [[nodiscard]] int windowOf(int l) const
-    {
-        return slidingWindowPeriod > 0 && (l + 1) % slidingWindowPeriod == 0 ? 0 : slidingWindow;
-    }
+    [[nodiscard]] int windowOf(int l) const { return layerWindow(slidingWindow, slidingWindowPeriod, l); }
     [[nodiscard]] int kvDim() const { return nHeadKv * headDim; }
 
     struct Rope {

@@ -21,12 +21,7 @@ Status outOfMemory(std::uint64_t bytes)
 
 int KvCache::rowsFor(int nCtx, int window, int maxBatch)
 {
-    if (window <= 0)
-        return nCtx;
-    // The window's older rows plus a batch; at least a window's worth of slots to fill before
-    // the rows move again, so moving costs about one row per stored row.
-    const std::int64_t rows = std::int64_t(window) - 1 + std::max({maxBatch, window, 1});
-    return int(std::min<std::int64_t>(nCtx, rows));
+    return int(slidingWindowRows(nCtx, window, maxBatch));
 }
 
 Result<std::unique_ptr<KvCache>> KvCache::create(int nLayer, int nCtx, int kvDim, Type type,

@@ -13,6 +13,7 @@
 // cannot go back further than its windows reach (holdsContextOf()).
 
 #include "core/dtype.h"
+#include "core/sliding_window.h"
 
 #include <hearth/status.h>
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sparse/model_shape.h"
 
+#include "core/sliding_window.h"
 #include "gguf/gguf_file.h"
 #include "sparse/byte_math.h"
 
@@ -115,9 +116,7 @@ Status ModelShape::validate() const
 
 std::uint64_t LayerShape::kvBytes(std::int64_t contextLength, std::int64_t batchSize) const
 {
-    std::int64_t rows = std::max<std::int64_t>(contextLength, 0);
-    if (slidingWindow > 0)
-        rows = std::min(rows, slidingWindow - 1 + std::max({slidingWindow, batchSize, std::int64_t(1)}));
+    const std::int64_t rows = slidingWindowRows(std::max<std::int64_t>(contextLength, 0), slidingWindow, batchSize);
     return satMul(kvBytesPerToken, static_cast<std::uint64_t>(rows));
 }
 
