@@ -415,7 +415,12 @@ void ChatController::applyContextLength(int tokens)
     if (m_settings)
         m_settings->setContextLength(m_modelPath, tokens);
     m_engine.post([tokens](EngineWorker& worker) { worker.setContextLength(tokens); });
-    // A new session, as for a new VRAM budget: the same budget, the new length.
+    replaceSessionKeepingBudget(); // the same budget, the new length
+}
+
+void ChatController::replaceSessionKeepingBudget()
+{
+    // A new session, as for a new VRAM budget: the budget stays, unless one is already pending.
     if (!m_pendingBudgetGiB)
         m_pendingBudgetGiB = m_vramBudgetGiB;
     if (m_state == State::Ready)
@@ -437,10 +442,7 @@ void ChatController::applyKvCacheType(const QString& name)
     Q_EMIT contextChanged();
     if (m_state == State::NoModel || m_usingRemote)
         return;
-    if (!m_pendingBudgetGiB)
-        m_pendingBudgetGiB = m_vramBudgetGiB;
-    if (m_state == State::Ready)
-        startPendingReplacement();
+    replaceSessionKeepingBudget();
 }
 
 void ChatController::startPendingReplacement()

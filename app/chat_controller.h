@@ -234,6 +234,8 @@ private:
     void onFailed(quint64 requestId, const QString& message);
     void onSessionReplaced(const Placement& placement, int contextLength, double budgetGiB, const QString& errorText);
     void startPendingReplacement();
+    // Starts a new session for the loaded model with the budget it has (after a setting changed).
+    void replaceSessionKeepingBudget();
     void onRemoteModelsListed(const QStringList& models, const QList<int>& contextLengths);
     void onRemoteListFailed(const QString& message);
     void refreshSiblings(int row);
