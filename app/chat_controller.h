@@ -110,6 +110,8 @@ public:
     [[nodiscard]] QString modelDescription() const { return m_modelDescription; }
     /// The engine's own English report (logs, tests).
     [[nodiscard]] QString placementReport() const { return m_placement.report; }
+    /// Where the loaded model runs, as the engine reports it.
+    [[nodiscard]] const Placement& placement() const { return m_placement; }
     [[nodiscard]] QString placementSummary() const;
     [[nodiscard]] QString placementDetails() const;
     [[nodiscard]] QString chatTemplateNotice() const { return m_chatTemplateNotice; }

@@ -1130,6 +1130,10 @@
         <source>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</source>
         <translation>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</translation>
     </message>
+    <message>
+        <source>Show the Running Model</source>
+        <translation>Show the Running Model</translation>
+    </message>
 </context>
 <context>
     <name>Placement</name>

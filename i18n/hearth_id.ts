@@ -1128,6 +1128,10 @@
         <source>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</source>
         <translation>Obrolan memakai “%1” di server %2: model berjalan di memori server itu, jadi tidak ada anggaran GPU yang perlu direncanakan di sini.</translation>
     </message>
+    <message>
+        <source>Show the Running Model</source>
+        <translation>Tampilkan Model yang Berjalan</translation>
+    </message>
 </context>
 <context>
     <name>Placement</name>

@@ -1128,6 +1128,10 @@
         <source>The chat uses “%1” on the server at %2: it runs in that server&apos;s memory, so there is no GPU budget to plan here.</source>
         <translation>聊天使用的是 %2 服务器上的“%1”：它运行在该服务器的内存中，因此这里没有需要规划的 GPU 预算。</translation>
     </message>
+    <message>
+        <source>Show the Running Model</source>
+        <translation>显示正在运行的模型</translation>
+    </message>
 </context>
 <context>
     <name>Placement</name>

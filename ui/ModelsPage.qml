@@ -31,6 +31,18 @@ Pane {
         showSection(ModelsPage.Section.Vram);
     }
 
+    /// The VRAM section plans for the running model again.
+    function planRunningModel() {
+        vramCatalogId = "";
+        vramModelPath = "";
+    }
+
+    // A model that starts running is the one the section shows, whatever was planned before.
+    Connections {
+        target: root.controller
+        function onModelReady() { root.planRunningModel() }
+    }
+
     padding: 0
 
     ColumnLayout {
@@ -142,6 +154,7 @@ Pane {
                 catalogId: root.vramCatalogId
                 modelPath: root.vramCatalogId.length > 0 ? ""
                            : root.vramModelPath.length > 0 ? root.vramModelPath : root.controller.modelPath
+                onRunningModelRequested: root.planRunningModel()
             }
             ConvertPanel {
                 objectName: "convertSection"

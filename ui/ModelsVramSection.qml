@@ -19,9 +19,14 @@ Item {
     readonly property bool isRunning: modelPath.length > 0 && modelPath === controller.modelPath
     property alias preview: preview
 
+    /// The user asked to see the running model's plan instead of this one.
+    signal runningModelRequested()
+
     PlacementPreview {
         id: preview
         settingsFile: ModelManager.settingsFile
+        // The running session's context, so the plan's KV cache is the session's.
+        contextLength: root.isRunning && root.controller.contextLength > 0 ? root.controller.contextLength : 4096
     }
     // One source at a time: a catalog model, else the file.
     Binding {
@@ -71,6 +76,13 @@ Item {
             font.italic: true
         }
 
+        Button {
+            objectName: "showRunningButton"
+            visible: !root.isRunning && root.controller.modelPath.length > 0
+            text: qsTr("Show the Running Model")
+            onClicked: root.runningModelRequested()
+        }
+
         Label {
             objectName: "vramLoading"
             visible: preview.loading
@@ -83,6 +95,8 @@ Item {
             Layout.fillWidth: true
             Layout.fillHeight: true
             preview: preview
+            // A catalog plan has no file to remember a budget for or to place again.
+            canApply: root.catalogId.length === 0
             onBudgetApplied: (budgetBytes, autoBudget) => {
                 if (root.isRunning)
                     root.controller.applyVramBudget(budgetBytes, autoBudget);

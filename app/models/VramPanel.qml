@@ -15,6 +15,8 @@ Pane {
     required property PlacementPreview preview
     /// Emitted with the effective budget when the user applies it.
     signal budgetApplied(real budgetBytes, bool autoBudget)
+    /// False hides Apply (a plan from catalog figures: nothing to place or remember yet).
+    property bool canApply: true
 
     readonly property color gpuColor: "#2e9d5b"
     readonly property color cpuColor: "#8a94a6"
@@ -212,6 +214,7 @@ Pane {
             Button {
                 objectName: "applyButton"
                 text: qsTr("Apply", "button: use this GPU memory budget")
+                visible: root.canApply
                 enabled: root.preview.modelReady && root.preview.hasGpu
                 onClicked: {
                     root.preview.apply()

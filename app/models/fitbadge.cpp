@@ -41,6 +41,7 @@ FitBadge estimateFit(PlacementModel& model, const MachineInfo& machine, const Gp
     request.hostMemoryBytes = machine.ramBytes;
     request.cpuBandwidthGBs = machine.cpuBandwidthGBs;
     request.gpuBandwidthGBs = gpu.present() ? gpu.bandwidthGBs() : 400.0;
+    request.emulatedDevice = gpu.emulated();
 
     FitBadge badge;
     auto planned = model.plan(request);

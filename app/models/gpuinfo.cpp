@@ -42,8 +42,9 @@ private:
 };
 } // namespace
 
-FixedGpuInfo::FixedGpuInfo(quint64 bytes, QString name, double bandwidthGBs, quint64 freeBytes)
-    : m_total(bytes)
+FixedGpuInfo::FixedGpuInfo(quint64 bytes, QString name, double bandwidthGBs, quint64 freeBytes, bool emulated)
+    : m_emulated(emulated)
+    , m_total(bytes)
     , m_free(freeBytes == 0 ? bytes : std::min(freeBytes, bytes))
     , m_name(std::move(name))
     , m_bandwidth(bandwidthGBs > 0 ? bandwidthGBs : 400.0)
@@ -56,8 +57,10 @@ std::unique_ptr<GpuInfo> detectGpu()
     const double gib = qEnvironmentVariable("HEARTH_FAKE_GPU_GB").toDouble(&ok);
     if (ok && std::isfinite(gib) && gib > 0 && gib <= 4096) {
         const auto bytes = static_cast<quint64>(gib * static_cast<double>(kGiB));
-        return std::make_unique<FixedGpuInfo>(
-            bytes, QCoreApplication::translate("hearth::models::GpuInfo", "Simulated GPU (%1 GB)").arg(gib));
+        // main() gives the sessions an emulated device of this size (fakeGpuDevice()).
+        return std::make_unique<FixedGpuInfo>(bytes,
+            QCoreApplication::translate("hearth::models::GpuInfo", "Simulated GPU (%1 GB)").arg(gib), 400.0, 0,
+            /*emulated=*/true);
     }
     return gpuFromQuery(gpuQuery().get());
 }

@@ -29,6 +29,9 @@ public:
     /// Why there is no GPU, in the engine's words ("no CUDA device: ..."); empty when present()
     /// or when nobody looked (a fixed size).
     [[nodiscard]] virtual QString unavailableReason() const { return {}; }
+    /// Sessions use the engine's emulated device for it (HEARTH_FAKE_GPU_GB): plans then count
+    /// that device's fixed costs rather than a CUDA context's.
+    [[nodiscard]] virtual bool emulated() const { return false; }
 };
 
 /// A GPU of fixed size: tests, and planning for hardware the user does not have (yet).
@@ -36,16 +39,18 @@ class FixedGpuInfo final : public GpuInfo
 {
 public:
     /// @p bytes 0 means "no GPU".
-    explicit FixedGpuInfo(
-        quint64 bytes, QString name = {}, double bandwidthGBs = 400.0, quint64 freeBytes = 0);
+    explicit FixedGpuInfo(quint64 bytes, QString name = {}, double bandwidthGBs = 400.0, quint64 freeBytes = 0,
+        bool emulated = false);
 
     [[nodiscard]] bool present() const override { return m_total > 0; }
     [[nodiscard]] QString name() const override { return m_name; }
     [[nodiscard]] quint64 totalBytes() const override { return m_total; }
     [[nodiscard]] quint64 freeBytes() const override { return m_free; }
     [[nodiscard]] double bandwidthGBs() const override { return m_bandwidth; }
+    [[nodiscard]] bool emulated() const override { return m_emulated; }
 
 private:
+    bool m_emulated = false;
     quint64 m_total = 0;
     quint64 m_free = 0;
     QString m_name;

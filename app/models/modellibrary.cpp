@@ -171,7 +171,7 @@ FixedGpuInfo ModelLibrary::gpuSnapshot() const
 {
     if (!m_gpu || !m_gpu->present())
         return FixedGpuInfo(0);
-    return FixedGpuInfo(m_gpu->totalBytes(), m_gpu->name(), m_gpu->bandwidthGBs(), m_gpu->freeBytes());
+    return FixedGpuInfo(m_gpu->totalBytes(), m_gpu->name(), m_gpu->bandwidthGBs(), m_gpu->freeBytes(), m_gpu->emulated());
 }
 
 // Scanning ---------------------------------------------------------------------------------------

@@ -330,6 +330,7 @@ void PlacementPreview::replan()
         request.hostMemoryBytes = m_machine.ramBytes;
         request.cpuBandwidthGBs = m_machine.cpuBandwidthGBs;
         request.gpuBandwidthGBs = hasGpu() ? m_gpu->bandwidthGBs() : 400.0;
+        request.emulatedDevice = hasGpu() && m_gpu->emulated();
         auto planned = m_model->plan(request);
         if (planned) {
             next = std::move(planned.value());

@@ -24,6 +24,7 @@
 #include <QQuickStyle>
 #include <QQuickWindow>
 #include <QTemporaryDir>
+#include <QSignalSpy>
 #include <QTest>
 
 Q_IMPORT_QML_PLUGIN(Hearth_AppPlugin)
@@ -329,6 +330,41 @@ private Q_SLOTS:
         QVERIFY(!preview->loading());
         QCOMPARE(preview->modelName(), QStringLiteral("tiny-relu.q8"));
         QVERIFY(preview->rowCount() > 0);
+        QVERIFY2(m_warnings.isEmpty(), qPrintable(m_warnings.join(QLatin1Char('\n'))));
+    }
+
+    // A catalog plan has nothing to apply; a model that starts running takes the section back,
+    // and "Show the Running Model" returns to it from another model's plan.
+    void vramSectionFollowsTheRunningModel()
+    {
+        QVERIFY(QMetaObject::invokeMethod(m_window, "showModelsSection", Q_ARG(QVariant, QStringLiteral("vram")),
+            Q_ARG(QVariant, QStringLiteral("relullama-7b"))));
+        QObject* section = find(QStringLiteral("vramSection"));
+        QVERIFY(section);
+        auto* preview = section->property("preview").value<hearth::models::PlacementPreview*>();
+        QTRY_COMPARE(preview->modelName(), QStringLiteral("ReluLLaMA-7B"));
+        QTRY_VERIFY(!isShown(QStringLiteral("applyButton")));
+        QVERIFY(!isShown(QStringLiteral("showRunningButton"))); // nothing runs yet
+
+        const QString installed = m_models->installedPath(kRepo, QStringLiteral("tiny-relu.q8.gguf"));
+        QVERIFY(!installed.isEmpty());
+        QSignalSpy ready(m_chat.get(), &hearth::app::ChatController::modelReady);
+        m_chat->loadModel(installed);
+        QVERIFY(ready.wait(60000));
+        QTRY_COMPARE(preview->modelPath(), installed);
+        QTRY_VERIFY(preview->modelReady());
+        QVERIFY(preview->catalogId().isEmpty());
+        QVERIFY(isShown(QStringLiteral("applyButton")));
+        QVERIFY(isShown(QStringLiteral("runningPlacement")));
+        QCOMPARE(preview->contextLength(), m_chat->contextLength());
+
+        // Another model's plan, then back.
+        QVERIFY(QMetaObject::invokeMethod(m_window, "showModelsSection", Q_ARG(QVariant, QStringLiteral("vram")),
+            Q_ARG(QVariant, QStringLiteral("relullama-7b"))));
+        QTRY_VERIFY(isShown(QStringLiteral("showRunningButton")));
+        QVERIFY(QMetaObject::invokeMethod(find(QStringLiteral("showRunningButton")), "clicked"));
+        QTRY_COMPARE(preview->modelPath(), installed);
+        QTRY_VERIFY(!isShown(QStringLiteral("showRunningButton")));
         QVERIFY2(m_warnings.isEmpty(), qPrintable(m_warnings.join(QLatin1Char('\n'))));
     }
 

@@ -8,7 +8,9 @@
 #include "chat_controller.h"
 #include "placementpreview.h"
 
+#include "gpuinfo.h"
 #include "synth/model_shape.h"
+#include "synth/synthetic_model.h"
 #include "synth/synthetic_sparse.h"
 
 #include <QSettings>
@@ -204,6 +206,70 @@ private Q_SLOTS:
         chat->applyVramBudget(kSmallBudget, false);
         QCOMPARE(chat->state(), ChatController::State::NoModel);
         QCOMPARE(states.count(), 0);
+    }
+
+    // The panel's plan at a slider position is what Apply then gets: whole layers of a dense
+    // file (a 2-layer one, as in the report of "0 of 2 layers" planned and 1 placed), hot
+    // neurons of a sparse one.
+    void panelPlanIsThePlacementAfterApply_data()
+    {
+        QTest::addColumn<bool>("sparse");
+        QTest::newRow("dense, 2 layers") << false;
+        QTest::newRow("sparse") << true;
+    }
+
+    void panelPlanIsThePlacementAfterApply()
+    {
+        QFETCH(bool, sparse);
+        QString path = m_model;
+        if (!sparse) {
+            hearth::synth::SynthOptions o;
+            o.shape = *hearth::synth::shapeByName("tiny");
+            o.shape.vocabSize = 300;
+            o.type = hearth::DType::F16;
+            o.seed = 5;
+            path = m_dir.filePath(QStringLiteral("dense.gguf"));
+            const hearth::Status written = hearth::synth::writeSyntheticModel(o, path.toStdString());
+            QVERIFY2(written.ok(), written.message().c_str());
+        }
+        auto chat = newController();
+        chat->loadModel(path);
+        QVERIFY(waitReady(chat.get()));
+
+        PlacementPreview preview;
+        preview.setSettingsFile(m_dir.filePath(QStringLiteral("panel.ini")));
+        preview.setGpu(std::make_unique<hearth::models::FixedGpuInfo>(
+            quint64(1) << 30, QStringLiteral("Emulated"), 400.0, 0, /*emulated=*/true));
+        preview.setModelPath(path);
+        preview.setContextLength(chat->contextLength());
+        preview.setAutoBudget(false);
+        preview.setBudgetBytes(double(quint64(1) << 30));
+        preview.replanNow();
+        QVERIFY(preview.modelReady());
+        const double everything = preview.totalBytes();
+        QVERIFY(everything > 0);
+
+        QSet<int> seen;
+        // The fixed costs (scratch buffers) come first, so most steps are near the top.
+        for (int step = 0; step <= 24; ++step) {
+            const double budget = std::floor(everything * (step == 0 ? 0 : 0.5 + step / 48.0) / 256) * 256;
+            preview.setBudgetBytes(budget);
+            preview.replanNow();
+            QSignalSpy placed(chat.get(), &ChatController::placementChanged);
+            chat->applyVramBudget(budget, false);
+            QVERIFY(placed.wait(60000));
+            const hearth::SessionPlacement& facts = chat->placement().facts;
+            const QByteArray where = QByteArray::number(budget, 'f', 0) + ": " + preview.summaryText().toUtf8()
+                                     + " / " + chat->placementReport().toUtf8();
+            if (sparse) {
+                QVERIFY2(facts.hotNeurons == preview.hotNeurons(), where.constData());
+                seen.insert(preview.hotNeurons());
+            } else {
+                QVERIFY2(facts.gpuLayers == preview.attentionLayersOnGpu(), where.constData());
+                seen.insert(preview.attentionLayersOnGpu());
+            }
+        }
+        QVERIFY2(seen.size() >= 3, QByteArray::number(seen.size()).constData()); // nothing, part and all
     }
 };
 

@@ -78,7 +78,7 @@ PlannerParams smallParams()
 
 std::uint64_t fixedCost(const ModelShape& shape, const PlannerParams& p, bool sparse = true)
 {
-    return p.reserveBytes + p.workspaceBytes + scratchLayout(shape, p.contextLength, p.batchSize, sparse).total();
+    return p.reserveBytes + p.workspaceBytes + scratchLayout(shape, p.contextLength, p.batchSize, sparse, p.allocationGranularity).total();
 }
 
 // Budget that holds everything with room to spare.
@@ -283,7 +283,7 @@ void TestPlacement::partialAttention()
     QCOMPARE(plan->hotNeuronCount(), 0);
     QVERIFY(!plan->outputOnGpu);
     QCOMPARE(plan->gpu.kvCache, 2 * kv);
-    QCOMPARE(plan->gpu.scratch, scratchLayout(shape, p.contextLength, p.batchSize, true).total());
+    QCOMPARE(plan->gpu.scratch, scratchLayout(shape, p.contextLength, p.batchSize, true, p.allocationGranularity).total());
     QVERIFY2(plan->limit.find("attention of layer 2") != std::string::npos, plan->limit.c_str());
 
     // Above the fixed costs but below one layer's attention: nothing is worth a CUDA context.
@@ -435,7 +435,7 @@ void TestPlacement::kvCacheAndScratchCounted()
     PlannerParams p = smallParams();
     p.contextLength = 1024;
     p.batchSize = 16;
-    const ScratchLayout scratch = scratchLayout(shape, p.contextLength, p.batchSize, true);
+    const ScratchLayout scratch = scratchLayout(shape, p.contextLength, p.batchSize, true, p.allocationGranularity);
     QVERIFY(scratch.attentionScores == 16ull * 4 * shape.nHead * 1024);
     QVERIFY(scratch.logits == 16ull * 4 * shape.nVocab);
     // Enough for every weight and the KV cache, but not also the scratch buffers: not everything

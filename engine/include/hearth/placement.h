@@ -10,6 +10,10 @@
 /// whether attention runs on the GPU and how many FFN neurons are hot there; every byte the GPU
 /// will hold, by kind; the RAM the rest needs; the expected decode speed; and whether it fits.
 ///
+/// The plan counts what Hearth's sessions do on a device: the KV cache there in F32, the output
+/// matrix on the CPU, whole layers for dense files and single neurons for sparse ones. A session
+/// given the same budget, context and batch places what the plan says.
+///
 /// Re-planning is fast (well under a millisecond for a 70B shape after the first call), so a UI
 /// may call plan() on every slider step. A PlacementModel is not thread-safe: use one per thread.
 
@@ -53,7 +57,7 @@ struct PlacementRequest
 {
     std::uint64_t budgetBytes = 0; ///< GPU memory the placement may use, everything counted
     int contextLength = 4096;
-    int batchSize = 512; ///< prompt tokens per forward pass (scratch scales with it)
+    int batchSize = 256; ///< prompt tokens per forward pass, as SessionParams::batchSize (scratch scales with it)
     /// RAM available to the model; 0: not checked. What the GPU does not hold must fit here.
     std::uint64_t hostMemoryBytes = 0;
     /// RAM the rest of the process and the desktop keep using while the model runs.
@@ -61,6 +65,9 @@ struct PlacementRequest
     double cpuBandwidthGBs = 20.0; ///< the machine's measured memory bandwidth, GB/s
     double gpuBandwidthGBs = 400.0; ///< the GPU's memory bandwidth, GB/s
     bool dense = false; ///< place whole layers even when the model is sparse
+    /// Plan for the emulated device (SessionParams::deviceOverride "emulated:<bytes>"), which needs
+    /// no CUDA context or cuBLAS workspace, instead of a GPU.
+    bool emulatedDevice = false;
 };
 
 /// One layer's placement.
@@ -91,7 +98,7 @@ struct PlacementSummary
 {
     bool sparse = false; ///< neurons placed one by one (else whole layers)
     std::vector<LayerPlacementSummary> layers;
-    bool outputOnGpu = false;
+    bool outputOnGpu = false; ///< always false today: sessions keep the output matrix on the CPU
     GpuMemoryBreakdown gpu;
     std::uint64_t budgetBytes = 0;
     std::uint64_t modelBytes = 0; ///< every weight byte of the model
@@ -109,7 +116,7 @@ struct PlacementSummary
     [[nodiscard]] std::int64_t neuronCount() const;
     /// Nothing on the GPU (no budget, or below the fixed costs).
     [[nodiscard]] bool cpuOnly() const { return gpu.total() == 0; }
-    /// Every layer, every neuron and the output matrix on the GPU.
+    /// Every layer and every neuron on the GPU.
     [[nodiscard]] bool fullyOnGpu() const;
 };
 

@@ -2,7 +2,9 @@
 #include "api/dense_offload_session.h"
 
 #include "api/session_device.h"
+#include "api/session_shape.h"
 #include "device/byte_format.h"
+#include "model/architecture_model.h"
 
 #include <algorithm>
 #include <new>
@@ -27,6 +29,32 @@ std::optional<DeviceModelLayers> offloadableLayers(const Model& model, int conte
         return std::nullopt;
     }
     return std::move(described).value();
+}
+
+// The whole layers the planner gives @p device: as many as the VRAM panel's plan shows
+// (PlacementModel plans with the same shape and costs), or -1 when the file cannot be planned
+// (then the budget alone decides). @p limit says what stopped the plan.
+int plannedLayers(const Model& model, const device::Device& device, int contextLength, int batchSize,
+                  std::string& limit)
+{
+    const model::ArchitectureModel* known = model::ArchitectureModel::of(model);
+    if (!known)
+        return -1;
+    auto shape = fileShape(known->file());
+    if (!shape)
+        return -1;
+    const device::DeviceInfo& info = device.info();
+    auto planner = sparse::PlacementPlanner::create(sessionShape(std::move(shape).value(), /*sparse=*/false), {});
+    if (!planner)
+        return -1;
+    sparse::PlannerParams pp = sessionPlannerParams(info.budgetBytes, contextLength, batchSize, info.backend == "emulated");
+    pp.allocationGranularity = info.granularity;
+    pp.dense = true;
+    auto plan = planner->plan(pp);
+    if (!plan)
+        return -1;
+    limit = plan->limit;
+    return plan->attentionLayersOnGpu();
 }
 
 } // namespace
@@ -72,14 +100,21 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
         return nullptr;
     }
     const device::DeviceInfo& info = s->m_device->info();
-    auto offload = device::DenseOffload::create(*s->m_device, described->params, layers);
+    std::string plannedLimit;
+    const int planned = plannedLayers(model, *s->m_device, contextLength, batchSize, plannedLimit);
+    const std::string budget = device::formatBytes(info.budgetBytes);
+    if (planned == 0) {
+        report = cpuOnlyReport("a budget of " + budget + " on " + info.name + " holds no whole layer (" + plannedLimit
+                               + ")");
+        return nullptr;
+    }
+    auto offload = device::DenseOffload::create(*s->m_device, described->params, layers, planned);
     if (!offload) {
         report = cpuOnlyReport("whole-layer offload failed: " + offload.message());
         return nullptr;
     }
     s->m_offload = std::move(offload).value();
     const int k = s->m_offload->offloadedLayers();
-    const std::string budget = device::formatBytes(info.budgetBytes);
     if (k == 0) {
         report = cpuOnlyReport("a budget of " + budget + " on " + info.name + " holds no whole layer ("
                          + s->m_offload->limit() + ")");
@@ -88,8 +123,10 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
     std::string text = "GPU " + info.name + ": " + std::to_string(k) + " of " + std::to_string(layers.size())
                        + " layers (attention, KV cache and FFN), " + device::formatBytes(s->m_offload->deviceBytes())
                        + " of a budget of " + budget;
-    if (!s->m_offload->limit().empty())
-        text += "; the rest run on the CPU: " + s->m_offload->limit();
+    const std::string& limit = s->m_offload->limit().empty() && k < int(layers.size()) ? plannedLimit
+                                                                                        : s->m_offload->limit();
+    if (!limit.empty())
+        text += "; the rest run on the CPU: " + limit;
     s->m_report = text;
     s->m_layers = int(layers.size());
     report = text;

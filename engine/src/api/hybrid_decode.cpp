@@ -2,23 +2,23 @@
 #include "api/hybrid_decode.h"
 
 #include "api/session_device.h"
+#include "api/session_shape.h"
 #include "device/byte_format.h"
 #include "cpu/ops.h"
 #include "cpu/thread_pool.h"
 #include "model/falcon_model.h"
 #include "model/llama_model.h"
 #include "model/opt_model.h"
-#include "sparse/activation_profile.h"
 #include "sparse/gpu_index.h"
 #include "sparse/model_shape.h"
 #include "sparse/sparse_ffn.h"
 
+#include <hearth/placement.h>
+
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 #include <new>
 #include <optional>
-#include <system_error>
 
 namespace hearth {
 
@@ -336,84 +336,36 @@ HybridDecode::UpOnlyWeights upOnlyWeights(const model::UpDownFfn& ffn)
 }
 
 // Then, once the family has checked its layers: the planner and its parameters, and the GPU
-// index cache. False (with @p report) when the session stays on the CPU.
+// index cache. False (with @p report) when the session stays on the CPU. The shape, statistics
+// and costs are the ones PlacementModel plans with (session_shape.h), so the VRAM panel's plan is
+// this placement.
 bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const device::DeviceInfo& info,
-             const SessionParams& params, int contextLength, int batchSize, bool deviceAttention,
-             std::uint64_t attentionNormBytes, std::optional<sparse::PlacementPlanner>& plannerOut,
-             sparse::PlannerParams& pp, std::string& notes, std::string& report)
+             const SessionParams& params, int contextLength, int batchSize,
+             std::optional<sparse::PlacementPlanner>& plannerOut, sparse::PlannerParams& pp, std::string& notes,
+             std::string& report)
 {
-    auto shape = sparse::shapeFromGguf(file);
+    auto shape = fileShape(file);
     if (!shape) {
         report = cpuOnlyReport("cannot size the model: " + shape.message());
         return false;
     }
-    // Norms and the output matrix stay on the CPU, so they must not take budget from the neurons.
-    // Sessions put attention and its KV cache on the device where the plan says so
-    // (HybridDeviceLayers: llama, falcon and opt alike), so the planner counts them: the file's
-    // attn_* tensors (falcon's fused QKV, opt's q/k/v/o and their biases). The attention's own
-    // norm goes to the device with it; for the LayerNorm families (weight and bias) it is
-    // counted there too, as two more allocations. Predictors keep their bytes: they mark the
-    // model as sparse. The device keeps its KV cache in F32 (DeviceAttentionLayer), whatever
-    // the file's shape assumes.
-    const std::uint64_t deviceKvBytesPerToken = 2 * sizeof(float) * std::uint64_t(std::max<std::int64_t>(shape->nEmbdKv, 0));
-    for (sparse::LayerShape& layer : shape->layers) {
-        if (!deviceAttention) {
-            layer.attentionBytes = 0;
-            layer.kvBytesPerToken = 0;
-        } else {
-            layer.kvBytesPerToken = deviceKvBytesPerToken;
-            if (attentionNormBytes > 0) {
-                layer.attentionBytes += attentionNormBytes;
-                layer.attentionTensors += 2;
-            }
-        }
-        layer.normBytes = 0;
-    }
-    shape->outputBytes = 0;
-
-    // Measured statistics when the model has them; otherwise every neuron alike, so the planner
-    // still places neurons (in id order) rather than whole layers.
+    *shape = sessionShape(std::move(shape).value(), /*sparse=*/true);
     std::string statsNote;
-    sparse::ActivationStats stats;
-    const std::string statsPath = sparse::defaultStatsPath(modelPath);
-    std::error_code ec;
-    if (std::filesystem::exists(statsPath, ec)) {
-        auto loaded = sparse::loadStatsFile(statsPath);
-        if (loaded)
-            stats = std::move(loaded).value();
-        else
-            statsNote = "statistics ignored: " + loaded.message();
+    auto stats = sessionStats(*shape, modelPath, kDefaultAssumedSparsity, statsNote);
+    if (!stats) {
+        report = cpuOnlyReport(stats.message());
+        return false;
     }
-    if (stats.layerCount() == 0) {
-        std::vector<std::vector<float>> uniform;
-        for (const sparse::LayerShape& layer : shape->layers)
-            uniform.emplace_back(std::size_t(layer.nFF), 0.5f);
-        auto synthetic = sparse::ActivationStats::fromFrequencies(std::move(uniform));
-        if (!synthetic) {
-            report = cpuOnlyReport(synthetic.message());
-            return false;
-        }
-        stats = std::move(synthetic).value();
-        if (statsNote.empty())
-            statsNote = "no activation statistics: neurons placed in file order";
-    }
-    auto planner = sparse::PlacementPlanner::create(*shape, stats);
+    auto planner = sparse::PlacementPlanner::create(*shape, *stats);
     if (!planner) {
         report = cpuOnlyReport("cannot plan the placement: " + planner.message());
         return false;
     }
     plannerOut.emplace(std::move(planner).value());
 
-    pp.budgetBytes = info.budgetBytes;
-    pp.contextLength = contextLength;
-    pp.batchSize = batchSize;
+    pp = sessionPlannerParams(info.budgetBytes, contextLength, batchSize, info.backend == "emulated");
     pp.allocationGranularity = info.granularity;
     pp.ffnOnGpu = !params.disableGpuIndex;
-    if (info.backend == "emulated") {
-        // Host memory: no driver context and no cuBLAS workspace to set aside.
-        pp.reserveBytes = 0;
-        pp.workspaceBytes = 0;
-    }
 
     // The cache beside the model: read, rewritten (reset) or left alone (disabled). The plan is
     // deterministic for a key, so the placement below matches what the cache holds; a cache that
@@ -469,9 +421,8 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
         report = cpuOnlyReport("not enough memory");
         return nullptr;
     }
-    if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize,
-                 /*deviceAttention=*/true, /*attentionNormBytes=*/0, setup.planner, setup.params, setup.notes,
-                 report))
+    if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize, setup.planner,
+                 setup.params, setup.notes, report))
         return nullptr;
     auto placed = device::placeHybridFfn(h->m_device.get(), *setup.planner, setup.params, h->m_weights);
     if (!placed) {
@@ -519,10 +470,8 @@ std::unique_ptr<HybridDecode> HybridDecode::createUpOnly(const model::FamilyMode
             return nullptr;
         }
     }
-    // LayerNorm weight and bias of the attention (F32 on the device).
-    const std::uint64_t normBytes = 2 * 4 * std::uint64_t(model.hyperParams().nEmbd);
-    if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize,
-                 /*deviceAttention=*/true, normBytes, setup.planner, setup.params, setup.notes, report))
+    if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize, setup.planner,
+                 setup.params, setup.notes, report))
         return nullptr;
     h->m_upOnlyWeights = std::move(layers);
     const Status placed = placeUpOnly(h->m_device.get(), *setup.planner, setup.params, h->m_upOnlyWeights,

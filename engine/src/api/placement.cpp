@@ -8,14 +8,13 @@
 #include "core/sliding_window.h"
 #include "gguf/gguf_file.h"
 #include "model/architecture.h"
-#include "model/hyper_params.h"
+#include "api/session_shape.h"
 #include "sparse/activation_stats.h"
 #include "sparse/byte_math.h"
 #include "sparse/model_shape.h"
 #include "sparse/placement_planner.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string_view>
@@ -63,56 +62,6 @@ std::string gib(std::uint64_t bytes)
     return buffer;
 }
 
-// Per-neuron frequencies that follow a power law over the neuron's rank, f = min(1, a * x^-0.8)
-// at x = (rank + 0.5) / n, with `a` chosen so the mean is 1 - sparsity. Measured ReLU activations
-// look like this: a small hot core firing for almost every token and a long, rarely firing tail.
-std::vector<float> syntheticFrequencies(std::int64_t nFF, double sparsity)
-{
-    const auto n = static_cast<std::size_t>(nFF);
-    const double target = std::clamp(1.0 - sparsity, 0.0, 1.0);
-    std::vector<double> x(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        x[i] = std::pow((static_cast<double>(i) + 0.5) / static_cast<double>(n), -0.8);
-    }
-    auto mean = [&](double a) {
-        double sum = 0;
-        for (double v : x) {
-            sum += std::min(1.0, a * v);
-        }
-        return n > 0 ? sum / static_cast<double>(n) : 0.0;
-    };
-    double lo = 0.0;
-    double hi = 1.0;
-    for (int i = 0; i < 60; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        (mean(mid) < target ? lo : hi) = mid;
-    }
-    std::vector<float> f(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        f[i] = static_cast<float>(std::min(1.0, hi * x[i]));
-    }
-    return f;
-}
-
-Result<sparse::ActivationStats> syntheticStats(const sparse::ModelShape& shape, double sparsity)
-{
-    if (!(sparsity >= 0.0 && sparsity < 1.0)) {
-        return Status(ErrorCode::InvalidArgument, "the assumed sparsity must be in [0, 1)");
-    }
-    std::vector<std::vector<float>> layers;
-    layers.reserve(shape.layers.size());
-    std::vector<float> shared;
-    std::int64_t sharedWidth = -1;
-    for (const sparse::LayerShape& layer : shape.layers) {
-        if (layer.nFF != sharedWidth) {
-            shared = syntheticFrequencies(layer.nFF, sparsity);
-            sharedWidth = layer.nFF;
-        }
-        layers.push_back(shared);
-    }
-    return sparse::ActivationStats::fromFrequencies(std::move(layers));
-}
-
 } // namespace
 
 int PlacementSummary::attentionLayersOnGpu() const
@@ -141,19 +90,22 @@ std::int64_t PlacementSummary::neuronCount() const
 
 bool PlacementSummary::fullyOnGpu() const
 {
-    return !layers.empty() && outputOnGpu && std::all_of(layers.begin(), layers.end(), [](const auto& l) {
+    return !layers.empty() && std::all_of(layers.begin(), layers.end(), [](const auto& l) {
         return l.attentionOnGpu && l.hotNeurons == l.feedForwardSize;
     });
 }
 
 struct PlacementModel::Impl
 {
-    // Synthetic statistics for a shape with predictors (see fromDescription), none otherwise.
+    // Planners for the shape as sessions place it: whole layers, and (for a file with
+    // predictors) single neurons with @p stats.
     [[nodiscard]] static Result<std::unique_ptr<Impl>> create(
-        sparse::ModelShape shape, double assumedSparsity);
+        sparse::ModelShape shape, const sparse::ActivationStats& stats);
+    [[nodiscard]] Status setStats(const sparse::ActivationStats& stats);
 
-    std::optional<sparse::PlacementPlanner> planner;
-    sparse::ModelShape shape; // kept to rebuild the planner when statistics arrive
+    sparse::ModelShape shape; // the file's or the description's own
+    std::optional<sparse::PlacementPlanner> dense;
+    std::optional<sparse::PlacementPlanner> sparse; // with predictors only
 };
 
 PlacementModel::PlacementModel(std::unique_ptr<Impl> impl)
@@ -171,20 +123,25 @@ Result<PlacementModel> PlacementModel::fromFile(const std::string& path, double 
     if (!file) {
         return file.status();
     }
-    auto shape = sparse::shapeFromGguf(**file);
+    auto shape = fileShape(**file);
     if (!shape) {
         return shape.status();
     }
-    // The llama-block families say which layers slide (Gemma's pattern is the family's).
-    if (const auto hp = model::HyperParams::fromGguf(**file); hp && std::size_t(hp->nLayer) == shape->layers.size()) {
-        for (int l = 0; l < hp->nLayer; ++l)
-            shape->layers[std::size_t(l)].slidingWindow = hp->windowOf(l);
+    // The statistics the session will use: measured ones beside the model, or assumed.
+    sparse::ActivationStats stats;
+    if (shape->hasPredictors()) {
+        std::string note;
+        auto found = sessionStats(*shape, path, assumedSparsity, note);
+        if (!found) {
+            return found.status();
+        }
+        stats = std::move(found).value();
     }
-    auto impl = Impl::create(std::move(shape.value()), assumedSparsity);
+    auto impl = Impl::create(std::move(shape).value(), stats);
     if (!impl) {
         return impl.status();
     }
-    return PlacementModel(std::move(impl.value()));
+    return PlacementModel(std::move(impl).value());
 }
 
 Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d, double assumedSparsity)
@@ -218,32 +175,45 @@ Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d
     }
     for (std::size_t l = 0; l < shape->layers.size(); ++l)
         shape->layers[l].slidingWindow = layerWindow(std::max(0, d.slidingWindow), std::max(0, d.slidingWindowPeriod), int(l));
-    auto impl = Impl::create(std::move(shape.value()), assumedSparsity);
+    sparse::ActivationStats stats;
+    if (shape->hasPredictors()) {
+        auto assumed = assumedStats(*shape, assumedSparsity);
+        if (!assumed) {
+            return assumed.status();
+        }
+        stats = std::move(assumed).value();
+    }
+    auto impl = Impl::create(std::move(shape).value(), stats);
     if (!impl) {
         return impl.status();
     }
-    return PlacementModel(std::move(impl.value()));
+    return PlacementModel(std::move(impl).value());
 }
 
 Result<std::unique_ptr<PlacementModel::Impl>> PlacementModel::Impl::create(
-    sparse::ModelShape shape, double assumedSparsity)
+    sparse::ModelShape shape, const sparse::ActivationStats& stats)
 {
-    sparse::ActivationStats stats;
-    if (shape.hasPredictors()) {
-        auto synthetic = syntheticStats(shape, assumedSparsity);
-        if (!synthetic) {
-            return synthetic.status();
-        }
-        stats = std::move(synthetic.value());
+    auto impl = std::make_unique<PlacementModel::Impl>();
+    auto dense = sparse::PlacementPlanner::create(sessionShape(shape, /*sparse=*/false), {});
+    if (!dense) {
+        return dense.status();
     }
-    auto planner = sparse::PlacementPlanner::create(shape, stats);
+    impl->dense.emplace(std::move(dense).value());
+    impl->shape = std::move(shape);
+    if (impl->shape.hasPredictors()) {
+        HEARTH_TRY(impl->setStats(stats));
+    }
+    return impl;
+}
+
+Status PlacementModel::Impl::setStats(const sparse::ActivationStats& stats)
+{
+    auto planner = sparse::PlacementPlanner::create(sessionShape(shape, /*sparse=*/true), stats);
     if (!planner) {
         return planner.status();
     }
-    auto impl = std::make_unique<PlacementModel::Impl>();
-    impl->shape = std::move(shape);
-    impl->planner.emplace(std::move(planner.value()));
-    return impl;
+    sparse.emplace(std::move(planner).value());
+    return {};
 }
 
 Status PlacementModel::setActivationFrequencies(std::vector<std::vector<float>> perLayer)
@@ -252,12 +222,7 @@ Status PlacementModel::setActivationFrequencies(std::vector<std::vector<float>> 
     if (!stats) {
         return stats.status();
     }
-    auto planner = sparse::PlacementPlanner::create(m_impl->shape, stats.value());
-    if (!planner) {
-        return planner.status();
-    }
-    m_impl->planner.emplace(std::move(planner.value()));
-    return {};
+    return m_impl->setStats(stats.value());
 }
 
 Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
@@ -265,19 +230,17 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     if (r.contextLength < 1 || r.contextLength > kMaxContext || r.batchSize < 1 || r.batchSize > kMaxBatch) {
         return Status(ErrorCode::InvalidArgument, "context length or batch size out of range");
     }
-    sparse::PlannerParams params;
-    params.budgetBytes = r.budgetBytes;
-    params.contextLength = r.contextLength;
-    params.batchSize = r.batchSize;
+    sparse::PlannerParams params = sessionPlannerParams(r.budgetBytes, r.contextLength, r.batchSize, r.emulatedDevice);
     params.cpuBandwidthGBs = r.cpuBandwidthGBs;
     params.gpuBandwidthGBs = r.gpuBandwidthGBs;
     params.dense = r.dense;
-    auto planned = m_impl->planner->plan(params);
+    sparse::PlacementPlanner& planner = m_impl->sparse && !r.dense ? *m_impl->sparse : *m_impl->dense;
+    auto planned = planner.plan(params);
     if (!planned) {
         return planned.status();
     }
     const sparse::PlacementPlan& plan = planned.value();
-    const sparse::ModelShape& shape = m_impl->shape;
+    const sparse::ModelShape& shape = m_impl->shape; // the CPU's share keeps the file's KV type
 
     PlacementSummary s;
     s.sparse = plan.sparse;
@@ -296,7 +259,7 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
         const sparse::LayerPlacement& lp = plan.layers[l];
         s.layers.push_back({ lp.attentionOnGpu, lp.hotCount, lp.nFF, lp.gpuActivationShare });
         if (!lp.attentionOnGpu) {
-            cpuKv = sparse::satAdd(cpuKv, shape.layers[l].kvBytes(r.contextLength, r.batchSize));
+            cpuKv = sparse::satAdd(cpuKv, shape.layers[l].kvBytes(params.contextLength, params.batchSize));
         }
     }
     // Weights the GPU holds need no RAM once uploaded (the mapping's pages are dropped); the
@@ -333,7 +296,7 @@ int PlacementModel::layerCount() const
 
 bool PlacementModel::sparseCapable() const
 {
-    return m_impl->planner->sparseCapable();
+    return m_impl->sparse.has_value();
 }
 
 std::uint64_t PlacementModel::weightBytes() const

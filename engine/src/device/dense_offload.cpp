@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "device/dense_offload.h"
 
+#include "sparse/scratch_layout.h"
+
 #include <algorithm>
 
 namespace hearth::device {
@@ -97,9 +99,9 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
     }
     std::unique_ptr<DenseOffload> d(new DenseOffload(device));
     d->m_p = p;
-    // The scratch grows with the batch while a layer's weights do not: past a few dozen rows a
-    // larger batch buys little on a GPU and would take budget from whole layers.
-    d->m_batch = std::min(p.maxBatch, 32);
+    // The scratch grows with the batch while a layer's weights do not (the planner counts the
+    // same rows: sparse::scratchLayout).
+    d->m_batch = std::min(p.maxBatch, int(sparse::kDenseOffloadRows));
     const std::size_t wanted = maxLayers < 0 ? layers.size() : std::min(layers.size(), std::size_t(maxLayers));
     if (wanted == 0)
         return d;

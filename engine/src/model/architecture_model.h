@@ -13,6 +13,10 @@
 
 #include <hearth/model.h>
 
+namespace hearth::gguf {
+class GgufFile;
+}
+
 namespace hearth::model {
 
 class ArchitectureModel : public Model {
@@ -23,6 +27,8 @@ public:
     }
 
     [[nodiscard]] const Architecture& architecture() const { return m_architecture; }
+    // The file the weights are mapped from (its tensor table sizes the device placement).
+    [[nodiscard]] virtual const gguf::GgufFile& file() const = 0;
 
     // @p model as one of these, or null for a Model from elsewhere (a test's stand-in).
     [[nodiscard]] static const ArchitectureModel* of(const Model& model)

@@ -53,7 +53,7 @@ public:
     [[nodiscard]] const std::string& chatTemplateSource() const override { return m_chatTemplate; }
 
     [[nodiscard]] const HyperParams& hyperParams() const { return m_hp; }
-    [[nodiscard]] const gguf::GgufFile& file() const { return *m_file; }
+    [[nodiscard]] const gguf::GgufFile& file() const override { return *m_file; }
 
 private:
     std::unique_ptr<gguf::GgufFile> m_file; // owns the mapping every weight view points into

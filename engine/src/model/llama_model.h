@@ -30,7 +30,7 @@ public:
 
     [[nodiscard]] const HyperParams& hyperParams() const { return m_hp; }
     [[nodiscard]] const LlamaWeights& weights() const { return *m_weights; }
-    [[nodiscard]] const gguf::GgufFile& file() const { return *m_file; }
+    [[nodiscard]] const gguf::GgufFile& file() const override { return *m_file; }
 
 private:
     std::unique_ptr<gguf::GgufFile> m_file; // owns the mapping every weight view points into

@@ -86,7 +86,7 @@ Status ModelShape::validate() const
         return Status(ErrorCode::InvalidArgument,
                       "a model needs 1 to " + std::to_string(kMaxLayers) + " layers, not " + std::to_string(layers.size()));
     }
-    for (std::int64_t v : {nVocab, nEmbd, nEmbdKv, nHead}) {
+    for (std::int64_t v : {nVocab, nEmbd, nEmbdKv, nEmbdQ, nHead}) {
         if (v < 0 || v > kMaxWidth) {
             return Status(ErrorCode::InvalidArgument, "a model width is out of range: " + std::to_string(v));
         }
@@ -146,6 +146,7 @@ Result<ModelShape> uniformShape(const UniformShapeParams& p)
     shape.nVocab = p.nVocab;
     shape.nEmbd = p.nEmbd;
     shape.nEmbdKv = nEmbdKv;
+    shape.nEmbdQ = nEmbdQ;
     shape.nHead = p.nHead;
     shape.embeddingBytes = bytesOf(p.weightType, p.nEmbd, p.nVocab);
     shape.outputBytes = bytesOf(p.weightType, p.nEmbd, p.nVocab) + bytesOf(DType::F32, p.nEmbd, 1);
@@ -184,6 +185,7 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     };
     std::vector<Acc> acc;
     bool tiedOutput = true;
+    std::int64_t fusedQkvRows = 0;
     for (const gguf::TensorInfo& t : file.tensors()) {
         const auto parts = splitLayerName(t.name);
         if (!parts) {
@@ -213,6 +215,10 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
             ++a.attentionTensors;
             if (rest == "attn_k.weight") {
                 shape.nEmbdKv = std::max(shape.nEmbdKv, t.rows());
+            } else if (rest == "attn_q.weight") {
+                shape.nEmbdQ = std::max(shape.nEmbdQ, t.rows());
+            } else if (rest == "attn_qkv.weight") {
+                fusedQkvRows = std::max(fusedQkvRows, t.rows());
             }
         } else if (rest.starts_with("fc1.") || rest.starts_with("fc2.")) {
             a.shape.predictorBytes += t.byteSize;
@@ -248,6 +254,8 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
         const std::int64_t kvHeads = file.getInt(arch + ".attention.head_count_kv").value_or(shape.nHead);
         shape.nEmbdKv = shape.nEmbd / shape.nHead * kvHeads;
     }
+    if (shape.nEmbdQ == 0)
+        shape.nEmbdQ = fusedQkvRows > 2 * shape.nEmbdKv ? fusedQkvRows - 2 * shape.nEmbdKv : shape.nEmbd;
     shape.kvType = "F16";
     for (std::size_t i = 0; i < acc.size(); ++i) {
         Acc& a = acc[i];

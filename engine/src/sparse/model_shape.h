@@ -48,6 +48,7 @@ struct ModelShape {
     std::int64_t nVocab = 0;
     std::int64_t nEmbd = 0;
     std::int64_t nEmbdKv = 0;         // n_head_kv * head_dim
+    std::int64_t nEmbdQ = 0;          // n_head * head_dim (0: n_embd)
     std::int64_t nHead = 0;
 
     [[nodiscard]] bool hasPredictors() const;

@@ -150,7 +150,7 @@ struct PlacementPlanner::Walk {
             }
         }
         const std::uint64_t outputCost = withPadding(shape.outputBytes, 2, g);
-        if (walk.take(outputCost, [] { return std::string("the output matrix"); })) {
+        if (p.outputOnGpu && walk.take(outputCost, [] { return std::string("the output matrix"); })) {
             plan.outputOnGpu = true;
             plan.gpu.output = shape.outputBytes;
             plan.gpu.padding = outputCost - shape.outputBytes;
@@ -319,7 +319,7 @@ Result<PlacementPlan> PlacementPlanner::plan(const PlannerParams& p)
     const bool sparse = m_sparseCapable && !p.dense;
     PlacementPlan plan = begin(p, sparse);
 
-    const std::uint64_t fixed = satAdd(satAdd(p.reserveBytes, p.workspaceBytes), scratchLayout(m_shape, p.contextLength, p.batchSize, sparse).total());
+    const std::uint64_t fixed = satAdd(satAdd(p.reserveBytes, p.workspaceBytes), scratchLayout(m_shape, p.contextLength, p.batchSize, sparse, p.allocationGranularity).total());
     BudgetWalk walk;
     if (p.budgetBytes < fixed) {
         walk.stopped = true;
@@ -386,7 +386,7 @@ Result<PlacementPlan> PlacementPlanner::planWithHotSets(const PlannerParams& p,
         }
     }
     PlacementPlan plan = begin(p, true);
-    const std::uint64_t fixed = satAdd(satAdd(p.reserveBytes, p.workspaceBytes), scratchLayout(m_shape, p.contextLength, p.batchSize, true).total());
+    const std::uint64_t fixed = satAdd(satAdd(p.reserveBytes, p.workspaceBytes), scratchLayout(m_shape, p.contextLength, p.batchSize, true, p.allocationGranularity).total());
     BudgetWalk walk;
     walk.left = p.budgetBytes > fixed ? p.budgetBytes - fixed : 0;
     Walk::placeFixed(m_shape, p, plan, walk);
@@ -431,7 +431,7 @@ void PlacementPlanner::finish(PlacementPlan& plan, const PlannerParams& p) const
         gpu.padding = satAdd(gpu.padding, lp.bytes.padding);
     }
     if (gpu.weights() > 0 || gpu.kvCache > 0) {
-        gpu.scratch = scratchLayout(m_shape, p.contextLength, p.batchSize, plan.sparse).total();
+        gpu.scratch = scratchLayout(m_shape, p.contextLength, p.batchSize, plan.sparse, p.allocationGranularity).total();
         gpu.workspace = p.workspaceBytes;
         gpu.reserve = p.reserveBytes;
     } else if (plan.limit.empty()) {

@@ -59,6 +59,7 @@ struct PlannerParams {
     double syncMicroseconds = 15.0;               // per layer split across both devices
     bool dense = false;                           // ignore predictors: whole layers
     bool ffnOnGpu = true;                         // false: --disable-gpu-index
+    bool outputOnGpu = true;                      // false: the output matrix stays on the CPU
 };
 
 class PlacementPlanner {

@@ -10,31 +10,46 @@ namespace hearth::sparse {
 std::uint64_t ScratchLayout::total() const
 {
     std::uint64_t t = 0;
-    for (std::uint64_t v : {activations, ffnIntermediate, predictor, attentionScores, logits, hostExchange}) {
+    for (std::uint64_t v : {activations, ffnIntermediate, predictor, attentionScores, logits, hostExchange, padding}) {
         t = satAdd(t, v);
     }
     return t;
 }
 
-ScratchLayout scratchLayout(const ModelShape& shape, std::int64_t contextLength, std::int64_t batchSize, bool sparse)
+ScratchLayout scratchLayout(const ModelShape& shape, std::int64_t contextLength, std::int64_t batchSize, bool sparse,
+                            std::uint64_t granularity)
 {
     auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(std::max<std::int64_t>(v, 0)); };
     constexpr std::uint64_t f32 = 4;
-    const std::uint64_t rowsF32 = satMul(u(batchSize), f32);
     const std::uint64_t embd = u(shape.nEmbd);
+    const std::uint64_t q = u(shape.nEmbdQ > 0 ? shape.nEmbdQ : shape.nEmbd);
+    const std::uint64_t kv = u(shape.nEmbdKv);
     const std::uint64_t ff = u(shape.maxFF());
 
     ScratchLayout s;
+    if (!sparse) {
+        // device::DenseOffload: residual, FFN input, block output and a parallel block's FFN
+        // output (n_embd each), gate and up (n_ff each); its AttentionScratch: input (n_embd),
+        // q with fused k and v, k and v (n_embd_kv each), output (q), and one token's scores.
+        const std::uint64_t rowsF32 = satMul(u(std::min(batchSize, kDenseOffloadRows)), f32);
+        s.activations = satMul(rowsF32, satAdd(satAdd(satMul(5, embd), satMul(2, q)), satMul(4, kv)));
+        s.ffnIntermediate = satMul(rowsF32, satMul(2, ff));
+        s.attentionScores = satMul(f32, satMul(u(shape.nHead), u(contextLength)));
+        s.padding = satMul(12, granularity);
+        return s;
+    }
+    const std::uint64_t rowsF32 = satMul(u(batchSize), f32);
     // residual in, norm output, q, attention output, FFN output: n_embd each; k and v: n_embd_kv.
-    s.activations = satMul(rowsF32, satAdd(satMul(5, embd), satMul(2, u(shape.nEmbdKv))));
+    s.activations = satMul(rowsF32, satAdd(satMul(5, embd), satMul(2, kv)));
     s.ffnIntermediate = satMul(rowsF32, satMul(2, ff));
-    if (sparse && shape.hasPredictors()) {
+    if (shape.hasPredictors()) {
         // hidden layer, logits, and the list of active neuron ids (I32, same size as F32)
         s.predictor = satMul(rowsF32, satAdd(u(shape.maxPredictorHidden()), satMul(2, ff)));
     }
     s.attentionScores = satMul(rowsF32, satMul(u(shape.nHead), u(contextLength)));
     s.logits = satMul(rowsF32, u(shape.nVocab));
     s.hostExchange = satMul(rowsF32, embd);
+    s.padding = satMul(s.predictor > 0 ? 9 : 6, granularity);
     return s;
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 // The GPU scratch (activation) buffers of one forward pass, sized once for the whole model. The
-// CUDA back end allocates exactly what this function returns, so the planner's budget and the
+// device parts allocate no more than this function returns, so the planner's budget and the
 // real allocation cannot drift apart; change both together.
 
 #include "sparse/model_shape.h"
@@ -11,6 +11,10 @@
 
 namespace hearth::sparse {
 
+// Rows of whole-layer offload's work buffers (device::DenseOffload): past a few dozen rows a
+// larger batch buys little on a GPU and would take budget from whole layers.
+constexpr std::int64_t kDenseOffloadRows = 32;
+
 struct ScratchLayout {
     std::uint64_t activations = 0;     // residual, norm output, q, k, v, attention output, FFN out
     std::uint64_t ffnIntermediate = 0; // gate and up activations of the widest FFN
@@ -18,13 +22,16 @@ struct ScratchLayout {
     std::uint64_t attentionScores = 0; // batch x heads x context (no fused attention kernel)
     std::uint64_t logits = 0;          // batch x vocabulary
     std::uint64_t hostExchange = 0;    // the CPU's partial FFN output, uploaded per layer
+    std::uint64_t padding = 0;         // each buffer rounded up to the allocation granularity
 
     [[nodiscard]] std::uint64_t total() const;
 };
 
 // Every scratch buffer is F32 (indices I32) and reused by every layer. Predictor buffers exist
-// only for a sparse placement of a model that has predictors.
+// only for a sparse placement of a model that has predictors. A dense placement is whole-layer
+// offload: kDenseOffloadRows rows at most and no logits (the output stays on the CPU).
+// @p granularity: what each allocation may be rounded up by (0: nothing counted).
 [[nodiscard]] ScratchLayout scratchLayout(const ModelShape& shape, std::int64_t contextLength, std::int64_t batchSize,
-                                          bool sparse);
+                                          bool sparse, std::uint64_t granularity = 0);
 
 } // namespace hearth::sparse
