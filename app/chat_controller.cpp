@@ -541,7 +541,6 @@ void ChatController::startAnswer()
 
     m_answerId = *answerId;
     m_answerConversation = m_conversationId;
-    m_answerText.clear();
     m_firstTokenMs = 0;
     m_sinceRequest.start();
     ++m_requestId;
@@ -569,14 +568,13 @@ void ChatController::onToken(quint64 requestId, const QString& text)
         return;
     if (m_firstTokenMs == 0)
         m_firstTokenMs = double(m_sinceRequest.nsecsElapsed()) / 1e6;
-    m_answerText += text;
     m_store->appendToken(m_answerId, text);
     if (m_answerConversation == m_conversationId)
         m_messages.appendToContent(m_messages.rowOfId(m_answerId), text);
     Q_EMIT answerToken(text);
 }
 
-void ChatController::onFinished(quint64 requestId, const QString& answer, const AnswerStats& stats)
+void ChatController::onFinished(quint64 requestId, const AnswerStats& stats)
 {
     if (requestId != m_requestId || m_answerId == 0)
         return;
@@ -585,9 +583,6 @@ void ChatController::onFinished(quint64 requestId, const QString& answer, const 
     stored.tokensPerSecond = stats.tokensPerSecond();
     stored.timeToFirstTokenMs = m_firstTokenMs > 0 ? m_firstTokenMs : stats.timeToFirstTokenMs;
     stored.model = m_modelName;
-    // The worker's text is authoritative: it includes bytes held back at a character boundary.
-    if (answer.startsWith(m_answerText) && answer.size() > m_answerText.size())
-        onToken(requestId, answer.mid(m_answerText.size()));
     m_store->finishMessage(m_answerId, stored, stats.stopped);
     if (m_answerConversation == m_conversationId) {
         m_messages.finish(m_messages.rowOfId(m_answerId), stored.tokensPerSecond, stored.tokens,
@@ -598,6 +593,7 @@ void ChatController::onFinished(quint64 requestId, const QString& answer, const 
         m_contextUsed = stats.contextUsed;
         Q_EMIT contextChanged();
     }
+    const QString answer = storedText(m_answerId);
     m_answerId = 0;
     setState(State::Ready);
     Q_EMIT answerCompleted(answer);
@@ -610,10 +606,17 @@ void ChatController::onFailed(quint64 requestId, const QString& message)
     m_store->markError(m_answerId, message);
     if (m_answerConversation == m_conversationId)
         m_messages.finish(m_messages.rowOfId(m_answerId), 0, 0, 0, QStringLiteral("error"), message);
+    const QString answer = storedText(m_answerId);
     m_answerId = 0;
     setErrorText(message);
     setState(hasModel() ? State::Ready : State::NoModel);
-    Q_EMIT answerCompleted(m_answerText);
+    Q_EMIT answerCompleted(answer);
+}
+
+QString ChatController::storedText(qint64 messageId) const
+{
+    const std::optional<hearth::StoredMessage> message = m_store->message(messageId);
+    return message ? message->content : QString();
 }
 
 void ChatController::stop()
@@ -791,10 +794,7 @@ void ChatController::reloadMessages()
             const QList<qint64>& siblings = children.value(message.parentId);
             row.siblingCount = qMax(1, int(siblings.size()));
             row.siblingIndex = qMax(0, int(siblings.indexOf(message.id)));
-            if (message.id == m_answerId) {
-                row.streaming = true;
-                row.content = m_answerText;
-            }
+            row.streaming = message.id == m_answerId; // its text so far comes with it
             rows.append(row);
         }
     }

@@ -232,7 +232,10 @@ private:
     /// Starts an answer below the last row of the view.
     void startAnswer();
     void onToken(quint64 requestId, const QString& text);
-    void onFinished(quint64 requestId, const QString& answer, const AnswerStats& stats);
+    void onFinished(quint64 requestId, const AnswerStats& stats);
+    /// A message's text as the store has it, streamed pieces not yet written included: the one
+    /// copy of a streaming answer besides the view's.
+    [[nodiscard]] QString storedText(qint64 messageId) const;
     void onFailed(quint64 requestId, const QString& message);
     void onSessionReplaced(const Placement& placement, int contextLength, double budgetGiB, const QString& errorText);
     void startPendingReplacement();
@@ -285,7 +288,6 @@ private:
     quint64 m_requestId = 0;
     qint64 m_answerId = 0;
     qint64 m_answerConversation = 0;
-    QString m_answerText;
     QElapsedTimer m_sinceRequest;
     double m_firstTokenMs = 0;
 

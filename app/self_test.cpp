@@ -48,7 +48,7 @@ int SelfTest::run(QTextStream& out, QTextStream& err)
         out.flush();
     });
     QObject::connect(
-        worker, &EngineWorker::answerFinished, &context, [&](quint64, const QString&, const AnswerStats& stats) {
+        worker, &EngineWorker::answerFinished, &context, [&](quint64, const AnswerStats& stats) {
             out << "\n";
             out << QStringLiteral("Prompt: %1 tokens in %2 s\n")
                        .arg(stats.promptTokens)

@@ -364,7 +364,7 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
         AnswerStats stopped;
         stopped.stopped = true;
         stopped.contextUsed = m_session->position();
-        Q_EMIT answerFinished(requestId, {}, stopped);
+        Q_EMIT answerFinished(requestId, stopped);
         return;
     }
     const std::vector<hearth::Token> prompt = m_model->tokenizer().encode(promptText, true, parseSpecial);
@@ -406,7 +406,6 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     for (size_t i = 0; i < keep; ++i)
         sampler.accept(prompt[i]); // penalties see the whole context, cached or not
 
-    std::string answer;
     double firstTokenMs = 0;
     const std::span<const hearth::Token> rest(prompt.data() + keep, prompt.size() - keep);
     Q_EMIT contextUsed(requestId, int(prompt.size()));
@@ -415,10 +414,8 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
         if (firstTokenMs == 0)
             firstTokenMs = double(sinceRequest.nsecsElapsed()) / 1e6;
         Q_EMIT contextUsed(requestId, m_session->position());
-        if (!piece.empty()) {
-            answer += piece;
+        if (!piece.empty())
             Q_EMIT tokenGenerated(requestId, QString::fromStdString(piece));
-        }
         return !stopRequested(requestId);
     });
     const bool stopped = takeStop(requestId);
@@ -440,7 +437,7 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     result.contextUsed = m_session->position();
     result.stopped = stopped || stats->stopReason == hearth::StopReason::Cancelled;
     result.reachedMaxTokens = stats->stopReason == hearth::StopReason::MaxTokens;
-    Q_EMIT answerFinished(requestId, QString::fromStdString(answer), result);
+    Q_EMIT answerFinished(requestId, result);
 }
 
 } // namespace hearth::app

@@ -132,7 +132,8 @@ Q_SIGNALS:
     /// request itself could not be answered (too long, empty, no model), not that the engine failed.
     void contextUsed(quint64 requestId, int tokens);
     void contextMeasured(qint64 conversationId, int tokens);
-    void answerFinished(quint64 requestId, const QString& answer, const hearth::app::AnswerStats& stats);
+    /// Request @p requestId ended; its text is what tokenGenerated() delivered (whole characters).
+    void answerFinished(quint64 requestId, const hearth::app::AnswerStats& stats);
     void answerFailed(quint64 requestId, const QString& message);
     /// Just before answerFailed(): request @p requestId needs @p promptTokens tokens, more than the
     /// @p contextLength the session holds (an API error code of its own).

@@ -470,7 +470,7 @@ ApiServer::ApiServer(const hearth::app::EngineThread& engine, QObject* parent)
             [router](quint64 id, int tokens, int) { router->deliver(id, { AnswerEvent::Kind::TooLong, {}, tokens, {} }); },
             Qt::DirectConnection),
         connect(worker, &EngineWorker::answerFinished, worker,
-            [router](quint64 id, const QString&, const AnswerStats& stats) {
+            [router](quint64 id, const AnswerStats& stats) {
                 router->deliver(id, { AnswerEvent::Kind::Finished, {}, 0, stats });
             },
             Qt::DirectConnection),

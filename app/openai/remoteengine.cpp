@@ -162,7 +162,6 @@ void RemoteEngine::generate(quint64 requestId, const QList<ChatTurn>& turns, con
     url.setPath(m_baseUrl.path() + QStringLiteral("/chat/completions"));
     m_requestId = requestId;
     m_buffer.clear();
-    m_answer.clear();
     m_stats = {};
     m_done = m_stopped = m_failed = false;
     m_sinceRequest.start();
@@ -230,7 +229,6 @@ void RemoteEngine::handleEvent(const QByteArray& data)
         if (m_stats.generatedTokens == 0)
             m_stats.timeToFirstTokenMs = double(m_sinceRequest.nsecsElapsed()) / 1e6;
         ++m_stats.generatedTokens; // an estimate until the usage counts arrive: a chunk is about a token
-        m_answer += text;
         Q_EMIT tokenGenerated(m_requestId, text);
     }
     const QString reason = choice.value(QLatin1String("finish_reason")).toString();
@@ -255,7 +253,7 @@ void RemoteEngine::onReplyFinished()
     m_stats.generateSeconds = qMax(0.0, seconds - m_stats.timeToFirstTokenMs / 1e3);
     if (m_stopped) {
         m_stats.stopped = true;
-        Q_EMIT answerFinished(m_requestId, m_answer, m_stats);
+        Q_EMIT answerFinished(m_requestId, m_stats);
         return;
     }
     if (reply->error() != QNetworkReply::NoError) {
@@ -267,7 +265,7 @@ void RemoteEngine::onReplyFinished()
         return;
     }
     qCInfo(lcOpenAi) << "remote answer:" << m_stats.generatedTokens << "tokens in" << seconds << "s";
-    Q_EMIT answerFinished(m_requestId, m_answer, m_stats);
+    Q_EMIT answerFinished(m_requestId, m_stats);
 }
 
 } // namespace hearth::openai

@@ -54,7 +54,8 @@ Q_SIGNALS:
 
     void tokenGenerated(quint64 requestId, const QString& text);
     void contextUsed(quint64 requestId, int tokens);
-    void answerFinished(quint64 requestId, const QString& answer, const hearth::app::AnswerStats& stats);
+    /// Request @p requestId ended; its text is what tokenGenerated() delivered.
+    void answerFinished(quint64 requestId, const hearth::app::AnswerStats& stats);
     void answerFailed(quint64 requestId, const QString& message);
 
 private:
@@ -74,7 +75,6 @@ private:
     QPointer<QNetworkReply> m_reply;
     quint64 m_requestId = 0;
     QByteArray m_buffer; ///< bytes of an event not yet complete
-    QString m_answer;
     hearth::app::AnswerStats m_stats;
     QElapsedTimer m_sinceRequest;
     bool m_done = false; ///< the server sent [DONE] or a finish reason

@@ -16,6 +16,7 @@
 #include <cstdlib>
 
 using hearth::app::ChatController;
+using hearth::app::MessageModel;
 
 class TestChatController : public QObject
 {
@@ -361,6 +362,39 @@ private Q_SLOTS:
         m_chat->loadModel(m_model);
         QVERIFY(waitReady());
         QCOMPARE(m_chat->chatTemplateNotice(), QString());
+    }
+
+    // The store holds the streaming answer's one copy: a chat opened again mid-answer shows every
+    // piece so far, and the finished answer is exactly the pieces.
+    void reopenedChatShowsTheStreamingAnswer()
+    {
+        m_chat->setMaxTokens(24);
+        m_chat->newConversation();
+        QString streamed;
+        qint64 answering = 0;
+        bool reopened = false;
+        connect(m_chat.get(), &ChatController::answerToken, this, [&](const QString& text) {
+            streamed += text;
+            if (reopened || streamed.size() < 2)
+                return;
+            reopened = true;
+            answering = m_chat->conversationId();
+            m_chat->newConversation(); // away from the answer, and back
+            m_chat->openConversation(answering);
+            const MessageModel* rows = m_chat->messages();
+            QCOMPARE(rows->rowCount(), 2);
+            QCOMPARE(rows->at(1).content, streamed);
+        });
+        QSignalSpy completed(m_chat.get(), &ChatController::answerCompleted);
+        m_chat->send(QStringLiteral("Tell me a story."));
+        QVERIFY(completed.wait(60000));
+        disconnect(m_chat.get(), &ChatController::answerToken, this, nullptr);
+        QVERIFY(reopened);
+        QCOMPARE(completed.first().at(0).toString(), streamed);
+        QCOMPARE(m_chat->messages()->at(1).content, streamed);
+        QCOMPARE(m_chat->store()->activePath(answering).at(1).content, streamed);
+        m_chat->setMaxTokens(16);
+        QVERIFY(waitReady());
     }
 };
 

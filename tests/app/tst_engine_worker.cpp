@@ -122,8 +122,8 @@ private Q_SLOTS:
             streamed += token.at(1).toString();
         }
         QCOMPARE(finished.at(0).at(0).toULongLong(), 2u);
-        QCOMPARE(streamed, finished.at(0).at(1).toString());
-        const auto stats = finished.at(0).at(2).value<AnswerStats>();
+        QVERIFY(!streamed.isEmpty());
+        const auto stats = finished.at(0).at(1).value<AnswerStats>();
         QVERIFY(stats.generatedTokens > 0);
         QVERIFY(stats.generatedTokens <= 24);
         QVERIFY(stats.timeToFirstTokenMs > 0);
@@ -135,9 +135,15 @@ private Q_SLOTS:
     {
         QVERIFY(load(m_model));
         auto answer = [&](quint64 id, const SamplingSettings& sampling) {
+            QSignalSpy tokens(m_worker, &EngineWorker::tokenGenerated);
             QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
             generate(id, 48, sampling);
-            return QTest::qWaitFor([&] { return finished.size() == 1; }, 60000) ? finished.at(0).at(1).toString() : QString();
+            if (!QTest::qWaitFor([&] { return finished.size() == 1; }, 60000))
+                return QString();
+            QString text;
+            for (const QList<QVariant>& token : std::as_const(tokens))
+                text += token.at(1).toString();
+            return text;
         };
         SamplingSettings greedy;
         greedy.temperature = 0;
@@ -174,7 +180,7 @@ private Q_SLOTS:
         generate(3, 2000);
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
         disconnect(m_worker, &EngineWorker::tokenGenerated, this, nullptr);
-        const auto stats = finished.at(0).at(2).value<AnswerStats>();
+        const auto stats = finished.at(0).at(1).value<AnswerStats>();
         // Stopped, unless the model ended its turn before the stop arrived.
         QVERIFY2(stats.stopped || !stats.reachedMaxTokens, qPrintable(QString::number(stats.generatedTokens)));
         QVERIFY(stats.generatedTokens < 2000);
@@ -224,18 +230,18 @@ private Q_SLOTS:
         generate(12, 4);
         m_worker->stop(99); // nobody's
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 3, 60000);
-        const auto first = finished.at(0).at(2).value<AnswerStats>();
+        const auto first = finished.at(0).at(1).value<AnswerStats>();
         QCOMPARE(finished.at(0).at(0).toULongLong(), 10u);
         QVERIFY(!first.stopped);
         QVERIFY(first.reachedMaxTokens);
         QCOMPARE(first.generatedTokens, 6);
         QCOMPARE(finished.at(1).at(0).toULongLong(), 11u);
-        QVERIFY(finished.at(1).at(2).value<AnswerStats>().stopped);
-        QCOMPARE(finished.at(1).at(2).value<AnswerStats>().generatedTokens, 0);
+        QVERIFY(finished.at(1).at(1).value<AnswerStats>().stopped);
+        QCOMPARE(finished.at(1).at(1).value<AnswerStats>().generatedTokens, 0);
         QCOMPARE(finished.at(2).at(0).toULongLong(), 12u);
-        QCOMPARE(finished.at(2).at(2).value<AnswerStats>().generatedTokens, 4);
+        QCOMPARE(finished.at(2).at(1).value<AnswerStats>().generatedTokens, 4);
         // The same prompt again: the cache held all of it but the last token.
-        const auto third = finished.at(2).at(2).value<AnswerStats>();
+        const auto third = finished.at(2).at(1).value<AnswerStats>();
         QVERIFY(third.cachedPromptTokens > 0);
         int promptLength = 0;
         for (const QList<QVariant>& call : context) {
