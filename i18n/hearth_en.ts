@@ -2161,6 +2161,113 @@
     </message>
 </context>
 <context>
+    <name>hearth::models::CatalogDescription</name>
+    <message>
+        <source>Alibaba&apos;s Qwen 3, 4B: a reasoning model that thinks in &lt;think&gt; blocks (shown folded) before it answers; 32k-token context.</source>
+        <translation>Alibaba&apos;s Qwen 3, 4B: a reasoning model that thinks in &lt;think&gt; blocks (shown folded) before it answers; 32k-token context.</translation>
+    </message>
+    <message>
+        <source>Qwen 3, 8B: strong reasoning, coding and many languages; thinks before it answers; 32k-token context.</source>
+        <translation>Qwen 3, 8B: strong reasoning, coding and many languages; thinks before it answers; 32k-token context.</translation>
+    </message>
+    <message>
+        <source>Qwen 3, 14B: the largest dense Qwen 3 that suits 16 GB of RAM; thinks before it answers; 32k-token context.</source>
+        <translation>Qwen 3, 14B: the largest dense Qwen 3 that suits 16 GB of RAM; thinks before it answers; 32k-token context.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s Llama 3.1 8B Instruct: a capable general assistant with a 128k-token context.</source>
+        <translation>Meta&apos;s Llama 3.1 8B Instruct: a capable general assistant with a 128k-token context.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s Llama 3.2 3B Instruct: small and quick, good for laptops; 128k-token context.</source>
+        <translation>Meta&apos;s Llama 3.2 3B Instruct: small and quick, good for laptops; 128k-token context.</translation>
+    </message>
+    <message>
+        <source>Google&apos;s Gemma 3 4B (text): five local layers to one global keep long chats small in memory; 128k-token context.</source>
+        <translation>Google&apos;s Gemma 3 4B (text): five local layers to one global keep long chats small in memory; 128k-token context.</translation>
+    </message>
+    <message>
+        <source>Google&apos;s Gemma 3 12B (text): strong writing and many languages; 128k-token context.</source>
+        <translation>Google&apos;s Gemma 3 12B (text): strong writing and many languages; 128k-token context.</translation>
+    </message>
+    <message>
+        <source>Mistral 7B Instruct v0.3: a dependable all-rounder with a 32k-token context.</source>
+        <translation>Mistral 7B Instruct v0.3: a dependable all-rounder with a 32k-token context.</translation>
+    </message>
+    <message>
+        <source>Microsoft&apos;s Phi-4-mini: 3.8B, good at reasoning and maths for its size; 128k-token context.</source>
+        <translation>Microsoft&apos;s Phi-4-mini: 3.8B, good at reasoning and maths for its size; 128k-token context.</translation>
+    </message>
+    <message>
+        <source>Llama 2 7B fine-tuned to ReLU-gated FFNs; PowerInfer file with predictors. About 70% of FFN neurons stay silent per token.</source>
+        <translation>Llama 2 7B fine-tuned to ReLU-gated FFNs; PowerInfer file with predictors. About 70% of FFN neurons stay silent per token.</translation>
+    </message>
+    <message>
+        <source>Llama 2 13B with ReLU-gated FFNs and predictors, ready for hybrid GPU/CPU inference.</source>
+        <translation>Llama 2 13B with ReLU-gated FFNs and predictors, ready for hybrid GPU/CPU inference.</translation>
+    </message>
+    <message>
+        <source>Llama 2 70B with ReLU-gated FFNs and predictors. Needs about 40 GB of RAM plus GPU memory.</source>
+        <translation>Llama 2 70B with ReLU-gated FFNs and predictors. Needs about 40 GB of RAM plus GPU memory.</translation>
+    </message>
+    <message>
+        <source>Llama 2 7B trained for high activation sparsity (about 89% of FFN neurons inactive) with quality close to the original.</source>
+        <translation>Llama 2 7B trained for high activation sparsity (about 89% of FFN neurons inactive) with quality close to the original.</translation>
+    </message>
+    <message>
+        <source>Llama 2 13B trained for high activation sparsity (about 89%); PowerInfer file with predictors.</source>
+        <translation>Llama 2 13B trained for high activation sparsity (about 89%); PowerInfer file with predictors.</translation>
+    </message>
+    <message>
+        <source>Mistral-sized model with ReLU on both gate and up: keeping only the top 10% of neurons barely changes perplexity (6.48 to 6.52).</source>
+        <translation>Mistral-sized model with ReLU on both gate and up: keeping only the top 10% of neurons barely changes perplexity (6.48 to 6.52).</translation>
+    </message>
+    <message>
+        <source>Bamboo-7B tuned for chat with DPO; the fastest sparse chat model in the catalog.</source>
+        <translation>Bamboo-7B tuned for chat with DPO; the fastest sparse chat model in the catalog.</translation>
+    </message>
+    <message>
+        <source>Falcon 40B with ReLU FFNs and predictors; PowerInfer&apos;s headline model (up to 11.7x llama.cpp in FP16 on one RTX 4090).</source>
+        <translation>Falcon 40B with ReLU FFNs and predictors; PowerInfer&apos;s headline model (up to 11.7x llama.cpp in FP16 on one RTX 4090).</translation>
+    </message>
+    <message>
+        <source>Original Hugging Face weights; Hearth converts them to GGUF and adds the predictors from PowerInfer/ReluLLaMA-7B-Predictor.</source>
+        <translation>Original Hugging Face weights; Hearth converts them to GGUF and adds the predictors from PowerInfer/ReluLLaMA-7B-Predictor.</translation>
+    </message>
+    <message>
+        <source>Original weights, converted on this machine with the predictors from PowerInfer/ReluLLaMA-13B-Predictor.</source>
+        <translation>Original weights, converted on this machine with the predictors from PowerInfer/ReluLLaMA-13B-Predictor.</translation>
+    </message>
+    <message>
+        <source>Original FP32 weights (very large); converted on this machine with the predictors from PowerInfer/ReluFalcon-40B-Predictor.</source>
+        <translation>Original FP32 weights (very large); converted on this machine with the predictors from PowerInfer/ReluFalcon-40B-Predictor.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 1.3B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta&apos;s OPT 1.3B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 2.7B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta&apos;s OPT 2.7B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 6.7B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta&apos;s OPT 6.7B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 13B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta&apos;s OPT 13B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 30B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta&apos;s OPT 30B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 66B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta&apos;s OPT 66B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</translation>
+    </message>
+</context>
+<context>
     <name>hearth::models::ConversionJob</name>
     <message>
         <source>%1 appeared while converting.</source>

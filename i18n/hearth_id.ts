@@ -2154,6 +2154,113 @@
     </message>
 </context>
 <context>
+    <name>hearth::models::CatalogDescription</name>
+    <message>
+        <source>Alibaba&apos;s Qwen 3, 4B: a reasoning model that thinks in &lt;think&gt; blocks (shown folded) before it answers; 32k-token context.</source>
+        <translation>Qwen 3 dari Alibaba, 4B: model penalaran yang berpikir dalam blok &lt;think&gt; (ditampilkan terlipat) sebelum menjawab; konteks 32 ribu token.</translation>
+    </message>
+    <message>
+        <source>Qwen 3, 8B: strong reasoning, coding and many languages; thinks before it answers; 32k-token context.</source>
+        <translation>Qwen 3, 8B: penalaran, pemrograman, dan banyak bahasa yang kuat; berpikir sebelum menjawab; konteks 32 ribu token.</translation>
+    </message>
+    <message>
+        <source>Qwen 3, 14B: the largest dense Qwen 3 that suits 16 GB of RAM; thinks before it answers; 32k-token context.</source>
+        <translation>Qwen 3, 14B: Qwen 3 padat terbesar yang muat di RAM 16 GB; berpikir sebelum menjawab; konteks 32 ribu token.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s Llama 3.1 8B Instruct: a capable general assistant with a 128k-token context.</source>
+        <translation>Llama 3.1 8B Instruct dari Meta: asisten umum yang cakap dengan konteks 128 ribu token.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s Llama 3.2 3B Instruct: small and quick, good for laptops; 128k-token context.</source>
+        <translation>Llama 3.2 3B Instruct dari Meta: kecil dan cepat, cocok untuk laptop; konteks 128 ribu token.</translation>
+    </message>
+    <message>
+        <source>Google&apos;s Gemma 3 4B (text): five local layers to one global keep long chats small in memory; 128k-token context.</source>
+        <translation>Gemma 3 4B dari Google (teks): lima lapisan lokal untuk satu lapisan global membuat obrolan panjang hemat memori; konteks 128 ribu token.</translation>
+    </message>
+    <message>
+        <source>Google&apos;s Gemma 3 12B (text): strong writing and many languages; 128k-token context.</source>
+        <translation>Gemma 3 12B dari Google (teks): kuat dalam menulis dan banyak bahasa; konteks 128 ribu token.</translation>
+    </message>
+    <message>
+        <source>Mistral 7B Instruct v0.3: a dependable all-rounder with a 32k-token context.</source>
+        <translation>Mistral 7B Instruct v0.3: model serba bisa yang andal dengan konteks 32 ribu token.</translation>
+    </message>
+    <message>
+        <source>Microsoft&apos;s Phi-4-mini: 3.8B, good at reasoning and maths for its size; 128k-token context.</source>
+        <translation>Phi-4-mini dari Microsoft: 3,8B, pandai bernalar dan matematika untuk ukurannya; konteks 128 ribu token.</translation>
+    </message>
+    <message>
+        <source>Llama 2 7B fine-tuned to ReLU-gated FFNs; PowerInfer file with predictors. About 70% of FFN neurons stay silent per token.</source>
+        <translation>Llama 2 7B yang di-fine-tune ke FFN bergerbang ReLU; berkas PowerInfer dengan prediktor. Sekitar 70% neuron FFN diam per token.</translation>
+    </message>
+    <message>
+        <source>Llama 2 13B with ReLU-gated FFNs and predictors, ready for hybrid GPU/CPU inference.</source>
+        <translation>Llama 2 13B dengan FFN bergerbang ReLU dan prediktor, siap untuk inferensi hibrida GPU/CPU.</translation>
+    </message>
+    <message>
+        <source>Llama 2 70B with ReLU-gated FFNs and predictors. Needs about 40 GB of RAM plus GPU memory.</source>
+        <translation>Llama 2 70B dengan FFN bergerbang ReLU dan prediktor. Membutuhkan sekitar 40 GB RAM ditambah memori GPU.</translation>
+    </message>
+    <message>
+        <source>Llama 2 7B trained for high activation sparsity (about 89% of FFN neurons inactive) with quality close to the original.</source>
+        <translation>Llama 2 7B yang dilatih untuk sparsitas aktivasi tinggi (sekitar 89% neuron FFN tidak aktif) dengan kualitas mendekati aslinya.</translation>
+    </message>
+    <message>
+        <source>Llama 2 13B trained for high activation sparsity (about 89%); PowerInfer file with predictors.</source>
+        <translation>Llama 2 13B yang dilatih untuk sparsitas aktivasi tinggi (sekitar 89%); berkas PowerInfer dengan prediktor.</translation>
+    </message>
+    <message>
+        <source>Mistral-sized model with ReLU on both gate and up: keeping only the top 10% of neurons barely changes perplexity (6.48 to 6.52).</source>
+        <translation>Model seukuran Mistral dengan ReLU pada gate dan up: menyisakan hanya 10% neuron teratas nyaris tidak mengubah perplexity (6,48 menjadi 6,52).</translation>
+    </message>
+    <message>
+        <source>Bamboo-7B tuned for chat with DPO; the fastest sparse chat model in the catalog.</source>
+        <translation>Bamboo-7B yang disetel untuk obrolan dengan DPO; model obrolan sparse tercepat di katalog.</translation>
+    </message>
+    <message>
+        <source>Falcon 40B with ReLU FFNs and predictors; PowerInfer&apos;s headline model (up to 11.7x llama.cpp in FP16 on one RTX 4090).</source>
+        <translation>Falcon 40B dengan FFN ReLU dan prediktor; model unggulan PowerInfer (hingga 11,7x llama.cpp dalam FP16 pada satu RTX 4090).</translation>
+    </message>
+    <message>
+        <source>Original Hugging Face weights; Hearth converts them to GGUF and adds the predictors from PowerInfer/ReluLLaMA-7B-Predictor.</source>
+        <translation>Bobot Hugging Face asli; Hearth mengubahnya ke GGUF dan menambahkan prediktor dari PowerInfer/ReluLLaMA-7B-Predictor.</translation>
+    </message>
+    <message>
+        <source>Original weights, converted on this machine with the predictors from PowerInfer/ReluLLaMA-13B-Predictor.</source>
+        <translation>Bobot asli, dikonversi di mesin ini dengan prediktor dari PowerInfer/ReluLLaMA-13B-Predictor.</translation>
+    </message>
+    <message>
+        <source>Original FP32 weights (very large); converted on this machine with the predictors from PowerInfer/ReluFalcon-40B-Predictor.</source>
+        <translation>Bobot FP32 asli (sangat besar); dikonversi di mesin ini dengan prediktor dari PowerInfer/ReluFalcon-40B-Predictor.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 1.3B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>OPT 1.3B dari Meta: secara bawaan memakai ReLU sehingga aktivasinya sparse, tetapi tidak ada prediktor untuknya; berjalan padat setelah dikonversi ke GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 2.7B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>OPT 2.7B dari Meta: secara bawaan memakai ReLU sehingga aktivasinya sparse, tetapi tidak ada prediktor untuknya; berjalan padat setelah dikonversi ke GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 6.7B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>OPT 6.7B dari Meta: secara bawaan memakai ReLU sehingga aktivasinya sparse, tetapi tidak ada prediktor untuknya; berjalan padat setelah dikonversi ke GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 13B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>OPT 13B dari Meta: secara bawaan memakai ReLU sehingga aktivasinya sparse, tetapi tidak ada prediktor untuknya; berjalan padat setelah dikonversi ke GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 30B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>OPT 30B dari Meta: secara bawaan memakai ReLU sehingga aktivasinya sparse, tetapi tidak ada prediktor untuknya; berjalan padat setelah dikonversi ke GGUF.</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 66B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>OPT 66B dari Meta: secara bawaan memakai ReLU sehingga aktivasinya sparse, tetapi tidak ada prediktor untuknya; berjalan padat setelah dikonversi ke GGUF.</translation>
+    </message>
+</context>
+<context>
     <name>hearth::models::ConversionJob</name>
     <message>
         <source>%1 appeared while converting.</source>

@@ -2154,6 +2154,113 @@
     </message>
 </context>
 <context>
+    <name>hearth::models::CatalogDescription</name>
+    <message>
+        <source>Alibaba&apos;s Qwen 3, 4B: a reasoning model that thinks in &lt;think&gt; blocks (shown folded) before it answers; 32k-token context.</source>
+        <translation>阿里巴巴的 Qwen 3 4B：一个推理模型，回答前会在 &lt;think&gt; 块中思考（折叠显示）；32k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Qwen 3, 8B: strong reasoning, coding and many languages; thinks before it answers; 32k-token context.</source>
+        <translation>Qwen 3 8B：推理、编程和多语言能力强；回答前先思考；32k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Qwen 3, 14B: the largest dense Qwen 3 that suits 16 GB of RAM; thinks before it answers; 32k-token context.</source>
+        <translation>Qwen 3 14B：适合 16 GB 内存的最大稠密 Qwen 3；回答前先思考；32k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s Llama 3.1 8B Instruct: a capable general assistant with a 128k-token context.</source>
+        <translation>Meta 的 Llama 3.1 8B Instruct：能干的通用助手，128k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s Llama 3.2 3B Instruct: small and quick, good for laptops; 128k-token context.</source>
+        <translation>Meta 的 Llama 3.2 3B Instruct：小巧快速，适合笔记本电脑；128k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Google&apos;s Gemma 3 4B (text): five local layers to one global keep long chats small in memory; 128k-token context.</source>
+        <translation>Google 的 Gemma 3 4B（文本）：每五个局部层配一个全局层，长对话占用内存少；128k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Google&apos;s Gemma 3 12B (text): strong writing and many languages; 128k-token context.</source>
+        <translation>Google 的 Gemma 3 12B（文本）：写作和多语言能力强；128k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Mistral 7B Instruct v0.3: a dependable all-rounder with a 32k-token context.</source>
+        <translation>Mistral 7B Instruct v0.3：可靠的全能模型，32k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Microsoft&apos;s Phi-4-mini: 3.8B, good at reasoning and maths for its size; 128k-token context.</source>
+        <translation>Microsoft 的 Phi-4-mini：3.8B，就其规模而言擅长推理和数学；128k token 上下文。</translation>
+    </message>
+    <message>
+        <source>Llama 2 7B fine-tuned to ReLU-gated FFNs; PowerInfer file with predictors. About 70% of FFN neurons stay silent per token.</source>
+        <translation>微调为 ReLU 门控 FFN 的 Llama 2 7B；带预测器的 PowerInfer 文件。每个 token 约 70% 的 FFN 神经元保持静默。</translation>
+    </message>
+    <message>
+        <source>Llama 2 13B with ReLU-gated FFNs and predictors, ready for hybrid GPU/CPU inference.</source>
+        <translation>带 ReLU 门控 FFN 和预测器的 Llama 2 13B，可直接用于 GPU/CPU 混合推理。</translation>
+    </message>
+    <message>
+        <source>Llama 2 70B with ReLU-gated FFNs and predictors. Needs about 40 GB of RAM plus GPU memory.</source>
+        <translation>带 ReLU 门控 FFN 和预测器的 Llama 2 70B。需要约 40 GB 内存外加显存。</translation>
+    </message>
+    <message>
+        <source>Llama 2 7B trained for high activation sparsity (about 89% of FFN neurons inactive) with quality close to the original.</source>
+        <translation>为高激活稀疏度训练的 Llama 2 7B（约 89% 的 FFN 神经元不激活），质量接近原模型。</translation>
+    </message>
+    <message>
+        <source>Llama 2 13B trained for high activation sparsity (about 89%); PowerInfer file with predictors.</source>
+        <translation>为高激活稀疏度训练的 Llama 2 13B（约 89%）；带预测器的 PowerInfer 文件。</translation>
+    </message>
+    <message>
+        <source>Mistral-sized model with ReLU on both gate and up: keeping only the top 10% of neurons barely changes perplexity (6.48 to 6.52).</source>
+        <translation>Mistral 规模的模型，gate 和 up 都使用 ReLU：只保留前 10% 的神经元几乎不改变困惑度（6.48 变为 6.52）。</translation>
+    </message>
+    <message>
+        <source>Bamboo-7B tuned for chat with DPO; the fastest sparse chat model in the catalog.</source>
+        <translation>用 DPO 调成对话模型的 Bamboo-7B；目录中最快的稀疏对话模型。</translation>
+    </message>
+    <message>
+        <source>Falcon 40B with ReLU FFNs and predictors; PowerInfer&apos;s headline model (up to 11.7x llama.cpp in FP16 on one RTX 4090).</source>
+        <translation>带 ReLU FFN 和预测器的 Falcon 40B；PowerInfer 的代表模型（在一块 RTX 4090 上 FP16 最高达 llama.cpp 的 11.7 倍）。</translation>
+    </message>
+    <message>
+        <source>Original Hugging Face weights; Hearth converts them to GGUF and adds the predictors from PowerInfer/ReluLLaMA-7B-Predictor.</source>
+        <translation>原始 Hugging Face 权重；Hearth 将其转换为 GGUF 并加入 PowerInfer/ReluLLaMA-7B-Predictor 的预测器。</translation>
+    </message>
+    <message>
+        <source>Original weights, converted on this machine with the predictors from PowerInfer/ReluLLaMA-13B-Predictor.</source>
+        <translation>原始权重，在本机转换，并加入 PowerInfer/ReluLLaMA-13B-Predictor 的预测器。</translation>
+    </message>
+    <message>
+        <source>Original FP32 weights (very large); converted on this machine with the predictors from PowerInfer/ReluFalcon-40B-Predictor.</source>
+        <translation>原始 FP32 权重（非常大）；在本机转换，并加入 PowerInfer/ReluFalcon-40B-Predictor 的预测器。</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 1.3B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta 的 OPT 1.3B：原生使用 ReLU，因此激活是稀疏的，但没有为它提供预测器；转换为 GGUF 后以稠密方式运行。</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 2.7B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta 的 OPT 2.7B：原生使用 ReLU，因此激活是稀疏的，但没有为它提供预测器；转换为 GGUF 后以稠密方式运行。</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 6.7B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta 的 OPT 6.7B：原生使用 ReLU，因此激活是稀疏的，但没有为它提供预测器；转换为 GGUF 后以稠密方式运行。</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 13B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta 的 OPT 13B：原生使用 ReLU，因此激活是稀疏的，但没有为它提供预测器；转换为 GGUF 后以稠密方式运行。</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 30B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta 的 OPT 30B：原生使用 ReLU，因此激活是稀疏的，但没有为它提供预测器；转换为 GGUF 后以稠密方式运行。</translation>
+    </message>
+    <message>
+        <source>Meta&apos;s OPT 66B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
+        <translation>Meta 的 OPT 66B：原生使用 ReLU，因此激活是稀疏的，但没有为它提供预测器；转换为 GGUF 后以稠密方式运行。</translation>
+    </message>
+</context>
+<context>
     <name>hearth::models::ConversionJob</name>
     <message>
         <source>%1 appeared while converting.</source>

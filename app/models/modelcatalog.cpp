@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "modelcatalog.h"
 
+#include "catalogdescriptions.h"
 #include "languagechangewatcher.h"
 
 #include <QLocale>
@@ -117,7 +118,7 @@ QVariant ModelCatalog::data(const QModelIndex& index, int role) const
     case NeedsConversionRole:
         return e->needsConversion();
     case DescriptionRole:
-        return e->description;
+        return translatedDescription(e->description);
     case FitKindRole:
         return fitAt(index.row()).kindName();
     case FitTextRole:
@@ -164,7 +165,9 @@ bool ModelCatalog::matches(const CatalogEntry& e, const QString& filter)
         const bool hit = e.name.contains(word, Qt::CaseInsensitive)
             || e.repo.contains(word, Qt::CaseInsensitive)
             || e.architecture.contains(word, Qt::CaseInsensitive)
-            || e.description.contains(word, Qt::CaseInsensitive) || e.id.contains(word, Qt::CaseInsensitive);
+            || e.description.contains(word, Qt::CaseInsensitive)
+            || translatedDescription(e.description).contains(word, Qt::CaseInsensitive)
+            || e.id.contains(word, Qt::CaseInsensitive);
         if (!hit)
             return false;
     }

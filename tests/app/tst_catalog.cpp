@@ -3,6 +3,7 @@
 // downloads need, and ModelCatalog filters and exposes it with fit badges.
 
 #include "app_test_support.h"
+#include "catalogdescriptions.h"
 #include "catalogentry.h"
 #include "modelcatalog.h"
 
@@ -216,8 +217,20 @@ private Q_SLOTS:
         QCOMPARE(changed.last().at(1).toModelIndex().row(), catalog.rowCount() - 1);
         QVERIFY(first.data(ModelCatalog::FitTextRole).toString().startsWith(QStringLiteral("[zz] ")));
         QVERIFY(first.data(ModelCatalog::ParametersTextRole).toString().startsWith(QStringLiteral("[zz] ")));
+        for (int row = 0; row < catalog.rowCount(); ++row) {
+            const QString description = catalog.index(row).data(ModelCatalog::DescriptionRole).toString();
+            QVERIFY2(description.startsWith(QStringLiteral("[zz] ")), qPrintable(description));
+        }
         QCoreApplication::removeTranslator(&translator);
         QCOMPARE(first.data(ModelCatalog::FitTextRole).toString(), badge);
+    }
+
+    // Every description of the catalog is one the translations list, word for word.
+    void everyDescriptionIsTranslatable()
+    {
+        const QStringList known = hearth::models::translatableDescriptions();
+        for (const CatalogEntry& e : builtinCatalog())
+            QVERIFY2(known.contains(e.description), qPrintable(e.id + QStringLiteral(": not in catalogdescriptions.cpp")));
     }
 };
 
