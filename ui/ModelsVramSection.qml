@@ -25,8 +25,15 @@ Item {
     PlacementPreview {
         id: preview
         settingsFile: ModelManager.settingsFile
-        // The running session's context, so the plan's KV cache is the session's.
-        contextLength: root.isRunning && root.controller.contextLength > 0 ? root.controller.contextLength : 4096
+    }
+    // The running session's context, so the plan's KV cache is the session's; otherwise the
+    // preview's own default.
+    Binding {
+        target: preview
+        property: "contextLength"
+        value: root.controller.contextLength
+        when: root.isRunning && root.controller.contextLength > 0
+        restoreMode: Binding.RestoreBindingOrValue
     }
     // One source at a time: a catalog model, else the file.
     Binding {

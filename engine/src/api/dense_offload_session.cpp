@@ -43,12 +43,10 @@ int plannedLayers(const Model& model, const device::Device& device, int contextL
     auto shape = fileShape(known->file());
     if (!shape)
         return -1;
-    const device::DeviceInfo& info = device.info();
     auto planner = sparse::PlacementPlanner::create(sessionShape(std::move(shape).value(), /*sparse=*/false), {});
     if (!planner)
         return -1;
-    sparse::PlannerParams pp = sessionPlannerParams(info.budgetBytes, contextLength, batchSize, info.backend == "emulated");
-    pp.allocationGranularity = info.granularity;
+    sparse::PlannerParams pp = sessionPlannerParams(device.info(), contextLength, batchSize);
     pp.dense = true;
     auto plan = planner->plan(pp);
     if (!plan)
@@ -103,11 +101,12 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
     std::string plannedLimit;
     const int planned = plannedLayers(model, *s->m_device, contextLength, batchSize, plannedLimit);
     const std::string budget = device::formatBytes(info.budgetBytes);
-    if (planned == 0) {
-        report = cpuOnlyReport("a budget of " + budget + " on " + info.name + " holds no whole layer (" + plannedLimit
-                               + ")");
+    const auto noWholeLayer = [&](const std::string& why) {
+        report = cpuOnlyReport("a budget of " + budget + " on " + info.name + " holds no whole layer (" + why + ")");
         return nullptr;
-    }
+    };
+    if (planned == 0)
+        return noWholeLayer(plannedLimit);
     auto offload = device::DenseOffload::create(*s->m_device, described->params, layers, planned);
     if (!offload) {
         report = cpuOnlyReport("whole-layer offload failed: " + offload.message());
@@ -115,11 +114,8 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
     }
     s->m_offload = std::move(offload).value();
     const int k = s->m_offload->offloadedLayers();
-    if (k == 0) {
-        report = cpuOnlyReport("a budget of " + budget + " on " + info.name + " holds no whole layer ("
-                         + s->m_offload->limit() + ")");
-        return nullptr;
-    }
+    if (k == 0)
+        return noWholeLayer(s->m_offload->limit());
     std::string text = "GPU " + info.name + ": " + std::to_string(k) + " of " + std::to_string(layers.size())
                        + " layers (attention, KV cache and FFN), " + device::formatBytes(s->m_offload->deviceBytes())
                        + " of a budget of " + budget;

@@ -363,8 +363,7 @@ bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const dev
     }
     plannerOut.emplace(std::move(planner).value());
 
-    pp = sessionPlannerParams(info.budgetBytes, contextLength, batchSize, info.backend == "emulated");
-    pp.allocationGranularity = info.granularity;
+    pp = sessionPlannerParams(info, contextLength, batchSize);
     pp.ffnOnGpu = !params.disableGpuIndex;
 
     // The cache beside the model: read, rewritten (reset) or left alone (disabled). The plan is

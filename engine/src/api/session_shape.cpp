@@ -142,4 +142,11 @@ sparse::PlannerParams sessionPlannerParams(std::uint64_t budgetBytes, int contex
     return pp;
 }
 
+sparse::PlannerParams sessionPlannerParams(const device::DeviceInfo& device, int contextLength, int batchSize)
+{
+    sparse::PlannerParams pp = sessionPlannerParams(device.budgetBytes, contextLength, batchSize, device.backend == "emulated");
+    pp.allocationGranularity = device.granularity;
+    return pp;
+}
+
 } // namespace hearth

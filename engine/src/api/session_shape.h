@@ -12,6 +12,7 @@
 // The fixed costs follow the device: the CUDA back end sets aside the planner's reserve and
 // workspace, the emulated device (host memory) nothing.
 
+#include "device/device.h"
 #include "sparse/activation_stats.h"
 #include "sparse/model_shape.h"
 #include "sparse/placement_planner.h"
@@ -48,5 +49,8 @@ namespace hearth {
 // device with @p budgetBytes: the emulated device's fixed costs when @p emulated.
 [[nodiscard]] sparse::PlannerParams sessionPlannerParams(std::uint64_t budgetBytes, int contextLength, int batchSize,
                                                          bool emulated);
+// The same for the device a session opened: its budget, back end and allocation granularity.
+[[nodiscard]] sparse::PlannerParams sessionPlannerParams(const device::DeviceInfo& device, int contextLength,
+                                                         int batchSize);
 
 } // namespace hearth
