@@ -3,7 +3,6 @@
 
 #include "app_settings.h"
 #include "chatstore.h"
-#include "languagechangewatcher.h"
 #include "logging.h"
 #include "message_blocks.h"
 #include "reasoning.h"
@@ -14,15 +13,10 @@
 #include <QHash>
 #include <QJSEngine>
 #include <QJsonObject>
-#include <QLocale>
 #include <QQmlExtensionPlugin>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
-#include <QTimer>
-
-#include <algorithm>
-#include <cmath>
 
 // The Models page's QML module (Hearth.Models) comes with the chat's: every program that links
 // the controller (the app, the window tests) can load the Main.qml that shows it.
@@ -64,97 +58,37 @@ MessageModel::Message toRow(const hearth::StoredMessage& message)
 }
 } // namespace
 
-ChatController::ChatController(QObject* parent)
+ChatController::ChatController(ModelSession* session, QObject* parent)
     : QObject(parent)
+    , m_session(session)
     , m_store(std::make_unique<hearth::ChatStore>())
 {
-    connect(m_worker, &EngineWorker::loadProgress, this, [this](double fraction) {
-        m_loadProgress = fraction;
-        Q_EMIT loadProgressChanged();
-    });
-    connect(m_worker, &EngineWorker::modelLoaded, this,
-        [this](const QString& name, const QString& description, int contextLength, const Placement& placement) {
-            m_modelName = name;
-            m_modelDescription = description;
-            m_placement = placement;
-            m_chatTemplateNotice.clear();
-            m_modelPath = m_loadingPath;
-            m_contextLength = contextLength;
-            const LoadedModel loaded = m_worker->loadedModel();
-            m_trainedContextLength = loaded.trainedContextLength;
-            m_kvBytesPerToken = loaded.kvBytesPerToken;
-            m_kvFixedBytes = loaded.kvFixedBytes;
-            m_kvCacheTypeInUse = loaded.kvCacheType;
-            Q_EMIT modelChanged();
-            Q_EMIT contextChanged(); // the meter and Chat Settings compare with the new length
-            if (m_settings)
-                m_settings->addRecentModel(m_modelPath);
-            setErrorText({});
-            setState(State::Ready);
-            measureOpenConversation(); // with this model's tokenizer and template
-            Q_EMIT modelReady();
-        });
-    connect(m_worker, &EngineWorker::modelLoadFailed, this, [this](const QString& message) {
-        qCWarning(lcApp) << message;
-        m_replacing = false;
-        m_pendingBudgetGiB.reset();
-        if (!m_modelPath.isEmpty()) {
-            // A failed re-placement that could not restore the old one: the model is gone.
-            m_modelName.clear();
-            m_modelDescription.clear();
-            m_placement = {};
-            m_chatTemplateNotice.clear();
-            m_modelPath.clear();
-            Q_EMIT modelChanged();
-        }
-        setErrorText(message);
-        setState(State::NoModel);
-    });
-    connect(m_worker, &EngineWorker::chatTemplateReplaced, this, [this](const QString& reason, const QString& builtinName) {
-        qCWarning(lcApp) << "chat template replaced:" << reason;
-        m_chatTemplateNotice = tr("This model's own chat template cannot be used (%1), so Hearth formats the chat in "
-                                  "its built-in “%2” style; answers may be less accurate.")
-                                   .arg(reason, builtinName);
-        Q_EMIT modelChanged();
-    });
-    connect(m_worker, &EngineWorker::turnsLeftOut, this, [this](quint64 requestId, int turns) {
+    // The model's errors show in the chat window's one error line, beside the chat's own.
+    connect(m_session, &ModelSession::errorTextChanged, this, [this] { setErrorText(m_session->errorText()); });
+    // A model that starts to answer counts the open chat with its own tokenizer and template.
+    connect(m_session, &ModelSession::modelReady, this, &ChatController::measureOpenConversation);
+    connect(m_session, &ModelSession::turnsLeftOut, this, [this](quint64 requestId, int turns) {
         if (requestId != m_requestId)
             return;
         m_contextNote = tr("%n earlier message(s) no longer fit the model's context and were left out of this answer.", "", turns);
         Q_EMIT contextChanged();
     });
-    connect(m_worker, &EngineWorker::sessionReplaced, this, &ChatController::onSessionReplaced);
-    connect(m_worker, &EngineWorker::tokenGenerated, this, &ChatController::onToken);
+    connect(m_session, &ModelSession::tokenGenerated, this, &ChatController::onToken);
     // The meter shows the open chat's use: live while it answers, measured when it is opened.
-    connect(m_worker, &EngineWorker::contextUsed, this, [this](quint64 requestId, int tokens) {
+    connect(m_session, &ModelSession::contextUsed, this, [this](quint64 requestId, int tokens) {
         if (requestId != m_requestId || m_answerConversation != m_conversationId || tokens == m_contextUsed)
             return;
         m_contextUsed = tokens;
         Q_EMIT contextChanged();
     });
-    connect(m_worker, &EngineWorker::contextMeasured, this, [this](qint64 conversationId, int tokens) {
-        if (conversationId != m_conversationId || m_state == State::Generating)
+    connect(m_session, &ModelSession::contextMeasured, this, [this](qint64 conversationId, int tokens) {
+        if (conversationId != m_conversationId || m_answerId != 0)
             return;
         m_contextUsed = tokens;
         Q_EMIT contextChanged();
     });
-    connect(m_worker, &EngineWorker::answerFinished, this, &ChatController::onFinished);
-    connect(m_worker, &EngineWorker::answerFailed, this, &ChatController::onFailed);
-    // A remote server's answers take the same way into the chat and the store.
-    connect(&m_remote, &hearth::openai::RemoteEngine::tokenGenerated, this, &ChatController::onToken);
-    connect(&m_remote, &hearth::openai::RemoteEngine::answerFinished, this, &ChatController::onFinished);
-    connect(&m_remote, &hearth::openai::RemoteEngine::answerFailed, this, &ChatController::onFailed);
-    connect(&m_remote, &hearth::openai::RemoteEngine::contextUsed, this, [this](quint64 requestId, int tokens) {
-        if (requestId != m_requestId || m_answerConversation != m_conversationId)
-            return;
-        m_contextUsed = tokens;
-        Q_EMIT contextChanged();
-    });
-    connect(&m_remote, &hearth::openai::RemoteEngine::modelsListed, this, &ChatController::onRemoteModelsListed);
-    connect(&m_remote, &hearth::openai::RemoteEngine::listFailed, this, &ChatController::onRemoteListFailed);
-    // The placement and the remote server's lines are worded here, in the interface language.
-    connect(new hearth::models::LanguageChangeWatcher(this), &hearth::models::LanguageChangeWatcher::languageChanged, this,
-        &ChatController::modelChanged);
+    connect(m_session, &ModelSession::answerFinished, this, &ChatController::onFinished);
+    connect(m_session, &ModelSession::answerFailed, this, &ChatController::onFailed);
     connect(m_store.get(), &hearth::ChatStore::errorOccurred, this, &ChatController::setErrorText);
     connect(m_store.get(), &hearth::ChatStore::conversationsChanged, &m_conversations,
         &ConversationListModel::refresh);
@@ -162,8 +96,6 @@ ChatController::ChatController(QObject* parent)
 
 ChatController::~ChatController()
 {
-    m_worker->stopAll();
-    m_worker->cancelLoad();
     if (m_answerId != 0)
         m_store->markError(m_answerId, tr("The application was closed while answering."));
     m_store->close();
@@ -175,7 +107,8 @@ ChatController* ChatController::create(QQmlEngine*, QJSEngine*)
         QJSEngine::setObjectOwnership(s_instance, QJSEngine::CppOwnership);
         return s_instance;
     }
-    return new ChatController(nullptr);
+    qCWarning(lcApp) << "QML asked for the chat before main() made it";
+    return nullptr; // the one controller is main()'s, made for its ModelSession
 }
 
 void ChatController::setInstance(ChatController* instance)
@@ -201,12 +134,6 @@ void ChatController::setSettings(AppSettings* settings)
     m_settings = settings;
     m_sampling = defaultSampling();
     m_systemPrompt = settings ? settings->systemPrompt() : QString();
-    if (settings) {
-        m_engine.post([threads = settings->threads()](EngineWorker& worker) { worker.setThreads(threads); });
-        connect(settings, &AppSettings::threadsChanged, this, [this] {
-            m_engine.post([threads = m_settings->threads()](EngineWorker& worker) { worker.setThreads(threads); });
-        });
-    }
     Q_EMIT conversationChanged();
 }
 
@@ -243,248 +170,11 @@ void ChatController::setMaxTokens(int maxTokens)
     setSampling(map);
 }
 
-void ChatController::loadModel(const QString& path)
-{
-    if (m_state == State::Loading || m_state == State::Generating || path.isEmpty())
-        return;
-    m_loadingPath = path;
-    m_usingRemote = false;
-    m_pendingBudgetGiB.reset();
-    // The budget the VRAM panel remembered for this file, else automatic.
-    m_vramBudgetGiB = m_settings ? m_settings->vramBudgetGiB(path) : -1.0;
-    const int tokens = m_settings ? m_settings->contextLength(path) : 0; // Chat Settings' choices
-    m_engine.post([gib = m_vramBudgetGiB, tokens, kvCache = kvCacheType()](EngineWorker& worker) {
-        worker.setVramBudget(gib);
-        worker.setContextLength(tokens);
-        worker.setKvCacheType(kvCache);
-    });
-    m_trainedContextLength = 0;
-    m_kvCacheTypeInUse.clear();
-    m_modelName.clear();
-    m_modelDescription.clear();
-    m_modelPath.clear();
-    m_contextLength = 0;
-    m_contextUsed = 0;
-    m_loadProgress = 0;
-    Q_EMIT modelChanged();
-    Q_EMIT contextChanged();
-    Q_EMIT loadProgressChanged();
-    setErrorText({});
-    setState(State::Loading);
-    m_engine.post([path](EngineWorker& worker) { worker.loadModel(path); });
-}
-
-QString ChatController::placementSummary() const
-{
-    if (m_usingRemote)
-        return tr("Remote: %1").arg(m_remote.baseUrl().host());
-    return m_placement.summary();
-}
-
-QString ChatController::placementDetails() const
-{
-    if (m_usingRemote)
-        return tr("Remote: the model runs on %1, not on this computer.").arg(m_remote.baseUrl().toString());
-    return m_placement.details();
-}
-
-void ChatController::listRemoteModels(const QString& url, const QString& apiKey)
-{
-    m_remote.listModels(hearth::openai::RemoteEngine::normalizedBaseUrl(url), apiKey);
-}
-
-void ChatController::connectRemote(const QString& url, const QString& apiKey, const QString& model)
-{
-    if (m_state == State::Loading || m_state == State::Generating)
-        return;
-    const QUrl baseUrl = hearth::openai::RemoteEngine::normalizedBaseUrl(url);
-    m_remote.setServer(baseUrl, apiKey, model.trimmed());
-    m_connectingModel = model.trimmed();
-    m_loadProgress = 0;
-    Q_EMIT loadProgressChanged();
-    setErrorText({});
-    setState(State::Loading);
-    m_remote.listModels(baseUrl, apiKey);
-}
-
-void ChatController::onRemoteModelsListed(const QStringList& models, const QList<int>& contextLengths)
-{
-    if (!m_connectingModel) {
-        Q_EMIT remoteModelsListed(models, {});
-        return;
-    }
-    QString model = *m_connectingModel;
-    m_connectingModel.reset();
-    if (model.isEmpty() && !models.isEmpty())
-        model = models.constFirst();
-    const qsizetype index = models.indexOf(model);
-    if (model.isEmpty() || (index < 0 && !models.isEmpty())) {
-        onRemoteListFailed(model.isEmpty() ? tr("The server offers no models.")
-                                           : tr("The server does not offer a model named “%1”.").arg(model));
-        return;
-    }
-    m_remote.setModel(model);
-    if (m_settings) {
-        m_settings->setRemoteUrl(m_remote.baseUrl().toString());
-        m_settings->setRemoteApiKey(m_remote.apiKey());
-        m_settings->setRemoteModel(model);
-    }
-    // One model at a time: the local one gives its memory back.
-    m_engine.post([](EngineWorker& worker) { worker.unloadModel(); });
-    m_usingRemote = true;
-    m_modelName = model;
-    m_modelDescription = tr("OpenAI-compatible server at %1").arg(m_remote.baseUrl().host());
-    m_placement = {};
-    m_chatTemplateNotice.clear();
-    m_modelPath.clear();
-    m_contextLength = index >= 0 ? contextLengths.value(index) : 0;
-    m_contextUsed = 0;
-    Q_EMIT modelChanged();
-    Q_EMIT contextChanged();
-    setState(State::Ready);
-    Q_EMIT modelReady();
-}
-
-void ChatController::onRemoteListFailed(const QString& message)
-{
-    if (!m_connectingModel) {
-        Q_EMIT remoteModelsListed({}, message);
-        return;
-    }
-    m_connectingModel.reset();
-    setErrorText(message);
-    setState(hasModel() ? State::Ready : State::NoModel);
-}
-
-void ChatController::loadModelUrl(const QUrl& url)
-{
-    loadModel(url.isLocalFile() ? url.toLocalFile() : url.toString());
-}
-
-void ChatController::cancelLoad()
-{
-    m_worker->cancelLoad();
-}
-
-void ChatController::setDeviceOverride(const QString& device)
-{
-    m_engine.post([device](EngineWorker& worker) { worker.setDeviceOverride(device); });
-}
-
-void ChatController::applyVramBudget(double budgetBytes, bool autoBudget)
-{
-    if (!std::isfinite(budgetBytes) || budgetBytes < 0)
-        budgetBytes = 0;
-    const double gib = autoBudget ? -1.0 : budgetBytes / double(quint64(1) << 30);
-    if (m_state == State::NoModel)
-        return;
-    m_pendingBudgetGiB = gib;
-    if (m_state == State::Ready)
-        startPendingReplacement();
-}
-
-QList<int> ChatController::contextLengthChoices() const
-{
-    if (m_usingRemote || m_trainedContextLength <= 0)
-        return {};
-    // Powers of two from 1024 tokens, and the trained context itself, which is the longest.
-    QList<int> choices;
-    for (int tokens = 1024; tokens < m_trainedContextLength; tokens *= 2)
-        choices.append(tokens);
-    choices.append(m_trainedContextLength);
-    if (m_contextLength > 0 && !choices.contains(m_contextLength)) {
-        choices.append(m_contextLength); // a length chosen elsewhere (the engine's default of 4096)
-        std::sort(choices.begin(), choices.end());
-    }
-    return choices;
-}
-
-QString ChatController::contextLengthLabel(int tokens) const
-{
-    const QString count = tr("%n token(s)", nullptr, tokens);
-    if (m_kvBytesPerToken == 0)
-        return count;
-    const qint64 bytes = qint64(m_kvFixedBytes + m_kvBytesPerToken * quint64(tokens));
-    return tr("%1 (%2 of memory)").arg(count, QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat));
-}
-
-void ChatController::applyContextLength(int tokens)
-{
-    if (m_state == State::NoModel || m_usingRemote || tokens <= 0 || tokens == m_contextLength)
-        return;
-    if (m_settings)
-        m_settings->setContextLength(m_modelPath, tokens);
-    m_engine.post([tokens](EngineWorker& worker) { worker.setContextLength(tokens); });
-    replaceSessionKeepingBudget(); // the same budget, the new length
-}
-
-void ChatController::replaceSessionKeepingBudget()
-{
-    // A new session, as for a new VRAM budget: the budget stays, unless one is already pending.
-    if (!m_pendingBudgetGiB)
-        m_pendingBudgetGiB = m_vramBudgetGiB;
-    if (m_state == State::Ready)
-        startPendingReplacement();
-}
-
-QString ChatController::kvCacheType() const
-{
-    return m_settings ? m_settings->kvCacheType() : QStringLiteral("f16");
-}
-
-void ChatController::applyKvCacheType(const QString& name)
-{
-    if (!m_settings || name == m_settings->kvCacheType())
-        return;
-    m_settings->setKvCacheType(name);
-    const QString stored = m_settings->kvCacheType();
-    m_engine.post([stored](EngineWorker& worker) { worker.setKvCacheType(stored); });
-    Q_EMIT contextChanged();
-    if (m_state == State::NoModel || m_usingRemote)
-        return;
-    replaceSessionKeepingBudget();
-}
-
-void ChatController::startPendingReplacement()
-{
-    if (!m_pendingBudgetGiB || m_state != State::Ready)
-        return;
-    const double gib = *m_pendingBudgetGiB;
-    m_pendingBudgetGiB.reset();
-    m_replacing = true;
-    m_loadProgress = 0;
-    Q_EMIT loadProgressChanged();
-    setErrorText({});
-    setState(State::Loading);
-    m_engine.post([gib](EngineWorker& worker) { worker.replaceSession(gib); });
-}
-
-void ChatController::onSessionReplaced(
-    const Placement& placement, int contextLength, double budgetGiB, const QString& errorText)
-{
-    m_replacing = false;
-    m_placement = placement;
-    m_vramBudgetGiB = budgetGiB;
-    if (contextLength > 0)
-        m_contextLength = contextLength;
-    const LoadedModel loaded = m_worker->loadedModel();
-    m_kvBytesPerToken = loaded.kvBytesPerToken;
-    m_kvFixedBytes = loaded.kvFixedBytes;
-    m_kvCacheTypeInUse = loaded.kvCacheType;
-    Q_EMIT modelChanged();
-    Q_EMIT contextChanged();
-    if (!errorText.isEmpty())
-        qCWarning(lcApp) << errorText;
-    setErrorText(errorText);
-    setState(hasModel() ? State::Ready : State::NoModel);
-    Q_EMIT placementChanged();
-}
-
 bool ChatController::ensureConversation(const QString& firstMessage)
 {
     if (m_conversationId != 0)
         return true;
-    const auto id = m_store->createConversation(titleFrom(firstMessage), m_systemPrompt, m_modelPath, m_sampling.toJson());
+    const auto id = m_store->createConversation(titleFrom(firstMessage), m_systemPrompt, m_session->modelPath(), m_sampling.toJson());
     if (!id) {
         setErrorText(m_store->lastError());
         return false;
@@ -498,7 +188,7 @@ bool ChatController::ensureConversation(const QString& firstMessage)
 void ChatController::send(const QString& text)
 {
     const QString prompt = text.trimmed();
-    if (m_state != State::Ready || prompt.isEmpty())
+    if (m_session->state() != ModelSession::State::Ready || prompt.isEmpty())
         return;
     setErrorText({});
     if (!ensureConversation(prompt))
@@ -520,10 +210,10 @@ void ChatController::send(const QString& text)
 
 void ChatController::startAnswer()
 {
-    if (!m_modelPath.isEmpty())
-        m_store->setModelPath(m_conversationId, m_modelPath);
+    if (!m_session->modelPath().isEmpty())
+        m_store->setModelPath(m_conversationId, m_session->modelPath());
     const qint64 parent = m_messages.rowCount() > 0 ? m_messages.at(m_messages.rowCount() - 1).id : 0;
-    const auto answerId = m_store->beginAssistantMessage(m_conversationId, parent, m_modelName);
+    const auto answerId = m_store->beginAssistantMessage(m_conversationId, parent, m_session->modelName());
     if (!answerId) {
         setErrorText(m_store->lastError());
         return;
@@ -543,23 +233,11 @@ void ChatController::startAnswer()
     m_answerConversation = m_conversationId;
     m_firstTokenMs = 0;
     m_sinceRequest.start();
-    ++m_requestId;
     if (!m_contextNote.isEmpty()) {
         m_contextNote.clear(); // the worker says again if this answer leaves turns out too
         Q_EMIT contextChanged();
     }
-    setState(State::Generating);
-    if (m_usingRemote) {
-        // Servers refuse a max_tokens beyond their model's context.
-        SamplingSettings sampling = m_sampling;
-        if (m_contextLength > 0)
-            sampling.maxTokens = qMin(sampling.maxTokens, m_contextLength);
-        m_remote.generate(m_requestId, turns, sampling);
-        return;
-    }
-    m_engine.post([id = m_requestId, turns, sampling = m_sampling](EngineWorker& worker) {
-        worker.generate(id, turns, sampling);
-    });
+    m_requestId = m_session->generate(turns, m_sampling);
 }
 
 void ChatController::onToken(quint64 requestId, const QString& text)
@@ -582,20 +260,18 @@ void ChatController::onFinished(quint64 requestId, const AnswerStats& stats)
     stored.tokens = stats.generatedTokens;
     stored.tokensPerSecond = stats.tokensPerSecond();
     stored.timeToFirstTokenMs = m_firstTokenMs > 0 ? m_firstTokenMs : stats.timeToFirstTokenMs;
-    stored.model = m_modelName;
+    stored.model = m_session->modelName();
     m_store->finishMessage(m_answerId, stored, stats.stopped);
     if (m_answerConversation == m_conversationId) {
         m_messages.finish(m_messages.rowOfId(m_answerId), stored.tokensPerSecond, stored.tokens,
             stored.timeToFirstTokenMs, stats.stopped ? QStringLiteral("stopped") : QStringLiteral("complete"));
     }
-    m_lastTokensPerSecond = stored.tokensPerSecond;
     if (m_answerConversation == m_conversationId) {
         m_contextUsed = stats.contextUsed;
         Q_EMIT contextChanged();
     }
     const QString answer = storedText(m_answerId);
     m_answerId = 0;
-    setState(State::Ready);
     Q_EMIT answerCompleted(answer);
 }
 
@@ -609,7 +285,6 @@ void ChatController::onFailed(quint64 requestId, const QString& message)
     const QString answer = storedText(m_answerId);
     m_answerId = 0;
     setErrorText(message);
-    setState(hasModel() ? State::Ready : State::NoModel);
     Q_EMIT answerCompleted(answer);
 }
 
@@ -621,15 +296,12 @@ QString ChatController::storedText(qint64 messageId) const
 
 void ChatController::stop()
 {
-    if (m_usingRemote)
-        m_remote.stop(m_requestId);
-    else
-        m_worker->stop(m_requestId);
+    m_session->stop(m_requestId);
 }
 
 void ChatController::regenerate(int row)
 {
-    if (m_state != State::Ready || row < 0 || row >= m_messages.rowCount()
+    if (m_session->state() != ModelSession::State::Ready || row < 0 || row >= m_messages.rowCount()
         || m_messages.at(row).role != QLatin1String("assistant"))
         return;
     setErrorText({});
@@ -641,7 +313,7 @@ void ChatController::regenerate(int row)
 void ChatController::editAndResend(int row, const QString& text)
 {
     const QString edited = text.trimmed();
-    if (m_state != State::Ready || edited.isEmpty() || row < 0 || row >= m_messages.rowCount()
+    if (m_session->state() != ModelSession::State::Ready || edited.isEmpty() || row < 0 || row >= m_messages.rowCount()
         || m_messages.at(row).role != QLatin1String("user"))
         return;
     setErrorText({});
@@ -663,7 +335,7 @@ void ChatController::editAndResend(int row, const QString& text)
 
 void ChatController::switchSibling(int row, int delta)
 {
-    if (m_state == State::Generating || row < 0 || row >= m_messages.rowCount())
+    if (m_answerId != 0 || row < 0 || row >= m_messages.rowCount())
         return;
     const hearth::SiblingInfo siblings = m_store->siblings(m_messages.at(row).id);
     const int target = siblings.index + delta;
@@ -683,7 +355,7 @@ void ChatController::refreshSiblings(int row)
 
 bool ChatController::deleteMessage(int row)
 {
-    if (m_state == State::Generating || row < 0 || row >= m_messages.rowCount())
+    if (m_answerId != 0 || row < 0 || row >= m_messages.rowCount())
         return false;
     if (!m_store->deleteMessage(m_messages.at(row).id, true)) {
         setErrorText(m_store->lastError());
@@ -747,9 +419,11 @@ void ChatController::openConversation(qint64 id)
     reloadMessages();
     Q_EMIT conversationChanged();
     // The chat's own model, when it is another file that is still there.
-    if (!conversation->modelPath.isEmpty() && conversation->modelPath != m_modelPath
-        && (m_state == State::Ready || m_state == State::NoModel) && QFileInfo::exists(conversation->modelPath))
-        loadModel(conversation->modelPath);
+    const ModelSession::State state = m_session->state();
+    if (!conversation->modelPath.isEmpty() && conversation->modelPath != m_session->modelPath()
+        && (state == ModelSession::State::Ready || state == ModelSession::State::NoModel)
+        && QFileInfo::exists(conversation->modelPath))
+        m_session->loadModel(conversation->modelPath);
 }
 
 QList<ChatTurn> ChatController::openTurns() const
@@ -774,9 +448,7 @@ void ChatController::measureOpenConversation()
         m_contextUsed = 0;
         Q_EMIT contextChanged();
     }
-    if (m_modelPath.isEmpty())
-        return; // no local model (a remote one counts its tokens as it answers)
-    m_engine.post([id = m_conversationId, turns = openTurns()](EngineWorker& worker) { worker.measureContext(id, turns); });
+    m_session->measureContext(m_conversationId, openTurns()); // a remote model counts as it answers
 }
 
 void ChatController::reloadMessages()
@@ -799,7 +471,7 @@ void ChatController::reloadMessages()
         }
     }
     m_messages.setMessages(rows);
-    if (m_state != State::Generating)
+    if (m_answerId == 0)
         measureOpenConversation();
 }
 
@@ -886,17 +558,6 @@ QUrl ChatController::suggestedExportFile(const QString& title, const QString& su
 void ChatController::setSearchText(const QString& text)
 {
     m_conversations.setSearchText(text);
-}
-
-void ChatController::setState(State state)
-{
-    if (state == m_state)
-        return;
-    m_state = state;
-    Q_EMIT stateChanged();
-    // An Apply made while answering or loading takes effect once the engine is free.
-    if (state == State::Ready && m_pendingBudgetGiB)
-        QTimer::singleShot(0, this, &ChatController::startPendingReplacement);
 }
 
 void ChatController::setErrorText(const QString& text)

@@ -4,6 +4,7 @@
 #include "app_info.h"
 #include "app_settings.h"
 #include "chat_controller.h"
+#include "model_session.h"
 #include "chatstore.h"
 #include "command_line.h"
 #include "dialog_tour.h"
@@ -237,19 +238,23 @@ int main(int argc, char** argv)
     QObject::connect(&languages, &hearth::app::LanguageManager::languageChanged, &settings,
         [&] { settings.setLanguage(languages.language()); });
 
-    hearth::app::ChatController chat(nullptr);
-    chat.setSettings(&settings);
+    // The model, then the conversation that asks it (declared after it: destroyed first).
+    hearth::app::ModelSession session(nullptr);
+    session.setSettings(&settings);
     if (const QString device = hooks.device.isEmpty() ? fakeGpuDevice() : hooks.device; !device.isEmpty())
-        chat.setDeviceOverride(device);
+        session.setDeviceOverride(device);
+    hearth::app::ChatController chat(&session, nullptr);
+    chat.setSettings(&settings);
     if (!chat.openStore(QDir(dataDir).absoluteFilePath(QStringLiteral("chats.sqlite"))))
         err << chat.errorText() << "\n"; // the window still opens and shows why nothing is saved
     hearth::app::AppInfo::setInstance(&info);
+    hearth::app::ModelSession::setInstance(&session);
     hearth::app::ChatController::setInstance(&chat);
     hearth::app::LanguageManager::setInstance(&languages);
     hearth::app::AppSettings::setInstance(&settings);
     // The API server of Settings shares the window's engine thread, and with it the model.
     hearth::app::ServerController server(nullptr);
-    server.attach(chat.engine(), &settings);
+    server.attach(session.engine(), &settings);
     hearth::app::ServerController::setInstance(&server);
 
     // The Models page: the download queue beside the chats, budgets in the app's settings.
@@ -333,14 +338,14 @@ int main(int argc, char** argv)
                 first = false;
                 out << "MEASURE startup_ms " << sinceStart.elapsed() << Qt::endl;
             }
-            const bool streaming = demoStreaming || chat.state() == hearth::app::ChatController::State::Generating;
+            const bool streaming = demoStreaming || session.state() == hearth::app::ModelSession::State::Generating;
             if (streaming && frameStart->isValid())
                 longestFrameNs = qMax(longestFrameNs, frameStart->nsecsElapsed());
         });
     }
 
     if (!hooks.send.isEmpty()) {
-        QObject::connect(&chat, &hearth::app::ChatController::modelReady, &chat, [&] {
+        QObject::connect(&session, &hearth::app::ModelSession::modelReady, &chat, [&] {
             static bool sent = false;
             if (sent)
                 return;
@@ -447,7 +452,7 @@ int main(int argc, char** argv)
     }
 
     if (!options.modelPath.isEmpty())
-        chat.loadModel(QFileInfo(options.modelPath).absoluteFilePath());
+        session.loadModel(QFileInfo(options.modelPath).absoluteFilePath());
 
     const int code = app->exec();
     if (hooks.measure && hooks.fillMessages == 0)

@@ -2058,46 +2058,11 @@
         <comment>file name of an exported chat without a title</comment>
         <translation>Chat</translation>
     </message>
-    <message>
-        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
-        <translation>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</translation>
-    </message>
     <message numerus="yes">
         <source>%n earlier message(s) no longer fit the model&apos;s context and were left out of this answer.</source>
         <translation>
             <numerusform>%n earlier message no longer fits the model&apos;s context and was left out of this answer.</numerusform>
             <numerusform>%n earlier messages no longer fit the model&apos;s context and were left out of this answer.</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>The server offers no models.</source>
-        <translation>The server offers no models.</translation>
-    </message>
-    <message>
-        <source>The server does not offer a model named “%1”.</source>
-        <translation>The server does not offer a model named “%1”.</translation>
-    </message>
-    <message>
-        <source>OpenAI-compatible server at %1</source>
-        <translation>OpenAI-compatible server at %1</translation>
-    </message>
-    <message>
-        <source>Remote: the model runs on %1, not on this computer.</source>
-        <translation>Remote: the model runs on %1, not on this computer.</translation>
-    </message>
-    <message>
-        <source>Remote: %1</source>
-        <translation>Remote: %1</translation>
-    </message>
-    <message>
-        <source>%1 (%2 of memory)</source>
-        <translation>%1 (%2 of memory)</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n token(s)</source>
-        <translation>
-            <numerusform>%n token</numerusform>
-            <numerusform>%n tokens</numerusform>
         </translation>
     </message>
 </context>
@@ -2158,6 +2123,44 @@
         <source>The file chooser cannot open because this installation lacks the Qt module %1. Install the package %2 (for example with “sudo apt install %2”) and start Hearth again.</source>
         <comment>%1 is a list of QML module names, %2 a list of package names</comment>
         <translation>The file chooser cannot open because this installation lacks the Qt module %1. Install the package %2 (for example with “sudo apt install %2”) and start Hearth again.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ModelSession</name>
+    <message>
+        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
+        <translation>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</translation>
+    </message>
+    <message>
+        <source>Remote: %1</source>
+        <translation>Remote: %1</translation>
+    </message>
+    <message>
+        <source>Remote: the model runs on %1, not on this computer.</source>
+        <translation>Remote: the model runs on %1, not on this computer.</translation>
+    </message>
+    <message>
+        <source>The server offers no models.</source>
+        <translation>The server offers no models.</translation>
+    </message>
+    <message>
+        <source>The server does not offer a model named “%1”.</source>
+        <translation>The server does not offer a model named “%1”.</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server at %1</source>
+        <translation>OpenAI-compatible server at %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (%2 of memory)</source>
+        <translation>%1 (%2 of memory)</translation>
     </message>
 </context>
 <context>

@@ -2053,44 +2053,10 @@
         <comment>file name of an exported chat without a title</comment>
         <translation>Obrolan</translation>
     </message>
-    <message>
-        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
-        <translation>Templat obrolan bawaan model ini tidak dapat digunakan (%1), jadi Hearth memformat obrolan dengan gaya “%2” bawaannya sendiri; jawaban mungkin kurang akurat.</translation>
-    </message>
     <message numerus="yes">
         <source>%n earlier message(s) no longer fit the model&apos;s context and were left out of this answer.</source>
         <translation>
             <numerusform>%n pesan sebelumnya tidak lagi muat dalam konteks model dan tidak disertakan dalam jawaban ini.</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>The server offers no models.</source>
-        <translation>Server tidak menawarkan model apa pun.</translation>
-    </message>
-    <message>
-        <source>The server does not offer a model named “%1”.</source>
-        <translation>Server tidak menawarkan model bernama “%1”.</translation>
-    </message>
-    <message>
-        <source>OpenAI-compatible server at %1</source>
-        <translation>Server kompatibel OpenAI di %1</translation>
-    </message>
-    <message>
-        <source>Remote: the model runs on %1, not on this computer.</source>
-        <translation>Jarak jauh: model berjalan di %1, bukan di komputer ini.</translation>
-    </message>
-    <message>
-        <source>Remote: %1</source>
-        <translation>Jarak jauh: %1</translation>
-    </message>
-    <message>
-        <source>%1 (%2 of memory)</source>
-        <translation>%1 (memori %2)</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n token(s)</source>
-        <translation>
-            <numerusform>%n token</numerusform>
         </translation>
     </message>
 </context>
@@ -2151,6 +2117,43 @@
         <source>The file chooser cannot open because this installation lacks the Qt module %1. Install the package %2 (for example with “sudo apt install %2”) and start Hearth again.</source>
         <comment>%1 is a list of QML module names, %2 a list of package names</comment>
         <translation>Pemilih berkas tidak dapat dibuka karena instalasi ini tidak memiliki modul Qt %1. Pasang paket %2 (misalnya dengan “sudo apt install %2”) lalu jalankan Hearth lagi.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ModelSession</name>
+    <message>
+        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
+        <translation>Templat obrolan bawaan model ini tidak dapat digunakan (%1), jadi Hearth memformat obrolan dengan gaya “%2” bawaannya sendiri; jawaban mungkin kurang akurat.</translation>
+    </message>
+    <message>
+        <source>Remote: %1</source>
+        <translation>Jarak jauh: %1</translation>
+    </message>
+    <message>
+        <source>Remote: the model runs on %1, not on this computer.</source>
+        <translation>Jarak jauh: model berjalan di %1, bukan di komputer ini.</translation>
+    </message>
+    <message>
+        <source>The server offers no models.</source>
+        <translation>Server tidak menawarkan model apa pun.</translation>
+    </message>
+    <message>
+        <source>The server does not offer a model named “%1”.</source>
+        <translation>Server tidak menawarkan model bernama “%1”.</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server at %1</source>
+        <translation>Server kompatibel OpenAI di %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (%2 of memory)</source>
+        <translation>%1 (memori %2)</translation>
     </message>
 </context>
 <context>

@@ -2053,44 +2053,10 @@
         <comment>file name of an exported chat without a title</comment>
         <translation>对话</translation>
     </message>
-    <message>
-        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
-        <translation>无法使用此模型自带的聊天模板（%1），因此 Hearth 改用其内置的“%2”格式；回答可能不太准确。</translation>
-    </message>
     <message numerus="yes">
         <source>%n earlier message(s) no longer fit the model&apos;s context and were left out of this answer.</source>
         <translation>
             <numerusform>有 %n 条较早的消息超出了模型的上下文，本次回答未包含它们。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>The server offers no models.</source>
-        <translation>服务器没有提供任何模型。</translation>
-    </message>
-    <message>
-        <source>The server does not offer a model named “%1”.</source>
-        <translation>服务器没有名为“%1”的模型。</translation>
-    </message>
-    <message>
-        <source>OpenAI-compatible server at %1</source>
-        <translation>位于 %1 的兼容 OpenAI 的服务器</translation>
-    </message>
-    <message>
-        <source>Remote: the model runs on %1, not on this computer.</source>
-        <translation>远程：模型运行在 %1 上，而不是本机。</translation>
-    </message>
-    <message>
-        <source>Remote: %1</source>
-        <translation>远程：%1</translation>
-    </message>
-    <message>
-        <source>%1 (%2 of memory)</source>
-        <translation>%1（内存 %2）</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n token(s)</source>
-        <translation>
-            <numerusform>%n 个词元</numerusform>
         </translation>
     </message>
 </context>
@@ -2151,6 +2117,43 @@
         <source>The file chooser cannot open because this installation lacks the Qt module %1. Install the package %2 (for example with “sudo apt install %2”) and start Hearth again.</source>
         <comment>%1 is a list of QML module names, %2 a list of package names</comment>
         <translation>无法打开文件选择器：此安装缺少 Qt 模块 %1。请安装软件包 %2（例如运行“sudo apt install %2”），然后重新启动 Hearth。</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ModelSession</name>
+    <message>
+        <source>This model&apos;s own chat template cannot be used (%1), so Hearth formats the chat in its built-in “%2” style; answers may be less accurate.</source>
+        <translation>无法使用此模型自带的聊天模板（%1），因此 Hearth 改用其内置的“%2”格式；回答可能不太准确。</translation>
+    </message>
+    <message>
+        <source>Remote: %1</source>
+        <translation>远程：%1</translation>
+    </message>
+    <message>
+        <source>Remote: the model runs on %1, not on this computer.</source>
+        <translation>远程：模型运行在 %1 上，而不是本机。</translation>
+    </message>
+    <message>
+        <source>The server offers no models.</source>
+        <translation>服务器没有提供任何模型。</translation>
+    </message>
+    <message>
+        <source>The server does not offer a model named “%1”.</source>
+        <translation>服务器没有名为“%1”的模型。</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server at %1</source>
+        <translation>位于 %1 的兼容 OpenAI 的服务器</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n 个词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (%2 of memory)</source>
+        <translation>%1（内存 %2）</translation>
     </message>
 </context>
 <context>

@@ -9,6 +9,7 @@ Dialog {
     id: root
 
     required property ChatController controller
+    required property ModelSession session
 
     function setValue(key, value) {
         const sampling = root.controller.sampling;
@@ -75,9 +76,9 @@ Dialog {
             objectName: "maxTokensWarning"
             Layout.columnSpan: 2
             Layout.fillWidth: true
-            visible: root.controller.contextLength > 0 && root.controller.sampling.max_tokens >= root.controller.contextLength
+            visible: root.session.contextLength > 0 && root.controller.sampling.max_tokens >= root.session.contextLength
             text: qsTr("The maximum is more than the model's context of %1 tokens: an answer stops when the context is full.")
-                      .arg(root.controller.contextLength)
+                      .arg(root.session.contextLength)
             color: "#b9770e"
             wrapMode: Text.Wrap
         }
@@ -91,17 +92,17 @@ Dialog {
             objectName: "contextLengthBox"
             Layout.fillWidth: true
             visible: count > 0
-            model: root.controller.contextLengthChoices
-            currentIndex: count > 0 ? model.indexOf(root.controller.contextLength) : -1
-            displayText: currentIndex >= 0 ? root.controller.contextLengthLabel(model[currentIndex]) : ""
+            model: root.session.contextLengthChoices
+            currentIndex: count > 0 ? model.indexOf(root.session.contextLength) : -1
+            displayText: currentIndex >= 0 ? root.session.contextLengthLabel(model[currentIndex]) : ""
             delegate: ItemDelegate {
                 required property int index
                 required property int modelData
                 width: contextBox.width
-                text: root.controller.contextLengthLabel(modelData)
+                text: root.session.contextLengthLabel(modelData)
                 highlighted: contextBox.highlightedIndex === index
             }
-            onActivated: index => root.controller.applyContextLength(model[index])
+            onActivated: index => root.session.applyContextLength(model[index])
             Accessible.name: qsTr("Context length")
         }
         Label {
@@ -124,7 +125,7 @@ Dialog {
             Layout.fillWidth: true
             visible: contextBox.count > 0
             model: ["f16", "q8_0"]
-            currentIndex: count > 0 ? Math.max(0, model.indexOf(root.controller.kvCacheType)) : -1
+            currentIndex: count > 0 ? Math.max(0, model.indexOf(root.session.kvCacheType)) : -1
             displayText: currentIndex >= 0 ? names[currentIndex] : ""
             delegate: ItemDelegate {
                 required property int index
@@ -132,7 +133,7 @@ Dialog {
                 text: kvCacheBox.names[index]
                 highlighted: kvCacheBox.highlightedIndex === index
             }
-            onActivated: index => root.controller.applyKvCacheType(model[index])
+            onActivated: index => root.session.applyKvCacheType(model[index])
             Accessible.name: qsTr("Context memory")
         }
         Label {
@@ -140,8 +141,8 @@ Dialog {
             Layout.columnSpan: 2
             Layout.fillWidth: true
             // What the loaded model does instead of the choice, and why.
-            readonly property string inUse: root.controller.kvCacheTypeInUse
-            visible: contextBox.count > 0 && inUse !== "" && inUse !== root.controller.kvCacheType
+            readonly property string inUse: root.session.kvCacheTypeInUse
+            visible: contextBox.count > 0 && inUse !== "" && inUse !== root.session.kvCacheType
             text: inUse === "f32" ? qsTr("Layers on the GPU keep a 32-bit copy of the context in this computer's memory.")
                                   : qsTr("This model keeps 16-bit: its attention heads do not suit 8-bit blocks.")
             wrapMode: Text.Wrap

@@ -9,8 +9,9 @@ Item {
     id: root
 
     required property ChatController controller
+    required property ModelSession session
 
-    readonly property bool busy: controller.state === ChatController.Generating
+    readonly property bool busy: session.state === ModelSession.Generating
 
     /// The user asked for the models Hearth offers (the empty first screen's button).
     signal catalogRequested()
@@ -35,7 +36,7 @@ Item {
         ScrollBar.vertical: ScrollBar {}
 
         delegate: MessageDelegate {
-            actionsEnabled: root.controller.state === ChatController.Ready
+            actionsEnabled: root.session.state === ModelSession.Ready
             onCopyRequested: row => root.controller.copyMessage(row)
             onRegenerateRequested: row => root.controller.regenerate(row)
             onEditRequested: (row, text) => root.controller.editAndResend(row, text)
@@ -81,10 +82,10 @@ Item {
             wrapMode: Text.Wrap
             opacity: 0.7
             text: {
-                switch (root.controller.state) {
-                case ChatController.NoModel:
+                switch (root.session.state) {
+                case ModelSession.NoModel:
                     return qsTr("Open a GGUF model to start chatting, or download one from the catalog. Everything runs on this computer.");
-                case ChatController.Loading:
+                case ModelSession.Loading:
                     return qsTr("Loading the model…");
                 default:
                     return qsTr("Ask anything. Press Enter to send, Shift+Enter for a new line.");
@@ -94,7 +95,7 @@ Item {
         Button {
             objectName: "browseCatalogButton"
             anchors.horizontalCenter: parent.horizontalCenter
-            visible: root.controller.state === ChatController.NoModel
+            visible: root.session.state === ModelSession.NoModel
             text: qsTr("Browse Models…")
             onClicked: root.catalogRequested()
         }

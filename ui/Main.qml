@@ -14,8 +14,8 @@ ApplicationWindow {
     minimumWidth: 560
     minimumHeight: 380
     visible: true
-    title: ChatController.modelName.length > 0
-           ? qsTr("%1 — Hearth", "window title, %1 is the model name").arg(ChatController.modelName)
+    title: ModelSession.modelName.length > 0
+           ? qsTr("%1 — Hearth", "window title, %1 is the model name").arg(ModelSession.modelName)
            : qsTr("Hearth")
 
     // The font size from Settings, for every control and dialog of the window, at once.
@@ -80,8 +80,8 @@ ApplicationWindow {
     palette.disabled.toolTipBase: AppSettings.colors.toolTipBase
     palette.disabled.toolTipText: AppSettings.colors.toolTipText
 
-    readonly property bool busy: ChatController.state === ChatController.Loading
-                                 || ChatController.state === ChatController.Generating
+    readonly property bool busy: ModelSession.state === ModelSession.Loading
+                                 || ModelSession.state === ModelSession.Generating
     /// The Models page instead of the chat.
     property bool showingModels: false
 
@@ -137,21 +137,21 @@ ApplicationWindow {
                         delegate: MenuItem {
                             required property string modelData
                             text: modelData.substring(modelData.lastIndexOf("/") + 1)
-                            onTriggered: ChatController.loadModel(modelData)
+                            onTriggered: ModelSession.loadModel(modelData)
                         }
                     }
                 }
             }
             ProgressBar {
-                visible: ChatController.state === ChatController.Loading
+                visible: ModelSession.state === ModelSession.Loading
                 Layout.preferredWidth: 120
-                value: ChatController.loadProgress
+                value: ModelSession.loadProgress
                 Accessible.name: qsTr("Loading progress")
             }
             ToolButton {
-                visible: ChatController.state === ChatController.Loading
+                visible: ModelSession.state === ModelSession.Loading
                 text: qsTr("Cancel")
-                onClicked: ChatController.cancelLoad()
+                onClicked: ModelSession.cancelLoad()
                 Accessible.name: qsTr("Cancel loading the model")
             }
             Label {
@@ -241,6 +241,7 @@ ApplicationWindow {
                     Layout.fillWidth: true
                     Layout.fillHeight: true
                     controller: ChatController
+                    session: ModelSession
                     onCatalogRequested: root.showModelsSection("catalog")
                 }
 
@@ -266,7 +267,7 @@ ApplicationWindow {
                     Layout.fillWidth: true
                     Layout.margins: 8
                     visible: text.length > 0
-                    text: ChatController.chatTemplateNotice
+                    text: ModelSession.chatTemplateNotice
                     color: "#b9770e"
                     wrapMode: Text.Wrap
                 }
@@ -292,13 +293,13 @@ ApplicationWindow {
                 Composer {
                     id: composer
                     Layout.fillWidth: true
-                    canSend: ChatController.state === ChatController.Ready
-                    generating: ChatController.state === ChatController.Generating
-                    inputEnabled: ChatController.state !== ChatController.NoModel
-                                  && ChatController.state !== ChatController.Loading
-                    modelLoaded: ChatController.state !== ChatController.NoModel
+                    canSend: ModelSession.state === ModelSession.Ready
+                    generating: ModelSession.state === ModelSession.Generating
+                    inputEnabled: ModelSession.state !== ModelSession.NoModel
+                                  && ModelSession.state !== ModelSession.Loading
+                    modelLoaded: ModelSession.state !== ModelSession.NoModel
                     contextUsed: ChatController.contextUsed
-                    contextLength: ChatController.contextLength
+                    contextLength: ModelSession.contextLength
                     onSendRequested: text => ChatController.send(text)
                     onStopRequested: ChatController.stop()
                 }
@@ -307,22 +308,22 @@ ApplicationWindow {
             ModelsPage {
                 id: modelsPage
                 objectName: "modelsPage"
-                controller: ChatController
+                session: ModelSession
                 onCloseRequested: root.showingModels = false
             }
         }
     }
 
     footer: StatusBar {
-        controller: ChatController
+        session: ModelSession
         // GPU + CPU when the engine placed hot neurons on a GPU, else the CPU kernels it picked for
         // this processor; the tooltip gives the engine's reason. In QML so a language switch
         // retranslates it.
-        computeMode: ChatController.usesGpu
+        computeMode: ModelSession.usesGpu
                      ? qsTr("GPU + CPU (%1)", "status bar: hybrid compute mode, %1 is the CPU kernel set").arg(AppInfo.cpuKernels)
                      : qsTr("CPU (%1)", "status bar: compute mode, %1 is the kernel set such as avx2").arg(AppInfo.cpuKernels)
-        computeDetail: ChatController.placementDetails
-        placementSummary: ChatController.placementSummary
+        computeDetail: ModelSession.placementDetails
+        placementSummary: ModelSession.placementSummary
     }
 
     // The undo bar after deleting a chat.
@@ -382,7 +383,7 @@ ApplicationWindow {
     }
     Shortcut {
         sequence: "Esc"
-        enabled: ChatController.state === ChatController.Generating
+        enabled: ModelSession.state === ModelSession.Generating
         onActivated: ChatController.stop()
     }
     Shortcut {
@@ -398,7 +399,7 @@ ApplicationWindow {
         objectName: "modelDialog"
         title: qsTr("Open a Model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
-        onAccepted: ChatController.loadModelUrl(selectedFile)
+        onAccepted: ModelSession.loadModelUrl(selectedFile)
     }
     FileDialog {
         id: exportDialog
@@ -429,5 +430,6 @@ ApplicationWindow {
         id: chatSettings
         objectName: "chatSettingsDialog"
         controller: ChatController
+        session: ModelSession
     }
 }

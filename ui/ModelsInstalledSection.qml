@@ -14,13 +14,13 @@ Item {
     id: root
 
     required property ModelLibrary library
-    required property ChatController controller
+    required property ModelSession session
 
     signal loadRequested(string path)
     signal vramRequested(string path)
 
-    readonly property bool engineBusy: controller.state === ChatController.Loading
-                                       || controller.state === ChatController.Generating
+    readonly property bool engineBusy: session.state === ModelSession.Loading
+                                       || session.state === ModelSession.Generating
 
     ColumnLayout {
         anchors.fill: parent
@@ -85,7 +85,7 @@ Item {
                 required property string fitReason
                 required property string note
 
-                readonly property bool loaded: root.controller.modelPath === path
+                readonly property bool loaded: root.session.modelPath === path
 
                 width: ListView.view.width - 12
 

@@ -10,7 +10,7 @@ import Hearth.Models
 Pane {
     id: root
 
-    required property ChatController controller
+    required property ModelSession session
     /// The sections, in tab order.
     enum Section { Catalog, Search, Downloads, Installed, Vram, Convert }
     property alias currentSection: tabs.currentIndex
@@ -39,7 +39,7 @@ Pane {
 
     // A model that starts running is the one the section shows, whatever was planned before.
     Connections {
-        target: root.controller
+        target: root.session
         function onModelReady() { root.planRunningModel() }
     }
 
@@ -137,9 +137,9 @@ Pane {
             ModelsInstalledSection {
                 objectName: "installedSection"
                 library: ModelManager.library
-                controller: root.controller
+                session: root.session
                 onLoadRequested: path => {
-                    root.controller.loadModel(path);
+                    root.session.loadModel(path);
                     root.closeRequested();
                 }
                 onVramRequested: path => {
@@ -150,10 +150,10 @@ Pane {
             }
             ModelsVramSection {
                 objectName: "vramSection"
-                controller: root.controller
+                session: root.session
                 catalogId: root.vramCatalogId
                 modelPath: root.vramCatalogId.length > 0 ? ""
-                           : root.vramModelPath.length > 0 ? root.vramModelPath : root.controller.modelPath
+                           : root.vramModelPath.length > 0 ? root.vramModelPath : root.session.modelPath
                 onRunningModelRequested: root.planRunningModel()
             }
             ConvertPanel {

@@ -10,13 +10,13 @@ import Hearth.Models
 Item {
     id: root
 
-    required property ChatController controller
+    required property ModelSession session
     /// The model to plan; empty when none is chosen or running.
     required property string modelPath
     /// Or a catalog model, planned from its published shape (before downloading it).
     property string catalogId: ""
 
-    readonly property bool isRunning: modelPath.length > 0 && modelPath === controller.modelPath
+    readonly property bool isRunning: modelPath.length > 0 && modelPath === session.modelPath
     property alias preview: preview
 
     /// The user asked to see the running model's plan instead of this one.
@@ -31,8 +31,8 @@ Item {
     Binding {
         target: preview
         property: "contextLength"
-        value: root.controller.contextLength
-        when: root.isRunning && root.controller.contextLength > 0
+        value: root.session.contextLength
+        when: root.isRunning && root.session.contextLength > 0
         restoreMode: Binding.RestoreBindingOrValue
     }
     // One source at a time: a catalog model, else the file.
@@ -64,8 +64,8 @@ Item {
             opacity: 0.75
             text: root.catalogId.length > 0
                   ? qsTr("A plan from the catalog's figures; download the model to run it.")
-                  : root.modelPath.length === 0 && root.controller.remote
-                  ? qsTr("The chat uses “%1” on the server at %2: it runs in that server's memory, so there is no GPU budget to plan here.").arg(root.controller.modelName).arg(root.controller.remoteUrl)
+                  : root.modelPath.length === 0 && root.session.remote
+                  ? qsTr("The chat uses “%1” on the server at %2: it runs in that server's memory, so there is no GPU budget to plan here.").arg(root.session.modelName).arg(root.session.remoteUrl)
                   : root.modelPath.length === 0
                   ? qsTr("Load a model, or choose “GPU Memory…” for an installed one, to plan where its layers run.")
                   : root.isRunning
@@ -75,17 +75,17 @@ Item {
         Label {
             objectName: "runningPlacement"
             Layout.fillWidth: true
-            visible: root.isRunning && root.controller.placementSummary.length > 0
-            text: root.controller.replacing
+            visible: root.isRunning && root.session.placementSummary.length > 0
+            text: root.session.replacing
                   ? qsTr("Placing the model again…")
-                  : qsTr("Running now: %1").arg(root.controller.placementSummary)
+                  : qsTr("Running now: %1").arg(root.session.placementSummary)
             wrapMode: Text.Wrap
             font.italic: true
         }
 
         Button {
             objectName: "showRunningButton"
-            visible: !root.isRunning && root.controller.modelPath.length > 0
+            visible: !root.isRunning && root.session.modelPath.length > 0
             text: qsTr("Show the Running Model")
             onClicked: root.runningModelRequested()
         }
@@ -106,7 +106,7 @@ Item {
             canApply: root.catalogId.length === 0
             onBudgetApplied: (budgetBytes, autoBudget) => {
                 if (root.isRunning)
-                    root.controller.applyVramBudget(budgetBytes, autoBudget);
+                    root.session.applyVramBudget(budgetBytes, autoBudget);
             }
         }
     }

@@ -26,7 +26,7 @@ Dialog {
     function listModels() {
         listing = true;
         problem = "";
-        ChatController.listRemoteModels(urlField.text, keyField.text);
+        ModelSession.listRemoteModels(urlField.text, keyField.text);
     }
 
     onAboutToShow: {
@@ -41,10 +41,10 @@ Dialog {
         if (ok)
             ok.text = Qt.binding(() => qsTr("Connect"));
     }
-    onAccepted: ChatController.connectRemote(urlField.text, keyField.text, modelBox.editText)
+    onAccepted: ModelSession.connectRemote(urlField.text, keyField.text, modelBox.editText)
 
     Connections {
-        target: ChatController
+        target: ModelSession
         function onRemoteModelsListed(models, errorText) {
             root.listing = false;
             root.problem = errorText;

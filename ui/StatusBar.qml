@@ -8,7 +8,7 @@ import Hearth.App
 ToolBar {
     id: root
 
-    required property ChatController controller
+    required property ModelSession session
     required property string computeMode
     // Where the model runs, short for the bar and in full (with the engine's details) as a tooltip.
     property string placementSummary
@@ -23,8 +23,8 @@ ToolBar {
         Label {
             Layout.fillWidth: true
             elide: Text.ElideRight
-            text: root.controller.modelName.length > 0
-                  ? qsTr("Model: %1 (%2)").arg(root.controller.modelName).arg(root.controller.modelDescription)
+            text: root.session.modelName.length > 0
+                  ? qsTr("Model: %1 (%2)").arg(root.session.modelName).arg(root.session.modelDescription)
                   : qsTr("No model loaded")
         }
         Label {
@@ -50,25 +50,25 @@ ToolBar {
         }
         Label {
             objectName: "speedLabel"
-            visible: root.controller.lastTokensPerSecond > 0
-            text: qsTr("%1 tokens/s").arg(root.controller.lastTokensPerSecond.toFixed(1))
+            visible: root.session.lastTokensPerSecond > 0
+            text: qsTr("%1 tokens/s").arg(root.session.lastTokensPerSecond.toFixed(1))
             Accessible.name: qsTr("Speed of the last answer")
         }
         ToolButton {
             objectName: "cancelLoadButton"
-            visible: root.controller.state === ChatController.Loading
+            visible: root.session.state === ModelSession.Loading
             text: qsTr("Cancel", "button: stop loading the model")
             Accessible.name: qsTr("Cancel loading the model")
-            onClicked: root.controller.cancelLoad()
+            onClicked: root.session.cancelLoad()
         }
         Label {
             text: {
-                switch (root.controller.state) {
-                case ChatController.Loading:
-                    return qsTr("Loading… %1%").arg(Math.round(root.controller.loadProgress * 100));
-                case ChatController.Generating:
+                switch (root.session.state) {
+                case ModelSession.Loading:
+                    return qsTr("Loading… %1%").arg(Math.round(root.session.loadProgress * 100));
+                case ModelSession.Generating:
                     return qsTr("Answering…");
-                case ChatController.Ready:
+                case ModelSession.Ready:
                     return qsTr("Ready");
                 default:
                     return qsTr("Idle");

@@ -8,7 +8,7 @@
 namespace hearth::app {
 
 /// The engine's thread and the EngineWorker on it, for everything that runs the engine: the
-/// window's ChatController, the API server, --self-test. Calls reach the worker as queued
+/// window's ModelSession, the API server, --self-test. Calls reach the worker as queued
 /// functor calls (post()), so they run on the engine thread in the order they were made.
 ///
 ///     EngineThread engine;

@@ -5,7 +5,7 @@
 
 #include "app_settings.h"
 #include "app_test_support.h"
-#include "chat_controller.h"
+#include "chat_with_session.h"
 #include "chatstore.h"
 
 #include <QSignalSpy>
@@ -16,6 +16,7 @@
 #include <cstdlib>
 
 using hearth::app::ChatController;
+using hearth::app::ModelSession;
 using hearth::app::MessageModel;
 
 class TestChatController : public QObject
@@ -29,7 +30,7 @@ private:
 
     bool waitReady() const
     {
-        return QTest::qWaitFor([this] { return m_chat->state() == ChatController::State::Ready; }, 60000);
+        return QTest::qWaitFor([this] { return m_chat->session()->state() == ModelSession::State::Ready; }, 60000);
     }
 
 private Q_SLOTS:
@@ -39,11 +40,11 @@ private Q_SLOTS:
         m_model = hearth::test::makeTinyModel(m_dir.path());
         if (m_model.isEmpty())
             QSKIP("no test model: hearth-synth is not built and ../shared is absent");
-        m_chat = std::make_unique<ChatController>(nullptr);
+        m_chat = std::make_unique<hearth::test::ChatWithSession>();
         QVERIFY(m_chat->openStore(m_dir.filePath(QStringLiteral("chats.sqlite"))));
-        m_chat->loadModel(m_model);
+        m_chat->session()->loadModel(m_model);
         QVERIFY(waitReady());
-        QVERIFY(m_chat->contextLength() > 0);
+        QVERIFY(m_chat->session()->contextLength() > 0);
         m_chat->setMaxTokens(16);
         // A fixed seed: the same tokens on every run (the random model's first token is not EOS).
         QVariantMap sampling = m_chat->sampling();
@@ -68,7 +69,7 @@ private Q_SLOTS:
             QCOMPARE(path.at(1).state, hearth::MessageState::Streaming);
         });
         m_chat->send(QStringLiteral("Hello, who are you?"));
-        QCOMPARE(m_chat->state(), ChatController::State::Generating);
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Generating);
         QVERIFY(m_chat->conversationId() != 0);
         QCOMPARE(m_chat->conversationTitle(), QStringLiteral("Hello, who are you?"));
         QVERIFY(waitReady());
@@ -170,7 +171,7 @@ private Q_SLOTS:
         QVERIFY(waitReady());
         QList<int> whileStreaming;
         connect(m_chat.get(), &ChatController::contextChanged, this, [&] {
-            if (m_chat->state() == ChatController::State::Generating)
+            if (m_chat->session()->state() == ModelSession::State::Generating)
                 whileStreaming.append(m_chat->contextUsed());
         });
         m_chat->newConversation();
@@ -269,31 +270,33 @@ private Q_SLOTS:
         if (longer.isEmpty())
             QSKIP("hearth-synth is not built");
         hearth::app::AppSettings settings(m_dir.filePath(QStringLiteral("settings.ini")));
+        m_chat->session()->setSettings(&settings);
         m_chat->setSettings(&settings);
-        m_chat->loadModel(longer);
+        m_chat->session()->loadModel(longer);
         QVERIFY(waitReady());
-        QCOMPARE(m_chat->contextLength(), 2048);
-        QCOMPARE(m_chat->contextLengthChoices(), (QList<int> { 1024, 2048 }));
+        QCOMPARE(m_chat->session()->contextLength(), 2048);
+        QCOMPARE(m_chat->session()->contextLengthChoices(), (QList<int> { 1024, 2048 }));
         // 2 layers x 2 x 32 halves a token: 256 bytes, so 1024 tokens take 256 KiB.
-        QVERIFY2(m_chat->contextLengthLabel(1024).contains(QStringLiteral("1024")), qPrintable(m_chat->contextLengthLabel(1024)));
-        QVERIFY2(m_chat->contextLengthLabel(1024).contains(QStringLiteral("256")), qPrintable(m_chat->contextLengthLabel(1024)));
+        QVERIFY2(m_chat->session()->contextLengthLabel(1024).contains(QStringLiteral("1024")), qPrintable(m_chat->session()->contextLengthLabel(1024)));
+        QVERIFY2(m_chat->session()->contextLengthLabel(1024).contains(QStringLiteral("256")), qPrintable(m_chat->session()->contextLengthLabel(1024)));
         m_chat->newConversation();
         m_chat->send(QStringLiteral("Hello"));
         QVERIFY(waitReady());
         const qint64 conversation = m_chat->conversationId();
-        m_chat->applyContextLength(1024);
-        QTRY_COMPARE_WITH_TIMEOUT(m_chat->contextLength(), 1024, 60000);
+        m_chat->session()->applyContextLength(1024);
+        QTRY_COMPARE_WITH_TIMEOUT(m_chat->session()->contextLength(), 1024, 60000);
         QVERIFY(waitReady());
         QCOMPARE(m_chat->conversationId(), conversation);
         QCOMPARE(settings.contextLength(longer), 1024);
         // Loaded again, the file gets its length back.
-        m_chat->loadModel(m_model);
+        m_chat->session()->loadModel(m_model);
         QVERIFY(waitReady());
-        m_chat->loadModel(longer);
+        m_chat->session()->loadModel(longer);
         QVERIFY(waitReady());
-        QCOMPARE(m_chat->contextLength(), 1024);
+        QCOMPARE(m_chat->session()->contextLength(), 1024);
+        m_chat->session()->setSettings(nullptr);
         m_chat->setSettings(nullptr);
-        m_chat->loadModel(m_model);
+        m_chat->session()->loadModel(m_model);
         QVERIFY(waitReady());
     }
 
@@ -305,23 +308,24 @@ private Q_SLOTS:
         if (model.isEmpty())
             QSKIP("hearth-synth is not built");
         hearth::app::AppSettings settings(m_dir.filePath(QStringLiteral("kv-settings.ini")));
+        m_chat->session()->setSettings(&settings);
         m_chat->setSettings(&settings);
-        QCOMPARE(m_chat->kvCacheType(), QStringLiteral("f16"));
-        m_chat->loadModel(model);
+        QCOMPARE(m_chat->session()->kvCacheType(), QStringLiteral("f16"));
+        m_chat->session()->loadModel(model);
         QVERIFY(waitReady());
         // 2 layers x K and V x 2 heads of 32: 512 bytes a token in F16, 272 in Q8_0.
-        QVERIFY2(m_chat->contextLengthLabel(1024).contains(QStringLiteral("512")), qPrintable(m_chat->contextLengthLabel(1024)));
+        QVERIFY2(m_chat->session()->contextLengthLabel(1024).contains(QStringLiteral("512")), qPrintable(m_chat->session()->contextLengthLabel(1024)));
         m_chat->newConversation();
         m_chat->send(QStringLiteral("Hello"));
         QVERIFY(waitReady());
         const qint64 conversation = m_chat->conversationId();
-        m_chat->applyKvCacheType(QStringLiteral("q8_0"));
-        QCOMPARE(m_chat->kvCacheType(), QStringLiteral("q8_0"));
-        QTRY_VERIFY_WITH_TIMEOUT(m_chat->contextLengthLabel(1024).contains(QStringLiteral("272")), 60000);
+        m_chat->session()->applyKvCacheType(QStringLiteral("q8_0"));
+        QCOMPARE(m_chat->session()->kvCacheType(), QStringLiteral("q8_0"));
+        QTRY_VERIFY_WITH_TIMEOUT(m_chat->session()->contextLengthLabel(1024).contains(QStringLiteral("272")), 60000);
         QVERIFY(waitReady());
         QCOMPARE(m_chat->conversationId(), conversation);
         QCOMPARE(settings.kvCacheType(), QStringLiteral("q8_0"));
-        QCOMPARE(m_chat->kvCacheTypeInUse(), QStringLiteral("q8_0"));
+        QCOMPARE(m_chat->session()->kvCacheTypeInUse(), QStringLiteral("q8_0"));
         m_chat->send(QStringLiteral("And again"));
         QVERIFY(waitReady());
         QCOMPARE(m_chat->errorText(), QString());
@@ -329,11 +333,12 @@ private Q_SLOTS:
         settings.setKvCacheType(QStringLiteral("q2"));
         QCOMPARE(settings.kvCacheType(), QStringLiteral("q8_0"));
         // A model whose heads (16 wide) do not suit Q8_0's blocks keeps F16, and says so.
-        m_chat->loadModel(m_model);
+        m_chat->session()->loadModel(m_model);
         QVERIFY(waitReady());
-        QCOMPARE(m_chat->kvCacheTypeInUse(), QStringLiteral("f16"));
+        QCOMPARE(m_chat->session()->kvCacheTypeInUse(), QStringLiteral("f16"));
+        m_chat->session()->setSettings(nullptr);
         m_chat->setSettings(nullptr);
-        m_chat->loadModel(m_model);
+        m_chat->session()->loadModel(m_model);
         QVERIFY(waitReady());
     }
 
@@ -345,23 +350,23 @@ private Q_SLOTS:
             hearth::test::runawayChatTemplate);
         if (runaway.isEmpty())
             QSKIP("hearth-synth is not built");
-        m_chat->loadModel(runaway);
+        m_chat->session()->loadModel(runaway);
         QVERIFY(waitReady());
-        QCOMPARE(m_chat->chatTemplateNotice(), QString());
+        QCOMPARE(m_chat->session()->chatTemplateNotice(), QString());
         m_chat->newConversation();
         m_chat->setMaxTokens(4);
         m_chat->send(QStringLiteral("Hello"));
         QVERIFY(waitReady());
-        QTRY_VERIFY(!m_chat->chatTemplateNotice().isEmpty());
-        QVERIFY2(m_chat->chatTemplateNotice().contains(QStringLiteral("llama2")), qPrintable(m_chat->chatTemplateNotice()));
+        QTRY_VERIFY(!m_chat->session()->chatTemplateNotice().isEmpty());
+        QVERIFY2(m_chat->session()->chatTemplateNotice().contains(QStringLiteral("llama2")), qPrintable(m_chat->session()->chatTemplateNotice()));
         QCOMPARE(m_chat->errorText(), QString());
         const auto messages = m_chat->store()->activePath(m_chat->conversationId());
         QCOMPARE(messages.size(), 2);
         QCOMPARE(messages.last().state, hearth::MessageState::Complete);
 
-        m_chat->loadModel(m_model);
+        m_chat->session()->loadModel(m_model);
         QVERIFY(waitReady());
-        QCOMPARE(m_chat->chatTemplateNotice(), QString());
+        QCOMPARE(m_chat->session()->chatTemplateNotice(), QString());
     }
 
     // The store holds the streaming answer's one copy: a chat opened again mid-answer shows every
@@ -395,6 +400,38 @@ private Q_SLOTS:
         QCOMPARE(m_chat->store()->activePath(answering).at(1).content, streamed);
         m_chat->setMaxTokens(16);
         QVERIFY(waitReady());
+    }
+
+    // The model's session answers on its own (as for any other caller): the answer's signals carry
+    // the id generate() returned, it answers one request at a time, and the open chat, which
+    // did not ask, keeps its rows and its store.
+    void sessionAnswersRequestsByTheirId()
+    {
+        ModelSession* session = m_chat->session();
+        QVERIFY(waitReady());
+        const int rows = m_chat->messages()->rowCount();
+        const int stored = int(m_chat->store()->allMessages(m_chat->conversationId()).size());
+        QSignalSpy tokens(session, &ModelSession::tokenGenerated);
+        QSignalSpy finished(session, &ModelSession::answerFinished);
+        QSignalSpy completed(m_chat.get(), &ChatController::answerCompleted);
+        hearth::app::SamplingSettings sampling;
+        sampling.maxTokens = 4;
+        sampling.seed = 1;
+        const QList<hearth::app::ChatTurn> turns { { QStringLiteral("user"), QStringLiteral("Hi") } };
+        const quint64 id = session->generate(turns, sampling);
+        QVERIFY(id != 0);
+        QCOMPARE(session->state(), ModelSession::State::Generating);
+        QCOMPARE(session->generate(turns, sampling), quint64(0)); // busy: refused, not queued
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().at(0).toULongLong(), id);
+        QVERIFY(!tokens.isEmpty());
+        for (const QList<QVariant>& token : std::as_const(tokens))
+            QCOMPARE(token.at(0).toULongLong(), id);
+        QCOMPARE(session->state(), ModelSession::State::Ready);
+        QVERIFY(session->lastTokensPerSecond() > 0);
+        QCOMPARE(completed.count(), 0);
+        QCOMPARE(m_chat->messages()->rowCount(), rows);
+        QCOMPARE(int(m_chat->store()->allMessages(m_chat->conversationId()).size()), stored);
     }
 };
 

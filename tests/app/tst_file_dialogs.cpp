@@ -7,7 +7,7 @@
 #include "app_info.h"
 #include "app_test_support.h"
 #include "app_settings.h"
-#include "chat_controller.h"
+#include "chat_with_session.h"
 #include "chatstore.h"
 #include "dialog_tour.h"
 #include "filedialogsupport.h"
@@ -72,7 +72,7 @@ class TestFileDialogs : public QObject
         QTemporaryDir data;
         hearth::app::AppSettings settings{data.filePath(QStringLiteral("settings.ini"))};
         hearth::app::AppInfo info{data.path()};
-        hearth::app::ChatController chat{nullptr};
+        hearth::test::ChatWithSession chat;
         hearth::app::LanguageManager languages{nullptr};
         hearth::models::ModelManager models{nullptr};
         QQmlApplicationEngine engine;
@@ -81,10 +81,12 @@ class TestFileDialogs : public QObject
 
         App()
         {
+            chat.session()->setSettings(&settings);
             chat.setSettings(&settings);
             models.setSettingsFile(settings.iniPath());
             opened = chat.openStore(data.filePath(QStringLiteral("chats.sqlite"))) && models.open(data.path());
             hearth::app::AppInfo::setInstance(&info);
+            hearth::app::ModelSession::setInstance(chat.session());
             hearth::app::ChatController::setInstance(&chat);
             hearth::app::LanguageManager::setInstance(&languages);
             hearth::app::AppSettings::setInstance(&settings);
@@ -355,8 +357,8 @@ private Q_SLOTS:
         const QString model = hearth::test::makeTinyModel(app.data.path());
         if (model.isEmpty())
             QSKIP("no test model: hearth-synth is not built and ../shared is absent");
-        app.chat.loadModel(model);
-        QTRY_VERIFY_WITH_TIMEOUT(app.chat.state() == hearth::app::ChatController::State::Ready, 60000);
+        app.chat.session()->loadModel(model);
+        QTRY_VERIFY_WITH_TIMEOUT(app.chat.session()->state() == hearth::app::ModelSession::State::Ready, 60000);
         QObject* dialog = window->findChild<QObject*>(QStringLiteral("chatSettingsDialog"));
         QVERIFY(dialog);
         QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
@@ -365,7 +367,7 @@ private Q_SLOTS:
         QQuickItem* overflow = findItem(window->contentItem(), QStringLiteral("overflowBox"));
         QVERIFY(warning && overflow);
 
-        const int context = app.chat.contextLength();
+        const int context = app.chat.session()->contextLength();
         QVERIFY(context > 0);
         app.chat.setMaxTokens(512); // the default, on a model of a few hundred tokens or less
         QCOMPARE(warning->isVisible(), 512 >= context);

@@ -5,7 +5,7 @@
 
 #include "app_info.h"
 #include "app_test_support.h"
-#include "chat_controller.h"
+#include "chat_with_session.h"
 #include "language_manager.h"
 
 #include <QQmlApplicationEngine>
@@ -26,6 +26,7 @@ struct Window
         : info(dataDir)
     {
         hearth::app::AppInfo::setInstance(&info);
+        hearth::app::ModelSession::setInstance(chat.session());
         hearth::app::ChatController::setInstance(&chat);
         hearth::app::LanguageManager::setInstance(&languages);
         languages.setQmlEngine(&engine);
@@ -42,7 +43,7 @@ struct Window
     }
 
     hearth::app::AppInfo info;
-    hearth::app::ChatController chat { nullptr };
+    hearth::test::ChatWithSession chat;
     hearth::app::LanguageManager languages { nullptr };
     QQmlApplicationEngine engine;
 };
@@ -92,10 +93,10 @@ private Q_SLOTS:
         const QString model = QString::fromLocal8Bit(qgetenv("HEARTH_SCREENSHOT_MODEL"));
         if (!screenshot.isEmpty() && !model.isEmpty()) {
             // A conversation for the picture: the real engine, on its thread.
-            chat.loadModel(model);
-            QTRY_COMPARE_WITH_TIMEOUT(chat.state(), hearth::app::ChatController::State::Ready, 60000);
+            chat.session()->loadModel(model);
+            QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
             chat.send(QStringLiteral("Tell me a story about a little flame."));
-            QTRY_COMPARE_WITH_TIMEOUT(chat.state(), hearth::app::ChatController::State::Ready, 60000);
+            QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
             QCOMPARE(chat.messages()->rowCount(), 2);
         }
         if (!screenshot.isEmpty()) {
@@ -121,8 +122,8 @@ private Q_SLOTS:
         hearth::app::LanguageManager& languages = w.languages;
         QVERIFY(w.load());
         QObject* window = w.engine.rootObjects().constFirst();
-        chat.loadModel(model);
-        QTRY_COMPARE_WITH_TIMEOUT(chat.state(), hearth::app::ChatController::State::Ready, 60000);
+        chat.session()->loadModel(model);
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
         auto* label = window->findChild<QObject*>(QStringLiteral("placementLabel"));
         QVERIFY(label);
         QTRY_COMPARE(label->property("text").toString(), QStringLiteral("CPU only"));

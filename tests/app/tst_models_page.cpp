@@ -6,7 +6,7 @@
 
 #include "app_info.h"
 #include "app_settings.h"
-#include "chat_controller.h"
+#include "chat_with_session.h"
 #include "hf_test_server.h"
 #include "language_manager.h"
 #include "modelmanager.h"
@@ -120,7 +120,8 @@ private Q_SLOTS:
         const QString data = m_dir.filePath(QStringLiteral("data"));
         m_info = std::make_unique<hearth::app::AppInfo>(data);
         m_settings = std::make_unique<hearth::app::AppSettings>(m_dir.filePath(QStringLiteral("settings.ini")));
-        m_chat = std::make_unique<hearth::app::ChatController>(nullptr);
+        m_chat = std::make_unique<hearth::test::ChatWithSession>();
+        m_chat->session()->setSettings(m_settings.get());
         m_chat->setSettings(m_settings.get());
         m_languages = std::make_unique<hearth::app::LanguageManager>(nullptr);
         QVERIFY(m_languages->setLanguage(QStringLiteral("en")));
@@ -132,6 +133,7 @@ private Q_SLOTS:
 
         hearth::app::AppInfo::setInstance(m_info.get());
         hearth::app::AppSettings::setInstance(m_settings.get());
+        hearth::app::ModelSession::setInstance(m_chat->session());
         hearth::app::ChatController::setInstance(m_chat.get());
         hearth::app::LanguageManager::setInstance(m_languages.get());
         ModelManager::setInstance(m_models.get());
@@ -348,15 +350,15 @@ private Q_SLOTS:
 
         const QString installed = m_models->installedPath(kRepo, QStringLiteral("tiny-relu.q8.gguf"));
         QVERIFY(!installed.isEmpty());
-        QSignalSpy ready(m_chat.get(), &hearth::app::ChatController::modelReady);
-        m_chat->loadModel(installed);
+        QSignalSpy ready(m_chat->session(), &hearth::app::ModelSession::modelReady);
+        m_chat->session()->loadModel(installed);
         QVERIFY(ready.wait(60000));
         QTRY_COMPARE(preview->modelPath(), installed);
         QTRY_VERIFY(preview->modelReady());
         QVERIFY(preview->catalogId().isEmpty());
         QVERIFY(isShown(QStringLiteral("applyButton")));
         QVERIFY(isShown(QStringLiteral("runningPlacement")));
-        QCOMPARE(preview->contextLength(), m_chat->contextLength());
+        QCOMPARE(preview->contextLength(), m_chat->session()->contextLength());
 
         // Another model's plan, then back.
         QVERIFY(QMetaObject::invokeMethod(m_window, "showModelsSection", Q_ARG(QVariant, QStringLiteral("vram")),

@@ -3,7 +3,7 @@
 // a real ChatStore holding a few conversations, so the sidebar's search runs FTS5 for real.
 
 #include "app_settings.h"
-#include "chat_controller.h"
+#include "chat_with_session.h"
 #include "chatstore.h"
 
 #include <QQmlEngine>
@@ -29,7 +29,8 @@ public Q_SLOTS:
         if (m_chat)
             return;
         m_settings = std::make_unique<hearth::app::AppSettings>(m_dir.filePath(QStringLiteral("settings.ini")));
-        m_chat = std::make_unique<hearth::app::ChatController>(nullptr);
+        m_chat = std::make_unique<hearth::test::ChatWithSession>();
+        m_chat->session()->setSettings(m_settings.get());
         m_chat->setSettings(m_settings.get());
         if (!m_chat->openStore(m_dir.filePath(QStringLiteral("chats.sqlite"))))
             qFatal("cannot open the test store");
@@ -44,6 +45,7 @@ public Q_SLOTS:
                 (void)store->addMessage(*id, 0, QStringLiteral("user"), question);
         }
         m_chat->conversations()->refresh();
+        hearth::app::ModelSession::setInstance(m_chat->session());
         hearth::app::ChatController::setInstance(m_chat.get());
         hearth::app::AppSettings::setInstance(m_settings.get());
     }

@@ -6,7 +6,7 @@
 
 #include "apiserver.h"
 #include "app_test_support.h"
-#include "chat_controller.h"
+#include "chat_with_session.h"
 #include "chatstore.h"
 #include "engine_thread.h"
 #include "remoteengine.h"
@@ -27,6 +27,7 @@
 
 using hearth::app::AnswerStats;
 using hearth::app::ChatController;
+using hearth::app::ModelSession;
 using hearth::app::ChatTurn;
 using hearth::app::EngineThread;
 using hearth::app::EngineWorker;
@@ -343,19 +344,19 @@ private Q_SLOTS:
 
     void theChatWindowUsesARemoteModel()
     {
-        ChatController chat(nullptr);
+        hearth::test::ChatWithSession chat;
         QVERIFY(chat.openStore(m_dir.filePath(QStringLiteral("remote-chats.sqlite"))));
-        chat.connectRemote(m_server->baseUrl(), Key, QStringLiteral("tiny"));
-        QTRY_COMPARE_WITH_TIMEOUT(chat.state(), ChatController::State::Ready, 10000);
-        QVERIFY(chat.remote());
-        QCOMPARE(chat.modelName(), QStringLiteral("tiny"));
-        QVERIFY(chat.contextLength() > 0);
+        chat.session()->connectRemote(m_server->baseUrl(), Key, QStringLiteral("tiny"));
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), ModelSession::State::Ready, 10000);
+        QVERIFY(chat.session()->remote());
+        QCOMPARE(chat.session()->modelName(), QStringLiteral("tiny"));
+        QVERIFY(chat.session()->contextLength() > 0);
         QVERIFY(chat.errorText().isEmpty());
 
         QSignalSpy completed(&chat, &ChatController::answerCompleted);
         chat.send(QStringLiteral("Hello there"));
         QVERIFY(completed.wait(30000));
-        QTRY_COMPARE(chat.state(), ChatController::State::Ready);
+        QTRY_COMPARE(chat.session()->state(), ModelSession::State::Ready);
         const QString answer = completed.first().at(0).toString();
         QVERIFY2(chat.errorText().isEmpty(), qPrintable(chat.errorText()));
         QVERIFY(!answer.isEmpty());
@@ -368,23 +369,23 @@ private Q_SLOTS:
         // A server that drops the connection: an error under the answer, and what arrived is kept.
         FailingServer failing;
         failing.dropAfter = 2;
-        chat.connectRemote(failing.url(), {}, QStringLiteral("fake"));
-        QTRY_COMPARE_WITH_TIMEOUT(chat.modelName(), QStringLiteral("fake"), 10000);
-        QTRY_COMPARE(chat.state(), ChatController::State::Ready);
+        chat.session()->connectRemote(failing.url(), {}, QStringLiteral("fake"));
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->modelName(), QStringLiteral("fake"), 10000);
+        QTRY_COMPARE(chat.session()->state(), ModelSession::State::Ready);
         QSignalSpy failedAnswer(&chat, &ChatController::answerCompleted);
         chat.send(QStringLiteral("And again"));
         QVERIFY(failedAnswer.wait(10000));
         QVERIFY(!chat.errorText().isEmpty());
-        QCOMPARE(chat.state(), ChatController::State::Ready); // the remote model is still there
+        QCOMPARE(chat.session()->state(), ModelSession::State::Ready); // the remote model is still there
         path = chat.store()->activePath(conversation);
         QCOMPARE(path.size(), 4);
         QCOMPARE(path.last().content, QStringLiteral("piece 1 piece 2 "));
         QCOMPARE(path.last().state, hearth::MessageState::Error);
 
         // A server that cannot be reached leaves the model in place, with a message.
-        chat.connectRemote(QStringLiteral("http://127.0.0.1:1"), {}, QStringLiteral("other"));
-        QTRY_COMPARE_WITH_TIMEOUT(chat.state(), ChatController::State::Ready, 20000);
-        QCOMPARE(chat.modelName(), QStringLiteral("fake"));
+        chat.session()->connectRemote(QStringLiteral("http://127.0.0.1:1"), {}, QStringLiteral("other"));
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), ModelSession::State::Ready, 20000);
+        QCOMPARE(chat.session()->modelName(), QStringLiteral("fake"));
         QVERIFY(!chat.errorText().isEmpty());
     }
 };

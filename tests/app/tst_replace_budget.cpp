@@ -5,7 +5,7 @@
 // budget the panel remembered for a model is used whenever that model is loaded.
 
 #include "app_settings.h"
-#include "chat_controller.h"
+#include "chat_with_session.h"
 #include "placementpreview.h"
 
 #include "gpuinfo.h"
@@ -20,6 +20,7 @@
 
 using hearth::app::AppSettings;
 using hearth::app::ChatController;
+using hearth::app::ModelSession;
 using hearth::models::PlacementPreview;
 
 namespace {
@@ -51,22 +52,23 @@ private:
 
     std::unique_ptr<ChatController> newController()
     {
-        auto chat = std::make_unique<ChatController>(nullptr);
+        auto chat = std::make_unique<hearth::test::ChatWithSession>();
+        chat->session()->setSettings(m_settings.get());
         chat->setSettings(m_settings.get());
-        chat->setDeviceOverride(kDevice);
+        chat->session()->setDeviceOverride(kDevice);
         return chat;
     }
 
     static bool waitReady(ChatController* chat)
     {
-        return QTest::qWaitFor([chat] { return chat->state() == ChatController::State::Ready; }, 60000);
+        return QTest::qWaitFor([chat] { return chat->session()->state() == ModelSession::State::Ready; }, 60000);
     }
 
     static bool answer(ChatController* chat, const QString& text)
     {
         QSignalSpy completed(chat, &ChatController::answerCompleted);
         chat->send(text);
-        return chat->state() == ChatController::State::Generating && completed.wait(60000) && waitReady(chat);
+        return chat->session()->state() == ModelSession::State::Generating && completed.wait(60000) && waitReady(chat);
     }
 
 private Q_SLOTS:
@@ -99,15 +101,15 @@ private Q_SLOTS:
 
     void applyPlacesTheRunningModelAgain()
     {
-        m_chat->loadModel(m_model);
+        m_chat->session()->loadModel(m_model);
         QVERIFY(waitReady(m_chat.get()));
-        const QString automatic = m_chat->placementReport();
+        const QString automatic = m_chat->session()->placementReport();
         QVERIFY2(automatic.startsWith(QLatin1String("GPU")), qPrintable(automatic));
-        QVERIFY(m_chat->vramBudgetGiB() < 0);
+        QVERIFY(m_chat->session()->vramBudgetGiB() < 0);
         // The status bar's line comes from the engine's facts, not from this report.
-        QVERIFY(m_chat->usesGpu());
-        QVERIFY2(m_chat->placementSummary().startsWith(QLatin1String("GPU ")), qPrintable(m_chat->placementSummary()));
-        QVERIFY(m_chat->placementDetails().contains(m_chat->placementSummary()));
+        QVERIFY(m_chat->session()->usesGpu());
+        QVERIFY2(m_chat->session()->placementSummary().startsWith(QLatin1String("GPU ")), qPrintable(m_chat->session()->placementSummary()));
+        QVERIFY(m_chat->session()->placementDetails().contains(m_chat->session()->placementSummary()));
 
         QVERIFY(answer(m_chat.get(), QStringLiteral("Tell me about the fire.")));
         const qint64 conversation = m_chat->conversationId();
@@ -117,19 +119,19 @@ private Q_SLOTS:
 
         // Apply a small budget: the engine thread builds a new session; the GUI thread only
         // sees the loading state and then the new report.
-        QSignalSpy placed(m_chat.get(), &ChatController::placementChanged);
-        QSignalSpy states(m_chat.get(), &ChatController::stateChanged);
-        m_chat->applyVramBudget(kSmallBudget, false);
-        QCOMPARE(m_chat->state(), ChatController::State::Loading);
-        QVERIFY(m_chat->replacing());
+        QSignalSpy placed(m_chat->session(), &ModelSession::placementChanged);
+        QSignalSpy states(m_chat->session(), &ModelSession::stateChanged);
+        m_chat->session()->applyVramBudget(kSmallBudget, false);
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Loading);
+        QVERIFY(m_chat->session()->replacing());
         QVERIFY(placed.wait(60000));
-        QCOMPARE(m_chat->state(), ChatController::State::Ready);
-        QVERIFY(!m_chat->replacing());
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Ready);
+        QVERIFY(!m_chat->session()->replacing());
         QVERIFY2(m_chat->errorText().isEmpty(), qPrintable(m_chat->errorText()));
-        const QString small = m_chat->placementReport();
+        const QString small = m_chat->session()->placementReport();
         QVERIFY2(placement(small) != placement(automatic), qPrintable(small));
         QVERIFY(small.startsWith(QLatin1String("GPU")) || small.startsWith(QLatin1String("CPU")));
-        QVERIFY(qAbs(m_chat->vramBudgetGiB() - kSmallBudget / kGiB) < 1e-9);
+        QVERIFY(qAbs(m_chat->session()->vramBudgetGiB() - kSmallBudget / kGiB) < 1e-9);
 
         // The conversation and its history stay, and the chat goes on.
         QCOMPARE(m_chat->conversationId(), conversation);
@@ -142,33 +144,33 @@ private Q_SLOTS:
         QVERIFY2(m_chat->errorText().isEmpty(), qPrintable(m_chat->errorText()));
 
         // No budget at all: the processor does everything.
-        m_chat->applyVramBudget(0, false);
+        m_chat->session()->applyVramBudget(0, false);
         QVERIFY(placed.wait(60000));
-        QVERIFY2(m_chat->placementReport().startsWith(QLatin1String("CPU only")), qPrintable(m_chat->placementReport()));
-        QVERIFY(!m_chat->usesGpu());
-        QCOMPARE(m_chat->placementSummary(), QStringLiteral("CPU only"));
+        QVERIFY2(m_chat->session()->placementReport().startsWith(QLatin1String("CPU only")), qPrintable(m_chat->session()->placementReport()));
+        QVERIFY(!m_chat->session()->usesGpu());
+        QCOMPARE(m_chat->session()->placementSummary(), QStringLiteral("CPU only"));
 
         // Back to Auto: the first placement again.
-        m_chat->applyVramBudget(0, true);
+        m_chat->session()->applyVramBudget(0, true);
         QVERIFY(placed.wait(60000));
-        QCOMPARE(placement(m_chat->placementReport()), placement(automatic));
+        QCOMPARE(placement(m_chat->session()->placementReport()), placement(automatic));
         QVERIFY(answer(m_chat.get(), QStringLiteral("One more line.")));
         QCOMPARE(m_chat->messages()->rowCount(), 6);
     }
 
     void applyWhileAnsweringWaitsForTheAnswer()
     {
-        QCOMPARE(m_chat->state(), ChatController::State::Ready);
-        const QString before = m_chat->placementReport();
-        QSignalSpy placed(m_chat.get(), &ChatController::placementChanged);
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Ready);
+        const QString before = m_chat->session()->placementReport();
+        QSignalSpy placed(m_chat->session(), &ModelSession::placementChanged);
         QSignalSpy completed(m_chat.get(), &ChatController::answerCompleted);
         m_chat->send(QStringLiteral("Keep going."));
-        QCOMPARE(m_chat->state(), ChatController::State::Generating);
-        m_chat->applyVramBudget(kSmallBudget, false);
-        QCOMPARE(m_chat->state(), ChatController::State::Generating); // the answer is not cut
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Generating);
+        m_chat->session()->applyVramBudget(kSmallBudget, false);
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Generating); // the answer is not cut
         QVERIFY(placed.wait(60000));
         QCOMPARE(completed.count(), 1);
-        QVERIFY(placement(m_chat->placementReport()) != placement(before));
+        QVERIFY(placement(m_chat->session()->placementReport()) != placement(before));
         QVERIFY(waitReady(m_chat.get()));
     }
 
@@ -180,13 +182,13 @@ private Q_SLOTS:
             PlacementPreview::remember(settings, m_model, { quint64(kSmallBudget), false });
         }
         QCOMPARE(m_settings->vramBudgetGiB(m_model), kSmallBudget / kGiB);
-        const QString expected = m_chat->placementReport(); // the small budget's, from above
+        const QString expected = m_chat->session()->placementReport(); // the small budget's, from above
 
         auto chat = newController();
-        chat->loadModel(m_model);
+        chat->session()->loadModel(m_model);
         QVERIFY(waitReady(chat.get()));
-        QCOMPARE(placement(chat->placementReport()), placement(expected));
-        QVERIFY(qAbs(chat->vramBudgetGiB() - kSmallBudget / kGiB) < 1e-9);
+        QCOMPARE(placement(chat->session()->placementReport()), placement(expected));
+        QVERIFY(qAbs(chat->session()->vramBudgetGiB() - kSmallBudget / kGiB) < 1e-9);
 
         // Auto remembered: the automatic placement.
         {
@@ -194,17 +196,17 @@ private Q_SLOTS:
             PlacementPreview::remember(settings, m_model, { 0, true });
         }
         QVERIFY(m_settings->vramBudgetGiB(m_model) < 0);
-        chat->loadModel(m_model);
+        chat->session()->loadModel(m_model);
         QVERIFY(waitReady(chat.get()));
-        QVERIFY(placement(chat->placementReport()) != placement(expected));
+        QVERIFY(placement(chat->session()->placementReport()) != placement(expected));
     }
 
     void applyWithoutModelDoesNothing()
     {
         auto chat = newController();
-        QSignalSpy states(chat.get(), &ChatController::stateChanged);
-        chat->applyVramBudget(kSmallBudget, false);
-        QCOMPARE(chat->state(), ChatController::State::NoModel);
+        QSignalSpy states(chat->session(), &ModelSession::stateChanged);
+        chat->session()->applyVramBudget(kSmallBudget, false);
+        QCOMPARE(chat->session()->state(), ModelSession::State::NoModel);
         QCOMPARE(states.count(), 0);
     }
 
@@ -233,7 +235,7 @@ private Q_SLOTS:
             QVERIFY2(written.ok(), written.message().c_str());
         }
         auto chat = newController();
-        chat->loadModel(path);
+        chat->session()->loadModel(path);
         QVERIFY(waitReady(chat.get()));
 
         PlacementPreview preview;
@@ -241,7 +243,7 @@ private Q_SLOTS:
         preview.setGpu(std::make_unique<hearth::models::FixedGpuInfo>(
             quint64(1) << 30, QStringLiteral("Emulated"), 400.0, 0, /*emulated=*/true));
         preview.setModelPath(path);
-        preview.setContextLength(chat->contextLength());
+        preview.setContextLength(chat->session()->contextLength());
         preview.setAutoBudget(false);
         preview.setBudgetBytes(double(quint64(1) << 30));
         preview.replanNow();
@@ -255,12 +257,12 @@ private Q_SLOTS:
             const double budget = std::floor(everything * (step == 0 ? 0 : 0.5 + step / 48.0) / 256) * 256;
             preview.setBudgetBytes(budget);
             preview.replanNow();
-            QSignalSpy placed(chat.get(), &ChatController::placementChanged);
-            chat->applyVramBudget(budget, false);
+            QSignalSpy placed(chat->session(), &ModelSession::placementChanged);
+            chat->session()->applyVramBudget(budget, false);
             QVERIFY(placed.wait(60000));
-            const hearth::SessionPlacement& facts = chat->placement().facts;
+            const hearth::SessionPlacement& facts = chat->session()->placement().facts;
             const QByteArray where = QByteArray::number(budget, 'f', 0) + ": " + preview.summaryText().toUtf8()
-                                     + " / " + chat->placementReport().toUtf8();
+                                     + " / " + chat->session()->placementReport().toUtf8();
             if (sparse) {
                 QVERIFY2(facts.hotNeurons == preview.hotNeurons(), where.constData());
                 seen.insert(preview.hotNeurons());
