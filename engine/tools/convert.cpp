@@ -7,7 +7,9 @@
 #include "synth/synthetic_model.h"
 #include "tool_options.h"
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 using namespace hearth;
 
@@ -15,7 +17,7 @@ int main(int argc, char** argv)
 {
     convert::ConvertOptions options;
     std::string typeName = "f16";
-    float threshold = 0.0f;
+    float threshold = std::numeric_limits<float>::quiet_NaN(); // unset
     bool quiet = false;
     bool noVerify = false;
 
@@ -29,7 +31,7 @@ int main(int argc, char** argv)
                      "PowerInfer activation statistics (activation_<layer>.pt), written to OUT.hearth-stats.gguf",
                      &options.activationFolder);
     parser.addString("--type", "TYPE", "weight type: f32, f16, q8_0 or q4_0 (default f16)", &typeName);
-    parser.addFloat("--sparse-threshold", "X", "powerinfer.sparse_threshold of a sparse file (default 0)", &threshold);
+    parser.addFloat("--sparse-threshold", "X", "powerinfer.sparse_threshold of a sparse file (default: the predictor folder's config.json, else 0)", &threshold);
     parser.addString("-o,--output", "FILE", "output GGUF file (required)", &options.output);
     parser.addFlag("--no-verify", "do not load and run the result before keeping it", &noVerify);
     parser.addFlag("-q,--quiet", "no progress output", &quiet);
@@ -48,7 +50,9 @@ int main(int argc, char** argv)
         return 1;
     }
     options.type = *type;
-    options.sparseThreshold = threshold;
+    if (!std::isnan(threshold)) {
+        options.sparseThreshold = threshold;
+    }
     options.verify = !noVerify;
     tools::ProgressLine progress(quiet);
     options.progress = progress.callback();
@@ -62,6 +66,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "hearth-convert: wrote %s (%s, %d tensors%s) in %.1f s\n", report->output.c_str(),
                      tools::formatBytes(report->bytesWritten).c_str(), report->tensorCount,
                      report->sparse ? ", PowerInfer sparse layout" : "", seconds);
+        if (report->sparse)
+            std::fprintf(stderr, "hearth-convert: sparse threshold %g\n", double(report->sparseThreshold));
         if (!report->statsOutput.empty())
             std::fprintf(stderr, "hearth-convert: activation statistics in %s\n", report->statsOutput.c_str());
     }

@@ -606,6 +606,55 @@ private Q_SLOTS:
         QCOMPARE(fine->tokens.size(), std::size_t(3));
     }
 
+    // PowerInfer's converters copy the predictor folder's "sparse_threshold" into the file; so
+    // does hearth-convert, unless a threshold is given explicitly.
+    void predictorConfigGivesTheSparseThreshold()
+    {
+        QTemporaryDir dir;
+        HfShape s = fixtureShape();
+        auto w = makeWeights(s, 99);
+        QVERIFY(writeHfModelFolder(dir.filePath("hf"), s, w, HfFormat::Safetensors));
+        writeHfPredictorFolder(dir.filePath("pred"), s);
+        const auto writeConfig = [&](const QByteArray& json) {
+            QFile config(dir.filePath("pred/config.json"));
+            return config.open(QIODevice::WriteOnly | QIODevice::Truncate) && config.write(json) == json.size();
+        };
+        convert::ConvertOptions options;
+        options.modelFolder = dir.filePath("hf").toStdString();
+        options.predictorFolder = dir.filePath("pred").toStdString();
+        options.type = DType::F32;
+        options.verify = false;
+        const auto thresholdOf = [&](const QString& name) -> double {
+            options.output = dir.filePath(name).toStdString();
+            auto result = convert::convertHfModel(options);
+            if (!result) {
+                qWarning() << result.message().c_str();
+                return -1.0;
+            }
+            auto file = gguf::GgufFile::open(options.output);
+            return file ? (*file)->getFloat("powerinfer.sparse_threshold").value_or(-2.0) : -3.0;
+        };
+        QCOMPARE(thresholdOf("none.gguf"), 0.0); // no config.json
+        QVERIFY(writeConfig(R"({"sparse_threshold": 0.5, "hidden_size": 8})"));
+        QCOMPARE(thresholdOf("config.gguf"), 0.5);
+        options.sparseThreshold = 0.25f;
+        QCOMPARE(thresholdOf("explicit.gguf"), 0.25);
+        options.sparseThreshold.reset();
+        QVERIFY(writeConfig(R"({"hidden_size": 8})"));
+        QCOMPARE(thresholdOf("nokey.gguf"), 0.0);
+
+        // A config.json that cannot be read is named, and no file is left.
+        for (const QByteArray& bad : { QByteArray(R"({"sparse_threshold": "high"})"), QByteArray("{not json") }) {
+            QVERIFY(writeConfig(bad));
+            options.output = dir.filePath("bad.gguf").toStdString();
+            auto result = convert::convertHfModel(options);
+            QVERIFY(!result);
+            QVERIFY2(QString::fromStdString(result.message()).contains(QStringLiteral("predictor config.json")),
+                     result.message().c_str());
+            QVERIFY(!QFile::exists(dir.filePath("bad.gguf")));
+        }
+    }
+
     void predictorFolderGivesPowerInferFile()
     {
         QTemporaryDir dir;

@@ -49,7 +49,9 @@ struct ConvertParams {
     std::string activationFolder; ///< optional: statistics, written to statisticsPathFor(output)
     std::string output;           ///< the GGUF file to write
     WeightType type = WeightType::F16;
-    float sparseThreshold = 0.0f; ///< powerinfer.sparse_threshold of a sparse file
+    /// powerinfer.sparse_threshold of a sparse file; unset: the "sparse_threshold" of the
+    /// predictor folder's config.json (as PowerInfer's converters copy it), else 0.
+    std::optional<float> sparseThreshold;
     ProgressCallback progress;    ///< optional: fraction done; returning false cancels
     /// Load the result and evaluate a short prompt before it takes the output's name.
     bool verify = true;

@@ -153,7 +153,9 @@ private:
     std::vector<PlannedTensor> m_tensors;
 };
 
-void declareModelMetadata(gguf::GgufWriter& writer, const HfConfig& c, const ConvertOptions& options, bool sparse)
+// @p sparseThreshold: set for a sparse file.
+void declareModelMetadata(gguf::GgufWriter& writer, const HfConfig& c, const ConvertOptions& options,
+                          std::optional<float> sparseThreshold)
 {
     const std::string p = c.ggufArchitecture + ".";
     writer.setString("general.architecture", c.ggufArchitecture);
@@ -201,8 +203,8 @@ void declareModelMetadata(gguf::GgufWriter& writer, const HfConfig& c, const Con
         writer.setUInt32(p + "vocab_size", std::uint32_t(c.vocabSize));
     }
     writer.setString("hearth.ffn_activation", c.ffnActivation);
-    if (sparse) {
-        writer.setFloat32("powerinfer.sparse_threshold", options.sparseThreshold);
+    if (sparseThreshold) {
+        writer.setFloat32("powerinfer.sparse_threshold", *sparseThreshold);
     }
 }
 
@@ -434,12 +436,19 @@ Status convertInto(const ConvertOptions& options, const std::string& partial, co
     }
     const bool sparse = !options.predictorFolder.empty();
     std::vector<PredictorLayer> predictors;
+    std::optional<float> threshold;
     if (sparse) {
         auto loaded = loadPredictors(options.predictorFolder, c.layerCount, c.hiddenSize, c.intermediateSize);
         if (!loaded) {
             return loaded.status();
         }
         predictors = std::move(*loaded);
+        // An explicit threshold wins over the one the predictors were trained with.
+        auto trained = predictorSparseThreshold(options.predictorFolder);
+        if (!trained) {
+            return trained.status();
+        }
+        threshold = options.sparseThreshold.value_or(trained->value_or(0.0f));
     }
     std::vector<std::vector<double>> counts;
     if (!options.activationFolder.empty()) {
@@ -478,7 +487,7 @@ Status convertInto(const ConvertOptions& options, const std::string& partial, co
     HEARTH_TRY(checkFreeSpace(options.output, dataBytes + vocabBytes + statsBytes + (1u << 20)));
 
     gguf::GgufWriter writer(sparse ? gguf::Magic::PowerInfer : gguf::Magic::Gguf);
-    declareModelMetadata(writer, c, options, sparse);
+    declareModelMetadata(writer, c, options, threshold);
     vocab->writeTo(writer);
     for (const PlannedTensor& t : plan.tensors()) {
         writer.addTensor(t.name, t.type, t.shape);
@@ -511,6 +520,7 @@ Status convertInto(const ConvertOptions& options, const std::string& partial, co
     HEARTH_TRY(writer.finish());
     report.tensorCount = int(plan.tensors().size());
     report.sparse = sparse;
+    report.sparseThreshold = threshold.value_or(0.0f);
 
     if (!counts.empty()) {
         HEARTH_TRY(writeStats(statsPartial, counts));

@@ -20,6 +20,7 @@
 #include <hearth/status.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct ConvertOptions {
     std::string activationFolder; // optional: PowerInfer statistics (activation_<n>.pt)
     std::string output;
     DType type = DType::F16;      // matrices and token_embd; norms stay F32, predictors F16 (F32 for f32)
-    float sparseThreshold = 0.0f; // powerinfer.sparse_threshold
+    // powerinfer.sparse_threshold; unset: the predictor folder's config.json says, else 0
+    std::optional<float> sparseThreshold;
     ProgressCallback progress;    // fraction done; returning false cancels
     bool verify = true;           // load the result and run a short prompt before renaming it
 };
@@ -42,6 +44,7 @@ struct ConvertReport {
     std::uint64_t bytesWritten = 0;
     int tensorCount = 0;
     bool sparse = false;
+    float sparseThreshold = 0.0f; // what a sparse file records
 };
 
 // Where the statistics file of @p output goes: "m.gguf" -> "m.hearth-stats.gguf".

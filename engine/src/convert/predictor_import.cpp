@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "convert/predictor_import.h"
 
+#include "convert/hf_config.h"
+#include "convert/json_value.h"
 #include "convert/torch_checkpoint.h"
 
 #include <charconv>
@@ -136,6 +138,32 @@ Result<std::vector<std::vector<double>>> loadActivationCounts(const std::string&
         counts.push_back(std::move(layer));
     }
     return counts;
+}
+
+Result<std::optional<float>> predictorSparseThreshold(const std::string& folder)
+{
+    const std::filesystem::path path = std::filesystem::path(folder) / "config.json";
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+        return std::optional<float>();
+    }
+    auto text = readTextFile(path.string(), 1u << 20);
+    if (!text) {
+        return text.status();
+    }
+    auto json = parseJson(*text);
+    if (!json) {
+        return Status(ErrorCode::InvalidFile, "predictor config.json: " + json.message());
+    }
+    const JsonValue* threshold = json->isObject() ? json->find("sparse_threshold") : nullptr;
+    if (threshold == nullptr || threshold->isNull()) {
+        return std::optional<float>();
+    }
+    if (!threshold->isNumber() || !std::isfinite(threshold->toNumber())
+        || std::abs(threshold->toNumber()) > 1e30) {
+        return Status(ErrorCode::InvalidFile, "predictor config.json: \"sparse_threshold\" is not a finite number");
+    }
+    return std::optional<float>(static_cast<float>(threshold->toNumber()));
 }
 
 } // namespace hearth::convert

@@ -10,6 +10,7 @@
 
 #include <hearth/status.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct PredictorLayer {
 // Opens and checks every predictor of a model with @p layers layers of @p nEmbd -> @p nFf.
 [[nodiscard]] Result<std::vector<PredictorLayer>> loadPredictors(const std::string& folder, int layers,
                                                                  std::int64_t nEmbd, std::int64_t nFf);
+
+// The "sparse_threshold" of the folder's config.json, which PowerInfer's converters copy into
+// the file (powerinfer.sparse_threshold); nullopt without the file or the key. A config.json
+// that is not JSON, or a threshold that is not a finite number, is InvalidFile.
+[[nodiscard]] Result<std::optional<float>> predictorSparseThreshold(const std::string& folder);
 
 // Reads activation counts, one vector of @p nFf per layer.
 [[nodiscard]] Result<std::vector<std::vector<double>>> loadActivationCounts(const std::string& folder, int layers,
