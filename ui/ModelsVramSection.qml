@@ -25,6 +25,8 @@ Item {
     PlacementPreview {
         id: preview
         settingsFile: ModelManager.settingsFile
+        // RAM for keys and values as Chat Settings stores them (F32 once the GPU is used).
+        kvCacheType: root.session.kvCacheType
     }
     // The running session's context, so the plan's KV cache is the session's; otherwise the
     // preview's own default.

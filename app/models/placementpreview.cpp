@@ -298,6 +298,21 @@ void PlacementPreview::setContextLength(int tokens)
     scheduleReplan();
 }
 
+QString PlacementPreview::kvCacheType() const
+{
+    return QString::fromLatin1(kvCacheTypeName(m_kvCacheType));
+}
+
+void PlacementPreview::setKvCacheType(const QString& name)
+{
+    const KvCacheType type = kvCacheTypeFromName(name.toStdString()).value_or(KvCacheType::F16);
+    if (type == m_kvCacheType)
+        return;
+    m_kvCacheType = type;
+    Q_EMIT contextLengthChanged();
+    scheduleReplan();
+}
+
 void PlacementPreview::setDebounceMs(int ms)
 {
     ms = std::max(0, ms);
@@ -327,6 +342,7 @@ void PlacementPreview::replan()
         PlacementRequest request;
         request.budgetBytes = effectiveBudget();
         request.contextLength = m_contextLength;
+        request.kvCacheType = m_kvCacheType;
         request.hostMemoryBytes = m_machine.ramBytes;
         request.cpuBandwidthGBs = m_machine.cpuBandwidthGBs;
         request.gpuBandwidthGBs = hasGpu() ? m_gpu->bandwidthGBs() : 400.0;

@@ -58,6 +58,8 @@ class PlacementPreview : public QAbstractListModel
     Q_PROPERTY(double effectiveBudgetBytes READ effectiveBudgetBytes NOTIFY budgetChanged)
     Q_PROPERTY(QString budgetText READ budgetText NOTIFY budgetChanged)
     Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY contextLengthChanged)
+    /// "f16", "q8_0" or "f32": how the session will keep keys and values in RAM (Chat Settings).
+    Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY contextLengthChanged)
     Q_PROPERTY(int debounceMs READ debounceMs WRITE setDebounceMs NOTIFY debounceMsChanged)
     /// The INI file budgets are remembered in; empty: the application's settings.
     Q_PROPERTY(QString settingsFile READ settingsFile WRITE setSettingsFile NOTIFY settingsFileChanged)
@@ -139,6 +141,8 @@ public:
     [[nodiscard]] QString budgetText() const;
     [[nodiscard]] int contextLength() const { return m_contextLength; }
     void setContextLength(int tokens);
+    [[nodiscard]] QString kvCacheType() const;
+    void setKvCacheType(const QString& name);
     [[nodiscard]] int debounceMs() const { return m_debounce.interval(); }
     void setDebounceMs(int ms);
 
@@ -215,6 +219,7 @@ private:
     quint64 m_budget = 0;
     bool m_auto = true;
     int m_contextLength = 4096;
+    KvCacheType m_kvCacheType = KvCacheType::F16;
     QString m_settingsFile;
     std::optional<QString> m_loadingPath; ///< the file loadModelPath() is reading
     QTimer m_debounce;

@@ -16,6 +16,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <unordered_map>
 
@@ -528,6 +529,12 @@ bool ApiServer::start(const ApiServerOptions& options)
     d->port = port;
     d->http = http;
     d->listener = std::thread([http] { http->listen_after_bind(); });
+    // httplib's stop() does nothing until its loop runs: a stop() right after start() (a model
+    // that fails at once under --serve) would leave the loop, and the join, waiting forever.
+    QElapsedTimer waiting;
+    waiting.start();
+    while (!http->is_running() && waiting.elapsed() < 10000)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     qCInfo(lcOpenAi) << "listening on" << baseUrl();
     Q_EMIT runningChanged();
     return true;

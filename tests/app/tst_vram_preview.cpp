@@ -97,6 +97,33 @@ private Q_SLOTS:
         QCOMPARE(preview.roleNames().value(PlacementPreview::HotFractionRole), QByteArray("hotFraction"));
     }
 
+    // The RAM the plan needs counts keys and values as the session will keep them: in the chosen
+    // type on the CPU alone, in F32 (the device's mirror) once the GPU is used.
+    void ramFollowsTheCacheType()
+    {
+        PlacementPreview preview;
+        prepare(preview, 0); // no GPU: everything on the CPU
+        QVERIFY(preview.modelReady());
+        QCOMPARE(preview.kvCacheType(), QStringLiteral("f16"));
+        const double f16 = preview.ramBytes();
+        preview.setKvCacheType(QStringLiteral("q8_0"));
+        preview.replanNow();
+        QCOMPARE(preview.kvCacheType(), QStringLiteral("q8_0"));
+        // ReluLLaMA-7B at 4096 tokens: 32 layers of K and V, 4096 wide; 2 bytes against 34/32.
+        const double rows = 32.0 * 4096 * 2;
+        QCOMPARE(f16 - preview.ramBytes(), rows * (4096 * 2 - 4096 / 32 * 34));
+        preview.setKvCacheType(QStringLiteral("f32"));
+        preview.replanNow();
+        QCOMPARE(preview.ramBytes() - f16, rows * 4096 * 2);
+
+        PlacementPreview withGpu;
+        prepare(withGpu, 12);
+        const double mirrored = withGpu.ramBytes();
+        withGpu.setKvCacheType(QStringLiteral("q8_0"));
+        withGpu.replanNow();
+        QCOMPARE(withGpu.ramBytes(), mirrored);
+    }
+
     void detailsFollowTheLanguage()
     {
         // The breakdown, speed and budget texts are read anew after a language switch.

@@ -115,12 +115,15 @@ private Q_SLOTS:
         std::set<std::int64_t> seen;
         for (int step = 0; step <= kSteps; ++step) {
             request.budgetBytes = full * std::uint64_t(step) / kSteps;
+            // Every cache type the user can pick, in turn: the RAM the plan counts is the session's.
+            request.kvCacheType = step % 3 == 0 ? KvCacheType::F16 : step % 3 == 1 ? KvCacheType::Q8_0 : KvCacheType::F32;
             auto plan = planner->plan(request);
             QVERIFY2(plan.ok(), plan.message().c_str());
 
             SessionParams p = test::deviceSessionParams(
                 request.budgetBytes > 0 ? "emulated:" + std::to_string(request.budgetBytes) : std::string(),
                 request.budgetBytes > 0 ? -1.0 : 0.0, kContext, kBatch);
+            p.kvCache = request.kvCacheType;
             auto session = Session::create(*model, p);
             QVERIFY2(session.ok(), session.message().c_str());
             const SessionPlacement placed = (*session)->placement();
@@ -134,6 +137,11 @@ private Q_SLOTS:
                 seen.insert(placed.gpuLayers);
             }
             QCOMPARE(placed.usesGpu(), !plan->cpuOnly() && (sparse ? plan->hotNeuronCount() > 0 : true));
+            QVERIFY2(plan->hostKvCache == (*session)->kvCacheBytesAt(kContext),
+                     (where + ": host KV " + std::to_string(plan->hostKvCache) + " planned, "
+                      + std::to_string((*session)->kvCacheBytesAt(kContext)) + " in "
+                      + std::string(kvCacheTypeName((*session)->kvCacheType())))
+                         .c_str());
         }
         // The sweep crossed more than the two ends.
         QVERIFY2(seen.size() >= 3, std::to_string(seen.size()).c_str());

@@ -17,6 +17,7 @@
 /// Re-planning is fast (well under a millisecond for a 70B shape after the first call), so a UI
 /// may call plan() on every slider step. A PlacementModel is not thread-safe: use one per thread.
 
+#include <hearth/session.h>
 #include <hearth/status.h>
 
 #include <cstdint>
@@ -68,6 +69,9 @@ struct PlacementRequest
     /// Plan for the emulated device (SessionParams::deviceOverride "emulated:<bytes>"), which needs
     /// no CUDA context or cuBLAS workspace, instead of a GPU.
     bool emulatedDevice = false;
+    /// How the session will store keys and values in RAM (SessionParams::kvCache); a session that
+    /// uses the GPU keeps them in F32 whatever this says.
+    KvCacheType kvCacheType = KvCacheType::F16;
 };
 
 /// One layer's placement.
@@ -102,7 +106,8 @@ struct PlacementSummary
     GpuMemoryBreakdown gpu;
     std::uint64_t budgetBytes = 0;
     std::uint64_t modelBytes = 0; ///< every weight byte of the model
-    std::uint64_t hostBytes = 0; ///< RAM needed: weights off the GPU, CPU KV cache, reserve
+    std::uint64_t hostBytes = 0; ///< RAM needed: weights off the GPU, the host KV cache, reserve
+    std::uint64_t hostKvCache = 0; ///< the host KV cache alone (Session::kvCacheBytesAt)
     double tokensPerSecond = 0; ///< expected decode speed (memory-bound estimate)
     /// The GPU part is within the budget and, when hostMemoryBytes was given, the rest fits in RAM.
     bool fits = true;

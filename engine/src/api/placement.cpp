@@ -240,7 +240,7 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
         return planned.status();
     }
     const sparse::PlacementPlan& plan = planned.value();
-    const sparse::ModelShape& shape = m_impl->shape; // the CPU's share keeps the file's KV type
+    const sparse::ModelShape& shape = m_impl->shape;
 
     PlacementSummary s;
     s.sparse = plan.sparse;
@@ -254,20 +254,19 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     s.gpu.workspace = plan.gpu.workspace;
     s.gpu.reserve = plan.gpu.reserve;
     s.layers.reserve(plan.layers.size());
-    std::uint64_t cpuKv = 0;
-    for (std::size_t l = 0; l < plan.layers.size(); ++l) {
-        const sparse::LayerPlacement& lp = plan.layers[l];
+    for (const sparse::LayerPlacement& lp : plan.layers) {
         s.layers.push_back({ lp.attentionOnGpu, lp.hotCount, lp.nFF, lp.gpuActivationShare });
-        if (!lp.attentionOnGpu) {
-            cpuKv = sparse::satAdd(cpuKv, shape.layers[l].kvBytes(params.contextLength, params.batchSize));
-        }
     }
+    // The host cache holds every layer: device layers mirror their rows there (as F32). A sparse
+    // session uses the device once it holds hot neurons, a dense one once it holds a layer.
+    const bool deviceInUse = !s.cpuOnly() && (s.sparse ? s.hotNeuronCount() > 0 : s.attentionLayersOnGpu() > 0);
+    s.hostKvCache = hostKvCacheBytes(shape, r.kvCacheType, deviceInUse, params.contextLength, params.batchSize);
     // Weights the GPU holds need no RAM once uploaded (the mapping's pages are dropped); the
     // neuron index counted in the GPU's FFN bytes has no host counterpart, hence the clamp.
     const std::uint64_t onGpu
         = plan.gpu.attention + plan.gpu.predictors + plan.gpu.norms + plan.gpu.output + plan.gpu.ffn;
     s.hostBytes = sparse::satAdd(
-        sparse::satAdd(s.modelBytes - std::min(s.modelBytes, onGpu), cpuKv), r.hostReserveBytes);
+        sparse::satAdd(s.modelBytes - std::min(s.modelBytes, onGpu), s.hostKvCache), r.hostReserveBytes);
     s.fitsInRam = r.hostMemoryBytes == 0 || s.hostBytes <= r.hostMemoryBytes;
     s.fits = plan.fits && s.fitsInRam;
     if (!s.fitsInRam) {

@@ -4,6 +4,8 @@
 #include "gguf/gguf_file.h"
 #include "model/architecture.h"
 #include "model/hyper_params.h"
+#include "model/kv_cache.h"
+#include "sparse/byte_math.h"
 #include "sparse/activation_profile.h"
 
 #include <algorithm>
@@ -124,6 +126,28 @@ Result<sparse::ActivationStats> sessionStats(const sparse::ModelShape& shape, co
     if (note.empty())
         note = "no activation statistics: neurons placed in file order";
     return assumedStats(shape, assumedSparsity);
+}
+
+std::uint64_t hostKvCacheBytes(const sparse::ModelShape& shape, KvCacheType type, bool deviceInUse, int contextLength,
+                               int batchSize)
+{
+    using Cache = model::KvCache;
+    Cache::Type stored = Cache::Type::F32;
+    if (!deviceInUse) {
+        const std::int64_t qWidth = shape.nEmbdQ > 0 ? shape.nEmbdQ : shape.nEmbd;
+        const int headDim = shape.nHead > 0 ? int(qWidth / shape.nHead) : 0;
+        const Cache::Type wanted = type == KvCacheType::F32 ? Cache::Type::F32
+            : type == KvCacheType::Q8_0                      ? Cache::Type::Q8_0
+                                                             : Cache::Type::F16;
+        stored = Cache::typeFor(wanted, headDim);
+    }
+    const DType element = stored == Cache::Type::F32 ? DType::F32 : stored == Cache::Type::Q8_0 ? DType::Q8_0 : DType::F16;
+    std::uint64_t bytes = 0;
+    for (sparse::LayerShape layer : shape.layers) {
+        layer.kvBytesPerToken = 2 * std::uint64_t(rowBytes(element, std::max<std::int64_t>(shape.nEmbdKv, 0)));
+        bytes = sparse::satAdd(bytes, layer.kvBytes(contextLength, batchSize));
+    }
+    return bytes;
 }
 
 sparse::PlannerParams sessionPlannerParams(std::uint64_t budgetBytes, int contextLength, int batchSize, bool emulated)

@@ -9,6 +9,8 @@
 //  * a sparse session keeps the norms on the CPU too, but the attention's own norm goes to the
 //    device with the attention (a LayerNorm's weight and bias: two allocations);
 //  * a dense session offloads whole layers, norms included (DenseOffload).
+// The host keeps every layer's keys and values in the session's cache type (F16 for a Q8_0 the
+// heads do not suit), or in F32 once any layer runs on a device, whose rows it mirrors.
 // The fixed costs follow the device: the CUDA back end sets aside the planner's reserve and
 // workspace, the emulated device (host memory) nothing.
 
@@ -17,6 +19,7 @@
 #include "sparse/model_shape.h"
 #include "sparse/placement_planner.h"
 
+#include <hearth/session.h>
 #include <hearth/status.h>
 
 #include <cstdint>
@@ -44,6 +47,11 @@ namespace hearth {
 // Synthetic statistics for @p shape: per neuron, a power law over its id with mean
 // 1 - @p sparsity, as measured ReLU activations look (a hot core and a long, rarely firing tail).
 [[nodiscard]] Result<sparse::ActivationStats> assumedStats(const sparse::ModelShape& shape, double sparsity);
+
+// The host KV cache of a session of @p shape (the file's) at @p contextLength tokens with batches
+// of @p batchSize, storing @p type, or F32 when @p deviceInUse: what Session::kvCacheBytesAt says.
+[[nodiscard]] std::uint64_t hostKvCacheBytes(const sparse::ModelShape& shape, KvCacheType type, bool deviceInUse,
+                                             int contextLength, int batchSize);
 
 // Planner parameters for a session of @p contextLength tokens and batches of @p batchSize on a
 // device with @p budgetBytes: the emulated device's fixed costs when @p emulated.
