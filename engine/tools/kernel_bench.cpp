@@ -6,11 +6,14 @@
 // stay well above the memory bandwidth for decode to be memory-bound. Every type runs on the
 // rows as stored ("layout": "rows") and as the engine keeps them after loading (see
 // cpu/weight_pack.h): Q4_0 repacked ("q4x16"), F16/F32 copied into huge pages ("rows-hugepages").
-// Prints JSON.
+// "attention" rows time a decoded token's attention over a long context (one layer: every KV head
+// with its query heads, as the forward pass calls it), judged by the cache bytes it reads per
+// second. Prints JSON.
 //
 //   hearth-kernel-bench [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick]
-//                       [--type f16|q4_0|q8_0|f32|q4_k|q6_k|iq4_xs|...] [--no-bandwidth]
+//                       [--type f16|q4_0|q8_0|f32|q4_k|q6_k|iq4_xs|...|attention] [--no-bandwidth]
 
+#include "core/aligned_allocator.h"
 #include "cpu/isa.h"
 #include "cpu/kernels.h"
 #include "cpu/matmul.h"
@@ -108,11 +111,101 @@ Options parse(int argc, char** argv)
             o.bandwidth = false;
         } else {
             std::fprintf(stderr, "usage: %s [--threads N] [--isa scalar|avx2|avx512|avx512-vnni] [--quick] "
-                                  "[--type f16|q4_0|q8_0|f32] [--no-bandwidth]\n", argv[0]);
+                                  "[--type f16|q4_0|q8_0|f32|...|attention] [--no-bandwidth]\n", argv[0]);
             std::exit(arg == "--help" || arg == "-h" ? 0 : 2);
         }
     }
     return o;
+}
+
+// One layer of Llama 3's decode attention (8 KV heads of 64 or 128, 4 query heads each) at
+// @p keys positions, the cache in @p element, for every kernel table: rows of JSON.
+void benchDecodeAttention(ThreadPool& pool, const Options& opt, double bandwidth, bool& first)
+{
+    constexpr int kKvHeads = 8;
+    constexpr int kGroup = 4;
+    const double minSeconds = opt.quick ? 0.1 : 0.3;
+    const std::vector<int> contexts = opt.quick ? std::vector<int>{8192} : std::vector<int>{1024, 8192};
+    for (const int headDim : {64, 128}) {
+        for (const int keys : contexts) {
+            for (const KvElement element : {KvElement::F16, KvElement::Q8_0}) {
+                const int kvDim = kKvHeads * headDim;
+                const std::size_t rowItems = element == KvElement::Q8_0 ? std::size_t(kvDim / QK8_0) : std::size_t(kvDim);
+                const std::size_t itemBytes = element == KvElement::Q8_0 ? sizeof(BlockQ8_0) : sizeof(std::uint16_t);
+                const std::size_t layerBytes = 2 * rowItems * itemBytes * std::size_t(keys); // K and V
+                // Layers that together exceed the last-level cache, as a real model's do.
+                const std::size_t layers = std::max<std::size_t>(2, (std::size_t(256) << 20) / layerBytes + 1);
+                // Page-aligned, as model::KvCache keeps it.
+                std::vector<std::uint8_t, AlignedAllocator<std::uint8_t>> cache(layers * layerBytes);
+                std::mt19937 rng(3);
+                std::normal_distribution<float> dist(0.0f, 1.0f);
+                std::vector<float> row(static_cast<std::size_t>(kvDim));
+                for (std::size_t r = 0; r < cache.size() / (rowItems * itemBytes); ++r) {
+                    for (float& v : row) {
+                        v = dist(rng);
+                    }
+                    void* out = cache.data() + r * rowItems * itemBytes;
+                    if (element == KvElement::Q8_0) {
+                        activeKernels().quantizeRowQ8_0(row.data(), static_cast<BlockQ8_0*>(out), kvDim);
+                    } else {
+                        activeKernels().convertRowF16(row.data(), static_cast<std::uint16_t*>(out), kvDim);
+                    }
+                }
+                std::vector<float> q(std::size_t(kKvHeads * kGroup * headDim));
+                for (float& v : q) {
+                    v = dist(rng);
+                }
+                std::vector<float> out(q.size());
+                const std::size_t scratchFloats = attendHeadScratchFloats(keys, headDim);
+                std::vector<float> scratch(scratchFloats * std::size_t(pool.size()));
+                for (const CpuKernels* k : kernelVariants()) {
+                    if ((!opt.isa.empty() && opt.isa != k->name) || k->isa == Isa::Scalar) {
+                        continue;
+                    }
+                    std::size_t layer = 0;
+                    const double seconds = bestSeconds(
+                        [&] {
+                            const std::uint8_t* kBase = cache.data() + layer * layerBytes;
+                            const std::uint8_t* vBase = kBase + layerBytes / 2;
+                            pool.parallelFor(kKvHeads, [&](std::int64_t begin, std::int64_t end, int thread) {
+                                for (std::int64_t h = begin; h < end; ++h) {
+                                    AttendHeadArgs a;
+                                    const std::size_t offset = element == KvElement::Q8_0
+                                                                   ? std::size_t(h * headDim / QK8_0) * itemBytes
+                                                                   : std::size_t(h * headDim) * itemBytes;
+                                    a.q = q.data() + std::size_t(h * kGroup * headDim);
+                                    a.qStride = std::size_t(headDim);
+                                    a.nq = kGroup;
+                                    a.firstPos = keys - 1;
+                                    a.k = kBase + offset;
+                                    a.v = vBase + offset;
+                                    a.kvType = element;
+                                    a.kvStride = rowItems;
+                                    a.headDim = headDim;
+                                    a.scale = 0.125f;
+                                    a.samePosition = true;
+                                    a.out = out.data() + std::size_t(h * kGroup * headDim);
+                                    a.outStride = std::size_t(headDim);
+                                    a.scratch = scratch.data() + scratchFloats * std::size_t(thread);
+                                    k->attendHead(a);
+                                }
+                            });
+                            layer = (layer + 1) % layers;
+                        },
+                        minSeconds, 5);
+                    const double gbs = static_cast<double>(layerBytes) / seconds / 1e9;
+                    std::printf("%s\n    {\"isa\": \"%s\", \"type\": \"attention\", \"cache\": \"%s\", "
+                                "\"head_dim\": %d, \"kv_heads\": %d, \"query_heads_per_kv\": %d, \"keys\": %d, "
+                                "\"kv_mb\": %.1f, \"layer_ms\": %.3f, \"kv_gbs\": %.2f, \"bandwidth_fraction\": %.3f}",
+                                first ? "" : ",", k->name, element == KvElement::Q8_0 ? "q8_0" : "f16", headDim, kKvHeads,
+                                kGroup, keys, static_cast<double>(layerBytes) / 1e6, seconds * 1e3, gbs,
+                                bandwidth > 0 ? gbs / bandwidth : 0.0);
+                    std::fflush(stdout);
+                    first = false;
+                }
+            }
+        }
+    }
 }
 
 } // namespace
@@ -225,6 +318,9 @@ int main(int argc, char** argv)
                 }
             }
         }
+    }
+    if (opt.type.empty() || equalsIgnoringCase(opt.type, "attention")) {
+        benchDecodeAttention(pool, opt, bandwidth, first);
     }
     std::printf("\n  ]\n}\n");
     return 0;

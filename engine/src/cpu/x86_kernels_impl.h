@@ -984,10 +984,64 @@ inline VecF reduceLanes(const VecF* v)
 }
 #endif
 
+// Rows of one head lie a whole cache row apart (every head's keys of a position together), a
+// stride the hardware prefetchers follow poorly: a decoded token's attention asks for the rows it
+// reads kPrefetchRows positions ahead itself.
+constexpr int kPrefetchRows = 32;
+template <typename KV>
+inline void prefetchRows(const KV* base, std::size_t stride, int first, int count, int rowBytes)
+{
+    for (int r = 0; r < count; ++r) {
+        const char* row = reinterpret_cast<const char*>(base + static_cast<std::size_t>(first + r) * stride);
+        for (int b = 0; b < rowBytes; b += 64)
+            _mm_prefetch(row + b, _MM_HINT_T0);
+    }
+}
+
+// attendSamePosition's weighted sum of the values for vectors [c0, c0 + cn) of a head too wide for
+// the accumulators: out = scores . V for every query, each query's cn vectors in registers.
+template <int kAccumulators, typename KV>
+void addValueSlice(const AttendHeadArgs& a, const KV* vBase, const float* scores, int padded, int rowBytes, int c0,
+                   int cn)
+{
+    const int keys = a.firstPos + 1;
+    const int chunk = std::max(1, kAccumulators / cn);
+    for (int i0 = 0; i0 < a.nq; i0 += chunk) {
+        const int in = std::min(chunk, a.nq - i0);
+        VecF acc[kAccumulators];
+        for (int c = 0; c < kAccumulators; ++c) {
+            acc[c] = vzero();
+        }
+        for (int j = 0; j < keys; ++j) {
+            const KV* vr = vBase + static_cast<std::size_t>(j) * a.kvStride;
+            if (j + kPrefetchRows < keys)
+                prefetchRows(vBase, a.kvStride, j + kPrefetchRows, 1, rowBytes);
+            for (int i = 0; i < in; ++i) {
+                const VecF p = vset1(scores[static_cast<std::size_t>(i0 + i) * padded + j]);
+                for (int c = 0; c < cn; ++c) {
+                    acc[i * cn + c] = vfma(p, kvLoad(vr, (c0 + c) * kLanes), acc[i * cn + c]);
+                }
+            }
+        }
+        for (int i = 0; i < in; ++i) {
+            float* out = a.out + static_cast<std::size_t>(i0 + i) * a.outStride + c0 * kLanes;
+            for (int c = 0; c < cn; ++c) {
+                vstore(out + c * kLanes, acc[i * cn + c]);
+            }
+        }
+    }
+}
+
+// Vectors of a head whose weighted value sums fit the registers at once.
+constexpr int kSamePositionAccumulators = kLanes == 16 ? 16 : 8;
+
 // AttendHeadArgs::samePosition: the query heads of one KV head for a decoded token. Each key row
 // is dotted with every query while it is in L1, and each value row is added into every query's
 // output held in registers, so the cache is read once per KV head instead of once per query head.
-template <typename KV>
+// The rows are prefetched (see prefetchRows). @p kWide: heads of more vectors than
+// kSamePositionAccumulators, whose value sums go in slices (a separate instantiation, so the
+// common case's code stays as tight as it was: GCC schedules the two-path version worse).
+template <typename KV, bool kWide>
 void attendSamePosition(const AttendHeadArgs& a, const KV* kBase, const KV* vBase)
 {
     const int hd = a.headDim;
@@ -998,8 +1052,10 @@ void attendSamePosition(const AttendHeadArgs& a, const KV* kBase, const KV* vBas
     const VecF scale = vset1(a.scale);
     // kLanes keys at a time: while their rows are in L1, every query takes its kLanes dots and
     // sums them with one reduceLanes().
+    const int rowBytes = hd * int(sizeof(KV)) / (std::is_same_v<KV, BlockQ8_0> ? QK8_0 : 1);
     for (int j0 = 0; j0 < keys; j0 += kLanes) {
         const int jn = std::min(kLanes, keys - j0);
+        prefetchRows(kBase, a.kvStride, j0 + kPrefetchRows, std::min(kLanes, keys - j0 - kPrefetchRows), rowBytes);
         for (int i = 0; i < a.nq; ++i) {
             const float* q = a.q + static_cast<std::size_t>(i) * a.qStride;
             VecF acc[kLanes];
@@ -1020,7 +1076,13 @@ void attendSamePosition(const AttendHeadArgs& a, const KV* kBase, const KV* vBas
         softCapRow(scores + static_cast<std::size_t>(i) * padded, keys, a.softCap);
         softmaxRow(scores + static_cast<std::size_t>(i) * padded, keys, keys);
     }
-    constexpr int kAccumulators = kLanes == 16 ? 16 : 8;
+    constexpr int kAccumulators = kSamePositionAccumulators;
+    if constexpr (kWide) {
+        // Heads wider than the accumulators (AVX2 beyond 64): the weighted sum in slices of them.
+        for (int c0 = 0; c0 < vectors; c0 += kAccumulators)
+            addValueSlice<kAccumulators>(a, vBase, scores, padded, rowBytes, c0, std::min(kAccumulators, vectors - c0));
+        return;
+    }
     const int chunk = std::max(1, kAccumulators / vectors);
     for (int i0 = 0; i0 < a.nq; i0 += chunk) {
         const int in = std::min(chunk, a.nq - i0);
@@ -1030,6 +1092,8 @@ void attendSamePosition(const AttendHeadArgs& a, const KV* kBase, const KV* vBas
         }
         for (int j = 0; j < keys; ++j) {
             const KV* vr = vBase + static_cast<std::size_t>(j) * a.kvStride;
+            if (j + kPrefetchRows < keys)
+                prefetchRows(vBase, a.kvStride, j + kPrefetchRows, 1, rowBytes);
             for (int i = 0; i < in; ++i) {
                 const VecF p = vset1(scores[static_cast<std::size_t>(i0 + i) * padded + j]);
                 for (int c = 0; c < vectors; ++c) {
@@ -1053,11 +1117,13 @@ void attendHeadOf(const AttendHeadArgs& a)
     const auto* vBase = static_cast<const KV*>(a.v);
     const int hd = a.headDim;
     if (a.samePosition) {
-        // Head sizes the vectors do not divide, or too wide for the accumulators: the reference.
-        if (hd % kLanes != 0 || hd / kLanes > (kLanes == 16 ? 16 : 8)) {
+        // Head sizes the vectors do not divide: the reference.
+        if (hd % kLanes != 0) {
             attendHeadReference(a);
+        } else if (hd / kLanes > kSamePositionAccumulators) {
+            attendSamePosition<KV, true>(a, kBase, vBase);
         } else {
-            attendSamePosition(a, kBase, vBase);
+            attendSamePosition<KV, false>(a, kBase, vBase);
         }
         return;
     }

@@ -182,8 +182,8 @@ Status KvCache::useF32()
     if (m_type == Type::F32)
         return {};
     const std::size_t n = std::size_t(elements());
-    std::vector<float> k;
-    std::vector<float> v;
+    Buffer<float> k;
+    Buffer<float> v;
     try {
         k.resize(n);
         v.resize(n);

@@ -12,6 +12,7 @@
 // at 32k tokens keeps 1/6 of its layers in full and the rest at 1-2k rows each. Such a cache
 // cannot go back further than its windows reach (holdsContextOf()).
 
+#include "core/aligned_allocator.h"
 #include "core/dtype.h"
 #include "core/sliding_window.h"
 
@@ -85,11 +86,14 @@ private:
     }
     [[nodiscard]] std::uint64_t elements() const { return m_rows * std::uint64_t(m_kvDim); }
     [[nodiscard]] std::uint64_t bytesOf(std::uint64_t elements) const;
-    // The K or the V rows of every layer, in the cache's type (the other vectors stay empty).
+    // The K or the V rows of every layer, in the cache's type (the other vectors stay empty),
+    // page-aligned so that a row of 64-byte multiples fills whole cache lines.
+    template <typename T>
+    using Buffer = std::vector<T, AlignedAllocator<T>>;
     struct Rows {
-        std::vector<std::uint16_t> f16;
-        std::vector<float> f32;
-        std::vector<BlockQ8_0> q8;
+        Buffer<std::uint16_t> f16;
+        Buffer<float> f32;
+        Buffer<BlockQ8_0> q8;
     };
     // Sizes @p rows for @p elements; throws std::bad_alloc.
     void allocate(Rows& rows, std::size_t elements) const;
