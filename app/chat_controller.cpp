@@ -238,6 +238,8 @@ void ChatController::startAnswer()
         Q_EMIT contextChanged();
     }
     m_requestId = m_session->generate(turns, m_sampling);
+    if (m_requestId == 0) // the model is busy or gone: the row says so instead of streaming forever
+        onFailed(0, tr("The model is not ready to answer."));
 }
 
 void ChatController::onToken(quint64 requestId, const QString& text)

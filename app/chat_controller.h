@@ -14,7 +14,6 @@
 #include <QtQml/qqmlregistration.h>
 
 #include <memory>
-#include <optional>
 
 class QQmlEngine;
 class QJSEngine;

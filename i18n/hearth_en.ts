@@ -2065,6 +2065,10 @@
             <numerusform>%n earlier messages no longer fit the model&apos;s context and were left out of this answer.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The model is not ready to answer.</source>
+        <translation>The model is not ready to answer.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>

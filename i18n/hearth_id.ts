@@ -2059,6 +2059,10 @@
             <numerusform>%n pesan sebelumnya tidak lagi muat dalam konteks model dan tidak disertakan dalam jawaban ini.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The model is not ready to answer.</source>
+        <translation>Model belum siap menjawab.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>

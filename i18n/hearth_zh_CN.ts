@@ -2059,6 +2059,10 @@
             <numerusform>有 %n 条较早的消息超出了模型的上下文，本次回答未包含它们。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The model is not ready to answer.</source>
+        <translation>模型尚未准备好回答。</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::EngineWorker</name>

@@ -309,7 +309,7 @@ void PlacementPreview::setKvCacheType(const QString& name)
     if (type == m_kvCacheType)
         return;
     m_kvCacheType = type;
-    Q_EMIT contextLengthChanged();
+    Q_EMIT kvCacheTypeChanged();
     scheduleReplan();
 }
 

@@ -59,7 +59,7 @@ class PlacementPreview : public QAbstractListModel
     Q_PROPERTY(QString budgetText READ budgetText NOTIFY budgetChanged)
     Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY contextLengthChanged)
     /// "f16", "q8_0" or "f32": how the session will keep keys and values in RAM (Chat Settings).
-    Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY contextLengthChanged)
+    Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY kvCacheTypeChanged)
     Q_PROPERTY(int debounceMs READ debounceMs WRITE setDebounceMs NOTIFY debounceMsChanged)
     /// The INI file budgets are remembered in; empty: the application's settings.
     Q_PROPERTY(QString settingsFile READ settingsFile WRITE setSettingsFile NOTIFY settingsFileChanged)
@@ -189,6 +189,7 @@ Q_SIGNALS:
     void gpuChanged();
     void budgetChanged();
     void contextLengthChanged();
+    void kvCacheTypeChanged();
     void debounceMsChanged();
     void settingsFileChanged();
     void loadingChanged();

@@ -81,15 +81,7 @@ private:
 
 model::KvCache::Type cacheType(const SessionParams& params)
 {
-    switch (params.kvCache) {
-    case KvCacheType::F32:
-        return model::KvCache::Type::F32;
-    case KvCacheType::Q8_0:
-        return model::KvCache::Type::Q8_0;
-    case KvCacheType::F16:
-        break;
-    }
-    return model::KvCache::Type::F16;
+    return model::KvCache::typeOf(params.kvCache);
 }
 
 template <typename Forward>
@@ -337,15 +329,7 @@ void LlamaSession::truncate(int keep)
 
 KvCacheType LlamaSession::kvCacheType() const
 {
-    switch (m_forward->kvCache().type()) {
-    case model::KvCache::Type::F32:
-        return KvCacheType::F32;
-    case model::KvCache::Type::Q8_0:
-        return KvCacheType::Q8_0;
-    case model::KvCache::Type::F16:
-        break;
-    }
-    return KvCacheType::F16;
+    return model::KvCache::publicType(m_forward->kvCache().type());
 }
 
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model, const SessionParams& params)

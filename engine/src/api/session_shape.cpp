@@ -135,16 +135,12 @@ std::uint64_t hostKvCacheBytes(const sparse::ModelShape& shape, KvCacheType type
     Cache::Type stored = Cache::Type::F32;
     if (!deviceInUse) {
         const std::int64_t qWidth = shape.nEmbdQ > 0 ? shape.nEmbdQ : shape.nEmbd;
-        const int headDim = shape.nHead > 0 ? int(qWidth / shape.nHead) : 0;
-        const Cache::Type wanted = type == KvCacheType::F32 ? Cache::Type::F32
-            : type == KvCacheType::Q8_0                      ? Cache::Type::Q8_0
-                                                             : Cache::Type::F16;
-        stored = Cache::typeFor(wanted, headDim);
+        stored = Cache::typeFor(Cache::typeOf(type), shape.nHead > 0 ? int(qWidth / shape.nHead) : 0);
     }
-    const DType element = stored == Cache::Type::F32 ? DType::F32 : stored == Cache::Type::Q8_0 ? DType::Q8_0 : DType::F16;
+    const std::uint64_t rowBytes = Cache::bytesOf(stored, std::uint64_t(std::max<std::int64_t>(shape.nEmbdKv, 0)));
     std::uint64_t bytes = 0;
     for (sparse::LayerShape layer : shape.layers) {
-        layer.kvBytesPerToken = 2 * std::uint64_t(rowBytes(element, std::max<std::int64_t>(shape.nEmbdKv, 0)));
+        layer.kvBytesPerToken = 2 * rowBytes;
         bytes = sparse::satAdd(bytes, layer.kvBytes(contextLength, batchSize));
     }
     return bytes;

@@ -98,9 +98,35 @@ void KvCache::store(Rows& rows, std::size_t at, const float* x) const
     }
 }
 
-std::uint64_t KvCache::bytesOf(std::uint64_t elements) const
+KvCache::Type KvCache::typeOf(KvCacheType type)
 {
-    switch (m_type) {
+    switch (type) {
+    case KvCacheType::F32:
+        return Type::F32;
+    case KvCacheType::Q8_0:
+        return Type::Q8_0;
+    case KvCacheType::F16:
+        break;
+    }
+    return Type::F16;
+}
+
+KvCacheType KvCache::publicType(Type type)
+{
+    switch (type) {
+    case Type::F32:
+        return KvCacheType::F32;
+    case Type::Q8_0:
+        return KvCacheType::Q8_0;
+    case Type::F16:
+        break;
+    }
+    return KvCacheType::F16;
+}
+
+std::uint64_t KvCache::bytesOf(Type type, std::uint64_t elements)
+{
+    switch (type) {
     case Type::F16:
         return elements * 2;
     case Type::F32:

@@ -16,6 +16,7 @@
 #include "core/dtype.h"
 #include "core/sliding_window.h"
 
+#include <hearth/session.h>
 #include <hearth/status.h>
 
 #include <cstdint>
@@ -35,6 +36,11 @@ public:
     // when the cache does not fit.
     static Result<std::unique_ptr<KvCache>> create(int nLayer, int nCtx, int kvDim, Type type = Type::F16,
                                                    const std::vector<int>& windows = {}, int maxBatch = 1);
+    // The type a session asks for (SessionParams::kvCache), and back.
+    [[nodiscard]] static Type typeOf(KvCacheType type);
+    [[nodiscard]] static KvCacheType publicType(Type type);
+    // Bytes of @p elements stored as @p type (a multiple of QK8_0 for Q8_0).
+    [[nodiscard]] static std::uint64_t bytesOf(Type type, std::uint64_t elements);
     // @p wanted for heads of @p headDim: F16 instead of a Q8_0 the heads do not suit.
     [[nodiscard]] static Type typeFor(Type wanted, int headDim)
     {
@@ -85,7 +91,7 @@ private:
         return (l.first + std::size_t(pos - l.base)) * std::size_t(m_kvDim);
     }
     [[nodiscard]] std::uint64_t elements() const { return m_rows * std::uint64_t(m_kvDim); }
-    [[nodiscard]] std::uint64_t bytesOf(std::uint64_t elements) const;
+    [[nodiscard]] std::uint64_t bytesOf(std::uint64_t elements) const { return bytesOf(m_type, elements); }
     // The K or the V rows of every layer, in the cache's type (the other vectors stay empty),
     // page-aligned so that a row of 64-byte multiples fills whole cache lines.
     template <typename T>
