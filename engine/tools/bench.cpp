@@ -49,16 +49,23 @@ double median(std::vector<double> values)
 
 // Weight bytes one decoded token reads: every matrix once, plus the token's embedding row.
 // Norm vectors are a rounding error and left out. With tied embeddings (no output.weight) the
-// whole embedding matrix is read by the output projection.
+// whole embedding matrix is read by the output projection. Of a mixture's stacked experts
+// (ffn_*_exps) a token reads only the ones it is routed to: expert_used_count of expert_count.
 std::uint64_t weightBytesPerToken(const gguf::GgufFile& file)
 {
     std::uint64_t bytes = 0;
     const gguf::TensorInfo* embedding = file.findTensor("token_embd.weight");
     const bool tied = file.findTensor("output.weight") == nullptr;
+    const std::string arch = file.getString("general.architecture").value_or("");
+    const std::int64_t experts = file.getInt(arch + ".expert_count").value_or(0);
+    const std::int64_t used = file.getInt(arch + ".expert_used_count").value_or(0);
     for (const auto& t : file.tensors()) {
         if (&t == embedding || t.shape.size() < 2)
             continue;
-        bytes += t.byteSize;
+        if (experts > 0 && used > 0 && t.name.ends_with("_exps.weight"))
+            bytes += t.byteSize / static_cast<std::uint64_t>(experts) * static_cast<std::uint64_t>(used);
+        else
+            bytes += t.byteSize;
     }
     if (embedding) {
         if (tied)

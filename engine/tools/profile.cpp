@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // hearth-profile: runs text through a model and records how often each FFN neuron fires
 // (fraction of tokens with a non-zero activation), per layer, into a statistics file the
-// placement planner reads. Also converts PowerInfer's activation/activation_<n>.pt counts.
+// placement planner reads; for a mixture of experts, how often the router picks each expert.
+// Also converts PowerInfer's activation/activation_<n>.pt counts.
 
 #include "tool_options.h"
 
@@ -15,6 +16,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +29,33 @@ namespace {
 void countActivations(void* context, int layer, int n, const float* acts)
 {
     static_cast<sparse::ActivationCounter*>(context)->add(layer, n, acts);
+}
+
+void countExperts(void* context, int layer, int n, std::span<const model::ExpertChoice> choices)
+{
+    thread_local std::vector<std::int32_t> experts;
+    experts.clear();
+    for (const model::ExpertChoice& c : choices)
+        experts.push_back(c.expert);
+    static_cast<sparse::ActivationCounter*>(context)->addUnits(layer, n, experts);
+}
+
+// The share of all routing the hottest quarter of each layer's experts takes, on average:
+// what a GPU holding a quarter of the experts would compute.
+double hottestQuarterShare(const std::vector<std::vector<float>>& freq)
+{
+    double share = 0;
+    for (std::vector<float> layer : freq) {
+        std::sort(layer.begin(), layer.end(), std::greater<>());
+        double all = 0;
+        double hot = 0;
+        for (std::size_t i = 0; i < layer.size(); ++i) {
+            all += layer[i];
+            hot += i < (layer.size() + 3) / 4 ? layer[i] : 0.0f;
+        }
+        share += all > 0 ? hot / all : 0;
+    }
+    return freq.empty() ? 0 : share / double(freq.size());
 }
 
 int fail(const std::string& message)
@@ -108,8 +138,12 @@ int main(int argc, char** argv)
     if (predicted && !f.sparseCapable())
         return fail("--predicted needs a model with predictors");
     f.setFfnMode(predicted ? model::LlamaForward::FfnMode::Sparse : model::LlamaForward::FfnMode::Dense);
-    sparse::ActivationCounter counter(hp.nLayer, hp.nFf);
-    f.setActivationObserver(countActivations, &counter);
+    const bool experts = hp.mixtureOfExperts();
+    sparse::ActivationCounter counter(hp.nLayer, experts ? hp.nExpert : hp.nFf);
+    if (experts)
+        f.setExpertObserver(countExperts, &counter);
+    else
+        f.setActivationObserver(countActivations, &counter);
 
     std::vector<float> logits(std::size_t(hp.nVocab));
     const Token bos = llama->tokenizer().bos();
@@ -130,8 +164,17 @@ int main(int argc, char** argv)
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     const auto freq = counter.frequencies();
-    if (Status s = sparse::writeStatsFile(outputPath, freq, counter.tokens()); !s.ok())
+    if (Status s = sparse::writeStatsFile(outputPath, freq, counter.tokens(),
+                                          experts ? sparse::StatsUnit::Experts : sparse::StatsUnit::Neurons);
+        !s.ok())
         return fail(s.message());
+    if (experts) {
+        std::fprintf(stderr, "hearth-profile: %llu tokens in %.1f s, %d of %d experts per token; the hottest quarter "
+                             "of each layer's experts takes %.0f%% of the routing -> %s\n",
+                     static_cast<unsigned long long>(counter.tokens()), seconds, hp.nExpertUsed, hp.nExpert,
+                     100.0 * hottestQuarterShare(freq), outputPath.c_str());
+        return 0;
+    }
     double mean = 0;
     for (const auto& layer : freq) {
         for (float v : layer)

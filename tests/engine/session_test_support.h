@@ -41,6 +41,16 @@ inline SessionParams deviceSessionParams(const std::string& device, double budge
     return p;
 }
 
+// The logits after prefilling @p prompt in a new session, or nothing when that fails.
+inline std::vector<float> promptLogits(const std::shared_ptr<const Model>& model, const SessionParams& params,
+                                       const std::vector<Token>& prompt)
+{
+    auto session = Session::create(model, params);
+    if (!session || !(*session)->prefill(prompt).ok())
+        return {};
+    return { (*session)->logits().begin(), (*session)->logits().end() };
+}
+
 struct SessionRun {
     std::vector<Token> tokens;              // decoded one by one after the prompt
     std::vector<std::vector<float>> logits; // after the prompt and after each decoded token

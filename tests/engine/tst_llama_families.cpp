@@ -38,16 +38,6 @@ namespace {
 
 const std::vector<Token> kPrompt { 1, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54 };
 
-synth::SynthOptions familyOptions(const QString& architecture, const QString& shape, DType type = DType::F32)
-{
-    synth::SynthOptions options;
-    options.architecture = architecture.toStdString();
-    options.shape = *synth::shapeByName(options.architecture, shape.toStdString());
-    options.type = type;
-    options.ffnActivation = std::string(model::ffnActivationName(model::findArchitecture(options.architecture)->llama.activation));
-    return options;
-}
-
 std::shared_ptr<const Model> writeAndLoad(const QTemporaryDir& dir, const synth::SynthOptions& options,
                                           std::string* writtenPath = nullptr)
 {
@@ -59,10 +49,7 @@ const SessionParams kCpu = test::deviceSessionParams({}, 0, 256, 64);
 
 std::vector<float> lastLogits(const std::shared_ptr<const Model>& model, const SessionParams& params = kCpu)
 {
-    auto session = Session::create(model, params);
-    if (!session || !(*session)->prefill(kPrompt).ok())
-        return {};
-    return { (*session)->logits().begin(), (*session)->logits().end() };
+    return test::promptLogits(model, params, kPrompt);
 }
 
 // The loaded model's insides, for switching one of its operations off. The objects were not
@@ -135,7 +122,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, architecture);
         QFETCH(QString, shape);
-        const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
+        const auto model = writeAndLoad(m_dir, test::familyOptions(architecture, shape));
         QCOMPARE(QString::fromStdString(model->info().architecture), architecture);
         const model::LlamaLayerWeights& layer = weightsOf(model).layers.front();
         const model::HyperParams& hp = hyperParamsOf(model);
@@ -177,7 +164,7 @@ private Q_SLOTS:
     {
         // A qwen2 file needs its biases: the llama file of the same shape relabelled is refused,
         // naming the tensor.
-        synth::SynthOptions options = familyOptions(QStringLiteral("llama"), QStringLiteral("tiny"));
+        synth::SynthOptions options = test::familyOptions(QStringLiteral("llama"), QStringLiteral("tiny"));
         const std::string path = m_dir.filePath(QStringLiteral("relabelled.gguf")).toStdString();
         QVERIFY(synth::writeSyntheticModel(options, path).ok());
         QFile file(QString::fromStdString(path));
@@ -201,7 +188,7 @@ private Q_SLOTS:
     {
         // A llama file that names a sliding window (Mistral 7B v0.1) gets it, on every layer, on
         // the CPU and on the emulated device alike.
-        const auto model = writeAndLoad(m_dir, familyOptions(QStringLiteral("llama"), QStringLiteral("mistral-tiny")));
+        const auto model = writeAndLoad(m_dir, test::familyOptions(QStringLiteral("llama"), QStringLiteral("mistral-tiny")));
         model::HyperParams& hp = hyperParamsOf(model);
         QCOMPARE(hp.slidingWindow, 8);
         QCOMPARE(hp.windowOf(0), 8);
@@ -220,7 +207,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, architecture);
         QFETCH(QString, shape);
-        const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
+        const auto model = writeAndLoad(m_dir, test::familyOptions(architecture, shape));
         const std::vector<float> batched = lastLogits(model);
         QVERIFY(!batched.empty());
         auto session = Session::create(model, kCpu);
@@ -241,7 +228,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, architecture);
         QFETCH(QString, shape);
-        const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
+        const auto model = writeAndLoad(m_dir, test::familyOptions(architecture, shape));
         const std::vector<float> reference = lastLogits(model);
 
         // NeoX RoPE: llama's pairs instead rotate other dimensions together.
@@ -311,7 +298,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, architecture);
         QFETCH(QString, shape);
-        const auto model = writeAndLoad(m_dir, familyOptions(architecture, shape));
+        const auto model = writeAndLoad(m_dir, test::familyOptions(architecture, shape));
         const std::vector<float> onCpu = lastLogits(model);
         const SessionParams device = test::deviceSessionParams("emulated:268435456", 0.25, 256, 64);
         auto session = Session::create(model, device);
@@ -349,7 +336,7 @@ private Q_SLOTS:
         QFETCH(QJsonObject, reference);
         const auto type = synth::parseWeightType(reference.value(QLatin1String("type")).toString().toStdString());
         QVERIFY(type.ok());
-        const synth::SynthOptions options = familyOptions(reference.value(QLatin1String("architecture")).toString(),
+        const synth::SynthOptions options = test::familyOptions(reference.value(QLatin1String("architecture")).toString(),
                                                           reference.value(QLatin1String("shape")).toString(), *type);
         std::string path;
         const auto model = writeAndLoad(m_dir, options, &path);

@@ -42,6 +42,11 @@ struct ModelDescription
     int slidingWindow = 0;
     int slidingWindowPeriod = 0;
     int feedForwardSize = 11008;
+    /// A mixture of experts (Qwen3-30B-A3B: 128 experts, 8 per token, 768 neurons each); 0
+    /// experts: a dense FFN of feedForwardSize neurons.
+    int expertCount = 0;
+    int expertsUsed = 0;
+    int expertFeedForwardSize = 0;
     int vocabSize = 32000;
     std::string quantization = "Q4_0"; ///< weight type ("Q6_K") or llama-quantize preset ("Q4_K_M": its base type)
     /// Ships per-layer predictors (a PowerInfer-style file): neurons can be placed one by one.
@@ -115,6 +120,9 @@ struct PlacementSummary
     /// Why not everything is on the GPU, or why it does not fit; empty when fully on the GPU.
     /// Not translated (logs, tooltips); front ends word their own from the fields.
     std::string reason;
+    /// The model is a mixture of experts, whose layers the GPU does not compute yet: the plan
+    /// keeps them on the CPU whatever the budget.
+    bool mixtureOfExperts = false;
 
     [[nodiscard]] int attentionLayersOnGpu() const;
     [[nodiscard]] std::int64_t hotNeuronCount() const;

@@ -162,6 +162,9 @@ Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d
     p.nHeadKv = d.kvHeadCount > 0 ? d.kvHeadCount : d.headCount;
     p.headDim = d.headDim;
     p.nFF = d.feedForwardSize;
+    p.expertCount = d.expertCount;
+    p.expertsUsed = d.expertsUsed;
+    p.expertFF = d.expertFeedForwardSize;
     p.nVocab = d.vocabSize;
     p.predictorHidden = d.sparse ? d.predictorHidden : 0;
     p.gatedFfn = isGatedArchitecture(d.architecture);
@@ -244,6 +247,7 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
 
     PlacementSummary s;
     s.sparse = plan.sparse;
+    s.mixtureOfExperts = shape.mixtureOfExperts();
     s.outputOnGpu = plan.outputOnGpu;
     s.budgetBytes = plan.budgetBytes;
     s.tokensPerSecond = plan.tokensPerSecond;

@@ -77,6 +77,8 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
         out.predictors.push_back(lw.predictor);
         if (out.wholeLayerProblem.empty() && (lw.fusedNeurons || lw.downTransposed))
             out.wholeLayerProblem = neuronMajorProblem(l);
+        if (out.wholeLayerProblem.empty() && lw.moe.present())
+            out.wholeLayerProblem = "layer " + std::to_string(l) + " is a mixture of experts, which the device does not compute yet";
         noteProblems(out.wholeLayerProblem, l, std::initializer_list<const cpu::WeightMatrix*>{
                                                    &lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.gate, &lw.up, &lw.down});
     }

@@ -11,10 +11,11 @@ namespace hearth {
 
 // The window of layer @p layer: @p window on every layer with @p period 0 (Phi-3, Mistral), on
 // every layer but each period-th otherwise (layer l slides unless (l + 1) % period == 0: Gemma 2
-// with 2, Gemma 3 with 6); 0: it sees every key.
-[[nodiscard]] constexpr int layerWindow(int window, int period, int layer)
+// with 2, Gemma 3 with 6; with @p globalFirst unless l % period == 0: SmallThinker with 4); 0: it
+// sees every key.
+[[nodiscard]] constexpr int layerWindow(int window, int period, int layer, bool globalFirst = false)
 {
-    return period > 0 && (layer + 1) % period == 0 ? 0 : window;
+    return period > 0 && (globalFirst ? layer : layer + 1) % period == 0 ? 0 : window;
 }
 
 // Rows of KV cache a layer with @p window keeps in a context of @p contextLength, batches of

@@ -9,6 +9,7 @@
 #include "core/dtype.h"
 #include "cpu/block_dot.h"
 #include "cpu/isa.h"
+#include "cpu/matmul.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -188,10 +189,11 @@ extern const CpuKernels kAvx512VnniKernels;
 // vectors do not divide.
 void attendHeadReference(const AttendHeadArgs& args);
 
-// matmul()/matmulShared() with an explicit kernel table.
+// matmul()/matmulShared()/matmulGrouped() with an explicit kernel table.
 void matmulWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix& w, const float* x,
                 std::int64_t tokens, float* y);
 void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix* ws, float* const* ys,
                       int count, const float* x, std::int64_t tokens);
+void matmulGroupedWith(const CpuKernels& kernels, ThreadPool& pool, std::span<const MatmulTask> tasks);
 
 } // namespace hearth::cpu

@@ -102,10 +102,22 @@ struct Input {
     std::size_t xStride = 0;
 };
 
-// Q8 activations of the current call, kept per calling thread so repeated calls reuse memory.
-const ActBlockQ8* quantizeInput(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols)
+// Memory that one input of a call keeps its converted activations in, per calling thread, so
+// repeated calls reuse it. A grouped call converts several inputs at once: one slot each.
+template <typename T>
+std::vector<T>& slotBuffer(std::size_t slot)
 {
-    thread_local std::vector<ActBlockQ8> buffer;
+    thread_local std::vector<std::vector<T>> buffers;
+    if (buffers.size() <= slot)
+        buffers.resize(slot + 1);
+    return buffers[slot];
+}
+
+// Q8 activations of the current call.
+const ActBlockQ8* quantizeInput(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols,
+                                std::size_t slot)
+{
+    std::vector<ActBlockQ8>& buffer = slotBuffer<ActBlockQ8>(slot);
     const std::int64_t blocks = cols / QK8_0;
     buffer.resize(static_cast<std::size_t>(tokens * blocks));
     for (std::int64_t t = 0; t < tokens; ++t) {
@@ -115,9 +127,10 @@ const ActBlockQ8* quantizeInput(const CpuKernels& k, const float* x, std::int64_
 }
 
 // Q8_K activations (block_dot.h) of the current call, likewise.
-const ActBlockQ8K* quantizeInputQ8K(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols)
+const ActBlockQ8K* quantizeInputQ8K(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols,
+                                    std::size_t slot)
 {
-    thread_local std::vector<ActBlockQ8K> buffer;
+    std::vector<ActBlockQ8K>& buffer = slotBuffer<ActBlockQ8K>(slot);
     const std::int64_t blocks = cols / QK_K;
     buffer.resize(static_cast<std::size_t>(tokens * blocks));
     const auto quantize = k.quantizeActivationsQ8K ? k.quantizeActivationsQ8K : quantizeActivationsQ8K;
@@ -127,10 +140,10 @@ const ActBlockQ8K* quantizeInputQ8K(const CpuKernels& k, const float* x, std::in
     return buffer.data();
 }
 
-// The F16 decode input in the order gemmF16Prepared reads (kernels.h), per calling thread.
-const float* prepareF16Input(const CpuKernels& k, const float* x, std::int64_t cols)
+// The F16 decode input in the order gemmF16Prepared reads (kernels.h), likewise.
+const float* prepareF16Input(const CpuKernels& k, const float* x, std::int64_t cols, std::size_t slot)
 {
-    thread_local std::vector<float> buffer;
+    std::vector<float>& buffer = slotBuffer<float>(slot);
     buffer.resize(static_cast<std::size_t>(cols));
     k.prepareF16Input(x, buffer.data(), cols);
     return buffer.data();
@@ -164,20 +177,21 @@ struct InputNeeds {
     }
 };
 
-Inputs prepareInputs(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols, const InputNeeds& needs)
+Inputs prepareInputs(const CpuKernels& k, const float* x, std::int64_t tokens, std::int64_t cols, const InputNeeds& needs,
+                     std::size_t slot = 0)
 {
     Inputs in;
     in.floats = Input{x, static_cast<std::size_t>(cols) * sizeof(float)};
     if (needs.q8) {
-        in.q8.x = quantizeInput(k, x, tokens, cols);
+        in.q8.x = quantizeInput(k, x, tokens, cols, slot);
         in.q8.xStride = static_cast<std::size_t>(cols / QK8_0) * sizeof(ActBlockQ8);
     }
     if (needs.q8k) {
-        in.q8k.x = quantizeInputQ8K(k, x, tokens, cols);
+        in.q8k.x = quantizeInputQ8K(k, x, tokens, cols, slot);
         in.q8k.xStride = static_cast<std::size_t>(cols / QK_K) * sizeof(ActBlockQ8K);
     }
     if (needs.preparedF16) {
-        in.f16Decode = Input{prepareF16Input(k, x, cols), in.floats.xStride};
+        in.f16Decode = Input{prepareF16Input(k, x, cols, slot), in.floats.xStride};
     }
     return in;
 }
@@ -364,6 +378,51 @@ void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightM
     runParts(pool, parts, count, totalRows, totalRows * cols * tokens);
 }
 
+void matmulGroupedWith(const CpuKernels& kernels, ThreadPool& pool, std::span<const MatmulTask> tasks)
+{
+    // Reused per calling thread: a decoded token allocates nothing once the sizes are known.
+    struct Converted {
+        const float* x;
+        std::int64_t tokens;
+        std::int64_t cols;
+        InputNeeds needs;
+        Inputs inputs;
+    };
+    thread_local std::vector<Part> parts;
+    thread_local std::vector<Converted> converted;
+    parts.clear();
+    converted.clear();
+    std::int64_t totalRows = 0;
+    std::int64_t work = 0;
+    for (const MatmulTask& task : tasks) {
+        if (task.tokens <= 0 || !task.y || !task.w)
+            continue;
+        const WeightMatrix& w = *task.w;
+        if (!isValid(w) || !task.x) {
+            zeroOutput(w, task.tokens, task.y);
+            continue;
+        }
+        InputNeeds needs;
+        needs.add(kernels, w, task.tokens);
+        // Tasks that read the same rows in the same form (the gate and up products of one
+        // expert) convert them once.
+        auto same = std::find_if(converted.begin(), converted.end(), [&](const Converted& c) {
+            return c.x == task.x && c.tokens == task.tokens && c.cols == w.cols && c.needs.q8 == needs.q8
+                   && c.needs.q8k == needs.q8k && c.needs.preparedF16 == needs.preparedF16;
+        });
+        if (same == converted.end()) {
+            converted.push_back({task.x, task.tokens, w.cols, needs,
+                                 prepareInputs(kernels, task.x, task.tokens, w.cols, needs, converted.size())});
+            same = converted.end() - 1;
+        }
+        parts.push_back(makePart(kernels, w, same->inputs, task.tokens, task.y, totalRows));
+        totalRows += w.rows;
+        work += w.rows * w.cols * task.tokens;
+    }
+    if (!parts.empty())
+        runParts(pool, parts.data(), int(parts.size()), totalRows, work);
+}
+
 void matmul(ThreadPool& pool, const WeightMatrix& w, const float* x, std::int64_t tokens, float* y)
 {
     matmulWith(activeKernels(), pool, w, x, tokens, y);
@@ -373,6 +432,11 @@ void matmulShared(ThreadPool& pool, const WeightMatrix* ws, float* const* ys, in
                   std::int64_t tokens)
 {
     matmulSharedWith(activeKernels(), pool, ws, ys, count, x, tokens);
+}
+
+void matmulGrouped(ThreadPool& pool, std::span<const MatmulTask> tasks)
+{
+    matmulGroupedWith(activeKernels(), pool, tasks);
 }
 
 void getRow(const WeightMatrix& w, std::int64_t r, float* out)

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace hearth::cpu {
 
@@ -47,6 +48,19 @@ void matmul(ThreadPool& pool, const WeightMatrix& w, const float* x, std::int64_
 // once and all outputs are computed in one parallel section.
 void matmulShared(ThreadPool& pool, const WeightMatrix* ws, float* const* ys, int count, const float* x,
                   std::int64_t tokens);
+
+// One product of a grouped call: y = w . x for @p tokens rows of x (strides as for matmul).
+struct MatmulTask {
+    const WeightMatrix* w = nullptr;
+    const float* x = nullptr;
+    std::int64_t tokens = 0;
+    float* y = nullptr;
+};
+
+// Several products, each with its own input, in one parallel section: the experts of a
+// mixture-of-experts layer, each over the tokens routed to it, cost one hand-off between the
+// threads instead of one per matrix. Tasks with the same input convert it once.
+void matmulGrouped(ThreadPool& pool, std::span<const MatmulTask> tasks);
 
 // Row r of @p w into @p out (embedding lookup).
 void getRow(const WeightMatrix& w, std::int64_t r, float* out);

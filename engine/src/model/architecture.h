@@ -50,6 +50,12 @@ struct LlamaBlockFlavour {
     bool fusedGateUp = false; // blk.N.ffn_up.weight holds the gate rows, then the up rows (Phi-3)
     bool postNorms = false;   // blk.N.post_attention_norm / post_ffw_norm: RMSNorm of each block's output (Gemma)
     bool scaleEmbedding = false; // token embeddings times sqrt(n_embd) (Gemma)
+    // Mixtures of experts: the chosen experts' router probabilities are divided by their sum
+    // (Mixtral, Qwen 3 MoE) or used as they are (Qwen 2 MoE).
+    bool normalizeExpertWeights = true;
+    // The router reads the layer's input before the attention block (SmallThinker, whose
+    // experts can then be fetched while attention runs) instead of the FFN's normalized input.
+    bool routerBeforeAttention = false;
 };
 
 struct HyperParams;

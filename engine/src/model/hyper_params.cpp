@@ -136,6 +136,22 @@ Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
             *cap = float(*value);
         }
     }
+    HEARTH_TRY(readPositive(file, p + "expert_count", 1 << 16, hp.nExpert, false));
+    if (hp.nExpert > 0) {
+        HEARTH_TRY(readPositive(file, p + "expert_used_count", hp.nExpert, hp.nExpertUsed));
+        // Mixtral's experts are feed_forward_length wide; newer families say it with a key of
+        // their own (their defaults hook knows the older files' rule).
+        hp.nFfExpert = hp.nFf;
+        HEARTH_TRY(readPositive(file, p + "expert_feed_forward_length", MaxDim, hp.nFfExpert, false));
+        hp.nFfSharedExpert = hp.nFf;
+        HEARTH_TRY(readPositive(file, p + "expert_shared_feed_forward_length", MaxDim, hp.nFfSharedExpert, false));
+        if (const auto gating = file.getInt(p + "expert_gating_func")) {
+            const auto known = expertGatingFromGguf(*gating);
+            if (!known)
+                return Status(ErrorCode::Unsupported, "expert gating function " + std::to_string(*gating) + " is not supported");
+            hp.expertGating = *known;
+        }
+    }
     if (family->defaults)
         family->defaults(hp, file);
 

@@ -5,6 +5,7 @@
 
 #include "core/sliding_window.h"
 #include "model/architecture.h"
+#include "model/expert_gating.h"
 #include "model/ffn_activation.h"
 
 #include <hearth/status.h>
@@ -46,16 +47,34 @@ struct HyperParams {
     // (layer l slides unless (l + 1) % p == 0; Gemma 2 alternates with p = 2, Gemma 3 has five
     // local layers to one global with p = 6).
     int slidingWindowPeriod = 0;
+    bool slidingWindowGlobalFirst = false; // the period's full layer comes first (layerWindow)
+    // Layers that skip RoPE: each noRopePeriod-th from layer 0 (SmallThinker's full-attention
+    // layers); 0: every layer rotates.
+    int noRopePeriod = 0;
     float attentionScale = 0.0f; // of q . k; 0: 1 / sqrt(headDim)
     // Soft-capping (Gemma 2): x -> cap * tanh(x / cap) of the attention scores and of the
     // output logits; 0: none.
     float attnSoftCap = 0.0f;
     float finalSoftCap = 0.0f;
     FfnActivation ffnActivation = FfnActivation::SwiGlu;
+    // Mixture of experts (<arch>.expert_count and friends); 0 experts: a dense FFN. Each layer
+    // with a router (ffn_gate_inp) sends a token to nExpertUsed of its nExpert experts, FFNs of
+    // nFfExpert neurons; the shared expert (Qwen 2 MoE) has nFfSharedExpert and sees every token.
+    int nExpert = 0;
+    int nExpertUsed = 0;
+    int nFfExpert = 0;
+    int nFfSharedExpert = 0;
+    ExpertGating expertGating = ExpertGating::Softmax; // <arch>.expert_gating_func
 
+    [[nodiscard]] bool mixtureOfExperts() const { return nExpert > 0; }
     [[nodiscard]] int qDim() const { return nHead * headDim; }
     // The sliding window of layer @p l, or 0 when it sees every key.
-    [[nodiscard]] int windowOf(int l) const { return layerWindow(slidingWindow, slidingWindowPeriod, l); }
+    [[nodiscard]] int windowOf(int l) const
+    {
+        return layerWindow(slidingWindow, slidingWindowPeriod, l, slidingWindowGlobalFirst);
+    }
+    // Whether layer @p l rotates q and k.
+    [[nodiscard]] bool rotates(int l) const { return noRopePeriod <= 0 || l % noRopePeriod != 0; }
     [[nodiscard]] int kvDim() const { return nHeadKv * headDim; }
 
     struct Rope {

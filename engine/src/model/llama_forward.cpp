@@ -58,15 +58,21 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         f->m_k.resize(b * hp.kvDim());
         f->m_v.resize(b * hp.kvDim());
         f->m_attn.resize(b * hp.qDim());
-        f->m_gate.resize(b * hp.nFf);
-        f->m_up.resize(b * hp.nFf);
+        const auto& layers = model.weights().layers;
+        if (std::any_of(layers.begin(), layers.end(), [](const LlamaLayerWeights& l) { return !l.moe.present(); })) {
+            f->m_gate.resize(b * hp.nFf);
+            f->m_up.resize(b * hp.nFf);
+        }
+        if (hp.mixtureOfExperts()) {
+            f->m_moe = std::make_unique<MoeFfn>();
+            HEARTH_TRY(f->m_moe->reserve(hp, f->m_maxBatch));
+        }
         const std::size_t tables = hp.hasLocalRope() ? 2 : 1;
         f->m_cos.resize(tables * b * (hp.nRot / 2));
         f->m_sin.resize(tables * b * (hp.nRot / 2));
         const std::size_t threads = std::size_t(f->m_pool->size());
         // Per thread: a decoded token's scores, or a prompt head's transposed keys and scores.
         f->m_scores.resize(threads * cpu::attendHeadScratchFloats(contextLength, model.hyperParams().headDim));
-        const auto& layers = model.weights().layers;
         if (std::any_of(layers.begin(), layers.end(), [](const LlamaLayerWeights& l) { return l.downTransposed; })) {
             f->m_partial.resize(threads * b * std::size_t(hp.nEmbd));
             f->m_neuron.resize(threads * std::size_t(hp.nEmbd));
@@ -297,6 +303,10 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         const LlamaLayerWeights& lw = w.layers[std::size_t(l)];
         m_batchLayer = l;
 
+        // A router that reads the layer's input chooses before attention (SmallThinker).
+        if (lw.moe.present() && hp.flavour.routerBeforeAttention)
+            m_moe->route(pool, lw.moe, hp, m_x.data(), n);
+
         // Attention block.
         if (!m_offload || !m_offload->hasAttention(l)
             || !m_offload->runAttention(*m_cache, l, m_x.data(), n, start, m_tmp.data()))
@@ -305,6 +315,18 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
 
         // Feed-forward block.
+        if (lw.moe.present()) {
+            for (int t = 0; t < n; ++t)
+                cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+            if (!hp.flavour.routerBeforeAttention)
+                m_moe->route(pool, lw.moe, hp, m_xn.data(), n);
+            m_moe->run(pool, lw.moe, hp, m_xn.data(), n, m_tmp.data());
+            if (m_expertObserver)
+                m_expertObserver(m_expertObserverContext, l, n, m_moe->lastChoices());
+            postNorm(lw.ffnPostNorm, n);
+            cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
+            continue;
+        }
         if (neuronFfn(l, n)) {
             postNorm(lw.ffnPostNorm, n);
             cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
@@ -317,24 +339,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
             float* const ys[2] = {m_gate.data(), m_up.data()};
             cpu::matmulShared(pool, ws, ys, 2, m_xn.data(), n);
         }
-        const std::int64_t ffCount = std::int64_t(n) * hp.nFf;
-        switch (hp.ffnActivation) {
-        case FfnActivation::SwiGlu:
-            cpu::swiglu(m_gate.data(), m_up.data(), ffCount);
-            break;
-        case FfnActivation::ReGlu:
-            cpu::reglu(m_gate.data(), m_up.data(), ffCount);
-            break;
-        case FfnActivation::DRelu:
-            cpu::drelu(m_gate.data(), m_up.data(), ffCount);
-            break;
-        case FfnActivation::Relu2:
-            cpu::relu2(m_gate.data(), m_up.data(), ffCount);
-            break;
-        case FfnActivation::GeGlu:
-            cpu::geglu(m_gate.data(), m_up.data(), ffCount);
-            break;
-        }
+        applyGatedActivation(hp.ffnActivation, m_gate.data(), m_up.data(), std::int64_t(n) * hp.nFf);
         if (m_observer)
             m_observer(m_observerContext, l, n, m_gate.data());
         if (lw.downTransposed)
@@ -414,8 +419,10 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
             for (int h = 0; h < hp.nHeadKv; ++h)
                 cpu::rmsNorm(k + h * hp.headDim, lw.kNorm, hp.normEps, hp.headDim, k + h * hp.headDim);
         }
-        rope(q, hp.nHead, hp.headDim, hp.nRot, cosTable + t * half, sinTable + t * half);
-        rope(k, hp.nHeadKv, hp.headDim, hp.nRot, cosTable + t * half, sinTable + t * half);
+        if (hp.rotates(l)) {
+            rope(q, hp.nHead, hp.headDim, hp.nRot, cosTable + t * half, sinTable + t * half);
+            rope(k, hp.nHeadKv, hp.headDim, hp.nRot, cosTable + t * half, sinTable + t * half);
+        }
         m_cache->store(l, start + t, k, m_v.data() + std::size_t(t) * hp.kvDim());
     }
     pool.parallelFor(n == 1 ? hp.nHeadKv : hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {

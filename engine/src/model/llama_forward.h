@@ -9,6 +9,7 @@
 #include "cpu/matmul.h"
 #include "model/kv_cache.h"
 #include "model/layer_offload.h"
+#include "model/moe_ffn.h"
 #include "sparse/neuron_selection.h"
 #include "sparse/neuron_weights.h"
 
@@ -16,6 +17,7 @@
 #include <hearth/tokenizer.h>
 
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace hearth::cpu {
@@ -68,6 +70,16 @@ public:
     {
         m_observer = observer;
         m_observerContext = context;
+    }
+
+    // Sees the experts every mixture-of-experts layer chose for a batch: choices holds
+    // nExpertUsed entries per token, token by token (hearth-profile counts them). Null switches
+    // it off.
+    using ExpertObserver = void (*)(void* context, int layer, int n, std::span<const ExpertChoice> choices);
+    void setExpertObserver(ExpertObserver observer, void* context)
+    {
+        m_expertObserver = observer;
+        m_expertObserverContext = context;
     }
 
     // Computes a decoded token's sparse FFN somewhere else (the hybrid CPU/device path lives in
@@ -146,9 +158,12 @@ private:
     FfnMode m_ffnMode = FfnMode::Dense;
     float m_threshold = 0.0f;
     ActivationObserver m_observer = nullptr;
+    ExpertObserver m_expertObserver = nullptr;
+    void* m_expertObserverContext = nullptr;
     void* m_observerContext = nullptr;
     DecodeFfn* m_decodeFfn = nullptr;
     LayerOffload* m_offload = nullptr;
+    std::unique_ptr<MoeFfn> m_moe; // mixtures of experts only
     std::unique_ptr<sparse::SparseFfn> m_sparseFfn;
     std::vector<sparse::NeuronWeights> m_neurons; // per layer
     std::vector<std::unique_ptr<sparse::InterleavedNeurons>> m_interleaved; // Q4_0 copies, per layer

@@ -21,6 +21,33 @@ cpu::WeightMatrix rowView(const cpu::WeightMatrix& m, std::int64_t first, std::i
     return v;
 }
 
+// A mixture-of-experts layer's router, its stacked experts as one view each, and the shared
+// expert where the family has one.
+Status bindExperts(TensorBinder& b, const std::string& p, const HyperParams& hp, MoeWeights& moe,
+                   std::vector<std::vector<float>>& converted)
+{
+    const std::int64_t nEmbd = hp.nEmbd;
+    const std::int64_t nFf = hp.nFfExpert;
+    HEARTH_TRY(b.matrix(p + "ffn_gate_inp.weight", nEmbd, hp.nExpert, moe.router));
+    cpu::WeightMatrix gate;
+    cpu::WeightMatrix up;
+    cpu::WeightMatrix down;
+    HEARTH_TRY(b.stackedMatrices(p + "ffn_gate_exps.weight", nEmbd, nFf, hp.nExpert, gate));
+    HEARTH_TRY(b.stackedMatrices(p + "ffn_up_exps.weight", nEmbd, nFf, hp.nExpert, up));
+    HEARTH_TRY(b.stackedMatrices(p + "ffn_down_exps.weight", nFf, nEmbd, hp.nExpert, down));
+    moe.experts.resize(std::size_t(hp.nExpert));
+    for (std::int64_t e = 0; e < hp.nExpert; ++e)
+        moe.experts[std::size_t(e)] = {rowView(gate, e * nFf, nFf), rowView(up, e * nFf, nFf),
+                                       rowView(down, e * nEmbd, nEmbd)};
+    if (!b.has(p + "ffn_gate_inp_shexp.weight"))
+        return {};
+    const std::int64_t nShared = hp.nFfSharedExpert;
+    HEARTH_TRY(b.vector(p + "ffn_gate_inp_shexp.weight", nEmbd, moe.sharedGate, converted));
+    HEARTH_TRY(b.matrix(p + "ffn_gate_shexp.weight", nEmbd, nShared, moe.shared.gate));
+    HEARTH_TRY(b.matrix(p + "ffn_up_shexp.weight", nEmbd, nShared, moe.shared.up));
+    return b.matrix(p + "ffn_down_shexp.weight", nShared, nEmbd, moe.shared.down);
+}
+
 } // namespace
 
 Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& file, const HyperParams& hp,
@@ -28,7 +55,8 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
 {
     auto w = std::make_unique<LlamaWeights>();
     const bool tied = file.findTensor("output.weight") == nullptr;
-    const std::size_t extras = (hp.flavour.qkvBias ? 3 : 0) + (hp.flavour.qkNorm ? 2 : 0);
+    const std::size_t extras = (hp.flavour.qkvBias ? 3 : 0) + (hp.flavour.qkNorm ? 2 : 0)
+                               + (hp.mixtureOfExperts() ? 1 : 0) + (file.findTensor("blk.0.ffn_gate_inp_shexp.weight") ? 4 : 0);
     TensorBinder b(file, progress, std::size_t(hp.nLayer) * (9 + extras) + 2 + (tied ? 0 : 1));
 
     HEARTH_TRY(b.matrix("token_embd.weight", hp.nEmbd, hp.nVocab, w->tokenEmbd));
@@ -78,6 +106,13 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
         if (hp.flavour.postNorms) {
             HEARTH_TRY(b.vector(p + "post_attention_norm.weight", hp.nEmbd, l.attnPostNorm, w->m_convertedNorms));
             HEARTH_TRY(b.vector(p + "post_ffw_norm.weight", hp.nEmbd, l.ffnPostNorm, w->m_convertedNorms));
+        }
+        if (b.has(p + "ffn_gate_inp.weight")) {
+            if (!hp.mixtureOfExperts())
+                return Status(ErrorCode::InvalidFile, "layer " + std::to_string(i) + " has a router (ffn_gate_inp) but the file "
+                                                      "says nothing of its experts (" + hp.architecture + ".expert_count)");
+            HEARTH_TRY(bindExperts(b, p, hp, l.moe, w->m_convertedNorms));
+            continue;
         }
         if (b.has(p + "ffn_neurons.weight")) {
             // Hearth's fused sparse layout: one row of gate|up|down per neuron.
@@ -148,6 +183,13 @@ void LlamaWeights::packForKernels(bool fileMapped)
     pack(output);
     for (LlamaLayerWeights& l : layers) {
         for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo})
+            pack(*m);
+        pack(l.moe.router);
+        for (GatedFfnWeights& expert : l.moe.experts) {
+            for (cpu::WeightMatrix* m : {&expert.gate, &expert.up, &expert.down})
+                pack(*m);
+        }
+        for (cpu::WeightMatrix* m : {&l.moe.shared.gate, &l.moe.shared.up, &l.moe.shared.down})
             pack(*m);
         // Predictors are dense matmuls read for every token.
         pack(l.predictor.fc1);

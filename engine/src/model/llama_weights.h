@@ -7,6 +7,7 @@
 #include "cpu/matmul.h"
 #include "cpu/weight_pack.h"
 #include "model/hyper_params.h"
+#include "model/moe_ffn.h"
 #include "sparse/predictor.h"
 
 #include <hearth/model.h>
@@ -40,6 +41,8 @@ struct LlamaLayerWeights {
     cpu::WeightMatrix up;            // nEmbd -> nFf
     cpu::WeightMatrix down;          // nFf -> nEmbd; when downTransposed: nFf rows of nEmbd
     bool downTransposed = false;     // PowerInfer's ffn_down_t: one row per neuron
+    // A mixture-of-experts layer (ffn_gate_inp present) has these instead of gate/up/down.
+    MoeWeights moe;
     // Sparse files only. Hearth's fused layout (see model_loader.cpp) replaces gate/up/down by
     // `neurons`: nFf rows of 3 nEmbd elements, neuron i's gate, up and down rows side by side.
     sparse::PredictorWeights predictor; // fc1/fc2; absent (null data) in dense files

@@ -38,6 +38,15 @@ Status TensorBinder::matrix(const std::string& name, std::int64_t cols, std::int
     return tick(*t);
 }
 
+Status TensorBinder::stackedMatrices(const std::string& name, std::int64_t cols, std::int64_t rows, std::int64_t count,
+                                     cpu::WeightMatrix& out)
+{
+    const gguf::TensorInfo* t = nullptr;
+    HEARTH_TRY(find(name, {cols, rows, count}, t));
+    out = {t->type, t->data, rows * count, cols};
+    return tick(*t);
+}
+
 Status TensorBinder::vector(const std::string& name, std::int64_t n, const float*& out,
                             std::vector<std::vector<float>>& converted)
 {

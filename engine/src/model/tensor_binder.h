@@ -31,6 +31,10 @@ public:
 
     // A matrix of ggml shape [cols, rows] (rows outputs of cols inputs).
     Status matrix(const std::string& name, std::int64_t cols, std::int64_t rows, cpu::WeightMatrix& out);
+    // @p count matrices of [cols, rows] stacked in one tensor of ggml shape [cols, rows, count]
+    // (a mixture's experts), bound as one matrix of count * rows rows.
+    Status stackedMatrices(const std::string& name, std::int64_t cols, std::int64_t rows, std::int64_t count,
+                           cpu::WeightMatrix& out);
     // A 1-D vector (norm weights, biases), as float: F32 data is used in place, anything else
     // is converted once into storage the binder's owner keeps (@p converted).
     Status vector(const std::string& name, std::int64_t n, const float*& out,

@@ -18,6 +18,11 @@ constexpr const char* kArchitecture = "hearth.activation_stats";
 constexpr std::int64_t kMaxLayers = 4096;
 constexpr std::int64_t kMaxNeurons = std::int64_t(1) << 24;
 
+std::string tensorName(std::size_t layer, StatsUnit unit)
+{
+    return "blk." + std::to_string(layer) + (unit == StatsUnit::Experts ? ".ffn_expert_freq" : ".ffn_freq");
+}
+
 } // namespace
 
 ActivationCounter::ActivationCounter(int layers, std::int64_t nFf)
@@ -40,6 +45,19 @@ void ActivationCounter::add(int layer, int tokens, const float* acts)
         m_tokens += std::uint64_t(tokens);
 }
 
+void ActivationCounter::addUnits(int layer, int tokens, std::span<const std::int32_t> units)
+{
+    if (layer < 0 || std::size_t(layer) >= m_counts.size() || tokens <= 0)
+        return;
+    std::vector<std::uint64_t>& c = m_counts[std::size_t(layer)];
+    for (const std::int32_t u : units) {
+        if (u >= 0 && std::size_t(u) < c.size())
+            ++c[std::size_t(u)];
+    }
+    if (layer == 0)
+        m_tokens += std::uint64_t(tokens);
+}
+
 std::vector<std::vector<float>> ActivationCounter::frequencies() const
 {
     std::vector<std::vector<float>> f(m_counts.size());
@@ -56,7 +74,8 @@ std::string defaultStatsPath(const std::string& modelPath)
     return modelPath + ".hearth-stats.gguf";
 }
 
-Status writeStatsFile(const std::string& path, const std::vector<std::vector<float>>& frequencies, std::uint64_t tokens)
+Status writeStatsFile(const std::string& path, const std::vector<std::vector<float>>& frequencies, std::uint64_t tokens,
+                      StatsUnit unit)
 {
     if (frequencies.empty())
         return {ErrorCode::InvalidArgument, "no activation statistics to write"};
@@ -65,7 +84,7 @@ Status writeStatsFile(const std::string& path, const std::vector<std::vector<flo
     writer.setUInt32("hearth.stats.layer_count", std::uint32_t(frequencies.size()));
     writer.setUInt64("hearth.stats.tokens", tokens);
     for (std::size_t l = 0; l < frequencies.size(); ++l)
-        writer.addTensor("blk." + std::to_string(l) + ".ffn_freq", DType::F32, {std::int64_t(frequencies[l].size())});
+        writer.addTensor(tensorName(l, unit), DType::F32, {std::int64_t(frequencies[l].size())});
     HEARTH_TRY(writer.begin(path));
     for (const auto& layer : frequencies) {
         HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>(layer.data(), layer.size()))));
@@ -73,7 +92,7 @@ Status writeStatsFile(const std::string& path, const std::vector<std::vector<flo
     return writer.finish();
 }
 
-Result<ActivationStats> loadStatsFile(const std::string& path)
+Result<ActivationStats> loadStatsFile(const std::string& path, StatsUnit unit)
 {
     auto fail = [&path](const std::string& why) {
         return Result<ActivationStats>(ErrorCode::InvalidFile, path + ": " + why);
@@ -91,7 +110,7 @@ Result<ActivationStats> loadStatsFile(const std::string& path)
     std::vector<std::vector<float>> freq(static_cast<std::size_t>(layers));
     std::int64_t nFf = -1;
     for (std::int64_t l = 0; l < layers; ++l) {
-        const std::string name = "blk." + std::to_string(l) + ".ffn_freq";
+        const std::string name = tensorName(std::size_t(l), unit);
         const gguf::TensorInfo* t = f.findTensor(name);
         if (!t)
             return fail("tensor " + name + " is missing");

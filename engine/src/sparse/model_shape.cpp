@@ -53,6 +53,11 @@ bool ModelShape::hasPredictors() const
         && std::all_of(layers.begin(), layers.end(), [](const LayerShape& l) { return l.predictorBytes > 0; });
 }
 
+bool ModelShape::mixtureOfExperts() const
+{
+    return std::any_of(layers.begin(), layers.end(), [](const LayerShape& l) { return l.activeFF > 0; });
+}
+
 std::int64_t ModelShape::maxFF() const
 {
     std::int64_t m = 0;
@@ -125,7 +130,9 @@ Result<ModelShape> uniformShape(const UniformShapeParams& p)
     if (p.nLayer < 1 || p.nLayer > kMaxLayers || p.nEmbd < 1 || p.nEmbd > kMaxWidth || p.nHead < 1
         || p.nHeadKv < 1 || p.nHeadKv > p.nHead || p.headDim < 0 || p.headDim > kMaxWidth
         || (p.headDim == 0 && p.nEmbd % p.nHead != 0) || p.nFF < 0 || p.nFF > kMaxWidth
-        || p.nVocab < 0 || p.nVocab > kMaxWidth || p.predictorHidden < 0 || p.predictorHidden > kMaxWidth) {
+        || p.nVocab < 0 || p.nVocab > kMaxWidth || p.predictorHidden < 0 || p.predictorHidden > kMaxWidth
+        || p.expertCount < 0 || p.expertCount > 1 << 16 || p.expertsUsed < 0 || p.expertsUsed > p.expertCount
+        || (p.expertCount > 0 && (p.expertsUsed == 0 || p.expertFF <= 0 || p.expertFF > kMaxWidth))) {
         return Status(ErrorCode::InvalidArgument, "inconsistent model hyper-parameters");
     }
     const auto traits = dtypeTraits(static_cast<std::uint32_t>(p.weightType));
@@ -164,6 +171,11 @@ Result<ModelShape> uniformShape(const UniformShapeParams& p)
     layer.ffnTensors = p.gatedFfn ? 3 : 2;
     layer.neuronBytes = static_cast<std::uint64_t>(rowBytes(p.weightType, p.nEmbd)) * layer.ffnTensors;
     layer.nFF = p.nFF;
+    if (p.expertCount > 0) {
+        layer.nFF = p.expertCount * p.expertFF;
+        layer.activeFF = p.expertsUsed * p.expertFF;
+        layer.normBytes += bytesOf(DType::F32, p.nEmbd, p.expertCount); // the router
+    }
     layer.kvBytesPerToken = 2 * bytesOf(p.kvType, nEmbdKv, 1);
     shape.layers.assign(static_cast<std::size_t>(p.nLayer), layer);
     HEARTH_TRY(shape.validate());
@@ -182,6 +194,7 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
         std::uint32_t attentionTensors = 0;
         std::uint32_t ffnTensors = 0;
         std::int64_t nFF = -1;
+        std::int64_t sharedFF = 0; // a mixture's shared expert
     };
     std::vector<Acc> acc;
     bool tiedOutput = true;
@@ -230,8 +243,10 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
             if (rest.ends_with(".weight")) {
                 ++a.ffnTensors;
             }
-            if (rest == "ffn_up.weight") {
-                a.nFF = t.rows();
+            if (rest == "ffn_up.weight" || rest == "ffn_up_exps.weight") {
+                a.nFF = t.rows(); // a mixture's experts: all of them, one after the other
+            } else if (rest == "ffn_up_shexp.weight") {
+                a.sharedFF = t.rows();
             }
         } else {
             a.shape.normBytes += t.byteSize; // small per-layer extras travel with the norms
@@ -257,11 +272,16 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     if (shape.nEmbdQ == 0)
         shape.nEmbdQ = fusedQkvRows > 2 * shape.nEmbdKv ? fusedQkvRows - 2 * shape.nEmbdKv : shape.nEmbd;
     shape.kvType = "F16";
+    const std::int64_t experts = file.getInt(arch + ".expert_count").value_or(0);
+    const std::int64_t expertsUsed = file.getInt(arch + ".expert_used_count").value_or(0);
     for (std::size_t i = 0; i < acc.size(); ++i) {
         Acc& a = acc[i];
         if (a.nFF <= 0) {
             return Status(ErrorCode::InvalidFile, "layer " + std::to_string(i) + " has no ffn_up tensor");
         }
+        if (experts > 0 && expertsUsed > 0 && expertsUsed <= experts && file.findTensor("blk." + std::to_string(i) + ".ffn_up_exps.weight"))
+            a.shape.activeFF = a.nFF / experts * expertsUsed + a.sharedFF;
+        a.nFF += a.sharedFF;
         a.shape.nFF = a.nFF;
         // Down is stored transposed in PowerInfer files so each neuron is a row; for a plain
         // ffn_down the column split is not exact in block types, so round up.

@@ -30,6 +30,9 @@ struct LayerShape {
     std::uint64_t neuronBytes = 0;
     std::uint32_t ffnTensors = 3;      // 3 with a gate, 2 without
     std::int64_t nFF = 0;
+    // A mixture of experts: the neurons one token runs (its chosen experts' and the shared
+    // expert's), fewer than nFF; 0 for a plain FFN.
+    std::int64_t activeFF = 0;
     std::uint64_t kvBytesPerToken = 0; // K and V of one token at this layer
     std::int64_t slidingWindow = 0;    // keys a query sees; 0: all
 
@@ -52,6 +55,7 @@ struct ModelShape {
     std::int64_t nHead = 0;
 
     [[nodiscard]] bool hasPredictors() const;
+    [[nodiscard]] bool mixtureOfExperts() const;
     [[nodiscard]] std::int64_t maxFF() const;
     [[nodiscard]] std::int64_t maxPredictorHidden() const;
     // Every weight byte (embedding included), for "model size" displays.
@@ -70,6 +74,11 @@ struct UniformShapeParams {
     std::int64_t nHeadKv = 32;
     std::int64_t headDim = 0; // 0: nEmbd / nHead (Qwen 3 and Gemma have heads of their own size)
     std::int64_t nFF = 11008;
+    // A mixture of experts: nFF is then expertCount experts of expertFF neurons, of which a
+    // token runs expertsUsed.
+    std::int64_t expertCount = 0;
+    std::int64_t expertsUsed = 0;
+    std::int64_t expertFF = 0;
     std::int64_t nVocab = 32000;
     std::int64_t predictorHidden = 1024; // 0: no predictors (a dense model)
     bool gatedFfn = true;                // false for falcon/opt (up and down only)

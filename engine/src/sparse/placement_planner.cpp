@@ -98,6 +98,11 @@ struct PlacementPlanner::Walk {
         for (std::size_t l = 0; l < n; ++l) {
             const LayerShape& s = shape.layers[l];
             LayerPlacement& lp = plan.layers[l];
+            if (!plan.sparse && s.activeFF > 0 && !walk.stopped) {
+                // As the sessions do: their device layers do not take experts yet.
+                walk.stopped = true;
+                walk.limit = "layer " + std::to_string(l) + " is a mixture of experts, which the GPU does not compute yet";
+            }
             const std::uint64_t kv = s.kvBytes(p.contextLength, p.batchSize);
             std::uint64_t raw = satAdd(s.attentionBytes, kv);
             std::uint64_t cost = satAdd(withPadding(s.attentionBytes, s.attentionTensors, g), withPadding(kv, 2, g));
@@ -460,7 +465,9 @@ void PlacementPlanner::finish(PlacementPlan& plan, const PlannerParams& p) const
         }
         double sequential = layerCpu / cpuBw + layerGpu / gpuBw;
         // A dense FFN computes every neuron; a sparse one the expected number of active ones.
-        const double activeNeurons = plan.sparse ? frequencySum(l, lp.nFF) : static_cast<double>(lp.nFF);
+        // A mixture of experts its chosen experts' (and its shared expert's).
+        const double activeNeurons = plan.sparse ? frequencySum(l, lp.nFF)
+                                                 : static_cast<double>(s.activeFF > 0 ? s.activeFF : lp.nFF);
         const double ffnGpu = lp.gpuActivationShare * activeNeurons * static_cast<double>(s.neuronBytes);
         const double ffnCpu = (1.0 - lp.gpuActivationShare) * activeNeurons * static_cast<double>(s.neuronBytes);
         sequential += std::max(ffnCpu / cpuBw, ffnGpu / gpuBw);

@@ -7,6 +7,17 @@ namespace hearth::synth {
 
 namespace {
 
+// @p shape with a mixture of experts in every layer.
+ModelShape withExperts(ModelShape shape, int count, int used, int width, int sharedWidth = 0, int gating = 0)
+{
+    shape.expertCount = count;
+    shape.expertUsedCount = used;
+    shape.expertFeedForwardSize = width;
+    shape.sharedExpertFeedForwardSize = sharedWidth;
+    shape.expertGating = gating;
+    return shape;
+}
+
 std::vector<ModelShape> knownShapes()
 {
     // n_ff of "tiny" is a multiple of 32 (unlike llama's 2/3 * 4 * n_embd rounding to 172/176)
@@ -49,6 +60,22 @@ std::vector<ModelShape> knownShapes()
         {"gemma3-1b", 1152, 6912, 26, 4, 1, 262144, 32768, 1e-6f, 1000000.0f, {0.0f}, 256, 512, 0, true},
         {"gemma3-4b", 2560, 10240, 34, 8, 4, 262208, 131072, 1e-6f, 1000000.0f, {0.0f}, 256, 1024, 0, true, 0.0f, 0.0f, 8.0f},
         {"gemma3-12b", 3840, 15360, 48, 16, 8, 262208, 131072, 1e-6f, 1000000.0f, {0.0f}, 256, 1024, 0, true, 0.0f, 0.0f, 8.0f},
+        // Mixtures of experts. Mixtral is a llama file (--arch llama) whose experts are
+        // feed_forward_length wide; Qwen's say their width (--arch qwen3moe / qwen2moe). The tiny
+        // ones have 8 experts, of which a token takes 2 (4 for Qwen 2 MoE, with a shared expert).
+        withExperts({"mixtral-tiny", 64, 64, 2, 4, 2, 320, 1024, 1e-5f, 1000000.0f}, 8, 2, 0),
+        withExperts({"mixtral-8x7b", 4096, 14336, 32, 32, 8, 32000, 32768, 1e-5f, 1000000.0f}, 8, 2, 0),
+        withExperts({"qwen3moe-tiny", 64, 192, 2, 4, 2, 320, 1024, 1e-6f, 1000000.0f, {0.0f}, 32}, 8, 2, 64),
+        withExperts({"qwen3-30b-a3b", 2048, 6144, 48, 32, 4, 151936, 40960, 1e-6f, 1000000.0f, {0.0f}, 128}, 128, 8, 768),
+        withExperts({"qwen2moe-tiny", 64, 192, 2, 4, 2, 320, 1024, 1e-6f, 1000000.0f}, 8, 4, 32, 128),
+        withExperts({"qwen1.5-moe-a2.7b", 2048, 5632, 24, 16, 16, 151936, 8192, 1e-6f, 1000000.0f}, 60, 4, 1408, 5632),
+        // SmallThinker (--arch smallthinker): a window on three layers of four (the file's value
+        // only switches it on: 4096 keys), ReGLU experts, the gating written in the file. The tiny
+        // ones have five layers, so two see every key without RoPE (0 and 4).
+        withExperts({"smallthinker-tiny", 64, 192, 5, 4, 2, 320, 1024, 1e-6f, 1500000.0f, {0.0f}, 0, 4096}, 8, 2, 64, 0, 1),
+        withExperts({"smallthinker-tiny-sigmoid", 64, 192, 5, 4, 2, 320, 1024, 1e-6f, 1500000.0f, {0.0f}, 0, 4096}, 8, 2, 64, 0, 2),
+        withExperts({"smallthinker-4b-a0.6b", 1536, 4608, 32, 12, 2, 151936, 32768, 1e-6f, 1500000.0f, {0.0f}, 128, 4096}, 32, 4, 768, 0, 2),
+        withExperts({"smallthinker-21b-a3b", 2560, 6144, 52, 28, 4, 151936, 16384, 1e-6f, 1500000.0f, {0.0f}, 128, 4096}, 64, 6, 768, 0, 1),
     };
 }
 
@@ -71,8 +98,14 @@ Status ModelShape::validate() const
     if (vocabSize < SyntheticVocab::kMinimumSize || vocabSize > 1'000'000)
         return {ErrorCode::InvalidArgument, "the vocabulary size must be between " + std::to_string(SyntheticVocab::kMinimumSize)
                                                 + " and 1000000"};
-    if (embeddingSize % 32 != 0 || feedForwardSize % 32 != 0)
+    if (embeddingSize % 32 != 0 || feedForwardSize % 32 != 0 || expertWidth() % 32 != 0
+        || sharedExpertFeedForwardSize % 32 != 0)
         return {ErrorCode::InvalidArgument, "embedding and feed-forward sizes must be multiples of 32 (quantization blocks)"};
+    if (expertGating < 0 || expertGating > 3)
+        return {ErrorCode::InvalidArgument, "the expert gating function must be 1 (softmax), 2 (sigmoid) or 3"};
+    if (expertCount < 0 || expertCount > 1024 || expertUsedCount < 0 || expertUsedCount > expertCount
+        || (expertCount > 0 && expertUsedCount == 0))
+        return {ErrorCode::InvalidArgument, "a mixture needs 1 to 1024 experts, of which a token uses at least one"};
     return {};
 }
 

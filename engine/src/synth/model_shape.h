@@ -35,6 +35,14 @@ struct ModelShape {
     float attnSoftCap = 0.0f;   // <arch>.attn_logit_softcapping; 0: none written
     float finalSoftCap = 0.0f;  // <arch>.final_logit_softcapping
     float ropeLinearFactor = 0.0f; // rope.scaling.type linear with this factor; 0: none written
+    // A mixture of experts in every layer (Mixtral, Qwen MoE); 0 experts: a dense FFN.
+    int expertCount = 0;
+    int expertUsedCount = 0;
+    int expertFeedForwardSize = 0;       // <arch>.expert_feed_forward_length; 0: feedForwardSize (Mixtral)
+    int sharedExpertFeedForwardSize = 0; // the shared expert's width (Qwen 2 MoE); 0: none
+    int expertGating = 0;                // <arch>.expert_gating_func (1 softmax, 2 sigmoid); 0: none written
+
+    [[nodiscard]] int expertWidth() const { return expertFeedForwardSize > 0 ? expertFeedForwardSize : feedForwardSize; }
 
     [[nodiscard]] int headDim() const
     {

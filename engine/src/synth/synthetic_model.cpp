@@ -119,6 +119,17 @@ void declareMetadata(gguf::GgufWriter& writer, const SynthOptions& options, cons
         writer.setUInt32(key("rope.scaling.original_context_length"), static_cast<std::uint32_t>(s.longRopeOriginalContext));
         writer.setFloat32(key("rope.scaling.attn_factor"), longRopeAttnFactor(s));
     }
+    if (s.expertCount > 0) {
+        writer.setUInt32(key("expert_count"), static_cast<std::uint32_t>(s.expertCount));
+        writer.setUInt32(key("expert_used_count"), static_cast<std::uint32_t>(s.expertUsedCount));
+        if (s.expertFeedForwardSize > 0)
+            writer.setUInt32(key("expert_feed_forward_length"), static_cast<std::uint32_t>(s.expertFeedForwardSize));
+        if (s.sharedExpertFeedForwardSize > 0)
+            writer.setUInt32(key("expert_shared_feed_forward_length"),
+                             static_cast<std::uint32_t>(s.sharedExpertFeedForwardSize));
+        if (s.expertGating > 0)
+            writer.setUInt32(key("expert_gating_func"), static_cast<std::uint32_t>(s.expertGating));
+    }
     writer.setFloat32(key("attention.layer_norm_rms_epsilon"), s.rmsNormEpsilon);
     writer.setUInt32(key("vocab_size"), static_cast<std::uint32_t>(s.vocabSize));
     writer.setString("hearth.ffn_activation", options.ffnActivation);
@@ -218,7 +229,8 @@ Status validateOptions(const SynthOptions& options)
     if (!isCpuWeightType(options.type))
         return {ErrorCode::InvalidArgument, "the weight type must be one Hearth computes with (f32, f16, q8_0, q4_k, ...)"};
     const auto block = std::int64_t(dtypeTraits(std::uint32_t(options.type))->blockElements);
-    if (options.shape.embeddingSize % block != 0 || options.shape.feedForwardSize % block != 0)
+    if (options.shape.embeddingSize % block != 0 || options.shape.feedForwardSize % block != 0
+        || options.shape.expertWidth() % block != 0 || options.shape.sharedExpertFeedForwardSize % block != 0)
         return {ErrorCode::InvalidArgument, std::string(dtypeName(options.type)) + " needs rows of whole " + std::to_string(block)
                                                 + "-weight blocks; use a shape such as tiny-256"};
     const std::string& a = options.ffnActivation;
@@ -273,13 +285,30 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
         if (flavour.postNorms)
             t.push_back({p + "post_attention_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
         t.push_back({p + "ffn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
-        if (flavour.fusedGateUp) {
-            t.push_back({p + "ffn_up.weight", {embd, 2 * ff}, w, 0.0f, scale(embd)});
+        if (s.expertCount > 0) {
+            // The router stays F32, as llama-quantize keeps it; the experts are stacked.
+            const std::int64_t experts = s.expertCount;
+            const std::int64_t width = s.expertWidth();
+            const std::int64_t shared = s.sharedExpertFeedForwardSize;
+            t.push_back({p + "ffn_gate_inp.weight", {embd, experts}, DType::F32, 0.0f, scale(embd)});
+            t.push_back({p + "ffn_gate_exps.weight", {embd, width, experts}, w, 0.0f, scale(embd)});
+            t.push_back({p + "ffn_up_exps.weight", {embd, width, experts}, w, 0.0f, scale(embd)});
+            t.push_back({p + "ffn_down_exps.weight", {width, embd, experts}, w, 0.0f, scale(width)});
+            if (shared > 0) {
+                t.push_back({p + "ffn_gate_inp_shexp.weight", {embd}, DType::F32, 0.0f, scale(embd)});
+                t.push_back({p + "ffn_gate_shexp.weight", {embd, shared}, w, 0.0f, scale(embd)});
+                t.push_back({p + "ffn_up_shexp.weight", {embd, shared}, w, 0.0f, scale(embd)});
+                t.push_back({p + "ffn_down_shexp.weight", {shared, embd}, w, 0.0f, scale(shared)});
+            }
         } else {
-            t.push_back({p + "ffn_gate.weight", {embd, ff}, w, 0.0f, scale(embd)});
-            t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
+            if (flavour.fusedGateUp) {
+                t.push_back({p + "ffn_up.weight", {embd, 2 * ff}, w, 0.0f, scale(embd)});
+            } else {
+                t.push_back({p + "ffn_gate.weight", {embd, ff}, w, 0.0f, scale(embd)});
+                t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
+            }
+            t.push_back({p + "ffn_down.weight", {ff, embd}, w, 0.0f, scale(ff)});
         }
-        t.push_back({p + "ffn_down.weight", {ff, embd}, w, 0.0f, scale(ff)});
         if (flavour.postNorms)
             t.push_back({p + "post_ffw_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
     }

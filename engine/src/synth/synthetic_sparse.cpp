@@ -360,6 +360,9 @@ Status writeSparseSyntheticModel(const SynthOptions& options, const SparseSynthO
                                                 + options.ffnActivation};
     if (options.ffnActivation == "swiglu")
         return {ErrorCode::InvalidArgument, "sparse models need a ReLU FFN (reglu, drelu or relu2), not swiglu"};
+    if (options.shape.expertCount > 0)
+        return {ErrorCode::InvalidArgument, "sparse models with a mixture of experts (" + options.shape.name
+                                                + ") are not written yet"};
     if (!(sparse.sparsity >= 0.0 && sparse.sparsity < 1.0))
         return {ErrorCode::InvalidArgument, "sparsity must be in [0, 1)"};
     if (sparse.calibrationSamples < 16 || sparse.calibrationSamples > 1 << 16)
