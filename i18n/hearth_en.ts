@@ -523,6 +523,10 @@
         <source>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</source>
         <translation>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</translation>
     </message>
+    <message>
+        <source>A mixture of experts runs on the processor for now.</source>
+        <translation>A mixture of experts runs on the processor for now.</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2273,6 +2277,10 @@
         <source>Meta&apos;s OPT 66B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
         <translation>Meta&apos;s OPT 66B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</translation>
     </message>
+    <message>
+        <source>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</source>
+        <translation>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ConversionJob</name>
@@ -2587,6 +2595,10 @@
     <message>
         <source>Layers on the GPU: %1 of %2 (dense model)</source>
         <translation>Layers on the GPU: %1 of %2 (dense model)</translation>
+    </message>
+    <message>
+        <source>This model is a mixture of experts: its layers run on the CPU for now.</source>
+        <translation>This model is a mixture of experts: its layers run on the CPU for now.</translation>
     </message>
 </context>
 <context>

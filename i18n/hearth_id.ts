@@ -522,6 +522,10 @@
         <source>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</source>
         <translation>%1 dari %2 lapisan atensi dan %3% neuron FFN di GPU.</translation>
     </message>
+    <message>
+        <source>A mixture of experts runs on the processor for now.</source>
+        <translation>Model campuran pakar (mixture of experts) untuk saat ini berjalan di prosesor.</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2266,6 +2270,10 @@
         <source>Meta&apos;s OPT 66B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
         <translation>OPT 66B dari Meta: secara bawaan memakai ReLU sehingga aktivasinya sparse, tetapi tidak ada prediktor untuknya; berjalan padat setelah dikonversi ke GGUF.</translation>
     </message>
+    <message>
+        <source>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</source>
+        <translation>Qwen 3, 30B campuran pakar: setiap token hanya menjalankan 3B parameternya, sehingga menjawab kira-kira secepat model 3B dengan pengetahuan model yang jauh lebih besar; berpikir sebelum menjawab.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ConversionJob</name>
@@ -2578,6 +2586,10 @@
     <message>
         <source>Layers on the GPU: %1 of %2 (dense model)</source>
         <translation>Lapisan di GPU: %1 dari %2 (model padat)</translation>
+    </message>
+    <message>
+        <source>This model is a mixture of experts: its layers run on the CPU for now.</source>
+        <translation>Model ini adalah campuran pakar (mixture of experts): untuk saat ini lapisannya berjalan di CPU.</translation>
     </message>
 </context>
 <context>

@@ -522,6 +522,10 @@
         <source>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</source>
         <translation>%2 个注意力层中的 %1 个以及 %3% 的 FFN 神经元在 GPU 上。</translation>
     </message>
+    <message>
+        <source>A mixture of experts runs on the processor for now.</source>
+        <translation>混合专家模型目前在处理器上运行。</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2266,6 +2270,10 @@
         <source>Meta&apos;s OPT 66B: natively ReLU, so activations are sparse, but no predictors ship for it; runs dense after conversion to GGUF.</source>
         <translation>Meta 的 OPT 66B：原生使用 ReLU，因此激活是稀疏的，但没有为它提供预测器；转换为 GGUF 后以稠密方式运行。</translation>
     </message>
+    <message>
+        <source>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</source>
+        <translation>Qwen 3 30B 混合专家模型：每个 token 只运行其中 3B 参数，回答速度约与 3B 模型相当，却拥有大得多的模型的知识；回答前先思考。</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ConversionJob</name>
@@ -2578,6 +2586,10 @@
     <message>
         <source>Layers on the GPU: %1 of %2 (dense model)</source>
         <translation>GPU 上的层：%1 / %2（稠密模型）</translation>
+    </message>
+    <message>
+        <source>This model is a mixture of experts: its layers run on the CPU for now.</source>
+        <translation>此模型是混合专家模型：目前其各层在 CPU 上运行。</translation>
     </message>
 </context>
 <context>

@@ -23,6 +23,9 @@ ModelDescription CatalogEntry::planningDescription(int fileIndex) const
     d.slidingWindow = slidingWindow;
     d.slidingWindowPeriod = slidingWindowPeriod;
     d.feedForwardSize = feedForward;
+    d.expertCount = experts;
+    d.expertsUsed = expertsUsed;
+    d.expertFeedForwardSize = expertFeedForward;
     d.vocabSize = vocab;
     QString quantization = fileIndex >= 0 && fileIndex < files.size() ? files.at(fileIndex).quantization
                                                                       : QStringLiteral("Q4_0");
@@ -79,6 +82,9 @@ std::optional<QList<CatalogEntry>> parseCatalog(const QByteArray& json, QString*
         e.slidingWindow = shape.value(QLatin1String("slidingWindow")).toInt();
         e.slidingWindowPeriod = shape.value(QLatin1String("slidingWindowPeriod")).toInt();
         e.feedForward = shape.value(QLatin1String("feedForward")).toInt();
+        e.experts = shape.value(QLatin1String("experts")).toInt();
+        e.expertsUsed = shape.value(QLatin1String("expertsUsed")).toInt();
+        e.expertFeedForward = shape.value(QLatin1String("expertFeedForward")).toInt();
         e.vocab = shape.value(QLatin1String("vocab")).toInt();
         e.predictorHidden = shape.value(QLatin1String("predictorHidden")).toInt();
         const QJsonValue sparsity = o.value(QLatin1String("reportedSparsity"));
@@ -103,7 +109,8 @@ std::optional<QList<CatalogEntry>> parseCatalog(const QByteArray& json, QString*
             && !e.format.isEmpty() && !e.architecture.isEmpty() && !e.licence.isEmpty() && e.parameters > 0
             && e.layers > 0 && e.embedding > 0 && e.heads > 0 && e.feedForward > 0 && e.vocab > 0
             && !e.files.isEmpty() && !e.description.isEmpty() && (!e.sparse || e.predictorHidden > 0)
-            && (!e.reportedSparsity || (*e.reportedSparsity >= 0 && *e.reportedSparsity < 1));
+            && (!e.reportedSparsity || (*e.reportedSparsity >= 0 && *e.reportedSparsity < 1))
+            && (e.experts == 0 || (e.expertsUsed > 0 && e.expertsUsed <= e.experts && e.expertFeedForward > 0));
         if (!complete)
             return fail(CatalogEntry::tr("Catalog entry \"%1\" lacks a required field.")
                             .arg(e.id.isEmpty() ? e.name : e.id));

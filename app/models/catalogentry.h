@@ -46,6 +46,9 @@ public:
     int slidingWindow = 0;       // ModelDescription::slidingWindow
     int slidingWindowPeriod = 0; // ModelDescription::slidingWindowPeriod
     int feedForward = 0;
+    int experts = 0;            // ModelDescription::expertCount; 0: a dense FFN
+    int expertsUsed = 0;        // ModelDescription::expertsUsed
+    int expertFeedForward = 0;  // ModelDescription::expertFeedForwardSize
     int vocab = 0;
     int predictorHidden = 0;
     std::optional<double> reportedSparsity; ///< share of FFN neurons inactive per token

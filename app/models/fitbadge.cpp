@@ -68,9 +68,12 @@ FitBadge estimateFit(PlacementModel& model, const MachineInfo& machine, const Gp
     } else if (s.cpuOnly()) {
         badge.kind = FitBadge::CpuOnly;
         badge.text = FitBadge::tr("CPU only, %1", "fit badge").arg(formatTokensPerSecond(s.tokensPerSecond));
-        badge.reason = gpu.present()
-            ? FitBadge::tr("The GPU's free memory is too small for any part of this model.")
-            : FitBadge::tr("No GPU found: the model runs on the processor.");
+        if (!gpu.present())
+            badge.reason = FitBadge::tr("No GPU found: the model runs on the processor.");
+        else if (s.mixtureOfExperts)
+            badge.reason = FitBadge::tr("A mixture of experts runs on the processor for now.");
+        else
+            badge.reason = FitBadge::tr("The GPU's free memory is too small for any part of this model.");
     } else {
         badge.kind = FitBadge::Hybrid;
         badge.text = FitBadge::tr("Hybrid, %1", "fit badge").arg(formatTokensPerSecond(s.tokensPerSecond));

@@ -430,6 +430,8 @@ QString PlacementPreview::reason() const
             .arg(gibText(ramBytes()));
     if (m_summary->fullyOnGpu())
         return tr("Everything is on the GPU.");
+    if (m_summary->cpuOnly() && m_summary->mixtureOfExperts && effectiveBudget() > 0)
+        return tr("This model is a mixture of experts: its layers run on the CPU for now.");
     if (m_summary->cpuOnly())
         return effectiveBudget() == 0
             ? tr("No GPU memory budget: everything runs on the CPU.")

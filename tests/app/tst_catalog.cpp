@@ -117,6 +117,38 @@ private Q_SLOTS:
             QVERIFY2(architectureOf.value(QLatin1String(name)) == QLatin1String(architecture), name);
     }
 
+    // Qwen3-30B-A3B: the plan counts all 128 experts' bytes and reads 8 of them a token, so it
+    // expects nearly the speed of a model of its active parameters, and it says that its
+    // layers stay on the CPU whatever the budget.
+    void mixtureOfExpertsPlansItsActiveExperts()
+    {
+        const auto moe = std::find_if(builtinCatalog().begin(), builtinCatalog().end(),
+            [](const CatalogEntry& e) { return e.id == QLatin1String("qwen3-30b-a3b"); });
+        QVERIFY(moe != builtinCatalog().end());
+        QCOMPARE(moe->architecture, QStringLiteral("qwen3moe"));
+        hearth::ModelDescription routed = moe->planningDescription(0);
+        QCOMPARE(routed.expertCount, 128);
+        QCOMPARE(routed.expertsUsed, 8);
+        QCOMPARE(routed.expertFeedForwardSize, 768);
+        hearth::ModelDescription everyExpert = routed;
+        everyExpert.expertsUsed = everyExpert.expertCount;
+        auto a = hearth::PlacementModel::fromDescription(routed, 0.0);
+        auto b = hearth::PlacementModel::fromDescription(everyExpert, 0.0);
+        QVERIFY(a.ok() && b.ok());
+        QCOMPARE(a->weightBytes(), b->weightBytes());
+        hearth::PlacementRequest r;
+        r.budgetBytes = std::uint64_t(24) << 30;
+        r.contextLength = 4096;
+        const auto planned = a->plan(r);
+        const auto dense = b->plan(r);
+        QVERIFY(planned.ok() && dense.ok());
+        QVERIFY(planned->mixtureOfExperts && planned->cpuOnly());
+        QCOMPARE(planned->attentionLayersOnGpu(), 0);
+        // 3.3B of 30.5B parameters a token: several times the speed of reading every expert.
+        QVERIFY2(planned->tokensPerSecond > 5 * dense->tokensPerSecond,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(planned->tokensPerSecond).arg(dense->tokensPerSecond)));
+    }
+
     // Gemma 3's five local layers to one global keep a window's rows of cache: at 32k tokens
     // the plan counts 8 x 32768 + 40 x 2047 rows for 12B, not 48 x 32768.
     void slidingWindowsShrinkThePlannedCache()

@@ -66,6 +66,8 @@ private Q_SLOTS:
         QTest::newRow("OPT-1.3B dense on 8 GB") << "opt-1.3b" << 0 << 8 << 8 << "fullyOnGpu";
         QTest::newRow("OPT-66B dense on 24 GB, 64 GB RAM") << "opt-66b" << 0 << 64 << 24 << "doesNotFit";
         QTest::newRow("OPT-66B dense on 24 GB, 256 GB RAM") << "opt-66b" << 0 << 256 << 24 << "hybrid";
+        QTest::newRow("Qwen3-30B-A3B on 24 GB, 32 GB RAM") << "qwen3-30b-a3b" << 0 << 32 << 24 << "cpuOnly";
+        QTest::newRow("Qwen3-30B-A3B in 16 GB RAM") << "qwen3-30b-a3b" << 0 << 16 << 0 << "doesNotFit";
     }
 
     void badges()
@@ -104,6 +106,13 @@ private Q_SLOTS:
             FixedGpuInfo(quint64(512) << 20));
         QCOMPARE(badge.kind, FitBadge::CpuOnly);
         QVERIFY(badge.reason.contains(QStringLiteral("too small")));
+    }
+
+    void mixtureSaysWhyItStaysOnTheCpu()
+    {
+        const FitBadge badge = fit("qwen3-30b-a3b", 32, 24);
+        QCOMPARE(badge.kind, FitBadge::CpuOnly);
+        QVERIFY2(badge.reason.contains(QStringLiteral("mixture of experts")), qPrintable(badge.reason));
     }
 
     void unknownRamDoesNotRuleOut()
