@@ -213,6 +213,16 @@ private Q_SLOTS:
         QCOMPARE(preview.budgetBytes(), 12 * kGiB);
     }
 
+    void mixtureOfExpertsSaysWhyItStaysOnTheCpu()
+    {
+        PlacementPreview preview;
+        prepare(preview, 24, QStringLiteral("qwen3-30b-a3b"));
+        QVERIFY(preview.hasGpu());
+        QCOMPARE(preview.attentionLayersOnGpu(), 0);
+        QVERIFY2(preview.reason().contains(QStringLiteral("mixture of experts")), qPrintable(preview.reason()));
+        QVERIFY(preview.tokensPerSecond() > 0);
+    }
+
     void remembersTheBudgetPerModel()
     {
         {
