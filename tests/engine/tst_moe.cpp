@@ -112,16 +112,7 @@ private:
 
     QString newPath() { return m_dir.filePath(QStringLiteral("edited-%1.gguf").arg(++m_files)); }
 
-    static void addMixtures()
-    {
-        QTest::addColumn<QString>("architecture");
-        QTest::addColumn<QString>("shape");
-        QTest::newRow("mixtral") << QStringLiteral("llama") << QStringLiteral("mixtral-tiny");
-        QTest::newRow("qwen3moe") << QStringLiteral("qwen3moe") << QStringLiteral("qwen3moe-tiny");
-        QTest::newRow("qwen2moe") << QStringLiteral("qwen2moe") << QStringLiteral("qwen2moe-tiny");
-        QTest::newRow("smallthinker") << QStringLiteral("smallthinker") << QStringLiteral("smallthinker-tiny");
-    }
-
+    // Every family's tiny model: architecture, shape.
     static const std::vector<std::pair<const char*, const char*>>& mixtures()
     {
         static const std::vector<std::pair<const char*, const char*>> all = {
@@ -129,6 +120,14 @@ private:
             { "smallthinker", "smallthinker-tiny" }, { "smallthinker", "smallthinker-tiny-sigmoid" }
         };
         return all;
+    }
+
+    static void addMixtures()
+    {
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QString>("shape");
+        for (const auto& [arch, shape] : mixtures())
+            QTest::newRow(shape) << QString::fromLatin1(arch) << QString::fromLatin1(shape);
     }
 
 private Q_SLOTS:
