@@ -828,6 +828,14 @@
         <source>No model in the catalog matches.</source>
         <translation>No model in the catalog matches.</translation>
     </message>
+    <message>
+        <source>Mixture of experts</source>
+        <translation>Mixture of experts</translation>
+    </message>
+    <message>
+        <source>Each token runs %1 of %2 experts a layer; only their weights are read.</source>
+        <translation>Each token runs %1 of %2 experts a layer; only their weights are read.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsDownloadsSection</name>

@@ -827,6 +827,14 @@
         <source>No model in the catalog matches.</source>
         <translation>Tidak ada model di katalog yang cocok.</translation>
     </message>
+    <message>
+        <source>Mixture of experts</source>
+        <translation>Campuran pakar</translation>
+    </message>
+    <message>
+        <source>Each token runs %1 of %2 experts a layer; only their weights are read.</source>
+        <translation>Setiap token menjalankan %1 dari %2 pakar per lapisan; hanya bobot merekalah yang dibaca.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsDownloadsSection</name>

@@ -827,6 +827,14 @@
         <source>No model in the catalog matches.</source>
         <translation>目录中没有匹配的模型。</translation>
     </message>
+    <message>
+        <source>Mixture of experts</source>
+        <translation>混合专家</translation>
+    </message>
+    <message>
+        <source>Each token runs %1 of %2 experts a layer; only their weights are read.</source>
+        <translation>每个 token 在每层运行 %2 个专家中的 %1 个；只读取它们的权重。</translation>
+    </message>
 </context>
 <context>
     <name>ModelsDownloadsSection</name>

@@ -7,7 +7,8 @@ Label {
     id: root
 
     /// FitBadge kind names ("fullyOnGpu", "hybrid", "cpuOnly", "doesNotFit", "unknown") or the
-    /// support names of search results ("sparse", "dense", "unsupported").
+    /// support names of search results ("sparse", "dense", "unsupported"); "mixture" for a
+    /// mixture of experts.
     property string kind
     property string detail
 
@@ -17,6 +18,7 @@ Label {
         case "sparse":
             return "#2e9d5b";
         case "hybrid":
+        case "mixture":
             return "#3b7dd8";
         case "cpuOnly":
         case "dense":

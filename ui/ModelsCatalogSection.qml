@@ -69,6 +69,8 @@ Item {
                 required property string sizeText
                 required property string parametersText
                 required property bool sparse
+                required property int experts
+                required property int expertsUsed
                 required property bool needsConversion
                 required property string fitKind
                 required property string fitText
@@ -91,11 +93,16 @@ Item {
                             Layout.fillWidth: true
                         }
                         FitBadgeLabel {
-                            kind: entry.sparse ? "sparse" : "dense"
-                            text: entry.sparse ? qsTr("Sparse") : qsTr("Dense")
+                            objectName: "kindBadge"
+                            kind: entry.sparse ? "sparse" : entry.experts > 0 ? "mixture" : "dense"
+                            text: entry.sparse ? qsTr("Sparse")
+                                               : entry.experts > 0 ? qsTr("Mixture of experts") : qsTr("Dense")
                             detail: entry.sparse
                                     ? qsTr("Predictors available: hot neurons on the GPU, cold ones on the CPU.")
-                                    : qsTr("No predictors: every neuron is computed.")
+                                    : entry.experts > 0
+                                      ? qsTr("Each token runs %1 of %2 experts a layer; only their weights are read.")
+                                            .arg(entry.expertsUsed).arg(entry.experts)
+                                      : qsTr("No predictors: every neuron is computed.")
                         }
                         FitBadgeLabel {
                             objectName: "fitBadge"

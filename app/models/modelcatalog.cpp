@@ -89,6 +89,10 @@ QVariant ModelCatalog::data(const QModelIndex& index, int role) const
         return e->architecture;
     case SparseRole:
         return e->sparse;
+    case ExpertsRole:
+        return e->experts;
+    case ExpertsUsedRole:
+        return e->expertsUsed;
     case PredictorRepoRole:
         return e->predictorRepo;
     case LicenceRole:
@@ -155,6 +159,8 @@ QHash<int, QByteArray> ModelCatalog::roleNames() const
         { FitReasonRole, "fitReason" },
         { TokensPerSecondRole, "tokensPerSecond" },
         { CatalogIdRole, "catalogId" },
+        { ExpertsRole, "experts" },
+        { ExpertsUsedRole, "expertsUsed" },
     };
 }
 

@@ -54,6 +54,8 @@ public:
         FitReasonRole, ///< "fitReason": tooltip detail
         TokensPerSecondRole, ///< "tokensPerSecond": the badge's estimate
         CatalogIdRole, ///< "catalogId": the same as "id", which QML delegates cannot declare
+        ExpertsRole, ///< "experts": experts of a mixture in each layer; 0 for a dense FFN
+        ExpertsUsedRole, ///< "expertsUsed": of those, the ones a token runs
     };
     Q_ENUM(Role)
 

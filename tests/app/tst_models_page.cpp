@@ -207,6 +207,15 @@ private Q_SLOTS:
         filter->setProperty("text", QStringLiteral("falcon"));
         QTRY_VERIFY(list->property("count").toInt() < int(hearth::models::builtinCatalog().size()));
         QVERIFY(list->property("count").toInt() >= 1);
+        // A mixture of experts says so instead of "Dense".
+        filter->setProperty("text", QStringLiteral("30B-A3B"));
+        QTRY_COMPARE(list->property("count").toInt(), 1);
+        const auto mixtureBadgeShown = [this] {
+            const auto kinds = items(QStringLiteral("kindBadge"));
+            return std::any_of(kinds.begin(), kinds.end(),
+                [](const QQuickItem* badge) { return badge->property("kind").toString() == QLatin1String("mixture"); });
+        };
+        QTRY_VERIFY(mixtureBadgeShown());
         filter->setProperty("text", QString());
         QTRY_COMPARE(list->property("count").toInt(), int(hearth::models::builtinCatalog().size()));
     }
