@@ -83,10 +83,18 @@ Result<sparse::ModelShape> fileShape(const gguf::GgufFile& file)
     auto shape = sparse::shapeFromGguf(file);
     if (!shape)
         return shape.status();
-    // The llama-block families say which layers slide (Gemma's pattern is the family's).
+    // The llama-block families say which layers slide (Gemma's pattern is the family's) and how
+    // many of a mixture's experts a token runs (the loader's rule: a layer with a router).
     if (const auto hp = model::HyperParams::fromGguf(file); hp && std::size_t(hp->nLayer) == shape->layers.size()) {
-        for (int l = 0; l < hp->nLayer; ++l)
-            shape->layers[std::size_t(l)].slidingWindow = hp->windowOf(l);
+        for (int l = 0; l < hp->nLayer; ++l) {
+            sparse::LayerShape& layer = shape->layers[std::size_t(l)];
+            layer.slidingWindow = hp->windowOf(l);
+            const std::string p = "blk." + std::to_string(l) + ".";
+            if (hp->mixtureOfExperts() && file.findTensor(p + "ffn_gate_inp.weight")) {
+                layer.activeFF = std::int64_t(hp->nExpertUsed) * hp->nFfExpert
+                                 + (file.findTensor(p + "ffn_up_shexp.weight") ? hp->nFfSharedExpert : 0);
+            }
+        }
     }
     return shape;
 }

@@ -272,15 +272,11 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     if (shape.nEmbdQ == 0)
         shape.nEmbdQ = fusedQkvRows > 2 * shape.nEmbdKv ? fusedQkvRows - 2 * shape.nEmbdKv : shape.nEmbd;
     shape.kvType = "F16";
-    const std::int64_t experts = file.getInt(arch + ".expert_count").value_or(0);
-    const std::int64_t expertsUsed = file.getInt(arch + ".expert_used_count").value_or(0);
     for (std::size_t i = 0; i < acc.size(); ++i) {
         Acc& a = acc[i];
         if (a.nFF <= 0) {
             return Status(ErrorCode::InvalidFile, "layer " + std::to_string(i) + " has no ffn_up tensor");
         }
-        if (experts > 0 && expertsUsed > 0 && expertsUsed <= experts && file.findTensor("blk." + std::to_string(i) + ".ffn_up_exps.weight"))
-            a.shape.activeFF = a.nFF / experts * expertsUsed + a.sharedFF;
         a.nFF += a.sharedFF;
         a.shape.nFF = a.nFF;
         // Down is stored transposed in PowerInfer files so each neuron is a row; for a plain

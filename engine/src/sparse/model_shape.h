@@ -31,7 +31,8 @@ struct LayerShape {
     std::uint32_t ffnTensors = 3;      // 3 with a gate, 2 without
     std::int64_t nFF = 0;
     // A mixture of experts: the neurons one token runs (its chosen experts' and the shared
-    // expert's), fewer than nFF; 0 for a plain FFN.
+    // expert's), fewer than nFF; 0 for a plain FFN. The tensor table cannot tell (the routing is
+    // in the family's hyper-parameters): shapes from a file get it from api/session_shape.h.
     std::int64_t activeFF = 0;
     std::uint64_t kvBytesPerToken = 0; // K and V of one token at this layer
     std::int64_t slidingWindow = 0;    // keys a query sees; 0: all
