@@ -348,36 +348,6 @@ void matmulWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix&
     runParts(pool, &part, 1, w.rows, w.rows * w.cols * tokens);
 }
 
-void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix* ws, float* const* ys,
-                      int count, const float* x, std::int64_t tokens)
-{
-    if (count <= 0 || tokens <= 0 || !ws || !ys) {
-        return;
-    }
-    // One section needs one input width; anything else runs as separate calls.
-    bool shareable = count <= 16 && x;
-    InputNeeds needs;
-    for (int i = 0; i < count && shareable; ++i) {
-        shareable = isValid(ws[i]) && ys[i] && ws[i].cols == ws[0].cols;
-        needs.add(kernels, ws[i], tokens);
-    }
-    if (!shareable) {
-        for (int i = 0; i < count; ++i) {
-            matmulWith(kernels, pool, ws[i], x, tokens, ys[i]);
-        }
-        return;
-    }
-    const std::int64_t cols = ws[0].cols;
-    const Inputs inputs = prepareInputs(kernels, x, tokens, cols, needs);
-    Part parts[16];
-    std::int64_t totalRows = 0;
-    for (int i = 0; i < count; ++i) {
-        parts[i] = makePart(kernels, ws[i], inputs, tokens, ys[i], totalRows);
-        totalRows += ws[i].rows;
-    }
-    runParts(pool, parts, count, totalRows, totalRows * cols * tokens);
-}
-
 void matmulGroupedWith(const CpuKernels& kernels, ThreadPool& pool, std::span<const MatmulTask> tasks)
 {
     // Reused per calling thread: a decoded token allocates nothing once the sizes are known.
@@ -421,6 +391,17 @@ void matmulGroupedWith(const CpuKernels& kernels, ThreadPool& pool, std::span<co
     }
     if (!parts.empty())
         runParts(pool, parts.data(), int(parts.size()), totalRows, work);
+}
+
+void matmulSharedWith(const CpuKernels& kernels, ThreadPool& pool, const WeightMatrix* ws, float* const* ys,
+                      int count, const float* x, std::int64_t tokens)
+{
+    // A grouped call whose tasks share the input, which it then converts once.
+    thread_local std::vector<MatmulTask> tasks;
+    tasks.clear();
+    for (int i = 0; ws && ys && i < count; ++i)
+        tasks.push_back({&ws[i], x, tokens, ys[i]});
+    matmulGroupedWith(kernels, pool, tasks);
 }
 
 void matmul(ThreadPool& pool, const WeightMatrix& w, const float* x, std::int64_t tokens, float* y)
