@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The feed-forward block of a mixture-of-experts layer (Mixtral, Qwen 2/3 MoE): a router picks
-// a few experts per token, and only their weights are read.
+// The feed-forward block of a mixture-of-experts layer (Mixtral, Qwen 2/3 MoE, SmallThinker): a
+// router picks a few experts per token, and only their weights are read.
 //
 //     MoeFfn ffn;
 //     HEARTH_TRY(ffn.reserve(hp, maxBatch));
