@@ -364,10 +364,6 @@
         <translation>Save the converted model as</translation>
     </message>
     <message>
-        <source>Convert or quantize a model</source>
-        <translation>Convert or quantize a model</translation>
-    </message>
-    <message>
         <source>Model</source>
         <translation>Model</translation>
     </message>
@@ -464,6 +460,38 @@
     <message>
         <source>smallest, for small GPUs</source>
         <translation>smallest, for small GPUs</translation>
+    </message>
+    <message>
+        <source>Choose a calibration text</source>
+        <translation>Choose a calibration text</translation>
+    </message>
+    <message>
+        <source>Text files (*.txt *.md)</source>
+        <translation>Text files (*.txt *.md)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>All files (*)</translation>
+    </message>
+    <message>
+        <source>Convert, quantize or make a model sparse</source>
+        <translation>Convert, quantize or make a model sparse</translation>
+    </message>
+    <message>
+        <source>ReLU models: fits predictors, so idle neurons are skipped</source>
+        <translation>ReLU models: fits predictors, so idle neurons are skipped</translation>
+    </message>
+    <message>
+        <source>Calibration</source>
+        <translation>Calibration</translation>
+    </message>
+    <message>
+        <source>Optional: a text file to calibrate on (default: the built-in text)</source>
+        <translation>Optional: a text file to calibrate on (default: the built-in text)</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>File…</translation>
     </message>
 </context>
 <context>
@@ -1003,6 +1031,14 @@
             <numerusform>%n layer</numerusform>
             <numerusform>%n layers</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Make Sparse…</source>
+        <translation>Make Sparse…</translation>
+    </message>
+    <message>
+        <source>Fit predictors to %1 so that it runs sparse</source>
+        <translation>Fit predictors to %1 so that it runs sparse</translation>
     </message>
 </context>
 <context>
@@ -2391,6 +2427,30 @@
     <message>
         <source>Saved %1 (%2).</source>
         <translation>Saved %1 (%2).</translation>
+    </message>
+    <message>
+        <source>The calibration text %1 does not exist.</source>
+        <translation>The calibration text %1 does not exist.</translation>
+    </message>
+    <message>
+        <source>This model cannot be made sparse: %1</source>
+        <translation>This model cannot be made sparse: %1</translation>
+    </message>
+    <message>
+        <source>Fitting predictors and checking the sparse model</source>
+        <translation>Fitting predictors and checking the sparse model</translation>
+    </message>
+    <message>
+        <source>The calibration text %1 cannot be read: %2</source>
+        <translation>The calibration text %1 cannot be read: %2</translation>
+    </message>
+    <message>
+        <source>The sparse model answers worse than the dense one allows, so it was not kept: %1</source>
+        <translation>The sparse model answers worse than the dense one allows, so it was not kept: %1</translation>
+    </message>
+    <message>
+        <source>Making the model sparse failed: %1</source>
+        <translation>Making the model sparse failed: %1</translation>
     </message>
 </context>
 <context>

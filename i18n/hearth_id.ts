@@ -363,10 +363,6 @@
         <translation>Simpan model hasil konversi sebagai</translation>
     </message>
     <message>
-        <source>Convert or quantize a model</source>
-        <translation>Konversi atau kuantisasi model</translation>
-    </message>
-    <message>
         <source>Model</source>
         <translation>Model</translation>
     </message>
@@ -463,6 +459,38 @@
     <message>
         <source>smallest, for small GPUs</source>
         <translation>terkecil, untuk GPU kecil</translation>
+    </message>
+    <message>
+        <source>Choose a calibration text</source>
+        <translation>Pilih teks kalibrasi</translation>
+    </message>
+    <message>
+        <source>Text files (*.txt *.md)</source>
+        <translation>Berkas teks (*.txt *.md)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Semua berkas (*)</translation>
+    </message>
+    <message>
+        <source>Convert, quantize or make a model sparse</source>
+        <translation>Konversi, kuantisasi, atau jadikan model sparse</translation>
+    </message>
+    <message>
+        <source>ReLU models: fits predictors, so idle neurons are skipped</source>
+        <translation>Model ReLU: menyesuaikan prediktor agar neuron yang diam dilewati</translation>
+    </message>
+    <message>
+        <source>Calibration</source>
+        <translation>Kalibrasi</translation>
+    </message>
+    <message>
+        <source>Optional: a text file to calibrate on (default: the built-in text)</source>
+        <translation>Opsional: berkas teks untuk kalibrasi (bawaan: teks bawaan aplikasi)</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>Berkas…</translation>
     </message>
 </context>
 <context>
@@ -1001,6 +1029,14 @@
         <translation>
             <numerusform>%n lapisan</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Make Sparse…</source>
+        <translation>Jadikan Sparse…</translation>
+    </message>
+    <message>
+        <source>Fit predictors to %1 so that it runs sparse</source>
+        <translation>Sesuaikan prediktor untuk %1 agar berjalan sparse</translation>
     </message>
 </context>
 <context>
@@ -2384,6 +2420,30 @@
     <message>
         <source>Saved %1 (%2).</source>
         <translation>Disimpan: %1 (%2).</translation>
+    </message>
+    <message>
+        <source>The calibration text %1 does not exist.</source>
+        <translation>Teks kalibrasi %1 tidak ada.</translation>
+    </message>
+    <message>
+        <source>This model cannot be made sparse: %1</source>
+        <translation>Model ini tidak dapat dijadikan sparse: %1</translation>
+    </message>
+    <message>
+        <source>Fitting predictors and checking the sparse model</source>
+        <translation>Menyesuaikan prediktor dan memeriksa model sparse</translation>
+    </message>
+    <message>
+        <source>The calibration text %1 cannot be read: %2</source>
+        <translation>Teks kalibrasi %1 tidak dapat dibaca: %2</translation>
+    </message>
+    <message>
+        <source>The sparse model answers worse than the dense one allows, so it was not kept: %1</source>
+        <translation>Model sparse menjawab lebih buruk daripada yang diizinkan model padat, jadi tidak disimpan: %1</translation>
+    </message>
+    <message>
+        <source>Making the model sparse failed: %1</source>
+        <translation>Gagal menjadikan model sparse: %1</translation>
     </message>
 </context>
 <context>

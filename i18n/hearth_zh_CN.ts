@@ -363,10 +363,6 @@
         <translation>将转换后的模型另存为</translation>
     </message>
     <message>
-        <source>Convert or quantize a model</source>
-        <translation>转换或量化模型</translation>
-    </message>
-    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -463,6 +459,38 @@
     <message>
         <source>smallest, for small GPUs</source>
         <translation>最小，适合显存小的 GPU</translation>
+    </message>
+    <message>
+        <source>Choose a calibration text</source>
+        <translation>选择校准文本</translation>
+    </message>
+    <message>
+        <source>Text files (*.txt *.md)</source>
+        <translation>文本文件 (*.txt *.md)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Convert, quantize or make a model sparse</source>
+        <translation>转换、量化或稀疏化模型</translation>
+    </message>
+    <message>
+        <source>ReLU models: fits predictors, so idle neurons are skipped</source>
+        <translation>ReLU 模型：拟合预测器，跳过不活跃的神经元</translation>
+    </message>
+    <message>
+        <source>Calibration</source>
+        <translation>校准</translation>
+    </message>
+    <message>
+        <source>Optional: a text file to calibrate on (default: the built-in text)</source>
+        <translation>可选：用于校准的文本文件（默认：内置文本）</translation>
+    </message>
+    <message>
+        <source>File…</source>
+        <translation>文件…</translation>
     </message>
 </context>
 <context>
@@ -1001,6 +1029,14 @@
         <translation>
             <numerusform>%n 层</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Make Sparse…</source>
+        <translation>稀疏化…</translation>
+    </message>
+    <message>
+        <source>Fit predictors to %1 so that it runs sparse</source>
+        <translation>为 %1 拟合预测器，使其以稀疏方式运行</translation>
     </message>
 </context>
 <context>
@@ -2384,6 +2420,30 @@
     <message>
         <source>Saved %1 (%2).</source>
         <translation>已保存 %1（%2）。</translation>
+    </message>
+    <message>
+        <source>The calibration text %1 does not exist.</source>
+        <translation>校准文本 %1 不存在。</translation>
+    </message>
+    <message>
+        <source>This model cannot be made sparse: %1</source>
+        <translation>此模型无法稀疏化：%1</translation>
+    </message>
+    <message>
+        <source>Fitting predictors and checking the sparse model</source>
+        <translation>正在拟合预测器并检查稀疏模型</translation>
+    </message>
+    <message>
+        <source>The calibration text %1 cannot be read: %2</source>
+        <translation>无法读取校准文本 %1：%2</translation>
+    </message>
+    <message>
+        <source>The sparse model answers worse than the dense one allows, so it was not kept: %1</source>
+        <translation>稀疏模型的表现差于稠密模型所允许的范围，因此未保留：%1</translation>
+    </message>
+    <message>
+        <source>Making the model sparse failed: %1</source>
+        <translation>稀疏化模型失败：%1</translation>
     </message>
 </context>
 <context>

@@ -11,6 +11,8 @@ packages=(
     qt6-base-dev qt6-declarative-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
     # the OpenAI-compatible API server's HTTP
     libcpp-httplib-dev
+    # linear algebra for fitting predictors (hearth-sparsify; header-only)
+    libeigen3-dev
     # run time: SQLite driver, platform plugins and every QML module the UI imports
     libqt6sql6-sqlite qt6-qpa-plugins
     qml6-module-qtqml qml6-module-qtqml-workerscript qml6-module-qtquick qml6-module-qtquick-controls

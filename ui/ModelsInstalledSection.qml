@@ -18,6 +18,7 @@ Item {
 
     signal loadRequested(string path)
     signal vramRequested(string path)
+    signal sparsifyRequested(string path)
 
     readonly property bool engineBusy: session.state === ModelSession.Loading
                                        || session.state === ModelSession.Generating
@@ -79,6 +80,7 @@ Item {
                 required property string architecture
                 required property string weightType
                 required property bool sparse
+                required property bool sparsifiable
                 required property int layers
                 required property string fitKind
                 required property string fitText
@@ -149,6 +151,13 @@ Item {
                             text: qsTr("GPU Memory…")
                             onClicked: root.vramRequested(entry.path)
                             Accessible.name: qsTr("Plan the GPU memory of %1").arg(entry.name)
+                        }
+                        Button {
+                            objectName: "sparsifyButton"
+                            visible: entry.sparsifiable
+                            text: qsTr("Make Sparse…")
+                            onClicked: root.sparsifyRequested(entry.path)
+                            Accessible.name: qsTr("Fit predictors to %1 so that it runs sparse").arg(entry.name)
                         }
                         Button {
                             text: qsTr("Show in Folder")

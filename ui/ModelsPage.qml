@@ -147,6 +147,10 @@ Pane {
                     root.vramModelPath = path;
                     root.showSection(ModelsPage.Section.Vram);
                 }
+                onSparsifyRequested: path => {
+                    convertPanel.prepareSparse(path);
+                    root.showSection(ModelsPage.Section.Convert);
+                }
             }
             ModelsVramSection {
                 objectName: "vramSection"
@@ -157,6 +161,7 @@ Pane {
                 onRunningModelRequested: root.planRunningModel()
             }
             ConvertPanel {
+                id: convertPanel
                 objectName: "convertSection"
                 // A converted model is checked (it loaded and answered) before it gets here.
                 onModelConverted: path => {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Converting a Hugging Face model folder (with optional predictor and activation folders) to a
-// GGUF file, or re-encoding a GGUF file with a llama-quantize preset: folder choosers, type and
+// GGUF file, re-encoding a GGUF file with a llama-quantize preset, or making a dense ReLU GGUF
+// model sparse (type "Sparse", with an optional calibration text): folder choosers, type and
 // destination, Start / Cancel, progress with its phase, and the result. Emits modelConverted()
 // with the new file so the Models page can list it.
 pragma ComponentBehavior: Bound
@@ -27,6 +28,15 @@ Pane {
     function suggestDestination() {
         if (!destinationField.edited)
             root.job.destination = root.job.suggestedDestination()
+    }
+    // "Make Sparse…" on an installed model: that file, the Sparse type, a destination beside it.
+    function prepareSparse(path) {
+        if (root.job.running)
+            return
+        destinationField.edited = false
+        root.job.source = path
+        root.job.outputType = "Sparse"
+        root.suggestDestination()
     }
 
     padding: 12
@@ -73,6 +83,12 @@ Pane {
         }
     }
     FileDialog {
+        id: calibrationDialog
+        title: qsTr("Choose a calibration text")
+        nameFilters: [qsTr("Text files (*.txt *.md)"), qsTr("All files (*)")]
+        onAccepted: root.job.calibrationFile = root.localPath(selectedFile)
+    }
+    FileDialog {
         id: destinationDialog
         title: qsTr("Save the converted model as")
         fileMode: FileDialog.SaveFile
@@ -88,7 +104,7 @@ Pane {
         spacing: 8
 
         Label {
-            text: qsTr("Convert or quantize a model")
+            text: qsTr("Convert, quantize or make a model sparse")
             font.bold: true
             font.pointSize: 12
             Layout.fillWidth: true
@@ -177,11 +193,30 @@ Pane {
                     "Q5_K_M": qsTr("high quality"),
                     "Q4_K_M": qsTr("the usual choice: good quality, small"),
                     "Q4_0": qsTr("small; sparse models need it or Q8_0"),
-                    "IQ4_XS": qsTr("smallest, for small GPUs")
+                    "IQ4_XS": qsTr("smallest, for small GPUs"),
+                    "Sparse": qsTr("ReLU models: fits predictors, so idle neurons are skipped")
                 })
                 objectName: "typeHint"
                 text: hints[typeBox.currentText] || ""
                 opacity: 0.7
+            }
+
+            Label {
+                visible: root.job.outputType === "Sparse"
+                text: qsTr("Calibration")
+            }
+            TextField {
+                objectName: "calibrationField"
+                visible: root.job.outputType === "Sparse"
+                text: root.job.calibrationFile
+                placeholderText: qsTr("Optional: a text file to calibrate on (default: the built-in text)")
+                Layout.fillWidth: true
+                onEditingFinished: root.job.calibrationFile = text
+            }
+            Button {
+                visible: root.job.outputType === "Sparse"
+                text: qsTr("File…")
+                onClicked: dialogProblem.openChooser(calibrationDialog)
             }
 
             Label { text: qsTr("Save as") }

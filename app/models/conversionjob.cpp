@@ -41,6 +41,24 @@ QString sizeText(quint64 bytes)
     return QLocale().formattedDataSize(qint64(bytes), 1);
 }
 
+// The output type that fits predictors instead of re-encoding (not translated: a type name).
+QString sparseType()
+{
+    return QStringLiteral("Sparse");
+}
+
+// Reads the whole of a calibration text; false with @p error set when it cannot.
+bool readCalibrationText(const QString& path, std::string* text, QString* error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = file.errorString();
+        return false;
+    }
+    *text = file.readAll().toStdString();
+    return true;
+}
+
 bool hasGgufSuffix(const QString& path)
 {
     return QFileInfo(path).suffix().compare(QStringLiteral("gguf"), Qt::CaseInsensitive) == 0;
@@ -135,6 +153,8 @@ struct ConversionJob::Spec {
     QuantizationPreset preset = QuantizationPreset::Q4_K_M;
     bool replace = false;
     bool quantize = false; // the source is a GGUF file
+    bool sparsify = false; // ... to make sparse
+    QString calibrationFile;
     FreeSpaceProbe freeSpace;
     WorkerObserver observer;
 };
@@ -226,9 +246,17 @@ QStringList ConversionJob::outputTypes() const
     // By name: the types follow what the user typed, before the file is there.
     if (hasGgufSuffix(m_source)) {
         return {QStringLiteral("Q4_K_M"), QStringLiteral("Q5_K_M"), QStringLiteral("Q6_K"), QStringLiteral("Q8_0"),
-                QStringLiteral("Q4_0"), QStringLiteral("IQ4_XS")};
+                QStringLiteral("Q4_0"), QStringLiteral("IQ4_XS"), sparseType()};
     }
     return {QStringLiteral("F16"), QStringLiteral("Q8_0"), QStringLiteral("Q4_0")};
+}
+
+void ConversionJob::setCalibrationFile(const QString& path)
+{
+    if (m_calibrationFile == path)
+        return;
+    m_calibrationFile = path;
+    inputsChanged();
 }
 
 void ConversionJob::setAllowReplace(bool allow)
@@ -313,6 +341,7 @@ bool ConversionJob::start()
     spec.type = weightTypeFromName(m_outputType.toStdString()).value_or(WeightType::F16);
     spec.preset = presetFromName(m_outputType.toStdString()).value_or(QuantizationPreset::Q4_K_M);
     spec.replace = m_allowReplace;
+    spec.calibrationFile = m_calibrationFile.isEmpty() ? QString() : QDir::cleanPath(m_calibrationFile);
     spec.freeSpace = m_freeSpace;
     spec.observer = m_observer;
 
@@ -322,6 +351,11 @@ bool ConversionJob::start()
         return false;
     }
     spec.quantize = isGgufFile(spec.source);
+    spec.sparsify = spec.quantize && m_outputType == sparseType();
+    if (spec.sparsify && !spec.calibrationFile.isEmpty() && !QFileInfo(spec.calibrationFile).isFile()) {
+        fail(tr("The calibration text %1 does not exist.").arg(QDir::toNativeSeparators(spec.calibrationFile)));
+        return false;
+    }
     if (!spec.quantize) {
         if (!QFileInfo(spec.source).isDir()) {
             fail(tr("%1 is neither a model folder nor a GGUF file.").arg(QDir::toNativeSeparators(spec.source)));
@@ -357,7 +391,8 @@ bool ConversionJob::start()
     }
     if (!spec.replace) {
         const QString stats = QString::fromStdString(statisticsPathFor(spec.destination.toStdString()));
-        for (const QString& path : {spec.destination, spec.activationFolder.isEmpty() ? QString() : stats}) {
+        const bool withStats = !spec.activationFolder.isEmpty() || spec.sparsify;
+        for (const QString& path : {spec.destination, withStats ? stats : QString()}) {
             if (!path.isEmpty() && QFileInfo::exists(path)) {
                 fail(tr("%1 already exists. Choose another name, or allow replacing it.")
                          .arg(QDir::toNativeSeparators(path)));
@@ -425,7 +460,8 @@ void ConversionJob::finish(const Outcome& outcome)
 // The worker thread's part. Everything it touches is @p spec, m_cancel and queued calls back.
 ConversionJob::Outcome ConversionJob::run(const Spec& spec)
 {
-    const QString typeName = QString::fromLatin1(weightTypeName(spec.type).data());
+    const std::string_view type = spec.quantize ? presetName(spec.preset) : weightTypeName(spec.type);
+    const QString typeName = QString::fromLatin1(type.data(), qsizetype(type.size()));
     double estimated = 0;
     int lastPermille = -1;
     QString currentPhase = tr("Reading the model");
@@ -453,7 +489,15 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
     ConvertParams convert;
     QuantizeParams quantize;
     Result<ConversionEstimate> estimate = Status(ErrorCode::Internal, "not estimated");
-    if (spec.quantize) {
+    if (spec.sparsify) {
+        // The weights stay as they are; the predictors and statistics add about a tenth.
+        const Status sparsifiable = checkSparsifiable(enginePath(spec.source));
+        if (!sparsifiable.ok())
+            return failed(tr("This model cannot be made sparse: %1").arg(detail(sparsifiable)));
+        ConversionEstimate e;
+        e.outputBytes = quint64(QFileInfo(spec.source).size()) + quint64(QFileInfo(spec.source).size()) / 10;
+        estimate = e;
+    } else if (spec.quantize) {
         quantize.input = enginePath(spec.source);
         quantize.preset = spec.preset;
         estimate = estimateQuantization(quantize);
@@ -502,7 +546,9 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
             removeQuietly(path + QStringLiteral(".part"));
         }
     };
-    const QString writing = spec.quantize ? tr("Quantizing to %1").arg(typeName) : tr("Converting to %1").arg(typeName);
+    const QString writing = spec.sparsify   ? tr("Fitting predictors and checking the sparse model")
+                            : spec.quantize ? tr("Quantizing to %1").arg(typeName)
+                                            : tr("Converting to %1").arg(typeName);
     const ProgressCallback writeProgress = [&](float f) {
         // The engine reports 0..0.9 while writing and 1 when done.
         const double share = std::clamp(double(f) / 0.9, 0.0, 1.0);
@@ -511,7 +557,20 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
     };
     Status written;
     QString statsWritten;
-    if (spec.quantize) {
+    if (spec.sparsify) {
+        SparsifyParams sparsify;
+        sparsify.input = enginePath(spec.source);
+        sparsify.output = enginePath(temporary);
+        sparsify.progress = writeProgress;
+        sparsify.overwrite = true; // a leftover of a crashed run
+        QString error;
+        if (!spec.calibrationFile.isEmpty() && !readCalibrationText(spec.calibrationFile, &sparsify.calibrationText, &error))
+            return failed(tr("The calibration text %1 cannot be read: %2").arg(QDir::toNativeSeparators(spec.calibrationFile), error));
+        auto result = sparsifyModel(sparsify);
+        written = result.status();
+        if (result.ok())
+            statsWritten = temporaryStats;
+    } else if (spec.quantize) {
         quantize.output = enginePath(temporary);
         quantize.progress = writeProgress;
         quantize.verify = false; // checked below, through the public API
@@ -534,6 +593,11 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
             return cancelledOutcome();
         if (written.code() == ErrorCode::IoError)
             return failed(tr("Writing the model failed: %1").arg(detail(written)));
+        if (written.code() == ErrorCode::QualityTooLow)
+            return failed(tr("The sparse model answers worse than the dense one allows, so it was not kept: %1")
+                              .arg(detail(written)));
+        if (spec.sparsify)
+            return failed(tr("Making the model sparse failed: %1").arg(detail(written)));
         return failed(tr("The conversion failed: %1").arg(detail(written)));
     }
 

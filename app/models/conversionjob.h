@@ -3,7 +3,9 @@
 
 /// @file
 /// ConversionJob: turns a Hugging Face model folder (with optional predictor and activation
-/// folders) into a GGUF file, or re-encodes a GGUF file with a llama-quantize preset, on a worker thread.
+/// folders) into a GGUF file, re-encodes a GGUF file with a llama-quantize preset, or makes a
+/// dense ReLU GGUF model sparse (output type "Sparse": predictors fitted on a calibration text,
+/// kept only when the held-out perplexity stays within 5% of the dense model's), on a worker thread.
 ///
 /// Steps, each visible as a phase with a fraction: read the model's headers and estimate the
 /// output size; check the destination's free space against the estimate (before a byte is
@@ -46,10 +48,13 @@ class ConversionJob : public QObject
     /// The .gguf file to create.
     Q_PROPERTY(QString destination READ destination WRITE setDestination NOTIFY settingsChanged)
     /// For a model folder "F16", "Q8_0" or "Q4_0"; for a GGUF file one of llama-quantize's
-    /// presets ("Q4_K_M", ...), the same mix of types per tensor as llama-quantize's.
+    /// presets ("Q4_K_M", ...), the same mix of types per tensor as llama-quantize's, or
+    /// "Sparse" (same weights, fitted predictors).
     Q_PROPERTY(QString outputType READ outputType WRITE setOutputType NOTIFY settingsChanged)
     /// The types outputType takes for the current source, the usual choice first.
     Q_PROPERTY(QStringList outputTypes READ outputTypes NOTIFY settingsChanged)
+    /// "Sparse" only, optional: a text file to calibrate on instead of the built-in text.
+    Q_PROPERTY(QString calibrationFile READ calibrationFile WRITE setCalibrationFile NOTIFY settingsChanged)
     /// Replace an existing destination (and its statistics file). Off by default.
     Q_PROPERTY(bool allowReplace READ allowReplace WRITE setAllowReplace NOTIFY settingsChanged)
     /// True when the destination exists (the UI asks before setting allowReplace).
@@ -89,6 +94,8 @@ public:
     [[nodiscard]] QString outputType() const { return m_outputType; }
     void setOutputType(const QString& type);
     [[nodiscard]] QStringList outputTypes() const;
+    [[nodiscard]] QString calibrationFile() const { return m_calibrationFile; }
+    void setCalibrationFile(const QString& path);
     [[nodiscard]] bool allowReplace() const { return m_allowReplace; }
     void setAllowReplace(bool allow);
     [[nodiscard]] bool destinationExists() const;
@@ -146,6 +153,7 @@ private:
     QString m_activationFolder;
     QString m_destination;
     QString m_outputType = QStringLiteral("F16");
+    QString m_calibrationFile;
     bool m_allowReplace = false;
 
     State m_state = Idle;

@@ -5,6 +5,7 @@
 #include "ggufprobe.h"
 #include "languagechangewatcher.h"
 
+#include <hearth/convert.h>
 #include <hearth/placement.h>
 
 #include <QDir>
@@ -114,6 +115,8 @@ QVariant ModelLibrary::data(const QModelIndex& index, int role) const
         return m.weightType;
     case SparseRole:
         return m.sparse;
+    case SparsifiableRole:
+        return m.sparsifiable;
     case LayersRole:
         return m.layers;
     case FitKindRole:
@@ -133,7 +136,7 @@ QHash<int, QByteArray> ModelLibrary::roleNames() const
 {
     return { { IdRole, "modelId" }, { PathRole, "path" }, { NameRole, "name" }, { FolderUrlRole, "folderUrl" },
         { ImportedRole, "imported" }, { SizeTextRole, "sizeText" }, { ArchitectureRole, "architecture" },
-        { WeightTypeRole, "weightType" }, { SparseRole, "sparse" }, { LayersRole, "layers" },
+        { WeightTypeRole, "weightType" }, { SparseRole, "sparse" }, { SparsifiableRole, "sparsifiable" }, { LayersRole, "layers" },
         { FitKindRole, "fitKind" }, { FitTextRole, "fitText" }, { FitReasonRole, "fitReason" },
         { NoteRole, "note" } };
 }
@@ -203,6 +206,7 @@ std::optional<InstalledModel> ModelLibrary::inspect(
     model.architecture = QString::fromStdString(placement->architecture());
     model.weightType = QString::fromStdString(placement->weightType());
     model.sparse = placement->sparseCapable();
+    model.sparsifiable = !model.sparse && checkSparsifiable(encodedPath(path)).ok();
     model.layers = placement->layerCount();
     model.fit = estimateFit(placement.value(), machine, gpu);
     return model;

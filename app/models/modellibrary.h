@@ -34,6 +34,7 @@ struct InstalledModel
     QString architecture;
     QString weightType;
     bool sparse = false;
+    bool sparsifiable = false; ///< a dense ReLU model predictors can be fitted to ("Make Sparse…")
     int layers = 0;
     FitBadge fit;
     QString note; ///< translated: why details are missing, or how the file was checked
@@ -61,6 +62,7 @@ public:
         ArchitectureRole, ///< "architecture"
         WeightTypeRole, ///< "weightType"
         SparseRole, ///< "sparse"
+        SparsifiableRole, ///< "sparsifiable"
         LayersRole, ///< "layers"
         FitKindRole, ///< "fitKind": FitBadge::kindName()
         FitTextRole, ///< "fitText"

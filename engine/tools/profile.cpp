@@ -26,7 +26,7 @@ using namespace hearth;
 
 namespace {
 
-void countActivations(void* context, int layer, int n, const float* acts)
+void countActivations(void* context, int layer, int n, const float* acts, const float*)
 {
     static_cast<sparse::ActivationCounter*>(context)->add(layer, n, acts);
 }

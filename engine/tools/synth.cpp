@@ -49,6 +49,7 @@ int main(int argc, char** argv)
     int vocab = 0;
     bool quiet = false;
     float sparsity = -1.0f;
+    float activationSparsity = 0.0f;
     std::string layoutName = "powerinfer";
     int predictorHidden = 0;
     std::string statsPath;
@@ -80,6 +81,10 @@ int main(int argc, char** argv)
                      "predictors that leave this share "
                      "of neurons inactive on average, plus its statistics file",
                      &sparsity);
+    options.addFloat("--activation-sparsity", "X",
+                     "write a dense ReLU model (llama with --ffn reglu/drelu/relu2) without predictors whose neurons "
+                     "fire with power-law frequencies leaving this share inactive on average (hearth-sparsify's input)",
+                     &activationSparsity);
     options.addString("--layout", "NAME", "sparse file layout: powerinfer or hearth (default powerinfer)", &layoutName);
     options.addInt("--predictor-hidden", "N", "predictor hidden size (default 512, 1024 from n_embd 4096)",
                    &predictorHidden, 2, 65536);
@@ -130,6 +135,7 @@ int main(int argc, char** argv)
     synthOptions.type = *type;
     synthOptions.ffnActivation = ffn;
     synthOptions.seed = seed;
+    synthOptions.activationSparsity = activationSparsity;
     if (!chatTemplatePath.empty()) {
         std::ifstream in(chatTemplatePath, std::ios::binary);
         synthOptions.chatTemplate.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

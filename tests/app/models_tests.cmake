@@ -32,7 +32,7 @@ endif()
 if(TARGET hearth-models)
     hearth_add_test(tst_conversion_job
         SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_conversion_job.cpp
-        LIBS hearth-models hearth-modelsplugin
+        LIBS hearth-models hearth-modelsplugin hearth-synthetic
         TIMEOUT 300
         LABELS app models)
     set_target_properties(tst_conversion_job PROPERTIES AUTOMOC ON)

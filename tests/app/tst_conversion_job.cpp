@@ -8,6 +8,8 @@
 #include "../engine/hf_folder_writer.h"
 #include "../engine/logits_test_support.h"
 #include "conversionjob.h"
+#include "synth/model_shape.h"
+#include "synth/synthetic_model.h"
 
 #include <hearth/convert.h>
 #include <hearth/model.h>
@@ -112,7 +114,7 @@ private Q_SLOTS:
         // A GGUF file re-encodes with llama-quantize's presets, the usual one first.
         job.setSource(m_dir.filePath(QStringLiteral("model.gguf")));
         QCOMPARE(job.outputTypes(), (QStringList{QStringLiteral("Q4_K_M"), QStringLiteral("Q5_K_M"), QStringLiteral("Q6_K"),
-                                                 QStringLiteral("Q8_0"), QStringLiteral("Q4_0"), QStringLiteral("IQ4_XS")}));
+                                                 QStringLiteral("Q8_0"), QStringLiteral("Q4_0"), QStringLiteral("IQ4_XS"), QStringLiteral("Sparse")}));
         QCOMPARE(job.outputType(), QStringLiteral("Q4_0")); // offered for both
         job.setOutputType(QStringLiteral("q4_k_m"));
         QCOMPARE(job.outputType(), QStringLiteral("Q4_K_M"));
@@ -228,6 +230,79 @@ private Q_SLOTS:
         straight.setDestination(dir + QStringLiteral("/straight.gguf"));
         QVERIFY(runToEnd(straight));
         QVERIFY2(straight.state() == ConversionJob::Succeeded, qPrintable(straight.message()));
+    }
+
+    // A dense ReLU GGUF file made sparse: predictors fitted, the statistics beside it, checked
+    // before it takes its name; a SwiGLU file is refused with the reason, a cancel keeps nothing.
+    void makesGgufModelSparse()
+    {
+        const QString dir = outDir();
+        const QString dense = dir + QStringLiteral("/relu.gguf");
+        synth::SynthOptions options;
+        options.shape = *synth::shapeByName("tiny-256");
+        options.shape.layerCount = 2;
+        options.type = DType::F32;
+        options.ffnActivation = "reglu";
+        options.activationSparsity = 0.8;
+        QVERIFY(synth::writeSyntheticModel(options, dense.toStdString()).ok());
+
+        ConversionJob job;
+        job.setSource(dense);
+        QVERIFY(job.outputTypes().contains(QStringLiteral("Sparse")));
+        job.setOutputType(QStringLiteral("Sparse"));
+        QCOMPARE(job.suggestedDestination(), dir + QStringLiteral("/relu-sparse.gguf"));
+        job.setDestination(job.suggestedDestination());
+        QStringList phases;
+        connect(&job, &ConversionJob::progressChanged, this, [&] {
+            if (!job.phase().isEmpty() && !phases.contains(job.phase()))
+                phases.append(job.phase());
+        });
+        QSignalSpy ready(&job, &ConversionJob::modelReady);
+        QVERIFY(runToEnd(job));
+        QVERIFY2(job.state() == ConversionJob::Succeeded, qPrintable(job.message()));
+        QCOMPARE(ready.count(), 1);
+        QVERIFY2(phases.contains(QStringLiteral("Fitting predictors and checking the sparse model")), qPrintable(phases.join(u'|')));
+        QCOMPARE(filesIn(dir), (QStringList{QStringLiteral("relu-sparse.gguf"), QStringLiteral("relu-sparse.hearth-stats.gguf"),
+                                            QStringLiteral("relu.gguf")}));
+        const Status again = checkSparsifiable(QFile::encodeName(job.destination()).toStdString());
+        QCOMPARE(again.code(), ErrorCode::InvalidArgument); // sparse already
+
+        // Cancelled while fitting: nothing new.
+        ConversionJob cancelled;
+        cancelled.setSource(dense);
+        cancelled.setOutputType(QStringLiteral("Sparse"));
+        cancelled.setDestination(dir + QStringLiteral("/cancelled.gguf"));
+        cancelled.setWorkerObserver([&cancelled](double fraction) {
+            if (fraction > 0.4)
+                cancelled.cancel();
+        });
+        QVERIFY(runToEnd(cancelled));
+        QCOMPARE(cancelled.state(), ConversionJob::Cancelled);
+        QCOMPARE(filesIn(dir).size(), 3);
+
+        // A calibration text that is not there stops the run before it starts.
+        ConversionJob missing;
+        missing.setSource(dense);
+        missing.setOutputType(QStringLiteral("Sparse"));
+        missing.setCalibrationFile(dir + QStringLiteral("/nothing.txt"));
+        missing.setDestination(dir + QStringLiteral("/missing.gguf"));
+        QVERIFY(!missing.start());
+        QCOMPARE(missing.state(), ConversionJob::Failed);
+        QVERIFY(missing.message().contains(QStringLiteral("nothing.txt")));
+
+        // SwiGLU: refused, with the reason.
+        const QString swiglu = dir + QStringLiteral("/swiglu.gguf");
+        options.ffnActivation = "swiglu";
+        options.activationSparsity = 0;
+        QVERIFY(synth::writeSyntheticModel(options, swiglu.toStdString()).ok());
+        ConversionJob refused;
+        refused.setSource(swiglu);
+        refused.setOutputType(QStringLiteral("Sparse"));
+        refused.setDestination(dir + QStringLiteral("/refused.gguf"));
+        QVERIFY(runToEnd(refused));
+        QCOMPARE(refused.state(), ConversionJob::Failed);
+        QVERIFY2(refused.message().contains(QStringLiteral("cannot be made sparse")), qPrintable(refused.message()));
+        QCOMPARE(filesIn(dir).size(), 4);
     }
 
     void cancelLeavesNothing_data()

@@ -118,6 +118,7 @@ private Q_SLOTS:
         QVERIFY(model.imported);
         QVERIFY(model.inspected);
         QCOMPARE(model.architecture, QStringLiteral("llama"));
+        QVERIFY(!model.sparsifiable); // SwiGLU: nothing for a predictor to skip
         QVERIFY(model.layers > 0);
         QVERIFY(!model.fit.text.isEmpty());
         QVERIFY(library->errorText().isEmpty());
@@ -134,6 +135,28 @@ private Q_SLOTS:
         QVERIFY(library->removeFromList(model.id));
         QTRY_COMPARE(library->rowCount(), 0);
         QVERIFY(QFile::exists(m_model));
+    }
+
+    // A dense ReLU model offers "Make Sparse…"; once sparse, it no longer does.
+    void offersToMakeReluModelsSparse()
+    {
+        hearth::synth::SynthOptions options;
+        options.shape = *hearth::synth::shapeByName("tiny");
+        options.type = hearth::DType::F32;
+        options.ffnActivation = "reglu";
+        options.activationSparsity = 0.8;
+        const QString relu = m_fixtures.filePath(QStringLiteral("relu.gguf"));
+        QVERIFY(hearth::synth::writeSyntheticModel(options, relu.toStdString()).ok());
+        auto manager = newManager();
+        ModelLibrary* library = manager->library();
+        QVERIFY(waitForScan(library));
+        QString error;
+        QVERIFY2(import(library, relu, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 1, 20000);
+        QVERIFY(waitForScan(library));
+        QVERIFY(library->models().constFirst().sparsifiable);
+        QCOMPARE(library->data(library->index(0), ModelLibrary::SparsifiableRole).toBool(), true);
+        QCOMPARE(library->roleNames().value(ModelLibrary::SparsifiableRole), QByteArray("sparsifiable"));
     }
 
     void refusesFilesThatAreNotModels_data()

@@ -28,7 +28,7 @@ struct Counts {
     double tokens = 0;
 };
 
-void countReference(void* context, int layer, int n, const float* acts)
+void countReference(void* context, int layer, int n, const float* acts, const float*)
 {
     auto* c = static_cast<Counts*>(context);
     auto& layerCounts = c->fired[std::size_t(layer)];
@@ -96,7 +96,8 @@ private slots:
         QCOMPARE(stats->layerCount(), std::size_t(2));
         for (std::size_t l = 0; l < 2; ++l)
             QCOMPARE(std::vector<float>(stats->layer(l).begin(), stats->layer(l).end()), freq[l]);
-        QCOMPARE(sparse::defaultStatsPath("/m/model.gguf"), std::string("/m/model.gguf.hearth-stats.gguf"));
+        QCOMPARE(sparse::defaultStatsPath("/m/model.gguf"), std::string("/m/model.hearth-stats.gguf"));
+        QCOMPARE(sparse::defaultStatsPath("/m/model.bin"), std::string("/m/model.bin.hearth-stats.gguf"));
     }
 
     void hostileStatsRejected_data()

@@ -138,4 +138,56 @@ struct ConversionReport {
 [[nodiscard]] Result<ConversionEstimate> estimateQuantization(const QuantizeParams& params);
 [[nodiscard]] Result<ConversionReport> quantizeModel(const QuantizeParams& params);
 
+/// A dense ReLU model (ReluLLaMA, ProSparse, a Bamboo or relu2 file without predictors) to make
+/// sparse: the model runs over a calibration text, a predictor is fitted to every layer's
+/// activations, and the result is written in Hearth's fused sparse layout with its statistics.
+/// The text is cut into windows; every fifth window is held out, and the recall, precision and
+/// perplexity reported are measured on those.
+struct SparsifyParams {
+    std::string input;
+    std::string output;            ///< must differ from input
+    std::string calibrationText;   ///< empty: builtinCalibrationText()
+    int maxTokens = 4096;          ///< of the text used, at most
+    double recall = 0.99;          ///< share of the neurons that fire the predictors must select
+    int predictorRank = 0;         ///< 0: n_embd / 8 (the predictor's hidden size is twice it)
+    /// Refuse (ErrorCode::QualityTooLow) a result whose held-out perplexity exceeds the dense
+    /// model's by more than this share.
+    double perplexityBound = 0.05;
+    int threads = 0;               ///< 0: one per physical core
+    ProgressCallback progress;     ///< optional: fraction done; returning false cancels
+    bool overwrite = false;        ///< as ConvertParams::overwrite
+};
+
+/// One layer's predictor on the held-out text.
+struct SparsifyLayerReport {
+    double recall = 0;          ///< neurons that fired and were predicted / neurons that fired
+    double precision = 0;       ///< neurons that fired and were predicted / neurons predicted
+    double predictedShare = 0;  ///< neurons predicted active / all, per token
+    double firedShare = 0;      ///< neurons that fired / all, per token
+};
+
+struct SparsifyReport {
+    std::string output;
+    std::string statisticsOutput;
+    std::vector<SparsifyLayerReport> layers;
+    int calibrationTokens = 0;   ///< the predictors were fitted on these
+    int heldOutTokens = 0;       ///< and measured on these
+    int predictorHidden = 0;
+    double densePerplexity = 0;  ///< on the held-out tokens
+    double sparsePerplexity = 0;
+    /// Weight bytes a decoded token reads in the dense file over those in the sparse one (the
+    /// predictors included): the decode speed-up where memory bandwidth is the limit.
+    double expectedSpeedup = 0;
+    double fitSeconds = 0;       ///< of which fitting the predictors
+    double seconds = 0;
+};
+
+/// The English text hearth-sparsify and the app calibrate on unless given another (some 3000
+/// words of prose, dialogue, instructions, lists and code).
+[[nodiscard]] std::string_view builtinCalibrationText();
+/// Reads @p path's header only and says whether sparsifyModel() could work on it: Ok, or why not
+/// (a SwiGLU FFN, predictors already present, ...), in the words sparsifyModel() would use.
+[[nodiscard]] Status checkSparsifiable(const std::string& path);
+[[nodiscard]] Result<SparsifyReport> sparsifyModel(const SparsifyParams& params);
+
 } // namespace hearth

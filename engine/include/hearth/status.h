@@ -23,6 +23,7 @@ enum class ErrorCode {
     Cancelled,       ///< the caller asked to stop
     ContextFull,     ///< the session's context window has no room for the tokens
     LimitExceeded,   ///< the input asks for more work or memory than Hearth allows it (a hostile template)
+    QualityTooLow,   ///< a result was made but is worse than the caller's bound (hearth-sparsify)
     Internal,        ///< a bug: an invariant did not hold
 };
 

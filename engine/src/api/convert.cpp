@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The public conversion API: a thin layer over convert::convertHfModel and
-// convert::quantizeModelFile that keeps their private types (DType, HfConfig, ...) out of front
+// The public conversion API: a thin layer over convert::convertHfModel,
+// convert::quantizeModelFile and convert::sparsifyModelFile that keeps their private types (DType, HfConfig, ...) out of front
 // ends, refuses to replace files unless asked, and sizes the output before anything is written.
 
 #include <hearth/convert.h>
@@ -11,6 +11,7 @@
 #include "convert/predictor_import.h"
 #include "convert/quantize_file.h"
 #include "convert/quantize_preset.h"
+#include "convert/sparsify_file.h"
 #include "convert/tokenizer_import.h"
 #include "core/dtype.h"
 #include "gguf/gguf_file.h"
@@ -295,6 +296,30 @@ Result<ConversionReport> quantizeModel(const QuantizeParams& params)
     report.bytesWritten = quantized->outputBytes;
     report.tensorCount = quantized->convertedTensors + quantized->copiedTensors;
     return report;
+}
+
+std::string_view builtinCalibrationText()
+{
+    return convert::calibrationText();
+}
+
+Status checkSparsifiable(const std::string& path)
+{
+    auto file = gguf::GgufFile::open(path);
+    if (!file)
+        return file.status();
+    return convert::checkSparsifiable(**file, path);
+}
+
+Result<SparsifyReport> sparsifyModel(const SparsifyParams& params)
+{
+    if (!params.overwrite && !params.output.empty()) {
+        for (const std::string& path : {params.output, statisticsPathFor(params.output)}) {
+            if (exists(path))
+                return refuseExisting(path);
+        }
+    }
+    return convert::sparsifyModelFile(params);
 }
 
 } // namespace hearth

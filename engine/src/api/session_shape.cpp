@@ -120,8 +120,12 @@ Result<sparse::ActivationStats> assumedStats(const sparse::ModelShape& shape, do
 Result<sparse::ActivationStats> sessionStats(const sparse::ModelShape& shape, const std::string& modelPath,
                                              double assumedSparsity, std::string& note)
 {
-    const std::string statsPath = sparse::defaultStatsPath(modelPath);
+    // Earlier versions of hearth-profile and hearth-synth named the file "<model>.gguf.hearth-stats.gguf".
+    std::string statsPath = sparse::defaultStatsPath(modelPath);
     std::error_code ec;
+    if (!modelPath.empty() && !std::filesystem::exists(statsPath, ec)
+        && std::filesystem::exists(modelPath + ".hearth-stats.gguf", ec))
+        statsPath = modelPath + ".hearth-stats.gguf";
     if (!modelPath.empty() && std::filesystem::exists(statsPath, ec)) {
         auto loaded = sparse::loadStatsFile(statsPath);
         if (!loaded)

@@ -9,6 +9,7 @@
 #include "cpu/quant.h"
 #include "gguf/gguf_writer.h"
 #include "model/architecture.h"
+#include "sparse/activation_profile.h"
 
 #include <cstring>
 #include <filesystem>
@@ -550,12 +551,7 @@ Status convertInto(const ConvertOptions& options, const std::string& partial, co
 
 std::string statsPathFor(const std::string& output)
 {
-    std::string base = output;
-    constexpr std::string_view ext = ".gguf";
-    if (base.size() > ext.size() && base.compare(base.size() - ext.size(), ext.size(), ext) == 0) {
-        base.resize(base.size() - ext.size());
-    }
-    return base + ".hearth-stats.gguf";
+    return sparse::defaultStatsPath(output);
 }
 
 std::vector<float> permuteForRope(const std::vector<float>& weights, int heads, std::int64_t rows, std::int64_t cols)

@@ -196,7 +196,7 @@ bool LlamaForward::neuronFfn(int layer, int n)
     const sparse::FfnInput in = m_sparseFfn->prepareInput(neurons.type, m_xn.data(), n);
     m_sparseFfn->run(*m_pool, neurons, in, n, active.ids, active.count, active.mask, m_tmp.data(), acts);
     if (m_observer)
-        m_observer(m_observerContext, layer, n, acts);
+        m_observer(m_observerContext, layer, n, acts, m_x.data());
     return true;
 }
 
@@ -341,7 +341,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         }
         applyGatedActivation(hp.ffnActivation, m_gate.data(), m_up.data(), std::int64_t(n) * hp.nFf);
         if (m_observer)
-            m_observer(m_observerContext, l, n, m_gate.data());
+            m_observer(m_observerContext, l, n, m_gate.data(), m_x.data());
         if (lw.downTransposed)
             downTransposed(lw.down, n);
         else

@@ -63,9 +63,10 @@ public:
     [[nodiscard]] float sparseThreshold() const { return m_threshold; }
 
     // Sees every layer's FFN activations of a batch: acts is n x nFf, neuron i of token t fired
-    // when acts[t * nFf + i] != 0. Only the dense FFN mode reports all neurons; in sparse mode
-    // neurons predicted inactive read as 0. Null switches it off.
-    using ActivationObserver = void (*)(void* context, int layer, int n, const float* acts);
+    // when acts[t * nFf + i] != 0; residual (n x nEmbd) is the stream before the FFN norm, what a
+    // predictor reads. Only the dense FFN mode reports all neurons; in sparse mode neurons
+    // predicted inactive read as 0. Null switches it off.
+    using ActivationObserver = void (*)(void* context, int layer, int n, const float* acts, const float* residual);
     void setActivationObserver(ActivationObserver observer, void* context)
     {
         m_observer = observer;

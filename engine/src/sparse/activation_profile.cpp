@@ -71,7 +71,11 @@ std::vector<std::vector<float>> ActivationCounter::frequencies() const
 
 std::string defaultStatsPath(const std::string& modelPath)
 {
-    return modelPath + ".hearth-stats.gguf";
+    std::string base = modelPath;
+    constexpr std::string_view extension = ".gguf";
+    if (base.size() > extension.size() && base.ends_with(extension))
+        base.resize(base.size() - extension.size());
+    return base + ".hearth-stats.gguf";
 }
 
 Status writeStatsFile(const std::string& path, const std::vector<std::vector<float>>& frequencies, std::uint64_t tokens,

@@ -12,7 +12,7 @@
 //                               had a non-zero activation, in the model file's neuron order;
 //   or, for a mixture of experts,
 //   blk.N.ffn_expert_freq     = F32 [n_expert]: fraction of tokens the router sent to expert i.
-// The default name is "<model>.hearth-stats.gguf". PowerInfer's activation/activation_<n>.pt
+// The default name is "<model>.hearth-stats.gguf", without the model's ".gguf". PowerInfer's activation/activation_<n>.pt
 // files (per-neuron counts) load through loadPowerInferActivations().
 
 #include "sparse/activation_stats.h"

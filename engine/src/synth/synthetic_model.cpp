@@ -6,6 +6,7 @@
 #include "model/architecture.h"
 #include "synth/random.h"
 #include "synth/synthetic_families.h"
+#include "synth/synthetic_sparse.h"
 #include "synth/synthetic_vocab.h"
 
 #include <sys/statvfs.h>
@@ -177,8 +178,9 @@ public:
             for (std::int64_t r = 0; r < blockRows; ++r) {
                 SplitMix64 rng(mixSeed(tensorSeed, static_cast<std::uint64_t>(row0 + r)));
                 float* x = m_floats.data() + r * rowLength;
+                const float mean = t.rowMeans.empty() ? t.mean : t.rowMeans[std::size_t(row0 + r)];
                 for (std::int64_t i = 0; i < rowLength; ++i)
-                    x[i] = t.values.empty() ? t.mean + t.stddev * rng.nextNormal() : t.values[std::size_t((row0 + r) * rowLength + i)];
+                    x[i] = t.values.empty() ? mean + t.stddev * rng.nextNormal() : t.values[std::size_t((row0 + r) * rowLength + i)];
                 std::byte* out = m_data.data() + static_cast<std::size_t>(row0 + r) * bytesPerRow;
                 if (t.type == DType::F32)
                     std::memcpy(out, x, bytesPerRow);
@@ -236,6 +238,14 @@ Status validateOptions(const SynthOptions& options)
     const std::string& a = options.ffnActivation;
     if (!model::parseFfnActivation(a))
         return {ErrorCode::InvalidArgument, "FFN activation must be swiglu, reglu, drelu, relu2 or geglu, not '" + a + "'"};
+    if (options.activationSparsity != 0.0) {
+        if (!(options.activationSparsity > 0.0 && options.activationSparsity < 1.0))
+            return {ErrorCode::InvalidArgument, "the activation sparsity must be in (0, 1)"};
+        if (a != "reglu" && a != "drelu" && a != "relu2")
+            return {ErrorCode::InvalidArgument, "activation sparsity needs a ReLU FFN (reglu, drelu or relu2)"};
+        if (options.shape.expertCount > 0 || arch->llama.fusedGateUp)
+            return {ErrorCode::InvalidArgument, "activation sparsity needs separate ffn_gate and ffn_up matrices"};
+    }
     return {};
 }
 
@@ -258,8 +268,10 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
     auto scale = [](std::int64_t nIn) { return 1.0f / std::sqrt(static_cast<float>(nIn)); };
     constexpr float kNormSpread = 0.05f; // norms near 1, but not all equal
 
+    // Activation locality: the shared offset of the embeddings (see activationLocalityGateMeans).
+    const bool locality = options.activationSparsity > 0.0;
     std::vector<SynthTensor> t;
-    t.push_back({"token_embd.weight", {embd, vocab}, w, 0.0f, 1.0f});
+    t.push_back({"token_embd.weight", {embd, vocab}, w, locality ? 1.0f : 0.0f, 1.0f});
     for (int l = 0; l < s.layerCount; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
         t.push_back({p + "attn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
@@ -305,6 +317,9 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
                 t.push_back({p + "ffn_up.weight", {embd, 2 * ff}, w, 0.0f, scale(embd)});
             } else {
                 t.push_back({p + "ffn_gate.weight", {embd, ff}, w, 0.0f, scale(embd)});
+                if (locality)
+                    t.back().rowMeans = activationLocalityGateMeans(embd, ff, options.activationSparsity,
+                                                                    mixSeed(options.seed, std::uint64_t(l)));
                 t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
             }
             t.push_back({p + "ffn_down.weight", {ff, embd}, w, 0.0f, scale(ff)});

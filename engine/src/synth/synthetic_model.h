@@ -29,6 +29,11 @@ struct SynthOptions {
                                           // falcon: "gelu" or "relu"; opt: "relu"
     std::uint64_t seed = 42;
     std::string chatTemplate;           // tokenizer.chat_template; empty: the family's usual one
+    // A dense ReLU FFN (reglu, drelu, relu2) whose neurons fire with power-law frequencies of
+    // this mean sparsity, as trained ReLU models do, instead of about half of them for every
+    // token: the embeddings share an offset and each gate row leans towards or away from it.
+    // 0: plain random weights. The file has no predictors (hearth-sparsify makes them).
+    double activationSparsity = 0.0;
 };
 
 // One tensor the generator will write, in file order.
@@ -39,6 +44,7 @@ struct SynthTensor {
     float mean = 0.0f;               // values are mean + stddev * N(0, 1)
     float stddev = 0.0f;
     std::vector<float> values;       // or exactly these (F32 only)
+    std::vector<float> rowMeans;     // optional: row r's mean instead of `mean`
 };
 
 // Called after each row block with the bytes written so far and the total. Return false to cancel.

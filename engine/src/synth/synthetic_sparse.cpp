@@ -351,6 +351,19 @@ std::vector<float> powerLawFrequencies(std::int64_t nFf, double sparsity, double
     return f;
 }
 
+std::vector<float> activationLocalityGateMeans(std::int64_t nEmbd, std::int64_t nFf, double sparsity, std::uint64_t seed)
+{
+    const std::vector<float> byRank = powerLawFrequencies(nFf, sparsity, 1.0);
+    std::vector<float> means(byRank.size());
+    for (std::size_t i = 0; i < means.size(); ++i)
+        means[i] = float(normalQuantile(byRank[i]) * std::sqrt(2.0) / double(nEmbd));
+    // Fisher-Yates with the generator of the weights, so the same seed gives the same order.
+    SplitMix64 rng(seed);
+    for (std::size_t i = means.size(); i > 1; --i)
+        std::swap(means[i - 1], means[std::size_t(rng.next() % i)]);
+    return means;
+}
+
 Status writeSparseSyntheticModel(const SynthOptions& options, const SparseSynthOptions& sparse, const std::string& path,
                                  const SynthProgress& progress)
 {

@@ -41,6 +41,15 @@ struct SparseSynthOptions {
 // Target per-neuron frequencies by rank (descending) for @p nFf neurons.
 [[nodiscard]] std::vector<float> powerLawFrequencies(std::int64_t nFf, double sparsity, double exponent);
 
+// The row means of one layer's ffn_gate (n_ff rows of n_embd) in a dense model with activation
+// locality (SynthOptions::activationSparsity): the embeddings are 1 + N(0, 1), so a normalized
+// FFN input x sums to about n_embd / sqrt(2), and a gate row of mean a and spread 1/sqrt(n_embd)
+// gives a pre-activation of a n_embd / sqrt(2) + N(0, 1), positive with probability
+// Phi(a n_embd / sqrt(2)). a follows the power law of powerLawFrequencies; the neurons are
+// shuffled by @p seed so that hot ones are scattered through the matrix, as in trained models.
+[[nodiscard]] std::vector<float> activationLocalityGateMeans(std::int64_t nEmbd, std::int64_t nFf, double sparsity,
+                                                             std::uint64_t seed);
+
 // Writes the model (ReLU FFN: options.ffnActivation must be reglu, drelu or relu2) and its
 // statistics file.
 [[nodiscard]] Status writeSparseSyntheticModel(const SynthOptions& options, const SparseSynthOptions& sparse,

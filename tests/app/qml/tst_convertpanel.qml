@@ -84,6 +84,23 @@ Item {
             verify(start.enabled)
         }
 
+        // "Make Sparse…" from the Installed list: the file, the Sparse type, a destination beside
+        // it, and the calibration text chooser (shown for that type only).
+        function test_prepareSparse() {
+            const panel = makePanel()
+            const job = panel.job
+            panel.prepareSparse(outputFolder + "/relu.gguf")
+            compare(job.source, outputFolder + "/relu.gguf")
+            compare(job.outputType, "Sparse")
+            compare(job.destination, outputFolder + "/relu-sparse.gguf")
+            const calibration = findChild(panel, "calibrationField")
+            verify(calibration)
+            verify(calibration.visible)
+            verify(findChild(panel, "typeHint").text.length > 0)
+            job.outputType = "Q8_0"
+            verify(!calibration.visible)
+        }
+
         function test_reportsAFolderWithoutConfig() {
             const panel = makePanel()
             const job = panel.job

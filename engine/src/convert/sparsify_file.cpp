@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: MIT
+#include "convert/sparsify_file.h"
+
+#include "api/perplexity.h"
+#include "convert/output_file.h"
+#include "cpu/quant.h"
+#include "gguf/gguf_file.h"
+#include "gguf/gguf_writer.h"
+#include "model/architecture.h"
+#include "model/llama_forward.h"
+#include "model/llama_model.h"
+#include "sparse/activation_profile.h"
+
+#if HEARTH_HAVE_PREDICTOR_FIT
+#include "sparse/predictor_fit.h"
+#endif
+
+#include <hearth/session.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <new>
+#include <numeric>
+#include <span>
+
+namespace hearth::convert {
+
+namespace {
+
+std::string quotedName(const std::string& path)
+{
+    std::string name = std::filesystem::path(path).filename().string();
+    name.insert(name.begin(), '\'');
+    name.push_back('\'');
+    return name;
+}
+
+} // namespace
+
+Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
+{
+    const std::string name = quotedName(path);
+    const std::string architecture = file.getString("general.architecture").value_or("");
+    const model::Architecture* known = model::findArchitecture(architecture);
+    if (!known || known->block != model::BlockKind::Llama)
+        return {ErrorCode::Unsupported, name + ": predictors are fitted to the llama-block families (llama, bamboo, ...), not '"
+                                            + architecture + "'"};
+    if (file.findTensor("blk.0.fc1.weight") || file.findTensor("blk.0.ffn_neurons.weight"))
+        return {ErrorCode::InvalidArgument, name + " is sparse already: it has predictors"};
+    auto hp = model::HyperParams::fromGguf(file);
+    if (!hp)
+        return hp.status();
+    if (hp->mixtureOfExperts())
+        return {ErrorCode::Unsupported, name + " is a mixture of experts, whose routing already chooses what runs"};
+    switch (hp->ffnActivation) {
+    case model::FfnActivation::ReGlu:
+    case model::FfnActivation::DRelu:
+    case model::FfnActivation::Relu2: return {};
+    case model::FfnActivation::SwiGlu:
+    case model::FfnActivation::GeGlu: break;
+    }
+    return {ErrorCode::Unsupported,
+            name + " has a " + std::string(model::ffnActivationName(hp->ffnActivation))
+                + " FFN, whose neurons are never exactly zero, so there is nothing for a predictor to skip; "
+                  "predictors are fitted to ReLU models (ReluLLaMA, ProSparse, Bamboo, relu2 models)"};
+}
+
+#if HEARTH_HAVE_PREDICTOR_FIT
+
+namespace {
+
+// Every kHeldOutEvery-th window is held out; perplexity needs two of them.
+constexpr int kHeldOutEvery = 5;
+constexpr int kMinimumWindows = 2 * kHeldOutEvery;
+
+// Progress: recording, fitting, writing, then checking the result.
+constexpr float kRecorded = 0.35f;
+constexpr float kFitted = 0.65f;
+constexpr float kWritten = 0.8f;
+
+Status cancelled()
+{
+    return {ErrorCode::Cancelled, "making the model sparse was cancelled"};
+}
+
+bool report(const SparsifyParams& params, float fraction)
+{
+    return !params.progress || params.progress(std::clamp(fraction, 0.0f, 1.0f));
+}
+
+// The FFN rows of every layer become rows of one fused tensor, which needs one type the neuron
+// kernels read.
+Status checkFfnTypes(const model::LlamaModel& m, const std::string& name)
+{
+    const model::LlamaWeights& w = m.weights();
+    for (std::size_t l = 0; l < w.layers.size(); ++l) {
+        const model::LlamaLayerWeights& lw = w.layers[l];
+        if (!lw.gate.data || !lw.up.data || !lw.down.data || lw.downTransposed || !lw.ffnNorm)
+            return {ErrorCode::Unsupported, name + ": layer " + std::to_string(l) + " has no separate gate, up and down matrices"};
+        const DType type = lw.gate.type;
+        if (lw.up.type != type || lw.down.type != type)
+            return {ErrorCode::Unsupported, name + ": layer " + std::to_string(l) + " stores its FFN matrices in different "
+                                                   "types; re-quantize the file to one type first (hearth-quantize)"};
+        if (!isComputeType(type))
+            return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, and layer "
+                                                + std::to_string(l) + "'s are " + std::string(dtypeName(type))
+                                                + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
+    }
+    return {};
+}
+
+void toFloats(DType type, const void* row, float* out, std::int64_t n)
+{
+    if (type == DType::F32)
+        std::memcpy(out, row, std::size_t(n) * sizeof(float));
+    else
+        cpu::dequantizeRow(type, row, out, n);
+}
+
+// Records every layer's predictor input and firing neurons, into the training or the held-out
+// samples as the window in flight says. The window's first token (BOS) is left out: decoding
+// never sees it, and its residual is unlike any other.
+struct Recorder {
+    std::vector<sparse::LayerSamples>* target = nullptr;
+    int skip = 0;
+    std::int64_t nEmbd = 0;
+    std::int64_t nFf = 0;
+
+    static void observe(void* context, int layer, int n, const float* acts, const float* residual)
+    {
+        const auto* r = static_cast<const Recorder*>(context);
+        if (n > r->skip)
+            (*r->target)[std::size_t(layer)].add(residual + r->skip * r->nEmbd, acts + r->skip * r->nFf, n - r->skip);
+    }
+};
+
+// One layer's result: its predictor and, on the held-out windows, how it does.
+struct LayerFit {
+    sparse::FittedPredictor predictor;
+    sparse::PredictorQuality heldOut;
+    std::vector<float> frequencies; // per neuron, in the input file's order
+};
+
+// The model's weight bytes a decoded token reads, dense and with the fitted predictors.
+double expectedSpeedup(const model::LlamaWeights& w, const std::vector<LayerFit>& fits)
+{
+    const auto bytes = [](const cpu::WeightMatrix& m) {
+        return m.data ? double(rowBytes(m.type, m.cols)) * double(m.rows) : 0.0;
+    };
+    double dense = bytes(w.output);
+    double sparse = dense;
+    for (std::size_t l = 0; l < w.layers.size(); ++l) {
+        const model::LlamaLayerWeights& lw = w.layers[l];
+        const double attention = bytes(lw.wq) + bytes(lw.wk) + bytes(lw.wv) + bytes(lw.wo);
+        const double ffn = bytes(lw.gate) + bytes(lw.up) + bytes(lw.down);
+        const sparse::PredictorQuality& q = fits[l].heldOut;
+        const sparse::FittedPredictor& p = fits[l].predictor;
+        // Gate and up rows of every predicted neuron; the down row only where it fired.
+        const double rows = 2.0 / 3.0 * q.predictedShare + 1.0 / 3.0 * q.firedShare * q.recall;
+        dense += attention + ffn;
+        sparse += attention + ffn * rows + 2.0 * double(p.fc1.size() + p.fc2.size());
+    }
+    return sparse > 0 ? dense / sparse : 0.0;
+}
+
+struct Layout {
+    DType type;
+    std::int64_t nEmbd;
+    std::int64_t nFf;
+};
+
+// blk.N.ffn_neurons: neuron order[k]'s gate row, up row and (transposed) down row as row k.
+std::vector<std::byte> fusedNeurons(const gguf::GgufFile& in, int layer, const Layout& s,
+                                    const std::vector<std::int32_t>& order)
+{
+    const std::string p = "blk." + std::to_string(layer) + ".";
+    const gguf::TensorInfo* gate = in.findTensor(p + "ffn_gate.weight");
+    const gguf::TensorInfo* up = in.findTensor(p + "ffn_up.weight");
+    const gguf::TensorInfo* down = in.findTensor(p + "ffn_down.weight");
+    const std::size_t row = rowBytes(s.type, s.nEmbd);
+    const std::size_t downRow = rowBytes(s.type, s.nFf);
+    std::vector<float> d(std::size_t(s.nEmbd * s.nFf)); // nEmbd rows of nFf
+    for (std::int64_t r = 0; r < s.nEmbd; ++r)
+        toFloats(s.type, down->data + std::size_t(r) * downRow, d.data() + r * s.nFf, s.nFf);
+    std::vector<std::byte> out(3 * row * std::size_t(s.nFf));
+    std::vector<float> column(std::size_t(s.nEmbd));
+    for (std::int64_t k = 0; k < s.nFf; ++k) {
+        const auto i = std::size_t(order[std::size_t(k)]);
+        std::byte* target = out.data() + 3 * row * std::size_t(k);
+        std::memcpy(target, gate->data + i * row, row);
+        std::memcpy(target + row, up->data + i * row, row);
+        for (std::int64_t e = 0; e < s.nEmbd; ++e)
+            column[std::size_t(e)] = d[std::size_t(e * s.nFf) + i];
+        if (s.type == DType::F32)
+            std::memcpy(target + 2 * row, column.data(), row);
+        else
+            cpu::quantizeRow(s.type, column.data(), target + 2 * row, s.nEmbd);
+    }
+    return out;
+}
+
+std::vector<std::byte> halves(const float* values, std::size_t count)
+{
+    std::vector<std::byte> out(count * 2);
+    cpu::quantizeRow(DType::F16, values, out.data(), std::int64_t(count));
+    return out;
+}
+
+Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const Layout& s, double recall,
+                       const std::vector<LayerFit>& fits, const std::vector<std::vector<std::int32_t>>& orders,
+                       const SparsifyParams& params)
+{
+    gguf::GgufWriter writer(gguf::Magic::Gguf, in.alignment());
+    for (const std::string& key : in.metadataKeys()) {
+        if (key.rfind("split.", 0) != 0)
+            writer.setValue(key, *in.find(key));
+    }
+    writer.setFloat32("powerinfer.sparse_threshold", sparse::kFittedThreshold);
+    writer.setString("hearth.sparse.layout", "neuron-fused");
+    writer.setString("hearth.sparse.neuron_order", "frequency");
+    writer.setString("hearth.sparse.predictor", "fitted");
+    writer.setFloat32("hearth.sparse.recall", float(recall));
+
+    // The input's tensors in its order, each layer's FFN replaced where its gate was.
+    struct Item {
+        const gguf::TensorInfo* copy = nullptr;
+        int layer = -1; // >= 0: the layer's fused neurons and predictor
+    };
+    std::vector<Item> items;
+    for (const gguf::TensorInfo& t : in.tensors()) {
+        int layer = -1;
+        std::string kind;
+        if (t.name.rfind("blk.", 0) == 0) {
+            const std::size_t dot = t.name.find('.', 4);
+            layer = std::atoi(t.name.substr(4, dot - 4).c_str());
+            kind = dot == std::string::npos ? "" : t.name.substr(dot + 1);
+        }
+        if (kind == "ffn_gate.weight") {
+            const std::string p = "blk." + std::to_string(layer) + ".";
+            const std::int64_t hidden = fits[std::size_t(layer)].predictor.hidden;
+            writer.addTensor(p + "ffn_neurons.weight", s.type, {3 * s.nEmbd, s.nFf});
+            writer.addTensor(p + "fc1.weight", DType::F16, {s.nEmbd, hidden});
+            writer.addTensor(p + "fc2.weight", DType::F16, {hidden, s.nFf});
+            items.push_back({nullptr, layer});
+        } else if (kind != "ffn_up.weight" && kind != "ffn_down.weight") {
+            writer.addTensor(t.name, t.type, t.shape);
+            items.push_back({&t, -1});
+        }
+    }
+    HEARTH_TRY(writer.begin(path));
+    for (std::size_t k = 0; k < items.size(); ++k) {
+        const Item& item = items[k];
+        if (item.copy) {
+            HEARTH_TRY(writer.writeTensorData(std::span<const std::byte>(item.copy->data, item.copy->byteSize)));
+        } else {
+            const std::vector<std::int32_t>& order = orders[std::size_t(item.layer)];
+            const sparse::FittedPredictor& p = fits[std::size_t(item.layer)].predictor;
+            HEARTH_TRY(writer.writeTensorData(fusedNeurons(in, item.layer, s, order)));
+            HEARTH_TRY(writer.writeTensorData(halves(p.fc1.data(), p.fc1.size())));
+            // fc2's rows follow the neurons.
+            std::vector<float> fc2(p.fc2.size());
+            for (std::size_t r = 0; r < order.size(); ++r)
+                std::copy_n(p.fc2.data() + std::size_t(order[r]) * std::size_t(p.hidden), p.hidden,
+                            fc2.data() + r * std::size_t(p.hidden));
+            HEARTH_TRY(writer.writeTensorData(halves(fc2.data(), fc2.size())));
+        }
+        if (!report(params, kFitted + (kWritten - kFitted) * float(k + 1) / float(items.size())))
+            return cancelled();
+    }
+    return writer.finish();
+}
+
+Result<double> heldOutPerplexity(const std::string& path, std::span<const Token> tokens, int threads)
+{
+    auto model = Model::load(path);
+    if (!model)
+        return model.status();
+    SessionParams params;
+    params.contextLength = kCalibrationWindow;
+    params.batchSize = kCalibrationWindow;
+    params.threads = threads;
+    params.vramBudgetGiB = 0;
+    auto session = Session::create(*model, params);
+    if (!session)
+        return session.status();
+    auto result = computePerplexity(**session, tokens);
+    if (!result)
+        return result.status();
+    return result->perplexity;
+}
+
+Result<SparsifyReport> sparsify(const SparsifyParams& params, const std::string& partial, const std::string& partialStats)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto loaded = Model::load(params.input);
+    if (!loaded)
+        return loaded.status();
+    const model::ArchitectureModel* known = model::ArchitectureModel::of(**loaded);
+    if (!known)
+        return Status(ErrorCode::Internal, "the loaded model has no architecture");
+    HEARTH_TRY(checkSparsifiable(known->file(), params.input));
+    const auto& llama = static_cast<const model::LlamaModel&>(*known);
+    HEARTH_TRY(checkFfnTypes(llama, quotedName(params.input)));
+    const model::HyperParams& hp = llama.hyperParams();
+    const Layout layout{llama.weights().layers[0].gate.type, hp.nEmbd, hp.nFf};
+
+    // The text, cut into windows that each start with BOS.
+    const std::string_view text = params.calibrationText.empty() ? calibrationText() : params.calibrationText;
+    std::vector<Token> tokens = llama.tokenizer().encode(std::string(text), false, false);
+    if (params.maxTokens > 0 && tokens.size() > std::size_t(params.maxTokens))
+        tokens.resize(std::size_t(params.maxTokens));
+    const Token bos = llama.tokenizer().bos();
+    const int window = std::min(kCalibrationWindow, std::max(8, hp.nCtxTrain));
+    const int perWindow = window - (bos != InvalidToken ? 1 : 0);
+    const int windows = int(tokens.size()) / perWindow;
+    if (windows < kMinimumWindows)
+        return Status(ErrorCode::InvalidArgument,
+                      "the calibration text is too short: it has " + std::to_string(tokens.size()) + " tokens, and at least "
+                          + std::to_string(kMinimumWindows * perWindow) + " are needed");
+
+    // 1. Record.
+    std::vector<sparse::LayerSamples> training(std::size_t(hp.nLayer), sparse::LayerSamples(hp.nEmbd, hp.nFf));
+    std::vector<sparse::LayerSamples> heldOut = training;
+    std::vector<Token> heldOutTokens;
+    {
+        auto forward = model::LlamaForward::create(llama, window, window, params.threads);
+        if (!forward)
+            return forward.status();
+        model::LlamaForward& f = **forward;
+        f.setFfnMode(model::LlamaForward::FfnMode::Dense);
+        Recorder recorder{nullptr, bos != InvalidToken ? 1 : 0, hp.nEmbd, hp.nFf};
+        f.setActivationObserver(&Recorder::observe, &recorder);
+        std::vector<float> logits(std::size_t(hp.nVocab));
+        std::vector<Token> chunk;
+        try {
+            for (int wi = 0; wi < windows; ++wi) {
+                const bool held = wi % kHeldOutEvery == kHeldOutEvery - 1;
+                recorder.target = held ? &heldOut : &training;
+                const auto first = tokens.begin() + std::ptrdiff_t(wi) * perWindow;
+                chunk.clear();
+                if (bos != InvalidToken)
+                    chunk.push_back(bos);
+                chunk.insert(chunk.end(), first, first + perWindow);
+                if (held)
+                    heldOutTokens.insert(heldOutTokens.end(), first, first + perWindow);
+                f.forward(chunk.data(), int(chunk.size()), 0, logits.data(), false);
+                if (!report(params, kRecorded * float(wi + 1) / float(windows)))
+                    return cancelled();
+            }
+        } catch (const std::bad_alloc&) {
+            return Status(ErrorCode::OutOfMemory, "not enough memory for the calibration samples; use fewer tokens");
+        }
+    }
+
+    // 2. Fit, layer by layer, freeing each layer's samples once done.
+    const auto fitStart = std::chrono::steady_clock::now();
+    const int rank = params.predictorRank > 0 ? params.predictorRank : int(std::max<std::int64_t>(16, hp.nEmbd / 8));
+    std::vector<LayerFit> fits(std::size_t(hp.nLayer));
+    std::vector<std::vector<std::int32_t>> orders(std::size_t(hp.nLayer));
+    const gguf::GgufFile& in = llama.file();
+    for (int l = 0; l < hp.nLayer; ++l) {
+        const model::LlamaLayerWeights& lw = llama.weights().layers[std::size_t(l)];
+        const gguf::TensorInfo* gateTensor = in.findTensor("blk." + std::to_string(l) + ".ffn_gate.weight");
+        if (!gateTensor)
+            return Status(ErrorCode::Unsupported, "layer " + std::to_string(l) + " has no ffn_gate tensor");
+        std::vector<float> gate;
+        try {
+            gate.resize(std::size_t(hp.nEmbd * hp.nFf));
+        } catch (const std::bad_alloc&) {
+            return Status(ErrorCode::OutOfMemory, "not enough memory to fit a predictor");
+        }
+        const std::size_t row = rowBytes(layout.type, hp.nEmbd);
+        for (std::int64_t i = 0; i < hp.nFf; ++i) {
+            float* g = gate.data() + i * hp.nEmbd;
+            toFloats(layout.type, gateTensor->data + std::size_t(i) * row, g, hp.nEmbd);
+            for (std::int64_t j = 0; j < hp.nEmbd; ++j)
+                g[j] *= lw.ffnNorm[j];
+        }
+        auto fit = sparse::fitPredictor(gate, training[std::size_t(l)], {rank, params.recall});
+        if (!fit)
+            return Status(fit.code(), "layer " + std::to_string(l) + ": " + fit.message());
+        LayerFit& out = fits[std::size_t(l)];
+        out.predictor = std::move(fit).value();
+        out.heldOut = sparse::measurePredictor(out.predictor, heldOut[std::size_t(l)]);
+
+        // Frequencies over every recorded token; neurons then go by descending frequency.
+        std::vector<std::uint64_t> counts = training[std::size_t(l)].firingCounts();
+        const std::vector<std::uint64_t> heldCounts = heldOut[std::size_t(l)].firingCounts();
+        const double total = double(training[std::size_t(l)].tokens() + heldOut[std::size_t(l)].tokens());
+        out.frequencies.resize(counts.size());
+        for (std::size_t i = 0; i < counts.size(); ++i)
+            out.frequencies[i] = float(double(counts[i] + heldCounts[i]) / total);
+        std::vector<std::int32_t>& order = orders[std::size_t(l)];
+        order.resize(counts.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&out](std::int32_t a, std::int32_t b) {
+            return out.frequencies[std::size_t(a)] > out.frequencies[std::size_t(b)];
+        });
+        training[std::size_t(l)] = sparse::LayerSamples(hp.nEmbd, hp.nFf);
+        heldOut[std::size_t(l)] = sparse::LayerSamples(hp.nEmbd, hp.nFf);
+        if (!report(params, kRecorded + (kFitted - kRecorded) * float(l + 1) / float(hp.nLayer)))
+            return cancelled();
+    }
+
+    const double fitSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fitStart).count();
+
+    // 3. Write the model and its statistics.
+    std::uint64_t needed = in.bytes().size() + (std::uint64_t(1) << 20);
+    for (const LayerFit& fit : fits)
+        needed += 2 * (fit.predictor.fc1.size() + fit.predictor.fc2.size()) + 4 * std::uint64_t(hp.nFf);
+    HEARTH_TRY(checkFreeSpace(params.output, needed));
+    HEARTH_TRY(writeSparseFile(in, partial, layout, params.recall, fits, orders, params));
+    std::vector<std::vector<float>> frequencies(fits.size());
+    for (std::size_t l = 0; l < fits.size(); ++l) {
+        for (const std::int32_t i : orders[l])
+            frequencies[l].push_back(fits[l].frequencies[std::size_t(i)]);
+    }
+    HEARTH_TRY(sparse::writeStatsFile(partialStats, frequencies, std::uint64_t(windows) * std::uint64_t(perWindow)));
+
+    SparsifyReport result;
+    result.output = params.output;
+    result.statisticsOutput = sparse::defaultStatsPath(params.output);
+    for (const LayerFit& fit : fits)
+        result.layers.push_back({fit.heldOut.recall, fit.heldOut.precision, fit.heldOut.predictedShare, fit.heldOut.firedShare});
+    result.heldOutTokens = int(heldOutTokens.size());
+    result.calibrationTokens = windows * perWindow - result.heldOutTokens;
+    result.predictorHidden = int(fits.front().predictor.hidden);
+    result.expectedSpeedup = expectedSpeedup(llama.weights(), fits);
+    result.fitSeconds = fitSeconds;
+    loaded->reset(); // the input's mapping is no longer needed
+
+    // 4. Check it: it loads and answers, and the held-out text reads about as well as before.
+    HEARTH_TRY(verifyModelFile(partial));
+    if (!report(params, kWritten + 0.05f))
+        return cancelled();
+    auto dense = heldOutPerplexity(params.input, heldOutTokens, params.threads);
+    if (!dense)
+        return Status(dense.code(), "the dense model's perplexity: " + dense.message());
+    if (!report(params, kWritten + 0.12f))
+        return cancelled();
+    auto sparse = heldOutPerplexity(partial, heldOutTokens, params.threads);
+    if (!sparse)
+        return Status(sparse.code(), "the sparse model's perplexity: " + sparse.message());
+    result.densePerplexity = *dense;
+    result.sparsePerplexity = *sparse;
+    if (!(*sparse <= *dense * (1.0 + params.perplexityBound))) {
+        char message[256];
+        std::snprintf(message, sizeof message,
+                      "the sparse model reads the held-out text with perplexity %.3f against the dense model's %.3f "
+                      "(+%.1f%%, more than the +%.1f%% allowed); ask for a higher recall or a larger predictor rank",
+                      *sparse, *dense, 100.0 * (*sparse / *dense - 1.0), 100.0 * params.perplexityBound);
+        return Status(ErrorCode::QualityTooLow, message);
+    }
+    if (!report(params, 1.0f))
+        return cancelled();
+    HEARTH_TRY(commitFile(partialStats, result.statisticsOutput));
+    HEARTH_TRY(commitFile(partial, params.output));
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+} // namespace
+
+Result<SparsifyReport> sparsifyModelFile(const SparsifyParams& params)
+{
+    if (params.input.empty() || params.output.empty())
+        return Status(ErrorCode::InvalidArgument, "an input and an output file are needed");
+    std::error_code ec;
+    if (std::filesystem::equivalent(params.input, params.output, ec))
+        return Status(ErrorCode::InvalidArgument, "the output must not be the input file");
+    if (!(params.recall > 0.0 && params.recall <= 1.0))
+        return Status(ErrorCode::InvalidArgument, "the recall must be in (0, 1]");
+    if (!(params.perplexityBound >= 0.0))
+        return Status(ErrorCode::InvalidArgument, "the perplexity bound must not be negative");
+    const std::string partial = partialPath(params.output);
+    const std::string partialStats = partialPath(sparse::defaultStatsPath(params.output));
+    auto result = sparsify(params, partial, partialStats);
+    if (!result) {
+        discardFile(partial);
+        discardFile(partialStats);
+    }
+    return result;
+}
+
+#else
+
+Result<SparsifyReport> sparsifyModelFile(const SparsifyParams&)
+{
+    return Status(ErrorCode::Unsupported, "this build of Hearth cannot fit predictors (it was built without Eigen)");
+}
+
+#endif
+
+} // namespace hearth::convert

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Making a dense ReLU model sparse (hearth/convert.h: sparsifyModel, hearth-sparsify):
+//
+// 1. The model runs densely over the calibration text in windows of kCalibrationWindow tokens,
+//    and each layer's FFN records its predictor input (the residual before the FFN norm) and
+//    which neurons fired. Every fifth window is held out.
+// 2. Each layer gets a predictor fitted on the other windows (sparse/predictor_fit.h) and is
+//    measured on the held-out ones.
+// 3. The output is the input file with each layer's ffn_gate, ffn_up and ffn_down replaced by
+//    Hearth's fused ffn_neurons (neurons by descending frequency, down rows transposed from
+//    ffn_down: exact for F32 and F16, re-quantized for Q8_0 and Q4_0 as PowerInfer's ffn_down_t
+//    is), and fc1/fc2 in F16; beside it the statistics file.
+// 4. It must load and answer, and its held-out perplexity must stay within the caller's bound
+//    of the dense model's; only then do the files take their names.
+
+#include <hearth/convert.h>
+
+#include <string>
+#include <string_view>
+
+namespace hearth::gguf {
+class GgufFile;
+}
+
+namespace hearth::convert {
+
+// Tokens per calibration window; each window starts a fresh context, with BOS.
+inline constexpr int kCalibrationWindow = 128;
+
+// The text calibration.txt holds (generated into the library at build time).
+[[nodiscard]] std::string_view calibrationText();
+
+// What the file's header says against fitting predictors (the architecture, predictors already
+// there, a mixture of experts, an FFN whose neurons never output zero); Ok when nothing does.
+[[nodiscard]] Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path);
+
+[[nodiscard]] Result<SparsifyReport> sparsifyModelFile(const SparsifyParams& params);
+
+} // namespace hearth::convert
