@@ -7,6 +7,7 @@
 // leaves nothing behind.
 
 #include "logits_test_support.h"
+#include "session_test_support.h"
 #include "synth/synthetic_model.h"
 #include "synth/synthetic_sparse.h"
 #include "test_support.h"
@@ -219,6 +220,36 @@ private slots:
         const std::vector<Token> prompt = promptOf(input, 40);
         const double error = test::relativeRms(logitsOf(p.output, prompt, true), logitsOf(input, prompt));
         QVERIFY2(error < 0.02, qPrintable(QString::number(error)));
+    }
+
+    // The planner treats the file like PowerInfer's: with its statistics beside it, a budget
+    // that holds part of the FFN puts the hottest neurons on the device, and the hybrid session
+    // computes what the CPU does.
+    void hotNeuronsGoToTheDevice()
+    {
+        SparsifyParams p = params("hybrid.gguf");
+        QVERIFY(sparsifyModel(p).ok());
+        auto model = Model::load(p.output);
+        QVERIFY2(model.ok(), model.message().c_str());
+        const std::vector<Token> prompt = promptOf(m_dense, 24);
+        const auto cpu = test::promptLogits(*model, test::deviceSessionParams({}, 0, 128, 32), prompt);
+        QVERIFY(!cpu.empty());
+        bool found = false;
+        for (std::uint64_t bytes = 256 * 1024; bytes <= (std::uint64_t(1) << 30) && !found; bytes += bytes / 4) {
+            const SessionParams device = test::deviceSessionParams("emulated:" + std::to_string(bytes), -1, 128, 32);
+            auto session = Session::create(*model, device);
+            QVERIFY2(session.ok(), session.message().c_str());
+            const std::string report = (*session)->placementReport();
+            const auto [hot, total] = test::hotCounts(report);
+            if (hot <= 0 || hot >= total)
+                continue;
+            found = true;
+            QVERIFY2(report.find("statistics ignored") == std::string::npos, report.c_str());
+            QVERIFY2(report.find("no activation statistics") == std::string::npos, report.c_str());
+            const auto hybrid = test::promptLogits(*model, device, prompt);
+            QVERIFY2(test::relativeError(hybrid, cpu) < 1e-4, report.c_str());
+        }
+        QVERIFY2(found, "no budget placed part of the FFN on the device");
     }
 
     void deterministic()

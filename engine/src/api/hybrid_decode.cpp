@@ -400,16 +400,20 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
     try {
         for (std::size_t l = 0; l < w.layers.size(); ++l) {
             const model::LlamaLayerWeights& lw = w.layers[l];
-            if (lw.fusedNeurons || !lw.downTransposed) {
+            const device::Activation activation = deviceActivation(model.hyperParams().ffnActivation);
+            device::FfnWeights f;
+            if (lw.fusedNeurons) {
+                f = device::FfnWeights::fused(lw.neurons, model.hyperParams().nEmbd, activation);
+            } else if (lw.downTransposed) {
+                f.gate = lw.gate;
+                f.up = lw.up;
+                f.downT = lw.down;
+                f.activation = activation;
+            } else {
                 report = cpuOnlyReport("layer " + std::to_string(l)
-                                 + " does not use the gate/up/down_t layout the device path needs");
+                                 + " has neither the gate/up/down_t nor the fused neuron layout the device path needs");
                 return nullptr;
             }
-            device::FfnWeights f;
-            f.gate = lw.gate;
-            f.up = lw.up;
-            f.downT = lw.down;
-            f.activation = deviceActivation(model.hyperParams().ffnActivation);
             if (const Status valid = f.validate(); !valid.ok()) {
                 report = cpuOnlyReport("layer " + std::to_string(l) + ": " + valid.message());
                 return nullptr;

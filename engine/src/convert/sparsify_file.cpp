@@ -4,6 +4,7 @@
 #include "api/perplexity.h"
 #include "convert/output_file.h"
 #include "cpu/quant.h"
+#include "cpu/thread_pool.h"
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
 #include "model/architecture.h"
@@ -18,13 +19,18 @@
 #include <hearth/session.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <new>
 #include <numeric>
 #include <span>
+#include <system_error>
+#include <thread>
 
 namespace hearth::convert {
 
@@ -91,8 +97,8 @@ bool report(const SparsifyParams& params, float fraction)
     return !params.progress || params.progress(std::clamp(fraction, 0.0f, 1.0f));
 }
 
-// The FFN rows of every layer become rows of one fused tensor, which needs one type the neuron
-// kernels read.
+// The FFN rows of every layer become rows of one fused tensor, which needs one type, the same in
+// every layer, that the neuron kernels read.
 Status checkFfnTypes(const model::LlamaModel& m, const std::string& name)
 {
     const model::LlamaWeights& w = m.weights();
@@ -101,7 +107,7 @@ Status checkFfnTypes(const model::LlamaModel& m, const std::string& name)
         if (!lw.gate.data || !lw.up.data || !lw.down.data || lw.downTransposed || !lw.ffnNorm)
             return {ErrorCode::Unsupported, name + ": layer " + std::to_string(l) + " has no separate gate, up and down matrices"};
         const DType type = lw.gate.type;
-        if (lw.up.type != type || lw.down.type != type)
+        if (lw.up.type != type || lw.down.type != type || type != w.layers[0].gate.type)
             return {ErrorCode::Unsupported, name + ": layer " + std::to_string(l) + " stores its FFN matrices in different "
                                                    "types; re-quantize the file to one type first (hearth-quantize)"};
         if (!isComputeType(type))
@@ -137,12 +143,135 @@ struct Recorder {
     }
 };
 
+// The FFN matrices' type and shape, the same in every layer.
+struct Layout {
+    DType type;
+    std::int64_t nEmbd;
+    std::int64_t nFf;
+};
+
 // One layer's result: its predictor and, on the held-out windows, how it does.
 struct LayerFit {
     sparse::FittedPredictor predictor;
     sparse::PredictorQuality heldOut;
-    std::vector<float> frequencies; // per neuron, in the input file's order
+    std::vector<float> frequencies;  // per neuron, in the input file's order
+    std::vector<std::int32_t> order; // the input's neurons by descending frequency
 };
+
+// Fits layer @p l's predictor to @p training, measures it on @p heldOut, and frees both.
+Status fitLayer(const model::LlamaModel& llama, int l, const Layout& layout, const sparse::PredictorFitOptions& options,
+                sparse::LayerSamples& training, sparse::LayerSamples& heldOut, LayerFit& out)
+{
+    const gguf::TensorInfo* gateTensor = llama.file().findTensor("blk." + std::to_string(l) + ".ffn_gate.weight");
+    if (!gateTensor)
+        return {ErrorCode::Unsupported, "layer " + std::to_string(l) + " has no ffn_gate tensor"};
+    const float* norm = llama.weights().layers[std::size_t(l)].ffnNorm;
+    std::vector<float> gate;
+    try {
+        gate.resize(std::size_t(layout.nEmbd * layout.nFf));
+    } catch (const std::bad_alloc&) {
+        return {ErrorCode::OutOfMemory, "not enough memory to fit a predictor"};
+    }
+    const std::size_t row = rowBytes(layout.type, layout.nEmbd);
+    for (std::int64_t i = 0; i < layout.nFf; ++i) {
+        float* g = gate.data() + i * layout.nEmbd;
+        toFloats(layout.type, gateTensor->data + std::size_t(i) * row, g, layout.nEmbd);
+        for (std::int64_t j = 0; j < layout.nEmbd; ++j)
+            g[j] *= norm[j];
+    }
+    auto fit = sparse::fitPredictor(gate, training, options);
+    if (!fit)
+        return {fit.code(), "layer " + std::to_string(l) + ": " + fit.message()};
+    out.predictor = std::move(fit).value();
+    out.heldOut = sparse::measurePredictor(out.predictor, heldOut);
+
+    // Frequencies over every recorded token; neurons then go by descending frequency.
+    const std::vector<std::uint64_t> counts = training.firingCounts();
+    const std::vector<std::uint64_t> heldCounts = heldOut.firingCounts();
+    const double total = double(training.tokens() + heldOut.tokens());
+    out.frequencies.resize(counts.size());
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        out.frequencies[i] = float(double(counts[i] + heldCounts[i]) / total);
+    out.order.resize(counts.size());
+    std::iota(out.order.begin(), out.order.end(), 0);
+    std::stable_sort(out.order.begin(), out.order.end(), [&out](std::int32_t a, std::int32_t b) {
+        return out.frequencies[std::size_t(a)] > out.frequencies[std::size_t(b)];
+    });
+    training = sparse::LayerSamples(layout.nEmbd, layout.nFf);
+    heldOut = sparse::LayerSamples(layout.nEmbd, layout.nFf);
+    return {};
+}
+
+// Every layer's fit, one layer per thread at a time (a fit is single-threaded and independent
+// of the others, so the bytes do not depend on the thread count). This thread only waits,
+// reports progress and passes a cancel on.
+Status fitLayers(const model::LlamaModel& llama, const Layout& layout, sparse::PredictorFitOptions options,
+                 const SparsifyParams& params, std::vector<sparse::LayerSamples>& training,
+                 std::vector<sparse::LayerSamples>& heldOut, std::vector<LayerFit>& fits)
+{
+    const int layers = int(fits.size());
+    std::atomic<bool> stop{false};
+    std::atomic<int> next{0};
+    std::mutex mutex;
+    std::condition_variable changed;
+    int done = 0;
+    Status failure;
+    options.cancel = &stop;
+    const auto work = [&]() {
+        for (int l = next++; l < layers && !stop.load(); l = next++) {
+            const Status s = fitLayer(llama, l, layout, options, training[std::size_t(l)], heldOut[std::size_t(l)],
+                                      fits[std::size_t(l)]);
+            const std::lock_guard<std::mutex> lock(mutex);
+            if (!s.ok() && failure.ok()) {
+                failure = s;
+                stop.store(true);
+            }
+            ++done;
+            changed.notify_one();
+        }
+    };
+    const int threads = std::clamp(params.threads > 0 ? params.threads : cpu::ThreadPool::physicalCoreCount(), 1, layers);
+    std::vector<std::thread> workers;
+    try {
+        for (int t = 0; t < threads; ++t)
+            workers.emplace_back(work);
+    } catch (const std::system_error&) {
+        if (workers.empty())
+            work(); // no thread to be had: this one does it all
+    }
+    bool cancelledHere = false;
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        int reported = -1;
+        while (done < layers && !stop.load()) {
+            if (done != reported) {
+                reported = done;
+                lock.unlock();
+                const bool goOn = report(params, kRecorded + (kFitted - kRecorded) * float(reported) / float(layers));
+                lock.lock();
+                if (!goOn) {
+                    cancelledHere = true;
+                    stop.store(true);
+                    break;
+                }
+            }
+            changed.wait_for(lock, std::chrono::milliseconds(200));
+        }
+    }
+    for (std::thread& w : workers)
+        w.join();
+    if (cancelledHere)
+        return cancelled();
+    HEARTH_TRY(failure);
+    return report(params, kFitted) ? Status() : cancelled();
+}
+
+// Predictors are read in full for every token, so their bytes count as much as the neurons
+// they save: Q8_0 (half of F16's bytes) where the rows are whole blocks, else F16.
+DType predictorType(std::int64_t nEmbd, std::int64_t hidden)
+{
+    return nEmbd % 32 == 0 && hidden % 32 == 0 ? DType::Q8_0 : DType::F16;
+}
 
 // The model's weight bytes a decoded token reads, dense and with the fitted predictors.
 double expectedSpeedup(const model::LlamaWeights& w, const std::vector<LayerFit>& fits)
@@ -161,16 +290,12 @@ double expectedSpeedup(const model::LlamaWeights& w, const std::vector<LayerFit>
         // Gate and up rows of every predicted neuron; the down row only where it fired.
         const double rows = 2.0 / 3.0 * q.predictedShare + 1.0 / 3.0 * q.firedShare * q.recall;
         dense += attention + ffn;
-        sparse += attention + ffn * rows + 2.0 * double(p.fc1.size() + p.fc2.size());
+        const DType type = predictorType(p.nEmbd, p.hidden);
+        const double predictor = double(rowBytes(type, p.nEmbd)) * double(p.hidden) + double(rowBytes(type, p.hidden)) * double(p.nFf);
+        sparse += attention + ffn * rows + predictor;
     }
     return sparse > 0 ? dense / sparse : 0.0;
 }
-
-struct Layout {
-    DType type;
-    std::int64_t nEmbd;
-    std::int64_t nFf;
-};
 
 // blk.N.ffn_neurons: neuron order[k]'s gate row, up row and (transposed) down row as row k.
 std::vector<std::byte> fusedNeurons(const gguf::GgufFile& in, int layer, const Layout& s,
@@ -202,16 +327,18 @@ std::vector<std::byte> fusedNeurons(const gguf::GgufFile& in, int layer, const L
     return out;
 }
 
-std::vector<std::byte> halves(const float* values, std::size_t count)
+// @p rows rows of @p cols floats in @p type.
+std::vector<std::byte> encodeRows(DType type, const float* values, std::int64_t rows, std::int64_t cols)
 {
-    std::vector<std::byte> out(count * 2);
-    cpu::quantizeRow(DType::F16, values, out.data(), std::int64_t(count));
+    const std::size_t row = rowBytes(type, cols);
+    std::vector<std::byte> out(row * std::size_t(rows));
+    for (std::int64_t r = 0; r < rows; ++r)
+        cpu::quantizeRow(type, values + r * cols, out.data() + std::size_t(r) * row, cols);
     return out;
 }
 
 Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const Layout& s, double recall,
-                       const std::vector<LayerFit>& fits, const std::vector<std::vector<std::int32_t>>& orders,
-                       const SparsifyParams& params)
+                       const std::vector<LayerFit>& fits, const SparsifyParams& params)
 {
     gguf::GgufWriter writer(gguf::Magic::Gguf, in.alignment());
     for (const std::string& key : in.metadataKeys()) {
@@ -242,8 +369,8 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
             const std::string p = "blk." + std::to_string(layer) + ".";
             const std::int64_t hidden = fits[std::size_t(layer)].predictor.hidden;
             writer.addTensor(p + "ffn_neurons.weight", s.type, {3 * s.nEmbd, s.nFf});
-            writer.addTensor(p + "fc1.weight", DType::F16, {s.nEmbd, hidden});
-            writer.addTensor(p + "fc2.weight", DType::F16, {hidden, s.nFf});
+            writer.addTensor(p + "fc1.weight", predictorType(s.nEmbd, hidden), {s.nEmbd, hidden});
+            writer.addTensor(p + "fc2.weight", predictorType(s.nEmbd, hidden), {hidden, s.nFf});
             items.push_back({nullptr, layer});
         } else if (kind != "ffn_up.weight" && kind != "ffn_down.weight") {
             writer.addTensor(t.name, t.type, t.shape);
@@ -256,16 +383,17 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
         if (item.copy) {
             HEARTH_TRY(writer.writeTensorData(std::span<const std::byte>(item.copy->data, item.copy->byteSize)));
         } else {
-            const std::vector<std::int32_t>& order = orders[std::size_t(item.layer)];
+            const std::vector<std::int32_t>& order = fits[std::size_t(item.layer)].order;
             const sparse::FittedPredictor& p = fits[std::size_t(item.layer)].predictor;
             HEARTH_TRY(writer.writeTensorData(fusedNeurons(in, item.layer, s, order)));
-            HEARTH_TRY(writer.writeTensorData(halves(p.fc1.data(), p.fc1.size())));
+            const DType type = predictorType(s.nEmbd, p.hidden);
+            HEARTH_TRY(writer.writeTensorData(encodeRows(type, p.fc1.data(), p.hidden, s.nEmbd)));
             // fc2's rows follow the neurons.
             std::vector<float> fc2(p.fc2.size());
             for (std::size_t r = 0; r < order.size(); ++r)
                 std::copy_n(p.fc2.data() + std::size_t(order[r]) * std::size_t(p.hidden), p.hidden,
                             fc2.data() + r * std::size_t(p.hidden));
-            HEARTH_TRY(writer.writeTensorData(halves(fc2.data(), fc2.size())));
+            HEARTH_TRY(writer.writeTensorData(encodeRows(type, fc2.data(), s.nFf, p.hidden)));
         }
         if (!report(params, kFitted + (kWritten - kFitted) * float(k + 1) / float(items.size())))
             return cancelled();
@@ -355,67 +483,22 @@ Result<SparsifyReport> sparsify(const SparsifyParams& params, const std::string&
         }
     }
 
-    // 2. Fit, layer by layer, freeing each layer's samples once done.
+    // 2. Fit.
     const auto fitStart = std::chrono::steady_clock::now();
     const int rank = params.predictorRank > 0 ? params.predictorRank : int(std::max<std::int64_t>(16, hp.nEmbd / 8));
     std::vector<LayerFit> fits(std::size_t(hp.nLayer));
-    std::vector<std::vector<std::int32_t>> orders(std::size_t(hp.nLayer));
-    const gguf::GgufFile& in = llama.file();
-    for (int l = 0; l < hp.nLayer; ++l) {
-        const model::LlamaLayerWeights& lw = llama.weights().layers[std::size_t(l)];
-        const gguf::TensorInfo* gateTensor = in.findTensor("blk." + std::to_string(l) + ".ffn_gate.weight");
-        if (!gateTensor)
-            return Status(ErrorCode::Unsupported, "layer " + std::to_string(l) + " has no ffn_gate tensor");
-        std::vector<float> gate;
-        try {
-            gate.resize(std::size_t(hp.nEmbd * hp.nFf));
-        } catch (const std::bad_alloc&) {
-            return Status(ErrorCode::OutOfMemory, "not enough memory to fit a predictor");
-        }
-        const std::size_t row = rowBytes(layout.type, hp.nEmbd);
-        for (std::int64_t i = 0; i < hp.nFf; ++i) {
-            float* g = gate.data() + i * hp.nEmbd;
-            toFloats(layout.type, gateTensor->data + std::size_t(i) * row, g, hp.nEmbd);
-            for (std::int64_t j = 0; j < hp.nEmbd; ++j)
-                g[j] *= lw.ffnNorm[j];
-        }
-        auto fit = sparse::fitPredictor(gate, training[std::size_t(l)], {rank, params.recall});
-        if (!fit)
-            return Status(fit.code(), "layer " + std::to_string(l) + ": " + fit.message());
-        LayerFit& out = fits[std::size_t(l)];
-        out.predictor = std::move(fit).value();
-        out.heldOut = sparse::measurePredictor(out.predictor, heldOut[std::size_t(l)]);
-
-        // Frequencies over every recorded token; neurons then go by descending frequency.
-        std::vector<std::uint64_t> counts = training[std::size_t(l)].firingCounts();
-        const std::vector<std::uint64_t> heldCounts = heldOut[std::size_t(l)].firingCounts();
-        const double total = double(training[std::size_t(l)].tokens() + heldOut[std::size_t(l)].tokens());
-        out.frequencies.resize(counts.size());
-        for (std::size_t i = 0; i < counts.size(); ++i)
-            out.frequencies[i] = float(double(counts[i] + heldCounts[i]) / total);
-        std::vector<std::int32_t>& order = orders[std::size_t(l)];
-        order.resize(counts.size());
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&out](std::int32_t a, std::int32_t b) {
-            return out.frequencies[std::size_t(a)] > out.frequencies[std::size_t(b)];
-        });
-        training[std::size_t(l)] = sparse::LayerSamples(hp.nEmbd, hp.nFf);
-        heldOut[std::size_t(l)] = sparse::LayerSamples(hp.nEmbd, hp.nFf);
-        if (!report(params, kRecorded + (kFitted - kRecorded) * float(l + 1) / float(hp.nLayer)))
-            return cancelled();
-    }
-
+    HEARTH_TRY(fitLayers(llama, layout, {rank, params.recall}, params, training, heldOut, fits));
     const double fitSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fitStart).count();
 
     // 3. Write the model and its statistics.
-    std::uint64_t needed = in.bytes().size() + (std::uint64_t(1) << 20);
+    std::uint64_t needed = llama.file().bytes().size() + (std::uint64_t(1) << 20);
     for (const LayerFit& fit : fits)
         needed += 2 * (fit.predictor.fc1.size() + fit.predictor.fc2.size()) + 4 * std::uint64_t(hp.nFf);
     HEARTH_TRY(checkFreeSpace(params.output, needed));
-    HEARTH_TRY(writeSparseFile(in, partial, layout, params.recall, fits, orders, params));
+    HEARTH_TRY(writeSparseFile(llama.file(), partial, layout, params.recall, fits, params));
     std::vector<std::vector<float>> frequencies(fits.size());
     for (std::size_t l = 0; l < fits.size(); ++l) {
-        for (const std::int32_t i : orders[l])
+        for (const std::int32_t i : fits[l].order)
             frequencies[l].push_back(fits[l].frequencies[std::size_t(i)]);
     }
     HEARTH_TRY(sparse::writeStatsFile(partialStats, frequencies, std::uint64_t(windows) * std::uint64_t(perWindow)));

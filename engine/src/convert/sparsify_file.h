@@ -11,7 +11,8 @@
 // 3. The output is the input file with each layer's ffn_gate, ffn_up and ffn_down replaced by
 //    Hearth's fused ffn_neurons (neurons by descending frequency, down rows transposed from
 //    ffn_down: exact for F32 and F16, re-quantized for Q8_0 and Q4_0 as PowerInfer's ffn_down_t
-//    is), and fc1/fc2 in F16; beside it the statistics file.
+//    is), and fc1/fc2 in Q8_0 (F16 for sizes that are not whole blocks); beside it the
+//    statistics file.
 // 4. It must load and answer, and its held-out perplexity must stay within the caller's bound
 //    of the dense model's; only then do the files take their names.
 

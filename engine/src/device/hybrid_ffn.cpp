@@ -26,23 +26,41 @@ Status checkMatrix(const cpu::WeightMatrix& w, const char* name, std::int64_t ro
     return {};
 }
 
-// Copies rows @p ids of @p w into one contiguous host block (the device upload's source).
-std::vector<std::uint8_t> gatherRows(const cpu::WeightMatrix& w, const std::vector<std::int32_t>& ids)
+// Copies rows @p ids of @p w, @p stride bytes apart, into one contiguous host block (the device
+// upload's source).
+std::vector<std::uint8_t> gatherRows(const cpu::WeightMatrix& w, std::size_t stride, const std::vector<std::int32_t>& ids)
 {
-    const std::size_t stride = rowBytes(w.type, w.cols);
-    std::vector<std::uint8_t> out(stride * ids.size());
+    const std::size_t row = rowBytes(w.type, w.cols);
+    std::vector<std::uint8_t> out(row * ids.size());
     const auto* base = static_cast<const std::uint8_t*>(w.data);
     for (std::size_t j = 0; j < ids.size(); ++j)
-        std::memcpy(out.data() + j * stride, base + std::size_t(ids[j]) * stride, stride);
+        std::memcpy(out.data() + j * row, base + std::size_t(ids[j]) * stride, row);
     return out;
 }
 
 } // namespace
 
+FfnWeights FfnWeights::fused(const cpu::WeightMatrix& neurons, std::int64_t nEmbd, Activation activation)
+{
+    FfnWeights w;
+    w.activation = activation;
+    if (!neurons.data || neurons.cols != 3 * nEmbd)
+        return w; // validate() says what is wrong
+    const std::size_t row = rowBytes(neurons.type, nEmbd);
+    const auto* base = static_cast<const std::uint8_t*>(neurons.data);
+    w.gate = {neurons.type, base, neurons.rows, nEmbd};
+    w.up = {neurons.type, base + row, neurons.rows, nEmbd};
+    w.downT = {neurons.type, base + 2 * row, neurons.rows, nEmbd};
+    w.rowStride = 3 * row;
+    return w;
+}
+
 Status FfnWeights::validate() const
 {
     if (gate.rows <= 0 || gate.cols <= 0)
         return Status(ErrorCode::InvalidArgument, "FFN gate: bad shape");
+    if (rowStride != 0 && rowStride < rowBytes(gate.type, gate.cols))
+        return Status(ErrorCode::InvalidArgument, "FFN: neuron rows overlap");
     HEARTH_TRY(checkMatrix(gate, "gate", gate.rows, gate.cols));
     HEARTH_TRY(checkMatrix(up, "up", gate.rows, gate.cols));
     HEARTH_TRY(checkMatrix(downT, "down_t", gate.rows, gate.cols));
@@ -166,6 +184,7 @@ Result<std::unique_ptr<HybridFfnLayer>> HybridFfnLayer::create(Device* device, H
     std::unique_ptr<HybridFfnLayer> layer(new HybridFfnLayer(hotNeurons.empty() ? nullptr : device, scratch, weights));
     layer->m_neurons = sparse::NeuronWeights::separate(weights.gate, weights.up, weights.downT,
                                                        neuronActivation(weights.activation));
+    layer->m_neurons.stride = weights.stride();
     if (!layer->m_neurons.valid())
         return Status(ErrorCode::Unsupported, "the CPU sparse kernels cannot use these FFN weights");
     try {
@@ -191,7 +210,7 @@ Result<std::unique_ptr<HybridFfnLayer>> HybridFfnLayer::create(Device* device, H
     const char* labels[3] = {"hot FFN gate rows", "hot FFN up rows", "hot FFN down rows"};
     for (int i = 0; i < 3; ++i) {
         try {
-            rows[i] = gatherRows(*sources[i], layer->m_hot);
+            rows[i] = gatherRows(*sources[i], weights.stride(), layer->m_hot);
         } catch (const std::bad_alloc&) {
             return Status(ErrorCode::OutOfMemory, "not enough host memory to stage the hot FFN rows");
         }

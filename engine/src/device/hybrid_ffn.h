@@ -41,9 +41,16 @@ struct FfnWeights {
     cpu::WeightMatrix up;    // nFF rows of nEmbd
     cpu::WeightMatrix downT; // nFF rows of nEmbd (ffn_down_t)
     Activation activation = Activation::ReGlu;
+    // Bytes from a neuron's row to the next neuron's in each matrix; 0: one row (separate
+    // matrices). Hearth's fused layout (fused()) has the three rows of a neuron side by side.
+    std::size_t rowStride = 0;
+
+    // The views of Hearth's fused ffn_neurons tensor (nFF rows of gate | up | down).
+    [[nodiscard]] static FfnWeights fused(const cpu::WeightMatrix& neurons, std::int64_t nEmbd, Activation activation);
 
     [[nodiscard]] std::int64_t nFF() const { return gate.rows; }
     [[nodiscard]] std::int64_t nEmbd() const { return gate.cols; }
+    [[nodiscard]] std::size_t stride() const { return rowStride ? rowStride : rowBytes(gate.type, gate.cols); }
     [[nodiscard]] Status validate() const;
 };
 

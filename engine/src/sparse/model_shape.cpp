@@ -195,6 +195,7 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
         std::uint32_t ffnTensors = 0;
         std::int64_t nFF = -1;
         std::int64_t sharedFF = 0; // a mixture's shared expert
+        std::int64_t fusedRowLength = 0; // ffn_neurons: elements per neuron
     };
     std::vector<Acc> acc;
     bool tiedOutput = true;
@@ -245,6 +246,9 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
             }
             if (rest == "ffn_up.weight" || rest == "ffn_up_exps.weight") {
                 a.nFF = t.rows(); // a mixture's experts: all of them, one after the other
+            } else if (rest == "ffn_neurons.weight") {
+                a.nFF = t.rows(); // Hearth's fused layout: a neuron's rows side by side
+                a.fusedRowLength = t.rowLength();
             } else if (rest == "ffn_up_shexp.weight") {
                 a.sharedFF = t.rows();
             }
@@ -275,7 +279,7 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     for (std::size_t i = 0; i < acc.size(); ++i) {
         Acc& a = acc[i];
         if (a.nFF <= 0) {
-            return Status(ErrorCode::InvalidFile, "layer " + std::to_string(i) + " has no ffn_up tensor");
+            return Status(ErrorCode::InvalidFile, "layer " + std::to_string(i) + " has no ffn_up or ffn_neurons tensor");
         }
         a.nFF += a.sharedFF;
         a.shape.nFF = a.nFF;
@@ -284,11 +288,15 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
         a.shape.neuronBytes = (a.ffnBytes + static_cast<std::uint64_t>(a.nFF) - 1) / static_cast<std::uint64_t>(a.nFF);
         a.shape.attentionTensors = std::max<std::uint32_t>(a.attentionTensors, 1);
         a.shape.ffnTensors = std::max<std::uint32_t>(a.ffnTensors, 1);
+        if (a.fusedRowLength > 0 && shape.nEmbd > 0) // the device keeps each row kind apart
+            a.shape.ffnTensors = std::uint32_t(std::max<std::int64_t>(a.fusedRowLength / shape.nEmbd, 1));
         a.shape.kvBytesPerToken = 2 * 2 * static_cast<std::uint64_t>(std::max<std::int64_t>(shape.nEmbdKv, 0));
         shape.layers.push_back(a.shape);
     }
     if (const auto* up = file.findTensor("blk.0.ffn_up.weight")) {
         shape.weightType = std::string(dtypeName(up->type));
+    } else if (const auto* neurons = file.findTensor("blk.0.ffn_neurons.weight")) {
+        shape.weightType = std::string(dtypeName(neurons->type));
     }
     HEARTH_TRY(shape.validate());
     return shape;

@@ -127,8 +127,11 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
             for (Eigen::Index i = 0; i < basis.rows(); ++i)
                 basis(i, j) = float(double(random()) / double(std::mt19937::max()) * 2.0 - 1.0);
         }
-        for (int iteration = 0; iteration < kPowerIterations; ++iteration)
+        for (int iteration = 0; iteration < kPowerIterations; ++iteration) {
+            if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+                return Status(ErrorCode::Cancelled, "cancelled");
             basis = orthonormalColumns(apply(basis));
+        }
         const MatrixF projected = basis.transpose() * apply(basis);
         const Eigen::SelfAdjointEigenSolver<MatrixF> ritz(projected);
         const MatrixF u = basis * ritz.eigenvectors().rightCols(Eigen::Index(rank)); // nFf x rank

@@ -19,7 +19,7 @@
 // the requested share (the recall) of the neurons that fired on the calibration text score
 // above it; the scores are scaled once more so that this threshold is kFittedThreshold for every
 // layer, the file's single powerinfer.sparse_threshold. Deterministic: the same samples give the
-// same bytes.
+// same bytes. One call uses one thread; layers may be fitted side by side.
 //
 //   sparse::LayerSamples samples(nEmbd, nFf);
 //   samples.add(residual, acts, tokens);           // while the dense model runs
@@ -28,6 +28,7 @@
 
 #include <hearth/status.h>
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -68,6 +69,7 @@ private:
 struct PredictorFitOptions {
     int rank = 0;         // of the linear map; the predictor's hidden size is twice this
     double recall = 0.99; // share of the calibration firings the threshold keeps, in (0, 1]
+    const std::atomic<bool>* cancel = nullptr; // optional: set, the fit stops (Cancelled) within seconds
 };
 
 struct FittedPredictor {
