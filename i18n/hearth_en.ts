@@ -2452,6 +2452,10 @@
         <source>Making the model sparse failed: %1</source>
         <translation>Making the model sparse failed: %1</translation>
     </message>
+    <message>
+        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.</source>
+        <translation>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::DownloadListModel</name>

@@ -2445,6 +2445,10 @@
         <source>Making the model sparse failed: %1</source>
         <translation>Gagal menjadikan model sparse: %1</translation>
     </message>
+    <message>
+        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.</source>
+        <translation>Pada teks yang tidak dipakai untuk penyesuaian, prediktor menemukan %1% neuron yang aktif dan memilih %2% dari semuanya; perplexity %3, bukan %4; perkiraan percepatan dekode %5×.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::DownloadListModel</name>

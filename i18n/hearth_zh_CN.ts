@@ -2445,6 +2445,10 @@
         <source>Making the model sparse failed: %1</source>
         <translation>稀疏化模型失败：%1</translation>
     </message>
+    <message>
+        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.</source>
+        <translation>在未用于拟合的文本上，预测器找到了 %1% 的激活神经元，并选中全部神经元的 %2%；困惑度为 %3（稠密模型为 %4）；预计解码提速 %5×。</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::DownloadListModel</name>

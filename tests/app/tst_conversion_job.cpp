@@ -262,6 +262,10 @@ private Q_SLOTS:
         QVERIFY2(job.state() == ConversionJob::Succeeded, qPrintable(job.message()));
         QCOMPARE(ready.count(), 1);
         QVERIFY2(phases.contains(QStringLiteral("Fitting predictors and checking the sparse model")), qPrintable(phases.join(u'|')));
+        // The result says what the predictors do, in numbers.
+        QVERIFY2(job.message().contains(QStringLiteral("relu-sparse.gguf")), qPrintable(job.message()));
+        QVERIFY2(job.message().contains(QStringLiteral("expected decode speed-up")), qPrintable(job.message()));
+        QVERIFY2(job.message().contains(QStringLiteral("perplexity")), qPrintable(job.message()));
         QCOMPARE(filesIn(dir), (QStringList{QStringLiteral("relu-sparse.gguf"), QStringLiteral("relu-sparse.hearth-stats.gguf"),
                                             QStringLiteral("relu.gguf")}));
         const Status again = checkSparsifiable(QFile::encodeName(job.destination()).toStdString());

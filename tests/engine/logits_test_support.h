@@ -17,9 +17,9 @@
 namespace hearth::test {
 
 // The logits after @p prompt (one batch, one thread) of the model file @p path; empty when it
-// does not load or run. @p vramBudgetGiB as in SessionParams (0: CPU only).
+// does not load or run. @p vramBudgetGiB and @p denseFfn as in SessionParams (0: CPU only).
 inline std::vector<float> promptLogits(const std::string& path, const std::vector<Token>& prompt,
-                                       int contextLength = 64, double vramBudgetGiB = -1)
+                                       int contextLength = 64, double vramBudgetGiB = -1, bool denseFfn = false)
 {
     auto model = Model::load(path);
     if (!model) {
@@ -31,6 +31,7 @@ inline std::vector<float> promptLogits(const std::string& path, const std::vecto
     params.contextLength = contextLength;
     params.threads = 1;
     params.vramBudgetGiB = vramBudgetGiB;
+    params.denseFfn = denseFfn;
     auto session = Session::create(*model, params);
     if (!session || !(*session)->prefill(prompt).ok())
         return {};

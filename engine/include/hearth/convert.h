@@ -186,7 +186,8 @@ struct SparsifyReport {
 /// words of prose, dialogue, instructions, lists and code).
 [[nodiscard]] std::string_view builtinCalibrationText();
 /// Reads @p path's header only and says whether sparsifyModel() could work on it: Ok, or why not
-/// (a SwiGLU FFN, predictors already present, ...), in the words sparsifyModel() would use.
+/// (a SwiGLU FFN, predictors already present, a K-quant FFN, ...), in the words sparsifyModel()
+/// would use.
 [[nodiscard]] Status checkSparsifiable(const std::string& path);
 [[nodiscard]] Result<SparsifyReport> sparsifyModel(const SparsifyParams& params);
 

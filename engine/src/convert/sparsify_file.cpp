@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <new>
 #include <numeric>
@@ -64,7 +65,14 @@ Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
     switch (hp->ffnActivation) {
     case model::FfnActivation::ReGlu:
     case model::FfnActivation::DRelu:
-    case model::FfnActivation::Relu2: return {};
+    case model::FfnActivation::Relu2: {
+        const gguf::TensorInfo* gate = file.findTensor("blk.0.ffn_gate.weight");
+        if (gate && !isComputeType(gate->type))
+            return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, not "
+                                                + std::string(dtypeName(gate->type))
+                                                + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
+        return {};
+    }
     case model::FfnActivation::SwiGlu:
     case model::FfnActivation::GeGlu: break;
     }
@@ -78,9 +86,10 @@ Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
 
 namespace {
 
-// Every kHeldOutEvery-th window is held out; perplexity needs two of them.
+// Every kHeldOutEvery-th window is held out; perplexity needs two windows' worth of them, and
+// each held-out window lacks its BOS.
 constexpr int kHeldOutEvery = 5;
-constexpr int kMinimumWindows = 2 * kHeldOutEvery;
+constexpr int kMinimumWindows = 3 * kHeldOutEvery;
 
 // Progress: recording, fitting, writing, then checking the result.
 constexpr float kRecorded = 0.35f;
@@ -401,22 +410,26 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
     return writer.finish();
 }
 
-Result<double> heldOutPerplexity(const std::string& path, std::span<const Token> tokens, int threads)
+// The perplexity of @p tokens under the model at @p path, in chunks of @p window; @p progress sees
+// the share of chunks done and may cancel.
+Result<double> heldOutPerplexity(const std::string& path, std::span<const Token> tokens, int window, int threads,
+                                 const std::function<bool(float)>& progress)
 {
     auto model = Model::load(path);
     if (!model)
         return model.status();
     SessionParams params;
-    params.contextLength = kCalibrationWindow;
-    params.batchSize = kCalibrationWindow;
+    params.contextLength = window;
+    params.batchSize = window;
     params.threads = threads;
     params.vramBudgetGiB = 0;
     auto session = Session::create(*model, params);
     if (!session)
         return session.status();
-    auto result = computePerplexity(**session, tokens);
+    auto result = computePerplexity(**session, tokens, 0,
+                                    [&progress](int done, int total, double) { return progress(float(done) / float(total)); });
     if (!result)
-        return result.status();
+        return result.code() == ErrorCode::Cancelled ? cancelled() : result.status();
     return result->perplexity;
 }
 
@@ -517,16 +530,19 @@ Result<SparsifyReport> sparsify(const SparsifyParams& params, const std::string&
 
     // 4. Check it: it loads and answers, and the held-out text reads about as well as before.
     HEARTH_TRY(verifyModelFile(partial));
-    if (!report(params, kWritten + 0.05f))
+    if (!report(params, kWritten + 0.02f))
         return cancelled();
-    auto dense = heldOutPerplexity(params.input, heldOutTokens, params.threads);
+    const auto between = [&params](float from, float to) {
+        return [&params, from, to](float f) { return report(params, from + (to - from) * f); };
+    };
+    auto dense = heldOutPerplexity(params.input, heldOutTokens, window, params.threads, between(kWritten + 0.02f, 0.9f));
     if (!dense)
-        return Status(dense.code(), "the dense model's perplexity: " + dense.message());
-    if (!report(params, kWritten + 0.12f))
-        return cancelled();
-    auto sparse = heldOutPerplexity(partial, heldOutTokens, params.threads);
+        return dense.code() == ErrorCode::Cancelled ? dense.status()
+                                                    : Status(dense.code(), "the dense model's perplexity: " + dense.message());
+    auto sparse = heldOutPerplexity(partial, heldOutTokens, window, params.threads, between(0.9f, 0.99f));
     if (!sparse)
-        return Status(sparse.code(), "the sparse model's perplexity: " + sparse.message());
+        return sparse.code() == ErrorCode::Cancelled ? sparse.status()
+                                                     : Status(sparse.code(), "the sparse model's perplexity: " + sparse.message());
     result.densePerplexity = *dense;
     result.sparsePerplexity = *sparse;
     if (!(*sparse <= *dense * (1.0 + params.perplexityBound))) {
