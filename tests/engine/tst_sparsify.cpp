@@ -409,6 +409,18 @@ private slots:
         QCOMPARE(files(), before);
     }
 
+    // A rank past the layer's width is the full map: the predictor is exact up to the threshold.
+    void rankIsBoundedByTheShape()
+    {
+        SparsifyParams p = params("full-rank.gguf");
+        p.predictorRank = 100000;
+        auto report = sparsifyModel(p);
+        QVERIFY2(report.ok(), report.message().c_str());
+        QCOMPARE(report->predictorHidden, 2 * 256);
+        for (const SparsifyLayerReport& layer : report->layers)
+            QVERIFY2(layer.recall >= 0.985 && layer.precision > 0.9, qPrintable(QString::number(layer.precision)));
+    }
+
     // A user's own text replaces the built-in one.
     void ownCalibrationText()
     {

@@ -83,7 +83,7 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
         return Status(ErrorCode::InvalidArgument, "fitting a predictor needs at least two calibration tokens");
     if (options.rank <= 0 || !(options.recall > 0.0 && options.recall <= 1.0))
         return Status(ErrorCode::InvalidArgument, "the predictor's rank must be positive and its recall in (0, 1]");
-    const std::int64_t rank = std::min<std::int64_t>(options.rank, n);
+    const std::int64_t rank = std::min({std::int64_t(options.rank), n, nFf});
 
     FittedPredictor fit;
     try {
