@@ -45,6 +45,16 @@ std::string quotedName(const std::string& path)
     return name;
 }
 
+// The neuron kernels read these types only; the fused rows keep the file's.
+Status checkNeuronType(const std::string& name, DType type)
+{
+    if (isComputeType(type))
+        return {};
+    return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, not "
+                                        + std::string(dtypeName(type))
+                                        + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
+}
+
 } // namespace
 
 Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
@@ -67,11 +77,7 @@ Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
     case model::FfnActivation::DRelu:
     case model::FfnActivation::Relu2: {
         const gguf::TensorInfo* gate = file.findTensor("blk.0.ffn_gate.weight");
-        if (gate && !isComputeType(gate->type))
-            return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, not "
-                                                + std::string(dtypeName(gate->type))
-                                                + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
-        return {};
+        return gate ? checkNeuronType(name, gate->type) : Status();
     }
     case model::FfnActivation::SwiGlu:
     case model::FfnActivation::GeGlu: break;
@@ -119,20 +125,9 @@ Status checkFfnTypes(const model::LlamaModel& m, const std::string& name)
         if (lw.up.type != type || lw.down.type != type || type != w.layers[0].gate.type)
             return {ErrorCode::Unsupported, name + ": layer " + std::to_string(l) + " stores its FFN matrices in different "
                                                    "types; re-quantize the file to one type first (hearth-quantize)"};
-        if (!isComputeType(type))
-            return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, and layer "
-                                                + std::to_string(l) + "'s are " + std::string(dtypeName(type))
-                                                + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
+        HEARTH_TRY(checkNeuronType(name + ", layer " + std::to_string(l), type));
     }
     return {};
-}
-
-void toFloats(DType type, const void* row, float* out, std::int64_t n)
-{
-    if (type == DType::F32)
-        std::memcpy(out, row, std::size_t(n) * sizeof(float));
-    else
-        cpu::dequantizeRow(type, row, out, n);
 }
 
 // Records every layer's predictor input and firing neurons, into the training or the held-out
@@ -184,7 +179,7 @@ Status fitLayer(const model::LlamaModel& llama, int l, const Layout& layout, con
     const std::size_t row = rowBytes(layout.type, layout.nEmbd);
     for (std::int64_t i = 0; i < layout.nFf; ++i) {
         float* g = gate.data() + i * layout.nEmbd;
-        toFloats(layout.type, gateTensor->data + std::size_t(i) * row, g, layout.nEmbd);
+        cpu::dequantizeRow(layout.type, gateTensor->data + std::size_t(i) * row, g, layout.nEmbd);
         for (std::int64_t j = 0; j < layout.nEmbd; ++j)
             g[j] *= norm[j];
     }
@@ -318,7 +313,7 @@ std::vector<std::byte> fusedNeurons(const gguf::GgufFile& in, int layer, const L
     const std::size_t downRow = rowBytes(s.type, s.nFf);
     std::vector<float> d(std::size_t(s.nEmbd * s.nFf)); // nEmbd rows of nFf
     for (std::int64_t r = 0; r < s.nEmbd; ++r)
-        toFloats(s.type, down->data + std::size_t(r) * downRow, d.data() + r * s.nFf, s.nFf);
+        cpu::dequantizeRow(s.type, down->data + std::size_t(r) * downRow, d.data() + r * s.nFf, s.nFf);
     std::vector<std::byte> out(3 * row * std::size_t(s.nFf));
     std::vector<float> column(std::size_t(s.nEmbd));
     for (std::int64_t k = 0; k < s.nFf; ++k) {
@@ -328,10 +323,7 @@ std::vector<std::byte> fusedNeurons(const gguf::GgufFile& in, int layer, const L
         std::memcpy(target + row, up->data + i * row, row);
         for (std::int64_t e = 0; e < s.nEmbd; ++e)
             column[std::size_t(e)] = d[std::size_t(e * s.nFf) + i];
-        if (s.type == DType::F32)
-            std::memcpy(target + 2 * row, column.data(), row);
-        else
-            cpu::quantizeRow(s.type, column.data(), target + 2 * row, s.nEmbd);
+        cpu::quantizeRow(s.type, column.data(), target + 2 * row, s.nEmbd);
     }
     return out;
 }
