@@ -10,8 +10,8 @@
 #include <hearth/session.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <optional>
+#include <string>
 
 using namespace hearth;
 
@@ -46,13 +46,11 @@ int main(int argc, char** argv)
         return 1;
     }
 
-    std::ifstream in(textPath, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> text = tools::readTextFile(textPath);
+    if (!text) {
         std::fprintf(stderr, "hearth-perplexity: cannot read %s\n", textPath.c_str());
         return 1;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
 
     auto model = Model::load(modelPath);
     if (!model) {
@@ -69,7 +67,7 @@ int main(int argc, char** argv)
         return 1;
     }
 
-    const std::vector<Token> tokens = (*model)->tokenizer().encode(text.str(), true, false);
+    const std::vector<Token> tokens = (*model)->tokenizer().encode(*text, true, false);
     if (!json)
         std::fprintf(stderr, "%zu tokens, %zu chunks of %d\n", tokens.size(), tokens.size() / std::size_t(contextLength),
                      contextLength);

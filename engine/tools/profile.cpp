@@ -15,10 +15,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <functional>
+#include <optional>
 #include <span>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -112,11 +111,9 @@ int main(int argc, char** argv)
     if (outputPath.empty())
         outputPath = sparse::defaultStatsPath(modelPath);
 
-    std::ifstream in(textPath, std::ios::binary);
-    if (!in)
+    const std::optional<std::string> text = tools::readTextFile(textPath);
+    if (!text)
         return fail("cannot read '" + textPath + "'");
-    std::stringstream text;
-    text << in.rdbuf();
 
     auto loaded = Model::load(modelPath);
     if (!loaded)
@@ -126,7 +123,7 @@ int main(int argc, char** argv)
         return fail("profiling supports the families on the llama block only (llama, qwen, phi3, gemma, ...), not " + (**loaded).info().architecture);
     const auto* llama = static_cast<const model::LlamaModel*>(known);
     const model::HyperParams& hp = llama->hyperParams();
-    const std::vector<Token> tokens = llama->tokenizer().encode(text.str(), false, false);
+    const std::vector<Token> tokens = llama->tokenizer().encode(*text, false, false);
     if (tokens.empty())
         return fail("the text has no tokens");
     window = std::min(window, std::max(8, hp.nCtxTrain));

@@ -8,8 +8,7 @@
 #include <hearth/convert.h>
 
 #include <cstdio>
-#include <fstream>
-#include <iterator>
+#include <optional>
 #include <string>
 
 using namespace hearth;
@@ -55,10 +54,10 @@ int main(int argc, char** argv)
     if (params.input.empty() || params.output.empty())
         return fail("a model (-m IN) and an output (-o OUT) are required\nTry 'hearth-sparsify --help' for more information.");
     if (!calibrationPath.empty()) {
-        std::ifstream in(calibrationPath, std::ios::binary);
-        if (!in)
+        std::optional<std::string> text = tools::readTextFile(calibrationPath);
+        if (!text)
             return fail("cannot read '" + calibrationPath + "'");
-        params.calibrationText.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        params.calibrationText = std::move(*text);
     }
     params.recall = recall;
     params.perplexityBound = bound / 100.0;

@@ -9,8 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -137,12 +136,12 @@ int main(int argc, char** argv)
     synthOptions.seed = seed;
     synthOptions.activationSparsity = activationSparsity;
     if (!chatTemplatePath.empty()) {
-        std::ifstream in(chatTemplatePath, std::ios::binary);
-        synthOptions.chatTemplate.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-        if (!in.good() && !in.eof()) {
+        std::optional<std::string> text = tools::readTextFile(chatTemplatePath);
+        if (!text) {
             std::fprintf(stderr, "hearth-synth: cannot read the chat template %s\n", chatTemplatePath.c_str());
             return 1;
         }
+        synthOptions.chatTemplate = std::move(*text);
     }
     if (Status s = synth::validateOptions(synthOptions); !s.ok()) {
         std::fprintf(stderr, "hearth-synth: %s\n", s.message().c_str());

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 namespace hearth::tools {
 
@@ -225,6 +227,17 @@ std::string ToolOptions::helpText() const
     width = std::max(width, rows.back().first.size());
     for (const auto& [left, help] : rows)
         text += "  " + left + std::string(width - left.size() + 2, ' ') + help + "\n";
+    return text;
+}
+
+std::optional<std::string> readTextFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad())
+        return std::nullopt;
     return text;
 }
 

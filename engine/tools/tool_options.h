@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,5 +86,8 @@ private:
 
 // "1.5 GiB", "820 MiB": for progress and summaries.
 [[nodiscard]] std::string formatBytes(std::uint64_t bytes);
+
+// The whole of the file at @p path (a text to run, a chat template); nullopt when it cannot be read.
+[[nodiscard]] std::optional<std::string> readTextFile(const std::string& path);
 
 } // namespace hearth::tools
