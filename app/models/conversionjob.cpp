@@ -550,8 +550,9 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
                             : spec.quantize ? tr("Quantizing to %1").arg(typeName)
                                             : tr("Converting to %1").arg(typeName);
     const ProgressCallback writeProgress = [&](float f) {
-        // The engine reports 0..0.9 while writing and 1 when done.
-        const double share = std::clamp(double(f) / 0.9, 0.0, 1.0);
+        // Converting and quantizing report 0..0.9 while writing and 1 when done; making a model
+        // sparse reports its whole run, its own checks included.
+        const double share = std::clamp(spec.sparsify ? double(f) : double(f) / 0.9, 0.0, 1.0);
         report(kReadEnd + (kWriteEnd - kReadEnd) * share, writing);
         return !cancelled();
     };
@@ -623,7 +624,8 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
         report(kWriteEnd + (0.99 - kWriteEnd) * std::clamp(double(f), 0.0, 1.0), checking);
         return !cancelled();
     };
-    const Status check = answersShortPrompt(enginePath(temporary), loadProgress, m_cancel);
+    // sparsifyModel() has loaded the result and scored the held-out text with it already.
+    const Status check = spec.sparsify ? Status() : answersShortPrompt(enginePath(temporary), loadProgress, m_cancel);
     if (!check.ok() || cancelled()) {
         cleanUp();
         if (check.code() == ErrorCode::Cancelled || cancelled())

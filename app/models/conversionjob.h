@@ -10,7 +10,8 @@
 /// Steps, each visible as a phase with a fraction: read the model's headers and estimate the
 /// output size; check the destination's free space against the estimate (before a byte is
 /// written); write a hidden temporary file beside the destination; load that file with the public
-/// engine API and let it answer a short prompt (a few greedy tokens, finite logits); only then
+/// engine API and let it answer a short prompt (a few greedy tokens, finite logits; for "Sparse"
+/// sparsifyModel() has run the result over held-out text already); only then
 /// rename it to the destination. Any failure or cancel removes the temporary files, leaves the
 /// destination as it was, and ends with a translated message. An existing destination is only
 /// replaced when allowReplace is set.
