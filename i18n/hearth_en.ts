@@ -1037,8 +1037,8 @@
         <translation>Make Sparse…</translation>
     </message>
     <message>
-        <source>Fit predictors to %1 so that it runs sparse</source>
-        <translation>Fit predictors to %1 so that it runs sparse</translation>
+        <source>Make %1 sparse, so that it skips the neurons that matter least</source>
+        <translation>Make %1 sparse, so that it skips the neurons that matter least</translation>
     </message>
 </context>
 <context>
@@ -2437,10 +2437,6 @@
         <translation>This model cannot be made sparse: %1</translation>
     </message>
     <message>
-        <source>Fitting predictors and checking the sparse model</source>
-        <translation>Fitting predictors and checking the sparse model</translation>
-    </message>
-    <message>
         <source>The calibration text %1 cannot be read: %2</source>
         <translation>The calibration text %1 cannot be read: %2</translation>
     </message>
@@ -2453,8 +2449,20 @@
         <translation>Making the model sparse failed: %1</translation>
     </message>
     <message>
-        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.</source>
-        <translation>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.</translation>
+        <source>Making the model sparse and checking it</source>
+        <translation>Making the model sparse and checking it</translation>
+    </message>
+    <message>
+        <source>perplexity %1 instead of %2; expected decode speed-up %3×.</source>
+        <translation>perplexity %1 instead of %2; expected decode speed-up %3×.</translation>
+    </message>
+    <message>
+        <source>On text it was not calibrated on, a token skips %1% of the neurons&apos; outputs and reads %2% of the up projection; %3</source>
+        <translation>On text it was not calibrated on, a token skips %1% of the neurons&apos; outputs and reads %2% of the up projection; %3</translation>
+    </message>
+    <message>
+        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; %3</source>
+        <translation>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; %3</translation>
     </message>
 </context>
 <context>

@@ -1035,8 +1035,8 @@
         <translation>Jadikan Sparse…</translation>
     </message>
     <message>
-        <source>Fit predictors to %1 so that it runs sparse</source>
-        <translation>Sesuaikan prediktor untuk %1 agar berjalan sparse</translation>
+        <source>Make %1 sparse, so that it skips the neurons that matter least</source>
+        <translation>Jadikan %1 sparse, agar melewati neuron yang paling tidak berpengaruh</translation>
     </message>
 </context>
 <context>
@@ -2430,10 +2430,6 @@
         <translation>Model ini tidak dapat dijadikan sparse: %1</translation>
     </message>
     <message>
-        <source>Fitting predictors and checking the sparse model</source>
-        <translation>Menyesuaikan prediktor dan memeriksa model sparse</translation>
-    </message>
-    <message>
         <source>The calibration text %1 cannot be read: %2</source>
         <translation>Teks kalibrasi %1 tidak dapat dibaca: %2</translation>
     </message>
@@ -2446,8 +2442,20 @@
         <translation>Gagal menjadikan model sparse: %1</translation>
     </message>
     <message>
-        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.</source>
-        <translation>Pada teks yang tidak dipakai untuk penyesuaian, prediktor menemukan %1% neuron yang aktif dan memilih %2% dari semuanya; perplexity %3, bukan %4; perkiraan percepatan dekode %5×.</translation>
+        <source>Making the model sparse and checking it</source>
+        <translation>Menjadikan model sparse dan memeriksanya</translation>
+    </message>
+    <message>
+        <source>perplexity %1 instead of %2; expected decode speed-up %3×.</source>
+        <translation>perplexity %1, bukan %2; perkiraan percepatan decode %3×.</translation>
+    </message>
+    <message>
+        <source>On text it was not calibrated on, a token skips %1% of the neurons&apos; outputs and reads %2% of the up projection; %3</source>
+        <translation>Pada teks yang tidak dipakai untuk kalibrasi, setiap token melewati %1% keluaran neuron dan membaca %2% proyeksi up; %3</translation>
+    </message>
+    <message>
+        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; %3</source>
+        <translation>Pada teks yang tidak dipakai untuk pelatihan, prediktor menemukan %1% neuron yang aktif dan memilih %2% dari semuanya; %3</translation>
     </message>
 </context>
 <context>

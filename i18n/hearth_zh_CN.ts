@@ -1035,8 +1035,8 @@
         <translation>稀疏化…</translation>
     </message>
     <message>
-        <source>Fit predictors to %1 so that it runs sparse</source>
-        <translation>为 %1 拟合预测器，使其以稀疏方式运行</translation>
+        <source>Make %1 sparse, so that it skips the neurons that matter least</source>
+        <translation>将 %1 稀疏化，跳过影响最小的神经元</translation>
     </message>
 </context>
 <context>
@@ -2430,10 +2430,6 @@
         <translation>此模型无法稀疏化：%1</translation>
     </message>
     <message>
-        <source>Fitting predictors and checking the sparse model</source>
-        <translation>正在拟合预测器并检查稀疏模型</translation>
-    </message>
-    <message>
         <source>The calibration text %1 cannot be read: %2</source>
         <translation>无法读取校准文本 %1：%2</translation>
     </message>
@@ -2446,8 +2442,20 @@
         <translation>稀疏化模型失败：%1</translation>
     </message>
     <message>
-        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.</source>
-        <translation>在未用于拟合的文本上，预测器找到了 %1% 的激活神经元，并选中全部神经元的 %2%；困惑度为 %3（稠密模型为 %4）；预计解码提速 %5×。</translation>
+        <source>Making the model sparse and checking it</source>
+        <translation>正在稀疏化模型并检查</translation>
+    </message>
+    <message>
+        <source>perplexity %1 instead of %2; expected decode speed-up %3×.</source>
+        <translation>困惑度 %1（原为 %2）；预计解码加速 %3×。</translation>
+    </message>
+    <message>
+        <source>On text it was not calibrated on, a token skips %1% of the neurons&apos; outputs and reads %2% of the up projection; %3</source>
+        <translation>在未用于校准的文本上，每个词元跳过 %1% 的神经元输出，读取 %2% 的 up 投影；%3</translation>
+    </message>
+    <message>
+        <source>On text it was not fitted to, the predictors find %1% of the neurons that fire and select %2% of all; %3</source>
+        <translation>在未用于拟合的文本上，预测器找到 %1% 的激活神经元，并选中全部神经元的 %2%；%3</translation>
     </message>
 </context>
 <context>

@@ -157,7 +157,7 @@ Item {
                             visible: entry.sparsifiable
                             text: qsTr("Make Sparse…")
                             onClicked: root.sparsifyRequested(entry.path)
-                            Accessible.name: qsTr("Fit predictors to %1 so that it runs sparse").arg(entry.name)
+                            Accessible.name: qsTr("Make %1 sparse, so that it skips the neurons that matter least").arg(entry.name)
                         }
                         Button {
                             text: qsTr("Show in Folder")

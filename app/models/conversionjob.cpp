@@ -546,7 +546,7 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
             removeQuietly(path + QStringLiteral(".part"));
         }
     };
-    const QString writing = spec.sparsify   ? tr("Fitting predictors and checking the sparse model")
+    const QString writing = spec.sparsify   ? tr("Making the model sparse and checking it")
                             : spec.quantize ? tr("Quantizing to %1").arg(typeName)
                                             : tr("Converting to %1").arg(typeName);
     const ProgressCallback writeProgress = [&](float f) {
@@ -571,20 +571,32 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
         auto result = sparsifyModel(sparsify);
         written = result.status();
         if (result.ok()) {
-            statsWritten = temporaryStats;
+            if (!result->statisticsOutput.empty())
+                statsWritten = temporaryStats;
             double recall = 0;
             double predicted = 0;
+            double kept = 0;
             for (const SparsifyLayerReport& layer : result->layers) {
                 recall += layer.recall / double(result->layers.size());
                 predicted += layer.predictedShare / double(result->layers.size());
+                kept += layer.firedShare / double(result->layers.size());
             }
             const QLocale locale;
-            sparseSummary = tr("On text it was not fitted to, the predictors find %1% of the neurons that fire and "
-                               "select %2% of all; perplexity %3 instead of %4; expected decode speed-up %5×.")
-                                .arg(locale.toString(100.0 * recall, 'f', 1), locale.toString(100.0 * predicted, 'f', 0),
-                                     locale.toString(result->sparsePerplexity, 'f', 2),
-                                     locale.toString(result->densePerplexity, 'f', 2),
-                                     locale.toString(result->expectedSpeedup, 'f', 2));
+            const QString quality = tr("perplexity %1 instead of %2; expected decode speed-up %3×.")
+                                        .arg(locale.toString(result->sparsePerplexity, 'f', 2),
+                                             locale.toString(result->densePerplexity, 'f', 2),
+                                             locale.toString(result->expectedSpeedup, 'f', 2));
+            if (result->method == SparsifyMethod::Magnitude) {
+                sparseSummary = tr("On text it was not calibrated on, a token skips %1% of the neurons' outputs and "
+                                   "reads %2% of the up projection; %3")
+                                    .arg(locale.toString(100.0 * (1.0 - kept), 'f', 0),
+                                         locale.toString(100.0 * predicted, 'f', 0), quality);
+            } else {
+                sparseSummary = tr("On text it was not fitted to, the predictors find %1% of the neurons that fire and "
+                                   "select %2% of all; %3")
+                                    .arg(locale.toString(100.0 * recall, 'f', 1), locale.toString(100.0 * predicted, 'f', 0),
+                                         quality);
+            }
         }
     } else if (spec.quantize) {
         quantize.output = enginePath(temporary);

@@ -34,7 +34,7 @@ struct InstalledModel
     QString architecture;
     QString weightType;
     bool sparse = false;
-    bool sparsifiable = false; ///< a dense ReLU model predictors can be fitted to ("Make Sparse…")
+    bool sparsifiable = false; ///< a dense ReLU or SwiGLU model that can be made sparse ("Make Sparse…")
     int layers = 0;
     FitBadge fit;
     QString note; ///< translated: why details are missing, or how the file was checked

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <string>
@@ -153,29 +154,30 @@ Result<Measurement> measure(Session& session, std::span<const Token> prompt, std
     return m;
 }
 
-// Weight bytes of the predictors (fc1/fc2), which only the sparse path reads.
-std::uint64_t predictorBytes(const gguf::GgufFile& file)
+// Weight bytes of the tensors whose names end in one of @p suffixes.
+std::uint64_t tensorBytes(const gguf::GgufFile& file, std::initializer_list<const char*> suffixes)
 {
     std::uint64_t bytes = 0;
     for (const auto& t : file.tensors()) {
-        if (t.name.ends_with(".fc1.weight") || t.name.ends_with(".fc2.weight"))
-            bytes += t.byteSize;
-    }
-    return bytes;
-}
-
-// Weight bytes of the FFN neurons (gate, up, down in any layout).
-std::uint64_t ffnBytes(const gguf::GgufFile& file)
-{
-    std::uint64_t bytes = 0;
-    for (const auto& t : file.tensors()) {
-        for (const char* suffix : {".ffn_gate.weight", ".ffn_up.weight", ".ffn_down.weight", ".ffn_down_t.weight",
-                                   ".ffn_neurons.weight"}) {
+        for (const char* suffix : suffixes) {
             if (t.name.ends_with(suffix))
                 bytes += t.byteSize;
         }
     }
     return bytes;
+}
+
+// Weight bytes of the predictors (fc1/fc2), which only the sparse path reads.
+std::uint64_t predictorBytes(const gguf::GgufFile& file)
+{
+    return tensorBytes(file, {".fc1.weight", ".fc2.weight"});
+}
+
+// Weight bytes of the FFN neurons (gate, up, down in any layout).
+std::uint64_t ffnBytes(const gguf::GgufFile& file)
+{
+    return tensorBytes(file, {".ffn_gate.weight", ".ffn_up.weight", ".ffn_down.weight", ".ffn_down_t.weight",
+                              ".ffn_neurons.weight"});
 }
 
 double cpuSeconds()
@@ -249,7 +251,7 @@ int main(int argc, char** argv)
                    &depth, 0, 1 << 20);
     options.addFlag("--json", "print the results as one JSON object", &json);
     options.addFlag("--no-bandwidth", "skip the memory bandwidth measurement", &skipBandwidth);
-    options.addFlag("--dense", "models with predictors: run the dense FFN only (default: sparse, then dense for comparison)",
+    options.addFlag("--dense", "sparse models: run the dense FFN only (default: sparse, then dense for comparison)",
                     &dense);
     tools::DeviceOptions device;
     options.addDeviceOptions(&device);
@@ -366,7 +368,8 @@ int main(int argc, char** argv)
     std::unique_ptr<Session>& mainSession = *session;
     mainSession.reset();
     // Sparse models: the same decode with the dense FFN, and the bytes each path touches.
-    const bool sparseModel = (*model)->info().sparse && !dense;
+    const bool magnitude = (*model)->info().magnitudeSparse;
+    const bool sparseModel = ((*model)->info().sparse || magnitude) && !dense;
     ModeResult sparseMode, denseMode;
     const std::uint64_t predictor = predictorBytes(**file);
     const std::uint64_t ffn = ffnBytes(**file);
@@ -381,7 +384,9 @@ int main(int argc, char** argv)
         }
         sparseMode = *s;
         denseMode = *d;
-        sparseBytes = double(denseBytes - ffn) + double(predictor) + sparseMode.ffnBytesPerToken;
+        // Magnitude-sparse layers read their gate densely, outside the sparse FFN's counters.
+        const std::uint64_t gate = magnitude ? tensorBytes(**file, {".ffn_gate.weight"}) : 0;
+        sparseBytes = double(denseBytes - ffn) + double(predictor) + double(gate) + sparseMode.ffnBytesPerToken;
     }
     const double theoreticalRatio = sparseBytes > 0 ? double(denseBytes) / sparseBytes : 0;
     const double achievedRatio = denseMode.decode > 0 ? sparseMode.decode / denseMode.decode : 0;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// hearth-sparsify: makes a dense ReLU model sparse. It runs the model over a calibration text,
-// fits an activation predictor to every layer, and writes Hearth's fused sparse layout with its
-// statistics file, if the held-out perplexity stays within the bound.
+// hearth-sparsify: makes a dense model sparse. It runs the model over a calibration text; a ReLU
+// model gets an activation predictor fitted to every layer and is written in Hearth's fused
+// sparse layout with its statistics file, a SwiGLU model gets per-layer thresholds below which
+// a neuron is skipped. Either is kept only if the held-out perplexity stays within the bound.
 
 #include "tool_options.h"
 
@@ -28,16 +29,23 @@ int main(int argc, char** argv)
     SparsifyParams params;
     std::string calibrationPath;
     float recall = float(params.recall);
+    float sparsity = float(params.targetSparsity);
     float bound = float(100.0 * params.perplexityBound);
     bool quiet = false;
     tools::ToolOptions options("hearth-sparsify",
-                               "Fits activation predictors to a dense ReLU model (ReluLLaMA, ProSparse, Bamboo, relu2) and "
-                               "writes it in Hearth's sparse layout with its statistics file. Every fifth window of the "
-                               "calibration text is held out to measure the result.");
+                               "Makes a dense model sparse. ReLU models (ReluLLaMA, ProSparse, Bamboo, relu2) get fitted "
+                               "activation predictors and Hearth's sparse layout with a statistics file; SwiGLU models "
+                               "(Llama, Mistral, Qwen) get per-layer thresholds that skip the neurons whose gate is "
+                               "smallest. Every fifth window of the calibration text is held out to measure the result.");
     options.addString("-m,--model", "IN", "the dense model (GGUF)", &params.input);
     options.addString("-o,--output", "OUT", "the sparse model to write (its statistics go beside it)", &params.output);
     options.addString("--calibration", "FILE", "text to calibrate on (default: the built-in text)", &calibrationPath);
-    options.addFloat("--recall", "R", "share of the neurons that fire the predictor must select (default 0.99)", &recall);
+    options.addFloat("--recall", "R",
+                     "ReLU: share of the neurons that fire the predictor must select (default 0.99); SwiGLU: share "
+                     "of the neurons over the threshold the gate screen must let through (default 0.95)",
+                     &recall);
+    options.addFloat("--target-sparsity", "X", "SwiGLU: share of the neurons a decoded token skips (default 0.4)",
+                     &sparsity);
     options.addInt("--tokens", "N", "use at most N tokens of the text (default 4096)", &params.maxTokens, 64, 1 << 24);
     options.addInt("--rank", "N", "rank of each predictor; its hidden size is twice this (default n_embd / 8)",
                    &params.predictorRank, 1, 1 << 16);
@@ -60,6 +68,7 @@ int main(int argc, char** argv)
         params.calibrationText = std::move(*text);
     }
     params.recall = recall;
+    params.targetSparsity = sparsity;
     params.perplexityBound = bound / 100.0;
 
     tools::ProgressLine progress(quiet);
@@ -69,18 +78,33 @@ int main(int argc, char** argv)
     if (!report)
         return fail(report.message());
 
-    std::printf("layer  recall  precision  predicted  fired\n");
-    for (std::size_t l = 0; l < report->layers.size(); ++l) {
-        const SparsifyLayerReport& r = report->layers[l];
-        std::printf("%5zu  %6.4f  %9.4f  %8.1f%%  %4.1f%%\n", l, r.recall, r.precision, 100.0 * r.predictedShare,
-                    100.0 * r.firedShare);
+    const bool magnitude = report->method == SparsifyMethod::Magnitude;
+    if (magnitude) {
+        std::printf("layer  threshold  recall  up rows  down rows\n");
+        for (std::size_t l = 0; l < report->layers.size(); ++l) {
+            const SparsifyLayerReport& r = report->layers[l];
+            std::printf("%5zu  %9.3g  %6.4f  %6.1f%%  %8.1f%%\n", l, double(r.scoreThreshold), r.recall,
+                        100.0 * r.predictedShare, 100.0 * r.firedShare);
+        }
+        std::printf("thresholds chosen on %d tokens, measured on %d held-out tokens\n", report->calibrationTokens,
+                    report->heldOutTokens);
+    } else {
+        std::printf("layer  recall  precision  predicted  fired\n");
+        for (std::size_t l = 0; l < report->layers.size(); ++l) {
+            const SparsifyLayerReport& r = report->layers[l];
+            std::printf("%5zu  %6.4f  %9.4f  %8.1f%%  %4.1f%%\n", l, r.recall, r.precision, 100.0 * r.predictedShare,
+                        100.0 * r.firedShare);
+        }
+        std::printf("fitted on %d tokens, measured on %d held-out tokens; predictor hidden size %d\n",
+                    report->calibrationTokens, report->heldOutTokens, report->predictorHidden);
     }
-    std::printf("fitted on %d tokens, measured on %d held-out tokens; predictor hidden size %d\n",
-                report->calibrationTokens, report->heldOutTokens, report->predictorHidden);
     std::printf("held-out perplexity %.4f dense, %.4f sparse (%+.2f%%)\n", report->densePerplexity,
                 report->sparsePerplexity, 100.0 * (report->sparsePerplexity / report->densePerplexity - 1.0));
     std::printf("expected decode speed-up where memory bandwidth limits: %.2fx\n", report->expectedSpeedup);
-    std::printf("wrote %s and %s in %.1f s (fitting %.1f s)\n", report->output.c_str(), report->statisticsOutput.c_str(),
-                report->seconds, report->fitSeconds);
+    if (magnitude)
+        std::printf("wrote %s in %.1f s\n", report->output.c_str(), report->seconds);
+    else
+        std::printf("wrote %s and %s in %.1f s (fitting %.1f s)\n", report->output.c_str(),
+                    report->statisticsOutput.c_str(), report->seconds, report->fitSeconds);
     return 0;
 }

@@ -261,7 +261,7 @@ private Q_SLOTS:
         QVERIFY(runToEnd(job));
         QVERIFY2(job.state() == ConversionJob::Succeeded, qPrintable(job.message()));
         QCOMPARE(ready.count(), 1);
-        QVERIFY2(phases.contains(QStringLiteral("Fitting predictors and checking the sparse model")), qPrintable(phases.join(u'|')));
+        QVERIFY2(phases.contains(QStringLiteral("Making the model sparse and checking it")), qPrintable(phases.join(u'|')));
         // The result says what the predictors do, in numbers.
         QVERIFY2(job.message().contains(QStringLiteral("relu-sparse.gguf")), qPrintable(job.message()));
         QVERIFY2(job.message().contains(QStringLiteral("expected decode speed-up")), qPrintable(job.message()));
@@ -294,19 +294,38 @@ private Q_SLOTS:
         QCOMPARE(missing.state(), ConversionJob::Failed);
         QVERIFY(missing.message().contains(QStringLiteral("nothing.txt")));
 
-        // SwiGLU: refused, with the reason.
+        // SwiGLU: magnitude thresholds, no statistics file, and the numbers in the message.
         const QString swiglu = dir + QStringLiteral("/swiglu.gguf");
         options.ffnActivation = "swiglu";
         options.activationSparsity = 0;
         QVERIFY(synth::writeSyntheticModel(options, swiglu.toStdString()).ok());
+        ConversionJob magnitude;
+        magnitude.setSource(swiglu);
+        QVERIFY(magnitude.outputTypes().contains(QStringLiteral("Sparse")));
+        magnitude.setOutputType(QStringLiteral("Sparse"));
+        magnitude.setDestination(magnitude.suggestedDestination());
+        QVERIFY(runToEnd(magnitude));
+        QVERIFY2(magnitude.state() == ConversionJob::Succeeded, qPrintable(magnitude.message()));
+        QVERIFY2(magnitude.message().contains(QStringLiteral("of the neurons' outputs")), qPrintable(magnitude.message()));
+        QCOMPARE(filesIn(dir).size(), 5);
+        QVERIFY(filesIn(dir).contains(QStringLiteral("swiglu-sparse.gguf")));
+
+        // GeGLU (Gemma): refused, with the reason.
+        const QString geglu = dir + QStringLiteral("/geglu.gguf");
+        synth::SynthOptions gemma;
+        gemma.architecture = "gemma2";
+        gemma.shape = *synth::shapeByName("gemma2-tiny");
+        gemma.type = DType::F32;
+        gemma.ffnActivation = "geglu";
+        QVERIFY(synth::writeSyntheticModel(gemma, geglu.toStdString()).ok());
         ConversionJob refused;
-        refused.setSource(swiglu);
+        refused.setSource(geglu);
         refused.setOutputType(QStringLiteral("Sparse"));
         refused.setDestination(dir + QStringLiteral("/refused.gguf"));
         QVERIFY(runToEnd(refused));
         QCOMPARE(refused.state(), ConversionJob::Failed);
         QVERIFY2(refused.message().contains(QStringLiteral("cannot be made sparse")), qPrintable(refused.message()));
-        QCOMPARE(filesIn(dir).size(), 4);
+        QCOMPARE(filesIn(dir).size(), 6);
     }
 
     void cancelLeavesNothing_data()

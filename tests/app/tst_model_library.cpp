@@ -11,6 +11,8 @@
 #include "synth/synthetic_model.h"
 
 #include <QFile>
+#include <QFileInfo>
+#include <QHash>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -118,7 +120,7 @@ private Q_SLOTS:
         QVERIFY(model.imported);
         QVERIFY(model.inspected);
         QCOMPARE(model.architecture, QStringLiteral("llama"));
-        QVERIFY(!model.sparsifiable); // SwiGLU: nothing for a predictor to skip
+        QVERIFY(model.sparsifiable); // SwiGLU: magnitude thresholds
         QVERIFY(model.layers > 0);
         QVERIFY(!model.fit.text.isEmpty());
         QVERIFY(library->errorText().isEmpty());
@@ -138,7 +140,7 @@ private Q_SLOTS:
     }
 
     // A dense ReLU model offers "Make Sparse…"; once sparse, it no longer does.
-    void offersToMakeReluModelsSparse()
+    void offersToMakeDenseModelsSparse()
     {
         hearth::synth::SynthOptions options;
         options.shape = *hearth::synth::shapeByName("tiny");
@@ -147,15 +149,35 @@ private Q_SLOTS:
         options.activationSparsity = 0.8;
         const QString relu = m_fixtures.filePath(QStringLiteral("relu.gguf"));
         QVERIFY(hearth::synth::writeSyntheticModel(options, relu.toStdString()).ok());
+        // A SwiGLU model is offered too (magnitude thresholds); a GeGLU one is not.
+        options.ffnActivation = "swiglu";
+        options.activationSparsity = 0;
+        const QString swiglu = m_fixtures.filePath(QStringLiteral("swiglu.gguf"));
+        QVERIFY(hearth::synth::writeSyntheticModel(options, swiglu.toStdString()).ok());
+        hearth::synth::SynthOptions gemma;
+        gemma.architecture = "gemma2";
+        gemma.shape = *hearth::synth::shapeByName("gemma2-tiny");
+        gemma.type = hearth::DType::F32;
+        gemma.ffnActivation = "geglu";
+        const QString geglu = m_fixtures.filePath(QStringLiteral("geglu.gguf"));
+        QVERIFY(hearth::synth::writeSyntheticModel(gemma, geglu.toStdString()).ok());
         auto manager = newManager();
         ModelLibrary* library = manager->library();
         QVERIFY(waitForScan(library));
         QString error;
-        QVERIFY2(import(library, relu, &error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 1, 20000);
+        for (const QString& path : {relu, swiglu, geglu})
+            QVERIFY2(import(library, path, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 3, 20000);
         QVERIFY(waitForScan(library));
-        QVERIFY(library->models().constFirst().sparsifiable);
-        QCOMPARE(library->data(library->index(0), ModelLibrary::SparsifiableRole).toBool(), true);
+        QHash<QString, bool> offered;
+        for (int row = 0; row < library->rowCount(); ++row) {
+            const QModelIndex index = library->index(row);
+            offered.insert(QFileInfo(library->data(index, ModelLibrary::PathRole).toString()).fileName(),
+                           library->data(index, ModelLibrary::SparsifiableRole).toBool());
+        }
+        QCOMPARE(offered.value(QStringLiteral("relu.gguf")), true);
+        QCOMPARE(offered.value(QStringLiteral("swiglu.gguf")), true);
+        QCOMPARE(offered.value(QStringLiteral("geglu.gguf")), false);
         QCOMPARE(library->roleNames().value(ModelLibrary::SparsifiableRole), QByteArray("sparsifiable"));
     }
 

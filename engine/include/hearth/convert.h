@@ -138,17 +138,27 @@ struct ConversionReport {
 [[nodiscard]] Result<ConversionEstimate> estimateQuantization(const QuantizeParams& params);
 [[nodiscard]] Result<ConversionReport> quantizeModel(const QuantizeParams& params);
 
-/// A dense ReLU model (ReluLLaMA, ProSparse, a Bamboo or relu2 file without predictors) to make
-/// sparse: the model runs over a calibration text, a predictor is fitted to every layer's
-/// activations, and the result is written in Hearth's fused sparse layout with its statistics.
-/// The text is cut into windows; every fifth window is held out, and the recall, precision and
-/// perplexity reported are measured on those.
+/// A dense model to make sparse; the model runs over a calibration text first.
+/// * ReLU models (ReluLLaMA, ProSparse, a Bamboo or relu2 file without predictors): a predictor
+///   is fitted to every layer's activations, and the result is written in Hearth's fused sparse
+///   layout with its statistics (SparsifyMethod::Predictors).
+/// * SwiGLU models (llama, mistral, qwen2, qwen3): no neuron is ever exactly zero, so each
+///   layer gets the threshold on a neuron's output below which targetSparsity of the calibration
+///   tokens' outputs fall; decoding drops those, reads the down rows of the others only, and the
+///   up rows only of the neurons whose gate alone could reach the threshold
+///   (SparsifyMethod::Magnitude).
+/// The text is cut into windows; every fifth window is held out, and the recall, precision,
+/// sparsity and perplexity reported are measured on those.
 struct SparsifyParams {
     std::string input;
     std::string output;            ///< must differ from input
     std::string calibrationText;   ///< empty: builtinCalibrationText()
     int maxTokens = 4096;          ///< of the text used, at most
-    double recall = 0.99;          ///< share of the neurons that fire the predictors must select
+    /// ReLU: the share of the neurons that fire the predictors must select (0: 0.99).
+    /// SwiGLU: the share of the neurons over their threshold that the screen on the gate alone
+    /// must let through; the others are not read at all (0: 0.95).
+    double recall = 0;
+    double targetSparsity = 0.4;   ///< SwiGLU models: the share of neurons a decoded token skips
     int predictorRank = 0;         ///< 0: n_embd / 8 (the predictor's hidden size is twice it)
     /// Refuse (ErrorCode::QualityTooLow) a result whose held-out perplexity exceeds the dense
     /// model's by more than this share.
@@ -158,21 +168,30 @@ struct SparsifyParams {
     bool overwrite = false;        ///< as ConvertParams::overwrite
 };
 
-/// One layer's predictor on the held-out text.
+enum class SparsifyMethod {
+    Predictors, ///< fitted predictors (ReLU models)
+    Magnitude,  ///< per-layer thresholds on |silu(gate)| (SwiGLU models)
+};
+
+/// One layer on the held-out text.
 struct SparsifyLayerReport {
     double recall = 0;          ///< neurons that fired and were predicted / neurons that fired
     double precision = 0;       ///< neurons that fired and were predicted / neurons predicted
-    double predictedShare = 0;  ///< neurons predicted active / all, per token
-    double firedShare = 0;      ///< neurons that fired / all, per token
+    double predictedShare = 0;  ///< neurons computed / all, per token (predicted, or above the threshold)
+    double firedShare = 0;      ///< neurons that fired / all, per token (1 for SwiGLU)
+    /// Magnitude: a neuron whose output is smaller than this share of the residual stream's
+    /// root mean square is dropped.
+    float scoreThreshold = 0;
 };
 
 struct SparsifyReport {
+    SparsifyMethod method = SparsifyMethod::Predictors;
     std::string output;
-    std::string statisticsOutput;
+    std::string statisticsOutput; ///< empty where none is written (Magnitude)
     std::vector<SparsifyLayerReport> layers;
-    int calibrationTokens = 0;   ///< the predictors were fitted on these
+    int calibrationTokens = 0;   ///< the predictors were fitted (or the thresholds chosen) on these
     int heldOutTokens = 0;       ///< and measured on these
-    int predictorHidden = 0;
+    int predictorHidden = 0;     ///< Predictors only
     double densePerplexity = 0;  ///< on the held-out tokens
     double sparsePerplexity = 0;
     /// Weight bytes a decoded token reads in the dense file over those in the sparse one (the
@@ -186,7 +205,7 @@ struct SparsifyReport {
 /// words of prose, dialogue, instructions, lists and code).
 [[nodiscard]] std::string_view builtinCalibrationText();
 /// Reads @p path's header only and says whether sparsifyModel() could work on it: Ok, or why not
-/// (a SwiGLU FFN, predictors already present, a K-quant FFN, ...), in the words sparsifyModel()
+/// (a GeGLU FFN, predictors already present, a K-quant FFN, ...), in the words sparsifyModel()
 /// would use.
 [[nodiscard]] Status checkSparsifiable(const std::string& path);
 [[nodiscard]] Result<SparsifyReport> sparsifyModel(const SparsifyParams& params);

@@ -31,6 +31,9 @@ struct ModelInfo {
     std::string weightType;    ///< dominant tensor type, e.g. "Q4_0"
     std::string ffnActivation; ///< "swiglu", "reglu", "drelu", "relu2", "relu"
     bool sparse = false;       ///< carries predictors (PowerInfer-style file)
+    /// A SwiGLU model made sparse by thresholds (sparsifyModel, SparsifyMethod::Magnitude):
+    /// decoding skips the neurons that matter least, without predictors.
+    bool magnitudeSparse = false;
     std::uint64_t fileSize = 0;
     std::uint64_t parameterCount = 0;
     int layerCount = 0;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "convert/sparsify_file.h"
 
-#include "api/perplexity.h"
+#include "convert/calibration_run.h"
+#include "convert/magnitude_sparsify.h"
 #include "convert/output_file.h"
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
@@ -37,14 +38,6 @@ namespace hearth::convert {
 
 namespace {
 
-std::string quotedName(const std::string& path)
-{
-    std::string name = std::filesystem::path(path).filename().string();
-    name.insert(name.begin(), '\'');
-    name.push_back('\'');
-    return name;
-}
-
 // The neuron kernels read these types only; the fused rows keep the file's.
 Status checkNeuronType(const std::string& name, DType type)
 {
@@ -59,7 +52,7 @@ Status checkNeuronType(const std::string& name, DType type)
 
 Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
 {
-    const std::string name = quotedName(path);
+    const std::string name = quotedFileName(path);
     const std::string architecture = file.getString("general.architecture").value_or("");
     const model::Architecture* known = model::findArchitecture(architecture);
     if (!known || known->block != model::BlockKind::Llama)
@@ -72,30 +65,30 @@ Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
         return hp.status();
     if (hp->mixtureOfExperts())
         return {ErrorCode::Unsupported, name + " is a mixture of experts, whose routing already chooses what runs"};
+    if (file.getString("hearth.sparse.layout") || file.findTensor("blk.0.ffn_down_t.weight"))
+        return {ErrorCode::InvalidArgument, name + " is sparse already"};
+    // Predictors read the gate rows by neuron; magnitude sparsity reads the gate densely and the
+    // up and down rows by neuron.
+    const gguf::TensorInfo* byNeuron = file.findTensor(hp->ffnActivation == model::FfnActivation::SwiGlu
+                                                           ? "blk.0.ffn_up.weight"
+                                                           : "blk.0.ffn_gate.weight");
     switch (hp->ffnActivation) {
     case model::FfnActivation::ReGlu:
     case model::FfnActivation::DRelu:
-    case model::FfnActivation::Relu2: {
-        const gguf::TensorInfo* gate = file.findTensor("blk.0.ffn_gate.weight");
-        return gate ? checkNeuronType(name, gate->type) : Status();
-    }
+    case model::FfnActivation::Relu2:
     case model::FfnActivation::SwiGlu:
+        return byNeuron ? checkNeuronType(name, byNeuron->type) : Status();
     case model::FfnActivation::GeGlu: break;
     }
     return {ErrorCode::Unsupported,
             name + " has a " + std::string(model::ffnActivationName(hp->ffnActivation))
-                + " FFN, whose neurons are never exactly zero, so there is nothing for a predictor to skip; "
-                  "predictors are fitted to ReLU models (ReluLLaMA, ProSparse, Bamboo, relu2 models)"};
+                + " FFN; Hearth makes ReLU models (with fitted predictors) and SwiGLU models (with "
+                  "magnitude thresholds) sparse"};
 }
 
 #if HEARTH_HAVE_PREDICTOR_FIT
 
 namespace {
-
-// Every kHeldOutEvery-th window is held out; perplexity needs two windows' worth of them, and
-// each held-out window lacks its BOS.
-constexpr int kHeldOutEvery = 5;
-constexpr int kMinimumWindows = 3 * kHeldOutEvery;
 
 // Progress: recording, fitting, writing, then checking the result.
 constexpr float kRecorded = 0.35f;
@@ -104,12 +97,12 @@ constexpr float kWritten = 0.8f;
 
 Status cancelled()
 {
-    return {ErrorCode::Cancelled, "making the model sparse was cancelled"};
+    return sparsifyCancelled();
 }
 
 bool report(const SparsifyParams& params, float fraction)
 {
-    return !params.progress || params.progress(std::clamp(fraction, 0.0f, 1.0f));
+    return reportSparsifyProgress(params, fraction);
 }
 
 // The FFN rows of every layer become rows of one fused tensor, which needs one type, the same in
@@ -131,8 +124,8 @@ Status checkFfnTypes(const model::LlamaModel& m, const std::string& name)
 }
 
 // Records every layer's predictor input and firing neurons, into the training or the held-out
-// samples as the window in flight says. The window's first token (BOS) is left out: decoding
-// never sees it, and its residual is unlike any other.
+// samples as the window in flight says, without the window's first CalibrationWindows::skip()
+// tokens.
 struct Recorder {
     std::vector<sparse::LayerSamples>* target = nullptr;
     int skip = 0;
@@ -402,97 +395,39 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
     return writer.finish();
 }
 
-// The perplexity of @p tokens under the model at @p path, in chunks of @p window; @p progress sees
-// the share of chunks done and may cancel.
-Result<double> heldOutPerplexity(const std::string& path, std::span<const Token> tokens, int window, int threads,
-                                 const std::function<bool(float)>& progress)
-{
-    auto model = Model::load(path);
-    if (!model)
-        return model.status();
-    SessionParams params;
-    params.contextLength = window;
-    params.batchSize = window;
-    params.threads = threads;
-    params.vramBudgetGiB = 0;
-    auto session = Session::create(*model, params);
-    if (!session)
-        return session.status();
-    auto result = computePerplexity(**session, tokens, 0,
-                                    [&progress](int done, int total, double) { return progress(float(done) / float(total)); });
-    if (!result)
-        return result.code() == ErrorCode::Cancelled ? cancelled() : result.status();
-    return result->perplexity;
-}
-
-Result<SparsifyReport> sparsify(const SparsifyParams& params, const std::string& partial, const std::string& partialStats)
+Result<SparsifyReport> sparsifyWithPredictors(const SparsifyParams& params, std::shared_ptr<const Model> loaded,
+                                              const std::string& partial, const std::string& partialStats)
 {
     const auto start = std::chrono::steady_clock::now();
-    auto loaded = Model::load(params.input);
-    if (!loaded)
-        return loaded.status();
-    const model::ArchitectureModel* known = model::ArchitectureModel::of(**loaded);
-    if (!known)
-        return Status(ErrorCode::Internal, "the loaded model has no architecture");
-    HEARTH_TRY(checkSparsifiable(known->file(), params.input));
-    const auto& llama = static_cast<const model::LlamaModel&>(*known);
-    HEARTH_TRY(checkFfnTypes(llama, quotedName(params.input)));
+    const auto& llama = static_cast<const model::LlamaModel&>(*model::ArchitectureModel::of(*loaded));
+    HEARTH_TRY(checkFfnTypes(llama, quotedFileName(params.input)));
     const model::HyperParams& hp = llama.hyperParams();
     const Layout layout{llama.weights().layers[0].gate.type, hp.nEmbd, hp.nFf};
-
-    // The text, cut into windows that each start with BOS.
-    const std::string_view text = params.calibrationText.empty() ? calibrationText() : params.calibrationText;
-    std::vector<Token> tokens = llama.tokenizer().encode(std::string(text), false, false);
-    if (params.maxTokens > 0 && tokens.size() > std::size_t(params.maxTokens))
-        tokens.resize(std::size_t(params.maxTokens));
-    const Token bos = llama.tokenizer().bos();
-    const int window = std::min(kCalibrationWindow, std::max(8, hp.nCtxTrain));
-    const int perWindow = window - (bos != InvalidToken ? 1 : 0);
-    const int windows = int(tokens.size()) / perWindow;
-    if (windows < kMinimumWindows)
-        return Status(ErrorCode::InvalidArgument,
-                      "the calibration text is too short: it has " + std::to_string(tokens.size()) + " tokens, and at least "
-                          + std::to_string(kMinimumWindows * perWindow) + " are needed");
+    auto windows = CalibrationWindows::cut(llama, params);
+    if (!windows)
+        return windows.status();
 
     // 1. Record.
     std::vector<sparse::LayerSamples> training(std::size_t(hp.nLayer), sparse::LayerSamples(hp.nEmbd, hp.nFf));
     std::vector<sparse::LayerSamples> heldOut = training;
-    std::vector<Token> heldOutTokens;
     {
-        auto forward = model::LlamaForward::create(llama, window, window, params.threads);
+        auto forward = model::LlamaForward::create(llama, windows->window, windows->window, params.threads);
         if (!forward)
             return forward.status();
         model::LlamaForward& f = **forward;
         f.setFfnMode(model::LlamaForward::FfnMode::Dense);
-        Recorder recorder{nullptr, bos != InvalidToken ? 1 : 0, hp.nEmbd, hp.nFf};
+        Recorder recorder{nullptr, windows->skip(), hp.nEmbd, hp.nFf};
         f.setActivationObserver(&Recorder::observe, &recorder);
-        std::vector<float> logits(std::size_t(hp.nVocab));
-        std::vector<Token> chunk;
-        try {
-            for (int wi = 0; wi < windows; ++wi) {
-                const bool held = wi % kHeldOutEvery == kHeldOutEvery - 1;
-                recorder.target = held ? &heldOut : &training;
-                const auto first = tokens.begin() + std::ptrdiff_t(wi) * perWindow;
-                chunk.clear();
-                if (bos != InvalidToken)
-                    chunk.push_back(bos);
-                chunk.insert(chunk.end(), first, first + perWindow);
-                if (held)
-                    heldOutTokens.insert(heldOutTokens.end(), first, first + perWindow);
-                f.forward(chunk.data(), int(chunk.size()), 0, logits.data(), false);
-                if (!report(params, kRecorded * float(wi + 1) / float(windows)))
-                    return cancelled();
-            }
-        } catch (const std::bad_alloc&) {
-            return Status(ErrorCode::OutOfMemory, "not enough memory for the calibration samples; use fewer tokens");
-        }
+        HEARTH_TRY(runCalibration(f, *windows, params, kRecorded,
+                                  [&](bool held) { recorder.target = held ? &heldOut : &training; }));
     }
 
     // 2. Fit.
     const auto fitStart = std::chrono::steady_clock::now();
     const int rank = params.predictorRank > 0 ? params.predictorRank : int(std::max<std::int64_t>(16, hp.nEmbd / 8));
     std::vector<LayerFit> fits(std::size_t(hp.nLayer));
-    HEARTH_TRY(fitLayers(llama, layout, {rank, params.recall}, params, training, heldOut, fits));
+    const double recall = params.recall > 0.0 ? params.recall : 0.99;
+    HEARTH_TRY(fitLayers(llama, layout, {rank, recall}, params, training, heldOut, fits));
     const double fitSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fitStart).count();
 
     // 3. Write the model and its statistics.
@@ -500,57 +435,56 @@ Result<SparsifyReport> sparsify(const SparsifyParams& params, const std::string&
     for (const LayerFit& fit : fits)
         needed += 2 * (fit.predictor.fc1.size() + fit.predictor.fc2.size()) + 4 * std::uint64_t(hp.nFf);
     HEARTH_TRY(checkFreeSpace(params.output, needed));
-    HEARTH_TRY(writeSparseFile(llama.file(), partial, layout, params.recall, fits, params));
+    HEARTH_TRY(writeSparseFile(llama.file(), partial, layout, recall, fits, params));
     std::vector<std::vector<float>> frequencies(fits.size());
     for (std::size_t l = 0; l < fits.size(); ++l) {
         for (const std::int32_t i : fits[l].order)
             frequencies[l].push_back(fits[l].frequencies[std::size_t(i)]);
     }
-    HEARTH_TRY(sparse::writeStatsFile(partialStats, frequencies, std::uint64_t(windows) * std::uint64_t(perWindow)));
+    HEARTH_TRY(sparse::writeStatsFile(partialStats, frequencies, std::uint64_t(windows->tokenCount())));
 
     SparsifyReport result;
+    result.method = SparsifyMethod::Predictors;
     result.output = params.output;
     result.statisticsOutput = sparse::defaultStatsPath(params.output);
     for (const LayerFit& fit : fits)
         result.layers.push_back({fit.heldOut.recall, fit.heldOut.precision, fit.heldOut.predictedShare, fit.heldOut.firedShare});
-    result.heldOutTokens = int(heldOutTokens.size());
-    result.calibrationTokens = windows * perWindow - result.heldOutTokens;
+    result.heldOutTokens = windows->heldOutTokenCount();
+    result.calibrationTokens = windows->tokenCount() - result.heldOutTokens;
     result.predictorHidden = int(fits.front().predictor.hidden);
     result.expectedSpeedup = expectedSpeedup(llama.weights(), fits);
     result.fitSeconds = fitSeconds;
-    loaded->reset(); // the input's mapping is no longer needed
+    loaded.reset(); // the input's mapping is no longer needed
 
     // 4. Check it: it loads and answers, and the held-out text reads about as well as before.
-    HEARTH_TRY(verifyModelFile(partial));
-    if (!report(params, kWritten + 0.02f))
-        return cancelled();
-    const auto between = [&params](float from, float to) {
-        return [&params, from, to](float f) { return report(params, from + (to - from) * f); };
-    };
-    auto dense = heldOutPerplexity(params.input, heldOutTokens, window, params.threads, between(kWritten + 0.02f, 0.9f));
-    if (!dense)
-        return dense.code() == ErrorCode::Cancelled ? dense.status()
-                                                    : Status(dense.code(), "the dense model's perplexity: " + dense.message());
-    auto sparse = heldOutPerplexity(partial, heldOutTokens, window, params.threads, between(0.9f, 0.99f));
-    if (!sparse)
-        return sparse.code() == ErrorCode::Cancelled ? sparse.status()
-                                                     : Status(sparse.code(), "the sparse model's perplexity: " + sparse.message());
-    result.densePerplexity = *dense;
-    result.sparsePerplexity = *sparse;
-    if (!(*sparse <= *dense * (1.0 + params.perplexityBound))) {
-        char message[256];
-        std::snprintf(message, sizeof message,
-                      "the sparse model reads the held-out text with perplexity %.3f against the dense model's %.3f "
-                      "(+%.1f%%, more than the +%.1f%% allowed); ask for a higher recall or a larger predictor rank",
-                      *sparse, *dense, 100.0 * (*sparse / *dense - 1.0), 100.0 * params.perplexityBound);
-        return Status(ErrorCode::QualityTooLow, message);
-    }
-    if (!report(params, 1.0f))
-        return cancelled();
-    HEARTH_TRY(commitFile(partialStats, result.statisticsOutput));
-    HEARTH_TRY(commitFile(partial, params.output));
+    HEARTH_TRY(checkAndCommit(params, *windows, partial, partialStats, kWritten, result));
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
+}
+
+} // namespace
+
+#endif
+
+namespace {
+
+Result<SparsifyReport> sparsify(const SparsifyParams& params, const std::string& partial, const std::string& partialStats)
+{
+    auto loaded = Model::load(params.input);
+    if (!loaded)
+        return loaded.status();
+    const model::ArchitectureModel* known = model::ArchitectureModel::of(**loaded);
+    if (!known)
+        return Status(ErrorCode::Internal, "the loaded model has no architecture");
+    HEARTH_TRY(checkSparsifiable(known->file(), params.input));
+    if (static_cast<const model::LlamaModel&>(*known).hyperParams().ffnActivation == model::FfnActivation::SwiGlu)
+        return sparsifyByMagnitude(params, std::move(loaded).value(), partial);
+#if HEARTH_HAVE_PREDICTOR_FIT
+    return sparsifyWithPredictors(params, std::move(loaded).value(), partial, partialStats);
+#else
+    (void)partialStats;
+    return Status(ErrorCode::Unsupported, "this build of Hearth cannot fit predictors (it was built without Eigen)");
+#endif
 }
 
 } // namespace
@@ -562,8 +496,10 @@ Result<SparsifyReport> sparsifyModelFile(const SparsifyParams& params)
     std::error_code ec;
     if (std::filesystem::equivalent(params.input, params.output, ec))
         return Status(ErrorCode::InvalidArgument, "the output must not be the input file");
-    if (!(params.recall > 0.0 && params.recall <= 1.0))
+    if (!(params.recall >= 0.0 && params.recall <= 1.0))
         return Status(ErrorCode::InvalidArgument, "the recall must be in (0, 1]");
+    if (!(params.targetSparsity >= 0.0 && params.targetSparsity < 1.0))
+        return Status(ErrorCode::InvalidArgument, "the target sparsity must be in [0, 1)");
     if (!(params.perplexityBound >= 0.0))
         return Status(ErrorCode::InvalidArgument, "the perplexity bound must not be negative");
     const std::string partial = partialPath(params.output);
@@ -575,14 +511,5 @@ Result<SparsifyReport> sparsifyModelFile(const SparsifyParams& params)
     }
     return result;
 }
-
-#else
-
-Result<SparsifyReport> sparsifyModelFile(const SparsifyParams&)
-{
-    return Status(ErrorCode::Unsupported, "this build of Hearth cannot fit predictors (it was built without Eigen)");
-}
-
-#endif
 
 } // namespace hearth::convert

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Making a dense ReLU model sparse (hearth/convert.h: sparsifyModel, hearth-sparsify):
+// Making a dense model sparse (hearth/convert.h: sparsifyModel, hearth-sparsify). SwiGLU models
+// go to magnitude_sparsify.h; ReLU models get predictors:
 //
 // 1. The model runs densely over the calibration text in windows of kCalibrationWindow tokens,
 //    and each layer's FFN records its predictor input (the residual before the FFN norm) and
@@ -27,14 +28,11 @@ class GgufFile;
 
 namespace hearth::convert {
 
-// Tokens per calibration window; each window starts a fresh context, with BOS.
-inline constexpr int kCalibrationWindow = 128;
-
 // The text calibration.txt holds (generated into the library at build time).
 [[nodiscard]] std::string_view calibrationText();
 
-// What the file's header says against fitting predictors (the architecture, predictors already
-// there, a mixture of experts, an FFN whose neurons never output zero); Ok when nothing does.
+// What the file's header says against making it sparse (the architecture, predictors already
+// there, a mixture of experts, a GeGLU FFN); Ok when nothing does.
 [[nodiscard]] Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path);
 
 [[nodiscard]] Result<SparsifyReport> sparsifyModelFile(const SparsifyParams& params);

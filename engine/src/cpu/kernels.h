@@ -132,6 +132,8 @@ struct CpuKernels {
     void (*axpyF32)(float* y, float a, const float* x, std::int64_t n);
     // gate[i] = silu(gate[i]) * up[i]: a prompt's SwiGLU runs on one thread over tokens x n_ff.
     void (*swigluF32)(float* gate, const float* up, std::int64_t n);
+    // x[i] = silu(x[i]): a magnitude-sparse layer's gate, before it decides which neurons run.
+    void (*siluF32)(float* x, std::int64_t n);
     // A prompt's attention, one head at a time: the scores of several queries against a block of
     // keys at once instead of one dot product (and one exp) per query and key.
     void (*attendHead)(const AttendHeadArgs& args);

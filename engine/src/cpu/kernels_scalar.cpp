@@ -240,6 +240,12 @@ void swigluF32(float* gate, const float* up, std::int64_t n)
     }
 }
 
+void siluF32(float* x, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n; ++i)
+        x[i] = x[i] / (1.0f + std::exp(-x[i]));
+}
+
 inline float kvValue(const float* p, std::size_t i)
 {
     return p[i];
@@ -328,6 +334,7 @@ constinit const CpuKernels kScalarKernels = {
     dotF32,
     axpyF32,
     swigluF32,
+    siluF32,
     attendHead,
 };
 

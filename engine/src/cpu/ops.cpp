@@ -19,6 +19,14 @@ void rmsNorm(const float* x, const float* weight, float eps, std::int64_t n, flo
         out[i] = x[i] * scale * weight[i];
 }
 
+float rootMeanSquare(const float* x, std::int64_t n)
+{
+    double sum = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+        sum += double(x[i]) * double(x[i]);
+    return n > 0 ? float(std::sqrt(sum / double(n))) : 0.0f;
+}
+
 void layerNorm(const float* x, const float* weight, const float* bias, float eps, std::int64_t n, float* out)
 {
     double mean = 0;
@@ -103,6 +111,11 @@ void softmax(float* x, std::int64_t n)
 void swiglu(float* gate, const float* up, std::int64_t n)
 {
     activeKernels().swigluF32(gate, up, n);
+}
+
+void silu(float* x, std::int64_t n)
+{
+    activeKernels().siluF32(x, n);
 }
 
 void reglu(float* gate, const float* up, std::int64_t n)

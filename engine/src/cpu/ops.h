@@ -41,6 +41,9 @@ void softmax(float* x, std::int64_t n);
 
 // Gated FFN activations, in place on @p gate (n elements): gate = f(gate, up).
 void swiglu(float* gate, const float* up, std::int64_t n); // silu(gate) * up
+void silu(float* x, std::int64_t n);
+// sqrt(mean(x^2)), summed in double as rmsNorm does.
+[[nodiscard]] float rootMeanSquare(const float* x, std::int64_t n);
 void reglu(float* gate, const float* up, std::int64_t n);  // relu(gate) * up
 void drelu(float* gate, const float* up, std::int64_t n);  // relu(gate) * relu(up)
 void geglu(float* gate, const float* up, std::int64_t n);  // gelu(gate) * up (gelu below)

@@ -900,6 +900,17 @@ void swigluF32(float* gate, const float* up, std::int64_t n)
     }
 }
 
+void siluF32(float* x, std::int64_t n)
+{
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        const VecF g = vload(x + i);
+        vstore(x + i, vdiv(g, vadd(vset1(1.0f), expApprox(vsub(vzero(), g)))));
+    }
+    for (; i < n; ++i)
+        x[i] = x[i] / (1.0f + std::exp(-x[i]));
+}
+
 // A prompt's attention for one head (kernels.h, AttendHeadArgs). The keys are transposed once
 // into the scratch (headDim rows of all keys), so kAttendQueryBlock queries score a vector of
 // keys per step with broadcast query elements: no horizontal sums, one FMA per query and key
@@ -1993,6 +2004,7 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     dotF32,
     axpyF32,
     swigluF32,
+    siluF32,
     attendHead,
     dotQ4_K,
     dotQ5_K,

@@ -115,6 +115,21 @@ Status LlamaForward::initNeuronFfn()
     const HyperParams& hp = m_model.hyperParams();
     const LlamaWeights& w = m_model.weights();
     const bool anyFused = std::any_of(w.layers.begin(), w.layers.end(), [](const LlamaLayerWeights& l) { return l.fusedNeurons; });
+    if (w.magnitudeSparse) {
+        m_neurons.resize(w.layers.size());
+        for (std::size_t i = 0; i < w.layers.size(); ++i) {
+            const LlamaLayerWeights& l = w.layers[i];
+            m_neurons[i] = sparse::NeuronWeights::separate(cpu::WeightMatrix{}, l.up, l.down,
+                                                           sparse::NeuronActivation::GateGiven);
+        }
+        HEARTH_TRY(m_selection.reserve(1, hp.nFf, 0)); // the ids of a decoded token
+        auto ffn = sparse::SparseFfn::create(hp.nEmbd, m_maxBatch, m_pool->size());
+        if (!ffn)
+            return ffn.status();
+        m_sparseFfn = std::move(ffn).value();
+        m_ffnMode = FfnMode::Sparse;
+        return {};
+    }
     if (!w.sparse && !anyFused)
         return {};
     if (hp.ffnActivation == FfnActivation::GeGlu)
@@ -157,9 +172,76 @@ Status LlamaForward::initNeuronFfn()
     return {};
 }
 
+bool LlamaForward::magnitudeFfn(int layer, int n)
+{
+    const LlamaWeights& w = m_model.weights();
+    if (!w.magnitudeSparse || m_observer || m_gateObserver)
+        return false;
+    // Dense mode (comparisons): every neuron, through the same kernels.
+    const bool skips = m_ffnMode == FfnMode::Sparse;
+    const HyperParams& hp = m_model.hyperParams();
+    const LlamaLayerWeights& lw = w.layers[std::size_t(layer)];
+    const std::int64_t nEmbd = hp.nEmbd;
+    const std::int64_t nFf = hp.nFf;
+    for (int t = 0; t < n; ++t)
+        cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+    const sparse::NeuronWeights& neurons = m_neurons[std::size_t(layer)];
+    if (n == 1 && neurons.valid()) {
+        // The gate densely (one streamed matrix), then the up and down rows of the neurons that
+        // pass: the bytes of the others are never read.
+        cpu::matmul(*m_pool, lw.gate, m_xn.data(), 1, m_gate.data());
+        cpu::silu(m_gate.data(), nFf);
+        // Thresholds are in units of the residual's size: what a skipped neuron leaves out
+        // matters relative to the stream it is added to.
+        const float scale = cpu::rootMeanSquare(m_x.data(), nEmbd);
+        sparse::NeuronSelection::Active active = m_selection.all();
+        if (skips) {
+            std::int32_t* ids = m_selection.idBuffer();
+            std::int64_t count = 0;
+            for (std::int64_t i = 0; i < nFf; ++i) {
+                if (std::fabs(m_gate[std::size_t(i)]) >= lw.gateThresholds[i] * scale)
+                    ids[count++] = std::int32_t(i);
+            }
+            active = m_selection.predicted(count);
+        }
+        sparse::FfnInput in = m_sparseFfn->prepareInput(neurons.type, m_xn.data(), 1);
+        in.gateActs = m_gate.data();
+        in.activationFloor = skips ? lw.activationThresholds : nullptr;
+        in.floorScale = &scale;
+        m_sparseFfn->run(*m_pool, neurons, in, 1, active.ids, active.count, nullptr, m_tmp.data());
+        return true;
+    }
+    // A prompt: the dense products (every weight block serves the whole batch), with the neurons
+    // a decoded token would skip set to zero, so that prompt and decode agree.
+    {
+        const cpu::WeightMatrix ws[2] = {lw.gate, lw.up};
+        float* const ys[2] = {m_gate.data(), m_up.data()};
+        cpu::matmulShared(*m_pool, ws, ys, 2, m_xn.data(), n);
+    }
+    if (!skips) {
+        cpu::swiglu(m_gate.data(), m_up.data(), std::int64_t(n) * nFf);
+        downTransposed(lw.down, n);
+        return true;
+    }
+    cpu::silu(m_gate.data(), std::int64_t(n) * nFf);
+    for (int t = 0; t < n; ++t) {
+        float* g = m_gate.data() + std::size_t(t) * std::size_t(nFf);
+        const float* u = m_up.data() + std::size_t(t) * std::size_t(nFf);
+        const float scale = cpu::rootMeanSquare(m_x.data() + std::size_t(t) * std::size_t(nEmbd), nEmbd);
+        for (std::int64_t i = 0; i < nFf; ++i) {
+            const float a = g[i] * u[i];
+            const bool kept = std::fabs(g[i]) >= lw.gateThresholds[i] * scale
+                              && std::fabs(a) >= lw.activationThresholds[i] * scale;
+            g[i] = kept ? a : 0.0f;
+        }
+    }
+    downTransposed(lw.down, n);
+    return true;
+}
+
 bool LlamaForward::neuronFfn(int layer, int n)
 {
-    if (m_neurons.empty())
+    if (m_neurons.empty() || m_model.weights().magnitudeSparse)
         return false;
     const HyperParams& hp = m_model.hyperParams();
     const LlamaLayerWeights& lw = m_model.weights().layers[std::size_t(layer)];
@@ -229,6 +311,13 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
 
 void LlamaForward::downTransposed(const cpu::WeightMatrix& downT, int n)
 {
+    // The neuron kernels read the rows where the layer has a neuron view (sparse and
+    // magnitude-sparse files): whole blocks at a time, no partial sums.
+    if (m_sparseFfn && std::size_t(m_batchLayer) < m_neurons.size() && m_neurons[std::size_t(m_batchLayer)].valid()
+        && m_neurons[std::size_t(m_batchLayer)].down == downT.data) {
+        m_sparseFfn->downProjection(*m_pool, m_neurons[std::size_t(m_batchLayer)], m_gate.data(), n, m_tmp.data());
+        return;
+    }
     const HyperParams& hp = m_model.hyperParams();
     const std::size_t nEmbd = std::size_t(hp.nEmbd);
     m_batchDownT = &downT;
@@ -327,7 +416,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
             cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
             continue;
         }
-        if (neuronFfn(l, n)) {
+        if (magnitudeFfn(l, n) || neuronFfn(l, n)) {
             postNorm(lw.ffnPostNorm, n);
             cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
             continue;
@@ -339,6 +428,8 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
             float* const ys[2] = {m_gate.data(), m_up.data()};
             cpu::matmulShared(pool, ws, ys, 2, m_xn.data(), n);
         }
+        if (m_gateObserver)
+            m_gateObserver(m_gateObserverContext, l, n, m_gate.data(), m_up.data(), m_x.data());
         applyGatedActivation(hp.ffnActivation, m_gate.data(), m_up.data(), std::int64_t(n) * hp.nFf);
         if (m_observer)
             m_observer(m_observerContext, l, n, m_gate.data(), m_x.data());

@@ -45,6 +45,7 @@ public:
     [[nodiscard]] const KvCache& kvCache() const { return *m_cache; }
     [[nodiscard]] int maxBatch() const { return m_maxBatch; }
     [[nodiscard]] int threads() const;
+    [[nodiscard]] const LlamaModel& model() const { return m_model; }
 
     // Runs @p n tokens (1 <= n <= maxBatch, ids checked by the caller) at positions
     // [start, start + n) and stores their K/V in the cache; start + n <= contextLength.
@@ -71,6 +72,17 @@ public:
     {
         m_observer = observer;
         m_observerContext = context;
+    }
+
+    // Sees every layer's gate and up projections (n x nFf each, before the activation) where the
+    // dense FFN computes them, and the residual stream before the FFN norm (n x nEmbd): what
+    // magnitude sparsity calibrates its thresholds on. Null switches it off.
+    using GateObserver = void (*)(void* context, int layer, int n, const float* gate, const float* up,
+                                  const float* residual);
+    void setGateObserver(GateObserver observer, void* context)
+    {
+        m_gateObserver = observer;
+        m_gateObserverContext = context;
     }
 
     // Sees the experts every mixture-of-experts layer chose for a batch: choices holds
@@ -124,6 +136,9 @@ private:
     // The FFN through the neuron kernels (sparse mode, and every mode for fused files).
     // Returns false when the layer has to take the dense path instead.
     bool neuronFfn(int layer, int n);
+    // The FFN of a magnitude-sparse layer in sparse mode: a decoded token runs only the neurons
+    // whose |silu(gate)| passes the layer's threshold; a prompt zeroes the others.
+    bool magnitudeFfn(int layer, int n);
     Status initNeuronFfn(); // predictors, neuron views and buffers of sparse files
 
     const LlamaModel& m_model;
@@ -160,6 +175,8 @@ private:
     float m_threshold = 0.0f;
     ActivationObserver m_observer = nullptr;
     ExpertObserver m_expertObserver = nullptr;
+    GateObserver m_gateObserver = nullptr;
+    void* m_gateObserverContext = nullptr;
     void* m_expertObserverContext = nullptr;
     void* m_observerContext = nullptr;
     DecodeFfn* m_decodeFfn = nullptr;

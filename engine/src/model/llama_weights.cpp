@@ -156,6 +156,7 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
                                       [](const LlamaLayerWeights& l) { return l.fusedNeurons; });
     if (anyFused && !w->sparse)
         return Status(ErrorCode::InvalidFile, "the fused neuron layout (ffn_neurons) needs a predictor in every layer");
+    HEARTH_TRY(w->bindGateThresholds(file, b, hp));
     if (const auto threshold = file.getFloat("powerinfer.sparse_threshold")) {
         if (!std::isfinite(*threshold))
             return Status(ErrorCode::InvalidFile, "powerinfer.sparse_threshold is not a finite number");
@@ -167,6 +168,29 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
     w->dominantType = b.dominantType();
     w->parameterCount = b.parameters();
     return w;
+}
+
+Status LlamaWeights::bindGateThresholds(const gguf::GgufFile& file, TensorBinder& b, const HyperParams& hp)
+{
+    if (file.getString("hearth.sparse.layout").value_or("") != "magnitude")
+        return {};
+    if (hp.ffnActivation != FfnActivation::SwiGlu)
+        return {ErrorCode::InvalidFile, "magnitude-sparse files need a SwiGLU FFN"};
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        LlamaLayerWeights& l = layers[i];
+        if (!l.downTransposed || l.fusedNeurons || l.predictor.present() || l.moe.present())
+            return {ErrorCode::InvalidFile, "layer " + std::to_string(i) + " of a magnitude-sparse file needs ffn_gate, ffn_up "
+                                            "and ffn_down_t and no predictor"};
+        const std::string p = "blk." + std::to_string(i) + ".";
+        for (const auto& [name, target] : {std::pair{p + "ffn_gate_threshold", &l.gateThresholds},
+                                           std::pair{p + "ffn_act_threshold", &l.activationThresholds}}) {
+            HEARTH_TRY(b.vector(name, hp.nFf, *target, m_convertedNorms));
+            if (!std::all_of(*target, *target + hp.nFf, [](float t) { return t >= 0.0f; }))
+                return {ErrorCode::InvalidFile, "tensor " + name + " holds a negative or NaN threshold"};
+        }
+    }
+    magnitudeSparse = true;
+    return {};
 }
 
 void LlamaWeights::packForKernels(bool fileMapped)
@@ -199,6 +223,11 @@ void LlamaWeights::packForKernels(bool fileMapped)
         } else if (sparse) {
             for (cpu::WeightMatrix* m : {&l.gate, &l.up, &l.down})
                 moveToHugePages(*m);
+        } else if (magnitudeSparse) {
+            // The gate is a dense product for every token; up and down are read by neuron.
+            pack(l.gate);
+            moveToHugePages(l.up);
+            moveToHugePages(l.down);
         } else {
             pack(l.gate);
             pack(l.up);

@@ -22,6 +22,8 @@ class GgufFile;
 
 namespace hearth::model {
 
+class TensorBinder;
+
 struct LlamaLayerWeights {
     const float* attnNorm = nullptr; // [nEmbd]
     cpu::WeightMatrix wq;            // nEmbd -> qDim
@@ -41,6 +43,13 @@ struct LlamaLayerWeights {
     cpu::WeightMatrix up;            // nEmbd -> nFf
     cpu::WeightMatrix down;          // nFf -> nEmbd; when downTransposed: nFf rows of nEmbd
     bool downTransposed = false;     // PowerInfer's ffn_down_t: one row per neuron
+    // Magnitude-sparse files (a SwiGLU model made sparse by thresholds, see model_loader.cpp),
+    // with r the root mean square of the residual before the FFN norm: neuron i's up and down
+    // rows are not read when |silu(gate_i . x)| < gateThresholds[i] * r, its down row not when
+    // |silu(gate_i . x) * (up_i . x)| < activationThresholds[i] * r. Such layers store
+    // ffn_down_t (downTransposed). Null elsewhere.
+    const float* gateThresholds = nullptr;       // [nFf]
+    const float* activationThresholds = nullptr; // [nFf]
     // A mixture-of-experts layer (ffn_gate_inp present) has these instead of gate/up/down.
     MoeWeights moe;
     // Sparse files only. Hearth's fused layout (see model_loader.cpp) replaces gate/up/down by
@@ -62,6 +71,7 @@ struct LlamaWeights {
     std::uint64_t parameterCount = 0;
     bool sparse = false;              // every layer has a predictor: decode runs the sparse FFN
     float sparseThreshold = 0.0f;     // powerinfer.sparse_threshold: active when logit >= it
+    bool magnitudeSparse = false;     // every layer has gateThresholds: decode skips small neurons
 
     // The frequency divisors (cpu::ropeTables) of a session of @p contextLength tokens, or null.
     [[nodiscard]] const float* ropeFactors(const HyperParams& hp, int contextLength) const
@@ -77,6 +87,8 @@ struct LlamaWeights {
                                                       const ProgressCallback& progress);
 
 private:
+    // Binds each layer's ffn_gate_threshold in a magnitude-sparse file.
+    Status bindGateThresholds(const gguf::GgufFile& file, TensorBinder& b, const HyperParams& hp);
     // Gives the dense matrices a copy in the layout of the fastest kernels (cpu/weight_pack.h);
     // @p fileMapped: the tensors are a read-only file mapping whose packed rows may be dropped.
     void packForKernels(bool fileMapped);

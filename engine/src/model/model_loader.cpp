@@ -25,6 +25,15 @@
 //   sit together; fc2's rows are permuted the same way (the FFN's sum over neurons does not
 //   depend on their order) and so are the rows of the statistics file (blk.N.ffn_freq).
 //   fc1/fc2 and the threshold key are as in PowerInfer's layout.
+//
+// Magnitude-sparse files (a SwiGLU model made sparse by thresholds, no predictors): magic GGUF,
+// "hearth.sparse.layout" = "magnitude" (and, for information, "hearth.sparse.target_sparsity");
+// per layer ffn_gate and ffn_up as usual, blk.N.ffn_down_t.weight [n_embd, n_ff] in ffn_up's
+// type instead of ffn_down, and two F32 vectors of n_ff: blk.N.ffn_gate_threshold and
+// blk.N.ffn_act_threshold. With r the root mean square of the residual before the FFN norm,
+// neuron i's output silu(g_i) * u_i is dropped when |silu(g_i)| < ffn_gate_threshold[i] * r (its
+// up row is then not read) or |silu(g_i) * u_i| < ffn_act_threshold[i] * r. Thresholds of 0 keep
+// every neuron: the dense model.
 
 #include "model/architecture.h"
 #include "model/llama_model.h"
@@ -87,6 +96,7 @@ Result<std::shared_ptr<const Model>> loadLlamaModel(std::unique_ptr<gguf::GgufFi
     info.weightType = std::string(dtypeName((*weights)->dominantType));
     info.ffnActivation = std::string(ffnActivationName(hp->ffnActivation));
     info.sparse = (*weights)->sparse;
+    info.magnitudeSparse = (*weights)->magnitudeSparse;
     info.fileSize = file->bytes().size();
     info.parameterCount = (*weights)->parameterCount;
     info.layerCount = hp->nLayer;

@@ -10,7 +10,7 @@ NeuronWeights NeuronWeights::fused(const cpu::WeightMatrix& neurons, std::int64_
     w.nEmbd = nEmbd;
     w.nFf = neurons.rows;
     w.activation = activation;
-    const bool gated = activation != NeuronActivation::Relu;
+    const bool gated = readsGateRow(activation);
     if (!neurons.data || nEmbd <= 0 || neurons.cols != nEmbd * (gated ? 3 : 2))
         return w; // invalid: valid() says so
     const auto* base = static_cast<const std::uint8_t*>(neurons.data);
@@ -30,7 +30,7 @@ NeuronWeights NeuronWeights::separate(const cpu::WeightMatrix& gate, const cpu::
     w.nEmbd = up.cols;
     w.nFf = up.rows;
     w.activation = activation;
-    const bool gated = activation != NeuronActivation::Relu;
+    const bool gated = readsGateRow(activation);
     const bool same = downT.type == up.type && downT.cols == up.cols && downT.rows == up.rows
                       && (!gated || (gate.type == up.type && gate.cols == up.cols && gate.rows == up.rows));
     if (!same)
@@ -48,7 +48,7 @@ bool NeuronWeights::valid() const
         return false;
     if ((type == DType::Q4_0 || type == DType::Q8_0) && nEmbd % QK8_0 != 0)
         return false;
-    return gated() == (activation != NeuronActivation::Relu);
+    return gated() == readsGateRow(activation);
 }
 
 } // namespace hearth::sparse

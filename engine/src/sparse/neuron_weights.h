@@ -27,7 +27,17 @@ enum class NeuronActivation {
     Relu2,  // relu(g)^2 * u
     SwiGlu, // silu(g) * u (dense models; never exactly zero)
     Relu,   // relu(u + bias): falcon, opt (no gate row)
+    // silu(g) * u with silu(g) computed beforehand for every neuron (FfnInput::gateActs):
+    // magnitude-sparse SwiGLU layers read their gate densely and run only the neurons whose
+    // |silu(g)| passes the threshold, so a neuron reads its up and down rows only.
+    GateGiven,
 };
+
+// Whether a neuron of this activation has a gate row for the kernels to read.
+[[nodiscard]] constexpr bool readsGateRow(NeuronActivation a)
+{
+    return a != NeuronActivation::Relu && a != NeuronActivation::GateGiven;
+}
 
 struct NeuronWeights {
     DType type = DType::F32;

@@ -44,6 +44,12 @@ struct FfnInput {
     const float* x = nullptr;          // tokens x nEmbd
     const cpu::ActBlockQ8* xq = nullptr; // tokens x nEmbd / 32, or null for float weights
     const std::uint8_t* xi = nullptr;     // interleaved form (neuron_pack.h), or null
+    // NeuronActivation::GateGiven: tokens x nFf values of silu(gate), computed beforehand, and
+    // optionally a floor: neuron i's activation of token t counts as zero (its down row unread)
+    // when its magnitude is below activationFloor[i] * floorScale[t].
+    const float* gateActs = nullptr;
+    const float* activationFloor = nullptr; // nFf
+    const float* floorScale = nullptr;      // tokens
 };
 
 // Single-threaded core, for callers with their own threads (the hybrid executor): adds to
@@ -69,6 +75,13 @@ public:
     // accumulateNeurons). Uses every thread of @p pool (its size must not exceed create()'s).
     void run(cpu::ThreadPool& pool, const NeuronWeights& w, const FfnInput& in, int tokens, const std::int32_t* ids,
              std::int64_t count, const std::uint8_t* mask, float* out, float* acts = nullptr);
+
+    // out (tokens x nEmbd) = the sum over all neurons i of acts[t * nFf + i] * down_i: a prompt's
+    // down projection over neuron-major rows (PowerInfer's ffn_down_t, magnitude-sparse files).
+    // The threads take column ranges of the output, so every row is read once in all, nothing
+    // is summed across threads, and the result does not depend on the thread count; a neuron
+    // whose activation is zero for a token adds nothing to it.
+    void downProjection(cpu::ThreadPool& pool, const NeuronWeights& w, const float* acts, int tokens, float* out);
 
     // Kernel table override for tests (null: the active ISA's).
     void setKernels(const NeuronKernels* kernels) { m_kernels = kernels ? kernels : &neuronKernels(); }
@@ -97,6 +110,13 @@ private:
         float* acts;
     };
     Job m_job{};
+    struct DownJob {
+        const NeuronWeights* w;
+        const float* acts;
+        int tokens;
+        float* out;
+    };
+    DownJob m_downJob{};
 };
 
 } // namespace hearth::sparse

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Making a SwiGLU model sparse without training (hearth/convert.h, SparsifyMethod::Magnitude).
+//
+// A SwiGLU neuron outputs silu(gate . x) * (up . x); when |silu(gate . x)| is small the neuron
+// adds little, whatever its up projection says (the observation behind CATS and TEAL). So:
+//
+// 1. The dense model runs over the calibration text, and every layer's |silu(gate)| values go
+//    into a histogram (MagnitudeHistogram), training and held-out windows apart.
+// 2. Each layer's threshold is the value below which params.targetSparsity of its training
+//    values fall.
+// 3. The output is the input with each ffn_down replaced by ffn_down_t (row i: neuron i's n_embd
+//    output weights, so a skipped neuron skips its bytes; exact for F32 and F16, re-quantized
+//    for Q8_0 and Q4_0) and the thresholds in "hearth.sparse.gate_thresholds" (model_loader.cpp).
+//    A decoded token then reads the gate densely, and up and down rows only for the neurons
+//    that pass.
+// 4. calibration_run.h checks it: it loads and answers, and reads the held-out text within the
+//    perplexity bound.
+
+#include <hearth/convert.h>
+#include <hearth/model.h>
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace hearth::convert {
+
+// Counts of non-negative floats by their 8 exponent bits and 5 leading mantissa bits: 32 bins
+// per octave, so a quantile read back is within 1/32 of an octave (about 2%) of the exact one,
+// in 64 KiB however many values went in.
+class MagnitudeHistogram {
+public:
+    void add(float magnitude)
+    {
+        ++m_counts[(std::bit_cast<std::uint32_t>(magnitude) & 0x7fffffffu) >> kShift];
+        ++m_total;
+    }
+    [[nodiscard]] std::uint64_t total() const { return m_total; }
+    // The value below which @p share of the values lie (interpolated within its bin); 0 for 0.
+    [[nodiscard]] float quantile(double share) const;
+    // The share of the values below @p value (interpolated within its bin).
+    [[nodiscard]] double shareBelow(float value) const;
+
+private:
+    static constexpr int kShift = 18; // 23 mantissa bits, 5 kept
+    static constexpr std::size_t kBins = std::size_t(1) << (31 - kShift);
+    std::array<std::uint64_t, kBins> m_counts{};
+    std::uint64_t m_total = 0;
+};
+
+// The whole of SparsifyMethod::Magnitude for an input already loaded and checked
+// (checkSparsifiable); writes @p partial, which takes params.output's name only when it passes.
+[[nodiscard]] Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params,
+                                                         std::shared_ptr<const Model> loaded,
+                                                         const std::string& partial);
+
+} // namespace hearth::convert

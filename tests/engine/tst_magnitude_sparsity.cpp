@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+// Making a SwiGLU model sparse by magnitude (hearth/convert.h: SparsifyMethod::Magnitude): the
+// file keeps the gate and up projections, stores the down projection neuron-major and holds two
+// thresholds per neuron. Checked here: at sparsity 0 it computes the dense model's logits, a
+// prompt and a decode agree, a decoded token reads only the rows it keeps (about the share the
+// report promised), the real stories260K keeps its perplexity within 5% at 40% sparsity, a result
+// over the bound is refused, the run is deterministic and a cancelled run leaves nothing, and a
+// file with hostile thresholds is refused at load.
+
+#include "logits_test_support.h"
+#include "synth/synthetic_model.h"
+#include "test_support.h"
+
+#include "api/perplexity.h"
+#include "gguf/gguf_file.h"
+#include "sparse/sparse_ffn.h"
+
+#include <hearth/convert.h>
+#include <hearth/model.h>
+#include <hearth/session.h>
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace hearth;
+
+namespace {
+
+synth::SynthOptions swigluModel(DType type)
+{
+    synth::SynthOptions o;
+    o.shape = *synth::shapeByName("tiny-256");
+    o.shape.layerCount = 3;
+    o.type = type;
+    o.ffnActivation = "swiglu";
+    return o;
+}
+
+QByteArray sha256(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+
+std::vector<Token> promptOf(const std::string& modelPath, int count)
+{
+    auto model = Model::load(modelPath);
+    if (!model)
+        return {};
+    std::vector<Token> tokens = (*model)->tokenizer().encode(std::string(builtinCalibrationText()), true, false);
+    tokens.resize(std::min<std::size_t>(tokens.size(), std::size_t(count)));
+    return tokens;
+}
+
+// The logits after feeding @p prompt one token at a time.
+std::vector<float> decodedLogits(const std::string& path, const std::vector<Token>& prompt, bool dense = false)
+{
+    auto model = Model::load(path);
+    if (!model || prompt.empty())
+        return {};
+    SessionParams params;
+    params.kvCache = KvCacheType::F32;
+    params.contextLength = 256;
+    params.threads = 2;
+    params.vramBudgetGiB = 0;
+    params.denseFfn = dense;
+    auto session = Session::create(*model, params);
+    if (!session || !(*session)->prefill(std::span<const Token>(prompt.data(), 1)).ok())
+        return {};
+    for (std::size_t i = 1; i < prompt.size(); ++i) {
+        if (!(*session)->decode(prompt[i]).ok())
+            return {};
+    }
+    const auto logits = (*session)->logits();
+    return {logits.begin(), logits.end()};
+}
+
+// The perplexity of @p text under @p path in chunks of @p context tokens.
+double perplexityOf(const std::string& path, const std::string& text, int context)
+{
+    auto model = Model::load(path);
+    if (!model)
+        return std::numeric_limits<double>::infinity();
+    SessionParams params;
+    params.contextLength = context;
+    params.batchSize = context;
+    params.threads = 2;
+    params.vramBudgetGiB = 0;
+    auto session = Session::create(*model, params);
+    if (!session)
+        return std::numeric_limits<double>::infinity();
+    const std::vector<Token> tokens = (*model)->tokenizer().encode(text, true, false);
+    auto result = computePerplexity(**session, tokens, 0, {});
+    return result ? result->perplexity : std::numeric_limits<double>::infinity();
+}
+
+} // namespace
+
+class TestMagnitudeSparsity : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string m_dense;
+
+    std::string path(const char* name) const { return m_dir.filePath(QString::fromLatin1(name)).toStdString(); }
+
+    SparsifyParams params(const char* output, double sparsity = 0.4) const
+    {
+        SparsifyParams p;
+        p.input = m_dense;
+        p.output = path(output);
+        p.threads = 2;
+        p.targetSparsity = sparsity;
+        p.perplexityBound = 1.0; // a random model's perplexity says little
+        return p;
+    }
+
+    QStringList files() const { return QDir(m_dir.path()).entryList(QDir::Files, QDir::Name); }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_dense = path("dense.gguf");
+        const Status s = synth::writeSyntheticModel(swigluModel(DType::F32), m_dense);
+        QVERIFY2(s.ok(), s.message().c_str());
+    }
+
+    void writesThresholdsAndNeuronMajorDown()
+    {
+        QVERIFY(checkSparsifiable(m_dense).ok());
+        auto report = sparsifyModel(params("sparse.gguf"));
+        QVERIFY2(report.ok(), report.message().c_str());
+        QCOMPARE(report->method, SparsifyMethod::Magnitude);
+        QVERIFY(report->statisticsOutput.empty());
+        QCOMPARE(report->layers.size(), std::size_t(3));
+        for (const SparsifyLayerReport& l : report->layers) {
+            // About 60% of the activations kept on held-out text, fewer down rows than up rows,
+            // and the gate screen lets through about the default 95% of what passes.
+            QVERIFY2(l.firedShare > 0.45 && l.firedShare < 0.7, qPrintable(QString::number(l.firedShare)));
+            QVERIFY(l.predictedShare >= l.firedShare && l.predictedShare < 1.0);
+            QVERIFY2(l.recall > 0.9, qPrintable(QString::number(l.recall)));
+            QVERIFY(l.scoreThreshold > 0.0f);
+        }
+        QVERIFY(report->expectedSpeedup > 1.05);
+        QFile out(QString::fromStdString(report->output));
+        QVERIFY(out.exists());
+
+        auto file = gguf::GgufFile::open(report->output);
+        QVERIFY2(file.ok(), file.message().c_str());
+        QCOMPARE((*file)->getString("hearth.sparse.layout").value_or(""), std::string("magnitude"));
+        for (int l = 0; l < 3; ++l) {
+            const std::string p = "blk." + std::to_string(l) + ".";
+            QVERIFY((*file)->findTensor(p + "ffn_down_t.weight"));
+            QVERIFY(!(*file)->findTensor(p + "ffn_down.weight"));
+            QVERIFY((*file)->findTensor(p + "ffn_gate_threshold"));
+            QVERIFY((*file)->findTensor(p + "ffn_act_threshold"));
+        }
+        // Sparse already: not again.
+        QCOMPARE(checkSparsifiable(report->output).code(), ErrorCode::InvalidArgument);
+    }
+
+    // No threshold: the same logits as the dense file, prompt and decode, up to float rounding
+    // (the down projection is summed by neuron instead of by output).
+    void zeroSparsityGivesTheDenseLogits()
+    {
+        auto report = sparsifyModel(params("zero.gguf", 0.0));
+        QVERIFY2(report.ok(), report.message().c_str());
+        const std::vector<Token> prompt = promptOf(m_dense, 24);
+        QCOMPARE(prompt.size(), std::size_t(24));
+        const std::vector<float> dense = test::promptLogits(m_dense, prompt, 64);
+        QVERIFY(!dense.empty());
+        const double prefill = test::relativeRms(test::promptLogits(report->output, prompt, 64), dense);
+        const double decode = test::relativeRms(decodedLogits(report->output, prompt), dense);
+        QVERIFY2(prefill < 1e-5 && decode < 1e-5, qPrintable(QStringLiteral("%1 %2").arg(prefill).arg(decode)));
+    }
+
+    // The prompt path zeroes what the decode path skips: both give the same logits, in float and
+    // in Q8_0 (where they differ by the activations' quantization only).
+    void promptEqualsDecode_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<double>("tolerance");
+        QTest::newRow("f32") << int(DType::F32) << 1e-4;
+        QTest::newRow("q8_0") << int(DType::Q8_0) << 2e-2;
+        QTest::newRow("q4_0") << int(DType::Q4_0) << 3e-2;
+    }
+
+    void promptEqualsDecode()
+    {
+        QFETCH(int, type);
+        QFETCH(double, tolerance);
+        SparsifyParams p = params("typed.gguf", 0.5);
+        p.overwrite = true;
+        if (DType(type) != DType::F32) {
+            p.input = path("typed-dense.gguf");
+            QVERIFY(synth::writeSyntheticModel(swigluModel(DType(type)), p.input).ok());
+        }
+        auto report = sparsifyModel(p);
+        QVERIFY2(report.ok(), report.message().c_str());
+        const std::vector<Token> prompt = promptOf(m_dense, 40);
+        const std::vector<float> prefilled = test::promptLogits(report->output, prompt, 64);
+        const std::vector<float> decoded = decodedLogits(report->output, prompt);
+        const double error = test::relativeRms(decoded, prefilled);
+        QVERIFY2(error < tolerance, qPrintable(QString::number(error)));
+        // And sparsity changed something: the dense mode of the same file differs more.
+        const std::vector<float> dense = decodedLogits(report->output, prompt, true);
+        const double change = test::relativeRms(dense, decoded);
+        QVERIFY2(change > 2 * error, qPrintable(QStringLiteral("%1 against %2").arg(change).arg(error)));
+    }
+
+    // A decoded token reads the up rows of the neurons its gate lets through and the down rows of
+    // the activations it keeps: about the shares the report measured on held-out text.
+    void decodeReadsOnlyWhatItKeeps()
+    {
+        auto report = sparsifyModel(params("traffic.gguf", 0.5));
+        QVERIFY2(report.ok(), report.message().c_str());
+        double up = 0, down = 0;
+        for (const SparsifyLayerReport& l : report->layers) {
+            up += l.predictedShare / 3.0;
+            down += l.firedShare / 3.0;
+        }
+        const std::vector<Token> prompt = promptOf(m_dense, 64);
+        sparse::resetFfnTraffic();
+        QVERIFY(!decodedLogits(report->output, prompt).empty());
+        const sparse::FfnTraffic t = sparse::ffnTraffic();
+        const double calls = double(t.calls);
+        QCOMPARE(t.calls, std::uint64_t(3 * 64)); // every layer of every token, the first included
+        const double nFf = 768; // tiny-256
+        const double readUp = double(t.neurons) / (calls * nFf);
+        const double readDown = double(t.downRows) / (calls * nFf);
+        QVERIFY2(std::fabs(readUp - up) < 0.1 && std::fabs(readDown - down) < 0.1,
+                 qPrintable(QStringLiteral("up %1 (report %2), down %3 (report %4)").arg(readUp).arg(up).arg(readDown).arg(down)));
+        QVERIFY(readDown < readUp);
+    }
+
+    void deterministicForAnyThreadCount()
+    {
+        SparsifyParams one = params("one.gguf");
+        one.threads = 1;
+        SparsifyParams two = params("two.gguf");
+        QVERIFY(sparsifyModel(one).ok());
+        QVERIFY(sparsifyModel(two).ok());
+        QCOMPARE(sha256(one.output), sha256(two.output));
+    }
+
+    void cancelledLeavesNothing_data()
+    {
+        QTest::addColumn<float>("at");
+        QTest::newRow("recording") << 0.1f;
+        QTest::newRow("second pass") << 0.4f;
+        QTest::newRow("writing") << 0.7f;
+        QTest::newRow("checking") << 0.9f;
+    }
+
+    void cancelledLeavesNothing()
+    {
+        QFETCH(float, at);
+        const QStringList before = files();
+        SparsifyParams p = params("cancelled.gguf");
+        p.progress = [at](float f) { return f < at; };
+        auto report = sparsifyModel(p);
+        QCOMPARE(report.code(), ErrorCode::Cancelled);
+        QCOMPARE(files(), before);
+    }
+
+    void refusesBadTargets()
+    {
+        SparsifyParams p = params("bad.gguf", 1.0);
+        QCOMPARE(sparsifyModel(p).code(), ErrorCode::InvalidArgument);
+        p.targetSparsity = -0.1;
+        QCOMPARE(sparsifyModel(p).code(), ErrorCode::InvalidArgument);
+        // GeGLU (Gemma) is neither ReLU nor SwiGLU.
+        synth::SynthOptions o;
+        o.architecture = "gemma2";
+        o.shape = *synth::shapeByName("gemma2-tiny");
+        o.type = DType::F32;
+        o.ffnActivation = "geglu";
+        const std::string gemma = path("gemma.gguf");
+        QVERIFY(synth::writeSyntheticModel(o, gemma).ok());
+        const Status refused = checkSparsifiable(gemma);
+        QCOMPARE(refused.code(), ErrorCode::Unsupported);
+        QVERIFY2(refused.message().find("geglu") != std::string::npos, refused.message().c_str());
+        // K-quant up rows: the neuron kernels do not read them.
+        const std::string kquant = path("q4k.gguf");
+        QVERIFY(synth::writeSyntheticModel(swigluModel(DType::Q4_K), kquant).ok());
+        QCOMPARE(checkSparsifiable(kquant).code(), ErrorCode::Unsupported);
+        QFile::remove(QString::fromStdString(gemma));
+        QFile::remove(QString::fromStdString(kquant));
+    }
+
+    // Thresholds that are negative or NaN would skip or keep at random: the file is refused.
+    void hostileThresholdsAreRefused()
+    {
+        auto report = sparsifyModel(params("hostile-source.gguf"));
+        QVERIFY2(report.ok(), report.message().c_str());
+        for (const float bad : {-1.0f, std::numeric_limits<float>::quiet_NaN()}) {
+            const std::string hostile = path("hostile.gguf");
+            QFile::remove(QString::fromStdString(hostile));
+            QVERIFY(QFile::copy(QString::fromStdString(report->output), QString::fromStdString(hostile)));
+            std::size_t offset = 0;
+            {
+                auto file = gguf::GgufFile::open(hostile);
+                QVERIFY(file.ok());
+                const gguf::TensorInfo* t = (*file)->findTensor("blk.1.ffn_act_threshold");
+                QVERIFY(t);
+                offset = std::size_t(t->data - (*file)->bytes().data()) + 12;
+            }
+            QFile f(QString::fromStdString(hostile));
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QVERIFY(f.seek(qint64(offset)));
+            f.write(reinterpret_cast<const char*>(&bad), sizeof bad);
+            f.close();
+            auto model = Model::load(hostile);
+            QCOMPARE(model.code(), ErrorCode::InvalidFile);
+            QVERIFY2(model.message().find("ffn_act_threshold") != std::string::npos, model.message().c_str());
+        }
+    }
+
+    void toolPrintsTheReport()
+    {
+        QProcess run;
+        run.start(QStringLiteral(HEARTH_SPARSIFY_TOOL),
+                  {QStringLiteral("-m"), QString::fromStdString(m_dense), QStringLiteral("-o"),
+                   QString::fromStdString(path("tool.gguf")), QStringLiteral("-q"), QStringLiteral("--target-sparsity"),
+                   QStringLiteral("0.3"), QStringLiteral("--max-perplexity-increase"), QStringLiteral("100")});
+        QVERIFY(run.waitForFinished(120000));
+        const QString out = QString::fromUtf8(run.readAllStandardOutput());
+        QVERIFY2(run.exitCode() == 0, qPrintable(QString::fromUtf8(run.readAllStandardError())));
+        QVERIFY2(out.contains(QStringLiteral("layer  threshold  recall  up rows  down rows")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("held-out perplexity")), qPrintable(out));
+        QVERIFY(QFile::exists(QString::fromStdString(path("tool.gguf"))));
+    }
+
+    // The real stories260K (SwiGLU, trained): calibrated on the built-in text, 40% of its
+    // activations dropped cost at most 5% perplexity on its own perplexity text, and at 0% its
+    // logits are the reference ones.
+    void realModelKeepsItsPerplexity()
+    {
+        HEARTH_REQUIRE_SHARED(model, "models/stories260K.gguf");
+        HEARTH_REQUIRE_SHARED(textPath, "models/stories260K.ppl-text.txt");
+        QFile textFile(textPath);
+        QVERIFY(textFile.open(QIODevice::ReadOnly));
+        const std::string text = textFile.readAll().toStdString();
+
+        SparsifyParams p;
+        p.input = model.toStdString();
+        p.output = path("stories-40.gguf");
+        p.threads = 2;
+        p.targetSparsity = 0.4;
+        auto report = sparsifyModel(p);
+        QVERIFY2(report.ok(), report.message().c_str());
+        const double dense = perplexityOf(p.input, text, 256);
+        const double sparse = perplexityOf(p.output, text, 256);
+        QVERIFY2(sparse <= 1.05 * dense, qPrintable(QStringLiteral("%1 against %2").arg(sparse).arg(dense)));
+        QVERIFY(sparse > dense); // something was dropped
+
+        // The sparsity holds on that text too: decoding it drops about 40% of the activations.
+        auto loaded = Model::load(p.output);
+        QVERIFY(loaded.ok());
+        std::vector<Token> tokens = (*loaded)->tokenizer().encode(text, true, false);
+        tokens.resize(200);
+        sparse::resetFfnTraffic();
+        QVERIFY(!decodedLogits(p.output, tokens).empty());
+        const sparse::FfnTraffic t = sparse::ffnTraffic();
+        const double kept = double(t.downRows) / (double(t.calls) * 172.0);
+        QVERIFY2(kept > 0.5 && kept < 0.7, qPrintable(QString::number(kept)));
+
+        p.output = path("stories-0.gguf");
+        p.targetSparsity = 0.0;
+        QVERIFY(sparsifyModel(p).ok());
+        const std::vector<Token> prompt(tokens.begin(), tokens.begin() + 64);
+        const double error = test::relativeRms(test::promptLogits(p.output, prompt, 128), test::promptLogits(p.input, prompt, 128));
+        QVERIFY2(error < 1e-5, qPrintable(QString::number(error)));
+    }
+
+    // A result worse than the bound is refused with the numbers, and nothing is kept.
+    void refusesAResultWorseThanTheBound()
+    {
+        HEARTH_REQUIRE_SHARED(model, "models/stories260K.gguf");
+        const QStringList before = files();
+        SparsifyParams p;
+        p.input = model.toStdString();
+        p.output = path("worse.gguf");
+        p.targetSparsity = 0.9;
+        p.perplexityBound = 0.0;
+        auto report = sparsifyModel(p);
+        QCOMPARE(report.code(), ErrorCode::QualityTooLow);
+        QVERIFY2(report.message().find("perplexity") != std::string::npos, report.message().c_str());
+        QVERIFY2(report.message().find("lower target sparsity") != std::string::npos, report.message().c_str());
+        QCOMPARE(files(), before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMagnitudeSparsity)
+#include "tst_magnitude_sparsity.moc"
