@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// What the conversion and quantization tests (tst_public_convert, tst_quantize,
-// tests/app/tst_conversion_job) compare files by: the logits a model file gives after a prompt,
-// and their relative RMS difference.
+// What the conversion, quantization and sparsify tests (tst_public_convert, tst_quantize,
+// tst_sparsify, tst_magnitude_sparsity, tests/app/tst_conversion_job) compare files by: the
+// logits a model file gives after a prompt, fed at once or token by token, and their relative
+// RMS difference.
 
+#include <hearth/convert.h>
 #include <hearth/model.h>
 #include <hearth/session.h>
 
 #include <QtGlobal>
+
+#include <algorithm>
+#include <span>
 
 #include <cmath>
 #include <string>
@@ -51,6 +56,42 @@ inline double relativeRms(const std::vector<float>& a, const std::vector<float>&
         den += double(b[i]) * double(b[i]);
     }
     return std::sqrt(num / den);
+}
+
+// The logits after feeding @p prompt one token at a time, as a chat's answer runs (one thread,
+// CPU only); empty when the file does not load or run.
+inline std::vector<float> decodedLogits(const std::string& path, const std::vector<Token>& prompt,
+                                        int contextLength = 128, bool denseFfn = false)
+{
+    auto model = Model::load(path);
+    if (!model || prompt.empty())
+        return {};
+    SessionParams params;
+    params.kvCache = KvCacheType::F32;
+    params.contextLength = contextLength;
+    params.threads = 1;
+    params.vramBudgetGiB = 0;
+    params.denseFfn = denseFfn;
+    auto session = Session::create(*model, params);
+    if (!session || !(*session)->prefill(std::span<const Token>(prompt.data(), 1)).ok())
+        return {};
+    for (std::size_t i = 1; i < prompt.size(); ++i) {
+        if (!(*session)->decode(prompt[i]).ok())
+            return {};
+    }
+    const auto logits = (*session)->logits();
+    return {logits.begin(), logits.end()};
+}
+
+// The first @p count tokens of the built-in calibration text under the model at @p path.
+inline std::vector<Token> calibrationPrompt(const std::string& path, int count)
+{
+    auto model = Model::load(path);
+    if (!model)
+        return {};
+    std::vector<Token> tokens = (*model)->tokenizer().encode(std::string(builtinCalibrationText()), true, false);
+    tokens.resize(std::min<std::size_t>(tokens.size(), std::size_t(count)));
+    return tokens;
 }
 
 } // namespace hearth::test

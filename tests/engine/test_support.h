@@ -3,10 +3,14 @@
 
 // Helpers shared by the engine tests.
 
+#include <QCryptographicHash>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QString>
 #include <QTest>
+
+#include <string>
 
 namespace hearth::test {
 
@@ -15,6 +19,15 @@ inline QString sharedFile(const QString& relative)
 {
     const QString path = QDir(QStringLiteral(HEARTH_SHARED_DIR)).filePath(relative);
     return QFileInfo::exists(path) ? QFileInfo(path).canonicalFilePath() : QString();
+}
+
+// SHA-256 of a file's bytes; empty when it cannot be read.
+inline QByteArray fileSha256(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
 }
 
 } // namespace hearth::test

@@ -44,47 +44,6 @@ synth::SynthOptions swigluModel(DType type)
     return o;
 }
 
-QByteArray sha256(const std::string& path)
-{
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
-}
-
-std::vector<Token> promptOf(const std::string& modelPath, int count)
-{
-    auto model = Model::load(modelPath);
-    if (!model)
-        return {};
-    std::vector<Token> tokens = (*model)->tokenizer().encode(std::string(builtinCalibrationText()), true, false);
-    tokens.resize(std::min<std::size_t>(tokens.size(), std::size_t(count)));
-    return tokens;
-}
-
-// The logits after feeding @p prompt one token at a time.
-std::vector<float> decodedLogits(const std::string& path, const std::vector<Token>& prompt, bool dense = false)
-{
-    auto model = Model::load(path);
-    if (!model || prompt.empty())
-        return {};
-    SessionParams params;
-    params.kvCache = KvCacheType::F32;
-    params.contextLength = 256;
-    params.threads = 2;
-    params.vramBudgetGiB = 0;
-    params.denseFfn = dense;
-    auto session = Session::create(*model, params);
-    if (!session || !(*session)->prefill(std::span<const Token>(prompt.data(), 1)).ok())
-        return {};
-    for (std::size_t i = 1; i < prompt.size(); ++i) {
-        if (!(*session)->decode(prompt[i]).ok())
-            return {};
-    }
-    const auto logits = (*session)->logits();
-    return {logits.begin(), logits.end()};
-}
-
 // The perplexity of @p text under @p path in chunks of @p context tokens.
 double perplexityOf(const std::string& path, const std::string& text, int context)
 {
@@ -177,12 +136,12 @@ private slots:
     {
         auto report = sparsifyModel(params("zero.gguf", 0.0));
         QVERIFY2(report.ok(), report.message().c_str());
-        const std::vector<Token> prompt = promptOf(m_dense, 24);
+        const std::vector<Token> prompt = test::calibrationPrompt(m_dense, 24);
         QCOMPARE(prompt.size(), std::size_t(24));
         const std::vector<float> dense = test::promptLogits(m_dense, prompt, 64);
         QVERIFY(!dense.empty());
         const double prefill = test::relativeRms(test::promptLogits(report->output, prompt, 64), dense);
-        const double decode = test::relativeRms(decodedLogits(report->output, prompt), dense);
+        const double decode = test::relativeRms(test::decodedLogits(report->output, prompt), dense);
         QVERIFY2(prefill < 1e-5 && decode < 1e-5, qPrintable(QStringLiteral("%1 %2").arg(prefill).arg(decode)));
     }
 
@@ -209,13 +168,13 @@ private slots:
         }
         auto report = sparsifyModel(p);
         QVERIFY2(report.ok(), report.message().c_str());
-        const std::vector<Token> prompt = promptOf(m_dense, 40);
+        const std::vector<Token> prompt = test::calibrationPrompt(m_dense, 40);
         const std::vector<float> prefilled = test::promptLogits(report->output, prompt, 64);
-        const std::vector<float> decoded = decodedLogits(report->output, prompt);
+        const std::vector<float> decoded = test::decodedLogits(report->output, prompt);
         const double error = test::relativeRms(decoded, prefilled);
         QVERIFY2(error < tolerance, qPrintable(QString::number(error)));
         // And sparsity changed something: the dense mode of the same file differs more.
-        const std::vector<float> dense = decodedLogits(report->output, prompt, true);
+        const std::vector<float> dense = test::decodedLogits(report->output, prompt, 128, true);
         const double change = test::relativeRms(dense, decoded);
         QVERIFY2(change > 2 * error, qPrintable(QStringLiteral("%1 against %2").arg(change).arg(error)));
     }
@@ -231,9 +190,9 @@ private slots:
             up += l.predictedShare / 3.0;
             down += l.firedShare / 3.0;
         }
-        const std::vector<Token> prompt = promptOf(m_dense, 64);
+        const std::vector<Token> prompt = test::calibrationPrompt(m_dense, 64);
         sparse::resetFfnTraffic();
-        QVERIFY(!decodedLogits(report->output, prompt).empty());
+        QVERIFY(!test::decodedLogits(report->output, prompt).empty());
         const sparse::FfnTraffic t = sparse::ffnTraffic();
         const double calls = double(t.calls);
         QCOMPARE(t.calls, std::uint64_t(3 * 64)); // every layer of every token, the first included
@@ -252,7 +211,7 @@ private slots:
         SparsifyParams two = params("two.gguf");
         QVERIFY(sparsifyModel(one).ok());
         QVERIFY(sparsifyModel(two).ok());
-        QCOMPARE(sha256(one.output), sha256(two.output));
+        QCOMPARE(test::fileSha256(one.output), test::fileSha256(two.output));
     }
 
     void cancelledLeavesNothing_data()
@@ -372,7 +331,7 @@ private slots:
         std::vector<Token> tokens = (*loaded)->tokenizer().encode(text, true, false);
         tokens.resize(200);
         sparse::resetFfnTraffic();
-        QVERIFY(!decodedLogits(p.output, tokens).empty());
+        QVERIFY(!test::decodedLogits(p.output, tokens, 256).empty());
         const sparse::FfnTraffic t = sparse::ffnTraffic();
         const double kept = double(t.downRows) / (double(t.calls) * 172.0);
         QVERIFY2(kept > 0.5 && kept < 0.7, qPrintable(QString::number(kept)));

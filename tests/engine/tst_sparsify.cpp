@@ -42,53 +42,6 @@ synth::SynthOptions reluModel(const std::string& activation = "reglu", DType typ
     return o;
 }
 
-QByteArray sha256(const std::string& path)
-{
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
-}
-
-// Tokens of the built-in text past its calibration windows' start: a prompt for comparisons.
-std::vector<Token> promptOf(const std::string& modelPath, int count)
-{
-    auto model = Model::load(modelPath);
-    if (!model)
-        return {};
-    std::vector<Token> tokens = (*model)->tokenizer().encode(std::string(builtinCalibrationText()), true, false);
-    tokens.resize(std::min<std::size_t>(tokens.size(), std::size_t(count)));
-    return tokens;
-}
-
-// The logits after @p prompt, CPU only; @p dense: every neuron, whatever the predictors say.
-std::vector<float> logitsOf(const std::string& path, const std::vector<Token>& prompt, bool dense = false)
-{
-    return test::promptLogits(path, prompt, 128, 0, dense);
-}
-
-// The logits after decoding @p prompt one token at a time, as a chat's answer runs (the path
-// the predictors matter most for).
-std::vector<float> decodedLogits(const std::string& path, const std::vector<Token>& prompt)
-{
-    auto model = Model::load(path);
-    if (!model || prompt.empty())
-        return {};
-    SessionParams params;
-    params.kvCache = KvCacheType::F32;
-    params.contextLength = 128;
-    params.threads = 1;
-    params.vramBudgetGiB = 0;
-    auto session = Session::create(*model, params);
-    if (!session || !(*session)->prefill(std::span<const Token>(prompt.data(), 1)).ok())
-        return {};
-    for (std::size_t i = 1; i < prompt.size(); ++i) {
-        if (!(*session)->decode(prompt[i]).ok())
-            return {};
-    }
-    const auto logits = (*session)->logits();
-    return {logits.begin(), logits.end()};
-}
 
 } // namespace
 
@@ -187,10 +140,10 @@ private slots:
         SparsifyParams p = params("exact.gguf");
         auto report = sparsifyModel(p);
         QVERIFY2(report.ok(), report.message().c_str());
-        const std::vector<Token> prompt = promptOf(m_dense, 40);
+        const std::vector<Token> prompt = test::calibrationPrompt(m_dense, 40);
         QCOMPARE(prompt.size(), std::size_t(40));
-        const auto dense = logitsOf(m_dense, prompt);
-        const auto fused = logitsOf(p.output, prompt, true);
+        const auto dense = test::promptLogits(m_dense, prompt, 128, 0);
+        const auto fused = test::promptLogits(p.output, prompt, 128, 0, true);
         QVERIFY(!dense.empty());
         QVERIFY2(test::relativeRms(fused, dense) < 1e-5, qPrintable(QString::number(test::relativeRms(fused, dense))));
     }
@@ -199,8 +152,8 @@ private slots:
     // as the recall falls: the error is the missed neurons'.
     void sparseLogitsFollowTheDenseOnes()
     {
-        const std::vector<Token> prompt = promptOf(m_dense, 60);
-        const auto dense = logitsOf(m_dense, prompt);
+        const std::vector<Token> prompt = test::calibrationPrompt(m_dense, 60);
+        const auto dense = test::promptLogits(m_dense, prompt, 128, 0);
         double previous = 0;
         for (const double recall : {0.999, 0.99, 0.8}) {
             SparsifyParams p = params("follow.gguf");
@@ -209,7 +162,7 @@ private slots:
             p.perplexityBound = 10.0;
             auto report = sparsifyModel(p);
             QVERIFY2(report.ok(), report.message().c_str());
-            const double error = test::relativeRms(decodedLogits(p.output, prompt), dense);
+            const double error = test::relativeRms(test::decodedLogits(p.output, prompt), dense);
             qInfo("recall %.3f: relative RMS error of the logits %.5f", recall, error);
             QVERIFY2(error > 1.5 * previous, qPrintable(QString::number(error)));
             if (recall >= 0.99)
@@ -228,8 +181,8 @@ private slots:
         p.input = input;
         auto report = sparsifyModel(p);
         QVERIFY2(report.ok(), report.message().c_str());
-        const std::vector<Token> prompt = promptOf(input, 40);
-        const double error = test::relativeRms(logitsOf(p.output, prompt, true), logitsOf(input, prompt));
+        const std::vector<Token> prompt = test::calibrationPrompt(input, 40);
+        const double error = test::relativeRms(test::promptLogits(p.output, prompt, 128, 0, true), test::promptLogits(input, prompt, 128, 0));
         QVERIFY2(error < 0.02, qPrintable(QString::number(error)));
     }
 
@@ -243,7 +196,7 @@ private slots:
         auto model = Model::load(p.output);
         QVERIFY2(model.ok(), model.message().c_str());
         // Four prompt tokens, then twenty decoded ones (the text's own), where the device works.
-        const std::vector<Token> text = promptOf(m_dense, 24);
+        const std::vector<Token> text = test::calibrationPrompt(m_dense, 24);
         const std::vector<Token> prompt(text.begin(), text.begin() + 4);
         const auto next = [&text](int i, std::span<const float>) { return text[std::size_t(4 + i)]; };
         const test::SessionRun cpu = test::runSession(*model, test::deviceSessionParams({}, 0, 128, 32), prompt, 20, next);
@@ -274,9 +227,9 @@ private slots:
         SparsifyParams b = params("b.gguf");
         QVERIFY(sparsifyModel(a).ok());
         QVERIFY(sparsifyModel(b).ok());
-        QCOMPARE(sha256(a.output), sha256(b.output));
-        QCOMPARE(sha256(statisticsPathFor(a.output)), sha256(statisticsPathFor(b.output)));
-        QVERIFY(!sha256(a.output).isEmpty());
+        QCOMPARE(test::fileSha256(a.output), test::fileSha256(b.output));
+        QCOMPARE(test::fileSha256(statisticsPathFor(a.output)), test::fileSha256(statisticsPathFor(b.output)));
+        QVERIFY(!test::fileSha256(a.output).isEmpty());
     }
 
     void cancelledRunLeavesNothing_data()
@@ -375,7 +328,7 @@ private slots:
         f.close();
         auto report = sparsifyModel(p);
         QCOMPARE(report.code(), ErrorCode::InvalidArgument);
-        QCOMPARE(sha256(p.output), QCryptographicHash::hash("mine", QCryptographicHash::Sha256));
+        QCOMPARE(test::fileSha256(p.output), QCryptographicHash::hash("mine", QCryptographicHash::Sha256));
         p.overwrite = true;
         QVERIFY(sparsifyModel(p).ok());
         QVERIFY(Model::load(p.output).ok());
@@ -406,7 +359,7 @@ private slots:
         SparsifyParams q = params("builtin.gguf");
         auto builtin = sparsifyModel(q);
         QVERIFY(builtin.ok());
-        QVERIFY(sha256(p.output) != sha256(q.output));
+        QVERIFY(test::fileSha256(p.output) != test::fileSha256(q.output));
     }
 
     void toolPrintsTheReport()

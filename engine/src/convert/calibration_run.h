@@ -13,6 +13,8 @@
 // BOS; every kHeldOutEvery-th window is held out, and what the report says of quality is
 // measured on those.
 
+#include "cpu/matmul.h"
+
 #include <hearth/convert.h>
 #include <hearth/tokenizer.h>
 
@@ -53,6 +55,12 @@ struct CalibrationWindows {
     [[nodiscard]] int heldOutTokenCount() const;
     [[nodiscard]] int tokenCount() const { return windows * perWindow; }
 };
+
+// The bytes of a bound matrix (0 for an absent one): what the expected speed-ups count.
+[[nodiscard]] inline double matrixBytes(const cpu::WeightMatrix& m)
+{
+    return m.data ? double(rowBytes(m.type, m.cols)) * double(m.rows) : 0.0;
+}
 
 // "making the model sparse was cancelled"
 [[nodiscard]] Status sparsifyCancelled();

@@ -227,8 +227,10 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
             if (!rows)
                 return rows.status();
             HEARTH_TRY(writer.writeTensorData(*rows));
-            for (const auto* thresholds : {&gateThresholds, &activationThresholds})
-                HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>((*thresholds)[std::size_t(item.layer)]))));
+            for (const auto* thresholds : {&gateThresholds, &activationThresholds}) {
+                const std::vector<float>& layer = (*thresholds)[std::size_t(item.layer)];
+                HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>(layer))));
+            }
         } else {
             HEARTH_TRY(writer.writeTensorData(std::span<const std::byte>(item.tensor->data, item.tensor->byteSize)));
         }
@@ -242,17 +244,15 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
 // neurons the gate lets through, down rows for those whose activation is kept.
 double expectedSpeedup(const model::LlamaWeights& w, const std::vector<SparsifyLayerReport>& layers)
 {
-    const auto bytes = [](const cpu::WeightMatrix& m) {
-        return m.data ? double(rowBytes(m.type, m.cols)) * double(m.rows) : 0.0;
-    };
-    double dense = bytes(w.output);
+    double dense = matrixBytes(w.output);
     double sparse = dense;
     for (std::size_t l = 0; l < w.layers.size(); ++l) {
         const model::LlamaLayerWeights& lw = w.layers[l];
-        const double common = bytes(lw.wq) + bytes(lw.wk) + bytes(lw.wv) + bytes(lw.wo) + bytes(lw.gate);
-        dense += common + bytes(lw.up) + bytes(lw.down);
+        const double common = matrixBytes(lw.wq) + matrixBytes(lw.wk) + matrixBytes(lw.wv) + matrixBytes(lw.wo)
+                              + matrixBytes(lw.gate);
+        dense += common + matrixBytes(lw.up) + matrixBytes(lw.down);
         // ffn_down_t has up's type and shape.
-        sparse += common + bytes(lw.up) * (layers[l].predictedShare + layers[l].firedShare);
+        sparse += common + matrixBytes(lw.up) * (layers[l].predictedShare + layers[l].firedShare);
     }
     return sparse > 0 ? dense / sparse : 0.0;
 }

@@ -273,15 +273,12 @@ DType predictorType(std::int64_t nEmbd, std::int64_t hidden)
 // The model's weight bytes a decoded token reads, dense and with the fitted predictors.
 double expectedSpeedup(const model::LlamaWeights& w, const std::vector<LayerFit>& fits)
 {
-    const auto bytes = [](const cpu::WeightMatrix& m) {
-        return m.data ? double(rowBytes(m.type, m.cols)) * double(m.rows) : 0.0;
-    };
-    double dense = bytes(w.output);
+    double dense = matrixBytes(w.output);
     double sparse = dense;
     for (std::size_t l = 0; l < w.layers.size(); ++l) {
         const model::LlamaLayerWeights& lw = w.layers[l];
-        const double attention = bytes(lw.wq) + bytes(lw.wk) + bytes(lw.wv) + bytes(lw.wo);
-        const double ffn = bytes(lw.gate) + bytes(lw.up) + bytes(lw.down);
+        const double attention = matrixBytes(lw.wq) + matrixBytes(lw.wk) + matrixBytes(lw.wv) + matrixBytes(lw.wo);
+        const double ffn = matrixBytes(lw.gate) + matrixBytes(lw.up) + matrixBytes(lw.down);
         const sparse::PredictorQuality& q = fits[l].heldOut;
         const sparse::FittedPredictor& p = fits[l].predictor;
         // Gate and up rows of every predicted neuron; the down row only where it fired.
