@@ -27,7 +27,17 @@ struct RowKernels {
     // dot2 for rows in the interleaved Q4_0 layout of neuron_pack.h with a matching packed
     // activation; null where the table has no such kernel.
     void (*dot2Interleaved)(const void* a, const void* b, const void* x, std::int64_t n, float* out);
+    // A prompt's down projection, a tile at a time: for tokens t < @p tokens (at most
+    // kAxpyTileTokens),
+    // y[t * yStride + c] += sum over i < count of a[t * aStride + i] * row_i[c] for c < n, where
+    // row_i = rows + i * rowStride and n is a multiple of 32. The tile's outputs stay in registers
+    // while the rows go past, which a per-row axpy cannot do.
+    void (*axpyTile)(float* y, std::int64_t yStride, const float* a, std::int64_t aStride, int tokens,
+                     const std::uint8_t* rows, std::size_t rowStride, std::int64_t count, std::int64_t n);
 };
+
+// Tokens of one axpyTile call.
+inline constexpr int kAxpyTileTokens = 8;
 
 struct NeuronKernels {
     const char* name;

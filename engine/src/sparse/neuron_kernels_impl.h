@@ -520,14 +520,110 @@ constexpr auto kDot2Interleaved = dot2Interleaved;
 constexpr void (*kDot2Interleaved)(const void*, const void*, const void*, std::int64_t, float*) = nullptr;
 #endif
 
+// Values of a row at element e (a multiple of kLanes), one vector, for axpyTile.
+template <typename W>
+struct FloatValues {
+    static VecF load(const std::uint8_t* row, std::int64_t e) { return vload(reinterpret_cast<const W*>(row) + e); }
+};
+
+struct Q4Values {
+    static VecF load(const std::uint8_t* row, std::int64_t e)
+    {
+        const BlockQ4_0& b = reinterpret_cast<const BlockQ4_0*>(row)[e / QK4_0];
+        const int within = int(e % QK4_0); // low nibbles hold elements 0..15, high ones 16..31
+#if defined(__AVX512F__)
+        __m512i q = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs)));
+        if (within >= QK4_0 / 2)
+            q = _mm512_srli_epi32(q, 4);
+        q = _mm512_sub_epi32(_mm512_and_si512(q, _mm512_set1_epi32(0x0f)), _mm512_set1_epi32(8));
+        return _mm512_mul_ps(_mm512_cvtepi32_ps(q), _mm512_set1_ps(halfToFloat(b.d)));
+#else
+        __m256i q = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.qs + within % (QK4_0 / 2))));
+        if (within >= QK4_0 / 2)
+            q = _mm256_srli_epi32(q, 4);
+        q = _mm256_sub_epi32(_mm256_and_si256(q, _mm256_set1_epi32(0x0f)), _mm256_set1_epi32(8));
+        return _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(halfToFloat(b.d)));
+#endif
+    }
+};
+
+struct Q8Values {
+    static VecF load(const std::uint8_t* row, std::int64_t e)
+    {
+        const BlockQ8_0& b = reinterpret_cast<const BlockQ8_0*>(row)[e / QK8_0];
+        const std::int8_t* q = b.qs + e % QK8_0;
+#if defined(__AVX512F__)
+        const __m512i v = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+        return _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_set1_ps(halfToFloat(b.d)));
+#else
+        const __m256i v = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q)));
+        return _mm256_mul_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(halfToFloat(b.d)));
+#endif
+    }
+};
+
+// kAxpyTileTokens tokens x kTileVectors vectors of outputs held in registers (16 zmm of the 32;
+// 8 ymm of AVX2's 16) while a block of rows passes; a row whose activations are all zero for the
+// tile's tokens is skipped. Measured on the 7B shape's prompts (64 tokens, AVX-512): 4 tokens x 4
+// vectors 48-56 tok/s, 8 x 2 57-59: the row's decoding is shared by more tokens.
+#if defined(__AVX512F__)
+constexpr int kTileVectors = 2;
+#else
+constexpr int kTileVectors = 1;
+#endif
+// n is a multiple of 32, so tiles never leave a rest.
+static_assert(32 % (kTileVectors * kLanes) == 0);
+
+template <typename Values>
+void axpyTile(float* y, std::int64_t yStride, const float* a, std::int64_t aStride, int tokens,
+              const std::uint8_t* rows, std::size_t rowStride, std::int64_t count, std::int64_t n)
+{
+    constexpr int T = kAxpyTileTokens;
+    for (std::int64_t c0 = 0; c0 < n; c0 += kTileVectors * kLanes) {
+        VecF acc[T][kTileVectors];
+#pragma GCC unroll 8
+        for (int t = 0; t < T; ++t) {
+#pragma GCC unroll 2
+            for (int k = 0; k < kTileVectors; ++k)
+                acc[t][k] = t < tokens ? vload(y + t * yStride + c0 + k * kLanes) : vzero();
+        }
+        for (std::int64_t i = 0; i < count; ++i) {
+            float s[T];
+            bool any = false;
+#pragma GCC unroll 8
+            for (int t = 0; t < T; ++t) {
+                s[t] = t < tokens ? a[t * aStride + i] : 0.0f;
+                any |= s[t] != 0.0f;
+            }
+            if (!any)
+                continue;
+            const std::uint8_t* row = rows + std::size_t(i) * rowStride;
+#pragma GCC unroll 2
+            for (int k = 0; k < kTileVectors; ++k) {
+                const VecF v = Values::load(row, c0 + k * kLanes);
+#pragma GCC unroll 8
+                for (int t = 0; t < T; ++t)
+                    acc[t][k] = vfma(v, vset1(s[t]), acc[t][k]);
+            }
+        }
+        for (int t = 0; t < tokens; ++t) {
+#pragma GCC unroll 2
+            for (int k = 0; k < kTileVectors; ++k)
+                vstore(y + t * yStride + c0 + k * kLanes, acc[t][k]);
+        }
+    }
+}
+
 } // namespace
 
 constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     HEARTH_NEURON_NAME,
-    {dot2Float<float>, dot1Float<float>, axpyFloat<float>, axpy2Float<float>, nullptr},
-    {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyFloat<std::uint16_t>, axpy2Float<std::uint16_t>, nullptr},
-    {kDot2Q4, kDot1Q4, axpyQ4, axpy2Q4, kDot2Interleaved},
-    {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>, axpyQ8, axpy2Q8, nullptr},
+    {dot2Float<float>, dot1Float<float>, axpyFloat<float>, axpy2Float<float>, nullptr, axpyTile<FloatValues<float>>},
+    {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyFloat<std::uint16_t>, axpy2Float<std::uint16_t>, nullptr,
+     axpyTile<FloatValues<std::uint16_t>>},
+    {kDot2Q4, kDot1Q4, axpyQ4, axpy2Q4, kDot2Interleaved, axpyTile<Q4Values>},
+    {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>, axpyQ8, axpy2Q8, nullptr,
+     axpyTile<Q8Values>},
 };
 
 } // namespace hearth::sparse

@@ -113,14 +113,27 @@ void axpy2(float* y, float s0, const void* row0, float s1, const void* row1, std
     Axpy(y, s1, row1, n);
 }
 
+template <void (*Axpy)(float*, float, const void*, std::int64_t)>
+void axpyTile(float* y, std::int64_t yStride, const float* a, std::int64_t aStride, int tokens,
+              const std::uint8_t* rows, std::size_t rowStride, std::int64_t count, std::int64_t n)
+{
+    for (int t = 0; t < tokens; ++t) {
+        for (std::int64_t i = 0; i < count; ++i) {
+            const float s = a[t * aStride + i];
+            if (s != 0.0f)
+                Axpy(y + t * yStride, s, rows + std::size_t(i) * rowStride, n);
+        }
+    }
+}
+
 } // namespace
 
 constinit const NeuronKernels kScalarNeuronKernels = {
     "scalar",
-    {dot2<dotF32>, dotF32, axpyF32, axpy2<axpyF32>, nullptr},
-    {dot2<dotF16>, dotF16, axpyF16, axpy2<axpyF16>, nullptr},
-    {dot2<dotQ4>, dotQ4, axpyQ4, axpy2<axpyQ4>, nullptr},
-    {dot2<dotQ8>, dotQ8, axpyQ8, axpy2<axpyQ8>, nullptr},
+    {dot2<dotF32>, dotF32, axpyF32, axpy2<axpyF32>, nullptr, axpyTile<axpyF32>},
+    {dot2<dotF16>, dotF16, axpyF16, axpy2<axpyF16>, nullptr, axpyTile<axpyF16>},
+    {dot2<dotQ4>, dotQ4, axpyQ4, axpy2<axpyQ4>, nullptr, axpyTile<axpyQ4>},
+    {dot2<dotQ8>, dotQ8, axpyQ8, axpy2<axpyQ8>, nullptr, axpyTile<axpyQ8>},
 };
 
 } // namespace hearth::sparse
