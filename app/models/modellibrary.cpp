@@ -205,7 +205,7 @@ std::optional<InstalledModel> ModelLibrary::inspect(
     model.inspected = true;
     model.architecture = QString::fromStdString(placement->architecture());
     model.weightType = QString::fromStdString(placement->weightType());
-    model.sparse = placement->sparseCapable();
+    model.sparse = placement->sparseCapable() || placement->magnitudeSparse();
     model.sparsifiable = !model.sparse && checkSparsifiable(encodedPath(path)).ok();
     model.layers = placement->layerCount();
     model.fit = estimateFit(placement.value(), machine, gpu);

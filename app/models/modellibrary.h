@@ -33,7 +33,7 @@ struct InstalledModel
     bool inspected = false; ///< the tensor table was read (architecture ... fit are set)
     QString architecture;
     QString weightType;
-    bool sparse = false;
+    bool sparse = false; ///< predictors or magnitude thresholds: it skips neurons ("Sparse")
     bool sparsifiable = false; ///< a dense ReLU or SwiGLU model that can be made sparse ("Make Sparse…")
     int layers = 0;
     FitBadge fit;

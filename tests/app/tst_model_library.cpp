@@ -10,6 +10,8 @@
 #include "synth/model_shape.h"
 #include "synth/synthetic_model.h"
 
+#include <hearth/convert.h>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
@@ -161,23 +163,36 @@ private Q_SLOTS:
         gemma.ffnActivation = "geglu";
         const QString geglu = m_fixtures.filePath(QStringLiteral("geglu.gguf"));
         QVERIFY(hearth::synth::writeSyntheticModel(gemma, geglu.toStdString()).ok());
+        // A SwiGLU model made sparse: shown as sparse, not offered again.
+        hearth::SparsifyParams sparsify;
+        sparsify.input = swiglu.toStdString();
+        sparsify.output = m_fixtures.filePath(QStringLiteral("magnitude.gguf")).toStdString();
+        sparsify.perplexityBound = 1.0; // a random model's perplexity says little
+        const auto made = hearth::sparsifyModel(sparsify);
+        QVERIFY2(made.ok(), made.message().c_str());
+        const QString magnitude = QString::fromStdString(sparsify.output);
         auto manager = newManager();
         ModelLibrary* library = manager->library();
         QVERIFY(waitForScan(library));
         QString error;
-        for (const QString& path : {relu, swiglu, geglu})
+        for (const QString& path : {relu, swiglu, geglu, magnitude})
             QVERIFY2(import(library, path, &error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 3, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 4, 20000);
         QVERIFY(waitForScan(library));
         QHash<QString, bool> offered;
+        QHash<QString, bool> sparse;
         for (int row = 0; row < library->rowCount(); ++row) {
             const QModelIndex index = library->index(row);
-            offered.insert(QFileInfo(library->data(index, ModelLibrary::PathRole).toString()).fileName(),
-                           library->data(index, ModelLibrary::SparsifiableRole).toBool());
+            const QString name = QFileInfo(library->data(index, ModelLibrary::PathRole).toString()).fileName();
+            offered.insert(name, library->data(index, ModelLibrary::SparsifiableRole).toBool());
+            sparse.insert(name, library->data(index, ModelLibrary::SparseRole).toBool());
         }
         QCOMPARE(offered.value(QStringLiteral("relu.gguf")), true);
         QCOMPARE(offered.value(QStringLiteral("swiglu.gguf")), true);
         QCOMPARE(offered.value(QStringLiteral("geglu.gguf")), false);
+        QCOMPARE(offered.value(QStringLiteral("magnitude.gguf")), false);
+        QCOMPARE(sparse.value(QStringLiteral("magnitude.gguf")), true);
+        QCOMPARE(sparse.value(QStringLiteral("swiglu.gguf")), false);
         QCOMPARE(library->roleNames().value(ModelLibrary::SparsifiableRole), QByteArray("sparsifiable"));
     }
 

@@ -162,6 +162,9 @@ public:
     [[nodiscard]] int layerCount() const;
     /// Predictors present: sparse placement is possible.
     [[nodiscard]] bool sparseCapable() const;
+    /// A SwiGLU model made sparse by thresholds (sparsifyModel, SparsifyMethod::Magnitude): it
+    /// skips neurons on the CPU and has no hot neurons to place.
+    [[nodiscard]] bool magnitudeSparse() const;
     /// Every weight byte (what the file or download roughly weighs).
     [[nodiscard]] std::uint64_t weightBytes() const;
 

@@ -302,6 +302,11 @@ bool PlacementModel::sparseCapable() const
     return m_impl->sparse.has_value();
 }
 
+bool PlacementModel::magnitudeSparse() const
+{
+    return m_impl->shape.magnitudeSparse;
+}
+
 std::uint64_t PlacementModel::weightBytes() const
 {
     return m_impl->shape.totalWeightBytes();

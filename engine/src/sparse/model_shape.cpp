@@ -298,6 +298,7 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     } else if (const auto* neurons = file.findTensor("blk.0.ffn_neurons.weight")) {
         shape.weightType = std::string(dtypeName(neurons->type));
     }
+    shape.magnitudeSparse = file.getString("hearth.sparse.layout").value_or("") == "magnitude";
     HEARTH_TRY(shape.validate());
     return shape;
 }

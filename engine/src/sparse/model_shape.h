@@ -54,6 +54,9 @@ struct ModelShape {
     std::int64_t nEmbdKv = 0;         // n_head_kv * head_dim
     std::int64_t nEmbdQ = 0;          // n_head * head_dim (0: n_embd)
     std::int64_t nHead = 0;
+    // A SwiGLU model made sparse by thresholds (hearth.sparse.layout "magnitude"): it skips
+    // neurons on the CPU; there are no hot neurons to place.
+    bool magnitudeSparse = false;
 
     [[nodiscard]] bool hasPredictors() const;
     [[nodiscard]] bool mixtureOfExperts() const;
