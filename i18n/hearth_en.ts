@@ -478,10 +478,6 @@
         <translation>Convert, quantize or make a model sparse</translation>
     </message>
     <message>
-        <source>ReLU models: fits predictors, so idle neurons are skipped</source>
-        <translation>ReLU models: fits predictors, so idle neurons are skipped</translation>
-    </message>
-    <message>
         <source>Calibration</source>
         <translation>Calibration</translation>
     </message>
@@ -492,6 +488,10 @@
     <message>
         <source>File…</source>
         <translation>File…</translation>
+    </message>
+    <message>
+        <source>skips the neurons that matter least (ReLU: predictors, SwiGLU: thresholds)</source>
+        <translation>skips the neurons that matter least (ReLU: predictors, SwiGLU: thresholds)</translation>
     </message>
 </context>
 <context>

@@ -477,10 +477,6 @@
         <translation>Konversi, kuantisasi, atau jadikan model sparse</translation>
     </message>
     <message>
-        <source>ReLU models: fits predictors, so idle neurons are skipped</source>
-        <translation>Model ReLU: menyesuaikan prediktor agar neuron yang diam dilewati</translation>
-    </message>
-    <message>
         <source>Calibration</source>
         <translation>Kalibrasi</translation>
     </message>
@@ -491,6 +487,10 @@
     <message>
         <source>File…</source>
         <translation>Berkas…</translation>
+    </message>
+    <message>
+        <source>skips the neurons that matter least (ReLU: predictors, SwiGLU: thresholds)</source>
+        <translation>melewati neuron yang paling tidak berpengaruh (ReLU: prediktor, SwiGLU: ambang batas)</translation>
     </message>
 </context>
 <context>

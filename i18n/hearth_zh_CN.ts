@@ -477,10 +477,6 @@
         <translation>转换、量化或稀疏化模型</translation>
     </message>
     <message>
-        <source>ReLU models: fits predictors, so idle neurons are skipped</source>
-        <translation>ReLU 模型：拟合预测器，跳过不活跃的神经元</translation>
-    </message>
-    <message>
         <source>Calibration</source>
         <translation>校准</translation>
     </message>
@@ -491,6 +487,10 @@
     <message>
         <source>File…</source>
         <translation>文件…</translation>
+    </message>
+    <message>
+        <source>skips the neurons that matter least (ReLU: predictors, SwiGLU: thresholds)</source>
+        <translation>跳过影响最小的神经元（ReLU：预测器，SwiGLU：阈值）</translation>
     </message>
 </context>
 <context>

@@ -194,7 +194,7 @@ Pane {
                     "Q4_K_M": qsTr("the usual choice: good quality, small"),
                     "Q4_0": qsTr("small; sparse models need it or Q8_0"),
                     "IQ4_XS": qsTr("smallest, for small GPUs"),
-                    "Sparse": qsTr("ReLU models: fits predictors, so idle neurons are skipped")
+                    "Sparse": qsTr("skips the neurons that matter least (ReLU: predictors, SwiGLU: thresholds)")
                 })
                 objectName: "typeHint"
                 text: hints[typeBox.currentText] || ""
