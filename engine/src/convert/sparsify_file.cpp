@@ -95,16 +95,6 @@ constexpr float kRecorded = 0.35f;
 constexpr float kFitted = 0.65f;
 constexpr float kWritten = 0.8f;
 
-Status cancelled()
-{
-    return sparsifyCancelled();
-}
-
-bool report(const SparsifyParams& params, float fraction)
-{
-    return reportSparsifyProgress(params, fraction);
-}
-
 // The FFN rows of every layer become rows of one fused tensor, which needs one type, the same in
 // every layer, that the neuron kernels read.
 Status checkFfnTypes(const model::LlamaModel& m, const std::string& name)
@@ -244,7 +234,7 @@ Status fitLayers(const model::LlamaModel& llama, const Layout& layout, sparse::P
             if (done != reported) {
                 reported = done;
                 lock.unlock();
-                const bool goOn = report(params, kRecorded + (kFitted - kRecorded) * float(reported) / float(layers));
+                const bool goOn = reportSparsifyProgress(params, kRecorded + (kFitted - kRecorded) * float(reported) / float(layers));
                 lock.lock();
                 if (!goOn) {
                     cancelledHere = true;
@@ -258,9 +248,9 @@ Status fitLayers(const model::LlamaModel& llama, const Layout& layout, sparse::P
     for (std::thread& w : workers)
         w.join();
     if (cancelledHere)
-        return cancelled();
+        return sparsifyCancelled();
     HEARTH_TRY(failure);
-    return report(params, kFitted) ? Status() : cancelled();
+    return reportSparsifyProgress(params, kFitted) ? Status() : sparsifyCancelled();
 }
 
 // Predictors are read in full for every token, so their bytes count as much as the neurons
@@ -386,8 +376,8 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
                             fc2.data() + r * std::size_t(p.hidden));
             HEARTH_TRY(writer.writeTensorData(encodeRows(type, fc2.data(), s.nFf, p.hidden)));
         }
-        if (!report(params, kFitted + (kWritten - kFitted) * float(k + 1) / float(items.size())))
-            return cancelled();
+        if (!reportSparsifyProgress(params, kFitted + (kWritten - kFitted) * float(k + 1) / float(items.size())))
+            return sparsifyCancelled();
     }
     return writer.finish();
 }
