@@ -8,6 +8,7 @@
 #include "cpu/thread_pool.h"
 #include "model/llama_forward.h"
 #include "model/llama_model.h"
+#include "sparse/down_projection.h"
 #include "sparse/neuron_kernels.h"
 #include "sparse/neuron_pack.h"
 #include "sparse/sparse_ffn.h"
@@ -326,21 +327,28 @@ private slots:
         QVERIFY(std::all_of(out.begin(), out.end(), [](float v) { return v == 0.0f; }));
     }
 
-    // A prompt's down projection over neuron-major rows: column ranges of 256 outputs (here two,
-    // the second partial), an odd number of neurons, zero activations skipped; every ISA, and
-    // the same result for one thread and two.
+    // A prompt's down projection over neuron-major rows (sparse::DownProjection): column ranges
+    // of 256 outputs (two, the second partial where the width allows), an odd number of neurons,
+    // zero activations skipped; every ISA, the same result for one thread and two; types the
+    // neuron kernels do not read (Q6_K, BF16) through the decoded scratch, and a width that is
+    // not whole groups of 32 (F32, 72).
     void downProjectionMatchesReference_data()
     {
         QTest::addColumn<int>("type");
+        QTest::addColumn<int>("columns");
         for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
-            QTest::addRow("%s", dtypeName(t).data()) << int(t);
+            QTest::addRow("%s", dtypeName(t).data()) << int(t) << 320;
+        QTest::addRow("Q6_K") << int(DType::Q6_K) << 512;
+        QTest::addRow("BF16") << int(DType::BF16) << 320;
+        QTest::addRow("F32-72") << int(DType::F32) << 72;
     }
 
     void downProjectionMatchesReference()
     {
         QFETCH(int, type);
+        QFETCH(int, columns);
         const DType t = DType(type);
-        constexpr std::int64_t nEmbd = 320;
+        const std::int64_t nEmbd = columns;
         constexpr std::int64_t nFf = 7;
         constexpr int tokens = 5;
         std::mt19937 rng(21);
@@ -364,9 +372,7 @@ private slots:
                 for (std::int64_t c = 0; c < nEmbd; ++c)
                     expected[std::size_t(tk * nEmbd + c)] += acts[std::size_t(tk * nFf + i)] * rowsF[std::size_t(i * nEmbd + c)];
         const cpu::WeightMatrix down{t, rows.data(), nFf, nEmbd};
-        const sparse::NeuronWeights w = sparse::NeuronWeights::separate({}, down, down, sparse::NeuronActivation::GateGiven);
-        QVERIFY(w.valid());
-        auto ffn = sparse::SparseFfn::create(nEmbd, 8, 2);
+        auto ffn = sparse::DownProjection::create(2);
         QVERIFY(ffn.ok());
         std::vector<float> byOne;
         for (int threads : {1, 2}) {
@@ -377,7 +383,7 @@ private slots:
                     continue;
                 (*ffn)->setKernels(k);
                 std::vector<float> out(expected.size(), -1.0f);
-                (*ffn)->downProjection(pool, w, acts.data(), tokens, out.data());
+                (*ffn)->run(pool, down, acts.data(), tokens, out.data());
                 const double err = maxRelativeError(out, expected);
                 QVERIFY2(err < 1e-5, qPrintable(QStringLiteral("%1: relative error %2").arg(QString::fromLatin1(k->name)).arg(err)));
                 if (isa == cpu::Isa::Scalar && threads == 1)

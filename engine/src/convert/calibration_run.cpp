@@ -4,6 +4,8 @@
 #include "api/perplexity.h"
 #include "convert/output_file.h"
 #include "convert/sparsify_file.h"
+#include "cpu/quant.h"
+#include "gguf/gguf_file.h"
 #include "model/llama_forward.h"
 #include "model/llama_model.h"
 
@@ -33,6 +35,38 @@ std::string quotedFileName(const std::string& path)
     name.insert(name.begin(), '\'');
     name.push_back('\'');
     return name;
+}
+
+Status checkNeuronType(const std::string& name, DType type)
+{
+    if (isComputeType(type))
+        return {};
+    return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, not "
+                                        + std::string(dtypeName(type))
+                                        + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
+}
+
+Status writeNeuronMajorDown(const gguf::TensorInfo& down, DType type, std::int64_t nEmbd, std::int64_t nFf,
+                            const std::vector<std::int32_t>& order, std::byte* out, std::size_t stride)
+{
+    std::vector<float> d;    // nEmbd rows of nFf
+    std::vector<float> column;
+    try {
+        d.resize(std::size_t(nEmbd * nFf));
+        column.resize(std::size_t(nEmbd));
+    } catch (const std::bad_alloc&) {
+        return {ErrorCode::OutOfMemory, "not enough memory to transpose the down projection"};
+    }
+    const std::size_t inRow = rowBytes(down.type, nFf);
+    for (std::int64_t r = 0; r < nEmbd; ++r)
+        cpu::dequantizeRow(down.type, down.data + std::size_t(r) * inRow, d.data() + r * nFf, nFf);
+    for (std::int64_t k = 0; k < nFf; ++k) {
+        const auto i = std::size_t(order.empty() ? k : order[std::size_t(k)]);
+        for (std::int64_t e = 0; e < nEmbd; ++e)
+            column[std::size_t(e)] = d[std::size_t(e * nFf) + i];
+        cpu::quantizeRow(type, column.data(), out + std::size_t(k) * stride, nEmbd);
+    }
+    return {};
 }
 
 Result<CalibrationWindows> CalibrationWindows::cut(const model::LlamaModel& llama, const SparsifyParams& params)
@@ -78,7 +112,7 @@ int CalibrationWindows::heldOutTokenCount() const
 }
 
 Status runCalibration(model::LlamaForward& forward, const CalibrationWindows& windows, const SparsifyParams& params,
-                      float progressEnd, const std::function<void(bool heldOut)>& beforeWindow)
+                      float progressFrom, float progressTo, const std::function<void(bool heldOut)>& beforeWindow)
 {
     std::vector<float> logits(std::size_t(forward.model().hyperParams().nVocab));
     std::vector<Token> chunk;
@@ -91,7 +125,8 @@ Status runCalibration(model::LlamaForward& forward, const CalibrationWindows& wi
                 chunk.push_back(windows.bos);
             chunk.insert(chunk.end(), first, first + windows.perWindow);
             forward.forward(chunk.data(), int(chunk.size()), 0, logits.data(), false);
-            if (!reportSparsifyProgress(params, progressEnd * float(w + 1) / float(windows.windows)))
+            const float done = float(w + 1) / float(windows.windows);
+            if (!reportSparsifyProgress(params, progressFrom + (progressTo - progressFrom) * done))
                 return sparsifyCancelled();
         }
     } catch (const std::bad_alloc&) {

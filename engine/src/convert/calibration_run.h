@@ -5,7 +5,7 @@
 // magnitude_sparsify.h: thresholds for SwiGLU models) do alike:
 //
 //   auto windows = CalibrationWindows::cut(llama, params);       // the text, in windows
-//   runCalibration(forward, *windows, params, 0.35f, pointObserversAt);
+//   runCalibration(forward, *windows, params, 0.0f, 0.35f, pointObserversAt);
 //   ... write the partial file ...
 //   checkAndCommit(params, *windows, partial, {}, 0.8f, report); // perplexity bound, rename
 //
@@ -18,9 +18,15 @@
 #include <hearth/convert.h>
 #include <hearth/tokenizer.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+namespace hearth::gguf {
+struct TensorInfo;
+}
 
 namespace hearth::model {
 class LlamaForward;
@@ -62,6 +68,17 @@ struct CalibrationWindows {
     return m.data ? double(rowBytes(m.type, m.cols)) * double(m.rows) : 0.0;
 }
 
+// Ok when the neuron kernels read rows of @p type (F32, F16, Q8_0, Q4_0), else why not, for
+// @p name (a file, a layer), with what to do about it.
+[[nodiscard]] Status checkNeuronType(const std::string& name, DType type);
+
+// Writes @p down (ffn_down: nEmbd rows of nFf) neuron-major in @p type: the column of neuron
+// order[k] (k where @p order is empty) as row k, at out + k * stride. Exact for F32 and F16,
+// re-quantized for block types, as PowerInfer's ffn_down_t is. OutOfMemory for the float copy.
+[[nodiscard]] Status writeNeuronMajorDown(const gguf::TensorInfo& down, DType type, std::int64_t nEmbd,
+                                          std::int64_t nFf, const std::vector<std::int32_t>& order, std::byte* out,
+                                          std::size_t stride);
+
 // "making the model sparse was cancelled"
 [[nodiscard]] Status sparsifyCancelled();
 // Reports @p fraction to params.progress; false: cancel.
@@ -70,9 +87,10 @@ struct CalibrationWindows {
 [[nodiscard]] std::string quotedFileName(const std::string& path);
 
 // Runs @p forward over every window, calling @p beforeWindow(heldOut) first (to point the
-// observers at the training or held-out samples); progress goes from 0 to @p progressEnd.
+// observers at the training or held-out samples); progress goes from @p progressFrom to
+// @p progressTo.
 [[nodiscard]] Status runCalibration(model::LlamaForward& forward, const CalibrationWindows& windows,
-                                    const SparsifyParams& params, float progressEnd,
+                                    const SparsifyParams& params, float progressFrom, float progressTo,
                                     const std::function<void(bool heldOut)>& beforeWindow);
 
 // The partial file at @p partial must load and answer and read the held-out text within

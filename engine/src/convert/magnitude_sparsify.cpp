@@ -79,10 +79,7 @@ Status checkMagnitudeFfn(const model::LlamaModel& m, const std::string& name)
         const std::string layer = name + ", layer " + std::to_string(l);
         if (!lw.gate.data || !lw.up.data || !lw.down.data || lw.downTransposed || !lw.ffnNorm)
             return {ErrorCode::Unsupported, layer + " has no separate gate, up and down matrices"};
-        if (!isComputeType(lw.up.type))
-            return {ErrorCode::Unsupported, layer + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, not "
-                                                + std::string(dtypeName(lw.up.type))
-                                                + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
+        HEARTH_TRY(checkNeuronType(layer, lw.up.type));
     }
     return {};
 }
@@ -158,31 +155,6 @@ std::vector<float> downColumnNorms(const cpu::WeightMatrix& down)
     return norms;
 }
 
-// blk.N.ffn_down_t in @p type: row i is column i of ffn_down.
-Result<std::vector<std::byte>> transposedDown(const gguf::TensorInfo& down, DType type, std::int64_t nEmbd,
-                                              std::int64_t nFf)
-{
-    std::vector<float> d;
-    std::vector<std::byte> out;
-    try {
-        d.resize(std::size_t(nEmbd * nFf));
-        out.resize(rowBytes(type, nEmbd) * std::size_t(nFf));
-    } catch (const std::bad_alloc&) {
-        return Status(ErrorCode::OutOfMemory, "not enough memory to transpose the down projection");
-    }
-    const std::size_t inRow = rowBytes(down.type, nFf);
-    for (std::int64_t r = 0; r < nEmbd; ++r)
-        cpu::dequantizeRow(down.type, down.data + std::size_t(r) * inRow, d.data() + r * nFf, nFf);
-    std::vector<float> column(static_cast<std::size_t>(nEmbd));
-    const std::size_t outRow = rowBytes(type, nEmbd);
-    for (std::int64_t i = 0; i < nFf; ++i) {
-        for (std::int64_t e = 0; e < nEmbd; ++e)
-            column[std::size_t(e)] = d[std::size_t(e * nFf + i)];
-        cpu::quantizeRow(type, column.data(), out.data() + std::size_t(i) * outRow, nEmbd);
-    }
-    return out;
-}
-
 // The thresholds go per layer, per neuron (see sparsifyByMagnitude).
 Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& path,
                           const std::vector<std::vector<float>>& gateThresholds,
@@ -222,11 +194,15 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
     for (std::size_t k = 0; k < items.size(); ++k) {
         const Item& item = items[k];
         if (item.layer >= 0) {
-            auto rows = transposedDown(*item.tensor, llama.weights().layers[std::size_t(item.layer)].up.type, hp.nEmbd,
-                                       hp.nFf);
-            if (!rows)
-                return rows.status();
-            HEARTH_TRY(writer.writeTensorData(*rows));
+            const DType type = llama.weights().layers[std::size_t(item.layer)].up.type;
+            std::vector<std::byte> rows;
+            try {
+                rows.resize(rowBytes(type, hp.nEmbd) * std::size_t(hp.nFf));
+            } catch (const std::bad_alloc&) {
+                return {ErrorCode::OutOfMemory, "not enough memory to transpose the down projection"};
+            }
+            HEARTH_TRY(writeNeuronMajorDown(*item.tensor, type, hp.nEmbd, hp.nFf, {}, rows.data(), rowBytes(type, hp.nEmbd)));
+            HEARTH_TRY(writer.writeTensorData(rows));
             for (const auto* thresholds : {&gateThresholds, &activationThresholds}) {
                 const std::vector<float>& layer = (*thresholds)[std::size_t(item.layer)];
                 HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>(layer))));
@@ -291,7 +267,7 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
         f.setFfnMode(model::LlamaForward::FfnMode::Dense);
         ScoreRecorder recorder{nullptr, nullptr, &downNorms, &meanUp, &scoreThresholds, windows->skip(), hp.nEmbd, hp.nFf};
         f.setGateObserver(&ScoreRecorder::observe, &recorder);
-        HEARTH_TRY(runCalibration(f, *windows, params, kRecorded / 2,
+        HEARTH_TRY(runCalibration(f, *windows, params, 0.0f, kRecorded / 2,
                                   [&](bool held) { recorder.scores = held ? nullptr : &scores; }));
         const double tokens = double(windows->tokenCount() - windows->heldOutTokenCount());
         for (int l = 0; l < hp.nLayer; ++l) {
@@ -304,9 +280,7 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
         training.resize(std::size_t(hp.nLayer));
         heldOut.resize(std::size_t(hp.nLayer));
         recorder.scores = nullptr;
-        SparsifyParams second = params;
-        second.progress = [&params](float f) { return reportSparsifyProgress(params, kRecorded / 2 + f); };
-        HEARTH_TRY(runCalibration(f, *windows, second, kRecorded / 2,
+        HEARTH_TRY(runCalibration(f, *windows, params, kRecorded / 2, kRecorded,
                                   [&](bool held) { recorder.screens = held ? &heldOut : &training; }));
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory for the calibration statistics");

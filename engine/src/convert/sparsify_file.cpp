@@ -36,20 +36,6 @@
 
 namespace hearth::convert {
 
-namespace {
-
-// The neuron kernels read these types only; the fused rows keep the file's.
-Status checkNeuronType(const std::string& name, DType type)
-{
-    if (isComputeType(type))
-        return {};
-    return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, not "
-                                        + std::string(dtypeName(type))
-                                        + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
-}
-
-} // namespace
-
 Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
 {
     const std::string name = quotedFileName(path);
@@ -282,29 +268,22 @@ double expectedSpeedup(const model::LlamaWeights& w, const std::vector<LayerFit>
 }
 
 // blk.N.ffn_neurons: neuron order[k]'s gate row, up row and (transposed) down row as row k.
-std::vector<std::byte> fusedNeurons(const gguf::GgufFile& in, int layer, const Layout& s,
-                                    const std::vector<std::int32_t>& order)
+Result<std::vector<std::byte>> fusedNeurons(const gguf::GgufFile& in, int layer, const Layout& s,
+                                            const std::vector<std::int32_t>& order)
 {
     const std::string p = "blk." + std::to_string(layer) + ".";
     const gguf::TensorInfo* gate = in.findTensor(p + "ffn_gate.weight");
     const gguf::TensorInfo* up = in.findTensor(p + "ffn_up.weight");
     const gguf::TensorInfo* down = in.findTensor(p + "ffn_down.weight");
     const std::size_t row = rowBytes(s.type, s.nEmbd);
-    const std::size_t downRow = rowBytes(s.type, s.nFf);
-    std::vector<float> d(std::size_t(s.nEmbd * s.nFf)); // nEmbd rows of nFf
-    for (std::int64_t r = 0; r < s.nEmbd; ++r)
-        cpu::dequantizeRow(s.type, down->data + std::size_t(r) * downRow, d.data() + r * s.nFf, s.nFf);
     std::vector<std::byte> out(3 * row * std::size_t(s.nFf));
-    std::vector<float> column(std::size_t(s.nEmbd));
     for (std::int64_t k = 0; k < s.nFf; ++k) {
         const auto i = std::size_t(order[std::size_t(k)]);
         std::byte* target = out.data() + 3 * row * std::size_t(k);
         std::memcpy(target, gate->data + i * row, row);
         std::memcpy(target + row, up->data + i * row, row);
-        for (std::int64_t e = 0; e < s.nEmbd; ++e)
-            column[std::size_t(e)] = d[std::size_t(e * s.nFf) + i];
-        cpu::quantizeRow(s.type, column.data(), target + 2 * row, s.nEmbd);
     }
+    HEARTH_TRY(writeNeuronMajorDown(*down, s.type, s.nEmbd, s.nFf, order, out.data() + 2 * row, 3 * row));
     return out;
 }
 
@@ -366,7 +345,10 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
         } else {
             const std::vector<std::int32_t>& order = fits[std::size_t(item.layer)].order;
             const sparse::FittedPredictor& p = fits[std::size_t(item.layer)].predictor;
-            HEARTH_TRY(writer.writeTensorData(fusedNeurons(in, item.layer, s, order)));
+            auto neurons = fusedNeurons(in, item.layer, s, order);
+            if (!neurons)
+                return neurons.status();
+            HEARTH_TRY(writer.writeTensorData(*neurons));
             const DType type = predictorType(s.nEmbd, p.hidden);
             HEARTH_TRY(writer.writeTensorData(encodeRows(type, p.fc1.data(), p.hidden, s.nEmbd)));
             // fc2's rows follow the neurons.
@@ -405,7 +387,7 @@ Result<SparsifyReport> sparsifyWithPredictors(const SparsifyParams& params, std:
         f.setFfnMode(model::LlamaForward::FfnMode::Dense);
         Recorder recorder{nullptr, windows->skip(), hp.nEmbd, hp.nFf};
         f.setActivationObserver(&Recorder::observe, &recorder);
-        HEARTH_TRY(runCalibration(f, *windows, params, kRecorded,
+        HEARTH_TRY(runCalibration(f, *windows, params, 0.0f, kRecorded,
                                   [&](bool held) { recorder.target = held ? &heldOut : &training; }));
     }
 

@@ -7,11 +7,13 @@
 // rest of the block.
 
 #include "cpu/matmul.h"
+#include "sparse/down_projection.h"
 #include "sparse/predictor.h"
 
 #include <hearth/status.h>
 
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <optional>
 #include <vector>
@@ -77,22 +79,15 @@ using FfnHook = std::function<void(const FfnBatch& batch)>;
 class DenseFfn {
 public:
     // Fails with OutOfMemory instead of throwing. @p transposedDown: some layer stores its
-    // down projection neuron-major, which needs per-thread partial sums.
-    [[nodiscard]] Status reserve(int maxBatch, int nFf, int nEmbd, int threads, bool transposedDown);
+    // down projection neuron-major, which needs sparse::DownProjection's scratch.
+    [[nodiscard]] Status reserve(int maxBatch, int nFf, int threads, bool transposedDown);
 
     // out = down . act(up . input + upBias) + downBias for @p tokens rows.
     void run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* input, int tokens, float* out);
 
 private:
-    // out = hidden x down_t, skipping neurons no token activated.
-    void downTransposed(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, int tokens, float* out);
-
-    int m_maxBatch = 0;
     std::vector<float> m_hidden; // [maxBatch][nFf]
-    std::vector<float> m_partial; // [threads][maxBatch][nEmbd], neuron-major down only
-    std::vector<float> m_neuron;  // [threads][nEmbd] one dequantized neuron row per thread
-    const cpu::WeightMatrix* m_downT = nullptr; // the batch in flight, for the parallel section
-    int m_tokens = 0;
+    std::unique_ptr<sparse::DownProjection> m_downProjection; // neuron-major down only
     float* m_activationData = nullptr; // read by the parallel activation (captures only `this`)
 };
 

@@ -7,6 +7,7 @@
 #include "cpu/thread_pool.h"
 #include "model/decoder_ops.h"
 #include "model/llama_model.h"
+#include "sparse/down_projection.h"
 #include "sparse/neuron_pack.h"
 #include "sparse/sparse_ffn.h"
 
@@ -74,8 +75,10 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         // Per thread: a decoded token's scores, or a prompt head's transposed keys and scores.
         f->m_scores.resize(threads * cpu::attendHeadScratchFloats(contextLength, model.hyperParams().headDim));
         if (std::any_of(layers.begin(), layers.end(), [](const LlamaLayerWeights& l) { return l.downTransposed; })) {
-            f->m_partial.resize(threads * b * std::size_t(hp.nEmbd));
-            f->m_neuron.resize(threads * std::size_t(hp.nEmbd));
+            auto down = sparse::DownProjection::create(f->m_pool->size());
+            if (!down)
+                return down.status();
+            f->m_downProjection = std::move(down).value();
         }
         HEARTH_TRY(f->initNeuronFfn());
     } catch (const std::bad_alloc&) {
@@ -220,7 +223,7 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
     }
     if (!skips) {
         cpu::swiglu(m_gate.data(), m_up.data(), std::int64_t(n) * nFf);
-        downTransposed(lw.down, n);
+        m_downProjection->run(*m_pool, lw.down, m_gate.data(), n, m_tmp.data());
         return true;
     }
     cpu::silu(m_gate.data(), std::int64_t(n) * nFf);
@@ -235,13 +238,13 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
             g[i] = kept ? a : 0.0f;
         }
     }
-    downTransposed(lw.down, n);
+    m_downProjection->run(*m_pool, lw.down, m_gate.data(), n, m_tmp.data());
     return true;
 }
 
 bool LlamaForward::neuronFfn(int layer, int n)
 {
-    if (m_neurons.empty() || m_model.weights().magnitudeSparse)
+    if (m_neurons.empty())
         return false;
     const HyperParams& hp = m_model.hyperParams();
     const LlamaLayerWeights& lw = m_model.weights().layers[std::size_t(layer)];
@@ -307,50 +310,6 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
         attendCausal(q, hp.qDim(), m_batchTokens, m_batchStart, *m_cache, layer, kvOffset, hd, scale, scratch, out,
                      hp.qDim(), hp.windowOf(layer), hp.attnSoftCap);
     }
-}
-
-void LlamaForward::downTransposed(const cpu::WeightMatrix& downT, int n)
-{
-    // The neuron kernels read the rows where the layer has a neuron view (sparse and
-    // magnitude-sparse files): whole blocks at a time, no partial sums.
-    if (m_sparseFfn && std::size_t(m_batchLayer) < m_neurons.size() && m_neurons[std::size_t(m_batchLayer)].valid()
-        && m_neurons[std::size_t(m_batchLayer)].down == downT.data) {
-        m_sparseFfn->downProjection(*m_pool, m_neurons[std::size_t(m_batchLayer)], m_gate.data(), n, m_tmp.data());
-        return;
-    }
-    const HyperParams& hp = m_model.hyperParams();
-    const std::size_t nEmbd = std::size_t(hp.nEmbd);
-    m_batchDownT = &downT;
-    // Each thread sums its share of the neurons into its own buffer; a second pass adds the
-    // buffers up. Neurons that no token activated (ReLU zeros) are skipped entirely.
-    // run(), not parallelFor(): every thread must clear its buffer, even one with no neurons.
-    m_pool->run([this](int thread, int threadCount) {
-        const std::size_t nEmbd = std::size_t(m_model.hyperParams().nEmbd);
-        const std::size_t nFf = std::size_t(m_model.hyperParams().nFf);
-        const std::int64_t begin = std::int64_t(nFf) * thread / threadCount;
-        const std::int64_t end = std::int64_t(nFf) * (thread + 1) / threadCount;
-        float* partial = m_partial.data() + std::size_t(thread) * std::size_t(m_maxBatch) * nEmbd;
-        float* row = m_neuron.data() + std::size_t(thread) * nEmbd;
-        std::fill_n(partial, std::size_t(m_batchTokens) * nEmbd, 0.0f);
-        for (std::int64_t i = begin; i < end; ++i) {
-            bool active = false;
-            for (int t = 0; t < m_batchTokens && !active; ++t)
-                active = m_gate[std::size_t(t) * nFf + std::size_t(i)] != 0.0f;
-            if (!active)
-                continue;
-            cpu::getRow(*m_batchDownT, i, row);
-            for (int t = 0; t < m_batchTokens; ++t) {
-                const float a = m_gate[std::size_t(t) * nFf + std::size_t(i)];
-                if (a != 0.0f)
-                    cpu::axpy(partial + std::size_t(t) * nEmbd, a, row, std::int64_t(nEmbd));
-            }
-        }
-    });
-    const std::size_t count = std::size_t(n) * nEmbd;
-    std::fill_n(m_tmp.data(), count, 0.0f);
-    for (int thread = 0; thread < m_pool->size(); ++thread)
-        cpu::add(m_tmp.data(), m_partial.data() + std::size_t(thread) * std::size_t(m_maxBatch) * nEmbd,
-                 std::int64_t(count));
 }
 
 void LlamaForward::forward(const Token* tokens, int n, int start, float* logits, bool allLogits)
@@ -434,7 +393,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         if (m_observer)
             m_observer(m_observerContext, l, n, m_gate.data(), m_x.data());
         if (lw.downTransposed)
-            downTransposed(lw.down, n);
+            m_downProjection->run(*m_pool, lw.down, m_gate.data(), n, m_tmp.data());
         else
             cpu::matmul(pool, lw.down, m_gate.data(), n, m_tmp.data());
         postNorm(lw.ffnPostNorm, n);

@@ -27,6 +27,7 @@ class ThreadPool;
 namespace hearth::sparse {
 class SparseFfn;
 class InterleavedNeurons;
+class DownProjection;
 }
 
 namespace hearth::model {
@@ -131,8 +132,6 @@ private:
     // m_tmp[t] = RMSNorm(m_tmp[t]) * @p weight for the batch's rows: Gemma's post-norms; none
     // for a null weight.
     void postNorm(const float* weight, int n);
-    // Down projection stored neuron-major (PowerInfer's ffn_down_t): m_tmp = act x down_t.
-    void downTransposed(const cpu::WeightMatrix& downT, int n);
     // The FFN through the neuron kernels (sparse mode, and every mode for fused files).
     // Returns false when the layer has to take the dense path instead.
     bool neuronFfn(int layer, int n);
@@ -151,7 +150,6 @@ private:
     int m_batchStart = 0;
     int m_batchLayer = 0;
     int m_batchTokens = 0;
-    const cpu::WeightMatrix* m_batchDownT = nullptr;
 
     // Scratch, B = maxBatch rows each.
     std::vector<float> m_x;      // [B][nEmbd] residual stream
@@ -167,9 +165,8 @@ private:
     std::vector<float> m_cos;    // [B][nRot / 2] rotary tables per token; then the local layers' [B][nRot / 2]
     std::vector<float> m_sin;    // the same for sin
     std::vector<float> m_scores; // [threads][contextLength] attention scores per thread
-    // Only for models with a neuron-major down projection:
-    std::vector<float> m_partial; // [threads][B][nEmbd] per-thread partial sums
-    std::vector<float> m_neuron;  // [threads][nEmbd] one dequantized neuron row per thread
+    // Only for models with a neuron-major down projection (PowerInfer's ffn_down_t).
+    std::unique_ptr<sparse::DownProjection> m_downProjection;
     // Only for models with predictors:
     FfnMode m_ffnMode = FfnMode::Dense;
     float m_threshold = 0.0f;

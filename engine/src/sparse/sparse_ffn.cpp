@@ -30,11 +30,6 @@ constexpr int kPrefetchLines = 384;    // fused: the whole block, up to 24 KiB (
 constexpr int kPrefetchRowLines = 128; // separate: per row, up to 8 KiB
 constexpr std::int64_t kPrefetchAhead = 2; // neurons
 constexpr std::size_t kLine = 64;
-// A prompt's down projection (SparseFfn::downProjection) goes by ranges of this many outputs
-// (whole blocks) and blocks of this many neurons, whose slices (72 KiB in Q4_0) stay in L2 while
-// every group of kAxpyTileTokens tokens passes them.
-constexpr std::int64_t kDownColumns = 256;
-constexpr std::size_t kDownNeuronBlock = 512;
 // Each thread's counter lives on its own cache line.
 constexpr std::size_t kCounterStride = kLine / sizeof(std::uint64_t);
 
@@ -325,42 +320,6 @@ void SparseFfn::run(cpu::ThreadPool& pool, const NeuronWeights& w, const FfnInpu
     g_bytes.fetch_add(std::uint64_t(std::max<std::int64_t>(count, 0)) * inputRows * row
                           + std::min<std::uint64_t>(downRows, std::uint64_t(std::max<std::int64_t>(count, 0))) * row,
                       std::memory_order_relaxed);
-}
-
-void SparseFfn::downProjection(cpu::ThreadPool& pool, const NeuronWeights& w, const float* acts, int tokens,
-                               float* out)
-{
-    if (!m_kernels->forType(w.type) || !w.valid() || tokens <= 0) {
-        if (tokens > 0 && out)
-            std::memset(out, 0, std::size_t(tokens) * std::size_t(w.nEmbd) * sizeof(float));
-        return;
-    }
-    m_downJob = {&w, acts, tokens, out};
-    const std::int64_t ranges = (w.nEmbd + kDownColumns - 1) / kDownColumns;
-    pool.parallelFor(ranges, [this](std::int64_t begin, std::int64_t end, int) {
-        const DownJob& job = m_downJob;
-        const NeuronWeights& w = *job.w;
-        const RowKernels& k = *m_kernels->forType(w.type);
-        const std::size_t nFf = std::size_t(w.nFf);
-        const std::size_t nEmbd = std::size_t(w.nEmbd);
-        for (std::int64_t r = begin; r < end; ++r) {
-            const std::int64_t first = r * kDownColumns;
-            const std::int64_t width = std::min(kDownColumns, w.nEmbd - first);
-            const std::size_t offset = rowBytes(w.type, first);
-            for (int t = 0; t < job.tokens; ++t)
-                std::memset(job.out + std::size_t(t) * nEmbd + std::size_t(first), 0, std::size_t(width) * sizeof(float));
-            // Neurons in blocks whose slices stay in L2 while every group of tokens passes.
-            for (std::size_t i0 = 0; i0 < nFf; i0 += kDownNeuronBlock) {
-                const std::int64_t count = std::int64_t(std::min(kDownNeuronBlock, nFf - i0));
-                for (int t0 = 0; t0 < job.tokens; t0 += kAxpyTileTokens) {
-                    k.axpyTile(job.out + std::size_t(t0) * nEmbd + std::size_t(first), std::int64_t(nEmbd),
-                               job.acts + std::size_t(t0) * nFf + i0, std::int64_t(nFf),
-                               std::min(kAxpyTileTokens, job.tokens - t0), w.down + i0 * w.stride + offset, w.stride,
-                               count, width);
-                }
-            }
-        }
-    });
 }
 
 } // namespace hearth::sparse

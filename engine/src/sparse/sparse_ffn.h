@@ -76,14 +76,6 @@ public:
     void run(cpu::ThreadPool& pool, const NeuronWeights& w, const FfnInput& in, int tokens, const std::int32_t* ids,
              std::int64_t count, const std::uint8_t* mask, float* out, float* acts = nullptr);
 
-    // out (tokens x nEmbd) = the sum over all neurons i of acts[t * nFf + i] * down_i: a prompt's
-    // down projection over neuron-major rows (PowerInfer's ffn_down_t, magnitude-sparse files).
-    // The threads take column ranges of the output, so every row is read once in all, nothing
-    // is summed across threads, and the result does not depend on the thread count; within a
-    // range, tiles of eight tokens' outputs stay in registers while a block of neurons passes
-    // (RowKernels::axpyTile), and neurons that are zero for all of them are skipped.
-    void downProjection(cpu::ThreadPool& pool, const NeuronWeights& w, const float* acts, int tokens, float* out);
-
     // Kernel table override for tests (null: the active ISA's).
     void setKernels(const NeuronKernels* kernels) { m_kernels = kernels ? kernels : &neuronKernels(); }
 
@@ -111,13 +103,6 @@ private:
         float* acts;
     };
     Job m_job{};
-    struct DownJob {
-        const NeuronWeights* w;
-        const float* acts;
-        int tokens;
-        float* out;
-    };
-    DownJob m_downJob{};
 };
 
 } // namespace hearth::sparse

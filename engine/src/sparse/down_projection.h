@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A prompt's down projection over neuron-major rows (PowerInfer's ffn_down_t, magnitude-sparse
+// files): out[t] = sum over neurons i of acts[t][i] * down_i, where down_i is row i of a matrix
+// of nFf rows of nEmbd.
+//
+//   auto down = sparse::DownProjection::create(threads);
+//   (*down)->run(pool, layer.downT, hidden, tokens, out);
+//
+// The threads take ranges of 256 outputs, so every row is read once in all, nothing is summed
+// across threads and the result does not depend on the thread count. Within a range, blocks of
+// 512 rows pass while tiles of eight tokens' outputs stay in registers
+// (RowKernels::axpyTile); rows that are zero for every token of a tile are skipped. Types the
+// neuron kernels do not read (K-quants, BF16, ...) are decoded a block of slices at a time into
+// a per-thread scratch and go through the float tiles. Nothing is allocated after create().
+
+#include "cpu/matmul.h"
+#include "sparse/neuron_kernels.h"
+
+#include <hearth/status.h>
+
+#include <memory>
+#include <vector>
+
+namespace hearth::cpu {
+class ThreadPool;
+}
+
+namespace hearth::sparse {
+
+class DownProjection {
+public:
+    // Scratch for up to @p threads threads.
+    static Result<std::unique_ptr<DownProjection>> create(int threads);
+
+    // out (tokens x downT.cols) = acts (tokens x downT.rows) x downT. The pool may not have more
+    // threads than create() was given; downT.cols must be a multiple of the type's block.
+    void run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, const float* acts, int tokens, float* out);
+
+    // Kernel table override for tests (null: the active ISA's).
+    void setKernels(const NeuronKernels* kernels) { m_kernels = kernels ? kernels : &neuronKernels(); }
+
+private:
+    DownProjection() = default;
+
+    const NeuronKernels* m_kernels = &neuronKernels();
+    int m_threads = 0;
+    std::vector<float> m_scratch; // per thread: a block of decoded row slices
+
+    // The call in flight, read by the worker threads (captured by pointer only).
+    struct Job {
+        const cpu::WeightMatrix* downT;
+        const float* acts;
+        int tokens;
+        float* out;
+    };
+    Job m_job{};
+};
+
+} // namespace hearth::sparse
