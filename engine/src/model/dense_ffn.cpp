@@ -30,12 +30,12 @@ void geluRange(float* x, std::int64_t begin, std::int64_t end)
 
 } // namespace
 
-Status DenseFfn::reserve(int maxBatch, int nFf, int threads, bool transposedDown)
+Status DenseFfn::reserve(int maxBatch, int nFf, int nEmbd, int threads, bool transposedDown)
 {
     try {
         m_hidden.resize(std::size_t(maxBatch) * std::size_t(nFf));
         if (transposedDown) {
-            auto down = sparse::DownProjection::create(threads);
+            auto down = sparse::DownProjection::create(threads, nEmbd);
             if (!down)
                 return down.status();
             m_downProjection = std::move(down).value();

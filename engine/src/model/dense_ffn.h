@@ -80,7 +80,7 @@ class DenseFfn {
 public:
     // Fails with OutOfMemory instead of throwing. @p transposedDown: some layer stores its
     // down projection neuron-major, which needs sparse::DownProjection's scratch.
-    [[nodiscard]] Status reserve(int maxBatch, int nFf, int threads, bool transposedDown);
+    [[nodiscard]] Status reserve(int maxBatch, int nFf, int nEmbd, int threads, bool transposedDown);
 
     // out = down . act(up . input + upBias) + downBias for @p tokens rows.
     void run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* input, int tokens, float* out);

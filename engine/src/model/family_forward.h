@@ -116,7 +116,7 @@ protected:
         if (!cache)
             return cache.status();
         m_cache = std::move(cache).value();
-        HEARTH_TRY(m_ffn.reserve(m_maxBatch, m_hp.nFf, m_pool->size(), transposedDown));
+        HEARTH_TRY(m_ffn.reserve(m_maxBatch, m_hp.nFf, m_hp.nEmbd, m_pool->size(), transposedDown));
         const std::size_t b = std::size_t(m_maxBatch);
         return allocate([&] {
             m_x.resize(b * m_hp.nEmbd);

@@ -75,7 +75,7 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         // Per thread: a decoded token's scores, or a prompt head's transposed keys and scores.
         f->m_scores.resize(threads * cpu::attendHeadScratchFloats(contextLength, model.hyperParams().headDim));
         if (std::any_of(layers.begin(), layers.end(), [](const LlamaLayerWeights& l) { return l.downTransposed; })) {
-            auto down = sparse::DownProjection::create(f->m_pool->size());
+            auto down = sparse::DownProjection::create(f->m_pool->size(), hp.nEmbd);
             if (!down)
                 return down.status();
             f->m_downProjection = std::move(down).value();

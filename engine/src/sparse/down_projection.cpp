@@ -19,14 +19,21 @@ constexpr std::int64_t kRowBlock = 512;
 
 } // namespace
 
-Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads)
+std::size_t scratchFloats(std::int64_t columns)
 {
-    if (threads <= 0)
-        return Status(ErrorCode::InvalidArgument, "the down projection needs a thread");
+    return std::size_t(std::max(kRowBlock * kColumns, 2 * columns));
+}
+
+Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std::int64_t columns)
+{
+    if (threads <= 0 || columns <= 0)
+        return Status(ErrorCode::InvalidArgument, "the down projection needs a thread and outputs");
     std::unique_ptr<DownProjection> d(new DownProjection());
     d->m_threads = threads;
+    d->m_columns = columns;
     try {
-        d->m_scratch.resize(std::size_t(threads) * std::size_t(kRowBlock * kColumns));
+        d->m_scratch.resize(std::size_t(threads) * scratchFloats(columns));
+        d->m_partial.resize(std::size_t(threads) * std::size_t(kAxpyTileTokens - 1) * std::size_t(columns));
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory for the down projection's scratch");
     }
@@ -39,9 +46,13 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
     if (tokens <= 0)
         return;
     std::memset(out, 0, std::size_t(tokens) * std::size_t(downT.cols) * sizeof(float));
-    if (pool.size() > m_threads)
+    if (pool.size() > m_threads || downT.cols > m_columns)
         return;
     m_job = {&downT, acts, tokens, out};
+    if (tokens < kAxpyTileTokens) {
+        runByRows(pool);
+        return;
+    }
     pool.parallelFor((downT.cols + kColumns - 1) / kColumns, [this](std::int64_t begin, std::int64_t end, int thread) {
         const Job& job = m_job;
         const cpu::WeightMatrix& w = *job.downT;
@@ -51,7 +62,7 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
         const RowKernels& k = direct ? *direct : table.f32;
         const auto* rows = static_cast<const std::uint8_t*>(w.data);
         const std::size_t rowBytes = hearth::rowBytes(w.type, w.cols);
-        float* scratch = m_scratch.data() + std::size_t(thread) * std::size_t(kRowBlock * kColumns);
+        float* scratch = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
         for (std::int64_t r = begin; r < end; ++r) {
             const std::int64_t first = r * kColumns;
             const std::int64_t width = std::min(kColumns, w.cols - first);
@@ -74,6 +85,57 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
             }
         }
     });
+}
+
+void DownProjection::runByRows(cpu::ThreadPool& pool)
+{
+    // run(), not parallelFor(): every thread must clear its sums, even one without rows.
+    pool.run([this](int thread, int threadCount) {
+        const Job& job = m_job;
+        const cpu::WeightMatrix& w = *job.downT;
+        const RowKernels* direct = m_kernels->forType(w.type);
+        const RowKernels& k = direct ? *direct : m_kernels->f32;
+        const std::size_t cols = std::size_t(w.cols);
+        const std::size_t rowBytes = hearth::rowBytes(w.type, w.cols);
+        // Thread 0 adds into out (cleared by run()), the others into their own sums.
+        float* sums = m_partial.data() + std::size_t(thread - 1) * std::size_t(kAxpyTileTokens - 1) * cols;
+        if (thread > 0)
+            std::fill_n(sums, std::size_t(job.tokens) * cols, 0.0f);
+        float* target = thread == 0 ? job.out : sums;
+        float* decoded = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
+        const std::int64_t begin = w.rows * thread / threadCount;
+        const std::int64_t end = w.rows * (thread + 1) / threadCount;
+        for (std::int64_t i = begin; i < end; i += 2) {
+            const bool pair = i + 1 < end;
+            const void* row0 = static_cast<const std::uint8_t*>(w.data) + std::size_t(i) * rowBytes;
+            const void* row1 = pair ? static_cast<const std::uint8_t*>(row0) + rowBytes : nullptr;
+            if (!direct) {
+                cpu::dequantizeRow(w.type, row0, decoded, w.cols);
+                if (pair)
+                    cpu::dequantizeRow(w.type, row1, decoded + cols, w.cols);
+                row0 = decoded;
+                row1 = pair ? decoded + cols : nullptr;
+            }
+            for (int t = 0; t < job.tokens; ++t) {
+                const float* a = job.acts + std::size_t(t) * std::size_t(w.rows) + std::size_t(i);
+                const float a1 = pair ? a[1] : 0.0f;
+                float* y = target + std::size_t(t) * cols;
+                if (a[0] != 0.0f && a1 != 0.0f)
+                    k.axpy2(y, a[0], row0, a1, row1, w.cols);
+                else if (a[0] != 0.0f)
+                    k.axpy(y, a[0], row0, w.cols);
+                else if (a1 != 0.0f)
+                    k.axpy(y, a1, row1, w.cols);
+            }
+        }
+    });
+    const std::size_t count = std::size_t(m_job.tokens) * std::size_t(m_job.downT->cols);
+    for (int thread = 1; thread < pool.size(); ++thread) {
+        const float* sums = m_partial.data() + std::size_t(thread - 1) * std::size_t(kAxpyTileTokens - 1)
+                                                   * std::size_t(m_job.downT->cols);
+        for (std::size_t i = 0; i < count; ++i)
+            m_job.out[i] += sums[i];
+    }
 }
 
 } // namespace hearth::sparse

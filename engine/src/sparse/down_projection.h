@@ -5,15 +5,18 @@
 // files): out[t] = sum over neurons i of acts[t][i] * down_i, where down_i is row i of a matrix
 // of nFf rows of nEmbd.
 //
-//   auto down = sparse::DownProjection::create(threads);
+//   auto down = sparse::DownProjection::create(threads, nEmbd);
 //   (*down)->run(pool, layer.downT, hidden, tokens, out);
 //
-// The threads take ranges of 256 outputs, so every row is read once in all, nothing is summed
-// across threads and the result does not depend on the thread count. Within a range, blocks of
-// 512 rows pass while tiles of eight tokens' outputs stay in registers
-// (RowKernels::axpyTile); rows that are zero for every token of a tile are skipped. Types the
-// neuron kernels do not read (K-quants, BF16, ...) are decoded a block of slices at a time into
-// a per-thread scratch and go through the float tiles. Nothing is allocated after create().
+// Prompts (kAxpyTileTokens tokens or more): the threads take ranges of 256 outputs, so every
+// row is read once in all and nothing is summed across threads. Within a range, blocks of 512
+// rows pass while tiles of eight tokens' outputs stay in registers (RowKernels::axpyTile); rows
+// that are zero for every token of a tile are skipped. Fewer tokens (a decoded one): the threads
+// take ranges of rows and stream them whole, two at a time, into their own sums, added up in
+// thread order; reading a row in slices of 256 outputs, one range at a time, streamed at two
+// thirds of the speed. Either way the result depends on the thread count only. Types the neuron
+// kernels do not read (K-quants, BF16, ...) are decoded into a per-thread scratch and go through
+// the float kernels. Nothing is allocated after create().
 
 #include "cpu/matmul.h"
 #include "sparse/neuron_kernels.h"
@@ -31,8 +34,8 @@ namespace hearth::sparse {
 
 class DownProjection {
 public:
-    // Scratch for up to @p threads threads.
-    static Result<std::unique_ptr<DownProjection>> create(int threads);
+    // Scratch for up to @p threads threads and outputs of up to @p columns.
+    static Result<std::unique_ptr<DownProjection>> create(int threads, std::int64_t columns);
 
     // out (tokens x downT.cols) = acts (tokens x downT.rows) x downT. The pool may not have more
     // threads than create() was given; downT.cols must be a multiple of the type's block.
@@ -44,9 +47,14 @@ public:
 private:
     DownProjection() = default;
 
+    // A few tokens: rows split over the threads.
+    void runByRows(cpu::ThreadPool& pool);
+
     const NeuronKernels* m_kernels = &neuronKernels();
     int m_threads = 0;
-    std::vector<float> m_scratch; // per thread: a block of decoded row slices
+    std::int64_t m_columns = 0;
+    std::vector<float> m_scratch; // per thread: a block of decoded row slices, or two decoded rows
+    std::vector<float> m_partial; // per thread: kAxpyTileTokens - 1 tokens' sums (runByRows)
 
     // The call in flight, read by the worker threads (captured by pointer only).
     struct Job {
