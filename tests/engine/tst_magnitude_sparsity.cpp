@@ -146,7 +146,7 @@ private slots:
     }
 
     // The prompt path zeroes what the decode path skips: both give the same logits, in float and
-    // in Q8_0 (where they differ by the activations' quantization only).
+    // in the quantized types (where they differ by the activations' quantization only).
     void promptEqualsDecode_data()
     {
         QTest::addColumn<int>("type");
@@ -154,6 +154,8 @@ private slots:
         QTest::newRow("f32") << int(DType::F32) << 1e-4;
         QTest::newRow("q8_0") << int(DType::Q8_0) << 2e-2;
         QTest::newRow("q4_0") << int(DType::Q4_0) << 3e-2;
+        QTest::newRow("q4_k") << int(DType::Q4_K) << 3e-2;
+        QTest::newRow("q6_k") << int(DType::Q6_K) << 3e-2;
     }
 
     void promptEqualsDecode()
@@ -251,12 +253,12 @@ private slots:
         const Status refused = checkSparsifiable(gemma);
         QCOMPARE(refused.code(), ErrorCode::Unsupported);
         QVERIFY2(refused.message().find("geglu") != std::string::npos, refused.message().c_str());
-        // K-quant up rows: the neuron kernels do not read them.
-        const std::string kquant = path("q4k.gguf");
-        QVERIFY(synth::writeSyntheticModel(swigluModel(DType::Q4_K), kquant).ok());
-        QCOMPARE(checkSparsifiable(kquant).code(), ErrorCode::Unsupported);
+        // IQ4_XS up rows: the neuron kernels do not read them.
+        const std::string unread = path("iq4xs.gguf");
+        QVERIFY(synth::writeSyntheticModel(swigluModel(DType::IQ4_XS), unread).ok());
+        QCOMPARE(checkSparsifiable(unread).code(), ErrorCode::Unsupported);
         QFile::remove(QString::fromStdString(gemma));
-        QFile::remove(QString::fromStdString(kquant));
+        QFile::remove(QString::fromStdString(unread));
     }
 
     // Thresholds that are negative or NaN would skip or keep at random: the file is refused.

@@ -360,13 +360,63 @@ private Q_SLOTS:
         qInfo("sparse layout, q4_0: relative RMS error %.2e", error);
         QVERIFY(error < 0.3);
 
-        // The sparse FFN kernels take Q4_0, Q8_0 and F16 neurons: a K-quant mix is refused.
+        // Rows of 64 cannot be K-quants; Q4_K_M's fallback for them (Q5_0) is no type the sparse
+        // FFN kernels read: refused.
         options.output = path("sparse-q4k.gguf");
         options.preset = QuantizationPreset::Q4_K_M;
         report = convert::quantizeModelFile(options);
         QCOMPARE(report.code(), ErrorCode::Unsupported);
         QVERIFY2(QString::fromStdString(report.message()).contains("sparse"), report.message().c_str());
         QVERIFY(!exists(options.output));
+    }
+
+    // K-quant presets on a sparse file of 256-weight rows: each layer's gate, up and
+    // neuron-major down rows share the up rows' type (where Q4_K_M alone would give some down
+    // rows Q6_K), the predictors stay F16, and the result loads as a sparse model.
+    void sparseFileInKQuants_data()
+    {
+        QTest::addColumn<int>("preset");
+        QTest::addColumn<int>("type");
+        QTest::newRow("Q4_K_M") << int(QuantizationPreset::Q4_K_M) << int(DType::Q4_K);
+        QTest::newRow("Q6_K") << int(QuantizationPreset::Q6_K) << int(DType::Q6_K);
+    }
+
+    void sparseFileInKQuants()
+    {
+        QFETCH(int, preset);
+        QFETCH(int, type);
+        const std::string dense = path("tiny-256-f32.gguf");
+        const std::string sparse = path("sparse-256-f32.gguf");
+        if (!exists(sparse)) {
+            synth::SynthOptions o;
+            o.shape = *synth::shapeByName("tiny-256");
+            o.type = DType::F32;
+            o.ffnActivation = "reglu";
+            QVERIFY(synth::writeSyntheticModel(o, dense).ok());
+            QVERIFY(writePowerInferCopy(dense, sparse).ok());
+        }
+        convert::QuantizeOptions options;
+        options.input = sparse;
+        options.output = path("sparse-256-quantized.gguf");
+        options.preset = QuantizationPreset(preset);
+        QFile::remove(QString::fromStdString(options.output));
+        auto report = convert::quantizeModelFile(options);
+        QVERIFY2(report, report.message().c_str());
+        auto out = gguf::GgufFile::open(options.output);
+        QVERIFY(out);
+        const int layers = int((*out)->getInt("llama.block_count").value_or(0));
+        QVERIFY(layers > 0);
+        for (int l = 0; l < layers; ++l) {
+            const std::string p = "blk." + std::to_string(l) + ".";
+            for (const char* name : {"ffn_gate.weight", "ffn_up.weight", "ffn_down_t.weight"})
+                QCOMPARE((*out)->findTensor(p + name)->type, DType(type));
+            QCOMPARE((*out)->findTensor(p + "fc1.weight")->type, DType::F16);
+        }
+        auto model = Model::load(options.output);
+        QVERIFY2(model, model.message().c_str());
+        QVERIFY((*model)->info().sparse);
+        const double error = relativeRms(logitsOf(options.output), logitsOf(sparse));
+        QVERIFY2(error < 0.3, qPrintable(QString::number(error)));
     }
 
     void badInputsAreRejected_data()

@@ -29,8 +29,10 @@ using namespace hearth;
 
 namespace {
 
-constexpr std::int64_t kEmbd = 128;
+constexpr std::int64_t kEmbd = 256; // one K-quant super-block
 constexpr std::int64_t kFf = 96;
+// Every type the neuron kernels read.
+constexpr DType kNeuronTypes[] = {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
 
 // Quantized rows of a fused or separate layout, and their dequantized values.
 struct NeuronFixture {
@@ -126,7 +128,7 @@ double maxRelativeError(const std::vector<float>& a, const std::vector<float>& b
 // Quantized weights see an 8-bit activation; float weights only summation order.
 double tolerance(DType type)
 {
-    return type == DType::Q4_0 || type == DType::Q8_0 ? 3e-2 : 1e-4;
+    return sparse::neuronInputFormat(type) == cpu::ActivationFormat::Floats ? 1e-4 : 3e-2;
 }
 
 std::vector<float> randomInput(int tokens, std::uint32_t seed)
@@ -174,7 +176,7 @@ private:
     std::string writeModel(DType type, synth::SparseLayout layout, double sparsity, const char* ffn = "reglu")
     {
         synth::SynthOptions o;
-        o.shape = *synth::shapeByName("tiny");
+        o.shape = *synth::shapeByName(sparse::neuronRowBlock(type) == cpu::QK_K ? "tiny-256" : "tiny");
         o.shape.vocabSize = 300;
         o.type = type;
         o.ffnActivation = ffn;
@@ -182,7 +184,7 @@ private:
         synth::SparseSynthOptions s;
         s.sparsity = sparsity;
         s.layout = layout;
-        s.predictorHidden = 32;
+        s.predictorHidden = int(std::max<std::int64_t>(32, sparse::neuronRowBlock(type)));
         const std::string path = m_dir.filePath(QStringLiteral("%1-%2-%3-%4.gguf")
                                                     .arg(QString::fromLatin1(dtypeName(type)))
                                                     .arg(layout == synth::SparseLayout::Hearth ? "hearth" : "pi")
@@ -201,7 +203,7 @@ private slots:
         QTest::addColumn<int>("type");
         QTest::addColumn<bool>("fused");
         QTest::addColumn<int>("activation");
-        for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+        for (DType t : kNeuronTypes) {
             for (bool fused : {false, true}) {
                 for (auto a : {sparse::NeuronActivation::ReGlu, sparse::NeuronActivation::DRelu, sparse::NeuronActivation::Relu}) {
                     if (a == sparse::NeuronActivation::Relu && fused)
@@ -260,7 +262,7 @@ private slots:
     {
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("tokens");
-        for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0}) {
+        for (DType t : kNeuronTypes) {
             for (int tokens : {1, 3})
                 QTest::addRow("%s-%d", dtypeName(t).data(), tokens) << int(t) << tokens;
         }
@@ -329,8 +331,9 @@ private slots:
 
     // A prompt's down projection over neuron-major rows (sparse::DownProjection): column ranges
     // of 256 outputs (two, the second partial where the width allows), an odd number of neurons,
-    // zero activations skipped; every ISA, the same result for one thread and two; types the
-    // neuron kernels do not read (Q6_K, BF16) through the decoded scratch, and a width that is
+    // zero activations skipped; every ISA, the same result for one thread and two; K-quants
+    // (no tile kernel) and types the neuron kernels do not read (IQ4_XS, BF16) through the
+    // decoded scratch, and a width that is
     // not whole groups of 32 (F32, 72). Five tokens take the rows-per-thread path (whose sums
     // depend on the thread count), eleven the tiles (a full one and a partial one).
     void downProjectionMatchesReference_data()
@@ -339,9 +342,11 @@ private slots:
         QTest::addColumn<int>("columns");
         QTest::addColumn<int>("tokens");
         for (int tokens : {5, 11}) {
-            for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
-                QTest::addRow("%s-%d", dtypeName(t).data(), tokens) << int(t) << 320 << tokens;
-            QTest::addRow("Q6_K-%d", tokens) << int(DType::Q6_K) << 512 << tokens;
+            for (DType t : kNeuronTypes)
+                QTest::addRow("%s-%d", dtypeName(t).data(), tokens) << int(t) << (t == DType::Q6_K ? 512 : 320) << tokens;
+            QTest::addRow("Q4_K-%d", tokens) << int(DType::Q4_K) << 512 << tokens;
+            QTest::addRow("Q5_K-%d", tokens) << int(DType::Q5_K) << 512 << tokens;
+            QTest::addRow("IQ4_XS-%d", tokens) << int(DType::IQ4_XS) << 512 << tokens;
             QTest::addRow("BF16-%d", tokens) << int(DType::BF16) << 320 << tokens;
             QTest::addRow("F32-72-%d", tokens) << int(DType::F32) << 72 << tokens;
         }
@@ -464,15 +469,18 @@ private slots:
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("active");
         QTest::addColumn<bool>("gated");
-        for (DType t : {DType::F16, DType::Q4_0}) {
-            for (int n : {128, 2048, 224}) {
+        for (DType t : {DType::F16, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
+            const bool superBlocks = sparse::neuronRowBlock(t) == cpu::QK_K;
+            const std::vector<int> lengths = superBlocks ? std::vector<int>{256, 2048} : std::vector<int>{128, 2048, 224};
+            for (int n : lengths) {
                 for (int active : {1, 7, 8, 13, 40}) {
                     for (bool gated : {true, false})
                         QTest::addRow("%s n=%d active=%d %s", dtypeName(t).data(), n, active, gated ? "gated" : "up-only")
                             << int(t) << n << active << gated;
                 }
             }
-            QTest::addRow("%s n=200", dtypeName(t).data()) << int(t) << (t == DType::F16 ? 200 : 192) << 9 << true;
+            if (!superBlocks)
+                QTest::addRow("%s n=200", dtypeName(t).data()) << int(t) << (t == DType::F16 ? 200 : 192) << 9 << true;
         }
     }
 
@@ -504,10 +512,9 @@ private slots:
         std::vector<float> x(static_cast<std::size_t>(n));
         for (float& v : x)
             v = normal(rng);
-        std::vector<cpu::ActBlockQ8> xq(std::size_t(n / QK8_0 + 1));
-        if (sparse::usesQuantizedInput(t))
-            cpu::activeKernels().quantizeActivations(x.data(), xq.data(), n);
-        const sparse::FfnInput in{x.data(), sparse::usesQuantizedInput(t) ? xq.data() : nullptr, nullptr};
+        auto ffn = sparse::SparseFfn::create(n, 1, 1);
+        QVERIFY(ffn.ok());
+        const sparse::FfnInput in = (*ffn)->prepareInput(t, x.data(), 1);
         std::vector<std::int32_t> ids;
         for (int j = 0; j < active; ++j)
             ids.push_back(std::int32_t((j * 5) % nFf));
@@ -539,7 +546,7 @@ private slots:
     void threadsAgreeAndRunsRepeat_data()
     {
         QTest::addColumn<int>("type");
-        for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
+        for (DType t : kNeuronTypes)
             QTest::newRow(dtypeName(t).data()) << int(t);
     }
 
@@ -640,7 +647,7 @@ private slots:
     void allActiveEqualsDense_data()
     {
         QTest::addColumn<int>("type");
-        for (DType t : {DType::F32, DType::F16, DType::Q8_0, DType::Q4_0})
+        for (DType t : kNeuronTypes)
             QTest::newRow(dtypeName(t).data()) << int(t);
     }
 
@@ -661,7 +668,9 @@ private slots:
         using Mode = model::LlamaForward::FfnMode;
         const float all = -std::numeric_limits<float>::infinity();
         const auto dense = runModel(llamaOf(*pi), tokens, 2, Mode::Dense, 0.0f, false);
+        sparse::resetFfnTraffic();
         const auto piAll = runModel(llamaOf(*pi), tokens, 2, Mode::Sparse, all, false);
+        QVERIFY(sparse::ffnTraffic().neurons > 0); // the neuron kernels ran, not a dense fallback
         const auto hAll = runModel(llamaOf(*h), tokens, 2, Mode::Sparse, all, false);
         const auto hDense = runModel(llamaOf(*h), tokens, 2, Mode::Dense, 0.0f, false);
         QVERIFY(!dense.empty());
@@ -677,7 +686,7 @@ private slots:
     void layoutsAgreeWhenSparse_data()
     {
         QTest::addColumn<int>("type");
-        for (DType t : {DType::F16, DType::Q4_0})
+        for (DType t : {DType::F16, DType::Q4_0, DType::Q4_K})
             QTest::newRow(dtypeName(t).data()) << int(t);
     }
 

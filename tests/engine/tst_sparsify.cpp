@@ -12,6 +12,7 @@
 #include "synth/synthetic_sparse.h"
 #include "test_support.h"
 
+#include "gguf/gguf_file.h"
 #include "sparse/activation_profile.h"
 
 #include <hearth/convert.h>
@@ -173,17 +174,35 @@ private slots:
 
     // Quantized files keep their gate and up rows; the down rows are re-quantized transposed,
     // as PowerInfer's ffn_down_t is.
+    // The fused file keeps the input's type (Q8_0, and Q4_K as Q4_K_M files hold it); its dense
+    // mode gives the input's logits up to the re-quantization of the transposed down rows:
+    // near-exact in Q8_0; in a 4-bit type one more quantization step, so the file may differ
+    // from its input by no more than the input differs from the float model it came from.
+    void quantizedModels_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::newRow("q8_0") << int(DType::Q8_0);
+        QTest::newRow("q4_k") << int(DType::Q4_K);
+    }
+
     void quantizedModels()
     {
-        const std::string input = path("q8.gguf");
-        QVERIFY(synth::writeSyntheticModel(reluModel("reglu", DType::Q8_0), input).ok());
-        SparsifyParams p = params("q8-sparse.gguf");
+        QFETCH(int, type);
+        const std::string input = path("quantized.gguf");
+        QVERIFY(synth::writeSyntheticModel(reluModel("reglu", DType(type)), input).ok());
+        SparsifyParams p = params("quantized-sparse.gguf");
         p.input = input;
+        p.overwrite = true;
         auto report = sparsifyModel(p);
         QVERIFY2(report.ok(), report.message().c_str());
+        auto file = gguf::GgufFile::open(p.output);
+        QVERIFY(file.ok());
+        QCOMPARE((*file)->findTensor("blk.0.ffn_neurons.weight")->type, DType(type));
         const std::vector<Token> prompt = test::calibrationPrompt(input, 40);
-        const double error = test::relativeRms(test::promptLogits(p.output, prompt, 128, 0, true), test::promptLogits(input, prompt, 128, 0));
-        QVERIFY2(error < 0.02, qPrintable(QString::number(error)));
+        const std::vector<float> quantized = test::promptLogits(input, prompt, 128, 0);
+        const double error = test::relativeRms(test::promptLogits(p.output, prompt, 128, 0, true), quantized);
+        const double bound = DType(type) == DType::Q8_0 ? 0.02 : test::relativeRms(quantized, test::promptLogits(m_dense, prompt, 128, 0));
+        QVERIFY2(error < bound, qPrintable(QStringLiteral("%1 against %2").arg(error).arg(bound)));
     }
 
     // The planner treats the file like PowerInfer's: with its statistics beside it, a budget
@@ -284,15 +303,15 @@ private slots:
         QVERIFY(checkSparsifiable(moe).message().find("mixture of experts") != std::string::npos);
         QCOMPARE(checkSparsifiable(path("missing.gguf")).code(), ErrorCode::IoError);
 
-        // A K-quant FFN: the sparse kernels do not read it yet.
-        const std::string kquant = path("q4k.gguf");
-        QVERIFY(synth::writeSyntheticModel(reluModel("reglu", DType::Q4_K), kquant).ok());
-        QCOMPARE(checkSparsifiable(kquant).code(), ErrorCode::Unsupported);
+        // An IQ4_XS FFN: the sparse kernels do not read it.
+        const std::string unread = path("iq4xs.gguf");
+        QVERIFY(synth::writeSyntheticModel(reluModel("reglu", DType::IQ4_XS), unread).ok());
+        QCOMPARE(checkSparsifiable(unread).code(), ErrorCode::Unsupported);
         p = params("x.gguf");
-        p.input = kquant;
+        p.input = unread;
         auto report = sparsifyModel(p);
         QCOMPARE(report.code(), ErrorCode::Unsupported);
-        QVERIFY2(report.message().find("Q4_K") != std::string::npos, report.message().c_str());
+        QVERIFY2(report.message().find("IQ4_XS") != std::string::npos, report.message().c_str());
 
         // Too little text, a missing file, bad parameters, the input as output.
         p = params("x.gguf");
@@ -313,7 +332,7 @@ private slots:
 
         QStringList after = files();
         after.removeAll(QStringLiteral("moe.gguf"));
-        after.removeAll(QStringLiteral("q4k.gguf"));
+        after.removeAll(QStringLiteral("iq4xs.gguf"));
         after.removeAll(QStringLiteral("has-predictors.gguf"));
         after.removeAll(QStringLiteral("has-predictors.hearth-stats.gguf"));
         QCOMPARE(after, before);

@@ -8,6 +8,7 @@
 #include "gguf/gguf_file.h"
 #include "model/llama_forward.h"
 #include "model/llama_model.h"
+#include "sparse/neuron_kernels.h"
 
 #include <hearth/session.h>
 
@@ -39,11 +40,11 @@ std::string quotedFileName(const std::string& path)
 
 Status checkNeuronType(const std::string& name, DType type)
 {
-    if (isComputeType(type))
+    if (sparse::isNeuronType(type))
         return {};
-    return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0 and Q4_0 rows, not "
+    return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0, Q4_0, Q4_K, Q5_K and Q6_K rows, not "
                                         + std::string(dtypeName(type))
-                                        + "; re-quantize the file to Q4_0 or Q8_0 first (hearth-quantize)"};
+                                        + "; re-quantize the file to Q4_K_M or Q8_0 first (hearth-quantize)"};
 }
 
 Status writeNeuronMajorDown(const gguf::TensorInfo& down, DType type, std::int64_t nEmbd, std::int64_t nFf,

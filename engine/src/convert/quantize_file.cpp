@@ -6,9 +6,12 @@
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
+#include "sparse/neuron_kernels.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -18,17 +21,52 @@ namespace hearth::convert {
 
 namespace {
 
-// Sparse files multiply their FFN neurons with kernels of their own, which take these types.
-Status checkSparseTypes(const gguf::GgufFile& in, const std::vector<DType>& types, QuantizationPreset preset)
+// The "blk.N." of a layer's tensor name, or empty.
+std::string layerPrefix(const std::string& name)
+{
+    if (name.rfind("blk.", 0) != 0)
+        return {};
+    const std::size_t dot = name.find('.', 4);
+    return dot == std::string::npos ? std::string() : name.substr(0, dot + 1);
+}
+
+bool isNeuronTensor(const std::string& name)
+{
+    for (const char* suffix : {".ffn_gate.weight", ".ffn_up.weight", ".ffn_down_t.weight", ".ffn_neurons.weight"}) {
+        if (name.ends_with(suffix))
+            return true;
+    }
+    return false;
+}
+
+// A sparse file's neuron kernels read a layer's gate, up and neuron-major down rows (or its
+// fused ffn_neurons rows) as one type (sparse/neuron_kernels.h), so where the preset mixes
+// types within a layer's FFN (Q4_K_M's Q6_K down rows) all of them take the type it gives the
+// up rows; that type must be one the kernels read.
+Status unifySparseFfnTypes(const gguf::GgufFile& in, std::vector<DType>& types, QuantizationPreset preset)
 {
     const auto& tensors = in.tensors();
-    const bool sparse = std::any_of(tensors.begin(), tensors.end(),
-                                    [](const gguf::TensorInfo& t) { return t.name.find(".fc1.") != std::string::npos; });
-    for (std::size_t i = 0; sparse && i < tensors.size(); ++i) {
-        if (tensors[i].name.find(".ffn_") != std::string::npos && !isComputeType(types[i]))
-            return {ErrorCode::Unsupported, "a sparse model's FFN cannot be stored as " + std::string(dtypeName(types[i]))
-                                                + " (" + std::string(presetName(preset))
-                                                + "); choose Q4_0, Q8_0 or F16 for sparse models"};
+    const bool sparse = in.find("hearth.sparse.layout") || std::any_of(tensors.begin(), tensors.end(), [](const gguf::TensorInfo& t) {
+                            return t.name.find(".fc1.") != std::string::npos || t.name.ends_with(".ffn_down_t.weight");
+                        });
+    if (!sparse)
+        return {};
+    std::map<std::string, DType> upType;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        if (tensors[i].name.ends_with(".ffn_up.weight") || tensors[i].name.ends_with(".ffn_neurons.weight"))
+            upType[layerPrefix(tensors[i].name)] = types[i];
+    }
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        if (!isNeuronTensor(tensors[i].name))
+            continue;
+        const auto layer = upType.find(layerPrefix(tensors[i].name));
+        if (layer == upType.end())
+            continue;
+        if (!sparse::isNeuronType(layer->second))
+            return {ErrorCode::Unsupported, "a sparse model's FFN cannot be stored as " + std::string(dtypeName(layer->second))
+                                                + " (" + std::string(presetName(preset)) + ", tensor " + tensors[i].name
+                                                + "); choose Q4_K_M, Q5_K_M, Q6_K, Q4_0, Q8_0 or F16 for sparse models"};
+        types[i] = layer->second;
     }
     return {};
 }
@@ -90,8 +128,8 @@ Status quantizeInto(const QuantizeOptions& options, const std::string& partial, 
     if (!planned) {
         return planned.status();
     }
-    const std::vector<DType>& types = *planned;
-    HEARTH_TRY(checkSparseTypes(in, types, options.preset));
+    std::vector<DType>& types = *planned;
+    HEARTH_TRY(unifySparseFfnTypes(in, types, options.preset));
     const auto& tensors = in.tensors();
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         if (types[i] != tensors[i].type && !isCpuWeightType(tensors[i].type)) {

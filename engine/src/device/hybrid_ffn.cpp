@@ -17,8 +17,11 @@ namespace {
 
 Status checkMatrix(const cpu::WeightMatrix& w, const char* name, std::int64_t rows, std::int64_t cols)
 {
-    if (!w.data || !isComputeType(w.type))
-        return Status(ErrorCode::Unsupported, std::string("FFN ") + name + ": missing or of an unsupported type");
+    if (!w.data)
+        return Status(ErrorCode::Unsupported, std::string("FFN ") + name + ": missing");
+    if (!isComputeType(w.type))
+        return Status(ErrorCode::Unsupported, std::string("FFN ") + name + ": " + std::string(dtypeName(w.type))
+                                                  + " rows, which the device's neuron kernels do not compute");
     if (w.rows != rows || w.cols != cols)
         return Status(ErrorCode::InvalidArgument, std::string("FFN ") + name + ": shape differs from the gate's");
     if ((w.type == DType::Q4_0 || w.type == DType::Q8_0) && w.cols % 32 != 0)

@@ -58,7 +58,10 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
         const cpu::WeightMatrix& w = *job.downT;
         // The vector tiles take whole groups of 32 outputs; other widths the scalar table.
         const NeuronKernels& table = w.cols % 32 == 0 ? *m_kernels : kScalarNeuronKernels;
-        const RowKernels* direct = table.forType(w.type);
+        // Rows without a tile kernel (K-quants, types the neuron kernels do not read) are decoded
+        // a block at a time into the scratch: by the row's own axpy into zeros where it has one.
+        const RowKernels* own = table.forType(w.type);
+        const RowKernels* direct = own && own->axpyTile ? own : nullptr;
         const RowKernels& k = direct ? *direct : table.f32;
         const auto* rows = static_cast<const std::uint8_t*>(w.data);
         const std::size_t rowBytes = hearth::rowBytes(w.type, w.cols);
@@ -72,8 +75,15 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
                 const std::uint8_t* block = rows + std::size_t(i0) * rowBytes + offset;
                 std::size_t stride = rowBytes;
                 if (!direct) {
-                    for (std::int64_t i = 0; i < count; ++i)
-                        cpu::dequantizeRow(w.type, block + std::size_t(i) * rowBytes, scratch + i * kColumns, width);
+                    for (std::int64_t i = 0; i < count; ++i) {
+                        float* decoded = scratch + i * kColumns;
+                        if (own) {
+                            std::fill_n(decoded, width, 0.0f);
+                            own->axpy(decoded, 1.0f, block + std::size_t(i) * rowBytes, width);
+                        } else {
+                            cpu::dequantizeRow(w.type, block + std::size_t(i) * rowBytes, decoded, width);
+                        }
+                    }
                     block = reinterpret_cast<const std::uint8_t*>(scratch);
                     stride = kColumns * sizeof(float);
                 }

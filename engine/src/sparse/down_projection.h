@@ -14,9 +14,10 @@
 // that are zero for every token of a tile are skipped. Fewer tokens (a decoded one): the threads
 // take ranges of rows and stream them whole, two at a time, into their own sums, added up in
 // thread order; reading a row in slices of 256 outputs, one range at a time, streamed at two
-// thirds of the speed. Either way the result depends on the thread count only. Types the neuron
-// kernels do not read (K-quants, BF16, ...) are decoded into a per-thread scratch and go through
-// the float kernels. Nothing is allocated after create().
+// thirds of the speed. Either way the result depends on the thread count only. Rows without a
+// tile kernel (K-quants) or without neuron kernels at all (BF16, ...) are decoded a block at a
+// time into a per-thread scratch and go through the float kernels. Nothing is allocated after
+// create().
 
 #include "cpu/matmul.h"
 #include "sparse/neuron_kernels.h"

@@ -8,14 +8,16 @@
 // for cpu::activeIsa().
 
 #include "core/dtype.h"
+#include "cpu/block_dot.h"
 #include "cpu/isa.h"
 
 #include <cstdint>
 
 namespace hearth::sparse {
 
-// Entry points for one weight type. `x` is the token as floats (F32, F16 weights) or as
-// cpu::ActBlockQ8 blocks (Q4_0, Q8_0 weights), `n` the row length in elements.
+// Entry points for one weight type. `x` is the token in neuronInputFormat(type): floats (F32,
+// F16 weights), cpu::ActBlockQ8 blocks (Q4_0, Q8_0) or cpu::ActBlockQ8K blocks (Q4_K, Q5_K,
+// Q6_K, whose dot products are the CPU tables' own); `n` is the row length in elements.
 struct RowKernels {
     // out[0] = dot(a, x), out[1] = dot(b, x): two rows in one pass keep two chains in flight.
     void (*dot2)(const void* a, const void* b, const void* x, std::int64_t n, float* out);
@@ -31,7 +33,8 @@ struct RowKernels {
     // kAxpyTileTokens),
     // y[t * yStride + c] += sum over i < count of a[t * aStride + i] * row_i[c] for c < n, where
     // row_i = rows + i * rowStride and n is a multiple of 32. The tile's outputs stay in registers
-    // while the rows go past, which a per-row axpy cannot do.
+    // while the rows go past, which a per-row axpy cannot do. Null for the K-quants: a prompt
+    // decodes their rows once into floats and tiles those (DownProjection).
     void (*axpyTile)(float* y, std::int64_t yStride, const float* a, std::int64_t aStride, int tokens,
                      const std::uint8_t* rows, std::size_t rowStride, std::int64_t count, std::int64_t n);
 };
@@ -45,6 +48,9 @@ struct NeuronKernels {
     RowKernels f16;
     RowKernels q4_0;
     RowKernels q8_0;
+    RowKernels q4_K;
+    RowKernels q5_K;
+    RowKernels q6_K;
 
     [[nodiscard]] const RowKernels* forType(DType type) const
     {
@@ -53,6 +59,9 @@ struct NeuronKernels {
         case DType::F16: return &f16;
         case DType::Q4_0: return &q4_0;
         case DType::Q8_0: return &q8_0;
+        case DType::Q4_K: return &q4_K;
+        case DType::Q5_K: return &q5_K;
+        case DType::Q6_K: return &q6_K;
         default: return nullptr;
         }
     }
@@ -70,10 +79,40 @@ extern const NeuronKernels kAvx512VnniNeuronKernels;
 // The table for @p isa (AVX-512 with VNNI when present), or nullptr when this machine cannot run it.
 [[nodiscard]] const NeuronKernels* neuronKernelsFor(cpu::Isa isa);
 
-// True for the types whose rows are dotted with quantized (ActBlockQ8) activations.
-[[nodiscard]] constexpr bool usesQuantizedInput(DType type)
+// The types whose rows the neuron kernels read (every table has all of them).
+[[nodiscard]] constexpr bool isNeuronType(DType type)
 {
-    return type == DType::Q4_0 || type == DType::Q8_0;
+    return isComputeType(type) || type == DType::Q4_K || type == DType::Q5_K || type == DType::Q6_K;
+}
+
+// What the kernels of @p type take as the token (see RowKernels).
+[[nodiscard]] constexpr cpu::ActivationFormat neuronInputFormat(DType type)
+{
+    switch (type) {
+    case DType::Q4_0:
+    case DType::Q8_0:
+        return cpu::ActivationFormat::Q8;
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K:
+        return cpu::ActivationFormat::Q8K;
+    default:
+        return cpu::ActivationFormat::Floats;
+    }
+}
+
+// Elements of one block of @p type: a neuron's row length must be a multiple of it.
+[[nodiscard]] constexpr std::int64_t neuronRowBlock(DType type)
+{
+    switch (neuronInputFormat(type)) {
+    case cpu::ActivationFormat::Q8:
+        return 32;
+    case cpu::ActivationFormat::Q8K:
+        return 256;
+    case cpu::ActivationFormat::Floats:
+        break;
+    }
+    return 1;
 }
 
 } // namespace hearth::sparse

@@ -6,6 +6,7 @@
 // Integer dot products follow cpu/x86_kernels_impl.h: Q4_0 nibbles (0..15) and Q8_0 values
 // offset to unsigned are multiplied with the signed activation bytes, and the offset is taken
 // back out with the activation block's sum, folded into lane 0 of the integer accumulator.
+// K-quant rows are dotted by the CPU table of the same ISA (HEARTH_NEURON_CPU_TABLE).
 
 #pragma once
 
@@ -21,10 +22,12 @@
 
 #include <immintrin.h>
 
+#include "cpu/kquant_levels_x86.h" // after the pragmas: its inline functions use the intrinsics too
+
 #include <cstdint>
 
-#if !defined(HEARTH_NEURON_TABLE) || !defined(HEARTH_NEURON_NAME)
-#error "define the table name and its printable name before including neuron_kernels_impl.h"
+#if !defined(HEARTH_NEURON_TABLE) || !defined(HEARTH_NEURON_NAME) || !defined(HEARTH_NEURON_CPU_TABLE)
+#error "define the table name, its printable name and the CPU table of its ISA before including neuron_kernels_impl.h"
 #endif
 
 namespace hearth::sparse {
@@ -520,6 +523,130 @@ constexpr auto kDot2Interleaved = dot2Interleaved;
 constexpr void (*kDot2Interleaved)(const void*, const void*, const void*, std::int64_t, float*) = nullptr;
 #endif
 
+// K-quant rows (Q4_K, Q5_K, Q6_K). Their dot products are the dense decode's own, from the CPU
+// table of this ISA; only adding a row into floats is the neuron kernels' business.
+template <DType T>
+float dot1K(const void* a, const void* x, std::int64_t n)
+{
+    static const cpu::BlockDotFn dot = cpu::blockDotFor(HEARTH_NEURON_CPU_TABLE, T);
+    return dot(a, x, n);
+}
+
+template <DType T>
+void dot2K(const void* a, const void* b, const void* x, std::int64_t n, float* out)
+{
+    out[0] = dot1K<T>(a, x, n);
+    out[1] = dot1K<T>(b, x, n);
+}
+
+// A super-block as eight runs of 32 unsigned levels: weight j of run k is
+// scale[k][j / 16] * level + offset[k][j / 16], the axpy's factor included.
+struct RunsK {
+    __m256i levels[8];
+    float scale[8][2];
+    float offset[8][2];
+};
+
+template <bool FifthBit, typename Block>
+void decodeRunsQ45K(const Block& w, float s, RunsK& r)
+{
+    __m256i high = _mm256_setzero_si256();
+    if constexpr (FifthBit)
+        high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qh));
+    for (int c = 0; c < 4; ++c)
+        cpu::levelsQ45K<FifthBit>(w, high, c, r.levels[2 * c], r.levels[2 * c + 1]);
+    alignas(32) std::int16_t scalesMins[16];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(scalesMins), cpu::scalesMinsK4(w.scales));
+    const float d = s * halfToFloat(w.d);
+    const float m = s * halfToFloat(w.dmin);
+    for (int k = 0; k < 8; ++k) {
+        r.scale[k][0] = r.scale[k][1] = d * float(scalesMins[k]);
+        r.offset[k][0] = r.offset[k][1] = -m * float(scalesMins[8 + k]);
+    }
+}
+
+void decodeRuns(const cpu::BlockQ4_K& w, float s, RunsK& r) { decodeRunsQ45K<false>(w, s, r); }
+void decodeRuns(const cpu::BlockQ5_K& w, float s, RunsK& r) { decodeRunsQ45K<true>(w, s, r); }
+
+void decodeRuns(const cpu::BlockQ6_K& w, float s, RunsK& r)
+{
+    cpu::levelsQ6K(w, 0, r.levels);
+    cpu::levelsQ6K(w, 1, r.levels + 4);
+    const float d = s * halfToFloat(w.d);
+    for (int k = 0; k < 8; ++k) {
+        for (int h = 0; h < 2; ++h) {
+            r.scale[k][h] = d * float(w.scales[2 * k + h]); // one scale per 16 weights
+            r.offset[k][h] = -32.0f * r.scale[k][h];
+        }
+    }
+}
+
+// Run k of N decoded super-blocks added into the 32 floats at y: one load and store of y for
+// all N rows.
+template <int N>
+inline void axpyRunK(float* y, const RunsK* const* runs, int k)
+{
+#if defined(__AVX512F__)
+    for (int h = 0; h < 2; ++h) {
+        float offset = 0.0f;
+        for (int i = 0; i < N; ++i)
+            offset += runs[i]->offset[k][h];
+        __m512 acc = _mm512_add_ps(_mm512_loadu_ps(y + 16 * h), _mm512_set1_ps(offset));
+        for (int i = 0; i < N; ++i) {
+            const __m256i q = runs[i]->levels[k];
+            const __m128i bytes = h == 0 ? _mm256_castsi256_si128(q) : _mm256_extracti128_si256(q, 1);
+            acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes)), _mm512_set1_ps(runs[i]->scale[k][h]), acc);
+        }
+        _mm512_storeu_ps(y + 16 * h, acc);
+    }
+#else
+    for (int p = 0; p < 4; ++p) {
+        const int h = p / 2;
+        float offset = 0.0f;
+        for (int i = 0; i < N; ++i)
+            offset += runs[i]->offset[k][h];
+        __m256 acc = _mm256_add_ps(_mm256_loadu_ps(y + 8 * p), _mm256_set1_ps(offset));
+        for (int i = 0; i < N; ++i) {
+            const __m256i q = runs[i]->levels[k];
+            __m128i bytes = h == 0 ? _mm256_castsi256_si128(q) : _mm256_extracti128_si256(q, 1);
+            if (p % 2)
+                bytes = _mm_srli_si128(bytes, 8);
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)), _mm256_set1_ps(runs[i]->scale[k][h]), acc);
+        }
+        _mm256_storeu_ps(y + 8 * p, acc);
+    }
+#endif
+}
+
+template <typename Block>
+void axpyK(float* y, float s, const void* prow, std::int64_t n)
+{
+    const Block* w = static_cast<const Block*>(prow);
+    RunsK r;
+    const RunsK* runs[1] = {&r};
+    for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
+        decodeRuns(w[b], s, r);
+        for (int k = 0; k < 8; ++k)
+            axpyRunK<1>(y + b * cpu::QK_K + 32 * k, runs, k);
+    }
+}
+
+template <typename Block>
+void axpy2K(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
+{
+    const Block* w0 = static_cast<const Block*>(prow0);
+    const Block* w1 = static_cast<const Block*>(prow1);
+    RunsK r0;
+    RunsK r1;
+    const RunsK* runs[2] = {&r0, &r1};
+    for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
+        decodeRuns(w0[b], s0, r0);
+        decodeRuns(w1[b], s1, r1);
+        for (int k = 0; k < 8; ++k)
+            axpyRunK<2>(y + b * cpu::QK_K + 32 * k, runs, k);
+    }
+}
+
 // Values of a row at element e (a multiple of kLanes), one vector, for axpyTile.
 template <typename W>
 struct FloatValues {
@@ -624,6 +751,9 @@ constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     {kDot2Q4, kDot1Q4, axpyQ4, axpy2Q4, kDot2Interleaved, axpyTile<Q4Values>},
     {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>, axpyQ8, axpy2Q8, nullptr,
      axpyTile<Q8Values>},
+    {dot2K<DType::Q4_K>, dot1K<DType::Q4_K>, axpyK<cpu::BlockQ4_K>, axpy2K<cpu::BlockQ4_K>, nullptr, nullptr},
+    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyK<cpu::BlockQ5_K>, axpy2K<cpu::BlockQ5_K>, nullptr, nullptr},
+    {dot2K<DType::Q6_K>, dot1K<DType::Q6_K>, axpyK<cpu::BlockQ6_K>, axpy2K<cpu::BlockQ6_K>, nullptr, nullptr},
 };
 
 } // namespace hearth::sparse

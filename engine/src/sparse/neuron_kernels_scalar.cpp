@@ -3,6 +3,7 @@
 // (up to float summation order).
 
 #include "core/fp16.h"
+#include "cpu/block_dot.h"
 #include "cpu/kernels.h"
 #include "sparse/neuron_kernels.h"
 
@@ -60,6 +61,26 @@ float dotQ8(const void* a, const void* x, std::int64_t n)
         sum += float(s) * halfToFloat(w[b].d) * v[b].d;
     }
     return sum;
+}
+
+// K-quants: the block formats' reference dot product and dequantization (cpu/block_dot.h).
+template <DType T>
+float dotBlocks(const void* a, const void* x, std::int64_t n)
+{
+    return cpu::blockFormat(T)->dot(a, x, n);
+}
+
+template <DType T>
+void axpyBlocks(float* y, float s, const void* row, std::int64_t n)
+{
+    const cpu::BlockFormat* format = cpu::blockFormat(T);
+    const std::size_t bytes = rowBytes(T, cpu::QK_K);
+    float v[cpu::QK_K];
+    for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
+        format->dequantize(static_cast<const std::uint8_t*>(row) + std::size_t(b) * bytes, v, cpu::QK_K);
+        for (int i = 0; i < cpu::QK_K; ++i)
+            y[b * cpu::QK_K + i] += s * v[i];
+    }
 }
 
 template <float (*Dot)(const void*, const void*, std::int64_t)>
@@ -134,6 +155,12 @@ constinit const NeuronKernels kScalarNeuronKernels = {
     {dot2<dotF16>, dotF16, axpyF16, axpy2<axpyF16>, nullptr, axpyTile<axpyF16>},
     {dot2<dotQ4>, dotQ4, axpyQ4, axpy2<axpyQ4>, nullptr, axpyTile<axpyQ4>},
     {dot2<dotQ8>, dotQ8, axpyQ8, axpy2<axpyQ8>, nullptr, axpyTile<axpyQ8>},
+    {dot2<dotBlocks<DType::Q4_K>>, dotBlocks<DType::Q4_K>, axpyBlocks<DType::Q4_K>, axpy2<axpyBlocks<DType::Q4_K>>,
+     nullptr, nullptr},
+    {dot2<dotBlocks<DType::Q5_K>>, dotBlocks<DType::Q5_K>, axpyBlocks<DType::Q5_K>, axpy2<axpyBlocks<DType::Q5_K>>,
+     nullptr, nullptr},
+    {dot2<dotBlocks<DType::Q6_K>>, dotBlocks<DType::Q6_K>, axpyBlocks<DType::Q6_K>, axpy2<axpyBlocks<DType::Q6_K>>,
+     nullptr, nullptr},
 };
 
 } // namespace hearth::sparse

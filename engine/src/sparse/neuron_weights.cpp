@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sparse/neuron_weights.h"
 
+#include "sparse/neuron_kernels.h"
+
 namespace hearth::sparse {
 
 NeuronWeights NeuronWeights::fused(const cpu::WeightMatrix& neurons, std::int64_t nEmbd, NeuronActivation activation)
@@ -44,9 +46,9 @@ NeuronWeights NeuronWeights::separate(const cpu::WeightMatrix& gate, const cpu::
 
 bool NeuronWeights::valid() const
 {
-    if (!isComputeType(type) || nEmbd <= 0 || nFf <= 0 || !up || !down || stride < rowSize())
+    if (!isNeuronType(type) || nEmbd <= 0 || nFf <= 0 || !up || !down || stride < rowSize())
         return false;
-    if ((type == DType::Q4_0 || type == DType::Q8_0) && nEmbd % QK8_0 != 0)
+    if (nEmbd % neuronRowBlock(type) != 0)
         return false;
     return gated() == readsGateRow(activation);
 }

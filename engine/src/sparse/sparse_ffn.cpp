@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sparse/sparse_ffn.h"
 
+#include "cpu/block_dot.h"
 #include "cpu/thread_pool.h"
 #include "sparse/neuron_pack.h"
 
@@ -122,8 +123,9 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
     const RowKernels* k = kernels.forType(w.type);
     if (!k || !w.valid() || count <= 0 || tokens <= 0)
         return 0;
-    const bool quantized = usesQuantizedInput(w.type);
-    if ((quantized && !in.xq) || (w.activation == NeuronActivation::GateGiven && !in.gateActs))
+    const cpu::ActivationFormat format = neuronInputFormat(w.type);
+    if ((format == cpu::ActivationFormat::Q8 && !in.xq) || (format == cpu::ActivationFormat::Q8K && !in.xk)
+        || (w.activation == NeuronActivation::GateGiven && !in.gateActs))
         return 0;
     if (w.interleaved) {
         // Interleaved rows need the interleaved dot, whatever table the caller chose.
@@ -136,16 +138,27 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
     }
     const PrefetchPlan plan = prefetchPlan(w);
     const std::int64_t nEmbd = w.nEmbd;
-    const std::size_t xqStride = std::size_t(nEmbd / QK8_0);
+    // Token t's input in the form the kernels take.
+    const auto tokenInput = [&](int t) -> const void* {
+        if (w.interleaved)
+            return in.xi + std::size_t(t) * std::size_t(nEmbd / kInterleavedElements) * kInterleavedActGroupBytes;
+        switch (format) {
+        case cpu::ActivationFormat::Q8:
+            return in.xq + std::size_t(t) * std::size_t(nEmbd / QK8_0);
+        case cpu::ActivationFormat::Q8K:
+            return in.xk + std::size_t(t) * std::size_t(nEmbd / cpu::QK_K);
+        case cpu::ActivationFormat::Floats:
+            break;
+        }
+        return in.x + std::size_t(t) * std::size_t(nEmbd);
+    };
     std::uint64_t downRows = 0;
     for (std::int64_t j = 0; j < std::min(count, kPrefetchAhead); ++j)
         prefetchRows(w, plan, ids[j]);
     if (tokens == 1 && !mask) {
         // Decode: down rows go in pairs, so the output is loaded and stored once per two
         // neurons instead of once per neuron.
-        const void* x = w.interleaved ? static_cast<const void*>(in.xi)
-                        : quantized   ? static_cast<const void*>(in.xq)
-                                      : static_cast<const void*>(in.x);
+        const void* x = tokenInput(0);
         const std::uint8_t* pending = nullptr;
         float pendingA = 0.0f;
         // Adds neuron i's down row (paired with the one before it where it can).
@@ -211,11 +224,7 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
         for (int t = 0; t < tokens; ++t) {
             if (mask && !mask[std::size_t(t) * std::size_t(w.nFf) + std::size_t(i)])
                 continue;
-            const void* x = w.interleaved
-                                ? static_cast<const void*>(in.xi + std::size_t(t) * std::size_t(nEmbd / kInterleavedElements)
-                                                                       * kInterleavedActGroupBytes)
-                            : quantized ? static_cast<const void*>(in.xq + std::size_t(t) * xqStride)
-                                        : static_cast<const void*>(in.x + std::size_t(t) * std::size_t(nEmbd));
+            const void* x = tokenInput(t);
             float a;
             if (gate) {
                 float gu[2];
@@ -250,6 +259,8 @@ Result<std::unique_ptr<SparseFfn>> SparseFfn::create(std::int64_t nEmbd, int max
     f->m_threads = threads;
     try {
         f->m_xq.resize(std::size_t(maxTokens) * std::size_t(nEmbd / QK8_0 + 1));
+        if (nEmbd % cpu::QK_K == 0)
+            f->m_xk.resize(std::size_t(maxTokens) * std::size_t(nEmbd / cpu::QK_K));
         if (nEmbd % kInterleavedElements == 0)
             f->m_xi.resize(std::size_t(maxTokens) * std::size_t(nEmbd / kInterleavedElements) * kInterleavedActGroupBytes);
         f->m_partial.resize(std::size_t(threads) * std::size_t(maxTokens) * std::size_t(nEmbd));
@@ -263,11 +274,21 @@ Result<std::unique_ptr<SparseFfn>> SparseFfn::create(std::int64_t nEmbd, int max
 FfnInput SparseFfn::prepareInput(DType type, const float* x, int tokens)
 {
     FfnInput in{x, nullptr};
-    if (!usesQuantizedInput(type) || m_nEmbd % QK8_0 != 0)
-        return in;
-    const std::int64_t blocks = m_nEmbd / QK8_0;
     const cpu::CpuKernels& k = cpu::activeKernels();
     tokens = std::min(tokens, m_maxTokens);
+    const cpu::ActivationFormat format = neuronInputFormat(type);
+    if (format == cpu::ActivationFormat::Q8K && !m_xk.empty()) {
+        const std::int64_t superBlocks = m_nEmbd / cpu::QK_K;
+        const auto quantize = k.quantizeActivationsQ8K ? k.quantizeActivationsQ8K : cpu::quantizeActivationsQ8K;
+        for (int t = 0; t < tokens; ++t)
+            quantize(x + std::size_t(t) * std::size_t(m_nEmbd),
+                                     m_xk.data() + std::size_t(t) * std::size_t(superBlocks), m_nEmbd);
+        in.xk = m_xk.data();
+        return in;
+    }
+    if (format != cpu::ActivationFormat::Q8 || m_nEmbd % QK8_0 != 0)
+        return in;
+    const std::int64_t blocks = m_nEmbd / QK8_0;
     for (int t = 0; t < tokens; ++t)
         k.quantizeActivations(x + std::size_t(t) * std::size_t(m_nEmbd), m_xq.data() + std::size_t(t) * std::size_t(blocks),
                               m_nEmbd);

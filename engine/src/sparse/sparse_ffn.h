@@ -5,7 +5,7 @@
 // inference. The forward pass calls it with the neurons the predictor expects to fire; the
 // hybrid executor calls it with the cold ones while the GPU computes the hot ones.
 //
-// Per token the input is quantized once (Q4_0/Q8_0 weights use integer dots), the active
+// Per token the input is quantized once (quantized weights use integer dots), the active
 // neurons are split over the threads in contiguous runs of equal bytes, each thread adds its
 // neurons' down rows into its own buffer, and the buffers are summed in thread order: no races,
 // and for a fixed thread count the result is the same on every run. A neuron whose activation
@@ -38,12 +38,13 @@ struct FfnTraffic {
 [[nodiscard]] FfnTraffic ffnTraffic();
 void resetFfnTraffic();
 
-// A token's FFN input in the forms the kernels need: the normalized floats, and their Q8
-// blocks when the weights are quantized (nEmbd / 32 blocks per token, made by prepareInput).
+// A token's FFN input in the forms the kernels need: the normalized floats, and their Q8 or
+// Q8_K blocks when the weights are quantized (made by prepareInput).
 struct FfnInput {
     const float* x = nullptr;          // tokens x nEmbd
-    const cpu::ActBlockQ8* xq = nullptr; // tokens x nEmbd / 32, or null for float weights
+    const cpu::ActBlockQ8* xq = nullptr; // tokens x nEmbd / 32 (Q4_0, Q8_0 weights), or null
     const std::uint8_t* xi = nullptr;     // interleaved form (neuron_pack.h), or null
+    const cpu::ActBlockQ8K* xk = nullptr; // tokens x nEmbd / 256 (K-quant weights), or null
     // NeuronActivation::GateGiven: tokens x nFf values of silu(gate), computed beforehand, and
     // optionally a floor: neuron i's activation of token t counts as zero (its down row unread)
     // when its magnitude is below activationFloor[i] * floorScale[t].
@@ -67,8 +68,8 @@ public:
     static Result<std::unique_ptr<SparseFfn>> create(std::int64_t nEmbd, int maxTokens, int threads);
     ~SparseFfn();
 
-    // Quantizes @p x (tokens x nEmbd floats) for @p type's integer dots; the FfnInput stays
-    // valid until the next call. Float types need nothing and get x back.
+    // Quantizes @p x (tokens x nEmbd floats) for @p type's integer dots (neuronInputFormat);
+    // the FfnInput stays valid until the next call. Float types need nothing and get x back.
     [[nodiscard]] FfnInput prepareInput(DType type, const float* x, int tokens);
 
     // out (tokens x nEmbd) = FFN of @p in over ids[0..count) (masked per token by @p mask as in
@@ -87,6 +88,7 @@ private:
     int m_maxTokens = 0;
     int m_threads = 0;
     std::vector<cpu::ActBlockQ8> m_xq;  // maxTokens x nEmbd / 32
+    std::vector<cpu::ActBlockQ8K> m_xk; // maxTokens x nEmbd / 256
     std::vector<std::uint8_t> m_xi;     // maxTokens x interleaved activation bytes
     std::vector<float> m_partial;       // threads x maxTokens x nEmbd
     std::vector<std::uint64_t> m_downRows; // per thread, padded to a cache line each

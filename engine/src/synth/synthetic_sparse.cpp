@@ -392,7 +392,7 @@ Status writeSparseSyntheticModel(const SynthOptions& options, const SparseSynthO
     // predictor would add 40% to the FFN bytes of a Q4_0 model at 90% sparsity.
     const DType predictorType = w;
     const std::int64_t hidden = sparse.predictorHidden > 0 ? sparse.predictorHidden : (embd <= 2048 ? 512 : 1024);
-    const std::int64_t multiple = (w == DType::Q4_0 || w == DType::Q8_0) ? 32 : 2;
+    const std::int64_t multiple = std::max<std::int64_t>(2, dtypeTraits(std::uint32_t(w))->blockElements);
     if (hidden % multiple != 0 || hidden > 65536)
         return {ErrorCode::InvalidArgument, "the predictor's hidden size must be a multiple of " + std::to_string(multiple)};
     auto hiddenOf = [&](int layer) { return layer == 0 ? 2 * hidden : hidden; };
