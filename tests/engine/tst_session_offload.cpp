@@ -45,7 +45,7 @@ private:
     std::shared_ptr<const Model> writeModel(DType type)
     {
         synth::SynthOptions o;
-        o.shape = *synth::shapeByName("tiny");
+        o.shape = *synth::shapeByName(computeBlockElements(type) == 256 ? "tiny-256" : "tiny");
         o.shape.layerCount = kLayers;
         o.shape.vocabSize = 300;
         o.type = type;
@@ -168,9 +168,18 @@ private slots:
         QVERIFY2(report.find("out of memory") != std::string::npos, report.c_str());
     }
 
+    void quantizedLayers_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::newRow("Q4_0") << int(DType::Q4_0);
+        QTest::newRow("Q4_K") << int(DType::Q4_K); // the device reads K-quant rows too
+        QTest::newRow("Q6_K") << int(DType::Q6_K);
+    }
+
     void quantizedLayers()
     {
-        auto model = writeModel(DType::Q4_0);
+        QFETCH(int, type);
+        auto model = writeModel(DType(type));
         QVERIFY(model);
         auto cpu = Session::create(model, params("", 0));
         QVERIFY(cpu.ok());

@@ -176,7 +176,7 @@ private:
     std::string writeModel(DType type, synth::SparseLayout layout, double sparsity, const char* ffn = "reglu")
     {
         synth::SynthOptions o;
-        o.shape = *synth::shapeByName(sparse::neuronRowBlock(type) == cpu::QK_K ? "tiny-256" : "tiny");
+        o.shape = *synth::shapeByName(computeBlockElements(type) == cpu::QK_K ? "tiny-256" : "tiny");
         o.shape.vocabSize = 300;
         o.type = type;
         o.ffnActivation = ffn;
@@ -184,7 +184,7 @@ private:
         synth::SparseSynthOptions s;
         s.sparsity = sparsity;
         s.layout = layout;
-        s.predictorHidden = int(std::max<std::int64_t>(32, sparse::neuronRowBlock(type)));
+        s.predictorHidden = int(std::max<std::int64_t>(32, computeBlockElements(type)));
         const std::string path = m_dir.filePath(QStringLiteral("%1-%2-%3-%4.gguf")
                                                     .arg(QString::fromLatin1(dtypeName(type)))
                                                     .arg(layout == synth::SparseLayout::Hearth ? "hearth" : "pi")
@@ -470,7 +470,7 @@ private slots:
         QTest::addColumn<int>("active");
         QTest::addColumn<bool>("gated");
         for (DType t : {DType::F16, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
-            const bool superBlocks = sparse::neuronRowBlock(t) == cpu::QK_K;
+            const bool superBlocks = computeBlockElements(t) == cpu::QK_K;
             const std::vector<int> lengths = superBlocks ? std::vector<int>{256, 2048} : std::vector<int>{128, 2048, 224};
             for (int n : lengths) {
                 for (int active : {1, 7, 8, 13, 40}) {

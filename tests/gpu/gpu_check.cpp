@@ -116,7 +116,8 @@ std::string typeName(DType t)
 }
 
 // Expected agreement with the CPU kernels. Quantized weights: the CPU multiplies activations
-// rounded to Q8_0 blocks, the GPU full floats, so they differ by the activation rounding.
+// rounded to Q8_0 (K-quants: Q8_K) blocks, the GPU full floats, so they differ by the activation
+// rounding.
 double tolerance(DType t)
 {
     switch (t) {
@@ -799,12 +800,14 @@ int main(int argc, char** argv)
 
     const auto start = std::chrono::steady_clock::now();
     Checker c(gpu, ref, options.emulated);
-    for (DType t : {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0}) {
+    for (DType t : {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+        // Odd sizes: partial warps and blocks (K-quant rows are whole 256-weight super-blocks).
+        const bool superBlocks = computeBlockElements(t) == 256;
         c.matmul(t, 1000, 4096, 1);
         c.matmul(t, 1000, 4096, 7);
-        c.matmul(t, 77, 96, 3); // odd sizes: partial warps and blocks
+        c.matmul(t, 77, superBlocks ? 256 : 96, 3);
         c.rowsAndDown(t, 3000, 4096);
-        c.rowsAndDown(t, 70, 160);
+        c.rowsAndDown(t, 70, superBlocks ? 512 : 160);
     }
     c.activate();
     c.predictor(DType::F16);
@@ -821,6 +824,7 @@ int main(int argc, char** argv)
     c.denseLayers(DType::Q4_0);
     c.denseLayers(DType::F16, true);
     c.denseLayers(DType::Q4_0, true);
+    c.denseLayers(DType::Q4_K);
     c.familyLayers(DType::F16, true, Activation::Gelu);
     c.familyLayers(DType::Q4_0, true, Activation::Relu);
     c.familyLayers(DType::F16, false, Activation::Relu);
@@ -832,6 +836,7 @@ int main(int argc, char** argv)
     c.llamaRelativeLayers(DType::Q4_0, Checker::LlamaRelative::Gemma3);
     c.hybridLayer(DType::F16, 11008, 4096);
     c.hybridLayer(DType::Q4_0, 11008, 4096);
+    c.hybridLayer(DType::Q4_K, 11008, 4096);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     int failures = 0;

@@ -8,7 +8,6 @@
 #include "gguf/gguf_file.h"
 #include "model/llama_forward.h"
 #include "model/llama_model.h"
-#include "sparse/neuron_kernels.h"
 
 #include <hearth/session.h>
 
@@ -40,7 +39,7 @@ std::string quotedFileName(const std::string& path)
 
 Status checkNeuronType(const std::string& name, DType type)
 {
-    if (sparse::isNeuronType(type))
+    if (isComputeType(type))
         return {};
     return {ErrorCode::Unsupported, name + ": the sparse FFN reads F32, F16, Q8_0, Q4_0, Q4_K, Q5_K and Q6_K rows, not "
                                         + std::string(dtypeName(type))

@@ -595,7 +595,7 @@ Result<ConvertReport> convertHfModel(const ConvertOptions& options)
     if (options.modelFolder.empty() || options.output.empty()) {
         return Status(ErrorCode::InvalidArgument, "a model folder and an output file are needed");
     }
-    if (!isComputeType(options.type)) {
+    if (options.type != DType::F32 && options.type != DType::F16 && options.type != DType::Q8_0 && options.type != DType::Q4_0) {
         return Status(ErrorCode::InvalidArgument, "the output type must be f32, f16, q8_0 or q4_0");
     }
     const std::string partial = partialPath(options.output);

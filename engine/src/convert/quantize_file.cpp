@@ -6,7 +6,6 @@
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
-#include "sparse/neuron_kernels.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -62,7 +61,7 @@ Status unifySparseFfnTypes(const gguf::GgufFile& in, std::vector<DType>& types, 
         const auto layer = upType.find(layerPrefix(tensors[i].name));
         if (layer == upType.end())
             continue;
-        if (!sparse::isNeuronType(layer->second))
+        if (!isComputeType(layer->second))
             return {ErrorCode::Unsupported, "a sparse model's FFN cannot be stored as " + std::string(dtypeName(layer->second))
                                                 + " (" + std::string(presetName(preset)) + ", tensor " + tensors[i].name
                                                 + "); choose Q4_K_M, Q5_K_M, Q6_K, Q4_0, Q8_0 or F16 for sparse models"};

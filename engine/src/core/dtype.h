@@ -56,11 +56,28 @@ struct DTypeTraits {
 std::optional<DTypeTraits> dtypeTraits(std::uint32_t ggufTypeId);
 std::string_view dtypeName(DType type);
 
-// True for the types every part of the engine computes with: the CPU's tiled kernels, the
-// device, sparse neuron files and the quantizer's targets.
+// True for the types every part of the engine computes with: the CPU, the device (CUDA and its
+// emulated twin) and sparse files' neuron kernels.
 constexpr bool isComputeType(DType t)
 {
-    return t == DType::F32 || t == DType::F16 || t == DType::Q4_0 || t == DType::Q8_0;
+    return t == DType::F32 || t == DType::F16 || t == DType::Q4_0 || t == DType::Q8_0 || t == DType::Q4_K
+           || t == DType::Q5_K || t == DType::Q6_K;
+}
+
+// Elements per block of a compute type (1 for F32 and F16): its rows are whole blocks.
+constexpr std::int64_t computeBlockElements(DType t)
+{
+    switch (t) {
+    case DType::Q4_0:
+    case DType::Q8_0:
+        return 32;
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K:
+        return 256;
+    default:
+        return 1;
+    }
 }
 
 // True for the types the CPU's matrix products and row lookups take: the compute types and

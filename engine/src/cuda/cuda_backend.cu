@@ -90,11 +90,6 @@ int cublasFail(HearthCudaContext* ctx, cublasStatus_t status, const char* what)
                 std::string(what) + ": cuBLAS status " + std::to_string(int(status)));
 }
 
-bool supportedType(std::uint32_t type)
-{
-    return type == kF32 || type == kF16 || type == kQ4_0 || type == kQ8_0;
-}
-
 void destroyContext(HearthCudaContext* ctx)
 {
     if (!ctx)
@@ -284,7 +279,7 @@ int checkMatrix(HearthCudaContext* ctx, const HearthCudaMatrix* w)
 {
     if (!w || !w->data || w->rows <= 0 || w->cols <= 0)
         return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "bad weight matrix");
-    if (!supportedType(w->type))
+    if (!isWeightType(w->type))
         return fail(ctx, HEARTH_CUDA_UNSUPPORTED, "weight type " + std::to_string(w->type) + " is not supported");
     return HEARTH_CUDA_OK;
 }

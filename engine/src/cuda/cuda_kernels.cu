@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <type_traits>
 
 namespace hearth::cuda {
 
@@ -12,6 +13,11 @@ constexpr int kQK = 32;         // elements per Q4_0 / Q8_0 block
 constexpr int kQ4Bytes = 18;    // fp16 scale + 16 bytes of nibbles
 constexpr int kQ8Bytes = 34;    // fp16 scale + 32 int8
 constexpr int kSliceThreads = 256;
+constexpr int kQK_K = 256;      // elements per K-quant super-block
+
+// Bytes of one K-quant super-block (engine/src/cpu/quant_blocks.h has the layouts).
+template <std::uint32_t Type>
+constexpr int kSuperBlockBytes = Type == kQ4_K ? 144 : Type == kQ5_K ? 176 : 210;
 
 __device__ __forceinline__ float loadHalf(const std::uint8_t* p)
 {
@@ -26,7 +32,50 @@ __device__ __forceinline__ float warpSum(float v)
     return v;
 }
 
-// One lane's share of W[row] . x, lanes striding over elements (F32/F16) or blocks (Q4_0/Q8_0).
+// The scale and min of sub-block j of a Q4_K/Q5_K super-block from their 12-byte packing.
+__device__ __forceinline__ void scaleMinK4(const std::uint8_t* s, int j, int& scale, int& min)
+{
+    if (j < 4) {
+        scale = s[j] & 63;
+        min = s[j + 4] & 63;
+    } else {
+        scale = (s[j + 4] & 0x0f) | ((s[j - 4] >> 6) << 4);
+        min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+
+// Weight i (0..255) of a K-quant super-block, as the CPU's reference dequantizes it.
+template <std::uint32_t Type>
+__device__ __forceinline__ float superBlockElement(const std::uint8_t* b, int i)
+{
+    if constexpr (Type == kQ6_K) {
+        // Two halves of 128: ql bytes 64h.., qh bytes 32h..; four 32-weight quarters.
+        const int h = i / 128;
+        const int quarter = (i % 128) / 32;
+        const int j = i % 32;
+        const int byte = b[64 * h + j + 32 * (quarter & 1)];
+        const int low = quarter < 2 ? (byte & 0x0f) : (byte >> 4);
+        const int high = (b[128 + 32 * h + j] >> (2 * quarter)) & 3;
+        const int scale = reinterpret_cast<const std::int8_t*>(b + 192)[i / 16];
+        return loadHalf(b + 208) * float(scale) * float((low | (high << 4)) - 32);
+    } else {
+        // Four chunks of 64: 32 bytes each, low nibbles first (Q5_K: a fifth bit from qh).
+        const int chunk = i / 64;
+        const int upper = (i % 64) / 32;
+        const int j = i % 32;
+        const std::uint8_t* qs = b + (Type == kQ5_K ? 48 : 16);
+        int q = upper ? (qs[32 * chunk + j] >> 4) : (qs[32 * chunk + j] & 0x0f);
+        if constexpr (Type == kQ5_K)
+            q |= ((b[16 + j] >> (2 * chunk + upper)) & 1) << 4;
+        int scale;
+        int min;
+        scaleMinK4(b + 4, i / 32, scale, min);
+        return loadHalf(b) * float(scale) * float(q) - loadHalf(b + 2) * float(min);
+    }
+}
+
+// One lane's share of W[row] . x, lanes striding over elements (F32/F16), blocks (Q4_0/Q8_0)
+// or 32-weight runs of super-blocks (K-quants).
 template <std::uint32_t Type>
 __device__ float laneDot(const std::uint8_t* row, std::int64_t cols, const float* x, int lane)
 {
@@ -51,6 +100,17 @@ __device__ float laneDot(const std::uint8_t* row, std::int64_t cols, const float
                 s += float((q & 0x0f) - 8) * xb[j] + float((q >> 4) - 8) * xb[j + kQK / 2];
             }
             sum += d * s;
+        }
+    } else if constexpr (Type == kQ4_K || Type == kQ5_K || Type == kQ6_K) {
+        const std::int64_t runs = cols / kQK;
+        for (std::int64_t r = lane; r < runs; r += kWarp) {
+            const std::uint8_t* block = row + (r / 8) * kSuperBlockBytes<Type>;
+            const int first = int(r % 8) * kQK;
+            const float* xr = x + r * kQK;
+            float s = 0.0f;
+            for (int j = 0; j < kQK; ++j)
+                s += superBlockElement<Type>(block, first + j) * xr[j];
+            sum += s;
         }
     } else {
         const std::int64_t blocks = cols / kQK;
@@ -98,6 +158,8 @@ __device__ __forceinline__ float elementAt(const std::uint8_t* row, std::int64_t
         const int q = block[2 + (i % (kQK / 2))];
         const int nibble = i < kQK / 2 ? (q & 0x0f) : (q >> 4);
         return loadHalf(block) * float(nibble - 8);
+    } else if constexpr (Type == kQ4_K || Type == kQ5_K || Type == kQ6_K) {
+        return superBlockElement<Type>(row + (e / kQK_K) * kSuperBlockBytes<Type>, int(e % kQK_K));
     } else {
         const std::uint8_t* block = row + (e / kQK) * kQ8Bytes;
         return loadHalf(block) * float(reinterpret_cast<const std::int8_t*>(block + 2)[e % kQK]);
@@ -408,6 +470,35 @@ unsigned blocksFor(std::int64_t n, int threads)
     return unsigned((n + threads - 1) / threads);
 }
 
+// Calls @p f with std::integral_constant<std::uint32_t, type> (isWeightType(type) holds).
+template <typename F>
+void withType(std::uint32_t type, F&& f)
+{
+    switch (type) {
+    case kF32:
+        f(std::integral_constant<std::uint32_t, kF32>{});
+        break;
+    case kF16:
+        f(std::integral_constant<std::uint32_t, kF16>{});
+        break;
+    case kQ4_0:
+        f(std::integral_constant<std::uint32_t, kQ4_0>{});
+        break;
+    case kQ4_K:
+        f(std::integral_constant<std::uint32_t, kQ4_K>{});
+        break;
+    case kQ5_K:
+        f(std::integral_constant<std::uint32_t, kQ5_K>{});
+        break;
+    case kQ6_K:
+        f(std::integral_constant<std::uint32_t, kQ6_K>{});
+        break;
+    default:
+        f(std::integral_constant<std::uint32_t, kQ8_0>{});
+        break;
+    }
+}
+
 } // namespace
 
 void launchRowDot(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols, const float* x,
@@ -422,20 +513,10 @@ void launchRowDot(std::uint32_t type, const void* w, std::uint64_t rowBytes, std
         const dim3 block(kRowsPerBlock * kWarp);
         const float* xs = x + t0 * xStride;
         float* ys = y + t0 * yStride;
-        switch (type) {
-        case kF32:
-            rowDotKernel<kF32><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys, yStride);
-            break;
-        case kF16:
-            rowDotKernel<kF16><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys, yStride);
-            break;
-        case kQ4_0:
-            rowDotKernel<kQ4_0><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys, yStride);
-            break;
-        default:
-            rowDotKernel<kQ8_0><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys, yStride);
-            break;
-        }
+        withType(type, [&](auto t) {
+            rowDotKernel<decltype(t)::value><<<grid, block, 0, stream>>>(wb, rowBytes, cols, xs, xStride, index, count, ys,
+                                                                         yStride);
+        });
     }
 }
 
@@ -452,39 +533,19 @@ void launchDownAccumulate(std::uint32_t type, const void* w, std::uint64_t rowBy
     chunks = std::min<std::int64_t>(chunks, scratch && cols > 0 ? std::int64_t(scratchFloats) / cols : 0);
     chunks = std::min<std::int64_t>(chunks, 65535); // gridDim.y
     if (chunks <= 1) {
-        switch (type) {
-        case kF32:
-            downKernel<kF32><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y, accumulate);
-            break;
-        case kF16:
-            downKernel<kF16><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y, accumulate);
-            break;
-        case kQ4_0:
-            downKernel<kQ4_0><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y, accumulate);
-            break;
-        default:
-            downKernel<kQ8_0><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y, accumulate);
-            break;
-        }
+        withType(type, [&](auto t) {
+            downKernel<decltype(t)::value><<<slices, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, y,
+                                                                                 accumulate);
+        });
         return;
     }
     const std::int64_t chunkSize = (count + chunks - 1) / chunks;
     chunks = (count + chunkSize - 1) / chunkSize;
     const dim3 grid(slices, unsigned(chunks));
-    switch (type) {
-    case kF32:
-        downChunkKernel<kF32><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, chunkSize, scratch);
-        break;
-    case kF16:
-        downChunkKernel<kF16><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, chunkSize, scratch);
-        break;
-    case kQ4_0:
-        downChunkKernel<kQ4_0><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, chunkSize, scratch);
-        break;
-    default:
-        downChunkKernel<kQ8_0><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count, chunkSize, scratch);
-        break;
-    }
+    withType(type, [&](auto t) {
+        downChunkKernel<decltype(t)::value><<<grid, kSliceThreads, 0, stream>>>(wb, rowBytes, cols, act, index, count,
+                                                                                chunkSize, scratch);
+    });
     downReduceKernel<<<slices, kSliceThreads, 0, stream>>>(scratch, int(chunks), cols, y, accumulate);
 }
 

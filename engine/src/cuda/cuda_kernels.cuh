@@ -14,7 +14,14 @@
 namespace hearth::cuda {
 
 // GGUF type ids the kernels handle.
-enum WeightType : std::uint32_t { kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ8_0 = 8 };
+enum WeightType : std::uint32_t { kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14 };
+
+// Whether the kernels read rows of @p type.
+inline bool isWeightType(std::uint32_t type)
+{
+    return type == kF32 || type == kF16 || type == kQ4_0 || type == kQ8_0 || type == kQ4_K || type == kQ5_K
+           || type == kQ6_K;
+}
 
 constexpr int kWarp = 32;
 constexpr int kRowsPerBlock = 8; // warps per block in the row kernels

@@ -33,8 +33,8 @@ Result<DeviceMatrix> Device::uploadMatrix(DType type, const void* data, std::int
 {
     if (!isComputeType(type) || rows <= 0 || cols <= 0 || !data)
         return Status(ErrorCode::InvalidArgument, std::string("cannot upload matrix ") + (label ? label : ""));
-    if ((type == DType::Q4_0 || type == DType::Q8_0) && cols % 32 != 0)
-        return Status(ErrorCode::InvalidArgument, std::string("quantized rows must be a multiple of 32: ") + (label ? label : ""));
+    if (cols % computeBlockElements(type) != 0)
+        return Status(ErrorCode::InvalidArgument, std::string("rows are not whole blocks of their type: ") + (label ? label : ""));
     const std::uint64_t bytes = std::uint64_t(rowBytes(type, cols)) * std::uint64_t(rows);
     auto buffer = allocateAndUpload(data, bytes, label);
     if (!buffer)

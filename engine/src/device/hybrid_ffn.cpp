@@ -24,8 +24,8 @@ Status checkMatrix(const cpu::WeightMatrix& w, const char* name, std::int64_t ro
                                                   + " rows, which the device's neuron kernels do not compute");
     if (w.rows != rows || w.cols != cols)
         return Status(ErrorCode::InvalidArgument, std::string("FFN ") + name + ": shape differs from the gate's");
-    if ((w.type == DType::Q4_0 || w.type == DType::Q8_0) && w.cols % 32 != 0)
-        return Status(ErrorCode::InvalidArgument, std::string("FFN ") + name + ": rows not a multiple of 32");
+    if (w.cols % computeBlockElements(w.type) != 0)
+        return Status(ErrorCode::InvalidArgument, std::string("FFN ") + name + ": rows are not whole blocks of their type");
     return {};
 }
 

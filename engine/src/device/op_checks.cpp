@@ -41,8 +41,8 @@ Status checkMatrix(const DeviceMatrix* w, const char* what)
                       std::string(what) + ": weight type " + std::string(dtypeName(w->type)) + " is not supported on the device");
     if (w->rows <= 0 || w->cols <= 0 || w->rows > kMaxElements || w->cols > kMaxElements)
         return Status(ErrorCode::InvalidArgument, std::string(what) + ": bad weight shape");
-    if ((w->type == DType::Q4_0 || w->type == DType::Q8_0) && w->cols % 32 != 0)
-        return Status(ErrorCode::InvalidArgument, std::string(what) + ": quantized rows must be a multiple of 32 long");
+    if (w->cols % computeBlockElements(w->type) != 0)
+        return Status(ErrorCode::InvalidArgument, std::string(what) + ": rows are not whole blocks of their type");
     const std::uint64_t bytes = std::uint64_t(rowBytes(w->type, w->cols)) * std::uint64_t(w->rows);
     if (w->data.bytes < bytes)
         return tooSmall(what, "weights", bytes, w->data.bytes);

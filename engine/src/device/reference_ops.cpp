@@ -40,6 +40,11 @@ bool quantizedInput(DType type)
     return type == DType::Q4_0 || type == DType::Q8_0;
 }
 
+bool superBlockInput(DType type)
+{
+    return type == DType::Q4_K || type == DType::Q5_K || type == DType::Q6_K;
+}
+
 // A one-thread pool per calling thread: the reference runs on whichever thread calls it (the
 // emulated device's worker, a test), never on the forward pass's pool.
 cpu::ThreadPool& inlinePool()
@@ -55,9 +60,12 @@ RowDot::RowDot(DType type, std::int64_t cols)
     , m_type(type)
     , m_cols(cols)
     , m_gemm(gemmFor(m_kernels, type))
+    , m_blockDot(superBlockInput(type) ? cpu::blockDotFor(m_kernels, type) : nullptr)
 {
     if (quantizedInput(type))
         m_q8.resize(std::size_t(cols / QK8_0));
+    if (m_blockDot)
+        m_q8k.resize(std::size_t(cols / cpu::QK_K));
 }
 
 void RowDot::setInput(const float* x)
@@ -65,11 +73,15 @@ void RowDot::setInput(const float* x)
     m_x = x;
     if (quantizedInput(m_type))
         m_kernels.quantizeActivations(x, m_q8.data(), m_cols);
+    if (m_blockDot)
+        (m_kernels.quantizeActivationsQ8K ? m_kernels.quantizeActivationsQ8K : cpu::quantizeActivationsQ8K)(x, m_q8k.data(), m_cols);
 }
 
 float RowDot::dot(const void* row) const
 {
     float out = 0.0f;
+    if (m_blockDot)
+        return m_blockDot(row, m_q8k.data(), m_cols);
     if (!m_gemm)
         return out;
     cpu::GemmArgs args;

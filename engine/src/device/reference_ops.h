@@ -19,7 +19,8 @@ namespace hearth::device {
 [[nodiscard]] cpu::WeightMatrix hostMatrix(const DeviceMatrix& w);
 
 // Dot products of single weight rows with one input vector, with the arithmetic of the CPU
-// matmul: quantized weights multiply the input quantized once to Q8 blocks, as cpu::matmul does.
+// matmul: quantized weights multiply the input quantized once to Q8 (K-quants: Q8_K) blocks, as
+// cpu::matmul does.
 class RowDot {
 public:
     RowDot(DType type, std::int64_t cols);
@@ -31,8 +32,10 @@ private:
     DType m_type;
     std::int64_t m_cols;
     cpu::GemmFn m_gemm = nullptr;
+    cpu::BlockDotFn m_blockDot = nullptr; // K-quants, against Q8_K activations
     const float* m_x = nullptr;
     std::vector<cpu::ActBlockQ8> m_q8;
+    std::vector<cpu::ActBlockQ8K> m_q8k;
 };
 
 namespace reference {

@@ -52,6 +52,7 @@ struct NeuronKernels {
     RowKernels q5_K;
     RowKernels q6_K;
 
+    // The kernels of a compute type (core/dtype.h), or nullptr for any other.
     [[nodiscard]] const RowKernels* forType(DType type) const
     {
         switch (type) {
@@ -79,12 +80,6 @@ extern const NeuronKernels kAvx512VnniNeuronKernels;
 // The table for @p isa (AVX-512 with VNNI when present), or nullptr when this machine cannot run it.
 [[nodiscard]] const NeuronKernels* neuronKernelsFor(cpu::Isa isa);
 
-// The types whose rows the neuron kernels read (every table has all of them).
-[[nodiscard]] constexpr bool isNeuronType(DType type)
-{
-    return isComputeType(type) || type == DType::Q4_K || type == DType::Q5_K || type == DType::Q6_K;
-}
-
 // What the kernels of @p type take as the token (see RowKernels).
 [[nodiscard]] constexpr cpu::ActivationFormat neuronInputFormat(DType type)
 {
@@ -101,18 +96,5 @@ extern const NeuronKernels kAvx512VnniNeuronKernels;
     }
 }
 
-// Elements of one block of @p type: a neuron's row length must be a multiple of it.
-[[nodiscard]] constexpr std::int64_t neuronRowBlock(DType type)
-{
-    switch (neuronInputFormat(type)) {
-    case cpu::ActivationFormat::Q8:
-        return 32;
-    case cpu::ActivationFormat::Q8K:
-        return 256;
-    case cpu::ActivationFormat::Floats:
-        break;
-    }
-    return 1;
-}
 
 } // namespace hearth::sparse

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "sparse/neuron_weights.h"
 
-#include "sparse/neuron_kernels.h"
-
 namespace hearth::sparse {
 
 NeuronWeights NeuronWeights::fused(const cpu::WeightMatrix& neurons, std::int64_t nEmbd, NeuronActivation activation)
@@ -46,9 +44,9 @@ NeuronWeights NeuronWeights::separate(const cpu::WeightMatrix& gate, const cpu::
 
 bool NeuronWeights::valid() const
 {
-    if (!isNeuronType(type) || nEmbd <= 0 || nFf <= 0 || !up || !down || stride < rowSize())
+    if (!isComputeType(type) || nEmbd <= 0 || nFf <= 0 || !up || !down || stride < rowSize())
         return false;
-    if (nEmbd % neuronRowBlock(type) != 0)
+    if (nEmbd % computeBlockElements(type) != 0)
         return false;
     return gated() == readsGateRow(activation);
 }
