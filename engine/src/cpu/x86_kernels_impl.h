@@ -1847,6 +1847,9 @@ float dotQ3_K(const void* row, const void* activations, std::int64_t n)
     return hsum256(acc);
 }
 
+// Rows a decode asks for ahead of the one it reads (see gemmSuperBlocks).
+constexpr std::int64_t kSuperBlockRowsAhead = 2;
+
 // One token: the row dot product. Several: each row unpacked once, then four tokens at a time.
 template <typename Block, BlockDotFn Dot>
 void gemmSuperBlocks(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
@@ -1855,8 +1858,19 @@ void gemmSuperBlocks(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowE
         return reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) + static_cast<std::size_t>(t) * a.xStride);
     };
     if (a.tokens == 1) {
-        for (std::int64_t r = rowBegin; r < rowEnd; ++r)
+        // Decode streams the rows once. The hardware prefetcher alone left a core at 5.9 GB/s
+        // from DRAM against 16 in the L3 (Q4_K rows of 4096, Intel Xeon VM); asking for the rows
+        // two ahead into L2 as well: 7.9 GB/s, two threads 12-14 -> 14-17 GB/s (four ahead: the
+        // same within the noise).
+        const std::size_t rowLines = (a.wStride + 63) / 64;
+        for (std::int64_t r = rowBegin; r < rowEnd; ++r) {
+            if (r + kSuperBlockRowsAhead < rowEnd) {
+                const char* ahead = reinterpret_cast<const char*>(a.w + static_cast<std::size_t>(r + kSuperBlockRowsAhead) * a.wStride);
+                for (std::size_t l = 0; l < rowLines; ++l)
+                    _mm_prefetch(ahead + 64 * l, _MM_HINT_T1);
+            }
             a.y[r] = Dot(a.w + static_cast<std::size_t>(r) * a.wStride, activations(0), a.cols);
+        }
         return;
     }
     const std::int64_t blockCount = a.cols / QK_K;
