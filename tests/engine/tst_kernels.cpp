@@ -352,11 +352,11 @@ void TestKernels::matmulMatchesReference()
     WeightMatrix packed = w;
     const bool isPacked = store.packFor(*k, packed);
     std::vector<float> yPacked(y.size(), -3.0f);
-    if (isPacked && dtype == DType::Q4_0) {
+    if (isPacked && dtype == DType::Q4_0 && k->gemmQ4_0x16) {
         QCOMPARE(packed.packing, Packing::Q4_0x16);
         QCOMPARE(packed.packedRows, rows / kQ4x16Rows * kQ4x16Rows);
     } else if (isPacked) {
-        // F16/F32: a copy of the rows in huge-page memory, read instead of the original.
+        // Every other type: a copy of the rows in huge-page memory, read instead of the original.
         QCOMPARE(packed.packing, Packing::Rows);
         QCOMPARE(packed.packedRows, rows);
         QVERIFY(packed.packed != w.data);
@@ -573,11 +573,15 @@ void TestKernels::packedLayout()
         }
     }
 
-    // The store packs only what it has a kernel for, and leaves the original rows in place.
+    // The store interleaves only for a table with the kernel, and leaves the original rows in
+    // place; without one the rows are copied as they are into huge pages, where there are any.
     PackedWeightStore store;
     WeightMatrix scalarView = w;
-    QVERIFY(!store.packFor(kScalarKernels, scalarView));
-    QCOMPARE(scalarView.packing, Packing::None);
+    const bool copied = store.packFor(kScalarKernels, scalarView);
+    std::size_t q8Bytes = 0;
+    QCOMPARE(copied, PackedWeightStore::hugePagesEnabled());
+    QCOMPARE(scalarView.packing, copied ? Packing::Rows : Packing::None);
+    QCOMPARE(scalarView.data, w.data);
     for (const CpuKernels* k : kernelVariants()) {
         if (!k->gemmQ4_0x16) {
             continue;
@@ -595,10 +599,14 @@ void TestKernels::packedLayout()
         WeightMatrix small{DType::Q4_0, wq.data(), 15, cols};
         QVERIFY(!store.packFor(*k, small)); // not one whole group
         std::vector<std::uint8_t> q8 = encode(DType::Q8_0, randomFloats(rng, rows * cols, 1.0f), rows, cols);
+        q8Bytes = q8.size();
         WeightMatrix other{DType::Q8_0, q8.data(), rows, cols};
-        QVERIFY(!store.packFor(*k, other)); // no packed layout for this type
+        QCOMPARE(store.packFor(*k, other), copied); // no interleaved layout: a copy of the rows
+        QCOMPARE(other.packing, copied ? Packing::Rows : Packing::None);
     }
-    QCOMPARE(store.bytes(), (kernelVariants().size() - 1) * packed.size());
+    // The interleaved copies, and where rows are copied the scalar view's and the Q8_0 ones.
+    const std::size_t copies = copied ? wq.size() + (kernelVariants().size() - 1) * q8Bytes : 0;
+    QCOMPARE(store.bytes(), (kernelVariants().size() - 1) * packed.size() + copies);
 }
 
 void TestKernels::packedSharedRaggedRows()
