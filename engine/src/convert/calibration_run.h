@@ -68,7 +68,7 @@ struct CalibrationWindows {
     return m.data ? double(rowBytes(m.type, m.cols)) * double(m.rows) : 0.0;
 }
 
-// Ok when the neuron kernels read rows of @p type (F32, F16, Q8_0, Q4_0), else why not, for
+// Ok when the neuron kernels read rows of @p type (isComputeType), else why not, for
 // @p name (a file, a layer), with what to do about it.
 [[nodiscard]] Status checkNeuronType(const std::string& name, DType type);
 

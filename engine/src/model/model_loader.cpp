@@ -10,7 +10,9 @@
 // Falcon and OPT files go to their own loaders, which document their keys (falcon_model.cpp,
 // opt_model.cpp).
 //
-// Sparse files (llama_weights.cpp binds them; every layer needs a predictor):
+// Sparse files (llama_weights.cpp binds them; every layer needs a predictor). A layer's neuron
+// rows (gate, up and ffn_down_t, or ffn_neurons) share one type the neuron kernels read: F32,
+// F16, Q8_0, Q4_0, Q4_K, Q5_K or Q6_K (hearth-quantize keeps them so under any preset).
 // * PowerInfer's layout: magic PWRI; per layer blk.N.fc1.weight [n_embd, h] and
 //   blk.N.fc2.weight [h, n_ff] (h may differ per layer), ffn_gate/ffn_up as usual and
 //   blk.N.ffn_down_t.weight [n_embd, n_ff] (row i: neuron i's output weights) instead of

@@ -96,5 +96,4 @@ extern const NeuronKernels kAvx512VnniNeuronKernels;
     }
 }
 
-
 } // namespace hearth::sparse
