@@ -1748,6 +1748,17 @@ void unpack(const BlockQ3_K& w, UnpackedK& out)
 template <typename Block>
 constexpr bool kSignedLevels = std::is_same_v<Block, BlockIQ4_XS>;
 
+// Adds one block of a token to its sums: @p sumi holds the block's level sums times the run
+// scales; the offsets (Q6_K's 32, ...) and mins come from the token's group sums.
+inline void addUnpackedBlock(const UnpackedK& w, const ActBlockQ8K& x, __m256i sumi, __m256i offsets, __m256i mins,
+                             __m256& acc, __m256& accMin)
+{
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const __m256i body = _mm256_sub_epi32(sumi, _mm256_madd_epi16(offsets, bsums));
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(x.d * w.d), _mm256_cvtepi32_ps(body), acc);
+    accMin = _mm256_fmadd_ps(_mm256_set1_ps(x.d * w.dmin), _mm256_cvtepi32_ps(_mm256_madd_epi16(mins, bsums)), accMin);
+}
+
 // T tokens of one unpacked row: y[t] = sum over blocks of the block's value.
 template <int T, bool Signed>
 void dotUnpackedTokens(const UnpackedK* blocks, std::int64_t blockCount, const ActBlockQ8K* const* x, float* y)
@@ -1776,13 +1787,8 @@ void dotUnpackedTokens(const UnpackedK* blocks, std::int64_t blockCount, const A
         }
         const __m256i offsets = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.offsets));
         const __m256i mins = _mm256_load_si256(reinterpret_cast<const __m256i*>(w.mins));
-        for (int t = 0; t < T; ++t) {
-            const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b].bsums));
-            const __m256i body = _mm256_sub_epi32(sumi[t], _mm256_madd_epi16(offsets, bsums));
-            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(x[t][b].d * w.d), _mm256_cvtepi32_ps(body), acc[t]);
-            accMin[t] = _mm256_fmadd_ps(_mm256_set1_ps(x[t][b].d * w.dmin), _mm256_cvtepi32_ps(_mm256_madd_epi16(mins, bsums)),
-                                        accMin[t]);
-        }
+        for (int t = 0; t < T; ++t)
+            addUnpackedBlock(w, x[t][b], sumi[t], offsets, mins, acc[t], accMin[t]);
     }
     for (int t = 0; t < T; ++t)
         y[t] = hsum256(_mm256_sub_ps(acc[t], accMin[t]));
@@ -1828,11 +1834,7 @@ void dotUnpackedTokensVnni(const UnpackedK* blocks, std::int64_t blockCount, con
                 sum = _mm512_add_epi32(sum, _mm512_madd_epi16(_mm512_packs_epi32(d0, d1), scales[g]));
             }
             const __m256i sumi = _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
-            const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[t][b].bsums));
-            const __m256i body = _mm256_sub_epi32(sumi, _mm256_madd_epi16(offsets, bsums));
-            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(x[t][b].d * w.d), _mm256_cvtepi32_ps(body), acc[t]);
-            accMin[t] = _mm256_fmadd_ps(_mm256_set1_ps(x[t][b].d * w.dmin), _mm256_cvtepi32_ps(_mm256_madd_epi16(mins, bsums)),
-                                        accMin[t]);
+            addUnpackedBlock(w, x[t][b], sumi, offsets, mins, acc[t], accMin[t]);
         }
     }
     for (int t = 0; t < T; ++t)
