@@ -28,6 +28,7 @@ std::vector<ModelShape> knownShapes()
         {"tiny-256", 256, 768, 2, 4, 2, 320, 256, 1e-5f, 10000.0f},
         {"tinyllama-1.1b", 2048, 5632, 22, 32, 4, 32000, 2048, 1e-5f, 10000.0f},
         {"llama2-7b", 4096, 11008, 32, 32, 32, 32000, 4096, 1e-5f, 10000.0f},
+        {"llama2-13b", 5120, 13824, 40, 40, 40, 32000, 4096, 1e-5f, 10000.0f},
         // Llama 3.1's RoPE (base 500000 and rope_freqs) at the tiny size; an original context of
         // 64 puts the blended band among its eight rotated pairs.
         {"llama3-tiny", 64, 192, 2, 4, 2, 320, 2048, 1e-5f, 500000.0f, {8.0f, 1.0f, 4.0f, 64}},
