@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -19,15 +18,6 @@
 namespace hearth::convert {
 
 namespace {
-
-// The "blk.N." of a layer's tensor name, or empty.
-std::string layerPrefix(const std::string& name)
-{
-    if (name.rfind("blk.", 0) != 0)
-        return {};
-    const std::size_t dot = name.find('.', 4);
-    return dot == std::string::npos ? std::string() : name.substr(0, dot + 1);
-}
 
 bool isNeuronTensor(const std::string& name)
 {
@@ -50,15 +40,15 @@ Status unifySparseFfnTypes(const gguf::GgufFile& in, std::vector<DType>& types, 
                         });
     if (!sparse)
         return {};
-    std::map<std::string, DType> upType;
+    std::map<int, DType> upType; // by layer
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         if (tensors[i].name.ends_with(".ffn_up.weight") || tensors[i].name.ends_with(".ffn_neurons.weight"))
-            upType[layerPrefix(tensors[i].name)] = types[i];
+            upType[tensorLayer(tensors[i].name)] = types[i];
     }
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         if (!isNeuronTensor(tensors[i].name))
             continue;
-        const auto layer = upType.find(layerPrefix(tensors[i].name));
+        const auto layer = upType.find(tensorLayer(tensors[i].name));
         if (layer == upType.end())
             continue;
         if (!isComputeType(layer->second))

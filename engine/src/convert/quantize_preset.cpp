@@ -135,8 +135,8 @@ int layerOf(const std::string& name, int counter, const ModelFacts& f)
 {
     if (f.experts <= 1)
         return counter;
-    int layer = -1;
-    return std::sscanf(name.c_str(), "blk.%d.", &layer) == 1 ? layer : counter;
+    const int layer = tensorLayer(name);
+    return layer >= 0 ? layer : counter;
 }
 
 DType chooseType(const gguf::TensorInfo& t, QuantizationPreset preset, const ModelFacts& f, Counters& c)
@@ -268,13 +268,16 @@ bool isQuantizableWeight(const std::string& name, const std::vector<std::int64_t
     return !endsWith(name, ".fc1.weight") && !endsWith(name, ".fc2.weight");
 }
 
+int tensorLayer(const std::string& name)
+{
+    int l = -1;
+    return std::sscanf(name.c_str(), "blk.%d.", &l) == 1 ? l : -1;
+}
+
 std::vector<std::size_t> llamaTensorOrder(const gguf::GgufFile& file)
 {
     const auto& tensors = file.tensors();
-    auto layer = [](const std::string& name) {
-        int l = -1;
-        return std::sscanf(name.c_str(), "blk.%d.", &l) == 1 ? l : -1;
-    };
+    const auto layer = tensorLayer;
     std::vector<std::size_t> order(tensors.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;

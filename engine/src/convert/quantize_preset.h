@@ -42,6 +42,9 @@ struct PresetInfo {
 // type the preset allows (llama-quantize's "unsupported tensor size").
 [[nodiscard]] Result<std::vector<DType>> planTensorTypes(const gguf::GgufFile& file, QuantizationPreset preset);
 
+// The layer N of a tensor named "blk.N....", or -1.
+[[nodiscard]] int tensorLayer(const std::string& name);
+
 // The order in which llama-quantize writes a file's tensors: by layer number ("blk.N."; the
 // others first), then by name. Indices into file.tensors().
 [[nodiscard]] std::vector<std::size_t> llamaTensorOrder(const gguf::GgufFile& file);
