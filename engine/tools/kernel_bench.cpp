@@ -5,7 +5,8 @@
 // of a slice small enough to stay in cache, i.e. the kernel's compute throughput, which must
 // stay well above the memory bandwidth for decode to be memory-bound. Every type runs on the
 // rows as stored ("layout": "rows") and as the engine keeps them after loading (see
-// cpu/weight_pack.h): Q4_0 repacked ("q4x16"), F16/F32 copied into huge pages ("rows-hugepages").
+// cpu/weight_pack.h): Q4_0 and the K-quants repacked ("q4x16", "q4kx16", ...), other types copied into huge
+// pages ("rows-hugepages").
 // "attention" rows time a decoded token's attention over a long context (one layer: every KV head
 // with its query heads, as the forward pass calls it), judged by the cache bytes it reads per
 // second. Prints JSON.
@@ -37,6 +38,25 @@ using namespace hearth;
 using namespace hearth::cpu;
 
 namespace {
+
+const char* layoutName(Packing packing)
+{
+    switch (packing) {
+    case Packing::Q4_0x16:
+        return "q4x16";
+    case Packing::Q4_Kx16:
+        return "q4kx16";
+    case Packing::Q5_Kx16:
+        return "q5kx16";
+    case Packing::Q6_Kx16:
+        return "q6kx16";
+    case Packing::Rows:
+        return "rows-hugepages";
+    case Packing::None:
+        break;
+    }
+    return "rows";
+}
 
 struct Options {
     int threads = 2;
@@ -302,7 +322,7 @@ int main(int argc, char** argv)
                                 "\"cols\": %lld, \"weight_mb\": %.1f, \"decode_ms\": %.3f, \"decode_gbs\": %.2f, "
                                 "\"decode_bandwidth_fraction\": %.3f, \"cache_gbs\": %.2f",
                                 first ? "" : ",", k->name, std::string(dtypeName(type)).c_str(),
-                                !packed ? "rows" : type == DType::Q4_0 ? "q4x16" : "rows-hugepages", static_cast<long long>(shape.rows),
+                                layoutName(packed ? views.front().packing : Packing::None), static_cast<long long>(shape.rows),
                                 static_cast<long long>(shape.cols), bytes / 1e6, decode * 1e3, decodeGBs,
                                 bandwidth > 0 ? decodeGBs / bandwidth : 0.0, cacheGBs);
                     if (prefill > 0.0) {

@@ -69,6 +69,7 @@ std::vector<std::uint8_t> encode(DType type, const std::vector<float>& values, s
             kScalarKernels.quantizeRowQ8_0(src, static_cast<BlockQ8_0*>(dst), cols);
             break;
         default:
+            quantizeRow(type, src, dst, cols); // K-quants: ggml's reference quantizer
             break;
         }
     }
@@ -300,7 +301,8 @@ void TestKernels::matmulMatchesReference_data()
                             {300, 32, 6},  {7, 4096, 7},   {45, 1024, 8}, {29, 544, 9},  {33, 128, 10},
                             {5, 2048, 11}, {300, 512, 12}, {19, 320, 13}, {2, 800, 14},  {66, 192, 15},
                             {9, 224, 16},  {100, 384, 17}, {300, 4096, 1}, {257, 2048, 1}};
-    const DType types[] = {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0};
+    // K-quants (packed as Q4_Kx16, ...) where the width is whole super-blocks.
+    const DType types[] = {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
     for (const char* name : kVariantNames) {
         if (QByteArray(name) == "scalar") {
             continue; // the reference itself
@@ -308,6 +310,8 @@ void TestKernels::matmulMatchesReference_data()
         int i = 0;
         for (const Shape& s : shapes) {
             for (DType t : types) {
+                if (computeBlockElements(t) == 256 && s.cols % 256 != 0)
+                    continue;
                 const int threads = 1 + (i++ % 3);
                 QTest::addRow("%s %s %lldx%lld t%lld j%d", name, dtypeName(t).data(), static_cast<long long>(s.rows),
                               static_cast<long long>(s.cols), static_cast<long long>(s.tokens), threads)
@@ -352,8 +356,8 @@ void TestKernels::matmulMatchesReference()
     WeightMatrix packed = w;
     const bool isPacked = store.packFor(*k, packed);
     std::vector<float> yPacked(y.size(), -3.0f);
-    if (isPacked && dtype == DType::Q4_0 && k->gemmQ4_0x16) {
-        QCOMPARE(packed.packing, Packing::Q4_0x16);
+    if (isPacked && packedGemmFor(*k, interleavedPacking(dtype))) {
+        QCOMPARE(packed.packing, interleavedPacking(dtype));
         QCOMPARE(packed.packedRows, rows / kQ4x16Rows * kQ4x16Rows);
     } else if (isPacked) {
         // Every other type: a copy of the rows in huge-page memory, read instead of the original.

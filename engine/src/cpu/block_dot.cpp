@@ -145,19 +145,6 @@ Levels256<16> unpack(const BlockQ3_K& b)
     return l;
 }
 
-// The 12-byte scale/min packing of Q4_K and Q5_K: sub-blocks 0-3 use the low 6 bits of bytes
-// 0-3 (scales) and 4-7 (mins); 4-7 take 4 bits from bytes 8-11 and 2 from the top of 0-7.
-void scaleMinK4(const std::uint8_t* s, int j, std::int32_t& scale, std::int32_t& min)
-{
-    if (j < 4) {
-        scale = s[j] & 63;
-        min = s[j + 4] & 63;
-    } else {
-        scale = (s[j + 4] & 0x0f) | ((s[j - 4] >> 6) << 4);
-        min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-    }
-}
-
 template <typename Block>
 Levels256<8> unpackQ45K(const Block& b, const std::uint8_t* qh)
 {
@@ -333,6 +320,19 @@ constexpr std::array<BlockFormat, 11> kFormats{{
 }};
 
 } // namespace
+
+// The 12-byte scale/min packing of Q4_K and Q5_K: sub-blocks 0-3 use the low 6 bits of bytes
+// 0-3 (scales) and 4-7 (mins); 4-7 take 4 bits from bytes 8-11 and 2 from the top of 0-7.
+void scaleMinK4(const std::uint8_t* s, int j, std::int32_t& scale, std::int32_t& min)
+{
+    if (j < 4) {
+        scale = s[j] & 63;
+        min = s[j + 4] & 63;
+    } else {
+        scale = (s[j + 4] & 0x0f) | ((s[j - 4] >> 6) << 4);
+        min = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
 
 const BlockFormat* blockFormat(DType type)
 {

@@ -40,6 +40,9 @@ struct BlockFormat {
 // The format of @p type, or nullptr for types with tiled kernels of their own or none at all.
 [[nodiscard]] const BlockFormat* blockFormat(DType type);
 
+// Sub-block @p j (0-7) of the 12-byte scale/min packing of Q4_K and Q5_K super-blocks.
+void scaleMinK4(const std::uint8_t* scales, int j, std::int32_t& scale, std::int32_t& min);
+
 // ggml's quantize_row_q8_K: per 256 values, scale -127 / (the value of largest magnitude).
 void quantizeActivationsQ8K(const float* x, ActBlockQ8K* out, std::int64_t n);
 

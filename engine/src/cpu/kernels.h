@@ -119,6 +119,11 @@ struct CpuKernels {
     // kernel. args.w points at the packed matrix, args.wStride is the bytes of one 16-row group,
     // and rowBegin/rowEnd are multiples of 16.
     GemmFn gemmQ4_0x16;
+    // K-quant weights in their interleaved layouts (weight_pack.h), likewise; args.x holds
+    // ActBlockQ8K rows.
+    GemmFn gemmQ4_Kx16;
+    GemmFn gemmQ5_Kx16;
+    GemmFn gemmQ6_Kx16;
     // Decode (one token) of F16 rows whose input went through prepareF16Input first, or
     // nullptr when this table reads F16 rows only through gemmF16. The prepared input lets the
     // kernel widen halves with integer shifts instead of conversion instructions (see
@@ -165,6 +170,10 @@ struct CpuKernels {
     GemmFn gemmQ2_K;
     GemmFn gemmQ3_K;
 };
+
+// The kernel @p kernels have for matrices packed as @p packing, or nullptr (also for Rows and
+// None, which the type's own kernel reads).
+[[nodiscard]] GemmFn packedGemmFor(const CpuKernels& kernels, Packing packing);
 
 // The dot product @p kernels use for block type @p type (its own or the reference), or nullptr
 // when @p type is no block type.

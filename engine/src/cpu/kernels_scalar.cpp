@@ -329,6 +329,9 @@ constinit const CpuKernels kScalarKernels = {
     gemmQ4_0,
     gemmQ8_0,
     nullptr, // the reference reads Q4_0 rows as stored
+    nullptr, // K-quant rows too
+    nullptr,
+    nullptr,
     nullptr, // and F16 rows through gemmF16
     nullptr,
     dotF32,

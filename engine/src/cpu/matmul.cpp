@@ -77,6 +77,28 @@ GemmFn gemmFor(const CpuKernels& k, DType type)
     }
 }
 
+} // namespace
+
+GemmFn packedGemmFor(const CpuKernels& k, Packing packing)
+{
+    switch (packing) {
+    case Packing::Q4_0x16:
+        return k.gemmQ4_0x16;
+    case Packing::Q4_Kx16:
+        return k.gemmQ4_Kx16;
+    case Packing::Q5_Kx16:
+        return k.gemmQ5_Kx16;
+    case Packing::Q6_Kx16:
+        return k.gemmQ6_Kx16;
+    case Packing::None:
+    case Packing::Rows:
+        break;
+    }
+    return nullptr;
+}
+
+namespace {
+
 bool isValid(const WeightMatrix& w)
 {
     if (!isCpuWeightType(w.type) || !w.data || w.rows <= 0 || w.cols <= 0) {
@@ -319,11 +341,12 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Inputs& inputs, 
     p.rows = w.rows;
     // A multiple of 24 tokens: whole register tiles of 2, 3, 4, 6 and 8 tokens, the sizes the kernels use.
     p.tokenBlock = std::max<std::int64_t>(24, static_cast<std::int64_t>(kTokenBlockBytes / in.xStride) / 24 * 24);
-    if (w.packing == Packing::Q4_0x16 && w.packed && k.gemmQ4_0x16 && w.packedRows > 0 && w.packedRows <= w.rows) {
-        p.packedGemm = k.gemmQ4_0x16;
+    const GemmFn packedGemm = packedGemmFor(k, w.packing);
+    if (packedGemm && w.packed && w.packedRows > 0 && w.packedRows <= w.rows) {
+        p.packedGemm = packedGemm;
         p.packedArgs = p.args;
         p.packedArgs.w = static_cast<const std::uint8_t*>(w.packed);
-        p.packedArgs.wStride = q4x16GroupBytes(w.cols);
+        p.packedArgs.wStride = packedGroupBytes(w.packing, w.cols);
         p.packedRows = w.packedRows / kQ4x16Rows * kQ4x16Rows;
     }
     return p;

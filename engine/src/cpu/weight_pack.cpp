@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cpu/weight_pack.h"
 
+#include "cpu/block_dot.h"
 #include "cpu/kernels.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -47,6 +49,96 @@ void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t gr
             }
             out += kQ4x16BlockBytes;
         }
+    }
+}
+
+namespace {
+
+// Four bytes of each of the 16 rows of a group into one 64-byte register: lane r gets
+// bytes(r) [0, 4).
+template <typename Bytes>
+void interleave4(std::uint8_t* out, Bytes bytes)
+{
+    for (int r = 0; r < kQ4x16Rows; ++r)
+        std::memcpy(out + 4 * r, bytes(r), 4);
+}
+
+template <typename Block>
+void packQ45Kx16Block(const Block* const* rows, std::int64_t b, std::uint8_t* out)
+{
+    for (int r = 0; r < kQ4x16Rows; ++r) {
+        const Block& block = rows[r][b];
+        std::memcpy(out + 2 * r, &block.d, 2);
+        std::memcpy(out + kQ4Kx16DminOffset + 2 * r, &block.dmin, 2);
+        for (int run = 0; run < 8; ++run) {
+            std::int32_t scale = 0;
+            std::int32_t min = 0;
+            scaleMinK4(block.scales, run, scale, min);
+            out[kQ4Kx16ScaleOffset + kQ4x16Rows * std::size_t(run) + std::size_t(r)] = static_cast<std::uint8_t>(scale);
+            out[kQ4Kx16MinOffset + 2 * kQ4x16Rows * std::size_t(run / 2) + 2 * std::size_t(r) + std::size_t(run % 2)] =
+                static_cast<std::uint8_t>(min);
+        }
+    }
+    for (int j = 0; j < 4; ++j) {
+        for (int k = 0; k < 8; ++k)
+            interleave4(out + kQ4Kx16QuantOffset + 512 * j + 64 * k, [&](int r) { return rows[r][b].qs + 32 * j + 4 * k; });
+    }
+    if constexpr (std::is_same_v<Block, BlockQ5_K>) {
+        for (int k = 0; k < 8; ++k)
+            interleave4(out + kQ5Kx16HighOffset + 64 * k, [&](int r) { return rows[r][b].qh + 4 * k; });
+    }
+}
+
+void packQ6Kx16Block(const BlockQ6_K* const* rows, std::int64_t b, std::uint8_t* out)
+{
+    for (int r = 0; r < kQ4x16Rows; ++r) {
+        const BlockQ6_K& block = rows[r][b];
+        std::memcpy(out + 2 * r, &block.d, 2);
+        for (int pair = 0; pair < 8; ++pair)
+            std::memcpy(out + kQ6Kx16ScaleOffset + 32 * pair + 2 * r, block.scales + 2 * pair, 2);
+    }
+    for (int h = 0; h < 2; ++h) {
+        for (int k = 0; k < 8; ++k) {
+            std::uint8_t* low = out + kQ6Kx16LowOffset + 128 * (8 * h + k);
+            interleave4(low, [&](int r) { return rows[r][b].ql + 64 * h + 4 * k; });
+            interleave4(low + 64, [&](int r) { return rows[r][b].ql + 64 * h + 32 + 4 * k; });
+            interleave4(out + kQ6Kx16HighOffset + 64 * (8 * h + k), [&](int r) { return rows[r][b].qh + 32 * h + 4 * k; });
+        }
+    }
+}
+
+template <typename Block, typename PackBlock>
+void packGroups(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out,
+                std::size_t blockBytes, PackBlock packBlock)
+{
+    const std::int64_t blocks = w.cols / QK_K;
+    const std::size_t rowStride = rowBytes(w.type, w.cols);
+    const auto* base = static_cast<const std::uint8_t*>(w.data);
+    for (std::int64_t g = groupBegin; g < groupEnd; ++g) {
+        const Block* rows[kQ4x16Rows];
+        for (int r = 0; r < kQ4x16Rows; ++r)
+            rows[r] = reinterpret_cast<const Block*>(base + static_cast<std::size_t>(g * kQ4x16Rows + r) * rowStride);
+        for (std::int64_t b = 0; b < blocks; ++b, out += blockBytes)
+            packBlock(rows, b, out);
+    }
+}
+
+} // namespace
+
+void packKx16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out)
+{
+    switch (w.type) {
+    case DType::Q4_K:
+        packGroups<BlockQ4_K>(w, groupBegin, groupEnd, out, kQ4Kx16BlockBytes, packQ45Kx16Block<BlockQ4_K>);
+        break;
+    case DType::Q5_K:
+        packGroups<BlockQ5_K>(w, groupBegin, groupEnd, out, kQ5Kx16BlockBytes, packQ45Kx16Block<BlockQ5_K>);
+        break;
+    case DType::Q6_K:
+        packGroups<BlockQ6_K>(w, groupBegin, groupEnd, out, kQ6Kx16BlockBytes, packQ6Kx16Block);
+        break;
+    default:
+        break;
     }
 }
 
@@ -261,10 +353,13 @@ void markFiniteHalves(WeightMatrix& w, const void* halves)
 bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
 {
     const bool packable = enabled() && w.packing == Packing::None && w.data && w.rows >= kQ4x16Rows && w.cols > 0;
-    // Q4_0 with a Q4_0x16 kernel gets that layout below; every other type its own rows in huge
-    // pages (K-quants too: 7B Q4_K decode read 10.8 GB/s through the file mapping's 4 KiB pages).
-    const bool interleaved = w.type == DType::Q4_0 && w.cols % QK4_0 == 0 && kernels.gemmQ4_0x16;
-    if (packable && !interleaved && isCpuWeightType(w.type) && hugePagesEnabled()) {
+    // Q4_0 and the K-quants with a kernel for their interleaved layout get it below; every other
+    // type its own rows in huge pages (7B Q4_K decode read 10.8 GB/s through the file mapping's
+    // 4 KiB pages).
+    const Packing interleaved = w.cols % computeBlockElements(w.type) == 0 && packedGemmFor(kernels, interleavedPacking(w.type))
+                                    ? interleavedPacking(w.type)
+                                    : Packing::None;
+    if (packable && interleaved == Packing::None && isCpuWeightType(w.type) && hugePagesEnabled()) {
         std::uint8_t* copy = copyRows(w);
         if (w.type == DType::F16) {
             markFiniteHalves(w, copy ? copy : w.data);
@@ -280,22 +375,22 @@ bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
     if (w.type == DType::F16 && w.data && w.rows > 0 && w.cols > 0) {
         markFiniteHalves(w, w.data);
     }
-    if (!packable) {
-        return false;
-    }
-    if (!interleaved) {
+    if (!packable || interleaved == Packing::None) {
         return false;
     }
     const std::int64_t groups = w.rows / kQ4x16Rows;
-    const std::size_t bytes = static_cast<std::size_t>(groups) * q4x16GroupBytes(w.cols);
+    const std::size_t bytes = static_cast<std::size_t>(groups) * packedGroupBytes(interleaved, w.cols);
     std::uint8_t* raw = allocate(bytes);
     if (!raw) {
         return false;
     }
-    packQ4_0x16(w, 0, groups, raw);
+    if (interleaved == Packing::Q4_0x16)
+        packQ4_0x16(w, 0, groups, raw);
+    else
+        packKx16(w, 0, groups, raw);
     m_bytes += bytes;
     w.packed = raw;
-    w.packing = Packing::Q4_0x16;
+    w.packing = interleaved;
     w.packedRows = groups * kQ4x16Rows;
     return true;
 }

@@ -15,11 +15,30 @@
 //
 // Each lane then accumulates its own row's dot product (vpdpbusd with the activation's four
 // bytes broadcast), and the 16 scales convert with one instruction. The packed copy has exactly
-// the size of the original rows it replaces. Rows past the last whole group, and kernel tables
-// without a packed kernel, keep using the original data, which the matrix still points at (so
+// the size of the original rows it replaces.
+//
+// The K-quants get the same treatment (Q4_Kx16, Q5_Kx16, Q6_Kx16). Their 256-weight
+// super-blocks carry a scale (and a min) per 32-weight run, or per 16 weights for Q6_K, in bit
+// packings a row-by-row kernel unpacks per row and per token; the packed layouts store them
+// unpacked and row-interleaved like the quants. Per group and super-block column:
+//
+//   Q4_Kx16, 2368 bytes (16 x 144 plus 64):
+//     [ 16 x fp16 d | 16 x fp16 dmin | 8 runs x 16 rows u8 scale | 4 run pairs x 16 rows x 2 u8 min
+//       | 4 chunks x 8 x 64 bytes of quants ]
+//     chunk j, quant register k, int32 lane r, byte i = qs[32j + 4k + i] of row 16g + r: its low
+//     nibble is weight 64j + 4k + i (run 2j), its high nibble weight 64j + 32 + 4k + i. The min
+//     bytes of pair p, lane r, are the mins of runs 2p and 2p + 1 of that row.
+//   Q5_Kx16, 2880 bytes (16 x 176 plus 64): Q4_Kx16, then 8 x 64 bytes of fifth bits: register
+//     k, lane r, byte i = qh[4k + i] (bit j: the fifth bit of weight 32j + 4k + i).
+//   Q6_Kx16, 3360 bytes (16 x 210): [ 16 x fp16 d | 8 pairs x 16 rows x 2 int8 scale
+//     | for half h, register k: 64 bytes ql[64h + 4k + i], 64 bytes ql[64h + 32 + 4k + i]
+//     | for half h, register k: 64 bytes qh[32h + 4k + i] ], each of lane r from row 16g + r.
+//
+// Rows past the last whole group, and kernel tables without a packed kernel, keep using the original data, which the matrix still points at (so
 // getRow() and any row-wise reader are unaffected).
 
 #include "cpu/matmul.h"
+#include "cpu/quant_blocks.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -39,12 +58,65 @@ constexpr std::size_t kQ4x16BlockBytes = kQ4x16Rows * (sizeof(std::uint16_t) + Q
     return static_cast<std::size_t>(cols / QK4_0) * kQ4x16BlockBytes;
 }
 
+// Where the parts of a Q4_Kx16 / Q5_Kx16 super-block column start.
+constexpr std::size_t kQ4Kx16DminOffset = 32;
+constexpr std::size_t kQ4Kx16ScaleOffset = 64;
+constexpr std::size_t kQ4Kx16MinOffset = kQ4Kx16ScaleOffset + 8 * kQ4x16Rows;
+constexpr std::size_t kQ4Kx16QuantOffset = kQ4Kx16MinOffset + 8 * kQ4x16Rows;
+constexpr std::size_t kQ4Kx16BlockBytes = kQ4Kx16QuantOffset + kQ4x16Rows * QK_K / 2; // 2368
+constexpr std::size_t kQ5Kx16HighOffset = kQ4Kx16BlockBytes;
+constexpr std::size_t kQ5Kx16BlockBytes = kQ5Kx16HighOffset + kQ4x16Rows * QK_K / 8; // 2880
+// And of a Q6_Kx16 one.
+constexpr std::size_t kQ6Kx16ScaleOffset = 32;
+constexpr std::size_t kQ6Kx16LowOffset = kQ6Kx16ScaleOffset + 16 * kQ4x16Rows;
+constexpr std::size_t kQ6Kx16HighOffset = kQ6Kx16LowOffset + kQ4x16Rows * QK_K / 2;
+constexpr std::size_t kQ6Kx16BlockBytes = kQ6Kx16HighOffset + kQ4x16Rows * QK_K / 4; // 3360
+
+// The interleaved layout of @p type (Packing::None where it has none).
+[[nodiscard]] constexpr Packing interleavedPacking(DType type)
+{
+    switch (type) {
+    case DType::Q4_0:
+        return Packing::Q4_0x16;
+    case DType::Q4_K:
+        return Packing::Q4_Kx16;
+    case DType::Q5_K:
+        return Packing::Q5_Kx16;
+    case DType::Q6_K:
+        return Packing::Q6_Kx16;
+    default:
+        return Packing::None;
+    }
+}
+
+// Bytes of one group of @p cols columns in the interleaved layout @p packing, or 0 for the
+// other packings.
+[[nodiscard]] constexpr std::size_t packedGroupBytes(Packing packing, std::int64_t cols)
+{
+    switch (packing) {
+    case Packing::Q4_0x16:
+        return q4x16GroupBytes(cols);
+    case Packing::Q4_Kx16:
+        return static_cast<std::size_t>(cols / QK_K) * kQ4Kx16BlockBytes;
+    case Packing::Q5_Kx16:
+        return static_cast<std::size_t>(cols / QK_K) * kQ5Kx16BlockBytes;
+    case Packing::Q6_Kx16:
+        return static_cast<std::size_t>(cols / QK_K) * kQ6Kx16BlockBytes;
+    case Packing::None:
+    case Packing::Rows:
+        break;
+    }
+    return 0;
+}
+
 // Whether none of @p count halves is an infinity or a NaN.
 [[nodiscard]] bool halvesAreFinite(const std::uint16_t* halves, std::size_t count);
 
 // Writes rows [16 * groupBegin, 16 * groupEnd) of the Q4_0 matrix @p w in the Q4_0x16 layout to
 // @p out (q4x16GroupBytes(w.cols) bytes per group). Exposed for tests.
 void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out);
+// The same for a Q4_K, Q5_K or Q6_K matrix in its interleaved layout.
+void packKx16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out);
 
 // Owns packed copies of weight matrices. Packing is an optimisation only: a matrix that
 // cannot be packed (type without a packed layout, too few rows, no memory, kernels without a
@@ -59,7 +131,8 @@ public:
 
     // Repacks @p w for the active kernels when they have a packed path for its type, setting
     // w.packed / w.packing / w.packedRows. Returns whether it did. Never throws.
-    // Q4_0 (with a Q4_0x16 kernel) gets the Q4_0x16 layout. Every other type gets a plain copy
+    // Q4_0, Q4_K, Q5_K and Q6_K get their interleaved layout where the kernels have a kernel
+    // for it. Every other type gets a plain copy
     // of its rows (Packing::Rows) when transparent huge pages are available: their layout is
     // already what the kernels want, but a file mapping uses 4 KiB pages, and a decode
     // streaming through those measured ~25-30 % slower for F16 and ~10 % for Q4_K than through

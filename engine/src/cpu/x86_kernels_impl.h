@@ -702,6 +702,247 @@ void gemmQ4_0x16(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
     }
 }
 
+#if defined(__AVX512F__)
+// ---------------------------------------------------------------------------------------------
+// K-quants in their x16 layouts (weight_pack.h): as for Q4_0x16, each int32 lane accumulates one
+// row. A run of weights sharing a scale (32 for Q4_K/Q5_K, 16 for Q6_K) is a few 64-byte level
+// registers against the token's bytes broadcast four at a time; its sum meets the 16 rows'
+// scales in float (level sums times scales stay below 2^24: exact), and the mins (Q6_K: the
+// offset 32) meet the activations' group sums by vpmaddwd (vpdpwssd) once per super-block. A
+// prompt tile walks one run at a time for all its tokens, so the unpacked levels serve eight
+// tokens and the live registers stay under 32. Decode asks for the super-blocks two ahead of the
+// one it reads: the hardware prefetcher alone fell short of the row layout's prefetched stream.
+
+constexpr std::size_t kKx16PrefetchBlocks = 2;
+
+inline void prefetchKx16Block(const std::uint8_t* p, std::size_t blockBytes)
+{
+    const char* ahead = reinterpret_cast<const char*>(p) + kKx16PrefetchBlocks * blockBytes;
+    for (std::size_t l = 0; l < blockBytes; l += 64)
+        _mm_prefetch(ahead + l, _MM_HINT_T1);
+}
+
+// sum[t] += levels . (four bytes of token t's activations at @p offset), per lane.
+template <int T>
+inline void dotLevels(__m512i (&sum)[T], __m512i levels, const ActBlockQ8K* const* x, std::int64_t b, int offset)
+{
+    for (int t = 0; t < T; ++t) {
+        std::int32_t word;
+        std::memcpy(&word, x[t][b].qs + offset, sizeof(word));
+#if defined(__AVX512VNNI__)
+        sum[t] = _mm512_dpbusd_epi32(sum[t], levels, _mm512_set1_epi32(word));
+#else
+        // maddubs pairs of six-bit levels reach 2 * 63 * 127: widened at once, as they come.
+        sum[t] = _mm512_add_epi32(
+            sum[t], _mm512_madd_epi16(_mm512_maddubs_epi16(levels, _mm512_set1_epi32(word)), _mm512_set1_epi16(1)));
+#endif
+    }
+}
+
+// acc += pairs . word per lane (int16 pairs, int32 sums).
+inline __m512i dotPairs(__m512i acc, __m512i pairs, std::int32_t word)
+{
+#if defined(__AVX512VNNI__)
+    return _mm512_dpwssd_epi32(acc, pairs, _mm512_set1_epi32(word));
+#else
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(pairs, _mm512_set1_epi32(word)));
+#endif
+}
+
+// The activations' sums of runs 2p and 2p + 1 of 32, as two int16 in an int32, for p = 0..3.
+inline void runPairSums(const ActBlockQ8K& x, std::int32_t out[4])
+{
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+    const __m256i runs = _mm256_madd_epi16(bsums, _mm256_set1_epi16(1)); // 8 x int32, |sum| <= 4064
+    // packs interleaves per 128-bit lane: words 0, 1 and 4, 5 hold runs 0-3 and 4-7 in pairs.
+    const __m256i packed = _mm256_packs_epi32(runs, runs);
+    out[0] = _mm256_extract_epi32(packed, 0);
+    out[1] = _mm256_extract_epi32(packed, 1);
+    out[2] = _mm256_extract_epi32(packed, 4);
+    out[3] = _mm256_extract_epi32(packed, 5);
+}
+
+// 16 rows x T tokens of Q4_Kx16 (FifthBit: Q5_Kx16).
+template <bool FifthBit, int T>
+inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    constexpr std::size_t blockBytes = FifthBit ? kQ5Kx16BlockBytes : kQ4Kx16BlockBytes;
+    const std::int64_t blocks = a.cols / QK_K;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8K* x[T];
+    __m512 acc[T];
+    for (int t = 0; t < T; ++t) {
+        x[t] = reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) +
+                                                    static_cast<std::size_t>(t0 + t) * a.xStride);
+        acc[t] = _mm512_setzero_ps();
+    }
+    const __m512i lowMask = _mm512_set1_epi8(0x0f);
+    for (std::int64_t b = 0; b < blocks; ++b, p += blockBytes) {
+        if constexpr (T == 1)
+            prefetchKx16Block(p, blockBytes);
+        __m512 body[T]; // sum over runs of scale * level sum, per row
+        for (int t = 0; t < T; ++t)
+            body[t] = _mm512_setzero_ps();
+        for (int run = 0; run < 8; ++run) {
+            const std::uint8_t* q = p + kQ4Kx16QuantOffset + 512 * (run / 2);
+            const int shift = 4 * (run % 2);
+            __m512i sum[T];
+            for (int t = 0; t < T; ++t)
+                sum[t] = _mm512_setzero_si512();
+            for (int k = 0; k < 8; ++k) {
+                __m512i levels = _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(q + 64 * k), shift), lowMask);
+                if constexpr (FifthBit) {
+                    const __m512i high = _mm512_loadu_si512(p + kQ5Kx16HighOffset + 64 * k);
+                    const __mmask64 set = _mm512_test_epi8_mask(high, _mm512_set1_epi8(static_cast<char>(1 << run)));
+                    levels = _mm512_mask_add_epi8(levels, set, levels, _mm512_set1_epi8(16));
+                }
+                dotLevels<T>(sum, levels, x, b, 32 * run + 4 * k);
+            }
+            const __m512 scale = _mm512_cvtepi32_ps(
+                _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kQ4Kx16ScaleOffset + 16 * run))));
+            for (int t = 0; t < T; ++t)
+                body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
+        }
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ4Kx16DminOffset)));
+        __m512i mins[4];
+        for (int pair = 0; pair < 4; ++pair)
+            mins[pair] = _mm512_cvtepu8_epi16(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ4Kx16MinOffset + 32 * pair)));
+        for (int t = 0; t < T; ++t) {
+            std::int32_t pairSums[4];
+            runPairSums(x[t][b], pairSums);
+            __m512i minSum = _mm512_setzero_si512();
+            for (int pair = 0; pair < 4; ++pair)
+                minSum = dotPairs(minSum, mins[pair], pairSums[pair]);
+            // x.d * (d * body - dmin * sum of min * run sum)
+            const __m512 value = _mm512_fmsub_ps(d, body[t], _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(minSum)));
+            acc[t] = _mm512_fmadd_ps(value, _mm512_set1_ps(x[t][b].d), acc[t]);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
+}
+
+// 16 rows x T tokens of Q6_Kx16: levels 0..63 from a nibble and two high bits, offset 32.
+template <int T>
+inline void q6kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    const std::int64_t blocks = a.cols / QK_K;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8K* x[T];
+    __m512 acc[T];
+    for (int t = 0; t < T; ++t) {
+        x[t] = reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) +
+                                                    static_cast<std::size_t>(t0 + t) * a.xStride);
+        acc[t] = _mm512_setzero_ps();
+    }
+    const __m512i lowMask = _mm512_set1_epi8(0x0f);
+    const __m512i highMask = _mm512_set1_epi8(0x30);
+    for (std::int64_t b = 0; b < blocks; ++b, p += kQ6Kx16BlockBytes) {
+        if constexpr (T == 1)
+            prefetchKx16Block(p, kQ6Kx16BlockBytes);
+        __m512 body[T];
+        for (int t = 0; t < T; ++t)
+            body[t] = _mm512_setzero_ps();
+        // Group g of 16 weights: half h = g / 8, quarter m = (g / 2) % 4 (ql's low or high nibbles
+        // of its first or second 32 bytes, qh's bits 2m, 2m + 1), registers 4 (g % 2) .. + 3.
+        for (int g = 0; g < 16; ++g) {
+            const int h = g / 8;
+            const int m = (g / 2) % 4;
+            __m512i sum[T];
+            for (int t = 0; t < T; ++t)
+                sum[t] = _mm512_setzero_si512();
+            for (int k = 4 * (g % 2); k < 4 * (g % 2) + 4; ++k) {
+                const __m512i ql = _mm512_loadu_si512(p + kQ6Kx16LowOffset + 128 * (8 * h + k) + 64 * (m % 2));
+                const __m512i qh = _mm512_loadu_si512(p + kQ6Kx16HighOffset + 64 * (8 * h + k));
+                const __m512i low = _mm512_and_si512(m < 2 ? ql : _mm512_srli_epi16(ql, 4), lowMask);
+                // Bits 2m, 2m + 1 of qh to bits 4, 5.
+                const __m512i shifted = m == 0   ? _mm512_slli_epi16(qh, 4)
+                                        : m == 1 ? _mm512_slli_epi16(qh, 2)
+                                        : m == 2 ? qh
+                                                 : _mm512_srli_epi16(qh, 2);
+                const __m512i levels = _mm512_or_si512(low, _mm512_and_si512(shifted, highMask));
+                dotLevels<T>(sum, levels, x, b, 128 * h + 32 * m + 4 * k);
+            }
+            // The 16 rows' int8 scales of group g: the low or high int16 of their pair.
+            const __m512i pairs = _mm512_cvtepi8_epi16(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ6Kx16ScaleOffset + 32 * (g / 2))));
+            const __m512i scales = g % 2 ? _mm512_srai_epi32(pairs, 16) : _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16);
+            const __m512 scale = _mm512_cvtepi32_ps(scales);
+            for (int t = 0; t < T; ++t)
+                body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
+        }
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        __m512i pairs[8];
+        for (int pair = 0; pair < 8; ++pair)
+            pairs[pair] = _mm512_cvtepi8_epi16(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ6Kx16ScaleOffset + 32 * pair)));
+        for (int t = 0; t < T; ++t) {
+            // The offset: 32 * sum of scale * group sum, the group sums' pairs straight from bsums.
+            __m512i offset = _mm512_setzero_si512();
+            for (int pair = 0; pair < 8; ++pair) {
+                std::int32_t word;
+                std::memcpy(&word, x[t][b].bsums + 2 * pair, sizeof(word));
+                offset = dotPairs(offset, pairs[pair], word);
+            }
+            const __m512 value = _mm512_mul_ps(d, _mm512_fnmadd_ps(_mm512_set1_ps(32.0f), _mm512_cvtepi32_ps(offset), body[t]));
+            acc[t] = _mm512_fmadd_ps(value, _mm512_set1_ps(x[t][b].d), acc[t]);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
+}
+
+// Groups [rowBegin / 16, rowEnd / 16) through Tile::run<T>, eight tokens at a time.
+template <typename Tile>
+void gemmKx16(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    constexpr int kTokens = 8;
+    for (std::int64_t g = rowBegin / kQ4x16Rows; g < rowEnd / kQ4x16Rows; ++g) {
+        std::int64_t t = 0;
+        for (; t + kTokens <= a.tokens; t += kTokens)
+            Tile::template run<kTokens>(a, g, t);
+        switch (a.tokens - t) {
+        case 7:
+            Tile::template run<7>(a, g, t);
+            break;
+        case 6:
+            Tile::template run<6>(a, g, t);
+            break;
+        case 5:
+            Tile::template run<5>(a, g, t);
+            break;
+        case 4:
+            Tile::template run<4>(a, g, t);
+            break;
+        case 3:
+            Tile::template run<3>(a, g, t);
+            break;
+        case 2:
+            Tile::template run<2>(a, g, t);
+            break;
+        case 1:
+            Tile::template run<1>(a, g, t);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+template <bool FifthBit>
+struct Q45Kx16Tile {
+    template <int T>
+    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q45kx16Tile<FifthBit, T>(a, group, t0); }
+};
+
+struct Q6Kx16Tile {
+    template <int T>
+    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q6kx16Tile<T>(a, group, t0); }
+};
+#endif
+
 // Decode of float weights: one row at a time with four independent FMA chains, so a thread's
 // reads form a single sequential stream for the hardware prefetcher. Measured on Zen 4, this
 // streams F16 from DRAM ~25% faster than the 4-row register tile (and 2 rows was slower still),
@@ -2030,6 +2271,15 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemm<BlockQ4_0, true, kQuantRows, kQuantTokens>,
     gemm<BlockQ8_0, true, kQuantRows, kQuantTokens>,
     gemmQ4_0x16,
+#if defined(__AVX512F__)
+    gemmKx16<Q45Kx16Tile<false>>,
+    gemmKx16<Q45Kx16Tile<true>>,
+    gemmKx16<Q6Kx16Tile>,
+#else
+    nullptr,
+    nullptr,
+    nullptr,
+#endif
     gemmF16Prepared,
     prepareF16Input,
     dotF32,
