@@ -143,6 +143,7 @@ private Q_SLOTS:
     void activationFileOrder();
     void vramBudgetSetting();
     void shapeFromGgufFile();
+    void shapeCountsCpuLayouts();
     void shapeOfRealModel();
     void gpuIndexRoundTrip();
     void gpuIndexLayout();
@@ -589,6 +590,43 @@ void TestPlacement::vramBudgetSetting()
     }
     QCOMPARE(gibToBytes(1.0).value(), kGiB);
     QVERIFY(!gibToBytes(-0.5).ok());
+}
+
+// The CPU keeps Q4_K and Q5_K matrices interleaved with their scales unpacked (64 bytes more per
+// 16 rows and super-block column); the host's memory estimate must count them.
+void TestPlacement::shapeCountsCpuLayouts()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath(QStringLiteral("layouts.gguf")).toStdString();
+    gguf::GgufWriter writer(gguf::Magic::Gguf);
+    writer.setString("general.architecture", "llama");
+    writer.setUInt32("llama.block_count", 1);
+    writer.setUInt32("llama.attention.head_count", 4);
+    const struct {
+        const char* name;
+        DType type;
+        std::int64_t cols, rows;
+    } tensors[] = {
+        {"token_embd.weight", DType::Q4_K, 512, 32}, // read by row: not packed
+        {"blk.0.attn_q.weight", DType::Q5_K, 512, 16},  // one group, two columns: 128 bytes
+        {"blk.0.ffn_gate.weight", DType::Q4_K, 512, 40}, // two whole groups: 256 bytes
+        {"blk.0.ffn_up.weight", DType::Q6_K, 512, 32},   // packed at its own size
+        {"blk.0.ffn_down.weight", DType::Q4_0, 32, 512},  // likewise
+    };
+    for (const auto& t : tensors)
+        writer.addTensor(t.name, t.type, {t.cols, t.rows});
+    QVERIFY(writer.begin(path).ok());
+    for (const auto& t : tensors) {
+        std::vector<std::byte> zeros(writer.tensorSize(t.name));
+        QVERIFY(writer.writeTensorData(zeros).ok());
+    }
+    QVERIFY(writer.finish().ok());
+    auto file = gguf::GgufFile::open(path);
+    QVERIFY2(file.ok(), file.message().c_str());
+    auto shape = shapeFromGguf(**file);
+    QVERIFY2(shape.ok(), shape.message().c_str());
+    QCOMPARE(shape->hostLayoutBytes, std::uint64_t(128 + 256));
 }
 
 void TestPlacement::shapeFromGgufFile()

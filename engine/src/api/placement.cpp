@@ -269,8 +269,12 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     // neuron index counted in the GPU's FFN bytes has no host counterpart, hence the clamp.
     const std::uint64_t onGpu
         = plan.gpu.attention + plan.gpu.predictors + plan.gpu.norms + plan.gpu.output + plan.gpu.ffn;
-    s.hostBytes = sparse::satAdd(
-        sparse::satAdd(s.modelBytes - std::min(s.modelBytes, onGpu), s.hostKvCache), r.hostReserveBytes);
+    const std::uint64_t onCpu = s.modelBytes - std::min(s.modelBytes, onGpu);
+    // The CPU's interleaved layouts hold its share of the weights in a few percent more bytes.
+    const auto layouts = s.modelBytes == 0 ? std::uint64_t(0)
+                                           : static_cast<std::uint64_t>(double(shape.hostLayoutBytes) * double(onCpu)
+                                                                        / double(s.modelBytes));
+    s.hostBytes = sparse::satAdd(sparse::satAdd(sparse::satAdd(onCpu, layouts), s.hostKvCache), r.hostReserveBytes);
     s.fitsInRam = r.hostMemoryBytes == 0 || s.hostBytes <= r.hostMemoryBytes;
     s.fits = plan.fits && s.fitsInRam;
     if (!s.fitsInRam) {

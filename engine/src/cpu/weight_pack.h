@@ -109,6 +109,21 @@ constexpr std::size_t kQ6Kx16BlockBytes = kQ6Kx16HighOffset + kQ4x16Rows * QK_K 
     return 0;
 }
 
+// Bytes the interleaved layout of @p type adds to a matrix of @p rows x @p cols beyond its rows
+// as stored (the K-quants' unpacked scales: 64 bytes per 16 rows and super-block column of
+// Q4_K and Q5_K), for memory estimates; 0 for types without one or packed at their own size.
+// Inline: the planner estimates memory without linking the kernels.
+[[nodiscard]] inline std::uint64_t interleavedExtraBytes(DType type, std::int64_t rows, std::int64_t cols)
+{
+    const Packing packing = interleavedPacking(type);
+    if (packing == Packing::None || rows < kQ4x16Rows || cols <= 0 || cols % computeBlockElements(type) != 0)
+        return 0;
+    const auto groups = static_cast<std::uint64_t>(rows / kQ4x16Rows);
+    const std::uint64_t packed = groups * packedGroupBytes(packing, cols);
+    const std::uint64_t stored = groups * kQ4x16Rows * rowBytes(type, cols);
+    return packed > stored ? packed - stored : 0;
+}
+
 // Whether none of @p count halves is an infinity or a NaN.
 [[nodiscard]] bool halvesAreFinite(const std::uint16_t* halves, std::size_t count);
 

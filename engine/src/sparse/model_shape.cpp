@@ -2,6 +2,7 @@
 #include "sparse/model_shape.h"
 
 #include "core/sliding_window.h"
+#include "cpu/weight_pack.h"
 #include "gguf/gguf_file.h"
 #include "sparse/byte_math.h"
 
@@ -201,6 +202,10 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     bool tiedOutput = true;
     std::int64_t fusedQkvRows = 0;
     for (const gguf::TensorInfo& t : file.tensors()) {
+        // Every matrix but the embedding (read by row) may be packed for the CPU's kernels; a
+        // stack of experts is packed expert by expert, which for whole groups comes to the same.
+        if (t.name != "token_embd.weight" && t.shape.size() >= 2)
+            shape.hostLayoutBytes += cpu::interleavedExtraBytes(t.type, t.rows(), t.rowLength());
         const auto parts = splitLayerName(t.name);
         if (!parts) {
             if (t.name == "token_embd.weight") {

@@ -49,6 +49,9 @@ struct ModelShape {
     std::vector<LayerShape> layers;
     std::uint64_t embeddingBytes = 0; // token embedding: stays in RAM (a row gather per token)
     std::uint64_t outputBytes = 0;    // output matrix and output norm
+    // What the CPU's interleaved layouts of the matrices (cpu/weight_pack.h) hold in RAM beyond
+    // their bytes as stored: the host side's share of the weights grows by this much.
+    std::uint64_t hostLayoutBytes = 0;
     std::int64_t nVocab = 0;
     std::int64_t nEmbd = 0;
     std::int64_t nEmbdKv = 0;         // n_head_kv * head_dim
