@@ -4,6 +4,7 @@
 // are skipped, not failed.
 
 #include "core/fp16.h"
+#include "cpu/block_dot.h"
 #include "cpu/isa.h"
 #include "cpu/kernels.h"
 #include "cpu/matmul.h"
@@ -123,6 +124,7 @@ private Q_SLOTS:
     void f16DecodeKeepsNonFiniteWeights_data() { addVariantRows(); }
     void f16DecodeKeepsNonFiniteWeights();
     void packedLayout();
+    void packedLayoutKQuants();
     void packedSharedRaggedRows_data() { addVariantRows(); }
     void packedSharedRaggedRows();
     void attentionHelpersMatchReference_data() { addVariantRows(); }
@@ -611,6 +613,64 @@ void TestKernels::packedLayout()
     // The interleaved copies, and where rows are copied the scalar view's and the Q8_0 ones.
     const std::size_t copies = copied ? wq.size() + (kernelVariants().size() - 1) * q8Bytes : 0;
     QCOMPARE(store.bytes(), (kernelVariants().size() - 1) * packed.size() + copies);
+}
+
+// The K-quant layouts of weight_pack.h at a few documented places: row 16 + 5 of a 40-row,
+// two-super-block matrix, its second super-block (group 1, column 1).
+void TestKernels::packedLayoutKQuants()
+{
+    constexpr qint64 rows = 40, cols = 512;
+    constexpr int row = 21, lane = 5;
+    std::mt19937 rng(17);
+    for (DType type : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+        const std::vector<std::uint8_t> wq = encode(type, randomFloats(rng, rows * cols, 1.0f), rows, cols);
+        const WeightMatrix w{type, wq.data(), rows, cols};
+        const std::size_t groupBytes = packedGroupBytes(interleavedPacking(type), cols);
+        std::vector<std::uint8_t> packed(2 * groupBytes);
+        packKx16(w, 0, 2, packed.data());
+        const std::uint8_t* block = packed.data() + groupBytes + groupBytes / 2;
+        const std::uint8_t* source = wq.data() + row * rowBytes(type, cols) + rowBytes(type, cols) / 2;
+        if (type == DType::Q6_K) {
+            QCOMPARE(groupBytes / 2, kQ6Kx16BlockBytes);
+            const auto& b = *reinterpret_cast<const BlockQ6_K*>(source);
+            QVERIFY(std::memcmp(block + 2 * lane, &b.d, 2) == 0);
+            for (int g = 0; g < 16; ++g)
+                QCOMPARE(static_cast<std::int8_t>(block[kQ6Kx16ScaleOffset + 32 * (g / 2) + 2 * lane + g % 2]), b.scales[g]);
+            for (int h = 0; h < 2; ++h) {
+                for (int j = 0; j < 32; ++j) {
+                    const int k = j / 4, i = j % 4;
+                    QCOMPARE(block[kQ6Kx16LowOffset + 128 * (8 * h + k) + 4 * lane + i], b.ql[64 * h + j]);
+                    QCOMPARE(block[kQ6Kx16LowOffset + 128 * (8 * h + k) + 64 + 4 * lane + i], b.ql[64 * h + 32 + j]);
+                    QCOMPARE(block[kQ6Kx16HighOffset + 64 * (8 * h + k) + 4 * lane + i], b.qh[32 * h + j]);
+                }
+            }
+            continue;
+        }
+        const bool fifth = type == DType::Q5_K;
+        QCOMPARE(groupBytes / 2, fifth ? kQ5Kx16BlockBytes : kQ4Kx16BlockBytes);
+        // Q4_K and Q5_K share their first fields.
+        const auto& b = *reinterpret_cast<const BlockQ4_K*>(source);
+        const auto& b5 = *reinterpret_cast<const BlockQ5_K*>(source);
+        QVERIFY(std::memcmp(block + 2 * lane, &b.d, 2) == 0);
+        QVERIFY(std::memcmp(block + kQ4Kx16DminOffset + 2 * lane, &b.dmin, 2) == 0);
+        for (int run = 0; run < 8; ++run) {
+            std::int32_t scale = 0, min = 0;
+            scaleMinK4(b.scales, run, scale, min);
+            QCOMPARE(int(block[kQ4Kx16ScaleOffset + 16 * run + lane]), scale);
+            QCOMPARE(int(block[kQ4Kx16MinOffset + 32 * (run / 2) + 2 * lane + run % 2]), min);
+        }
+        const std::uint8_t* qs = fifth ? b5.qs : b.qs;
+        for (int j = 0; j < 4; ++j) {
+            for (int k = 0; k < 8; ++k) {
+                for (int i = 0; i < 4; ++i)
+                    QCOMPARE(block[kQ4Kx16QuantOffset + 512 * j + 64 * k + 4 * lane + i], qs[32 * j + 4 * k + i]);
+            }
+        }
+        for (int k = 0; fifth && k < 8; ++k) {
+            for (int i = 0; i < 4; ++i)
+                QCOMPARE(block[kQ5Kx16HighOffset + 64 * k + 4 * lane + i], b5.qh[4 * k + i]);
+        }
+    }
 }
 
 void TestKernels::packedSharedRaggedRows()
