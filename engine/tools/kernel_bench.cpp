@@ -50,6 +50,8 @@ const char* layoutName(Packing packing)
         return "q5kx16";
     case Packing::Q6_Kx16:
         return "q6kx16";
+    case Packing::IQ4_XSx16:
+        return "iq4xsx16";
     case Packing::Rows:
         return "rows-hugepages";
     case Packing::None:

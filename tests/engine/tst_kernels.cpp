@@ -304,7 +304,7 @@ void TestKernels::matmulMatchesReference_data()
                             {5, 2048, 11}, {300, 512, 12}, {19, 320, 13}, {2, 800, 14},  {66, 192, 15},
                             {9, 224, 16},  {100, 384, 17}, {300, 4096, 1}, {257, 2048, 1}};
     // K-quants (packed as Q4_Kx16, ...) where the width is whole super-blocks.
-    const DType types[] = {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+    const DType types[] = {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS};
     for (const char* name : kVariantNames) {
         if (QByteArray(name) == "scalar") {
             continue; // the reference itself
@@ -312,7 +312,7 @@ void TestKernels::matmulMatchesReference_data()
         int i = 0;
         for (const Shape& s : shapes) {
             for (DType t : types) {
-                if (computeBlockElements(t) == 256 && s.cols % 256 != 0)
+                if (s.cols % dtypeTraits(static_cast<std::uint32_t>(t))->blockElements != 0)
                     continue;
                 const int threads = 1 + (i++ % 3);
                 QTest::addRow("%s %s %lldx%lld t%lld j%d", name, dtypeName(t).data(), static_cast<long long>(s.rows),
@@ -622,7 +622,7 @@ void TestKernels::packedLayoutKQuants()
     constexpr qint64 rows = 40, cols = 512;
     constexpr int row = 21, lane = 5;
     std::mt19937 rng(17);
-    for (DType type : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+    for (DType type : {DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS}) {
         const std::vector<std::uint8_t> wq = encode(type, randomFloats(rng, rows * cols, 1.0f), rows, cols);
         const WeightMatrix w{type, wq.data(), rows, cols};
         const std::size_t groupBytes = packedGroupBytes(interleavedPacking(type), cols);
@@ -630,6 +630,25 @@ void TestKernels::packedLayoutKQuants()
         packKx16(w, 0, 2, packed.data());
         const std::uint8_t* block = packed.data() + groupBytes + groupBytes / 2;
         const std::uint8_t* source = wq.data() + row * rowBytes(type, cols) + rowBytes(type, cols) / 2;
+        if (type == DType::IQ4_XS) {
+            QCOMPARE(groupBytes / 2, kIQ4XSx16BlockBytes);
+            const auto& b = *reinterpret_cast<const BlockIQ4_XS*>(source);
+            QVERIFY(std::memcmp(block + 2 * lane, &b.d, 2) == 0);
+            for (int run = 0; run < 8; ++run) {
+                const int scale = (((b.scalesL[run / 2] >> (4 * (run % 2))) & 15) | (((b.scalesH >> (2 * run)) & 3) << 4)) - 32;
+                QCOMPARE(int(static_cast<std::int8_t>(block[kIQ4XSx16ScaleOffset + 32 * (run / 2) + 2 * lane + run % 2])), scale);
+            }
+            // Weight 32s + e has index qs[16s + e % 16], low nibble for e < 16.
+            const auto index = [&](int w) { return (b.qs[16 * (w / 32) + w % 16] >> (w % 32 < 16 ? 0 : 4)) & 15; };
+            for (int j = 0; j < 4; ++j) {
+                for (int e = 0; e < 32; ++e) {
+                    const std::uint8_t byte = block[kIQ4XSx16QuantOffset + 512 * j + 64 * (e / 4) + 4 * lane + e % 4];
+                    QCOMPARE(byte & 15, index(64 * j + e));
+                    QCOMPARE(byte >> 4, index(64 * j + 32 + e));
+                }
+            }
+            continue;
+        }
         if (type == DType::Q6_K) {
             QCOMPARE(groupBytes / 2, kQ6Kx16BlockBytes);
             const auto& b = *reinterpret_cast<const BlockQ6_K*>(source);

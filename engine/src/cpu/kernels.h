@@ -124,6 +124,7 @@ struct CpuKernels {
     GemmFn gemmQ4_Kx16;
     GemmFn gemmQ5_Kx16;
     GemmFn gemmQ6_Kx16;
+    GemmFn gemmIQ4_XSx16;
     // Decode (one token) of F16 rows whose input went through prepareF16Input first, or
     // nullptr when this table reads F16 rows only through gemmF16. The prepared input lets the
     // kernel widen halves with integer shifts instead of conversion instructions (see

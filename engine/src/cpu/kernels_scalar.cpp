@@ -332,6 +332,7 @@ constinit const CpuKernels kScalarKernels = {
     nullptr, // K-quant rows too
     nullptr,
     nullptr,
+    nullptr,
     nullptr, // and F16 rows through gemmF16
     nullptr,
     dotF32,

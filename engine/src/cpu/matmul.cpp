@@ -90,6 +90,8 @@ GemmFn packedGemmFor(const CpuKernels& k, Packing packing)
         return k.gemmQ5_Kx16;
     case Packing::Q6_Kx16:
         return k.gemmQ6_Kx16;
+    case Packing::IQ4_XSx16:
+        return k.gemmIQ4_XSx16;
     case Packing::None:
     case Packing::Rows:
         break;

@@ -20,6 +20,7 @@ enum class Packing : std::uint8_t {
     Q4_Kx16, // Q4_K, 16 rows interleaved per super-block column, scales unpacked
     Q5_Kx16, // Q5_K, likewise
     Q6_Kx16, // Q6_K, likewise
+    IQ4_XSx16, // IQ4_XS, likewise
     Rows,    // the rows as stored, copied into huge-page memory (F16, F32: see weight_pack.h)
 };
 

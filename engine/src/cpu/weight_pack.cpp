@@ -107,6 +107,31 @@ void packQ6Kx16Block(const BlockQ6_K* const* rows, std::int64_t b, std::uint8_t*
     }
 }
 
+void packIQ4XSx16Block(const BlockIQ4_XS* const* rows, std::int64_t b, std::uint8_t* out)
+{
+    for (int r = 0; r < kQ4x16Rows; ++r) {
+        const BlockIQ4_XS& block = rows[r][b];
+        std::memcpy(out + 2 * r, &block.d, 2);
+        for (int run = 0; run < 8; ++run) {
+            const int scale = (((block.scalesL[run / 2] >> (4 * (run % 2))) & 0x0f) | (((block.scalesH >> (2 * run)) & 3) << 4)) - 32;
+            out[kIQ4XSx16ScaleOffset + 32 * std::size_t(run / 2) + 2 * std::size_t(r) + std::size_t(run % 2)] =
+                static_cast<std::uint8_t>(static_cast<std::int8_t>(scale));
+        }
+        // Run s keeps weights 0-15 in the low nibbles of qs[16s ...], 16-31 in the high ones;
+        // the packed bytes pair weight 64j + e (low) with 64j + 32 + e (high), as Q4_K's do.
+        const auto index = [&](int w) {
+            const std::uint8_t byte = block.qs[16 * (w / 32) + w % 16];
+            return (w % 32 < 16 ? byte : byte >> 4) & 0x0f;
+        };
+        for (int j = 0; j < 4; ++j) {
+            for (int e = 0; e < 32; ++e) {
+                out[kIQ4XSx16QuantOffset + 512 * std::size_t(j) + 64 * std::size_t(e / 4) + 4 * std::size_t(r) + std::size_t(e % 4)] =
+                    static_cast<std::uint8_t>(index(64 * j + e) | (index(64 * j + 32 + e) << 4));
+            }
+        }
+    }
+}
+
 template <typename Block, typename PackBlock>
 void packGroups(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out,
                 std::size_t blockBytes, PackBlock packBlock)
@@ -136,6 +161,9 @@ void packKx16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t group
         break;
     case DType::Q6_K:
         packGroups<BlockQ6_K>(w, groupBegin, groupEnd, out, kQ6Kx16BlockBytes, packQ6Kx16Block);
+        break;
+    case DType::IQ4_XS:
+        packGroups<BlockIQ4_XS>(w, groupBegin, groupEnd, out, kIQ4XSx16BlockBytes, packIQ4XSx16Block);
         break;
     default:
         break;
@@ -356,9 +384,9 @@ bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
     // Q4_0 and the K-quants with a kernel for their interleaved layout get it below; every other
     // type its own rows in huge pages (7B Q4_K decode read 10.8 GB/s through the file mapping's
     // 4 KiB pages).
-    const Packing interleaved = w.cols % computeBlockElements(w.type) == 0 && packedGemmFor(kernels, interleavedPacking(w.type))
-                                    ? interleavedPacking(w.type)
-                                    : Packing::None;
+    const Packing layout = interleavedPacking(w.type);
+    const Packing interleaved =
+        w.cols % interleavedBlockElements(layout) == 0 && packedGemmFor(kernels, layout) ? layout : Packing::None;
     if (packable && interleaved == Packing::None && isCpuWeightType(w.type) && hugePagesEnabled()) {
         std::uint8_t* copy = copyRows(w);
         if (w.type == DType::F16) {

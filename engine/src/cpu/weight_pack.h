@@ -17,7 +17,7 @@
 // bytes broadcast), and the 16 scales convert with one instruction. The packed copy has exactly
 // the size of the original rows it replaces.
 //
-// The K-quants get the same treatment (Q4_Kx16, Q5_Kx16, Q6_Kx16). Their 256-weight
+// The K-quants and IQ4_XS get the same treatment (Q4_Kx16, Q5_Kx16, Q6_Kx16, IQ4_XSx16). Their 256-weight
 // super-blocks carry a scale (and a min) per 32-weight run, or per 16 weights for Q6_K, in bit
 // packings a row-by-row kernel unpacks per row and per token; the packed layouts store them
 // unpacked and row-interleaved like the quants. Per group and super-block column:
@@ -33,6 +33,8 @@
 //   Q6_Kx16, 3360 bytes (16 x 210): [ 16 x fp16 d | 8 pairs x 16 rows x 2 int8 scale
 //     | for half h, register k: 64 bytes ql[64h + 4k + i], 64 bytes ql[64h + 32 + 4k + i]
 //     | for half h, register k: 64 bytes qh[32h + 4k + i] ], each of lane r from row 16g + r.
+//   IQ4_XSx16, 2208 bytes (16 x 136 plus 32): [ 16 x fp16 d | 4 run pairs x 16 rows x 2 int8
+//     scale (less 32) | 4 chunks x 8 x 64 bytes of codebook indices, arranged as Q4_Kx16's ].
 //
 // Rows past the last whole group, and kernel tables without a packed kernel, keep using the original data, which the matrix still points at (so
 // getRow() and any row-wise reader are unaffected).
@@ -71,6 +73,10 @@ constexpr std::size_t kQ6Kx16ScaleOffset = 32;
 constexpr std::size_t kQ6Kx16LowOffset = kQ6Kx16ScaleOffset + 16 * kQ4x16Rows;
 constexpr std::size_t kQ6Kx16HighOffset = kQ6Kx16LowOffset + kQ4x16Rows * QK_K / 2;
 constexpr std::size_t kQ6Kx16BlockBytes = kQ6Kx16HighOffset + kQ4x16Rows * QK_K / 4; // 3360
+// And of an IQ4_XSx16 one.
+constexpr std::size_t kIQ4XSx16ScaleOffset = 32;
+constexpr std::size_t kIQ4XSx16QuantOffset = kIQ4XSx16ScaleOffset + 8 * kQ4x16Rows;
+constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * QK_K / 2; // 2208
 
 // The interleaved layout of @p type (Packing::None where it has none).
 [[nodiscard]] constexpr Packing interleavedPacking(DType type)
@@ -84,9 +90,17 @@ constexpr std::size_t kQ6Kx16BlockBytes = kQ6Kx16HighOffset + kQ4x16Rows * QK_K 
         return Packing::Q5_Kx16;
     case DType::Q6_K:
         return Packing::Q6_Kx16;
+    case DType::IQ4_XS:
+        return Packing::IQ4_XSx16;
     default:
         return Packing::None;
     }
+}
+
+// The columns of one block of an interleaved layout: its rows' widths must be whole blocks.
+[[nodiscard]] constexpr std::int64_t interleavedBlockElements(Packing packing)
+{
+    return packing == Packing::Q4_0x16 ? QK4_0 : QK_K;
 }
 
 // Bytes of one group of @p cols columns in the interleaved layout @p packing, or 0 for the
@@ -102,6 +116,8 @@ constexpr std::size_t kQ6Kx16BlockBytes = kQ6Kx16HighOffset + kQ4x16Rows * QK_K 
         return static_cast<std::size_t>(cols / QK_K) * kQ5Kx16BlockBytes;
     case Packing::Q6_Kx16:
         return static_cast<std::size_t>(cols / QK_K) * kQ6Kx16BlockBytes;
+    case Packing::IQ4_XSx16:
+        return static_cast<std::size_t>(cols / QK_K) * kIQ4XSx16BlockBytes;
     case Packing::None:
     case Packing::Rows:
         break;
@@ -111,12 +127,12 @@ constexpr std::size_t kQ6Kx16BlockBytes = kQ6Kx16HighOffset + kQ4x16Rows * QK_K 
 
 // Bytes the interleaved layout of @p type adds to a matrix of @p rows x @p cols beyond its rows
 // as stored (the K-quants' unpacked scales: 64 bytes per 16 rows and super-block column of
-// Q4_K and Q5_K), for memory estimates; 0 for types without one or packed at their own size.
+// Q4_K and Q5_K, 32 for IQ4_XS), for memory estimates; 0 for types without one or packed at their own size.
 // Inline: the planner estimates memory without linking the kernels.
 [[nodiscard]] inline std::uint64_t interleavedExtraBytes(DType type, std::int64_t rows, std::int64_t cols)
 {
     const Packing packing = interleavedPacking(type);
-    if (packing == Packing::None || rows < kQ4x16Rows || cols <= 0 || cols % computeBlockElements(type) != 0)
+    if (packing == Packing::None || rows < kQ4x16Rows || cols <= 0 || cols % interleavedBlockElements(packing) != 0)
         return 0;
     const auto groups = static_cast<std::uint64_t>(rows / kQ4x16Rows);
     const std::uint64_t packed = groups * packedGroupBytes(packing, cols);
@@ -130,7 +146,7 @@ constexpr std::size_t kQ6Kx16BlockBytes = kQ6Kx16HighOffset + kQ4x16Rows * QK_K 
 // Writes rows [16 * groupBegin, 16 * groupEnd) of the Q4_0 matrix @p w in the Q4_0x16 layout to
 // @p out (q4x16GroupBytes(w.cols) bytes per group). Exposed for tests.
 void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out);
-// The same for a Q4_K, Q5_K or Q6_K matrix in its interleaved layout.
+// The same for a Q4_K, Q5_K, Q6_K or IQ4_XS matrix in its interleaved layout.
 void packKx16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out);
 
 // Owns packed copies of weight matrices. Packing is an optimisation only: a matrix that

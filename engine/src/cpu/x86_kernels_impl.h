@@ -998,6 +998,67 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 // layout saved (one core: decode 6 against 11 GB/s, prompts 27-56 against 63-78 GFLOP/s).
 #endif
 
+#if defined(__AVX512VNNI__)
+// 16 rows x T tokens of IQ4_XSx16: the codebook's values plus 128 are the unsigned levels (one
+// vpshufb per register), and the 128 comes back off with the scales and the run sums. VNNI
+// only: maddubs would saturate on levels up to 241.
+template <int T>
+inline void iq4xsx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    const std::int64_t blocks = a.cols / QK_K;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8K* x[T];
+    __m512 acc[T];
+    for (int t = 0; t < T; ++t) {
+        x[t] = reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) +
+                                                    static_cast<std::size_t>(t0 + t) * a.xStride);
+        acc[t] = _mm512_setzero_ps();
+    }
+    const __m512i lowMask = _mm512_set1_epi8(0x0f);
+    const __m512i codebook = _mm512_xor_si512(
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues))), _mm512_set1_epi8(static_cast<char>(0x80)));
+    for (std::int64_t b = 0; b < blocks; ++b, p += kIQ4XSx16BlockBytes) {
+        if constexpr (T == 1)
+            prefetchKx16Block(p, kIQ4XSx16BlockBytes);
+        __m512 body[T];
+        for (int t = 0; t < T; ++t)
+            body[t] = _mm512_setzero_ps();
+        __m512i scalePairs[4];
+        for (int pair = 0; pair < 4; ++pair)
+            scalePairs[pair] = _mm512_cvtepi8_epi16(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kIQ4XSx16ScaleOffset + 32 * pair)));
+        for (int run = 0; run < 8; ++run) {
+            const std::uint8_t* q = p + kIQ4XSx16QuantOffset + 512 * (run / 2);
+            const int shift = 4 * (run % 2);
+            __m512i sum[T];
+            for (int t = 0; t < T; ++t)
+                sum[t] = _mm512_setzero_si512();
+            for (int k = 0; k < 8; ++k) {
+                const __m512i indices = _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(q + 64 * k), shift), lowMask);
+                dotLevels<T>(sum, _mm512_shuffle_epi8(codebook, indices), x, b, 32 * run + 4 * k);
+            }
+            const __m512i pairs = scalePairs[run / 2];
+            const __m512 scale = _mm512_cvtepi32_ps(run % 2 ? _mm512_srai_epi32(pairs, 16)
+                                                            : _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16));
+            for (int t = 0; t < T; ++t)
+                body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
+        }
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        for (int t = 0; t < T; ++t) {
+            std::int32_t pairSums[4];
+            runPairSums(x[t][b], pairSums);
+            __m512i offset = _mm512_setzero_si512();
+            for (int pair = 0; pair < 4; ++pair)
+                offset = dotPairs(offset, scalePairs[pair], pairSums[pair]);
+            const __m512 value = _mm512_mul_ps(d, _mm512_fnmadd_ps(_mm512_set1_ps(128.0f), _mm512_cvtepi32_ps(offset), body[t]));
+            acc[t] = _mm512_fmadd_ps(value, _mm512_set1_ps(x[t][b].d), acc[t]);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
+}
+#endif
+
 // Groups [rowBegin / 16, rowEnd / 16) through Tile::run<T>, kKx16Tokens tokens at a time.
 template <typename Tile>
 void gemmKx16(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
@@ -1047,6 +1108,13 @@ struct Q45Kx16Tile {
 struct Q6Kx16Tile {
     template <int T>
     static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q6kx16Tile<T>(a, group, t0); }
+};
+
+#endif
+#if defined(__AVX512VNNI__)
+struct IQ4XSx16Tile {
+    template <int T>
+    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { iq4xsx16Tile<T>(a, group, t0); }
 };
 #endif
 // Decode of float weights: one row at a time with four independent FMA chains, so a thread's
@@ -2381,6 +2449,11 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemmKx16<Q45Kx16Tile<true>>,
 #if defined(__AVX512F__)
     gemmKx16<Q6Kx16Tile>,
+#else
+    nullptr,
+#endif
+#if defined(__AVX512VNNI__)
+    gemmKx16<IQ4XSx16Tile>,
 #else
     nullptr,
 #endif
