@@ -703,17 +703,17 @@ void gemmQ4_0x16(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
 }
 
 // ---------------------------------------------------------------------------------------------
-// K-quants in their x16 layouts (weight_pack.h): as for Q4_0x16, each int32 lane accumulates one
-// row. A run of weights sharing a scale (32 for Q4_K/Q5_K, 16 for Q6_K) is a few 64-byte level
-// registers against the token's bytes broadcast four at a time; its sum meets the 16 rows'
-// scales in float (level sums times scales stay below 2^24: exact), and the mins (Q6_K: the
-// offset 32) meet the activations' group sums by vpmaddwd (vpdpwssd) once per super-block. A
-// prompt tile walks one run at a time for all its tokens, so the unpacked levels serve eight
-// tokens (AVX2: four) and the live registers stay within the register file. Decode asks for the super-blocks two ahead of the
-// one it reads: the hardware prefetcher alone fell short of the row layout's prefetched stream.
-// AVX2 runs each group as two halves of 8 rows (the first and second 32 bytes of every 64); on
-// one core of the Xeon it took Q4_K prompts from 100 to 143 GFLOP/s, Q5_K from 76-82 to 87-89,
-// decode unchanged.
+// K-quants and IQ4_XS in their x16 layouts (weight_pack.h): as for Q4_0x16, each int32 lane
+// accumulates one row. A run of weights sharing a scale (32; Q6_K: 16) is a few 64-byte level
+// registers against the token's bytes broadcast four at a time; its integer sum meets the 16
+// rows' scales in one float FMA (the K-quants' products are exact, the sums round as any float
+// sum does), and the mins (Q6_K: the offset 32, IQ4_XS: 128) meet the activations' group sums by
+// vpmaddwd (vpdpwssd) once per super-block. A prompt tile walks one run at a time for all its
+// tokens, so the unpacked levels serve eight tokens (AVX2: four) and the live registers stay
+// within the register file. Decode asks for the super-blocks two ahead of the one it reads: the
+// hardware prefetcher alone fell short of the row layout's prefetched stream. AVX2 runs each
+// group as two halves of 8 rows (the first and second 32 bytes of every 64); on one core of the
+// Xeon it took Q4_K prompts from 100 to 143 GFLOP/s, Q5_K from 76-82 to 87-89, decode unchanged.
 
 constexpr std::size_t kKx16PrefetchBlocks = 2;
 
