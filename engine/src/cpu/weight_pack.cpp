@@ -412,6 +412,8 @@ bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
     if (!raw) {
         return false;
     }
+    // At load this is dominated by the kernel clearing the new pages (71 % of loading an 8-layer
+    // 8B Q4_K_M file, the packing 11 %); packing on two threads did not shorten it.
     if (interleaved == Packing::Q4_0x16)
         packQ4_0x16(w, 0, groups, raw);
     else
