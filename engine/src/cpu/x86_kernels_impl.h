@@ -528,6 +528,38 @@ inline std::int32_t activationWord(const ActBlockQ8& ab, int offset)
     return v;
 }
 
+// The activation rows (ActBlockQ8 or ActBlockQ8K blocks) of tokens t0 .. t0 + T - 1 of a tile.
+template <typename Act, int T>
+inline void tileTokens(const GemmArgs& a, std::int64_t t0, const Act* (&x)[T])
+{
+    for (int t = 0; t < T; ++t)
+        x[t] = reinterpret_cast<const Act*>(static_cast<const std::uint8_t*>(a.x) + static_cast<std::size_t>(t0 + t) * a.xStride);
+}
+
+// Groups [rowBegin / 16, rowEnd / 16) of an x16 layout through Tile::run<T>: tiles of Tokens
+// tokens, then one of the rest.
+template <typename Tile, int N>
+inline void restTile(const GemmArgs& a, std::int64_t group, std::int64_t t0, std::int64_t rest)
+{
+    if constexpr (N > 0) {
+        if (rest == N)
+            Tile::template run<N>(a, group, t0);
+        else
+            restTile<Tile, N - 1>(a, group, t0, rest);
+    }
+}
+
+template <typename Tile, int Tokens>
+void gemmGroupTiles(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    for (std::int64_t g = rowBegin / kQ4x16Rows; g < rowEnd / kQ4x16Rows; ++g) {
+        std::int64_t t = 0;
+        for (; t + Tokens <= a.tokens; t += Tokens)
+            Tile::template run<Tokens>(a, g, t);
+        restTile<Tile, Tokens - 1>(a, g, t, a.tokens - t);
+    }
+}
+
 #if defined(__AVX512F__)
 // 16 rows x T tokens; one 512-bit accumulator per token.
 template <int T>
@@ -536,10 +568,9 @@ inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     const std::int64_t blocks = a.cols / QK4_0;
     const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
     const ActBlockQ8* x[T];
+    tileTokens(a, t0, x);
     __m512 acc[T];
     for (int t = 0; t < T; ++t) {
-        x[t] = reinterpret_cast<const ActBlockQ8*>(static_cast<const std::uint8_t*>(a.x) +
-                                                   static_cast<std::size_t>(t0 + t) * a.xStride);
         acc[t] = _mm512_setzero_ps();
     }
 #if defined(__AVX512VNNI__)
@@ -621,10 +652,9 @@ inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     const std::int64_t blocks = a.cols / QK4_0;
     const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
     const ActBlockQ8* x[T];
+    tileTokens(a, t0, x);
     __m256 acc[2][T];
     for (int t = 0; t < T; ++t) {
-        x[t] = reinterpret_cast<const ActBlockQ8*>(static_cast<const std::uint8_t*>(a.x) +
-                                                   static_cast<std::size_t>(t0 + t) * a.xStride);
         acc[0][t] = _mm256_setzero_ps();
         acc[1][t] = _mm256_setzero_ps();
     }
@@ -665,42 +695,10 @@ inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 constexpr int kQ4x16Tokens = 2;
 #endif
 
-void gemmQ4_0x16(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
-{
-    for (std::int64_t g = rowBegin / kQ4x16Rows; g < rowEnd / kQ4x16Rows; ++g) {
-        std::int64_t t = 0;
-        for (; t + kQ4x16Tokens <= a.tokens; t += kQ4x16Tokens) {
-            q4x16Tile<kQ4x16Tokens>(a, g, t);
-        }
-        switch (a.tokens - t) {
-#if defined(__AVX512F__)
-        case 7:
-            q4x16Tile<7>(a, g, t);
-            break;
-        case 6:
-            q4x16Tile<6>(a, g, t);
-            break;
-#endif
-        case 5:
-            q4x16Tile<5>(a, g, t);
-            break;
-        case 4:
-            q4x16Tile<4>(a, g, t);
-            break;
-        case 3:
-            q4x16Tile<3>(a, g, t);
-            break;
-        case 2:
-            q4x16Tile<2>(a, g, t);
-            break;
-        case 1:
-            q4x16Tile<1>(a, g, t);
-            break;
-        default:
-            break;
-        }
-    }
-}
+struct Q40x16Tile {
+    template <int T>
+    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q4x16Tile<T>(a, group, t0); }
+};
 
 // ---------------------------------------------------------------------------------------------
 // K-quants and IQ4_XS in their x16 layouts (weight_pack.h): as for Q4_0x16, each int32 lane
@@ -775,12 +773,10 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     const std::int64_t blocks = a.cols / QK_K;
     const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
     const ActBlockQ8K* x[T];
+    tileTokens(a, t0, x);
     __m512 acc[T];
-    for (int t = 0; t < T; ++t) {
-        x[t] = reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) +
-                                                    static_cast<std::size_t>(t0 + t) * a.xStride);
+    for (int t = 0; t < T; ++t)
         acc[t] = _mm512_setzero_ps();
-    }
     const __m512i lowMask = _mm512_set1_epi8(0x0f);
     for (std::int64_t b = 0; b < blocks; ++b, p += blockBytes) {
         if constexpr (T == 1)
@@ -836,12 +832,10 @@ inline void q6kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     const std::int64_t blocks = a.cols / QK_K;
     const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
     const ActBlockQ8K* x[T];
+    tileTokens(a, t0, x);
     __m512 acc[T];
-    for (int t = 0; t < T; ++t) {
-        x[t] = reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) +
-                                                    static_cast<std::size_t>(t0 + t) * a.xStride);
+    for (int t = 0; t < T; ++t)
         acc[t] = _mm512_setzero_ps();
-    }
     const __m512i lowMask = _mm512_set1_epi8(0x0f);
     const __m512i highMask = _mm512_set1_epi8(0x30);
     for (std::int64_t b = 0; b < blocks; ++b, p += kQ6Kx16BlockBytes) {
@@ -930,9 +924,7 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     constexpr std::size_t blockBytes = FifthBit ? kQ5Kx16BlockBytes : kQ4Kx16BlockBytes;
     const std::int64_t blocks = a.cols / QK_K;
     const ActBlockQ8K* x[T];
-    for (int t = 0; t < T; ++t)
-        x[t] = reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) +
-                                                    static_cast<std::size_t>(t0 + t) * a.xStride);
+    tileTokens(a, t0, x);
     const __m256i lowMask = _mm256_set1_epi8(0x0f);
     for (int h = 0; h < 2; ++h) {
         const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
@@ -1008,12 +1000,10 @@ inline void iq4xsx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     const std::int64_t blocks = a.cols / QK_K;
     const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
     const ActBlockQ8K* x[T];
+    tileTokens(a, t0, x);
     __m512 acc[T];
-    for (int t = 0; t < T; ++t) {
-        x[t] = reinterpret_cast<const ActBlockQ8K*>(static_cast<const std::uint8_t*>(a.x) +
-                                                    static_cast<std::size_t>(t0 + t) * a.xStride);
+    for (int t = 0; t < T; ++t)
         acc[t] = _mm512_setzero_ps();
-    }
     const __m512i lowMask = _mm512_set1_epi8(0x0f);
     const __m512i codebook = _mm512_xor_si512(
         _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues))), _mm512_set1_epi8(static_cast<char>(0x80)));
@@ -1058,45 +1048,6 @@ inline void iq4xsx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
         _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
 }
 #endif
-
-// Groups [rowBegin / 16, rowEnd / 16) through Tile::run<T>, kKx16Tokens tokens at a time.
-template <typename Tile>
-void gemmKx16(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
-{
-    constexpr int kTokens = kKx16Tokens;
-    for (std::int64_t g = rowBegin / kQ4x16Rows; g < rowEnd / kQ4x16Rows; ++g) {
-        std::int64_t t = 0;
-        for (; t + kTokens <= a.tokens; t += kTokens)
-            Tile::template run<kTokens>(a, g, t);
-        switch (a.tokens - t) {
-#if defined(__AVX512F__)
-        case 7:
-            Tile::template run<7>(a, g, t);
-            break;
-        case 6:
-            Tile::template run<6>(a, g, t);
-            break;
-        case 5:
-            Tile::template run<5>(a, g, t);
-            break;
-        case 4:
-            Tile::template run<4>(a, g, t);
-            break;
-#endif
-        case 3:
-            Tile::template run<3>(a, g, t);
-            break;
-        case 2:
-            Tile::template run<2>(a, g, t);
-            break;
-        case 1:
-            Tile::template run<1>(a, g, t);
-            break;
-        default:
-            break;
-        }
-    }
-}
 
 template <bool FifthBit>
 struct Q45Kx16Tile {
@@ -2444,16 +2395,16 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemm<std::uint16_t, false, kFloatRows, kFloatTokens>,
     gemm<BlockQ4_0, true, kQuantRows, kQuantTokens>,
     gemm<BlockQ8_0, true, kQuantRows, kQuantTokens>,
-    gemmQ4_0x16,
-    gemmKx16<Q45Kx16Tile<false>>,
-    gemmKx16<Q45Kx16Tile<true>>,
+    gemmGroupTiles<Q40x16Tile, kQ4x16Tokens>,
+    gemmGroupTiles<Q45Kx16Tile<false>, kKx16Tokens>,
+    gemmGroupTiles<Q45Kx16Tile<true>, kKx16Tokens>,
 #if defined(__AVX512F__)
-    gemmKx16<Q6Kx16Tile>,
+    gemmGroupTiles<Q6Kx16Tile, kKx16Tokens>,
 #else
     nullptr,
 #endif
 #if defined(__AVX512VNNI__)
-    gemmKx16<IQ4XSx16Tile>,
+    gemmGroupTiles<IQ4XSx16Tile, kKx16Tokens>,
 #else
     nullptr,
 #endif
