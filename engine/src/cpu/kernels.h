@@ -119,8 +119,8 @@ struct CpuKernels {
     // kernel. args.w points at the packed matrix, args.wStride is the bytes of one 16-row group,
     // and rowBegin/rowEnd are multiples of 16.
     GemmFn gemmQ4_0x16;
-    // K-quant weights in their interleaved layouts (weight_pack.h), likewise; args.x holds
-    // ActBlockQ8K rows.
+    // K-quant and IQ4_XS weights in their interleaved layouts (weight_pack.h), likewise; args.x
+    // holds ActBlockQ8K rows.
     GemmFn gemmQ4_Kx16;
     GemmFn gemmQ5_Kx16;
     GemmFn gemmQ6_Kx16;

@@ -765,11 +765,17 @@ inline __m512i dotPairs(__m512i acc, __m512i pairs, std::int32_t word)
 #endif
 }
 
-// 16 rows x T tokens of Q4_Kx16 (FifthBit: Q5_Kx16).
-template <bool FifthBit, int T>
+// 16 rows x T tokens of Q4_Kx16, Q5_Kx16 (a fifth bit per level) or IQ4_XSx16 (VNNI only: its
+// codebook's values plus 128 are the unsigned levels, one vpshufb a register, and maddubs would
+// saturate on them; the 128 comes back off as Q4_K's mins do, with the scales for mins and
+// 128 d for dmin).
+template <typename Block, int T>
 inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 {
-    constexpr std::size_t blockBytes = FifthBit ? kQ5Kx16BlockBytes : kQ4Kx16BlockBytes;
+    constexpr bool fifthBit = std::is_same_v<Block, BlockQ5_K>;
+    constexpr bool codebook = std::is_same_v<Block, BlockIQ4_XS>;
+    constexpr std::size_t blockBytes = codebook ? kIQ4XSx16BlockBytes : fifthBit ? kQ5Kx16BlockBytes : kQ4Kx16BlockBytes;
+    constexpr std::size_t quantOffset = codebook ? kIQ4XSx16QuantOffset : kQ4Kx16QuantOffset;
     const std::int64_t blocks = a.cols / QK_K;
     const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
     const ActBlockQ8K* x[T];
@@ -778,6 +784,8 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     for (int t = 0; t < T; ++t)
         acc[t] = _mm512_setzero_ps();
     const __m512i lowMask = _mm512_set1_epi8(0x0f);
+    const __m512i levelOf = _mm512_xor_si512(
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues))), _mm512_set1_epi8(static_cast<char>(0x80)));
     for (std::int64_t b = 0; b < blocks; ++b, p += blockBytes) {
         if constexpr (T == 1)
             prefetchKx16Block(p, blockBytes);
@@ -785,31 +793,47 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
         for (int t = 0; t < T; ++t)
             body[t] = _mm512_setzero_ps();
         for (int run = 0; run < 8; ++run) {
-            const std::uint8_t* q = p + kQ4Kx16QuantOffset + 512 * (run / 2);
+            const std::uint8_t* q = p + quantOffset + 512 * (run / 2);
             const int shift = 4 * (run % 2);
             __m512i sum[T];
             for (int t = 0; t < T; ++t)
                 sum[t] = _mm512_setzero_si512();
             for (int k = 0; k < 8; ++k) {
                 __m512i levels = _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(q + 64 * k), shift), lowMask);
-                if constexpr (FifthBit) {
+                if constexpr (codebook)
+                    levels = _mm512_shuffle_epi8(levelOf, levels);
+                if constexpr (fifthBit) {
                     const __m512i high = _mm512_loadu_si512(p + kQ5Kx16HighOffset + 64 * k);
                     const __mmask64 set = _mm512_test_epi8_mask(high, _mm512_set1_epi8(static_cast<char>(1 << run)));
                     levels = _mm512_mask_add_epi8(levels, set, levels, _mm512_set1_epi8(16));
                 }
                 dotLevels<T>(sum, levels, x, b, 32 * run + 4 * k);
             }
-            const __m512 scale = _mm512_cvtepi32_ps(
-                _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kQ4Kx16ScaleOffset + 16 * run))));
+            __m512i scales;
+            if constexpr (codebook) {
+                // The run's signed scale: the low or high int16 of its pair.
+                const __m512i pairs = _mm512_cvtepi8_epi16(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kIQ4XSx16ScaleOffset + 32 * (run / 2))));
+                scales = run % 2 ? _mm512_srai_epi32(pairs, 16) : _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16);
+            } else {
+                scales = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kQ4Kx16ScaleOffset + 16 * run)));
+            }
+            const __m512 scale = _mm512_cvtepi32_ps(scales);
             for (int t = 0; t < T; ++t)
                 body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
         }
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ4Kx16DminOffset)));
+        const __m512 dmin = codebook ? _mm512_mul_ps(d, _mm512_set1_ps(128.0f))
+                                     : _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ4Kx16DminOffset)));
         __m512i mins[4];
-        for (int pair = 0; pair < 4; ++pair)
-            mins[pair] = _mm512_cvtepu8_epi16(
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ4Kx16MinOffset + 32 * pair)));
+        for (int pair = 0; pair < 4; ++pair) {
+            if constexpr (codebook)
+                mins[pair] = _mm512_cvtepi8_epi16(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kIQ4XSx16ScaleOffset + 32 * pair)));
+            else
+                mins[pair] = _mm512_cvtepu8_epi16(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ4Kx16MinOffset + 32 * pair)));
+        }
         for (int t = 0; t < T; ++t) {
             std::int32_t pairSums[4];
             runPairSums(x[t][b], pairSums);
@@ -918,9 +942,11 @@ inline void widenPairs(__m256i (&sum)[T], __m256i (&pairs)[T])
     }
 }
 
-template <bool FifthBit, int T>
+template <typename Block, int T>
 inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 {
+    constexpr bool FifthBit = std::is_same_v<Block, BlockQ5_K>;
+    static_assert(!std::is_same_v<Block, BlockIQ4_XS>, "IQ4_XSx16 needs VNNI");
     constexpr std::size_t blockBytes = FifthBit ? kQ5Kx16BlockBytes : kQ4Kx16BlockBytes;
     const std::int64_t blocks = a.cols / QK_K;
     const ActBlockQ8K* x[T];
@@ -990,69 +1016,11 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 // layout saved (one core: decode 6 against 11 GB/s, prompts 27-56 against 63-78 GFLOP/s).
 #endif
 
-#if defined(__AVX512VNNI__)
-// 16 rows x T tokens of IQ4_XSx16: the codebook's values plus 128 are the unsigned levels (one
-// vpshufb per register), and the 128 comes back off with the scales and the run sums. VNNI
-// only: maddubs would saturate on levels up to 241.
-template <int T>
-inline void iq4xsx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
-{
-    const std::int64_t blocks = a.cols / QK_K;
-    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
-    const ActBlockQ8K* x[T];
-    tileTokens(a, t0, x);
-    __m512 acc[T];
-    for (int t = 0; t < T; ++t)
-        acc[t] = _mm512_setzero_ps();
-    const __m512i lowMask = _mm512_set1_epi8(0x0f);
-    const __m512i codebook = _mm512_xor_si512(
-        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues))), _mm512_set1_epi8(static_cast<char>(0x80)));
-    for (std::int64_t b = 0; b < blocks; ++b, p += kIQ4XSx16BlockBytes) {
-        if constexpr (T == 1)
-            prefetchKx16Block(p, kIQ4XSx16BlockBytes);
-        __m512 body[T];
-        for (int t = 0; t < T; ++t)
-            body[t] = _mm512_setzero_ps();
-        __m512i scalePairs[4];
-        for (int pair = 0; pair < 4; ++pair)
-            scalePairs[pair] = _mm512_cvtepi8_epi16(
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kIQ4XSx16ScaleOffset + 32 * pair)));
-        for (int run = 0; run < 8; ++run) {
-            const std::uint8_t* q = p + kIQ4XSx16QuantOffset + 512 * (run / 2);
-            const int shift = 4 * (run % 2);
-            __m512i sum[T];
-            for (int t = 0; t < T; ++t)
-                sum[t] = _mm512_setzero_si512();
-            for (int k = 0; k < 8; ++k) {
-                const __m512i indices = _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(q + 64 * k), shift), lowMask);
-                dotLevels<T>(sum, _mm512_shuffle_epi8(codebook, indices), x, b, 32 * run + 4 * k);
-            }
-            const __m512i pairs = scalePairs[run / 2];
-            const __m512 scale = _mm512_cvtepi32_ps(run % 2 ? _mm512_srai_epi32(pairs, 16)
-                                                            : _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16));
-            for (int t = 0; t < T; ++t)
-                body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
-        }
-        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-        for (int t = 0; t < T; ++t) {
-            std::int32_t pairSums[4];
-            runPairSums(x[t][b], pairSums);
-            __m512i offset = _mm512_setzero_si512();
-            for (int pair = 0; pair < 4; ++pair)
-                offset = dotPairs(offset, scalePairs[pair], pairSums[pair]);
-            const __m512 value = _mm512_mul_ps(d, _mm512_fnmadd_ps(_mm512_set1_ps(128.0f), _mm512_cvtepi32_ps(offset), body[t]));
-            acc[t] = _mm512_fmadd_ps(value, _mm512_set1_ps(x[t][b].d), acc[t]);
-        }
-    }
-    for (int t = 0; t < T; ++t)
-        _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
-}
-#endif
 
-template <bool FifthBit>
+template <typename Block>
 struct Q45Kx16Tile {
     template <int T>
-    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q45kx16Tile<FifthBit, T>(a, group, t0); }
+    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q45kx16Tile<Block, T>(a, group, t0); }
 };
 
 #if defined(__AVX512F__)
@@ -1061,12 +1029,6 @@ struct Q6Kx16Tile {
     static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q6kx16Tile<T>(a, group, t0); }
 };
 
-#endif
-#if defined(__AVX512VNNI__)
-struct IQ4XSx16Tile {
-    template <int T>
-    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { iq4xsx16Tile<T>(a, group, t0); }
-};
 #endif
 // Decode of float weights: one row at a time with four independent FMA chains, so a thread's
 // reads form a single sequential stream for the hardware prefetcher. Measured on Zen 4, this
@@ -2396,15 +2358,15 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemm<BlockQ4_0, true, kQuantRows, kQuantTokens>,
     gemm<BlockQ8_0, true, kQuantRows, kQuantTokens>,
     gemmGroupTiles<Q40x16Tile, kQ4x16Tokens>,
-    gemmGroupTiles<Q45Kx16Tile<false>, kKx16Tokens>,
-    gemmGroupTiles<Q45Kx16Tile<true>, kKx16Tokens>,
+    gemmGroupTiles<Q45Kx16Tile<BlockQ4_K>, kKx16Tokens>,
+    gemmGroupTiles<Q45Kx16Tile<BlockQ5_K>, kKx16Tokens>,
 #if defined(__AVX512F__)
     gemmGroupTiles<Q6Kx16Tile, kKx16Tokens>,
 #else
     nullptr,
 #endif
 #if defined(__AVX512VNNI__)
-    gemmGroupTiles<IQ4XSx16Tile, kKx16Tokens>,
+    gemmGroupTiles<Q45Kx16Tile<BlockIQ4_XS>, kKx16Tokens>,
 #else
     nullptr,
 #endif
