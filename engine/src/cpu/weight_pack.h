@@ -17,10 +17,10 @@
 // bytes broadcast), and the 16 scales convert with one instruction. The packed copy has exactly
 // the size of the original rows it replaces.
 //
-// The K-quants and IQ4_XS get the same treatment (Q4_Kx16, Q5_Kx16, Q6_Kx16, IQ4_XSx16). Their 256-weight
-// super-blocks carry a scale (and a min) per 32-weight run, or per 16 weights for Q6_K, in bit
-// packings a row-by-row kernel unpacks per row and per token; the packed layouts store them
-// unpacked and row-interleaved like the quants. Per group and super-block column:
+// The K-quants and IQ4_XS get the same treatment (Q4_Kx16, Q5_Kx16, Q6_Kx16, IQ4_XSx16). Their
+// 256-weight super-blocks carry a scale (and a min) per 32-weight run, or per 16 weights for
+// Q6_K, in bit packings a row-by-row kernel unpacks per row and per token; the packed layouts
+// store them unpacked and row-interleaved like the quants. Per group and super-block column:
 //
 //   Q4_Kx16, 2368 bytes (16 x 144 plus 64):
 //     [ 16 x fp16 d | 16 x fp16 dmin | 8 runs x 16 rows u8 scale | 4 run pairs x 16 rows x 2 u8 min
@@ -36,7 +36,8 @@
 //   IQ4_XSx16, 2208 bytes (16 x 136 plus 32): [ 16 x fp16 d | 4 run pairs x 16 rows x 2 int8
 //     scale (less 32) | 4 chunks x 8 x 64 bytes of codebook indices, arranged as Q4_Kx16's ].
 //
-// Rows past the last whole group, and kernel tables without a packed kernel, keep using the original data, which the matrix still points at (so
+// Rows past the last whole group, and kernel tables without a packed kernel, keep using the
+// original data, which the matrix still points at (so
 // getRow() and any row-wise reader are unaffected).
 
 #include "cpu/matmul.h"
@@ -127,8 +128,8 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
 
 // Bytes the interleaved layout of @p type adds to a matrix of @p rows x @p cols beyond its rows
 // as stored (the K-quants' unpacked scales: 64 bytes per 16 rows and super-block column of
-// Q4_K and Q5_K, 32 for IQ4_XS), for memory estimates; 0 for types without one or packed at their own size.
-// Inline: the planner estimates memory without linking the kernels.
+// Q4_K and Q5_K, 32 for IQ4_XS), for memory estimates; 0 for types without one or packed at
+// their own size. Inline: the planner estimates memory without linking the kernels.
 [[nodiscard]] inline std::uint64_t interleavedExtraBytes(DType type, std::int64_t rows, std::int64_t cols)
 {
     const Packing packing = interleavedPacking(type);
@@ -162,8 +163,8 @@ public:
 
     // Repacks @p w for the active kernels when they have a packed path for its type, setting
     // w.packed / w.packing / w.packedRows. Returns whether it did. Never throws.
-    // Q4_0, Q4_K, Q5_K and Q6_K get their interleaved layout where the kernels have a kernel
-    // for it. Every other type gets a plain copy
+    // Q4_0, Q4_K, Q5_K, Q6_K and IQ4_XS get their interleaved layout where the kernels have a
+    // kernel for it. Every other type gets a plain copy
     // of its rows (Packing::Rows) when transparent huge pages are available: their layout is
     // already what the kernels want, but a file mapping uses 4 KiB pages, and a decode
     // streaming through those measured ~25-30 % slower for F16 and ~10 % for Q4_K than through
