@@ -258,6 +258,7 @@ std::vector<float> hearthLogits(const std::string& path, const std::vector<int>&
     params.kvCache = KvCacheType::F32; // compared with a float reference
     params.contextLength = 64;
     params.threads = 1;
+    params.denseFfn = true; // every neuron of a sparse file: the reference has no predictor
     auto session = Session::create(*model, params);
     if (!session)
         return {};

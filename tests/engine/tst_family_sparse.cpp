@@ -259,50 +259,69 @@ private slots:
         withLayers(**loaded, [&](const auto& layers, const model::HyperParams& hp) {
             auto sparseFfn = model::FamilySparseFfn::create(layers, hp, 2, 2, true, 0.0f);
             QVERIFY2(sparseFfn.ok(), sparseFfn.message().c_str());
+            model::DenseFfn dense;
+            QVERIFY(dense.reserve(2, nFf, nEmbd, 2, true).ok());
             cpu::ThreadPool pool(2);
-            for (int l = 0; l < o.shape.layerCount; ++l) {
-                const std::string pre = "blk." + std::to_string(l) + ".";
-                const RefMatrix fc1 = readTensor(**file, pre + "fc1.weight");
-                const RefMatrix fc2 = readTensor(**file, pre + "fc2.weight");
-                const RefMatrix neurons = readTensor(**file, pre + (hearth ? "ffn_neurons.weight" : "ffn_up.weight"));
-                const RefMatrix downT = hearth ? RefMatrix() : readTensor(**file, pre + "ffn_down_t.weight");
-                const RefMatrix upBias = readTensor(**file, pre + "ffn_up.bias");
-                const RefMatrix downBias = readTensor(**file, pre + "ffn_down.bias");
-                std::vector<float> out(std::size_t(2 * nEmbd));
-                const model::FfnBatch batch{l, 2, x.data(), p.data(), out.data()};
-                QVERIFY((*sparseFfn)->run(pool, layers[std::size_t(l)].ffn, batch));
-                int active = 0;
-                for (int t = 0; t < 2; ++t) {
-                    std::vector<double> xt(x.begin() + t * nEmbd, x.begin() + (t + 1) * nEmbd);
-                    std::vector<double> pt(p.begin() + t * nEmbd, p.begin() + (t + 1) * nEmbd);
-                    std::vector<double> h = matVec(fc1, pt);
-                    for (double& v : h)
-                        v = std::max(v, 0.0);
-                    const std::vector<double> logits = matVec(fc2, h);
-                    std::vector<double> want(std::size_t(nEmbd), 0.0);
-                    for (int i = 0; i < nFf; ++i) {
-                        if (!(logits[std::size_t(i)] >= 0.0))
-                            continue;
-                        ++active;
-                        const double* up = neurons.row(i);
-                        const double* down = hearth ? neurons.row(i) + nEmbd : downT.row(i);
-                        double a = upBias.w.empty() ? 0.0 : upBias.w[std::size_t(i)];
-                        for (int c = 0; c < nEmbd; ++c)
-                            a += up[c] * xt[std::size_t(c)];
-                        if (a <= 0)
-                            continue;
-                        for (int c = 0; c < nEmbd; ++c)
-                            want[std::size_t(c)] += a * down[c];
+            // Threshold 0 leaves a union of under 60 % of the neurons for the neuron kernels; the
+            // median logit of the two tokens about half each, a union the dense products take.
+            for (const bool wide : {false, true}) {
+                for (int l = 0; l < o.shape.layerCount; ++l) {
+                    const std::string pre = "blk." + std::to_string(l) + ".";
+                    const RefMatrix fc1 = readTensor(**file, pre + "fc1.weight");
+                    const RefMatrix fc2 = readTensor(**file, pre + "fc2.weight");
+                    const RefMatrix neurons = readTensor(**file, pre + (hearth ? "ffn_neurons.weight" : "ffn_up.weight"));
+                    const RefMatrix downT = hearth ? RefMatrix() : readTensor(**file, pre + "ffn_down_t.weight");
+                    const RefMatrix upBias = readTensor(**file, pre + "ffn_up.bias");
+                    const RefMatrix downBias = readTensor(**file, pre + "ffn_down.bias");
+                    std::vector<std::vector<double>> logits;
+                    for (int t = 0; t < 2; ++t) {
+                        std::vector<double> h = matVec(fc1, std::vector<double>(p.begin() + t * nEmbd, p.begin() + (t + 1) * nEmbd));
+                        for (double& v : h)
+                            v = std::max(v, 0.0);
+                        logits.push_back(matVec(fc2, h));
                     }
-                    if (!downBias.w.empty()) {
-                        for (int c = 0; c < nEmbd; ++c)
-                            want[std::size_t(c)] += downBias.w[std::size_t(c)];
+                    double threshold = 0.0;
+                    if (wide) {
+                        std::vector<double> all = logits[0];
+                        all.insert(all.end(), logits[1].begin(), logits[1].end());
+                        // Halfway between two logits, so float rounding cannot move a neuron across.
+                        std::sort(all.begin(), all.end());
+                        threshold = (all[all.size() / 2] + all[all.size() / 2 + 1]) / 2.0;
                     }
-                    const double diff = maxAbsDiff(std::span<const float>(out).subspan(std::size_t(t * nEmbd), std::size_t(nEmbd)), want);
-                    QVERIFY2(diff < 1e-4, qPrintable(QStringLiteral("layer %1 token %2: %3").arg(l).arg(t).arg(diff)));
+                    (*sparseFfn)->setThreshold(float(threshold));
+                    std::vector<float> out(std::size_t(2 * nEmbd));
+                    const model::FfnBatch batch{l, 2, x.data(), p.data(), out.data()};
+                    const std::uint64_t kernelCalls = sparse::ffnTraffic().calls;
+                    QVERIFY((*sparseFfn)->run(pool, layers[std::size_t(l)].ffn, batch, dense));
+                    int active = 0;
+                    for (int t = 0; t < 2; ++t) {
+                        std::vector<double> xt(x.begin() + t * nEmbd, x.begin() + (t + 1) * nEmbd);
+                        std::vector<double> want(std::size_t(nEmbd), 0.0);
+                        for (int i = 0; i < nFf; ++i) {
+                            if (!(logits[std::size_t(t)][std::size_t(i)] >= threshold))
+                                continue;
+                            ++active;
+                            const double* up = neurons.row(i);
+                            const double* down = hearth ? neurons.row(i) + nEmbd : downT.row(i);
+                            double a = upBias.w.empty() ? 0.0 : upBias.w[std::size_t(i)];
+                            for (int c = 0; c < nEmbd; ++c)
+                                a += up[c] * xt[std::size_t(c)];
+                            if (a <= 0)
+                                continue;
+                            for (int c = 0; c < nEmbd; ++c)
+                                want[std::size_t(c)] += a * down[c];
+                        }
+                        if (!downBias.w.empty()) {
+                            for (int c = 0; c < nEmbd; ++c)
+                                want[std::size_t(c)] += downBias.w[std::size_t(c)];
+                        }
+                        const double diff = maxAbsDiff(std::span<const float>(out).subspan(std::size_t(t * nEmbd), std::size_t(nEmbd)), want);
+                        QVERIFY2(diff < 1e-4, qPrintable(QStringLiteral("layer %1 token %2%3: %4").arg(l).arg(t).arg(wide ? " (wide)" : "").arg(diff)));
+                    }
+                    // A real mask: neither nothing nor everything; wide ones through the dense products.
+                    QVERIFY2(active > 0 && active < 2 * nFf, qPrintable(QString::number(active)));
+                    QCOMPARE(sparse::ffnTraffic().calls == kernelCalls, wide);
                 }
-                // A real mask: neither nothing nor everything.
-                QVERIFY2(active > 0 && active < 2 * nFf, qPrintable(QString::number(active)));
             }
             ran = true;
         });

@@ -120,6 +120,8 @@ private Q_SLOTS:
     void scalarMatchesFloatMath();
     void sharedMatchesSeparate_data() { addVariantRows(); }
     void sharedMatchesSeparate();
+    void stridedViewMatchesRows_data() { addVariantRows(); }
+    void stridedViewMatchesRows();
     void getRowAndBadInput();
     void f16DecodeKeepsNonFiniteWeights_data() { addVariantRows(); }
     void f16DecodeKeepsNonFiniteWeights();
@@ -298,11 +300,13 @@ void TestKernels::matmulMatchesReference_data()
         qint64 rows, cols, tokens;
     };
     // Rows not a multiple of any tile, token counts 1..17 (every tail of 2- and 4-token tiles),
-    // widths from one block to 4096.
+    // widths from one block to 4096. From 16 tokens on, rows without a packed copy are packed a
+    // group at a time as the product uses them (the last three shapes, whole super-blocks wide).
     const Shape shapes[] = {{1, 32, 1},    {3, 64, 2},     {17, 96, 3},   {64, 160, 4},  {131, 256, 5},
                             {300, 32, 6},  {7, 4096, 7},   {45, 1024, 8}, {29, 544, 9},  {33, 128, 10},
                             {5, 2048, 11}, {300, 512, 12}, {19, 320, 13}, {2, 800, 14},  {66, 192, 15},
-                            {9, 224, 16},  {100, 384, 17}, {300, 4096, 1}, {257, 2048, 1}};
+                            {9, 224, 16},  {100, 384, 17}, {300, 4096, 1}, {257, 2048, 1}, {50, 512, 16},
+                            {35, 768, 33}, {16, 256, 40}};
     // K-quants (packed as Q4_Kx16, ...) where the width is whole super-blocks.
     const DType types[] = {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS};
     for (const char* name : kVariantNames) {
@@ -486,6 +490,41 @@ void TestKernels::scalarMatchesFloatMath()
     }
 }
 
+// A view whose rows lie apart (WeightMatrix::rowStride: the gate rows of a fused neuron tensor)
+// gives what the same rows stored together give: decode, a short prompt and one long enough for
+// the rows to be packed as they are used; the bytes between the rows are never read as weights.
+void TestKernels::stridedViewMatchesRows()
+{
+    FETCH_VARIANT(k);
+    constexpr qint64 rows = 37, cols = 512;
+    std::mt19937 rng(9);
+    for (DType type : {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q6_K}) {
+        const std::vector<std::uint8_t> wq = encode(type, randomFloats(rng, rows * cols, 0.1f), rows, cols);
+        const std::size_t rb = rowBytes(type, cols);
+        const std::size_t stride = 3 * rb;
+        std::vector<std::uint8_t> spread(stride * rows, 0xff); // NaN halves, extreme scales between the rows
+        for (qint64 r = 0; r < rows; ++r)
+            std::memcpy(spread.data() + r * stride + rb, wq.data() + r * rb, rb);
+        const WeightMatrix together{type, wq.data(), rows, cols};
+        WeightMatrix apart{type, spread.data() + rb, rows, cols};
+        apart.rowStride = stride;
+        ThreadPool pool(2);
+        for (qint64 tokens : {1, 5, 20}) {
+            const std::vector<float> x = randomFloats(rng, tokens * cols, 1.0f);
+            std::vector<float> want(rows * tokens, 1.0f);
+            std::vector<float> got(rows * tokens, 2.0f);
+            matmulWith(*k, pool, together, x.data(), tokens, want.data());
+            matmulWith(*k, pool, apart, x.data(), tokens, got.data());
+            QVERIFY2(got == want, qPrintable(QStringLiteral("%1, %2 tokens").arg(QLatin1String(dtypeName(type).data())).arg(tokens)));
+        }
+        std::vector<float> row(cols, 0.0f);
+        std::vector<float> wantRow(cols, 1.0f);
+        getRow(apart, rows - 1, row.data());
+        getRow(together, rows - 1, wantRow.data());
+        QCOMPARE(row, wantRow);
+    }
+}
+
 void TestKernels::sharedMatchesSeparate()
 {
     FETCH_VARIANT(k);
@@ -563,7 +602,7 @@ void TestKernels::packedLayout()
     const std::size_t groupBytes = q4x16GroupBytes(cols);
     QCOMPARE(groupBytes, std::size_t(3 * 288));
     std::vector<std::uint8_t> packed(2 * groupBytes);
-    packQ4_0x16(w, 0, 2, packed.data());
+    packInterleaved(w, 0, 2, packed.data());
     for (qint64 r = 0; r < 32; ++r) {
         const auto* row = reinterpret_cast<const BlockQ4_0*>(wq.data() + static_cast<std::size_t>(r) * rowBytes(DType::Q4_0, cols));
         const std::uint8_t* group = packed.data() + static_cast<std::size_t>(r / 16) * groupBytes;
@@ -627,7 +666,7 @@ void TestKernels::packedLayoutKQuants()
         const WeightMatrix w{type, wq.data(), rows, cols};
         const std::size_t groupBytes = packedGroupBytes(interleavedPacking(type), cols);
         std::vector<std::uint8_t> packed(2 * groupBytes);
-        packKx16(w, 0, 2, packed.data());
+        packInterleaved(w, 0, 2, packed.data());
         const std::uint8_t* block = packed.data() + groupBytes + groupBytes / 2;
         const std::uint8_t* source = wq.data() + row * rowBytes(type, cols) + rowBytes(type, cols) / 2;
         if (type == DType::IQ4_XS) {

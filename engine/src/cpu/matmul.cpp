@@ -5,6 +5,7 @@
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
 #include "cpu/weight_pack.h"
+#include "core/aligned_allocator.h"
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +23,11 @@ constexpr std::int64_t kRowAlign = 16;
 constexpr std::int64_t kMinParallelWork = 1 << 16;
 // Prefill walks tokens in blocks whose activations stay in L2 while a thread's rows stream by.
 constexpr std::size_t kTokenBlockBytes = 256 * 1024;
+// A prompt of at least this many tokens over a matrix kept in rows (the sparse FFN reads its
+// gate and up rows in place, so they get no interleaved copy at load) packs each group of 16
+// rows into a per-thread buffer just before the interleaved kernel reads it. The packing reads
+// the group once and writes 16 rows' worth into L2, which the batch's tokens then share.
+constexpr std::int64_t kRepackMinTokens = 16;
 
 ActivationFormat activationFormat(DType type)
 {
@@ -228,6 +234,10 @@ struct Part {
     GemmFn packedGemm = nullptr;
     GemmArgs packedArgs;
     std::int64_t packedRows = 0;
+    // Or, for a prompt over rows without that copy: their type, whose groups are packed as used
+    // (packedArgs then describes one group at a time).
+    DType repackType = DType::F32;
+    bool repack = false;
     std::int64_t firstRow = 0; // in the concatenation of all parts
     std::int64_t rows = 0;
     std::int64_t tokenBlock = 1;
@@ -252,6 +262,24 @@ void runTokenBlocks(GemmFn gemm, const GemmArgs& a, std::int64_t tokenBlock, std
     }
 }
 
+// Rows [rowBegin, rowEnd) of @p part packed a group at a time into this thread's buffer, each
+// group then run over all of the call's tokens.
+void runRepackedRows(const Part& part, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    thread_local std::vector<std::uint8_t, AlignedAllocator<std::uint8_t>> buffer;
+    if (buffer.size() < part.packedArgs.wStride)
+        buffer.resize(part.packedArgs.wStride);
+    WeightMatrix rows{part.repackType, part.args.w, part.rows, part.args.cols};
+    rows.rowStride = part.args.wStride;
+    GemmArgs group = part.packedArgs;
+    group.w = buffer.data();
+    for (std::int64_t g = rowBegin / kQ4x16Rows; g < rowEnd / kQ4x16Rows; ++g) {
+        packInterleaved(rows, g, g + 1, buffer.data());
+        group.y = part.args.y + g * kQ4x16Rows;
+        runTokenBlocks(part.packedGemm, group, part.tokenBlock, 0, kQ4x16Rows);
+    }
+}
+
 void runPartRows(const Part& part, std::int64_t rowBegin, std::int64_t rowEnd)
 {
     if (part.packedGemm) {
@@ -261,7 +289,10 @@ void runPartRows(const Part& part, std::int64_t rowBegin, std::int64_t rowEnd)
         const std::int64_t groupEnd = std::max(groupBegin, std::min(part.packedRows, rowEnd) / kQ4x16Rows * kQ4x16Rows);
         if (groupBegin < groupEnd) {
             runTokenBlocks(part.gemm, part.args, part.tokenBlock, rowBegin, groupBegin);
-            runTokenBlocks(part.packedGemm, part.packedArgs, part.tokenBlock, groupBegin, groupEnd);
+            if (part.repack)
+                runRepackedRows(part, groupBegin, groupEnd);
+            else
+                runTokenBlocks(part.packedGemm, part.packedArgs, part.tokenBlock, groupBegin, groupEnd);
             runTokenBlocks(part.gemm, part.args, part.tokenBlock, groupEnd, rowEnd);
             return;
         }
@@ -331,7 +362,7 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Inputs& inputs, 
     // A copy of the rows as stored reads the same bytes from memory the TLB covers better.
     const bool rowCopy = w.packing == Packing::Rows && w.packed && w.packedRows == w.rows;
     p.args.w = static_cast<const std::uint8_t*>(rowCopy ? w.packed : w.data);
-    p.args.wStride = rowBytes(w.type, w.cols);
+    p.args.wStride = rowStrideOf(w);
     p.args.cols = w.cols;
     p.args.x = in.x;
     p.args.xStride = in.xStride;
@@ -350,6 +381,18 @@ Part makePart(const CpuKernels& k, const WeightMatrix& w, const Inputs& inputs, 
         p.packedArgs.w = static_cast<const std::uint8_t*>(w.packed);
         p.packedArgs.wStride = packedGroupBytes(w.packing, w.cols);
         p.packedRows = w.packedRows / kQ4x16Rows * kQ4x16Rows;
+        return p;
+    }
+    const Packing layout = interleavedPacking(w.type);
+    const GemmFn repackedGemm = packedGemmFor(k, layout);
+    if (repackedGemm && tokens >= kRepackMinTokens && w.rows >= kQ4x16Rows
+        && w.cols % interleavedBlockElements(layout) == 0 && PackedWeightStore::enabled()) {
+        p.packedGemm = repackedGemm;
+        p.packedArgs = p.args;
+        p.packedArgs.wStride = packedGroupBytes(layout, w.cols);
+        p.packedRows = w.rows / kQ4x16Rows * kQ4x16Rows;
+        p.repackType = w.type;
+        p.repack = true;
     }
     return p;
 }
@@ -454,7 +497,7 @@ void getRow(const WeightMatrix& w, std::int64_t r, float* out)
         std::memset(out, 0, static_cast<std::size_t>(w.cols) * sizeof(float));
         return;
     }
-    const std::size_t stride = rowBytes(w.type, w.cols);
+    const std::size_t stride = rowStrideOf(w);
     dequantizeRow(w.type, static_cast<const std::uint8_t*>(w.data) + static_cast<std::size_t>(r) * stride, out, w.cols);
 }
 

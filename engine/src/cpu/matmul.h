@@ -25,7 +25,8 @@ enum class Packing : std::uint8_t {
 };
 
 // A row-major weight matrix as stored in a GGUF tensor of shape [cols, rows]: row r holds the
-// `cols` input weights of output r, and rows are rowBytes(type, cols) apart.
+// `cols` input weights of output r, and rows are rowStrideOf() apart (rowBytes(type, cols) unless
+// a view says otherwise).
 struct WeightMatrix {
     DType type = DType::F32;
     const void* data = nullptr;
@@ -40,7 +41,17 @@ struct WeightMatrix {
     // F16 only, set by PackedWeightStore: no weight is infinite or NaN, so decoding may widen
     // the halves with integer shifts (cpu/f16_widen.h), which reads those as finite values.
     bool finiteHalves = false;
+    // Bytes from one row to the next; 0: rowBytes(type, cols). Only views made for matmul() and
+    // the down projection set it (the gate rows of a fused neuron tensor, say); such a view is
+    // never packed.
+    std::size_t rowStride = 0;
 };
+
+// The bytes from one row of @p w to the next.
+[[nodiscard]] inline std::size_t rowStrideOf(const WeightMatrix& w)
+{
+    return w.rowStride ? w.rowStride : rowBytes(w.type, w.cols);
+}
 
 // Y[t][r] = sum_c W[r][c] * X[t][c] for t < tokens.
 // X is tokens x cols floats (row stride cols), Y is tokens x rows floats (row stride rows).

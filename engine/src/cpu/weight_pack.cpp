@@ -26,10 +26,12 @@ constexpr std::size_t kAlignment = 64;
 
 } // namespace
 
+namespace {
+
 void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out)
 {
     const std::int64_t blocks = w.cols / QK4_0;
-    const std::size_t rowStride = rowBytes(DType::Q4_0, w.cols);
+    const std::size_t rowStride = rowStrideOf(w);
     const auto* base = static_cast<const std::uint8_t*>(w.data);
     for (std::int64_t g = groupBegin; g < groupEnd; ++g) {
         const BlockQ4_0* rows[kQ4x16Rows];
@@ -51,8 +53,6 @@ void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t gr
         }
     }
 }
-
-namespace {
 
 // Four bytes of each of the 16 rows of a group into one 64-byte register: lane r gets
 // bytes(r) [0, 4).
@@ -137,7 +137,7 @@ void packGroups(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t gro
                 std::size_t blockBytes, PackBlock packBlock)
 {
     const std::int64_t blocks = w.cols / QK_K;
-    const std::size_t rowStride = rowBytes(w.type, w.cols);
+    const std::size_t rowStride = rowStrideOf(w);
     const auto* base = static_cast<const std::uint8_t*>(w.data);
     for (std::int64_t g = groupBegin; g < groupEnd; ++g) {
         const Block* rows[kQ4x16Rows];
@@ -150,9 +150,12 @@ void packGroups(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t gro
 
 } // namespace
 
-void packKx16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out)
+void packInterleaved(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out)
 {
     switch (w.type) {
+    case DType::Q4_0:
+        packQ4_0x16(w, groupBegin, groupEnd, out);
+        break;
     case DType::Q4_K:
         packGroups<BlockQ4_K>(w, groupBegin, groupEnd, out, kQ4Kx16BlockBytes, packQ45Kx16Block<BlockQ4_K>);
         break;
@@ -380,7 +383,8 @@ void markFiniteHalves(WeightMatrix& w, const void* halves)
 
 bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
 {
-    const bool packable = enabled() && w.packing == Packing::None && w.data && w.rows >= kQ4x16Rows && w.cols > 0;
+    const bool packable = enabled() && w.packing == Packing::None && w.data && w.rows >= kQ4x16Rows && w.cols > 0
+                          && w.rowStride == 0;
     // Q4_0 and the K-quants with a kernel for their interleaved layout get it below; every other
     // type its own rows in huge pages (7B Q4_K decode read 10.8 GB/s through the file mapping's
     // 4 KiB pages).
@@ -414,10 +418,7 @@ bool PackedWeightStore::packFor(const CpuKernels& kernels, WeightMatrix& w)
     }
     // At load this is dominated by the kernel clearing the new pages (71 % of loading an 8-layer
     // 8B Q4_K_M file, the packing 11 %); packing on two threads did not shorten it.
-    if (interleaved == Packing::Q4_0x16)
-        packQ4_0x16(w, 0, groups, raw);
-    else
-        packKx16(w, 0, groups, raw);
+    packInterleaved(w, 0, groups, raw);
     m_bytes += bytes;
     w.packed = raw;
     w.packing = interleaved;

@@ -144,11 +144,11 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
 // Whether none of @p count halves is an infinity or a NaN.
 [[nodiscard]] bool halvesAreFinite(const std::uint16_t* halves, std::size_t count);
 
-// Writes rows [16 * groupBegin, 16 * groupEnd) of the Q4_0 matrix @p w in the Q4_0x16 layout to
-// @p out (q4x16GroupBytes(w.cols) bytes per group). Exposed for tests.
-void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out);
-// The same for a Q4_K, Q5_K, Q6_K or IQ4_XS matrix in its interleaved layout.
-void packKx16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out);
+// Writes rows [16 * groupBegin, 16 * groupEnd) of @p w (Q4_0, Q4_K, Q5_K, Q6_K or IQ4_XS) in
+// the type's interleaved layout to @p out, packedGroupBytes(interleavedPacking(w.type), w.cols)
+// bytes per group; nothing for other types. Used at load, by prompts over matrices kept in
+// rows (matmul.cpp) and by tests.
+void packInterleaved(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out);
 
 // Owns packed copies of weight matrices. Packing is an optimisation only: a matrix that
 // cannot be packed (type without a packed layout, too few rows, no memory, kernels without a

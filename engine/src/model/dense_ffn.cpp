@@ -35,7 +35,7 @@ Status DenseFfn::reserve(int maxBatch, int nFf, int nEmbd, int threads, bool tra
     try {
         m_hidden.resize(std::size_t(maxBatch) * std::size_t(nFf));
         if (transposedDown) {
-            auto down = sparse::DownProjection::create(threads, nEmbd);
+            auto down = sparse::DownProjection::create(threads, nEmbd, maxBatch, nFf);
             if (!down)
                 return down.status();
             m_downProjection = std::move(down).value();
@@ -46,7 +46,8 @@ Status DenseFfn::reserve(int maxBatch, int nFf, int nEmbd, int threads, bool tra
     return {};
 }
 
-void DenseFfn::run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* input, int tokens, float* out)
+void DenseFfn::run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* input, int tokens, float* out,
+                   const std::uint8_t* mask)
 {
     const std::int64_t nFf = ffn.up.rows;
     cpu::matmul(pool, ffn.up, input, tokens, m_hidden.data());
@@ -59,6 +60,10 @@ void DenseFfn::run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* inp
         });
     } else {
         cpu::relu(m_hidden.data(), count);
+    }
+    if (mask) {
+        for (std::int64_t i = 0; i < count; ++i)
+            m_hidden[std::size_t(i)] = mask[i] ? m_hidden[std::size_t(i)] : 0.0f;
     }
     if (ffn.downTransposed) {
         m_downProjection->run(pool, ffn.down, m_hidden.data(), tokens, out);

@@ -52,13 +52,29 @@ struct UpDownFfn {
     DenseActivation activation = DenseActivation::Relu;
     bool downTransposed = false;     // PowerInfer's ffn_down_t: one row per neuron
     // Hearth's fused sparse layout (ffn_neurons): nFf rows of [up | down] (2 nEmbd elements);
-    // up and down are then unbound and only the neuron kernels run the layer.
+    // up and down are then unbound: the neuron kernels read the rows, the dense products
+    // strided views of them (denseView()).
     cpu::WeightMatrix neurons;
     bool fusedNeurons = false;
     sparse::PredictorWeights predictor; // PowerInfer's fc1/fc2, when the file has them
 
-    // True when the dense matrix products can run this layer.
-    [[nodiscard]] bool denseCapable() const { return !fusedNeurons; }
+    // The layer as the dense products read it: itself, or for fused neurons their up rows and
+    // their (neuron-major) down rows as strided views of the fused tensor.
+    [[nodiscard]] UpDownFfn denseView() const
+    {
+        if (!fusedNeurons)
+            return *this;
+        UpDownFfn view = *this;
+        const std::int64_t nEmbd = neurons.cols / 2;
+        const std::size_t stride = rowBytes(neurons.type, neurons.cols);
+        view.up = {neurons.type, neurons.data, neurons.rows, nEmbd};
+        view.down = {neurons.type, static_cast<const std::uint8_t*>(neurons.data) + rowBytes(neurons.type, nEmbd),
+                     neurons.rows, nEmbd};
+        view.up.rowStride = view.down.rowStride = stride;
+        view.downTransposed = true;
+        view.fusedNeurons = false;
+        return view;
+    }
 };
 
 // One FFN call of a forward pass: @p tokens rows of the FFN's (normalized) input, and the rows
@@ -82,8 +98,10 @@ public:
     // down projection neuron-major, which needs sparse::DownProjection's scratch.
     [[nodiscard]] Status reserve(int maxBatch, int nFf, int nEmbd, int threads, bool transposedDown);
 
-    // out = down . act(up . input + upBias) + downBias for @p tokens rows.
-    void run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* input, int tokens, float* out);
+    // out = down . act(up . input + upBias) + downBias for @p tokens rows; @p mask (optional,
+    // [tokens][nFf]) zeroes the activations of the neurons it leaves out (a sparse prompt).
+    void run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* input, int tokens, float* out,
+             const std::uint8_t* mask = nullptr);
 
 private:
     std::vector<float> m_hidden; // [maxBatch][nFf]

@@ -101,11 +101,13 @@ protected:
         return {};
     }
 
-    // True when some layer stores its down projection neuron-major (see DenseFfn::reserve).
+    // True when some layer stores its down projection neuron-major, fused layers included (see
+    // DenseFfn::reserve).
     template <typename Layers>
     [[nodiscard]] static bool anyDownTransposed(const Layers& layers)
     {
-        return std::any_of(layers.begin(), layers.end(), [](const auto& l) { return l.ffn.downTransposed; });
+        return std::any_of(layers.begin(), layers.end(),
+                           [](const auto& l) { return l.ffn.downTransposed || l.ffn.fusedNeurons; });
     }
 
     // Allocates the cache, the dense FFN's scratch and the shared buffers; the family then
@@ -204,12 +206,9 @@ protected:
             m_ffnHook(batch);
             return;
         }
-        if (m_sparse && m_sparse->run(*m_pool, ffn, batch))
+        if (m_sparse && m_sparse->run(*m_pool, ffn, batch, m_ffn))
             return;
-        if (ffn.denseCapable())
-            m_ffn.run(*m_pool, ffn, input, n, out);
-        else
-            std::fill_n(out, std::size_t(n) * std::size_t(m_hp.nEmbd), 0.0f); // fused layers always take the sparse FFN
+        m_ffn.run(*m_pool, ffn.denseView(), input, n, out);
     }
 
     // The final LayerNorm and output projection of the last row, or of all @p n rows.

@@ -14,7 +14,8 @@
 //
 // Decoded tokens may be handed to a FamilyDecodeFfn (the hybrid CPU/device path lives in the
 // api layer); prompt batches whose predicted union is most of the layer take the dense matrix
-// products instead, which reuse each weight block across the batch.
+// products instead, which reuse each weight block across the batch, with each token's
+// unpredicted neurons zeroed so that a prompt computes what its tokens' decodes would.
 //
 // Header-only: it belongs to the forward passes in family_forward.h, which are header-only too.
 
@@ -56,14 +57,15 @@ public:
 
     // The neuron views of @p layers (each has a .ffn UpDownFfn) and the buffers for @p maxBatch
     // tokens. Layers whose rows the neuron kernels cannot read (a plain ffn_down) run densely;
-    // InvalidFile when a fused layer is unusable (it has no dense form).
+    // InvalidFile when a fused layer is unusable.
     template <typename Layers>
     [[nodiscard]] static Result<std::unique_ptr<FamilySparseFfn>> create(const Layers& layers, const HyperParams& hp,
                                                                        int maxBatch, int threads, bool sparse,
                                                                        float threshold);
 
     // Sparse (the default for files with predictors): predicted-active neurons only. Dense: every
-    // neuron (comparisons, profiling); fused layers then run the neuron kernels over all neurons.
+    // neuron (comparisons, profiling); a fused layer then runs a decoded token through the neuron
+    // kernels over all neurons, a prompt through the dense products over its rows.
     void setMode(Mode mode) { m_mode = mode; }
     [[nodiscard]] Mode mode() const { return m_mode; }
     // Overrides powerinfer.sparse_threshold (-infinity: every neuron predicted active).
@@ -77,14 +79,16 @@ public:
     // The neuron view of layer @p layer (invalid for layers that run densely).
     [[nodiscard]] const sparse::NeuronWeights& neurons(int layer) const { return m_neurons[std::size_t(layer)]; }
 
-    // Runs @p ffn (layer batch.layer) on @p batch; false: the caller runs the dense FFN.
-    [[nodiscard]] bool run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const FfnBatch& batch)
+    // Runs @p ffn (layer batch.layer) on @p batch, a prompt over most of the neurons through
+    // @p dense with each token's unpredicted neurons zeroed; false: the caller runs the dense FFN.
+    [[nodiscard]] bool run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const FfnBatch& batch, DenseFfn& dense)
     {
         const sparse::NeuronWeights& neurons = m_neurons[std::size_t(batch.layer)];
         const bool predicted = m_mode == Mode::Sparse && ffn.predictor.present();
-        if ((!predicted && !ffn.fusedNeurons) || !neurons.valid())
-            return false;
         const int n = batch.tokens;
+        // Prompts over every neuron take the dense products (fused rows through strided views).
+        if ((!predicted && (!ffn.fusedNeurons || n > 1)) || !neurons.valid())
+            return false;
         sparse::NeuronSelection::Active active = m_selection.all();
         // A decoded token's predictor may run on the device, which returns the ids as the CPU would.
         const std::int64_t offloaded =
@@ -95,8 +99,10 @@ public:
             active = m_selection.predicted(offloaded);
         } else if (predicted) {
             active = m_selection.predict(pool, ffn.predictor, batch.predictorInput, n, m_threshold);
-            if (n > 1 && ffn.denseCapable() && sparse::NeuronSelection::denseIsCheaper(active.count, neurons.nFf))
-                return false;
+            if (n > 1 && sparse::NeuronSelection::denseIsCheaper(active.count, neurons.nFf)) {
+                dense.run(pool, ffn.denseView(), batch.input, n, batch.out, active.mask);
+                return true;
+            }
         }
         const bool device = n == 1 && predicted && m_decodeFfn
                             && m_decodeFfn->run(pool, batch.layer, batch.input, active.ids, active.count, batch.out);

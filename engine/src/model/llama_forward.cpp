@@ -74,8 +74,9 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         const std::size_t threads = std::size_t(f->m_pool->size());
         // Per thread: a decoded token's scores, or a prompt head's transposed keys and scores.
         f->m_scores.resize(threads * cpu::attendHeadScratchFloats(contextLength, model.hyperParams().headDim));
-        if (std::any_of(layers.begin(), layers.end(), [](const LlamaLayerWeights& l) { return l.downTransposed; })) {
-            auto down = sparse::DownProjection::create(f->m_pool->size(), hp.nEmbd);
+        if (std::any_of(layers.begin(), layers.end(),
+                        [](const LlamaLayerWeights& l) { return l.downTransposed || l.fusedNeurons; })) {
+            auto down = sparse::DownProjection::create(f->m_pool->size(), hp.nEmbd, f->m_maxBatch, hp.nFf);
             if (!down)
                 return down.status();
             f->m_downProjection = std::move(down).value();
@@ -252,6 +253,12 @@ bool LlamaForward::neuronFfn(int layer, int n)
     const bool predicted = m_ffnMode == FfnMode::Sparse && lw.predictor.present();
     if ((!predicted && !lw.fusedNeurons) || !neurons.valid())
         return false;
+    // A prompt over most of the neurons takes the dense products, which read each weight block
+    // once for the whole batch (fused rows too, through strided views; not the interleaved copy),
+    // with each token's unpredicted neurons zeroed as its decode would skip them.
+    const bool denseCapable = n > 1 && !m_observer && !neurons.interleaved;
+    if (denseCapable && !predicted)
+        return false;
     const std::int64_t nEmbd = hp.nEmbd;
     const std::int64_t nFf = hp.nFf;
 
@@ -265,8 +272,10 @@ bool LlamaForward::neuronFfn(int layer, int n)
     } else if (predicted) {
         // The predictor sees the residual stream before the FFN norm.
         active = m_selection.predict(*m_pool, lw.predictor, m_x.data(), n, m_threshold);
-        if (n > 1 && !lw.fusedNeurons && !m_observer && sparse::NeuronSelection::denseIsCheaper(active.count, nFf))
-            return false;
+        if (denseCapable && sparse::NeuronSelection::denseIsCheaper(active.count, nFf)) {
+            denseFfn(layer, n, active.mask);
+            return true;
+        }
     }
     for (int t = 0; t < n; ++t)
         cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
@@ -283,6 +292,49 @@ bool LlamaForward::neuronFfn(int layer, int n)
     if (m_observer)
         m_observer(m_observerContext, layer, n, acts, m_x.data());
     return true;
+}
+
+void LlamaForward::denseFfn(int layer, int n, const std::uint8_t* mask)
+{
+    const HyperParams& hp = m_model.hyperParams();
+    const LlamaLayerWeights& lw = m_model.weights().layers[std::size_t(layer)];
+    const std::int64_t nEmbd = hp.nEmbd;
+    const std::int64_t nFf = hp.nFf;
+    for (int t = 0; t < n; ++t)
+        cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+    const DenseFfnMatrices ffn = denseFfnMatrices(layer);
+    {
+        const cpu::WeightMatrix ws[2] = {ffn.gate, ffn.up};
+        float* const ys[2] = {m_gate.data(), m_up.data()};
+        cpu::matmulShared(*m_pool, ws, ys, 2, m_xn.data(), n);
+    }
+    if (m_gateObserver)
+        m_gateObserver(m_gateObserverContext, layer, n, m_gate.data(), m_up.data(), m_x.data());
+    applyGatedActivation(hp.ffnActivation, m_gate.data(), m_up.data(), std::int64_t(n) * nFf);
+    if (mask) {
+        for (std::size_t i = 0; i < std::size_t(n) * std::size_t(nFf); ++i)
+            m_gate[i] = mask[i] ? m_gate[i] : 0.0f;
+    }
+    if (m_observer)
+        m_observer(m_observerContext, layer, n, m_gate.data(), m_x.data());
+    if (ffn.downTransposed)
+        m_downProjection->run(*m_pool, ffn.down, m_gate.data(), n, m_tmp.data());
+    else
+        cpu::matmul(*m_pool, ffn.down, m_gate.data(), n, m_tmp.data());
+}
+
+LlamaForward::DenseFfnMatrices LlamaForward::denseFfnMatrices(int layer) const
+{
+    const LlamaLayerWeights& lw = m_model.weights().layers[std::size_t(layer)];
+    if (!lw.fusedNeurons)
+        return {lw.gate, lw.up, lw.down, lw.downTransposed};
+    const sparse::NeuronWeights& neurons = m_neurons[std::size_t(layer)];
+    const auto rows = [&](const std::uint8_t* first) {
+        cpu::WeightMatrix m{neurons.type, first, neurons.nFf, neurons.nEmbd};
+        m.rowStride = neurons.stride;
+        return m;
+    };
+    return {rows(neurons.gate), rows(neurons.up), rows(neurons.down), true};
 }
 
 void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, int threadIndex)
@@ -375,27 +427,8 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
             cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
             continue;
         }
-        if (magnitudeFfn(l, n) || neuronFfn(l, n)) {
-            postNorm(lw.ffnPostNorm, n);
-            cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
-            continue;
-        }
-        for (int t = 0; t < n; ++t)
-            cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
-        {
-            const cpu::WeightMatrix ws[2] = {lw.gate, lw.up};
-            float* const ys[2] = {m_gate.data(), m_up.data()};
-            cpu::matmulShared(pool, ws, ys, 2, m_xn.data(), n);
-        }
-        if (m_gateObserver)
-            m_gateObserver(m_gateObserverContext, l, n, m_gate.data(), m_up.data(), m_x.data());
-        applyGatedActivation(hp.ffnActivation, m_gate.data(), m_up.data(), std::int64_t(n) * hp.nFf);
-        if (m_observer)
-            m_observer(m_observerContext, l, n, m_gate.data(), m_x.data());
-        if (lw.downTransposed)
-            m_downProjection->run(*m_pool, lw.down, m_gate.data(), n, m_tmp.data());
-        else
-            cpu::matmul(pool, lw.down, m_gate.data(), n, m_tmp.data());
+        if (!magnitudeFfn(l, n) && !neuronFfn(l, n))
+            denseFfn(l, n, nullptr);
         postNorm(lw.ffnPostNorm, n);
         cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
     }

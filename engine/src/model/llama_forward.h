@@ -135,6 +135,16 @@ private:
     // The FFN through the neuron kernels (sparse mode, and every mode for fused files).
     // Returns false when the layer has to take the dense path instead.
     bool neuronFfn(int layer, int n);
+    // m_tmp = the FFN of layer @p layer over every neuron by the dense products, for the batch;
+    // @p mask (optional, [n][nFf]) zeroes the activations of the neurons it leaves out.
+    void denseFfn(int layer, int n, const std::uint8_t* mask);
+    // The gate, up and down matrices the dense path of layer @p layer reads: the file's, or
+    // strided views of a fused neuron tensor's rows (whose down rows are neuron-major).
+    struct DenseFfnMatrices {
+        cpu::WeightMatrix gate, up, down;
+        bool downTransposed = false;
+    };
+    [[nodiscard]] DenseFfnMatrices denseFfnMatrices(int layer) const;
     // The FFN of a magnitude-sparse layer in sparse mode: a decoded token runs only the neurons
     // whose |silu(gate)| passes the layer's threshold; a prompt zeroes the others.
     bool magnitudeFfn(int layer, int n);

@@ -16,6 +16,10 @@ namespace {
 // of rows whose slices (72 KiB in Q4_0) stay in L2 while every tile of tokens passes them.
 constexpr std::int64_t kColumns = 256;
 constexpr std::int64_t kRowBlock = 512;
+// A prompt whose share of non-zero activations is at most this takes the per-token lists: a
+// tile of 8 tokens reads a row for all 8 when any needs it, so at 30 % a row is read by ~94 % of
+// the tiles for 2.4 tokens' worth of use.
+constexpr double kMaxActiveShare = 0.3;
 
 } // namespace
 
@@ -24,16 +28,25 @@ std::size_t scratchFloats(std::int64_t columns)
     return std::size_t(std::max(kRowBlock * kColumns, 2 * columns));
 }
 
-Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std::int64_t columns)
+Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std::int64_t columns, int maxTokens,
+                                                               std::int64_t maxRows)
 {
-    if (threads <= 0 || columns <= 0)
+    if (threads <= 0 || columns <= 0 || maxTokens < 0 || maxRows < 0)
         return Status(ErrorCode::InvalidArgument, "the down projection needs a thread and outputs");
     std::unique_ptr<DownProjection> d(new DownProjection());
     d->m_threads = threads;
     d->m_columns = columns;
+    // The lists hold 16-bit row numbers: wider layers keep the tiles.
+    if (maxTokens >= kAxpyTileTokens && maxRows > 0 && maxRows <= 65536) {
+        d->m_maxTokens = maxTokens;
+        d->m_maxRows = maxRows;
+    }
     try {
         d->m_scratch.resize(std::size_t(threads) * scratchFloats(columns));
         d->m_partial.resize(std::size_t(threads) * std::size_t(kAxpyTileTokens - 1) * std::size_t(columns));
+        d->m_active.resize(std::size_t(d->m_maxTokens) * std::size_t(d->m_maxRows));
+        d->m_activeCount.resize(std::size_t(d->m_maxTokens));
+        d->m_cursor.resize(std::size_t(threads) * std::size_t(d->m_maxTokens));
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory for the down projection's scratch");
     }
@@ -53,6 +66,7 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
         runByRows(pool);
         return;
     }
+    m_sparse = listActiveRows(pool);
     pool.parallelFor((downT.cols + kColumns - 1) / kColumns, [this](std::int64_t begin, std::int64_t end, int thread) {
         const Job& job = m_job;
         const cpu::WeightMatrix& w = *job.downT;
@@ -61,15 +75,19 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
         // Rows without a tile kernel (K-quants, types the neuron kernels do not read) are decoded
         // a block at a time into the scratch: by the row's own axpy into zeros where it has one.
         const RowKernels* own = table.forType(w.type);
-        const RowKernels* direct = own && own->axpyTile ? own : nullptr;
+        // The lists add float rows: every type but F32 is decoded into the scratch first.
+        const RowKernels* direct = own && own->axpyTile && (!m_sparse || w.type == DType::F32) ? own : nullptr;
         const RowKernels& k = direct ? *direct : table.f32;
         const auto* rows = static_cast<const std::uint8_t*>(w.data);
-        const std::size_t rowBytes = hearth::rowBytes(w.type, w.cols);
+        const std::size_t rowBytes = cpu::rowStrideOf(w);
         float* scratch = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
+        std::int64_t* cursor = m_cursor.data() + std::size_t(thread) * std::size_t(m_maxTokens);
         for (std::int64_t r = begin; r < end; ++r) {
             const std::int64_t first = r * kColumns;
             const std::int64_t width = std::min(kColumns, w.cols - first);
             const std::size_t offset = hearth::rowBytes(w.type, first);
+            if (m_sparse)
+                std::fill_n(cursor, job.tokens, 0);
             for (std::int64_t i0 = 0; i0 < w.rows; i0 += kRowBlock) {
                 const std::int64_t count = std::min(kRowBlock, w.rows - i0);
                 const std::uint8_t* block = rows + std::size_t(i0) * rowBytes + offset;
@@ -87,6 +105,21 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
                     block = reinterpret_cast<const std::uint8_t*>(scratch);
                     stride = kColumns * sizeof(float);
                 }
+                if (m_sparse) {
+                    // Each token's rows of this block: the next entries of its list.
+                    for (int t = 0; t < job.tokens; ++t) {
+                        const std::uint16_t* ids = m_active.data() + std::size_t(t) * std::size_t(m_maxRows);
+                        const std::int64_t from = cursor[t];
+                        std::int64_t to = from;
+                        while (to < m_activeCount[std::size_t(t)] && ids[to] < i0 + count)
+                            ++to;
+                        cursor[t] = to;
+                        table.axpyActiveRows(job.out + std::size_t(t) * std::size_t(w.cols) + std::size_t(first),
+                                             job.acts + std::size_t(t) * std::size_t(w.rows), ids + from, to - from, i0,
+                                             reinterpret_cast<const float*>(block), stride / sizeof(float), width);
+                    }
+                    continue;
+                }
                 for (int t0 = 0; t0 < job.tokens; t0 += kAxpyTileTokens) {
                     k.axpyTile(job.out + std::size_t(t0) * std::size_t(w.cols) + std::size_t(first), w.cols,
                                job.acts + std::size_t(t0) * std::size_t(w.rows) + std::size_t(i0), w.rows,
@@ -95,6 +128,30 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
             }
         }
     });
+}
+
+bool DownProjection::listActiveRows(cpu::ThreadPool& pool)
+{
+    const cpu::WeightMatrix& w = *m_job.downT;
+    if (m_job.tokens > m_maxTokens || w.rows > m_maxRows)
+        return false;
+    pool.parallelFor(m_job.tokens, [this](std::int64_t begin, std::int64_t end, int) {
+        const std::int64_t rows = m_job.downT->rows;
+        for (std::int64_t t = begin; t < end; ++t) {
+            const float* a = m_job.acts + std::size_t(t) * std::size_t(rows);
+            std::uint16_t* ids = m_active.data() + std::size_t(t) * std::size_t(m_maxRows);
+            std::int64_t count = 0;
+            for (std::int64_t i = 0; i < rows; ++i) {
+                ids[count] = std::uint16_t(i); // written always, kept when non-zero: no branch to mispredict
+                count += a[i] != 0.0f ? 1 : 0;
+            }
+            m_activeCount[std::size_t(t)] = count;
+        }
+    });
+    std::int64_t active = 0;
+    for (int t = 0; t < m_job.tokens; ++t)
+        active += m_activeCount[std::size_t(t)];
+    return double(active) <= kMaxActiveShare * double(m_job.tokens) * double(w.rows);
 }
 
 void DownProjection::runByRows(cpu::ThreadPool& pool)
@@ -106,7 +163,7 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
         const RowKernels* direct = m_kernels->forType(w.type);
         const RowKernels& k = direct ? *direct : m_kernels->f32;
         const std::size_t cols = std::size_t(w.cols);
-        const std::size_t rowBytes = hearth::rowBytes(w.type, w.cols);
+        const std::size_t rowBytes = cpu::rowStrideOf(w);
         // Thread 0 adds into out (cleared by run()), the others into their own sums.
         float* sums = m_partial.data() + std::size_t(thread - 1) * std::size_t(kAxpyTileTokens - 1) * cols;
         if (thread > 0)

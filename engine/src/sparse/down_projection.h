@@ -5,19 +5,22 @@
 // files): out[t] = sum over neurons i of acts[t][i] * down_i, where down_i is row i of a matrix
 // of nFf rows of nEmbd.
 //
-//   auto down = sparse::DownProjection::create(threads, nEmbd);
+//   auto down = sparse::DownProjection::create(threads, nEmbd, maxTokens, nFf);
 //   (*down)->run(pool, layer.downT, hidden, tokens, out);
 //
 // Prompts (kAxpyTileTokens tokens or more): the threads take ranges of 256 outputs, so every
 // row is read once in all and nothing is summed across threads. Within a range, blocks of 512
 // rows pass while tiles of eight tokens' outputs stay in registers (RowKernels::axpyTile); rows
-// that are zero for every token of a tile are skipped. Fewer tokens (a decoded one): the threads
-// take ranges of rows and stream them whole, two at a time, into their own sums, added up in
-// thread order; reading a row in slices of 256 outputs, one range at a time, streamed at two
-// thirds of the speed. Either way the result depends on the thread count only. Rows without a
-// tile kernel (K-quants) or without neuron kernels at all (BF16, ...) are decoded a block at a
-// time into a per-thread scratch and go through the float kernels. Nothing is allocated after
-// create().
+// that are zero for every token of a tile are skipped. A sparse prompt (a predictor's masks, at
+// most 30 % of the activations non-zero) instead lists each token's non-zero rows once and adds
+// only those, a token at a time (NeuronKernels::axpyActiveRows): at 90 % sparsity a tile of
+// eight tokens still touches over half the rows. Fewer tokens (a decoded one): the threads take
+// ranges of rows and stream them whole, two at a time, into their own sums, added up in thread
+// order; reading a row in slices of 256 outputs, one range at a time, streamed at two thirds of
+// the speed. Either way the result depends on the thread count only. Rows without a tile kernel
+// (K-quants), without neuron kernels at all (BF16, ...) or added from the lists (all but F32)
+// are decoded a block at a time into a per-thread scratch and go through the float kernels.
+// Nothing is allocated after create().
 
 #include "cpu/matmul.h"
 #include "sparse/neuron_kernels.h"
@@ -35,8 +38,10 @@ namespace hearth::sparse {
 
 class DownProjection {
 public:
-    // Scratch for up to @p threads threads and outputs of up to @p columns.
-    static Result<std::unique_ptr<DownProjection>> create(int threads, std::int64_t columns);
+    // Scratch for up to @p threads threads, outputs of up to @p columns and, for sparse prompts,
+    // @p maxTokens tokens of up to @p maxRows neurons (0: no sparse prompts).
+    static Result<std::unique_ptr<DownProjection>> create(int threads, std::int64_t columns, int maxTokens = 0,
+                                                          std::int64_t maxRows = 0);
 
     // out (tokens x downT.cols) = acts (tokens x downT.rows) x downT. The pool may not have more
     // threads than create() was given; downT.cols must be a multiple of the type's block.
@@ -50,12 +55,20 @@ private:
 
     // A few tokens: rows split over the threads.
     void runByRows(cpu::ThreadPool& pool);
+    // Lists each token's non-zero activations in m_active; false when there are too many.
+    bool listActiveRows(cpu::ThreadPool& pool);
 
     const NeuronKernels* m_kernels = &neuronKernels();
     int m_threads = 0;
     std::int64_t m_columns = 0;
     std::vector<float> m_scratch; // per thread: a block of decoded row slices, or two decoded rows
     std::vector<float> m_partial; // per thread: kAxpyTileTokens - 1 tokens' sums (runByRows)
+    int m_maxTokens = 0;
+    std::int64_t m_maxRows = 0;
+    std::vector<std::uint16_t> m_active;    // per token, m_maxRows apart: its non-zero rows, ascending
+    std::vector<std::int64_t> m_activeCount; // per token
+    std::vector<std::int64_t> m_cursor;      // per thread and token: the next entry of m_active
+    bool m_sparse = false;                    // the call in flight uses the lists
 
     // The call in flight, read by the worker threads (captured by pointer only).
     struct Job {

@@ -42,8 +42,17 @@ struct RowKernels {
 // Tokens of one axpyTile call.
 inline constexpr int kAxpyTileTokens = 8;
 
+// One token of a prompt's down projection whose activations are mostly zero: for c < n (a
+// multiple of 32),
+//   y[c] += sum over k < count of a[ids[k]] * rows[(ids[k] - firstRow) * rowStride + c],
+// float rows; the outputs stay in registers while the token's rows go past. A tile of eight
+// tokens reads every row any of them needs for all eight; this reads only each token's own.
+using AxpyActiveRowsFn = void (*)(float* y, const float* a, const std::uint16_t* ids, std::int64_t count,
+                                  std::int64_t firstRow, const float* rows, std::size_t rowStride, std::int64_t n);
+
 struct NeuronKernels {
     const char* name;
+    AxpyActiveRowsFn axpyActiveRows;
     RowKernels f32;
     RowKernels f16;
     RowKernels q4_0;

@@ -147,10 +147,18 @@ void axpyTile(float* y, std::int64_t yStride, const float* a, std::int64_t aStri
     }
 }
 
+void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int64_t count, std::int64_t firstRow,
+                    const float* rows, std::size_t rowStride, std::int64_t n)
+{
+    for (std::int64_t k = 0; k < count; ++k)
+        axpyF32(y, a[ids[k]], rows + std::size_t(ids[k] - firstRow) * rowStride, n);
+}
+
 } // namespace
 
 constinit const NeuronKernels kScalarNeuronKernels = {
     "scalar",
+    axpyActiveRows,
     {dot2<dotF32>, dotF32, axpyF32, axpy2<axpyF32>, nullptr, axpyTile<axpyF32>},
     {dot2<dotF16>, dotF16, axpyF16, axpy2<axpyF16>, nullptr, axpyTile<axpyF16>},
     {dot2<dotQ4>, dotQ4, axpyQ4, axpy2<axpyQ4>, nullptr, axpyTile<axpyQ4>},
