@@ -2,10 +2,11 @@
 #pragma once
 
 // Helpers shared by the tests that run sessions on the emulated device (tst_session_hybrid,
-// tst_session_offload, tst_device_layers, tst_family_sparse): the session parameters that pick
-// a device and a budget, a prompt-then-decode run, the logits' error measure, and reading counts
-// out of a placement report, and
-// a conversation (prompt, decode, regenerate, reset, full context) that records every step's logits.
+// tst_session_offload, tst_device_layers, tst_family_sparse) and against reference engines
+// (tst_llama_families, tst_sparse): the session parameters that pick a device and a budget,
+// greedy ids, a prompt-then-decode run, the logits' error measure, reading counts out of a
+// placement report, and a conversation (prompt, decode, regenerate, reset, full context) that
+// records every step's logits.
 
 #include <hearth/model.h>
 #include <hearth/session.h>
@@ -39,6 +40,27 @@ inline SessionParams deviceSessionParams(const std::string& device, double budge
     p.vramBudgetGiB = budgetGiB;
     p.kvCache = KvCacheType::F32;
     return p;
+}
+
+// @p count greedy ids after @p prompt (argmax of the last logits each step), in a CPU session
+// with an F32 KV cache and the 512-token context the reference engines ran with; nothing when
+// a step fails. Against an F16 cache llama.cpp rounds q and the attention weights to F16 as
+// well, which Hearth does not, so near ties could go either way.
+inline std::vector<Token> greedyIds(const std::shared_ptr<const Model>& model, const std::vector<Token>& prompt,
+                                    int count)
+{
+    auto session = Session::create(model, deviceSessionParams({}, 0, 512, 64));
+    if (!session || !(*session)->prefill(prompt).ok())
+        return {};
+    std::vector<Token> ids;
+    for (int i = 0; i < count; ++i) {
+        const auto logits = (*session)->logits();
+        const Token best = Token(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        ids.push_back(best);
+        if (!(*session)->decode(best).ok())
+            return {};
+    }
+    return ids;
 }
 
 // The logits after prefilling @p prompt in a new session, or nothing when that fails.

@@ -66,24 +66,6 @@ model::HyperParams& hyperParamsOf(const std::shared_ptr<const Model>& model)
     return const_cast<model::HyperParams&>(llama.hyperParams());
 }
 
-std::vector<Token> greedyIds(const std::shared_ptr<const Model>& model, const std::vector<Token>& prompt, int count)
-{
-    // The context llama.cpp ran with (it picks Phi-3's LongRoPE factors by it). The KV cache is
-    // F32: against an F16 cache llama.cpp rounds q and the attention weights to F16 as well,
-    // which Hearth does not, so near ties could go either way.
-    auto session = Session::create(model, test::deviceSessionParams({}, 0, 512, 64));
-    if (!session || !(*session)->prefill(prompt).ok())
-        return {};
-    std::vector<Token> ids;
-    for (int i = 0; i < count; ++i) {
-        const auto logits = (*session)->logits();
-        const Token best = Token(std::max_element(logits.begin(), logits.end()) - logits.begin());
-        ids.push_back(best);
-        if (!(*session)->decode(best).ok())
-            return {};
-    }
-    return ids;
-}
 
 } // namespace
 
@@ -352,7 +334,7 @@ private Q_SLOTS:
         std::vector<Token> expected;
         for (const QJsonValue& v : reference.value(QLatin1String("ids")).toArray())
             expected.push_back(Token(v.toInt()));
-        QCOMPARE(greedyIds(model, prompt, int(expected.size())), expected);
+        QCOMPARE(test::greedyIds(model, prompt, int(expected.size())), expected);
 
         // The first logits after the prompt: those of F32 files each within 2e-3 x (1 + |logit|)
         // (llama.cpp's KV cache is F16); those of quantized files within 3% of the largest, as

@@ -12,10 +12,16 @@
 #include "sparse/neuron_kernels.h"
 #include "sparse/neuron_pack.h"
 #include "sparse/sparse_ffn.h"
+#include "session_test_support.h"
 #include "synth/synthetic_sparse.h"
 
 #include <hearth/model.h>
 
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -726,6 +732,67 @@ private slots:
         QVERIFY2(maxRelativeError(d, a) < tol, qPrintable(QString::number(maxRelativeError(d, a))));
         // And sparse really differs from dense (the predictor skips neurons that would fire).
         QVERIFY(maxRelativeError(a, dense) > tol);
+    }
+
+    // PowerInfer's own greedy output on the same F16 files in its layout
+    // (data/powerinfer_greedy.json says how it was made): the predictor selects the same neurons
+    // in both engines, prompts included (each token its own), so the ids are the same.
+    void greedyIdsEqualPowerInfer_data()
+    {
+        QTest::addColumn<QJsonObject>("reference");
+        QFile file(QStringLiteral(HEARTH_TEST_DATA_DIR "/powerinfer_greedy.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonArray cases = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
+        QVERIFY(!cases.isEmpty());
+        for (const QJsonValue& c : cases) {
+            const QJsonObject o = c.toObject();
+            QTest::newRow(qPrintable(o.value(QLatin1String("shape")).toString() + QLatin1Char(' ')
+                                     + o.value(QLatin1String("type")).toString()))
+                << o;
+        }
+    }
+
+    void greedyIdsEqualPowerInfer()
+    {
+        QFETCH(QJsonObject, reference);
+        const auto type = synth::parseWeightType(reference.value(QLatin1String("type")).toString().toStdString());
+        QVERIFY(type.ok());
+        synth::SynthOptions o; // hearth-synth's defaults: seed 42, the shape's own vocabulary
+        o.shape = *synth::shapeByName(reference.value(QLatin1String("shape")).toString().toStdString());
+        o.type = *type;
+        o.ffnActivation = "reglu";
+        synth::SparseSynthOptions s;
+        s.sparsity = float(reference.value(QLatin1String("sparsity")).toDouble()); // the tool's option is a float
+        s.layout = synth::SparseLayout::PowerInfer;
+        const std::string path = m_dir.filePath(QStringLiteral("powerinfer-%1.gguf").arg(QTest::currentDataTag())).toStdString();
+        QVERIFY(synth::writeSparseSyntheticModel(o, s, path).ok());
+        // The reference holds for these bytes only: a generator change must come with new ids.
+        QFile file(QString::fromStdString(path));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex()),
+                 reference.value(QLatin1String("sha256")).toString());
+
+        auto model = Model::load(path);
+        QVERIFY2(model.ok(), model.message().c_str());
+        std::vector<Token> prompt;
+        for (const QJsonValue& v : reference.value(QLatin1String("prompt")).toArray())
+            prompt.push_back(Token(v.toInt()));
+        std::vector<Token> expected;
+        for (const QJsonValue& v : reference.value(QLatin1String("ids")).toArray())
+            expected.push_back(Token(v.toInt()));
+        QCOMPARE(test::greedyIds(*model, prompt, int(expected.size())), expected);
+
+        // The first logits after the prompt, each within 2e-3 x (1 + |logit|): PowerInfer rounds
+        // the activations it hands between operations to F16, Hearth keeps them in floats.
+        auto session = Session::create(*model, test::deviceSessionParams({}, 0, 512, 64));
+        QVERIFY(session.ok() && (*session)->prefill(prompt).ok());
+        const auto logits = (*session)->logits();
+        const QJsonArray theirs = reference.value(QLatin1String("logits")).toArray();
+        for (qsizetype i = 0; i < theirs.size(); ++i) {
+            const double want = theirs.at(i).toDouble();
+            QVERIFY2(std::abs(double(logits[std::size_t(i)]) - want) <= 2e-3 * (1.0 + std::abs(want)),
+                     qPrintable(QStringLiteral("logit %1: %2, PowerInfer %3").arg(i).arg(logits[std::size_t(i)]).arg(want)));
+        }
     }
 
     void modelThreadsAgreeAndRepeat()
