@@ -262,8 +262,8 @@ private slots:
             model::DenseFfn dense;
             QVERIFY(dense.reserve(2, nFf, nEmbd, 2, true).ok());
             cpu::ThreadPool pool(2);
-            // Threshold 0 leaves a union of under 60 % of the neurons for the neuron kernels; the
-            // median logit of the two tokens about half each, a union the dense products take.
+            // A threshold that leaves each token 5 % of the neurons takes the neuron kernels; the
+            // median logit of the two tokens, about half each, the dense products.
             for (const bool wide : {false, true}) {
                 for (int l = 0; l < o.shape.layerCount; ++l) {
                     const std::string pre = "blk." + std::to_string(l) + ".";
@@ -280,14 +280,12 @@ private slots:
                             v = std::max(v, 0.0);
                         logits.push_back(matVec(fc2, h));
                     }
-                    double threshold = 0.0;
-                    if (wide) {
-                        std::vector<double> all = logits[0];
-                        all.insert(all.end(), logits[1].begin(), logits[1].end());
-                        // Halfway between two logits, so float rounding cannot move a neuron across.
-                        std::sort(all.begin(), all.end());
-                        threshold = (all[all.size() / 2] + all[all.size() / 2 + 1]) / 2.0;
-                    }
+                    std::vector<double> all = logits[0];
+                    all.insert(all.end(), logits[1].begin(), logits[1].end());
+                    // Halfway between two logits, so float rounding cannot move a neuron across.
+                    std::sort(all.begin(), all.end());
+                    const std::size_t k = wide ? all.size() / 2 : all.size() * 95 / 100;
+                    const double threshold = (all[k] + all[k + 1]) / 2.0;
                     (*sparseFfn)->setThreshold(float(threshold));
                     std::vector<float> out(std::size_t(2 * nEmbd));
                     const model::FfnBatch batch{l, 2, x.data(), p.data(), out.data()};

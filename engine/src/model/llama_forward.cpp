@@ -272,7 +272,7 @@ bool LlamaForward::neuronFfn(int layer, int n)
     } else if (predicted) {
         // The predictor sees the residual stream before the FFN norm.
         active = m_selection.predict(*m_pool, lw.predictor, m_x.data(), n, m_threshold);
-        if (denseCapable && sparse::NeuronSelection::denseIsCheaper(active.count, nFf)) {
+        if (denseCapable && sparse::NeuronSelection::denseIsCheaper(active, n, nFf)) {
             denseFfn(layer, n, active.mask);
             return true;
         }

@@ -78,6 +78,9 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
         // The lists add float rows: every type but F32 is decoded into the scratch first.
         const RowKernels* direct = own && own->axpyTile && (!m_sparse || w.type == DType::F32) ? own : nullptr;
         const RowKernels& k = direct ? *direct : table.f32;
+        // F16, Q4_0 and Q8_0 rows decode in one vector pass (the CPU table's dequantizers); the
+        // K-quants by their own axpy into zeros, vector code too, where the generic decoder is not.
+        const bool vectorDequantize = w.type == DType::F16 || w.type == DType::Q4_0 || w.type == DType::Q8_0;
         const auto* rows = static_cast<const std::uint8_t*>(w.data);
         const std::size_t rowBytes = cpu::rowStrideOf(w);
         float* scratch = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
@@ -95,7 +98,7 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
                 if (!direct) {
                     for (std::int64_t i = 0; i < count; ++i) {
                         float* decoded = scratch + i * kColumns;
-                        if (own) {
+                        if (own && !vectorDequantize) {
                             std::fill_n(decoded, width, 0.0f);
                             own->axpy(decoded, 1.0f, block + std::size_t(i) * rowBytes, width);
                         } else {

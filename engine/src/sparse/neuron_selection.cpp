@@ -29,10 +29,14 @@ NeuronSelection::Active NeuronSelection::predict(cpu::ThreadPool& pool, const Pr
 {
     const std::int64_t nFf = std::int64_t(m_allIds.size());
     sparse::predict(pool, predictor, x, tokens, m_hidden.data(), m_logits.data());
-    if (tokens == 1)
-        return {m_ids.data(), selectActive(m_logits.data(), nFf, threshold, m_ids.data()), nullptr};
+    if (tokens == 1) {
+        const std::int64_t count = selectActive(m_logits.data(), nFf, threshold, m_ids.data());
+        return {m_ids.data(), count, nullptr, count};
+    }
     const std::int64_t count = selectActiveBatch(m_logits.data(), tokens, nFf, threshold, m_mask.data(), m_ids.data());
-    return {m_ids.data(), count, m_mask.data()};
+    const std::size_t flags = std::size_t(tokens) * std::size_t(nFf);
+    const std::int64_t pairs = std::int64_t(std::count(m_mask.begin(), m_mask.begin() + std::ptrdiff_t(flags), std::uint8_t(1)));
+    return {m_ids.data(), count, m_mask.data(), pairs};
 }
 
 } // namespace hearth::sparse
