@@ -11,12 +11,19 @@
 #include <hearth/model.h>
 #include <hearth/session.h>
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QString>
+#include <QStringList>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <span>
@@ -60,6 +67,32 @@ inline std::vector<Token> greedyIds(const std::shared_ptr<const Model>& model, c
         if (!(*session)->decode(best).ok())
             return {};
     }
+    return ids;
+}
+
+// A reference engine's outputs stored as test data (@p path, a JSON object whose "cases" are
+// objects): one data row "reference" per case, named by the values of @p nameKeys.
+inline void addReferenceRows(const QString& path, std::initializer_list<const char*> nameKeys)
+{
+    QTest::addColumn<QJsonObject>("reference");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonArray cases = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
+    QVERIFY(!cases.isEmpty());
+    for (const QJsonValue& c : cases) {
+        QStringList name;
+        for (const char* key : nameKeys)
+            name << c.toObject().value(QLatin1String(key)).toString();
+        QTest::newRow(qPrintable(name.join(QLatin1Char(' ')))) << c.toObject();
+    }
+}
+
+// The token ids under @p key of a reference case.
+inline std::vector<Token> referenceTokens(const QJsonObject& reference, const char* key)
+{
+    std::vector<Token> ids;
+    for (const QJsonValue& v : reference.value(QLatin1String(key)).toArray())
+        ids.push_back(Token(v.toInt()));
     return ids;
 }
 

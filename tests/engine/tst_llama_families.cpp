@@ -14,6 +14,7 @@
 
 #include "model/llama_model.h"
 #include "session_test_support.h"
+#include "test_support.h"
 #include "synth_test_support.h"
 #include "synth/synthetic_families.h"
 #include "synth/synthetic_model.h"
@@ -300,18 +301,7 @@ private Q_SLOTS:
 
     void greedyIdsEqualLlamaCpp_data()
     {
-        QTest::addColumn<QJsonObject>("reference");
-        QFile file(QStringLiteral(HEARTH_TEST_DATA_DIR "/llama_cpp_greedy.json"));
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QJsonArray cases = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
-        QVERIFY(!cases.isEmpty());
-        for (const QJsonValue& c : cases) {
-            const QJsonObject o = c.toObject();
-            const QString name = o.value(QLatin1String("architecture")).toString() + QLatin1Char(' ')
-                                 + o.value(QLatin1String("shape")).toString() + QLatin1Char(' ')
-                                 + o.value(QLatin1String("type")).toString();
-            QTest::newRow(qPrintable(name)) << o;
-        }
+        test::addReferenceRows(QStringLiteral(HEARTH_TEST_DATA_DIR "/llama_cpp_greedy.json"), {"architecture", "shape", "type"});
     }
     void greedyIdsEqualLlamaCpp()
     {
@@ -323,17 +313,10 @@ private Q_SLOTS:
         std::string path;
         const auto model = writeAndLoad(m_dir, options, &path);
         // The reference holds for these bytes only: a generator change must come with new ids.
-        QFile file(QString::fromStdString(path));
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QString sha = QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex());
-        QCOMPARE(sha, reference.value(QLatin1String("sha256")).toString());
+        QCOMPARE(QString::fromLatin1(test::fileSha256(path).toHex()), reference.value(QLatin1String("sha256")).toString());
 
-        std::vector<Token> prompt;
-        for (const QJsonValue& v : reference.value(QLatin1String("prompt")).toArray())
-            prompt.push_back(Token(v.toInt()));
-        std::vector<Token> expected;
-        for (const QJsonValue& v : reference.value(QLatin1String("ids")).toArray())
-            expected.push_back(Token(v.toInt()));
+        const std::vector<Token> prompt = test::referenceTokens(reference, "prompt");
+        const std::vector<Token> expected = test::referenceTokens(reference, "ids");
         QCOMPARE(test::greedyIds(model, prompt, int(expected.size())), expected);
 
         // The first logits after the prompt: those of F32 files each within 2e-3 x (1 + |logit|)

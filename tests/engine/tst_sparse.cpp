@@ -13,15 +13,11 @@
 #include "sparse/neuron_pack.h"
 #include "sparse/sparse_ffn.h"
 #include "session_test_support.h"
+#include "test_support.h"
 #include "synth/synthetic_sparse.h"
 
 #include <hearth/model.h>
 
-#include <QCryptographicHash>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -739,17 +735,7 @@ private slots:
     // in both engines, prompts included (each token its own), so the ids are the same.
     void greedyIdsEqualPowerInfer_data()
     {
-        QTest::addColumn<QJsonObject>("reference");
-        QFile file(QStringLiteral(HEARTH_TEST_DATA_DIR "/powerinfer_greedy.json"));
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QJsonArray cases = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
-        QVERIFY(!cases.isEmpty());
-        for (const QJsonValue& c : cases) {
-            const QJsonObject o = c.toObject();
-            QTest::newRow(qPrintable(o.value(QLatin1String("shape")).toString() + QLatin1Char(' ')
-                                     + o.value(QLatin1String("type")).toString()))
-                << o;
-        }
+        test::addReferenceRows(QStringLiteral(HEARTH_TEST_DATA_DIR "/powerinfer_greedy.json"), {"shape", "type"});
     }
 
     void greedyIdsEqualPowerInfer()
@@ -767,19 +753,12 @@ private slots:
         const std::string path = m_dir.filePath(QStringLiteral("powerinfer-%1.gguf").arg(QTest::currentDataTag())).toStdString();
         QVERIFY(synth::writeSparseSyntheticModel(o, s, path).ok());
         // The reference holds for these bytes only: a generator change must come with new ids.
-        QFile file(QString::fromStdString(path));
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QCOMPARE(QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex()),
-                 reference.value(QLatin1String("sha256")).toString());
+        QCOMPARE(QString::fromLatin1(test::fileSha256(path).toHex()), reference.value(QLatin1String("sha256")).toString());
 
         auto model = Model::load(path);
         QVERIFY2(model.ok(), model.message().c_str());
-        std::vector<Token> prompt;
-        for (const QJsonValue& v : reference.value(QLatin1String("prompt")).toArray())
-            prompt.push_back(Token(v.toInt()));
-        std::vector<Token> expected;
-        for (const QJsonValue& v : reference.value(QLatin1String("ids")).toArray())
-            expected.push_back(Token(v.toInt()));
+        const std::vector<Token> prompt = test::referenceTokens(reference, "prompt");
+        const std::vector<Token> expected = test::referenceTokens(reference, "ids");
         QCOMPARE(test::greedyIds(*model, prompt, int(expected.size())), expected);
 
         // The first logits after the prompt, each within 2e-3 x (1 + |logit|): PowerInfer rounds
