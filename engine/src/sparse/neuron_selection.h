@@ -45,12 +45,11 @@ public:
 
     // Whether a batch of @p tokens tokens is cheaper through the dense matrix products (every
     // neuron for every token, through the interleaved integer kernels, the unpredicted ones then
-    // zeroed) than through the per-neuron path (each token's own neurons, one dot product each).
-    // The dense products do 7 to 10 times as much work per (token, neuron) pair as they need, so
-    // the line is where a token's own share of the neurons passes 15 %. Measured with 128-token
-    // prompts, per-neuron against dense: 1.1B Q4_0 shape at 70 % sparsity 114-121 against 129-142
-    // tok/s, at 90 % 200-232 against 195-224, at 95 % 286-342 against 245-273; 13B shape (8
-    // layers) at 90 %, Q4_0 79-95 against 71-78, Q4_K 114-115 against 91-104.
+    // zeroed) than through the per-neuron path (each token's own neurons, one dot product each):
+    // the line is a token's own share of the neurons, 15 %, between what these measured with
+    // 128-token prompts, per-neuron against dense: 1.1B Q4_0 shape at 70 % sparsity 114-121
+    // against 129-142 tok/s, at 90 % 200-232 against 195-224, at 95 % 286-342 against 245-273;
+    // 13B shape (8 layers) at 90 %, Q4_0 79-95 against 71-78, Q4_K 114-115 against 91-104.
     [[nodiscard]] static bool denseIsCheaper(const Active& active, int tokens, std::int64_t nFf)
     {
         return double(active.pairs) > kDenseTokenShare * double(tokens) * double(nFf);
