@@ -329,10 +329,12 @@ int main(int argc, char** argv)
                                 bandwidth > 0 ? decodeGBs / bandwidth : 0.0, cacheGBs);
                     if (prefill > 0.0) {
                         const double flops = 2.0 * static_cast<double>(shape.rows * shape.cols * kPrefillTokens);
+                        // Rows without an interleaved copy are packed as the prompt uses them.
                         std::printf(", \"prefill_tokens\": %lld, \"prefill_ms\": %.2f, \"prefill_gflops\": %.1f, "
-                                    "\"prefill_speedup_per_token\": %.2f",
+                                    "\"prefill_speedup_per_token\": %.2f, \"prefill_packed_as_used\": %s",
                                     static_cast<long long>(kPrefillTokens), prefill * 1e3, flops / prefill / 1e9,
-                                    decode / (prefill / static_cast<double>(kPrefillTokens)));
+                                    decode / (prefill / static_cast<double>(kPrefillTokens)),
+                                    packsAsUsed(*k, slice, kPrefillTokens) ? "true" : "false");
                     }
                     std::printf("}");
                     std::fflush(stdout);

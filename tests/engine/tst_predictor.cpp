@@ -138,6 +138,9 @@ private slots:
         QCOMPARE(n, std::int64_t(3));
         QCOMPARE(std::vector<std::int32_t>(ids.begin(), ids.begin() + n), (std::vector<std::int32_t>{0, 1, 2}));
         QCOMPARE(mask, (std::vector<std::uint8_t>{0, 1, 1, 0, 1, 0, 0, 0}));
+        std::int64_t pairs = -1;
+        QCOMPARE(sparse::selectActiveBatch(logits.data(), 2, 4, 0.0f, mask.data(), ids.data(), &pairs), n);
+        QCOMPARE(pairs, std::int64_t(3)); // the flags set over both tokens
         QCOMPARE(sparse::selectActive(logits.data(), 4, 10.0f, ids.data()), std::int64_t(0));
     }
 

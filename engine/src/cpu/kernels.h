@@ -176,6 +176,10 @@ struct CpuKernels {
 // None, which the type's own kernel reads).
 [[nodiscard]] GemmFn packedGemmFor(const CpuKernels& kernels, Packing packing);
 
+// Whether a product of @p tokens tokens over @p w packs its row groups into the type's
+// interleaved layout as it uses them (matmul.cpp): a prompt over a matrix without that copy.
+[[nodiscard]] bool packsAsUsed(const CpuKernels& kernels, const WeightMatrix& w, std::int64_t tokens);
+
 // The dot product @p kernels use for block type @p type (its own or the reference), or nullptr
 // when @p type is no block type.
 [[nodiscard]] BlockDotFn blockDotFor(const CpuKernels& kernels, DType type);

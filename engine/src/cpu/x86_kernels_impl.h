@@ -536,8 +536,7 @@ inline void tileTokens(const GemmArgs& a, std::int64_t t0, const Act* (&x)[T])
         x[t] = reinterpret_cast<const Act*>(static_cast<const std::uint8_t*>(a.x) + static_cast<std::size_t>(t0 + t) * a.xStride);
 }
 
-// Groups [rowBegin / 16, rowEnd / 16) of an x16 layout through Tile::run<T>: tiles of Tokens
-// tokens, then one of the rest.
+// The last tile of a group, of @p rest < N tokens.
 template <typename Tile, int N>
 inline void restTile(const GemmArgs& a, std::int64_t group, std::int64_t t0, std::int64_t rest)
 {
@@ -549,6 +548,8 @@ inline void restTile(const GemmArgs& a, std::int64_t group, std::int64_t t0, std
     }
 }
 
+// Groups [rowBegin / 16, rowEnd / 16) of an x16 layout through Tile::run<T>: tiles of Tokens
+// tokens, then one of the rest.
 template <typename Tile, int Tokens>
 void gemmGroupTiles(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEnd)
 {
@@ -1015,7 +1016,6 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 // Q6_K stays in rows here: assembling six-bit levels for 8 rows at a time cost more than the
 // layout saved (one core: decode 6 against 11 GB/s, prompts 27-56 against 63-78 GFLOP/s).
 #endif
-
 
 template <typename Block>
 struct Q45Kx16Tile {

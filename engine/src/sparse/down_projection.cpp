@@ -61,12 +61,12 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
     std::memset(out, 0, std::size_t(tokens) * std::size_t(downT.cols) * sizeof(float));
     if (pool.size() > m_threads || downT.cols > m_columns)
         return;
-    m_job = {&downT, acts, tokens, out};
+    m_job = {&downT, acts, tokens, out, false};
     if (tokens < kAxpyTileTokens) {
         runByRows(pool);
         return;
     }
-    m_sparse = listActiveRows(pool);
+    m_job.lists = listActiveRows(pool);
     pool.parallelFor((downT.cols + kColumns - 1) / kColumns, [this](std::int64_t begin, std::int64_t end, int thread) {
         const Job& job = m_job;
         const cpu::WeightMatrix& w = *job.downT;
@@ -76,7 +76,7 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
         // a block at a time into the scratch: by the row's own axpy into zeros where it has one.
         const RowKernels* own = table.forType(w.type);
         // The lists add float rows: every type but F32 is decoded into the scratch first.
-        const RowKernels* direct = own && own->axpyTile && (!m_sparse || w.type == DType::F32) ? own : nullptr;
+        const RowKernels* direct = own && own->axpyTile && (!job.lists || w.type == DType::F32) ? own : nullptr;
         const RowKernels& k = direct ? *direct : table.f32;
         // F16, Q4_0 and Q8_0 rows decode in one vector pass (the CPU table's dequantizers); the
         // K-quants by their own axpy into zeros, vector code too, where the generic decoder is not.
@@ -89,7 +89,7 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
             const std::int64_t first = r * kColumns;
             const std::int64_t width = std::min(kColumns, w.cols - first);
             const std::size_t offset = hearth::rowBytes(w.type, first);
-            if (m_sparse)
+            if (job.lists)
                 std::fill_n(cursor, job.tokens, 0);
             for (std::int64_t i0 = 0; i0 < w.rows; i0 += kRowBlock) {
                 const std::int64_t count = std::min(kRowBlock, w.rows - i0);
@@ -108,7 +108,7 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
                     block = reinterpret_cast<const std::uint8_t*>(scratch);
                     stride = kColumns * sizeof(float);
                 }
-                if (m_sparse) {
+                if (job.lists) {
                     // Each token's rows of this block: the next entries of its list.
                     for (int t = 0; t < job.tokens; ++t) {
                         const std::uint16_t* ids = m_active.data() + std::size_t(t) * std::size_t(m_maxRows);

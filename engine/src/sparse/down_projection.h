@@ -68,7 +68,6 @@ private:
     std::vector<std::uint16_t> m_active;    // per token, m_maxRows apart: its non-zero rows, ascending
     std::vector<std::int64_t> m_activeCount; // per token
     std::vector<std::int64_t> m_cursor;      // per thread and token: the next entry of m_active
-    bool m_sparse = false;                    // the call in flight uses the lists
 
     // The call in flight, read by the worker threads (captured by pointer only).
     struct Job {
@@ -76,6 +75,7 @@ private:
         const float* acts;
         int tokens;
         float* out;
+        bool lists; // each token's non-zero rows from m_active instead of tiles
     };
     Job m_job{};
 };

@@ -33,9 +33,9 @@ NeuronSelection::Active NeuronSelection::predict(cpu::ThreadPool& pool, const Pr
         const std::int64_t count = selectActive(m_logits.data(), nFf, threshold, m_ids.data());
         return {m_ids.data(), count, nullptr, count};
     }
-    const std::int64_t count = selectActiveBatch(m_logits.data(), tokens, nFf, threshold, m_mask.data(), m_ids.data());
-    const std::size_t flags = std::size_t(tokens) * std::size_t(nFf);
-    const std::int64_t pairs = std::int64_t(std::count(m_mask.begin(), m_mask.begin() + std::ptrdiff_t(flags), std::uint8_t(1)));
+    std::int64_t pairs = 0;
+    const std::int64_t count =
+        selectActiveBatch(m_logits.data(), tokens, nFf, threshold, m_mask.data(), m_ids.data(), &pairs);
     return {m_ids.data(), count, m_mask.data(), pairs};
 }
 

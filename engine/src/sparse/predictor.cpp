@@ -32,19 +32,23 @@ std::int64_t selectActive(const float* logits, std::int64_t nFf, float threshold
 }
 
 std::int64_t selectActiveBatch(const float* logits, int tokens, std::int64_t nFf, float threshold, std::uint8_t* mask,
-                               std::int32_t* ids)
+                               std::int32_t* ids, std::int64_t* pairs)
 {
     std::int64_t count = 0;
+    std::int64_t set = 0;
     for (std::int64_t i = 0; i < nFf; ++i) {
         bool any = false;
         for (int t = 0; t < tokens; ++t) {
             const bool on = logits[std::size_t(t) * std::size_t(nFf) + std::size_t(i)] >= threshold;
             mask[std::size_t(t) * std::size_t(nFf) + std::size_t(i)] = on ? 1 : 0;
             any = any || on;
+            set += on ? 1 : 0;
         }
         if (any)
             ids[count++] = std::int32_t(i);
     }
+    if (pairs)
+        *pairs = set;
     return count;
 }
 

@@ -34,8 +34,9 @@ void predict(cpu::ThreadPool& pool, const PredictorWeights& p, const float* x, i
 std::int64_t selectActive(const float* logits, std::int64_t nFf, float threshold, std::int32_t* ids);
 
 // For a batch: mask[t * nFf + i] = logits[t][i] >= threshold, and the ascending union of the
-// active neurons of all tokens in @p ids; returns its size.
+// active neurons of all tokens in @p ids; returns its size. @p pairs (optional) receives the
+// number of flags set, the (token, neuron) pairs the batch computes.
 std::int64_t selectActiveBatch(const float* logits, int tokens, std::int64_t nFf, float threshold, std::uint8_t* mask,
-                               std::int32_t* ids);
+                               std::int32_t* ids, std::int64_t* pairs = nullptr);
 
 } // namespace hearth::sparse
