@@ -173,11 +173,13 @@ std::uint64_t predictorBytes(const gguf::GgufFile& file)
     return tensorBytes(file, {".fc1.weight", ".fc2.weight"});
 }
 
-// Weight bytes of the FFN neurons (gate, up, down in any layout).
+// Weight bytes the sparse kernels may read in part: the FFN neurons (gate, up, down in any
+// layout) and the input-major projections of magnitude files.
 std::uint64_t ffnBytes(const gguf::GgufFile& file)
 {
     return tensorBytes(file, {".ffn_gate.weight", ".ffn_up.weight", ".ffn_down.weight", ".ffn_down_t.weight",
-                              ".ffn_neurons.weight"});
+                              ".ffn_neurons.weight", ".ffn_gate_t.weight", ".ffn_up_t.weight", ".attn_q_t.weight",
+                              ".attn_k_t.weight", ".attn_v_t.weight", ".attn_output_t.weight"});
 }
 
 double cpuSeconds()
@@ -384,7 +386,8 @@ int main(int argc, char** argv)
         }
         sparseMode = *s;
         denseMode = *d;
-        // Magnitude-sparse layers read their gate densely, outside the sparse FFN's counters.
+        // Magnitude-sparse layers read their gate densely, outside the sparse kernels' counters,
+        // unless it is input-major (ffn_gate_t).
         const std::uint64_t gate = magnitude ? tensorBytes(**file, {".ffn_gate.weight"}) : 0;
         sparseBytes = double(denseBytes - ffn) + double(predictor) + double(gate) + sparseMode.ffnBytesPerToken;
     }

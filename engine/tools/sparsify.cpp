@@ -30,6 +30,7 @@ int main(int argc, char** argv)
     std::string calibrationPath;
     float recall = float(params.recall);
     float sparsity = float(params.targetSparsity);
+    float inputSparsity = float(params.inputSparsity);
     float bound = float(100.0 * params.perplexityBound);
     bool quiet = false;
     tools::ToolOptions options("hearth-sparsify",
@@ -46,6 +47,11 @@ int main(int argc, char** argv)
                      &recall);
     options.addFloat("--target-sparsity", "X", "SwiGLU: share of the neurons a decoded token skips (default 0.4)",
                      &sparsity);
+    options.addFloat("--input-sparsity", "X",
+                     "SwiGLU: share of the inputs of the attention's projections and of gate/up a decoded token "
+                     "drops, reading none of their weights (default 0: they stay dense); costs quality sooner than the "
+                     "neurons, and prompts get slower",
+                     &inputSparsity);
     options.addInt("--tokens", "N", "use at most N tokens of the text (default 4096)", &params.maxTokens, 64, 1 << 24);
     options.addInt("--rank", "N", "rank of each predictor; its hidden size is twice this (default n_embd / 8)",
                    &params.predictorRank, 1, 1 << 16);
@@ -69,6 +75,7 @@ int main(int argc, char** argv)
     }
     params.recall = recall;
     params.targetSparsity = sparsity;
+    params.inputSparsity = inputSparsity;
     params.perplexityBound = bound / 100.0;
 
     tools::ProgressLine progress(quiet);
@@ -79,13 +86,23 @@ int main(int argc, char** argv)
         return fail(report.message());
 
     const bool magnitude = report->method == SparsifyMethod::Magnitude;
-    if (magnitude) {
+    if (magnitude && report->inputSparsity > 0) {
+        std::printf("layer  threshold  q/k/v inputs  output inputs  gate/up inputs  down rows\n");
+        for (std::size_t l = 0; l < report->layers.size(); ++l) {
+            const SparsifyLayerReport& r = report->layers[l];
+            std::printf("%5zu  %9.3g  %11.1f%%  %12.1f%%  %13.1f%%  %8.1f%%\n", l, double(r.scoreThreshold),
+                        100.0 * r.attentionInputShare, 100.0 * r.attentionOutputShare, 100.0 * r.ffnInputShare,
+                        100.0 * r.firedShare);
+        }
+    } else if (magnitude) {
         std::printf("layer  threshold  recall  up rows  down rows\n");
         for (std::size_t l = 0; l < report->layers.size(); ++l) {
             const SparsifyLayerReport& r = report->layers[l];
             std::printf("%5zu  %9.3g  %6.4f  %6.1f%%  %8.1f%%\n", l, double(r.scoreThreshold), r.recall,
                         100.0 * r.predictedShare, 100.0 * r.firedShare);
         }
+    }
+    if (magnitude) {
         std::printf("thresholds chosen on %d tokens, measured on %d held-out tokens\n", report->calibrationTokens,
                     report->heldOutTokens);
     } else {

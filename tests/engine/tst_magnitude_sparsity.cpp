@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Making a SwiGLU model sparse by magnitude (hearth/convert.h: SparsifyMethod::Magnitude): the
 // file keeps the gate and up projections, stores the down projection neuron-major and holds two
-// thresholds per neuron. Checked here: at sparsity 0 it computes the dense model's logits, a
-// prompt and a decode agree, a decoded token reads only the rows it keeps (about the share the
-// report promised), the real stories260K keeps its perplexity within 5% at 40% sparsity, a result
-// over the bound is refused, the run is deterministic and a cancelled run leaves nothing, and a
-// file with hostile thresholds is refused at load.
+// thresholds per neuron; with input sparsity the attention's projections and gate/up are stored
+// input-major instead, with a threshold per input. Checked here: at sparsity 0 it computes the
+// dense model's logits (and an input-major file in dense mode does), a prompt and a decode
+// agree, a decoded token reads only the rows it keeps (about the share the report promised), the
+// real stories260K keeps its perplexity within 5% at 40% sparsity, a result over the bound is
+// refused, the run is deterministic and a cancelled run leaves nothing, and a file with hostile
+// thresholds is refused at load.
 
 #include "logits_test_support.h"
 #include "synth/synthetic_model.h"
@@ -74,15 +76,39 @@ private:
 
     std::string path(const char* name) const { return m_dir.filePath(QString::fromLatin1(name)).toStdString(); }
 
-    SparsifyParams params(const char* output, double sparsity = 0.4) const
+    // The gate screen alone (inputSparsity 0), or input-major projections as well.
+    SparsifyParams params(const char* output, double sparsity = 0.4, double inputSparsity = 0.0) const
     {
         SparsifyParams p;
         p.input = m_dense;
         p.output = path(output);
         p.threads = 2;
         p.targetSparsity = sparsity;
+        p.inputSparsity = inputSparsity;
         p.perplexityBound = 1.0; // a random model's perplexity says little
         return p;
+    }
+
+    // Weight bytes a decoded token of @p report's file should read through the sparse kernels,
+    // by the shares the report measured on held-out text (tiny-256: input-major everywhere).
+    static double expectedBytesPerToken(const std::string& file, const SparsifyReport& report)
+    {
+        auto f = gguf::GgufFile::open(file);
+        if (!f)
+            return 0;
+        double bytes = 0;
+        for (std::size_t l = 0; l < report.layers.size(); ++l) {
+            const SparsifyLayerReport& r = report.layers[l];
+            const auto size = [&](const char* name) {
+                const gguf::TensorInfo* t = (*f)->findTensor("blk." + std::to_string(l) + "." + name);
+                return t ? double(t->byteSize) : 0.0;
+            };
+            bytes += (size("attn_q_t.weight") + size("attn_k_t.weight") + size("attn_v_t.weight")) * r.attentionInputShare
+                     + size("attn_output_t.weight") * r.attentionOutputShare
+                     + (size("ffn_gate_t.weight") + size("ffn_up_t.weight")) * r.ffnInputShare
+                     + size("ffn_down_t.weight") * r.firedShare;
+        }
+        return bytes;
     }
 
     QStringList files() const { return QDir(m_dir.path()).entryList(QDir::Files, QDir::Name); }
@@ -151,18 +177,25 @@ private slots:
     {
         QTest::addColumn<int>("type");
         QTest::addColumn<double>("tolerance");
-        QTest::newRow("f32") << int(DType::F32) << 1e-4;
-        QTest::newRow("q8_0") << int(DType::Q8_0) << 2e-2;
-        QTest::newRow("q4_0") << int(DType::Q4_0) << 3e-2;
-        QTest::newRow("q4_k") << int(DType::Q4_K) << 3e-2;
-        QTest::newRow("q6_k") << int(DType::Q6_K) << 3e-2;
+        QTest::addColumn<double>("inputSparsity");
+        QTest::newRow("f32") << int(DType::F32) << 1e-4 << 0.0;
+        QTest::newRow("q8_0") << int(DType::Q8_0) << 2e-2 << 0.0;
+        QTest::newRow("q4_0") << int(DType::Q4_0) << 3e-2 << 0.0;
+        QTest::newRow("q4_k") << int(DType::Q4_K) << 3e-2 << 0.0;
+        QTest::newRow("q6_k") << int(DType::Q6_K) << 3e-2 << 0.0;
+        // Input-major products: a prompt and a decode drop the same inputs.
+        QTest::newRow("inputs f32") << int(DType::F32) << 1e-4 << 0.4;
+        QTest::newRow("inputs q8_0") << int(DType::Q8_0) << 1e-4 << 0.4;
+        QTest::newRow("inputs q4_0") << int(DType::Q4_0) << 1e-4 << 0.4;
+        QTest::newRow("inputs q4_k") << int(DType::Q4_K) << 1e-4 << 0.4;
     }
 
     void promptEqualsDecode()
     {
         QFETCH(int, type);
         QFETCH(double, tolerance);
-        SparsifyParams p = params("typed.gguf", 0.5);
+        QFETCH(double, inputSparsity);
+        SparsifyParams p = params("typed.gguf", 0.5, inputSparsity);
         p.overwrite = true;
         if (DType(type) != DType::F32) {
             p.input = path("typed-dense.gguf");
@@ -206,6 +239,75 @@ private slots:
         QVERIFY(readDown < readUp);
     }
 
+    // Input sparsity: q/k/v, the attention's output and gate/up are stored input-major with a
+    // threshold per input, in place of the row-major tensors and of the gate screen.
+    void inputSparsityWritesInputMajorProjections()
+    {
+        auto screened = sparsifyModel(params("screened.gguf", 0.4));
+        QVERIFY2(screened.ok(), screened.message().c_str());
+        auto report = sparsifyModel(params("inputs.gguf", 0.4, 0.4));
+        QVERIFY2(report.ok(), report.message().c_str());
+        QCOMPARE(report->inputSparsity, 0.4);
+        QCOMPARE(screened->inputSparsity, 0.0);
+        for (const SparsifyLayerReport& l : report->layers) {
+            for (const double share : {l.attentionInputShare, l.attentionOutputShare, l.ffnInputShare})
+                QVERIFY2(share > 0.5 && share < 0.7, qPrintable(QString::number(share)));
+            QCOMPARE(l.predictedShare, 1.0); // no screen: every neuron of the kept inputs
+            QVERIFY2(l.firedShare > 0.5 && l.firedShare < 0.7, qPrintable(QString::number(l.firedShare)));
+        }
+        QVERIFY2(report->expectedSpeedup > screened->expectedSpeedup + 0.2,
+                 qPrintable(QStringLiteral("%1 against %2").arg(report->expectedSpeedup).arg(screened->expectedSpeedup)));
+        auto file = gguf::GgufFile::open(report->output);
+        QVERIFY2(file.ok(), file.message().c_str());
+        for (int l = 0; l < 3; ++l) {
+            const std::string p = "blk." + std::to_string(l) + ".";
+            for (const char* name : {"attn_q_t.weight", "attn_k_t.weight", "attn_v_t.weight", "attn_output_t.weight",
+                                     "ffn_gate_t.weight", "ffn_up_t.weight", "ffn_down_t.weight", "attn_input_threshold",
+                                     "attn_output_threshold", "ffn_input_threshold", "ffn_act_threshold"})
+                QVERIFY2((*file)->findTensor(p + name), name);
+            for (const char* name : {"attn_q.weight", "attn_output.weight", "ffn_gate.weight", "ffn_up.weight",
+                                     "ffn_gate_threshold"})
+                QVERIFY2(!(*file)->findTensor(p + name), name);
+        }
+        auto model = Model::load(report->output);
+        QVERIFY2(model.ok(), model.message().c_str());
+        QVERIFY((*model)->info().magnitudeSparse);
+    }
+
+    // Its dense mode computes every input through the input-major products: the dense logits.
+    void inputMajorDenseModeGivesTheDenseLogits()
+    {
+        auto report = sparsifyModel(params("inputs-dense.gguf", 0.4, 0.4));
+        QVERIFY2(report.ok(), report.message().c_str());
+        const std::vector<Token> prompt = test::calibrationPrompt(m_dense, 24);
+        const std::vector<float> dense = test::decodedLogits(m_dense, prompt);
+        const double decode = test::relativeRms(test::decodedLogits(report->output, prompt, 128, true), dense);
+        QVERIFY2(decode < 1e-5, qPrintable(QString::number(decode)));
+        // Sparse, it drops inputs: the logits move.
+        const double sparse = test::relativeRms(test::decodedLogits(report->output, prompt), dense);
+        QVERIFY2(sparse > 1e-3, qPrintable(QString::number(sparse)));
+    }
+
+    // A decoded token reads the rows of the inputs it keeps: about the bytes the report promised.
+    void inputSparseDecodeReadsOnlyWhatItKeeps()
+    {
+        auto report = sparsifyModel(params("inputs-traffic.gguf", 0.5, 0.5));
+        QVERIFY2(report.ok(), report.message().c_str());
+        const std::vector<Token> prompt = test::calibrationPrompt(m_dense, 64);
+        sparse::resetFfnTraffic();
+        QVERIFY(!test::decodedLogits(report->output, prompt).empty());
+        const double read = double(sparse::ffnTraffic().bytes) / 64.0;
+        const double expected = expectedBytesPerToken(report->output, *report);
+        QVERIFY(expected > 0);
+        QVERIFY2(std::fabs(read / expected - 1.0) < 0.15, qPrintable(QStringLiteral("%1 against %2").arg(read).arg(expected)));
+        // Dense mode reads them all.
+        auto file = gguf::GgufFile::open(report->output);
+        QVERIFY(file.ok());
+        sparse::resetFfnTraffic();
+        QVERIFY(!test::decodedLogits(report->output, prompt, 128, true).empty());
+        QVERIFY(double(sparse::ffnTraffic().bytes) / 64.0 > 1.6 * read);
+    }
+
     void deterministicForAnyThreadCount()
     {
         SparsifyParams one = params("one.gguf");
@@ -214,22 +316,31 @@ private slots:
         QVERIFY(sparsifyModel(one).ok());
         QVERIFY(sparsifyModel(two).ok());
         QCOMPARE(test::fileSha256(one.output), test::fileSha256(two.output));
+        one.inputSparsity = two.inputSparsity = 0.4;
+        one.overwrite = two.overwrite = true;
+        QVERIFY(sparsifyModel(one).ok());
+        QVERIFY(sparsifyModel(two).ok());
+        QCOMPARE(test::fileSha256(one.output), test::fileSha256(two.output));
     }
 
     void cancelledLeavesNothing_data()
     {
         QTest::addColumn<float>("at");
-        QTest::newRow("recording") << 0.1f;
-        QTest::newRow("second pass") << 0.4f;
-        QTest::newRow("writing") << 0.7f;
-        QTest::newRow("checking") << 0.9f;
+        QTest::addColumn<double>("inputSparsity");
+        QTest::newRow("recording") << 0.1f << 0.0;
+        QTest::newRow("second pass") << 0.4f << 0.0;
+        QTest::newRow("writing") << 0.7f << 0.0;
+        QTest::newRow("checking") << 0.9f << 0.0;
+        QTest::newRow("inputs: recording") << 0.3f << 0.4;
+        QTest::newRow("inputs: writing") << 0.7f << 0.4;
     }
 
     void cancelledLeavesNothing()
     {
         QFETCH(float, at);
+        QFETCH(double, inputSparsity);
         const QStringList before = files();
-        SparsifyParams p = params("cancelled.gguf");
+        SparsifyParams p = params("cancelled.gguf", 0.4, inputSparsity);
         p.progress = [at](float f) { return f < at; };
         auto report = sparsifyModel(p);
         QCOMPARE(report.code(), ErrorCode::Cancelled);
@@ -262,10 +373,25 @@ private slots:
     }
 
     // Thresholds that are negative or NaN would skip or keep at random: the file is refused.
+    void hostileThresholdsAreRefused_data()
+    {
+        QTest::addColumn<QString>("tensor");
+        QTest::addColumn<double>("inputSparsity");
+        QTest::newRow("activation") << QStringLiteral("ffn_act_threshold") << 0.0;
+        QTest::newRow("attention input") << QStringLiteral("attn_input_threshold") << 0.4;
+        QTest::newRow("attention output") << QStringLiteral("attn_output_threshold") << 0.4;
+        QTest::newRow("ffn input") << QStringLiteral("ffn_input_threshold") << 0.4;
+    }
+
     void hostileThresholdsAreRefused()
     {
-        auto report = sparsifyModel(params("hostile-source.gguf"));
+        QFETCH(QString, tensor);
+        QFETCH(double, inputSparsity);
+        SparsifyParams source = params("hostile-source.gguf", 0.4, inputSparsity);
+        source.overwrite = true;
+        auto report = sparsifyModel(source);
         QVERIFY2(report.ok(), report.message().c_str());
+        const std::string name = tensor.toStdString();
         for (const float bad : {-1.0f, std::numeric_limits<float>::quiet_NaN()}) {
             const std::string hostile = path("hostile.gguf");
             QFile::remove(QString::fromStdString(hostile));
@@ -274,7 +400,7 @@ private slots:
             {
                 auto file = gguf::GgufFile::open(hostile);
                 QVERIFY(file.ok());
-                const gguf::TensorInfo* t = (*file)->findTensor("blk.1.ffn_act_threshold");
+                const gguf::TensorInfo* t = (*file)->findTensor("blk.1." + name);
                 QVERIFY(t);
                 offset = std::size_t(t->data - (*file)->bytes().data()) + 12;
             }
@@ -285,21 +411,36 @@ private slots:
             f.close();
             auto model = Model::load(hostile);
             QCOMPARE(model.code(), ErrorCode::InvalidFile);
-            QVERIFY2(model.message().find("ffn_act_threshold") != std::string::npos, model.message().c_str());
+            QVERIFY2(model.message().find(name) != std::string::npos, model.message().c_str());
         }
+    }
+
+    // Without input sparsity the table shows the gate screen's recall and the up rows; with it,
+    // the inputs kept.
+    void toolPrintsTheReport_data()
+    {
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("header");
+        QTest::newRow("screen") << QStringList{} << QStringLiteral("layer  threshold  recall  up rows  down rows");
+        QTest::newRow("inputs") << QStringList{QStringLiteral("--input-sparsity"), QStringLiteral("0.2")}
+                                << QStringLiteral("layer  threshold  q/k/v inputs  output inputs  gate/up inputs  down rows");
     }
 
     void toolPrintsTheReport()
     {
+        QFETCH(QStringList, extra);
+        QFETCH(QString, header);
         QProcess run;
         run.start(QStringLiteral(HEARTH_SPARSIFY_TOOL),
-                  {QStringLiteral("-m"), QString::fromStdString(m_dense), QStringLiteral("-o"),
-                   QString::fromStdString(path("tool.gguf")), QStringLiteral("-q"), QStringLiteral("--target-sparsity"),
-                   QStringLiteral("0.3"), QStringLiteral("--max-perplexity-increase"), QStringLiteral("100")});
+                  QStringList{QStringLiteral("-m"), QString::fromStdString(m_dense), QStringLiteral("-o"),
+                              QString::fromStdString(path("tool.gguf")), QStringLiteral("-q"), QStringLiteral("--overwrite"),
+                              QStringLiteral("--target-sparsity"), QStringLiteral("0.3"),
+                              QStringLiteral("--max-perplexity-increase"), QStringLiteral("100")}
+                      + extra);
         QVERIFY(run.waitForFinished(120000));
         const QString out = QString::fromUtf8(run.readAllStandardOutput());
         QVERIFY2(run.exitCode() == 0, qPrintable(QString::fromUtf8(run.readAllStandardError())));
-        QVERIFY2(out.contains(QStringLiteral("layer  threshold  recall  up rows  down rows")), qPrintable(out));
+        QVERIFY2(out.contains(header), qPrintable(out));
         QVERIFY2(out.contains(QStringLiteral("held-out perplexity")), qPrintable(out));
         QVERIFY(QFile::exists(QString::fromStdString(path("tool.gguf"))));
     }
@@ -320,6 +461,7 @@ private slots:
         p.output = path("stories-40.gguf");
         p.threads = 2;
         p.targetSparsity = 0.4;
+        p.inputSparsity = 0.0; // the FFN's activations alone, counted by the sparse FFN below
         auto report = sparsifyModel(p);
         QVERIFY2(report.ok(), report.message().c_str());
         const double dense = perplexityOf(p.input, text, 256);
@@ -338,8 +480,19 @@ private slots:
         const double kept = double(t.downRows) / (double(t.calls) * 172.0);
         QVERIFY2(kept > 0.5 && kept < 0.7, qPrintable(QString::number(kept)));
 
+        // With 20 % of the inputs dropped as well it stays within the bound, reading less.
+        p.output = path("stories-inputs.gguf");
+        p.inputSparsity = 0.2;
+        auto inputs = sparsifyModel(p);
+        QVERIFY2(inputs.ok(), inputs.message().c_str());
+        QCOMPARE(inputs->inputSparsity, 0.2);
+        QVERIFY(inputs->expectedSpeedup > report->expectedSpeedup);
+        const double withInputs = perplexityOf(p.output, text, 256);
+        QVERIFY2(withInputs <= 1.05 * dense, qPrintable(QStringLiteral("%1 against %2").arg(withInputs).arg(dense)));
+
         p.output = path("stories-0.gguf");
         p.targetSparsity = 0.0;
+        p.inputSparsity = 0.0;
         QVERIFY(sparsifyModel(p).ok());
         const std::vector<Token> prompt(tokens.begin(), tokens.begin() + 64);
         const double error = test::relativeRms(test::promptLogits(p.output, prompt, 128), test::promptLogits(p.input, prompt, 128));

@@ -46,25 +46,25 @@ Status checkNeuronType(const std::string& name, DType type)
                                         + "; re-quantize the file to Q4_K_M or Q8_0 first (hearth-quantize)"};
 }
 
-Status writeNeuronMajorDown(const gguf::TensorInfo& down, DType type, std::int64_t nEmbd, std::int64_t nFf,
-                            const std::vector<std::int32_t>& order, std::byte* out, std::size_t stride)
+Status writeTransposed(const gguf::TensorInfo& matrix, DType type, std::int64_t rows, std::int64_t cols,
+                       const std::vector<std::int32_t>& order, std::byte* out, std::size_t stride)
 {
-    std::vector<float> d;    // nEmbd rows of nFf
+    std::vector<float> m; // rows of cols
     std::vector<float> column;
     try {
-        d.resize(std::size_t(nEmbd * nFf));
-        column.resize(std::size_t(nEmbd));
+        m.resize(std::size_t(rows * cols));
+        column.resize(std::size_t(rows));
     } catch (const std::bad_alloc&) {
-        return {ErrorCode::OutOfMemory, "not enough memory to transpose the down projection"};
+        return {ErrorCode::OutOfMemory, "not enough memory to transpose " + matrix.name};
     }
-    const std::size_t inRow = rowBytes(down.type, nFf);
-    for (std::int64_t r = 0; r < nEmbd; ++r)
-        cpu::dequantizeRow(down.type, down.data + std::size_t(r) * inRow, d.data() + r * nFf, nFf);
-    for (std::int64_t k = 0; k < nFf; ++k) {
+    const std::size_t inRow = rowBytes(matrix.type, cols);
+    for (std::int64_t r = 0; r < rows; ++r)
+        cpu::dequantizeRow(matrix.type, matrix.data + std::size_t(r) * inRow, m.data() + r * cols, cols);
+    for (std::int64_t k = 0; k < cols; ++k) {
         const auto i = std::size_t(order.empty() ? k : order[std::size_t(k)]);
-        for (std::int64_t e = 0; e < nEmbd; ++e)
-            column[std::size_t(e)] = d[std::size_t(e * nFf) + i];
-        cpu::quantizeRow(type, column.data(), out + std::size_t(k) * stride, nEmbd);
+        for (std::int64_t e = 0; e < rows; ++e)
+            column[std::size_t(e)] = m[std::size_t(e * cols) + i];
+        cpu::quantizeRow(type, column.data(), out + std::size_t(k) * stride, rows);
     }
     return {};
 }

@@ -72,12 +72,13 @@ struct CalibrationWindows {
 // @p name (a file, a layer), with what to do about it.
 [[nodiscard]] Status checkNeuronType(const std::string& name, DType type);
 
-// Writes @p down (ffn_down: nEmbd rows of nFf) neuron-major in @p type: the column of neuron
-// order[k] (k where @p order is empty) as row k, at out + k * stride. Exact for F32 and F16,
-// re-quantized for block types, as PowerInfer's ffn_down_t is. OutOfMemory for the float copy.
-[[nodiscard]] Status writeNeuronMajorDown(const gguf::TensorInfo& down, DType type, std::int64_t nEmbd,
-                                          std::int64_t nFf, const std::vector<std::int32_t>& order, std::byte* out,
-                                          std::size_t stride);
+// Writes @p matrix (@p rows rows of @p cols, as stored) transposed in @p type: its column
+// order[k] (k where @p order is empty) as row k, of @p rows elements, at out + k * stride. Makes
+// the neuron-major ffn_down_t from ffn_down (rows nEmbd, cols nFf) and the input-major
+// projections of input sparsity. Exact for F32 and F16, re-quantized for block types, as
+// PowerInfer's ffn_down_t is. OutOfMemory for the float copy.
+[[nodiscard]] Status writeTransposed(const gguf::TensorInfo& matrix, DType type, std::int64_t rows, std::int64_t cols,
+                                     const std::vector<std::int32_t>& order, std::byte* out, std::size_t stride);
 
 // "making the model sparse was cancelled"
 [[nodiscard]] Status sparsifyCancelled();

@@ -11,6 +11,8 @@
 #include "model/llama_model.h"
 
 #include <algorithm>
+#include <array>
+#include <initializer_list>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -137,17 +139,20 @@ struct ScoreRecorder {
     }
 };
 
-// The Euclidean norm of every column of ffn_down (row-major: nEmbd rows of nFf).
-std::vector<float> downColumnNorms(const cpu::WeightMatrix& down)
+// The Euclidean norm of every column of @p matrices together (each row-major, rows of the same
+// number of columns): the weights input i feeds into, for input i.
+std::vector<float> columnNorms(std::initializer_list<const cpu::WeightMatrix*> matrices)
 {
-    std::vector<double> squares(std::size_t(down.cols), 0.0);
-    std::vector<float> row(std::size_t(down.cols));
-    const std::size_t bytes = rowBytes(down.type, down.cols);
-    for (std::int64_t r = 0; r < down.rows; ++r) {
-        cpu::dequantizeRow(down.type, static_cast<const std::uint8_t*>(down.data) + std::size_t(r) * bytes, row.data(),
-                           down.cols);
-        for (std::size_t i = 0; i < row.size(); ++i)
-            squares[i] += double(row[i]) * double(row[i]);
+    const std::int64_t cols = (*matrices.begin())->cols;
+    std::vector<double> squares(std::size_t(cols), 0.0);
+    std::vector<float> row(static_cast<std::size_t>(cols));
+    for (const cpu::WeightMatrix* m : matrices) {
+        const std::size_t bytes = cpu::rowStrideOf(*m);
+        for (std::int64_t r = 0; r < m->rows; ++r) {
+            cpu::dequantizeRow(m->type, static_cast<const std::uint8_t*>(m->data) + std::size_t(r) * bytes, row.data(), cols);
+            for (std::size_t i = 0; i < row.size(); ++i)
+                squares[i] += double(row[i]) * double(row[i]);
+        }
     }
     std::vector<float> norms(squares.size());
     for (std::size_t i = 0; i < norms.size(); ++i)
@@ -155,13 +160,75 @@ std::vector<float> downColumnNorms(const cpu::WeightMatrix& down)
     return norms;
 }
 
-// The thresholds go per layer, per neuron (see sparsifyByMagnitude).
+// Input sparsity (sparse/input_sparsity.h): which projections take it, and the scores of their
+// inputs, |x_i| * ||column i|| / rms(x), per layer and input, training and held-out windows apart.
+using ProjectionInput = model::LlamaForward::ProjectionInput;
+constexpr std::size_t kProjectionInputs = 3;
+
+struct InputRecorder {
+    struct Layer {
+        std::array<std::vector<float>, kProjectionInputs> norms; // empty: the input stays dense
+        std::array<MagnitudeHistogram, kProjectionInputs> training;
+        std::array<MagnitudeHistogram, kProjectionInputs> heldOut;
+    };
+    std::vector<Layer> layers;
+    bool heldOutWindow = false;
+    int skip = 0;
+
+    static void observe(void* context, int layer, ProjectionInput input, int n, const float* x)
+    {
+        auto* r = static_cast<InputRecorder*>(context);
+        Layer& l = r->layers[std::size_t(layer)];
+        const auto k = std::size_t(input);
+        const std::vector<float>& norms = l.norms[k];
+        MagnitudeHistogram& h = r->heldOutWindow ? l.heldOut[k] : l.training[k];
+        const auto width = std::int64_t(norms.size());
+        for (int t = r->skip; t < n && width > 0; ++t) {
+            const float* row = x + std::size_t(t) * std::size_t(width);
+            const float scale = cpu::rootMeanSquare(row, width);
+            const float inverse = scale > 0.0f ? 1.0f / scale : 0.0f;
+            for (std::int64_t i = 0; i < width; ++i)
+                h.add(std::fabs(row[i]) * inverse * norms[std::size_t(i)]);
+        }
+    }
+};
+
+// The projections whose inputs @p share of a token drops: separate q/k/v and gate/up tensors
+// only (fused ones keep their layout).
+struct InputMajorParts {
+    bool attention = false;
+    bool gateUp = false;
+};
+
+InputMajorParts inputMajorParts(const model::LlamaModel& llama, double share)
+{
+    if (share <= 0.0)
+        return {};
+    const gguf::GgufFile& f = llama.file();
+    return {f.findTensor("blk.0.attn_q.weight") != nullptr, f.findTensor("blk.0.ffn_gate.weight") != nullptr};
+}
+
+// The type an input-major copy of a @p type matrix is written in, rows of @p width: its own
+// where the rows hold whole blocks, else Q8_0 or F32.
+DType inputMajorType(DType type, std::int64_t width)
+{
+    if (isComputeType(type) && width % computeBlockElements(type) == 0)
+        return type;
+    return width % computeBlockElements(DType::Q8_0) == 0 ? DType::Q8_0 : DType::F32;
+}
+
+// Per layer, the thresholds the file stores (model_loader.cpp): ffn_act_threshold always,
+// ffn_gate_threshold with the gate screen, the inputs' with input sparsity.
+struct LayerThresholds {
+    std::vector<float> gate, activation;             // [nFf]
+    std::vector<float> attnInput, attnOutput, ffnInput; // [nEmbd], [qDim], [nEmbd]
+};
+
 Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& path,
-                          const std::vector<std::vector<float>>& gateThresholds,
-                          const std::vector<std::vector<float>>& activationThresholds, const SparsifyParams& params)
+                          const std::vector<LayerThresholds>& thresholds, InputMajorParts parts,
+                          const SparsifyParams& params)
 {
     const gguf::GgufFile& in = llama.file();
-    const model::HyperParams& hp = llama.hyperParams();
     gguf::GgufWriter writer(gguf::Magic::Gguf, in.alignment());
     for (const std::string& key : in.metadataKeys()) {
         if (key.rfind("split.", 0) != 0)
@@ -169,44 +236,73 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
     }
     writer.setString("hearth.sparse.layout", "magnitude");
     writer.setFloat32("hearth.sparse.target_sparsity", float(params.targetSparsity));
-    // Each ffn_down becomes ffn_down_t, in the up rows' type (the neuron kernels read both with
-    // one table), followed by the layer's two threshold vectors.
+    // Each tensor is copied, or written transposed under its name with "_t" (ffn_down always,
+    // neuron-major; the input-major projections), or is a layer's thresholds.
     struct Item {
-        const gguf::TensorInfo* tensor;
-        int layer; // >= 0: the layer whose ffn_down this is
+        const gguf::TensorInfo* tensor = nullptr;
+        bool transposed = false;
+        DType type = DType::F32;
+        std::int64_t rows = 0, cols = 0;        // of the tensor as stored
+        const std::vector<float>* values = nullptr; // thresholds
     };
     std::vector<Item> items;
+    const auto transposedName = [](const std::string& name, std::size_t suffix) {
+        return name.substr(0, suffix) + "_t.weight";
+    };
     for (const gguf::TensorInfo& t : in.tensors()) {
-        const std::size_t suffix = t.name.rfind(".ffn_down.weight");
-        if (t.name.rfind("blk.", 0) != 0 || suffix == std::string::npos) {
+        const std::size_t suffix = t.name.rfind(".weight");
+        const std::size_t dot = t.name.find('.', 4);
+        const std::string role = t.name.rfind("blk.", 0) == 0 && suffix != std::string::npos && dot < suffix
+                                     ? t.name.substr(dot + 1, suffix - dot - 1)
+                                     : std::string();
+        const bool down = role == "ffn_down";
+        const bool attention = parts.attention && (role == "attn_q" || role == "attn_k" || role == "attn_v" || role == "attn_output");
+        const bool gateUp = parts.gateUp && (role == "ffn_gate" || role == "ffn_up");
+        if (!down && !attention && !gateUp) {
             writer.addTensor(t.name, t.type, t.shape);
-            items.push_back({&t, -1});
+            items.push_back({&t});
             continue;
         }
         const int layer = std::atoi(t.name.c_str() + 4);
-        const std::string p = t.name.substr(0, suffix);
-        writer.addTensor(p + ".ffn_down_t.weight", llama.weights().layers[std::size_t(layer)].up.type, {hp.nEmbd, hp.nFf});
-        writer.addTensor(p + ".ffn_gate_threshold", DType::F32, {hp.nFf});
-        writer.addTensor(p + ".ffn_act_threshold", DType::F32, {hp.nFf});
-        items.push_back({&t, layer});
+        const model::LlamaLayerWeights& lw = llama.weights().layers[std::size_t(layer)];
+        const std::int64_t cols = t.shape[0];
+        const std::int64_t rows = t.shape[1];
+        // With the gate screen the neuron kernels read up and down rows with one table: down
+        // takes up's type.
+        const DType type = down && !parts.gateUp ? lw.up.type : inputMajorType(t.type, rows);
+        writer.addTensor(transposedName(t.name, suffix), type, {rows, cols});
+        items.push_back({&t, true, type, rows, cols});
+        const LayerThresholds& th = thresholds[std::size_t(layer)];
+        const std::string p = t.name.substr(0, dot + 1);
+        std::vector<std::pair<std::string, const std::vector<float>*>> vectors;
+        if (down) {
+            vectors.push_back({p + "ffn_act_threshold", &th.activation});
+            vectors.push_back(parts.gateUp ? std::pair{p + "ffn_input_threshold", &th.ffnInput}
+                                           : std::pair{p + "ffn_gate_threshold", &th.gate});
+        } else if (role == "attn_output") {
+            vectors.push_back({p + "attn_input_threshold", &th.attnInput});
+            vectors.push_back({p + "attn_output_threshold", &th.attnOutput});
+        }
+        for (const auto& [name, values] : vectors) {
+            writer.addTensor(name, DType::F32, {std::int64_t(values->size())});
+            items.push_back({nullptr, false, DType::F32, 0, 0, values});
+        }
     }
     HEARTH_TRY(writer.begin(path));
     for (std::size_t k = 0; k < items.size(); ++k) {
         const Item& item = items[k];
-        if (item.layer >= 0) {
-            const DType type = llama.weights().layers[std::size_t(item.layer)].up.type;
+        if (item.values) {
+            HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>(*item.values))));
+        } else if (item.transposed) {
             std::vector<std::byte> rows;
             try {
-                rows.resize(rowBytes(type, hp.nEmbd) * std::size_t(hp.nFf));
+                rows.resize(rowBytes(item.type, item.rows) * std::size_t(item.cols));
             } catch (const std::bad_alloc&) {
-                return {ErrorCode::OutOfMemory, "not enough memory to transpose the down projection"};
+                return {ErrorCode::OutOfMemory, "not enough memory to transpose " + item.tensor->name};
             }
-            HEARTH_TRY(writeNeuronMajorDown(*item.tensor, type, hp.nEmbd, hp.nFf, {}, rows.data(), rowBytes(type, hp.nEmbd)));
+            HEARTH_TRY(writeTransposed(*item.tensor, item.type, item.rows, item.cols, {}, rows.data(),
+                                       rowBytes(item.type, item.rows)));
             HEARTH_TRY(writer.writeTensorData(rows));
-            for (const auto* thresholds : {&gateThresholds, &activationThresholds}) {
-                const std::vector<float>& layer = (*thresholds)[std::size_t(item.layer)];
-                HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>(layer))));
-            }
         } else {
             HEARTH_TRY(writer.writeTensorData(std::span<const std::byte>(item.tensor->data, item.tensor->byteSize)));
         }
@@ -216,19 +312,23 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
     return writer.finish();
 }
 
-// Weight bytes a decoded token reads, dense over sparse: the gate always, up rows for the
-// neurons the gate lets through, down rows for those whose activation is kept.
-double expectedSpeedup(const model::LlamaWeights& w, const std::vector<SparsifyLayerReport>& layers)
+// Weight bytes a decoded token reads, dense over sparse: the gate always, unless input-major,
+// up rows for the neurons the gate lets through (all with input-major gate/up, of their kept
+// inputs), down rows for those whose activation is kept, the attention's of its kept inputs.
+double expectedSpeedup(const model::LlamaWeights& w, const std::vector<SparsifyLayerReport>& layers, InputMajorParts parts)
 {
     double dense = matrixBytes(w.output);
     double sparse = dense;
     for (std::size_t l = 0; l < w.layers.size(); ++l) {
         const model::LlamaLayerWeights& lw = w.layers[l];
-        const double common = matrixBytes(lw.wq) + matrixBytes(lw.wk) + matrixBytes(lw.wv) + matrixBytes(lw.wo)
-                              + matrixBytes(lw.gate);
-        dense += common + matrixBytes(lw.up) + matrixBytes(lw.down);
-        // ffn_down_t has up's type and shape.
-        sparse += common + matrixBytes(lw.up) * (layers[l].predictedShare + layers[l].firedShare);
+        const SparsifyLayerReport& r = layers[l];
+        const double qkv = matrixBytes(lw.wq) + matrixBytes(lw.wk) + matrixBytes(lw.wv);
+        const double gateUp = matrixBytes(lw.gate) + matrixBytes(lw.up);
+        dense += qkv + matrixBytes(lw.wo) + gateUp + matrixBytes(lw.down);
+        sparse += qkv * r.attentionInputShare + matrixBytes(lw.wo) * r.attentionOutputShare;
+        // ffn_down_t has up's type and shape with the gate screen.
+        sparse += parts.gateUp ? gateUp * r.ffnInputShare + matrixBytes(lw.down) * r.firedShare
+                                        : matrixBytes(lw.gate) + matrixBytes(lw.up) * (r.predictedShare + r.firedShare);
     }
     return sparse > 0 ? dense / sparse : 0.0;
 }
@@ -245,20 +345,38 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
     auto windows = CalibrationWindows::cut(llama, params);
     if (!windows)
         return windows.status();
+    const double inputShare = params.inputSparsity;
+    const InputMajorParts parts = inputMajorParts(llama, inputShare);
 
-    // 1. Record the scores of the training windows, and choose each layer's threshold; then
-    // the screens, and choose the screen's threshold that keeps params.recall of the neurons
-    // whose score passes. The held-out windows only measure.
+    // 1. Record the scores of the training windows, and choose each layer's threshold; then,
+    // with the gate screen, the screens, and choose the screen's threshold that keeps
+    // params.recall of the neurons whose score passes. The held-out windows only measure.
     std::vector<std::vector<float>> downNorms(std::size_t(hp.nLayer));
     std::vector<std::vector<float>> meanUp(std::size_t(hp.nLayer));
     std::vector<float> scoreThresholds(std::size_t(hp.nLayer));
     std::vector<ScoreRecorder::Screens> training;
     std::vector<ScoreRecorder::Screens> heldOut;
+    InputRecorder inputs;
+    // Input-major gate/up layers have no screen: one pass records everything, the held-out
+    // windows' scores apart.
+    std::vector<ScoreRecorder::Scores> heldOutScores(parts.gateUp ? std::size_t(hp.nLayer) : 0);
     try {
         std::vector<ScoreRecorder::Scores> scores(std::size_t(hp.nLayer));
+        for (ScoreRecorder::Scores& h : heldOutScores)
+            h.upSums.assign(std::size_t(hp.nFf), 0.0);
+        inputs.layers.resize(std::size_t(hp.nLayer));
+        inputs.skip = windows->skip();
         for (int l = 0; l < hp.nLayer; ++l) {
-            downNorms[std::size_t(l)] = downColumnNorms(llama.weights().layers[std::size_t(l)].down);
+            const model::LlamaLayerWeights& lw = llama.weights().layers[std::size_t(l)];
+            downNorms[std::size_t(l)] = columnNorms({&lw.down});
             scores[std::size_t(l)].upSums.assign(std::size_t(hp.nFf), 0.0);
+            auto& norms = inputs.layers[std::size_t(l)].norms;
+            if (parts.attention) {
+                norms[std::size_t(ProjectionInput::Attention)] = columnNorms({&lw.wq, &lw.wk, &lw.wv});
+                norms[std::size_t(ProjectionInput::AttentionOutput)] = columnNorms({&lw.wo});
+            }
+            if (parts.gateUp)
+                norms[std::size_t(ProjectionInput::Ffn)] = columnNorms({&lw.gate, &lw.up});
         }
         auto forward = model::LlamaForward::create(llama, windows->window, windows->window, params.threads);
         if (!forward)
@@ -267,8 +385,13 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
         f.setFfnMode(model::LlamaForward::FfnMode::Dense);
         ScoreRecorder recorder{nullptr, nullptr, &downNorms, &meanUp, &scoreThresholds, windows->skip(), hp.nEmbd, hp.nFf};
         f.setGateObserver(&ScoreRecorder::observe, &recorder);
-        HEARTH_TRY(runCalibration(f, *windows, params, 0.0f, kRecorded / 2,
-                                  [&](bool held) { recorder.scores = held ? nullptr : &scores; }));
+        if (parts.attention || parts.gateUp)
+            f.setInputObserver(&InputRecorder::observe, &inputs);
+        const float firstPass = parts.gateUp ? kRecorded : kRecorded / 2;
+        HEARTH_TRY(runCalibration(f, *windows, params, 0.0f, firstPass, [&](bool held) {
+            recorder.scores = !held ? &scores : parts.gateUp ? &heldOutScores : nullptr;
+            inputs.heldOutWindow = held;
+        }));
         const double tokens = double(windows->tokenCount() - windows->heldOutTokenCount());
         for (int l = 0; l < hp.nLayer; ++l) {
             const auto L = std::size_t(l);
@@ -277,51 +400,80 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
                 meanUp[L].push_back(float(sum / tokens));
         }
         scores.clear();
-        training.resize(std::size_t(hp.nLayer));
-        heldOut.resize(std::size_t(hp.nLayer));
-        recorder.scores = nullptr;
-        HEARTH_TRY(runCalibration(f, *windows, params, kRecorded / 2, kRecorded,
-                                  [&](bool held) { recorder.screens = held ? &heldOut : &training; }));
+        if (!parts.gateUp) {
+            training.resize(std::size_t(hp.nLayer));
+            heldOut.resize(std::size_t(hp.nLayer));
+            recorder.scores = nullptr;
+            f.setInputObserver(nullptr, nullptr);
+            HEARTH_TRY(runCalibration(f, *windows, params, firstPass, kRecorded,
+                                      [&](bool held) { recorder.screens = held ? &heldOut : &training; }));
+        }
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory for the calibration statistics");
     }
 
-    // 2. The thresholds, per neuron, in units of the residual's root mean square: an activation
-    // is dropped below activation[i], and the up row is not even read when the gate alone is
-    // below gate[i].
+    // 2. The thresholds, per neuron or input. The neurons' are in units of the residual's root
+    // mean square: an activation is dropped below activation[i], and (with the screen) the up
+    // row is not even read when the gate alone is below gate[i]. The inputs' are in units of
+    // their own vector's (sparse/input_sparsity.h).
     SparsifyReport result;
     result.method = SparsifyMethod::Magnitude;
     result.output = params.output;
+    result.inputSparsity = parts.attention || parts.gateUp ? inputShare : 0.0;
     const double recall = params.recall > 0.0 ? params.recall : 0.95;
-    std::vector<std::vector<float>> gateThresholds(std::size_t(hp.nLayer));
-    std::vector<std::vector<float>> activationThresholds(std::size_t(hp.nLayer));
+    // A neuron or input that adds nothing (a zero column, or up never seen non-zero) is skipped.
+    const float never = std::numeric_limits<float>::max();
+    std::vector<LayerThresholds> thresholds(std::size_t(hp.nLayer));
     for (int l = 0; l < hp.nLayer; ++l) {
         const auto L = std::size_t(l);
+        LayerThresholds& th = thresholds[L];
         const float score = scoreThresholds[L];
-        // No threshold, no screen: every neuron runs, exactly as in the dense model.
-        const float screen = score > 0.0f ? training[L].ofKept.quantile(1.0 - recall) : 0.0f;
-        // A neuron that adds nothing (a zero down column, or up never seen non-zero) is skipped.
-        const float never = std::numeric_limits<float>::max();
-        for (std::int64_t i = 0; i < hp.nFf; ++i) {
-            const float norm = downNorms[L][std::size_t(i)];
-            const float up = meanUp[L][std::size_t(i)];
-            activationThresholds[L].push_back(score <= 0.0f ? 0.0f : norm > 0.0f ? score / norm : never);
-            gateThresholds[L].push_back(screen <= 0.0f ? 0.0f : norm > 0.0f && up > 0.0f ? screen / (norm * up) : never);
-        }
         SparsifyLayerReport layer;
         layer.scoreThreshold = score;
-        layer.recall = 1.0 - heldOut[L].ofKept.shareBelow(screen);
-        layer.predictedShare = 1.0 - heldOut[L].all.shareBelow(screen);
-        layer.firedShare = (1.0 - heldOut[L].scores.shareBelow(score)) * layer.recall;
+        for (std::int64_t i = 0; i < hp.nFf; ++i) {
+            const float norm = downNorms[L][std::size_t(i)];
+            th.activation.push_back(score <= 0.0f ? 0.0f : norm > 0.0f ? score / norm : never);
+        }
+        if (parts.gateUp) {
+            // Every neuron is computed from the kept inputs; the activations are then thresholded.
+            layer.recall = 1.0;
+            layer.predictedShare = 1.0;
+            layer.firedShare = 1.0 - heldOutScores[L].scores.shareBelow(score);
+        } else {
+            // No threshold, no screen: every neuron runs, exactly as in the dense model.
+            const float screen = score > 0.0f ? training[L].ofKept.quantile(1.0 - recall) : 0.0f;
+            for (std::int64_t i = 0; i < hp.nFf; ++i) {
+                const float norm = downNorms[L][std::size_t(i)];
+                const float up = meanUp[L][std::size_t(i)];
+                th.gate.push_back(screen <= 0.0f ? 0.0f : norm > 0.0f && up > 0.0f ? screen / (norm * up) : never);
+            }
+            layer.recall = 1.0 - heldOut[L].ofKept.shareBelow(screen);
+            layer.predictedShare = 1.0 - heldOut[L].all.shareBelow(screen);
+            layer.firedShare = (1.0 - heldOut[L].scores.shareBelow(score)) * layer.recall;
+        }
+        InputRecorder::Layer& in = inputs.layers[L];
+        const auto inputThresholds = [&](ProjectionInput input, std::vector<float>& out, double& keptShare) {
+            const auto k = std::size_t(input);
+            if (in.norms[k].empty())
+                return;
+            const float tau = in.training[k].quantile(inputShare);
+            for (const float norm : in.norms[k])
+                out.push_back(tau <= 0.0f ? 0.0f : norm > 0.0f ? tau / norm : never);
+            keptShare = 1.0 - in.heldOut[k].shareBelow(tau);
+        };
+        inputThresholds(ProjectionInput::Attention, th.attnInput, layer.attentionInputShare);
+        inputThresholds(ProjectionInput::AttentionOutput, th.attnOutput, layer.attentionOutputShare);
+        inputThresholds(ProjectionInput::Ffn, th.ffnInput, layer.ffnInputShare);
         result.layers.push_back(layer);
     }
+    inputs.layers.clear();
     result.heldOutTokens = windows->heldOutTokenCount();
     result.calibrationTokens = windows->tokenCount() - result.heldOutTokens;
-    result.expectedSpeedup = expectedSpeedup(llama.weights(), result.layers);
+    result.expectedSpeedup = expectedSpeedup(llama.weights(), result.layers, parts);
 
     // 3. Write.
     HEARTH_TRY(checkFreeSpace(params.output, llama.file().bytes().size() + (std::uint64_t(1) << 20)));
-    HEARTH_TRY(writeMagnitudeFile(llama, partial, gateThresholds, activationThresholds, params));
+    HEARTH_TRY(writeMagnitudeFile(llama, partial, thresholds, parts, params));
     loaded.reset(); // the input's mapping is no longer needed
 
     // 4. Check.

@@ -3,18 +3,22 @@
 
 // Making a SwiGLU model sparse without training (hearth/convert.h, SparsifyMethod::Magnitude).
 //
-// A SwiGLU neuron outputs silu(gate . x) * (up . x); when |silu(gate . x)| is small the neuron
-// adds little, whatever its up projection says (the observation behind CATS and TEAL). So:
+// A SwiGLU neuron outputs silu(gate . x) * (up . x); when that is small against the residual
+// stream the neuron adds little (the observation behind CATS and TEAL). So:
 //
-// 1. The dense model runs over the calibration text, and every layer's |silu(gate)| values go
-//    into a histogram (MagnitudeHistogram), training and held-out windows apart.
+// 1. The dense model runs over the calibration text, and every layer's neuron scores
+//    |silu(gate) * up| * ||down column|| / rms(residual) go into a histogram (MagnitudeHistogram),
+//    training and held-out windows apart; with input sparsity, so do the scores of the inputs of
+//    q/k/v, of the attention's output projection and of gate/up (sparse/input_sparsity.h).
 // 2. Each layer's threshold is the value below which params.targetSparsity of its training
-//    values fall.
+//    scores fall; each input's, params.inputSparsity of theirs. Without input sparsity a second
+//    pass sets a screen on the gate alone that keeps params.recall of the neurons that pass.
 // 3. The output is the input with each ffn_down replaced by ffn_down_t (row i: neuron i's n_embd
 //    output weights, so a skipped neuron skips its bytes; exact for F32 and F16, re-quantized
-//    for Q8_0 and Q4_0) and the thresholds in "hearth.sparse.gate_thresholds" (model_loader.cpp).
-//    A decoded token then reads the gate densely, and up and down rows only for the neurons
-//    that pass.
+//    for block types), the input-sparse projections stored input-major likewise, and the
+//    thresholds (model_loader.cpp). A decoded token then reads the gate densely and up rows for
+//    the neurons the screen lets through, or, with input sparsity, the rows of the inputs it
+//    keeps; and down rows for the activations it keeps.
 // 4. calibration_run.h checks it: it loads and answers, and reads the held-out text within the
 //    perplexity bound.
 

@@ -283,7 +283,7 @@ Result<std::vector<std::byte>> fusedNeurons(const gguf::GgufFile& in, int layer,
         std::memcpy(target, gate->data + i * row, row);
         std::memcpy(target + row, up->data + i * row, row);
     }
-    HEARTH_TRY(writeNeuronMajorDown(*down, s.type, s.nEmbd, s.nFf, order, out.data() + 2 * row, 3 * row));
+    HEARTH_TRY(writeTransposed(*down, s.type, s.nEmbd, s.nFf, order, out.data() + 2 * row, 3 * row));
     return out;
 }
 

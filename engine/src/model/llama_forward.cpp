@@ -8,6 +8,7 @@
 #include "model/decoder_ops.h"
 #include "model/llama_model.h"
 #include "sparse/down_projection.h"
+#include "sparse/input_sparsity.h"
 #include "sparse/neuron_pack.h"
 #include "sparse/sparse_ffn.h"
 
@@ -76,7 +77,13 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         f->m_scores.resize(threads * cpu::attendHeadScratchFloats(contextLength, model.hyperParams().headDim));
         if (std::any_of(layers.begin(), layers.end(),
                         [](const LlamaLayerWeights& l) { return l.downTransposed || l.fusedNeurons; })) {
-            auto down = sparse::DownProjection::create(f->m_pool->size(), hp.nEmbd, f->m_maxBatch, hp.nFf);
+            // Input-major projections (magnitude files) run through it too, up to nFf outputs wide.
+            const bool inputMajor = std::any_of(layers.begin(), layers.end(), [](const LlamaLayerWeights& l) {
+                return l.attentionInputMajor || l.gateUpInputMajor;
+            });
+            const std::int64_t columns = inputMajor ? std::max({hp.nEmbd, hp.qDim(), hp.nFf}) : hp.nEmbd;
+            auto down = sparse::DownProjection::create(f->m_pool->size(), columns, f->m_maxBatch,
+                                                       std::max(hp.nFf, hp.qDim()));
             if (!down)
                 return down.status();
             f->m_downProjection = std::move(down).value();
@@ -123,8 +130,10 @@ Status LlamaForward::initNeuronFfn()
         m_neurons.resize(w.layers.size());
         for (std::size_t i = 0; i < w.layers.size(); ++i) {
             const LlamaLayerWeights& l = w.layers[i];
-            m_neurons[i] = sparse::NeuronWeights::separate(cpu::WeightMatrix{}, l.up, l.down,
-                                                           sparse::NeuronActivation::GateGiven);
+            // Input-major gate/up layers run through the down projection alone.
+            if (!l.gateUpInputMajor)
+                m_neurons[i] = sparse::NeuronWeights::separate(cpu::WeightMatrix{}, l.up, l.down,
+                                                               sparse::NeuronActivation::GateGiven);
         }
         HEARTH_TRY(m_selection.reserve(1, hp.nFf, 0)); // the ids of a decoded token
         auto ffn = sparse::SparseFfn::create(hp.nEmbd, m_maxBatch, m_pool->size());
@@ -176,19 +185,48 @@ Status LlamaForward::initNeuronFfn()
     return {};
 }
 
+void LlamaForward::inputMajorProducts(const float* thresholds, float* x, std::int64_t width, int n,
+                                      std::initializer_list<std::pair<const cpu::WeightMatrix&, float*>> products)
+{
+    if (m_ffnMode == FfnMode::Sparse)
+        sparse::dropSmallInputs(x, n, width, thresholds);
+    for (const auto& [w, y] : products)
+        m_downProjection->run(*m_pool, w, x, n, y);
+}
+
 bool LlamaForward::magnitudeFfn(int layer, int n)
 {
     const LlamaWeights& w = m_model.weights();
-    if (!w.magnitudeSparse || m_observer || m_gateObserver)
+    const LlamaLayerWeights& lw = w.layers[std::size_t(layer)];
+    if (!w.magnitudeSparse || ((m_observer || m_gateObserver) && !lw.gateUpInputMajor))
         return false;
     // Dense mode (comparisons): every neuron, through the same kernels.
     const bool skips = m_ffnMode == FfnMode::Sparse;
     const HyperParams& hp = m_model.hyperParams();
-    const LlamaLayerWeights& lw = w.layers[std::size_t(layer)];
     const std::int64_t nEmbd = hp.nEmbd;
     const std::int64_t nFf = hp.nFf;
     for (int t = 0; t < n; ++t)
         cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+    if (lw.gateUpInputMajor) {
+        // Every product reads only the rows of the inputs it keeps: gate and up those of the
+        // normalized input, down those of the activations.
+        if (m_inputObserver)
+            m_inputObserver(m_inputObserverContext, layer, ProjectionInput::Ffn, n, m_xn.data());
+        inputMajorProducts(lw.ffnInputThresholds, m_xn.data(), nEmbd, n, {{lw.gate, m_gate.data()}, {lw.up, m_up.data()}});
+        if (m_gateObserver)
+            m_gateObserver(m_gateObserverContext, layer, n, m_gate.data(), m_up.data(), m_x.data());
+        cpu::swiglu(m_gate.data(), m_up.data(), std::int64_t(n) * nFf);
+        for (int t = 0; t < n && skips; ++t) {
+            float* a = m_gate.data() + std::size_t(t) * std::size_t(nFf);
+            const float scale = cpu::rootMeanSquare(m_x.data() + std::size_t(t) * std::size_t(nEmbd), nEmbd);
+            for (std::int64_t i = 0; i < nFf; ++i)
+                a[i] = std::fabs(a[i]) >= lw.activationThresholds[i] * scale ? a[i] : 0.0f;
+        }
+        if (m_observer)
+            m_observer(m_observerContext, layer, n, m_gate.data(), m_x.data());
+        m_downProjection->run(*m_pool, lw.down, m_gate.data(), n, m_tmp.data());
+        return true;
+    }
     const sparse::NeuronWeights& neurons = m_neurons[std::size_t(layer)];
     if (n == 1 && neurons.valid()) {
         // The gate densely (one streamed matrix), then the up and down rows of the neurons that
@@ -308,6 +346,8 @@ void LlamaForward::denseFfn(int layer, int n, const std::uint8_t* mask)
         float* const ys[2] = {m_gate.data(), m_up.data()};
         cpu::matmulShared(*m_pool, ws, ys, 2, m_xn.data(), n);
     }
+    if (m_inputObserver)
+        m_inputObserver(m_inputObserverContext, layer, ProjectionInput::Ffn, n, m_xn.data());
     if (m_gateObserver)
         m_gateObserver(m_gateObserverContext, layer, n, m_gate.data(), m_up.data(), m_x.data());
     applyGatedActivation(hp.ffnActivation, m_gate.data(), m_up.data(), std::int64_t(n) * nFf);
@@ -478,7 +518,12 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
     const int half = hp.nRot / 2;
     for (int t = 0; t < n; ++t)
         cpu::rmsNorm(m_x.data() + t * nEmbd, lw.attnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
-    {
+    if (m_inputObserver)
+        m_inputObserver(m_inputObserverContext, l, ProjectionInput::Attention, n, m_xn.data());
+    if (lw.attentionInputMajor) {
+        inputMajorProducts(lw.attnInputThresholds, m_xn.data(), nEmbd, n,
+                           {{lw.wq, m_q.data()}, {lw.wk, m_k.data()}, {lw.wv, m_v.data()}});
+    } else {
         const cpu::WeightMatrix ws[3] = {lw.wq, lw.wk, lw.wv};
         float* const ys[3] = {m_q.data(), m_k.data(), m_v.data()};
         cpu::matmulShared(pool, ws, ys, 3, m_xn.data(), n);
@@ -511,7 +556,12 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
     pool.parallelFor(n == 1 ? hp.nHeadKv : hp.nHead, [this](std::int64_t begin, std::int64_t end, int thread) {
         attention(m_batchLayer, begin, end, thread);
     });
-    cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
+    if (m_inputObserver)
+        m_inputObserver(m_inputObserverContext, l, ProjectionInput::AttentionOutput, n, m_attn.data());
+    if (lw.attentionInputMajor)
+        inputMajorProducts(lw.attnOutputThresholds, m_attn.data(), hp.qDim(), n, {{lw.wo, m_tmp.data()}});
+    else
+        cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
 }
 
 } // namespace hearth::model

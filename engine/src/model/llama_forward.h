@@ -16,8 +16,10 @@
 #include <hearth/status.h>
 #include <hearth/tokenizer.h>
 
+#include <initializer_list>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace hearth::cpu {
@@ -86,6 +88,18 @@ public:
         m_gateObserverContext = context;
     }
 
+    // Sees the inputs of every layer's projections (n rows of the input's width) before they
+    // are multiplied: the attention's normalized input (to q, k and v, nEmbd), the heads'
+    // output (to wo, qDim) and the FFN's normalized input (to gate and up, nEmbd). What input
+    // sparsity calibrates its thresholds on. Null switches it off.
+    enum class ProjectionInput { Attention, AttentionOutput, Ffn };
+    using InputObserver = void (*)(void* context, int layer, ProjectionInput input, int n, const float* x);
+    void setInputObserver(InputObserver observer, void* context)
+    {
+        m_inputObserver = observer;
+        m_inputObserverContext = context;
+    }
+
     // Sees the experts every mixture-of-experts layer chose for a batch: choices holds
     // nExpertUsed entries per token, token by token (hearth-profile counts them). Null switches
     // it off.
@@ -148,6 +162,10 @@ private:
     // The FFN of a magnitude-sparse layer in sparse mode: a decoded token runs only the neurons
     // whose |silu(gate)| passes the layer's threshold; a prompt zeroes the others.
     bool magnitudeFfn(int layer, int n);
+    // Runs input-major products (sparse/input_sparsity.h) over @p x, n rows of @p width: in
+    // sparse mode the inputs below @p thresholds are dropped (zeroed in x) first.
+    void inputMajorProducts(const float* thresholds, float* x, std::int64_t width, int n,
+                            std::initializer_list<std::pair<const cpu::WeightMatrix&, float*>> products);
     Status initNeuronFfn(); // predictors, neuron views and buffers of sparse files
 
     const LlamaModel& m_model;
@@ -183,6 +201,8 @@ private:
     ActivationObserver m_observer = nullptr;
     ExpertObserver m_expertObserver = nullptr;
     GateObserver m_gateObserver = nullptr;
+    InputObserver m_inputObserver = nullptr;
+    void* m_inputObserverContext = nullptr;
     void* m_gateObserverContext = nullptr;
     void* m_expertObserverContext = nullptr;
     void* m_observerContext = nullptr;

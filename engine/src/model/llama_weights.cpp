@@ -80,7 +80,13 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
         const std::string p = "blk." + std::to_string(i) + ".";
         LlamaLayerWeights& l = w->layers[std::size_t(i)];
         HEARTH_TRY(b.vector(p + "attn_norm.weight", hp.nEmbd, l.attnNorm, w->m_convertedNorms));
-        if (b.has(p + "attn_qkv.weight")) {
+        if (b.has(p + "attn_q_t.weight")) {
+            // Input-major (magnitude-sparse files with input sparsity): row i is input i's weights.
+            HEARTH_TRY(b.matrix(p + "attn_q_t.weight", hp.qDim(), hp.nEmbd, l.wq));
+            HEARTH_TRY(b.matrix(p + "attn_k_t.weight", hp.kvDim(), hp.nEmbd, l.wk));
+            HEARTH_TRY(b.matrix(p + "attn_v_t.weight", hp.kvDim(), hp.nEmbd, l.wv));
+            l.attentionInputMajor = true;
+        } else if (b.has(p + "attn_qkv.weight")) {
             // One fused product (Phi-3): rows Q | K | V, used as three views.
             cpu::WeightMatrix qkv;
             HEARTH_TRY(b.matrix(p + "attn_qkv.weight", hp.nEmbd, hp.qDim() + 2 * std::int64_t(hp.kvDim()), qkv));
@@ -92,7 +98,10 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
             HEARTH_TRY(b.matrix(p + "attn_k.weight", hp.nEmbd, hp.kvDim(), l.wk));
             HEARTH_TRY(b.matrix(p + "attn_v.weight", hp.nEmbd, hp.kvDim(), l.wv));
         }
-        HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
+        if (l.attentionInputMajor)
+            HEARTH_TRY(b.matrix(p + "attn_output_t.weight", hp.nEmbd, hp.qDim(), l.wo));
+        else
+            HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
         if (hp.flavour.qkvBias) {
             HEARTH_TRY(b.vector(p + "attn_q.bias", hp.qDim(), l.bq, w->m_convertedNorms));
             HEARTH_TRY(b.vector(p + "attn_k.bias", hp.kvDim(), l.bk, w->m_convertedNorms));
@@ -118,6 +127,10 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
             // Hearth's fused sparse layout: one row of gate|up|down per neuron.
             HEARTH_TRY(b.matrix(p + "ffn_neurons.weight", 3 * std::int64_t(hp.nEmbd), hp.nFf, l.neurons));
             l.fusedNeurons = true;
+        } else if (b.has(p + "ffn_gate_t.weight")) {
+            HEARTH_TRY(b.matrix(p + "ffn_gate_t.weight", hp.nFf, hp.nEmbd, l.gate));
+            HEARTH_TRY(b.matrix(p + "ffn_up_t.weight", hp.nFf, hp.nEmbd, l.up));
+            l.gateUpInputMajor = true;
         } else if (hp.flavour.fusedGateUp) {
             // One product of 2 nFf rows: the gate's, then the up projection's.
             cpu::WeightMatrix gateUp;
@@ -172,8 +185,14 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
 
 Status LlamaWeights::bindGateThresholds(const gguf::GgufFile& file, TensorBinder& b, const HyperParams& hp)
 {
-    if (file.getString("hearth.sparse.layout").value_or("") != "magnitude")
+    if (file.getString("hearth.sparse.layout").value_or("") != "magnitude") {
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+            if (layers[i].attentionInputMajor || layers[i].gateUpInputMajor)
+                return {ErrorCode::InvalidFile, "layer " + std::to_string(i) + " stores input-major projections "
+                                                "(attn_q_t, ffn_gate_t), which only magnitude-sparse files have"};
+        }
         return {};
+    }
     if (hp.ffnActivation != FfnActivation::SwiGlu)
         return {ErrorCode::InvalidFile, "magnitude-sparse files need a SwiGLU FFN"};
     for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -182,11 +201,24 @@ Status LlamaWeights::bindGateThresholds(const gguf::GgufFile& file, TensorBinder
             return {ErrorCode::InvalidFile, "layer " + std::to_string(i) + " of a magnitude-sparse file needs ffn_gate, ffn_up "
                                             "and ffn_down_t and no predictor"};
         const std::string p = "blk." + std::to_string(i) + ".";
-        for (const auto& [name, target] : {std::pair{p + "ffn_gate_threshold", &l.gateThresholds},
-                                           std::pair{p + "ffn_act_threshold", &l.activationThresholds}}) {
-            HEARTH_TRY(b.vector(name, hp.nFf, *target, m_convertedNorms));
-            if (!std::all_of(*target, *target + hp.nFf, [](float t) { return t >= 0.0f; }))
-                return {ErrorCode::InvalidFile, "tensor " + name + " holds a negative or NaN threshold"};
+        struct Thresholds {
+            std::string name;
+            std::int64_t size;
+            const float** target;
+        };
+        std::vector<Thresholds> wanted{{p + "ffn_act_threshold", hp.nFf, &l.activationThresholds}};
+        if (l.gateUpInputMajor)
+            wanted.push_back({p + "ffn_input_threshold", hp.nEmbd, &l.ffnInputThresholds});
+        else
+            wanted.push_back({p + "ffn_gate_threshold", hp.nFf, &l.gateThresholds});
+        if (l.attentionInputMajor) {
+            wanted.push_back({p + "attn_input_threshold", hp.nEmbd, &l.attnInputThresholds});
+            wanted.push_back({p + "attn_output_threshold", hp.qDim(), &l.attnOutputThresholds});
+        }
+        for (const Thresholds& t : wanted) {
+            HEARTH_TRY(b.vector(t.name, t.size, *t.target, m_convertedNorms));
+            if (!std::all_of(*t.target, *t.target + t.size, [](float v) { return v >= 0.0f; }))
+                return {ErrorCode::InvalidFile, "tensor " + t.name + " holds a negative or NaN threshold"};
         }
     }
     magnitudeSparse = true;
@@ -206,8 +238,12 @@ void LlamaWeights::packForKernels(bool fileMapped)
     const auto moveToHugePages = [&](cpu::WeightMatrix& m) { m_packed.moveToHugePages(m, fileMapped); };
     pack(output);
     for (LlamaLayerWeights& l : layers) {
-        for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo})
-            pack(*m);
+        for (cpu::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo}) {
+            if (l.attentionInputMajor)
+                moveToHugePages(*m);
+            else
+                pack(*m);
+        }
         pack(l.moe.router);
         for (GatedFfnWeights& expert : l.moe.experts) {
             for (cpu::WeightMatrix* m : {&expert.gate, &expert.up, &expert.down})
@@ -224,8 +260,12 @@ void LlamaWeights::packForKernels(bool fileMapped)
             for (cpu::WeightMatrix* m : {&l.gate, &l.up, &l.down})
                 moveToHugePages(*m);
         } else if (magnitudeSparse) {
-            // The gate is a dense product for every token; up and down are read by neuron.
-            pack(l.gate);
+            // The gate is a dense product for every token, unless input-major; up and down rows
+            // are read by neuron or by input.
+            if (l.gateUpInputMajor)
+                moveToHugePages(l.gate);
+            else
+                pack(l.gate);
             moveToHugePages(l.up);
             moveToHugePages(l.down);
         } else {

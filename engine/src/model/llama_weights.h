@@ -48,8 +48,16 @@ struct LlamaLayerWeights {
     // rows are not read when |silu(gate_i . x)| < gateThresholds[i] * r, its down row not when
     // |silu(gate_i . x) * (up_i . x)| < activationThresholds[i] * r. Such layers store
     // ffn_down_t (downTransposed). Null elsewhere.
-    const float* gateThresholds = nullptr;       // [nFf]
+    const float* gateThresholds = nullptr;       // [nFf]; null when gate/up are input-major
     const float* activationThresholds = nullptr; // [nFf]
+    // Magnitude-sparse files made with input sparsity (sparse/input_sparsity.h) store these
+    // projections input-major (row i: input i's weights to every output; wq is then nEmbd rows of
+    // qDim), and an input is dropped when |x_i| < threshold_i * rms(x). Null thresholds elsewhere.
+    bool attentionInputMajor = false; // wq, wk, wv, wo
+    bool gateUpInputMajor = false;    // gate, up
+    const float* attnInputThresholds = nullptr;  // [nEmbd]: of q, k and v (the normalized input)
+    const float* attnOutputThresholds = nullptr; // [qDim]: of wo (the heads' output)
+    const float* ffnInputThresholds = nullptr;   // [nEmbd]: of gate and up (the normalized input)
     // A mixture-of-experts layer (ffn_gate_inp present) has these instead of gate/up/down.
     MoeWeights moe;
     // Sparse files only. Hearth's fused layout (see model_loader.cpp) replaces gate/up/down by
@@ -87,7 +95,7 @@ struct LlamaWeights {
                                                       const ProgressCallback& progress);
 
 private:
-    // Binds each layer's ffn_gate_threshold in a magnitude-sparse file.
+    // Binds each layer's thresholds in a magnitude-sparse file.
     Status bindGateThresholds(const gguf::GgufFile& file, TensorBinder& b, const HyperParams& hp);
     // Gives the dense matrices a copy in the layout of the fastest kernels (cpu/weight_pack.h);
     // @p fileMapped: the tensors are a read-only file mapping whose packed rows may be dropped.

@@ -36,6 +36,15 @@
 // neuron i's output silu(g_i) * u_i is dropped when |silu(g_i)| < ffn_gate_threshold[i] * r (its
 // up row is then not read) or |silu(g_i) * u_i| < ffn_act_threshold[i] * r. Thresholds of 0 keep
 // every neuron: the dense model.
+//   With input sparsity (sparse/input_sparsity.h) a layer stores, instead of attn_q, attn_k,
+// attn_v and attn_output, their input-major transposes blk.N.attn_{q,k,v}_t.weight [out, n_embd]
+// and blk.N.attn_output_t.weight [n_embd, q_dim] (row i: input i's weights), and instead of
+// ffn_gate, ffn_up and ffn_gate_threshold blk.N.ffn_{gate,up}_t.weight [n_ff, n_embd]; each in its
+// source's type where the rows hold whole blocks, else Q8_0 (ffn_down_t too keeps its own type
+// there). F32 thresholds per input, blk.N.attn_input_threshold [n_embd],
+// blk.N.attn_output_threshold [q_dim] and blk.N.ffn_input_threshold [n_embd]: input x_i of a
+// vector x is dropped when |x_i| < threshold[i] * rms(x), with x the normalized input of q/k/v,
+// the heads' output, and the FFN's normalized input.
 
 #include "model/architecture.h"
 #include "model/llama_model.h"

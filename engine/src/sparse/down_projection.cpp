@@ -3,6 +3,8 @@
 
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
+#include "sparse/prefetch.h"
+#include "sparse/sparse_ffn.h"
 
 #include <algorithm>
 #include <cstring>
@@ -20,6 +22,9 @@ constexpr std::int64_t kRowBlock = 512;
 // tile of 8 tokens reads a row for all 8 when any needs it, so at 30 % a row is read by ~94 % of
 // the tiles for 2.4 tokens' worth of use.
 constexpr double kMaxActiveShare = 0.3;
+// A decoded token's rows are prefetched this many pairs ahead of the pair being added.
+constexpr std::int64_t kPrefetchPairs = 2;
+constexpr std::size_t kLine = 64;
 
 } // namespace
 
@@ -167,6 +172,7 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
         const RowKernels& k = direct ? *direct : m_kernels->f32;
         const std::size_t cols = std::size_t(w.cols);
         const std::size_t rowBytes = cpu::rowStrideOf(w);
+        const auto* rows = static_cast<const std::uint8_t*>(w.data);
         // Thread 0 adds into out (cleared by run()), the others into their own sums.
         float* sums = m_partial.data() + std::size_t(thread - 1) * std::size_t(kAxpyTileTokens - 1) * cols;
         if (thread > 0)
@@ -175,10 +181,41 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
         float* decoded = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
         const std::int64_t begin = w.rows * thread / threadCount;
         const std::int64_t end = w.rows * (thread + 1) / threadCount;
-        for (std::int64_t i = begin; i < end; i += 2) {
-            const bool pair = i + 1 < end;
-            const void* row0 = static_cast<const std::uint8_t*>(w.data) + std::size_t(i) * rowBytes;
-            const void* row1 = pair ? static_cast<const std::uint8_t*>(row0) + rowBytes : nullptr;
+        // The rows some token needs, in order: the others are not read (nor decoded), and the
+        // ones read go in pairs, whether or not they are neighbours.
+        const auto nextUsed = [&](std::int64_t i) {
+            for (; i < end; ++i) {
+                for (int t = 0; t < job.tokens; ++t) {
+                    if (job.acts[std::size_t(t) * std::size_t(w.rows) + std::size_t(i)] != 0.0f)
+                        return i;
+                }
+            }
+            return end;
+        };
+        // Scattered rows defeat the hardware prefetcher: a second cursor asks for the rows a few
+        // pairs ahead of the pair being added.
+        const std::size_t lines = (rowBytes + kLine - 1) / kLine;
+        std::int64_t ahead = begin;
+        const auto prefetchNext = [&] {
+            ahead = nextUsed(ahead);
+            if (ahead >= end)
+                return;
+            for (std::size_t l = 0; l < lines; ++l)
+                prefetchLine(rows + std::size_t(ahead) * rowBytes + l * kLine);
+            ++ahead;
+        };
+        for (std::int64_t p = 0; p < 2 * kPrefetchPairs; ++p)
+            prefetchNext();
+        std::uint64_t count = 0;
+        for (std::int64_t i0 = nextUsed(begin); i0 < end;) {
+            prefetchNext();
+            prefetchNext();
+            const std::int64_t next = nextUsed(i0 + 1);
+            const bool pair = next < end;
+            const std::int64_t i1 = pair ? next : i0;
+            count += pair ? 2 : 1;
+            const void* row0 = rows + std::size_t(i0) * rowBytes;
+            const void* row1 = pair ? rows + std::size_t(i1) * rowBytes : nullptr;
             if (!direct) {
                 cpu::dequantizeRow(w.type, row0, decoded, w.cols);
                 if (pair)
@@ -187,17 +224,20 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
                 row1 = pair ? decoded + cols : nullptr;
             }
             for (int t = 0; t < job.tokens; ++t) {
-                const float* a = job.acts + std::size_t(t) * std::size_t(w.rows) + std::size_t(i);
-                const float a1 = pair ? a[1] : 0.0f;
+                const float* a = job.acts + std::size_t(t) * std::size_t(w.rows);
+                const float a0 = a[i0];
+                const float a1 = pair ? a[i1] : 0.0f;
                 float* y = target + std::size_t(t) * cols;
-                if (a[0] != 0.0f && a1 != 0.0f)
-                    k.axpy2(y, a[0], row0, a1, row1, w.cols);
-                else if (a[0] != 0.0f)
-                    k.axpy(y, a[0], row0, w.cols);
+                if (a0 != 0.0f && a1 != 0.0f)
+                    k.axpy2(y, a0, row0, a1, row1, w.cols);
+                else if (a0 != 0.0f)
+                    k.axpy(y, a0, row0, w.cols);
                 else if (a1 != 0.0f)
                     k.axpy(y, a1, row1, w.cols);
             }
+            i0 = pair ? nextUsed(i1 + 1) : end;
         }
+        countFfnTrafficBytes(count * rowBytes);
     });
     const std::size_t count = std::size_t(m_job.tokens) * std::size_t(m_job.downT->cols);
     for (int thread = 1; thread < pool.size(); ++thread) {

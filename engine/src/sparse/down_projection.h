@@ -15,9 +15,10 @@
 // most 30 % of the activations non-zero) instead lists each token's non-zero rows once and adds
 // only those, a token at a time (NeuronKernels::axpyActiveRows): at 90 % sparsity a tile of
 // eight tokens still touches over half the rows. Fewer tokens (a decoded one): the threads take
-// ranges of rows and stream them whole, two at a time, into their own sums, added up in thread
-// order; reading a row in slices of 256 outputs, one range at a time, streamed at two thirds of
-// the speed. Either way the result depends on the thread count only. Rows without a tile kernel
+// ranges of rows and add the rows some token needs whole, two at a time (neighbours or not,
+// prefetched a few pairs ahead), into their own sums, added up in thread order; reading a row
+// in slices of 256 outputs, one range at a time, streamed at two thirds of the speed. Rows no
+// token needs are not read: input sparsity (input_sparsity.h) rests on that. Either way the result depends on the thread count only. Rows without a tile kernel
 // (K-quants), without neuron kernels at all (BF16, ...) or added from the lists (all but F32)
 // are decoded a block at a time into a per-thread scratch and go through the float kernels.
 // Nothing is allocated after create().

@@ -4,6 +4,7 @@
 #include "cpu/block_dot.h"
 #include "cpu/thread_pool.h"
 #include "sparse/neuron_pack.h"
+#include "sparse/prefetch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,22 +34,6 @@ constexpr std::int64_t kPrefetchAhead = 2; // neurons
 constexpr std::size_t kLine = 64;
 // Each thread's counter lives on its own cache line.
 constexpr std::size_t kCounterStride = kLine / sizeof(std::uint64_t);
-
-// One cache line into L2. Not a bare __builtin_prefetch: GCC (-O2 and up, C++11 and later,
-// through -ffinite-loops) deletes a loop whose body is nothing but __builtin_prefetch calls as
-// free of side effects, which silently removed every prefetch of the neuron blocks below.
-inline void prefetchLine(const std::uint8_t* p)
-{
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    asm volatile("prefetcht1 %0" : : "m"(*p));
-#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
-    asm volatile("prfm pldl2keep, %0" : : "Q"(*p));
-#elif defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(p, 0, 2);
-#else
-    (void)p;
-#endif
-}
 
 // What prefetchRows() asks for per neuron, worked out once per call rather than per neuron.
 struct PrefetchPlan {
@@ -105,6 +90,11 @@ FfnTraffic ffnTraffic()
 {
     return {g_calls.load(std::memory_order_relaxed), g_neurons.load(std::memory_order_relaxed),
             g_downRows.load(std::memory_order_relaxed), g_bytes.load(std::memory_order_relaxed)};
+}
+
+void countFfnTrafficBytes(std::uint64_t bytes)
+{
+    g_bytes.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void resetFfnTraffic()

@@ -28,7 +28,9 @@ class ThreadPool;
 
 namespace hearth::sparse {
 
-// Bytes and neurons a sparse FFN touched, for benchmarks (relaxed counters, per process).
+// Bytes and neurons the sparse kernels touched, for benchmarks (relaxed counters, per process):
+// the sparse FFN's neurons, and the rows a decoded token's down projection and input-major
+// products read (sparse::DownProjection).
 struct FfnTraffic {
     std::uint64_t calls = 0;        // layer evaluations
     std::uint64_t neurons = 0;      // (token, neuron) pairs whose gate/up rows were read
@@ -37,6 +39,8 @@ struct FfnTraffic {
 };
 [[nodiscard]] FfnTraffic ffnTraffic();
 void resetFfnTraffic();
+// Adds @p bytes of weights read outside SparseFfn.
+void countFfnTrafficBytes(std::uint64_t bytes);
 
 // A token's FFN input in the forms the kernels need: the normalized floats, and their Q8 or
 // Q8_K blocks when the weights are quantized (made by prepareInput).
