@@ -347,7 +347,7 @@ private slots:
         QTest::addColumn<int>("tokens");
         QTest::addColumn<int>("spacing");
         QTest::addColumn<bool>("sparse");
-        for (int tokens : {5, 11}) {
+        for (int tokens : {1, 5, 11}) {
             for (DType t : kNeuronTypes)
                 QTest::addRow("%s-%d", dtypeName(t).data(), tokens) << int(t) << (t == DType::Q6_K ? 512 : 320) << tokens << 1 << false;
             QTest::addRow("Q4_K-%d", tokens) << int(DType::Q4_K) << 512 << tokens << 1 << false;
@@ -374,7 +374,7 @@ private slots:
         QFETCH(bool, sparse);
         const DType t = DType(type);
         const std::int64_t nEmbd = columns;
-        constexpr std::int64_t nFf = 7;
+        constexpr std::int64_t nFf = 19;
         std::mt19937 rng(21);
         std::normal_distribution<float> normal(0.0f, 0.3f);
         const std::size_t rb = rowBytes(t, nEmbd);
@@ -457,7 +457,9 @@ private slots:
         ref.dot2(a, b, xq.data(), n, expectedDot);
         std::vector<float> expectedY(std::size_t(n), 0.5f);
         ref.axpy(expectedY.data(), 0.75f, a, n);
-        ref.axpy2(expectedY.data(), -1.25f, b, 2.0f, c, n);
+        const void* pair[2] = {b, c};
+        const float pairScales[2] = {-1.25f, 2.0f};
+        ref.axpyRows(expectedY.data(), pairScales, pair, 2, n);
         for (cpu::Isa isa : {cpu::Isa::Avx2, cpu::Isa::Avx512}) {
             const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
             if (!k)
@@ -472,12 +474,69 @@ private slots:
             QVERIFY(std::fabs(k->q4_0.dot1(a, xq.data(), n) - expectedDot[0]) <= 1e-4f * (1.0f + std::fabs(expectedDot[0])));
             std::vector<float> y(std::size_t(n), 0.5f);
             k->q4_0.axpy(y.data(), 0.75f, a, n);
-            k->q4_0.axpy2(y.data(), -1.25f, b, 2.0f, c, n);
+            k->q4_0.axpyRows(y.data(), pairScales, pair, 2, n);
             QVERIFY2(maxRelativeError(y, expectedY) < 1e-5, qPrintable(name));
         }
     }
 
-    // A decoded token takes its own loop (down rows added in pairs, one neuron left over for odd
+    // A decoded token's rows go through axpyRows a group at a time: any count (a partial group,
+    // one full, more than one) and row lengths with a partial block group or vector, against the
+    // scalar table's one row at a time, for every type of every table.
+    void axpyRowsMatchScalar_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("n");
+        for (DType t : kNeuronTypes) {
+            const bool superBlocks = computeBlockElements(t) == cpu::QK_K;
+            for (int n : superBlocks ? std::vector<int>{256, 768} : std::vector<int>{320, 2048})
+                QTest::addRow("%s n=%d", dtypeName(t).data(), n) << int(t) << n;
+        }
+        QTest::addRow("F32 n=72") << int(DType::F32) << 72;
+    }
+
+    void axpyRowsMatchScalar()
+    {
+        QFETCH(int, type);
+        QFETCH(int, n);
+        const DType t = DType(type);
+        constexpr int kRows = 2 * sparse::kAxpyRowsGroup + 3;
+        std::mt19937 rng(5);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        const std::size_t rb = rowBytes(t, n);
+        std::vector<std::uint8_t> data(kRows * rb);
+        std::vector<float> values(static_cast<std::size_t>(n));
+        std::vector<const void*> rows;
+        std::vector<float> scales;
+        for (int r = 0; r < kRows; ++r) {
+            for (float& v : values)
+                v = normal(rng);
+            cpu::quantizeRow(t, values.data(), data.data() + std::size_t(r) * rb, n);
+            // Not in memory order, as a token's kept rows need not be.
+            rows.push_back(data.data() + std::size_t(kRows - 1 - r) * rb);
+            scales.push_back(normal(rng));
+        }
+        const sparse::RowKernels* ref = sparse::kScalarNeuronKernels.forType(t);
+        QVERIFY(ref && ref->axpyRows);
+        for (int count : {1, 3, sparse::kAxpyRowsGroup, sparse::kAxpyRowsGroup + 1, kRows}) {
+            std::vector<float> expected(std::size_t(n), 0.25f);
+            for (int r = 0; r < count; ++r)
+                ref->axpy(expected.data(), scales[std::size_t(r)], rows[std::size_t(r)], n);
+            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+                const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
+                if (!k)
+                    continue;
+                std::vector<float> y(std::size_t(n), 0.25f);
+                k->forType(t)->axpyRows(y.data(), scales.data(), rows.data(), count, n);
+                const double err = maxRelativeError(y, expected);
+                QVERIFY2(err < 1e-5, qPrintable(QStringLiteral("%1, %2 rows: relative error %3")
+                                                    .arg(QString::fromLatin1(k->name))
+                                                    .arg(count)
+                                                    .arg(err)));
+            }
+        }
+    }
+
+    // A decoded token takes its own loop (down rows added in groups, one neuron left over for odd
     // counts): against the scalar table, for row lengths with and without a partial vector or
     // block group, odd and even active counts, gated and up-only FFNs.
     void decodeKernelsMatchScalar_data()

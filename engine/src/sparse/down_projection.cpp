@@ -22,15 +22,18 @@ constexpr std::int64_t kRowBlock = 512;
 // tile of 8 tokens reads a row for all 8 when any needs it, so at 30 % a row is read by ~94 % of
 // the tiles for 2.4 tokens' worth of use.
 constexpr double kMaxActiveShare = 0.3;
-// A decoded token's rows are prefetched this many pairs ahead of the pair being added.
-constexpr std::int64_t kPrefetchPairs = 2;
+// A decoded token's rows are prefetched this many rows ahead of the row being gathered, and
+// only their first lines: the rest of a row follows in sequence, which the hardware prefetcher
+// sees.
+constexpr std::int64_t kPrefetchRows = kAxpyRowsGroup;
+constexpr std::size_t kPrefetchLines = 8;
 constexpr std::size_t kLine = 64;
 
 } // namespace
 
 std::size_t scratchFloats(std::int64_t columns)
 {
-    return std::size_t(std::max(kRowBlock * kColumns, 2 * columns));
+    return std::size_t(std::max(kRowBlock * kColumns, kAxpyRowsGroup * columns));
 }
 
 Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std::int64_t columns, int maxTokens,
@@ -181,8 +184,8 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
         float* decoded = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
         const std::int64_t begin = w.rows * thread / threadCount;
         const std::int64_t end = w.rows * (thread + 1) / threadCount;
-        // The rows some token needs, in order: the others are not read (nor decoded), and the
-        // ones read go in pairs, whether or not they are neighbours.
+        // The rows some token needs, in order, a group at a time: the others are not read (nor
+        // decoded), and each token adds the group's rows it needs in one pass over its sums.
         const auto nextUsed = [&](std::int64_t i) {
             for (; i < end; ++i) {
                 for (int t = 0; t < job.tokens; ++t) {
@@ -192,9 +195,9 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
             }
             return end;
         };
-        // Scattered rows defeat the hardware prefetcher: a second cursor asks for the rows a few
-        // pairs ahead of the pair being added.
-        const std::size_t lines = (rowBytes + kLine - 1) / kLine;
+        // Scattered rows defeat the hardware prefetcher: a second cursor asks for the start of
+        // the rows a group ahead of the one being added.
+        const std::size_t lines = std::min(kPrefetchLines, (rowBytes + kLine - 1) / kLine);
         std::int64_t ahead = begin;
         const auto prefetchNext = [&] {
             ahead = nextUsed(ahead);
@@ -204,38 +207,38 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
                 prefetchLine(rows + std::size_t(ahead) * rowBytes + l * kLine);
             ++ahead;
         };
-        for (std::int64_t p = 0; p < 2 * kPrefetchPairs; ++p)
+        for (std::int64_t p = 0; p < kPrefetchRows; ++p)
             prefetchNext();
+        std::int64_t group[kAxpyRowsGroup];
+        const void* groupRows[kAxpyRowsGroup];
+        const void* tokenRows[kAxpyRowsGroup];
+        float tokenScales[kAxpyRowsGroup];
         std::uint64_t count = 0;
-        for (std::int64_t i0 = nextUsed(begin); i0 < end;) {
-            prefetchNext();
-            prefetchNext();
-            const std::int64_t next = nextUsed(i0 + 1);
-            const bool pair = next < end;
-            const std::int64_t i1 = pair ? next : i0;
-            count += pair ? 2 : 1;
-            const void* row0 = rows + std::size_t(i0) * rowBytes;
-            const void* row1 = pair ? rows + std::size_t(i1) * rowBytes : nullptr;
-            if (!direct) {
-                cpu::dequantizeRow(w.type, row0, decoded, w.cols);
-                if (pair)
-                    cpu::dequantizeRow(w.type, row1, decoded + cols, w.cols);
-                row0 = decoded;
-                row1 = pair ? decoded + cols : nullptr;
+        for (std::int64_t i = nextUsed(begin); i < end;) {
+            int size = 0;
+            for (; size < kAxpyRowsGroup && i < end; i = nextUsed(i + 1)) {
+                prefetchNext();
+                const void* row = rows + std::size_t(i) * rowBytes;
+                if (!direct) {
+                    float* into = decoded + std::size_t(size) * cols;
+                    cpu::dequantizeRow(w.type, row, into, w.cols);
+                    row = into;
+                }
+                group[size] = i;
+                groupRows[size++] = row;
             }
+            count += std::uint64_t(size);
             for (int t = 0; t < job.tokens; ++t) {
                 const float* a = job.acts + std::size_t(t) * std::size_t(w.rows);
-                const float a0 = a[i0];
-                const float a1 = pair ? a[i1] : 0.0f;
-                float* y = target + std::size_t(t) * cols;
-                if (a0 != 0.0f && a1 != 0.0f)
-                    k.axpy2(y, a0, row0, a1, row1, w.cols);
-                else if (a0 != 0.0f)
-                    k.axpy(y, a0, row0, w.cols);
-                else if (a1 != 0.0f)
-                    k.axpy(y, a1, row1, w.cols);
+                int kept = 0;
+                for (int r = 0; r < size; ++r) {
+                    // Written always, kept when non-zero: no branch to mispredict.
+                    tokenScales[kept] = a[group[r]];
+                    tokenRows[kept] = groupRows[r];
+                    kept += tokenScales[kept] != 0.0f ? 1 : 0;
+                }
+                k.axpyRows(target + std::size_t(t) * cols, tokenScales, tokenRows, kept, w.cols);
             }
-            i0 = pair ? nextUsed(i1 + 1) : end;
         }
         countFfnTrafficBytes(count * rowBytes);
     });

@@ -15,10 +15,11 @@
 // most 30 % of the activations non-zero) instead lists each token's non-zero rows once and adds
 // only those, a token at a time (NeuronKernels::axpyActiveRows): at 90 % sparsity a tile of
 // eight tokens still touches over half the rows. Fewer tokens (a decoded one): the threads take
-// ranges of rows and add the rows some token needs whole, two at a time (neighbours or not,
-// prefetched a few pairs ahead), into their own sums, added up in thread order; reading a row
-// in slices of 256 outputs, one range at a time, streamed at two thirds of the speed. Rows no
-// token needs are not read: input sparsity (input_sparsity.h) rests on that. Either way the result depends on the thread count only. Rows without a tile kernel
+// ranges of rows and add the rows some token needs whole, in groups of eight (neighbours or
+// not, the next group's starts prefetched; RowKernels::axpyRows) into their own sums, added up
+// in thread order; reading a row in slices of 256 outputs, one range at a time, streamed at two
+// thirds of the speed. Rows no token needs are not read: input sparsity (input_sparsity.h)
+// rests on that. Either way the result depends on the thread count only. Rows without a tile kernel
 // (K-quants), without neuron kernels at all (BF16, ...) or added from the lists (all but F32)
 // are decoded a block at a time into a per-thread scratch and go through the float kernels.
 // Nothing is allocated after create().
@@ -62,7 +63,7 @@ private:
     const NeuronKernels* m_kernels = &neuronKernels();
     int m_threads = 0;
     std::int64_t m_columns = 0;
-    std::vector<float> m_scratch; // per thread: a block of decoded row slices, or two decoded rows
+    std::vector<float> m_scratch; // per thread: a block of decoded row slices, or a group of decoded rows
     std::vector<float> m_partial; // per thread: kAxpyTileTokens - 1 tokens' sums (runByRows)
     int m_maxTokens = 0;
     std::int64_t m_maxRows = 0;

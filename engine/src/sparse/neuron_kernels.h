@@ -24,8 +24,6 @@ struct RowKernels {
     float (*dot1)(const void* a, const void* x, std::int64_t n);
     // y[i] += s * row[i].
     void (*axpy)(float* y, float s, const void* row, std::int64_t n);
-    // y[i] += s0 * row0[i] + s1 * row1[i]: one pass over y for two neurons.
-    void (*axpy2)(float* y, float s0, const void* row0, float s1, const void* row1, std::int64_t n);
     // dot2 for rows in the interleaved Q4_0 layout of neuron_pack.h with a matching packed
     // activation; null where the table has no such kernel.
     void (*dot2Interleaved)(const void* a, const void* b, const void* x, std::int64_t n, float* out);
@@ -37,7 +35,14 @@ struct RowKernels {
     // decodes their rows once into floats and tiles those (DownProjection).
     void (*axpyTile)(float* y, std::int64_t yStride, const float* a, std::int64_t aStride, int tokens,
                      const std::uint8_t* rows, std::size_t rowStride, std::int64_t count, std::int64_t n);
+    // y[i] += sum over k < count of s[k] * rows[k][i]: the scattered rows one token keeps. Where
+    // the table can, each slice of y stays in registers while up to kAxpyRowsGroup rows go past:
+    // reloaded once per row or pair, y's loads and stores, not the rows, set the pace.
+    void (*axpyRows)(float* y, const float* s, const void* const* rows, int count, std::int64_t n);
 };
+
+// Rows one axpyRows pass adds while a slice of the output stays in registers.
+inline constexpr int kAxpyRowsGroup = 8;
 
 // Tokens of one axpyTile call.
 inline constexpr int kAxpyTileTokens = 8;

@@ -24,6 +24,8 @@
 
 #include "cpu/kquant_levels_x86.h" // after the pragmas: its inline functions use the intrinsics too
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 
 #if !defined(HEARTH_NEURON_TABLE) || !defined(HEARTH_NEURON_NAME) || !defined(HEARTH_NEURON_CPU_TABLE)
@@ -208,18 +210,30 @@ void axpyFloat(float* y, float s, const void* prow, std::int64_t n)
         y[i] += s * scalarValue(row[i]);
 }
 
+// axpyRows for float rows: one vector of y at a time, up to kAxpyRowsGroup rows added into it.
 template <typename W>
-void axpy2Float(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
+void axpyRowsFloat(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
 {
-    const W* r0 = static_cast<const W*>(prow0);
-    const W* r1 = static_cast<const W*>(prow1);
-    const VecF v0 = vset1(s0);
-    const VecF v1 = vset1(s1);
-    std::int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-        vstore(y + i, vfma(vload(r1 + i), v1, vfma(vload(r0 + i), v0, vload(y + i))));
-    for (; i < n; ++i)
-        y[i] += s0 * scalarValue(r0[i]) + s1 * scalarValue(r1[i]);
+    for (int k0 = 0; k0 < count; k0 += kAxpyRowsGroup) {
+        const int group = std::min(kAxpyRowsGroup, count - k0);
+        const W* r[kAxpyRowsGroup];
+        VecF sv[kAxpyRowsGroup];
+        for (int k = 0; k < group; ++k) {
+            r[k] = static_cast<const W*>(rows[k0 + k]);
+            sv[k] = vset1(s[k0 + k]);
+        }
+        std::int64_t i = 0;
+        for (; i + kLanes <= n; i += kLanes) {
+            VecF acc = vload(y + i);
+            for (int k = 0; k < group; ++k)
+                acc = vfma(vload(r[k] + i), sv[k], acc);
+            vstore(y + i, acc);
+        }
+        for (; i < n; ++i) {
+            for (int k = 0; k < group; ++k)
+                y[i] += s[k0 + k] * scalarValue(r[k][i]);
+        }
+    }
 }
 
 // 32 signed bytes in element order into four vectors of 8 floats added to y, scaled by d.
@@ -237,18 +251,44 @@ inline void axpyBytes(float* y, __m256 d, __m256i bytes)
     _mm256_storeu_ps(y + 24, _mm256_fmadd_ps(v3, d, _mm256_loadu_ps(y + 24)));
 }
 
-// Two rows of blocks: the four output vectors of a block are loaded and stored once.
-inline void axpyBytes2(float* y, __m256 d0, __m256i b0, __m256 d1, __m256i b1)
+// axpyRows for blocks of 32 signed bytes and a scale (Q8_0, Q4_0 offset by 8), 256 bits at a
+// time: a block's four output vectors stay in registers while every row's block is added,
+// in the order of one row after another.
+template <typename Block, __m256i (*Bytes)(const Block&)>
+void axpyRowsBytes(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
 {
-    const __m128i lo0 = _mm256_castsi256_si128(b0), hi0 = _mm256_extracti128_si256(b0, 1);
-    const __m128i lo1 = _mm256_castsi256_si128(b1), hi1 = _mm256_extracti128_si256(b1, 1);
-    const __m128i parts0[4] = {lo0, _mm_unpackhi_epi64(lo0, lo0), hi0, _mm_unpackhi_epi64(hi0, hi0)};
-    const __m128i parts1[4] = {lo1, _mm_unpackhi_epi64(lo1, lo1), hi1, _mm_unpackhi_epi64(hi1, hi1)};
-    for (int k = 0; k < 4; ++k) {
-        const __m256 v0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(parts0[k]));
-        const __m256 v1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(parts1[k]));
-        _mm256_storeu_ps(y + 8 * k, _mm256_fmadd_ps(v1, d1, _mm256_fmadd_ps(v0, d0, _mm256_loadu_ps(y + 8 * k))));
+    for (int k0 = 0; k0 < count; k0 += kAxpyRowsGroup) {
+        const int group = std::min(kAxpyRowsGroup, count - k0);
+        const Block* w[kAxpyRowsGroup];
+        for (int k = 0; k < group; ++k)
+            w[k] = static_cast<const Block*>(rows[k0 + k]);
+        for (std::int64_t b = 0; b < n / 32; ++b) {
+            float* yb = y + b * 32;
+            __m256 acc[4];
+            for (int v = 0; v < 4; ++v)
+                acc[v] = _mm256_loadu_ps(yb + 8 * v);
+            for (int k = 0; k < group; ++k) {
+                const __m256 d = _mm256_set1_ps(s[k0 + k] * halfToFloat(w[k][b].d));
+                const __m256i bytes = Bytes(w[k][b]);
+                const __m128i lo = _mm256_castsi256_si128(bytes), hi = _mm256_extracti128_si256(bytes, 1);
+                const __m128i parts[4] = {lo, _mm_unpackhi_epi64(lo, lo), hi, _mm_unpackhi_epi64(hi, hi)};
+                for (int v = 0; v < 4; ++v)
+                    acc[v] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(parts[v])), d, acc[v]);
+            }
+            for (int v = 0; v < 4; ++v)
+                _mm256_storeu_ps(yb + 8 * v, acc[v]);
+        }
     }
+}
+
+inline __m256i q8Bytes(const BlockQ8_0& w)
+{
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs));
+}
+
+inline __m256i q4Bytes(const BlockQ4_0& w)
+{
+    return _mm256_sub_epi8(unpackQ4(w.qs), _mm256_set1_epi8(8));
 }
 
 #if defined(__AVX512BW__)
@@ -387,18 +427,6 @@ inline void axpyBlockQ4(float* yb, __m512 d, const BlockQ4_0& w, __m512 values)
                                               _mm512_loadu_ps(yb + 16)));
 }
 
-inline void axpy2BlockQ4(float* yb, __m512 d0, const BlockQ4_0& w0, __m512 d1, const BlockQ4_0& w1, __m512 values)
-{
-    const __m512i q0 = q4Dwords(w0);
-    const __m512i q1 = q4Dwords(w1);
-    __m512 lo = _mm512_fmadd_ps(_mm512_permutexvar_ps(q0, values), d0, _mm512_loadu_ps(yb));
-    __m512 hi = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(q0, 4), values), d0, _mm512_loadu_ps(yb + 16));
-    lo = _mm512_fmadd_ps(_mm512_permutexvar_ps(q1, values), d1, lo);
-    hi = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(q1, 4), values), d1, hi);
-    _mm512_storeu_ps(yb, lo);
-    _mm512_storeu_ps(yb + 16, hi);
-}
-
 // Scale s * d of block k of an 8-block group, broadcast to 16 lanes.
 inline __m512 lane16(__m256 v, int k)
 {
@@ -420,22 +448,63 @@ void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
         axpyBlockQ4(y + b * QK4_0, _mm512_set1_ps(s * halfToFloat(w[b].d)), w[b], values);
 }
 
-void axpy2Q4(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
+// Up to kAxpyRowsGroup rows of a token: each block's 32 outputs are loaded once, take every
+// row's block, and are stored once; the multiply-adds of one row after another, in order.
+template <int Rows>
+void axpyGroupQ4(float* y, const float* s, const BlockQ4_0* const* w, std::int64_t n)
 {
-    const BlockQ4_0* w0 = static_cast<const BlockQ4_0*>(prow0);
-    const BlockQ4_0* w1 = static_cast<const BlockQ4_0*>(prow1);
     const __m512 values = q4Values();
     const std::int64_t blocks = n / QK4_0;
+    alignas(32) float d[Rows][8];
     std::int64_t b = 0;
     for (; b + 8 <= blocks; b += 8) {
-        const __m256 d0 = _mm256_mul_ps(_mm256_set1_ps(s0), q4Scales8(w0 + b));
-        const __m256 d1 = _mm256_mul_ps(_mm256_set1_ps(s1), q4Scales8(w1 + b));
-        for (int k = 0; k < 8; ++k)
-            axpy2BlockQ4(y + (b + k) * QK4_0, lane16(d0, k), w0[b + k], lane16(d1, k), w1[b + k], values);
+        for (int r = 0; r < Rows; ++r)
+            _mm256_store_ps(d[r], _mm256_mul_ps(_mm256_set1_ps(s[r]), q4Scales8(w[r] + b)));
+        for (int k = 0; k < 8; ++k) {
+            float* yb = y + (b + k) * QK4_0;
+            __m512 lo = _mm512_loadu_ps(yb);
+            __m512 hi = _mm512_loadu_ps(yb + 16);
+            for (int r = 0; r < Rows; ++r) {
+                // A broadcast from memory costs a load, not a shuffle as lane16 does.
+                const __m512 dk = _mm512_set1_ps(d[r][k]);
+                const __m512i q = q4Dwords(w[r][b + k]);
+                lo = _mm512_fmadd_ps(_mm512_permutexvar_ps(q, values), dk, lo);
+                hi = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), values), dk, hi);
+            }
+            _mm512_storeu_ps(yb, lo);
+            _mm512_storeu_ps(yb + 16, hi);
+        }
     }
-    for (; b < blocks; ++b)
-        axpy2BlockQ4(y + b * QK4_0, _mm512_set1_ps(s0 * halfToFloat(w0[b].d)), w0[b],
-                     _mm512_set1_ps(s1 * halfToFloat(w1[b].d)), w1[b], values);
+    for (; b < blocks; ++b) {
+        float* yb = y + b * QK4_0;
+        __m512 lo = _mm512_loadu_ps(yb);
+        __m512 hi = _mm512_loadu_ps(yb + 16);
+        for (int r = 0; r < Rows; ++r) {
+            const __m512 dk = _mm512_set1_ps(s[r] * halfToFloat(w[r][b].d));
+            const __m512i q = q4Dwords(w[r][b]);
+            lo = _mm512_fmadd_ps(_mm512_permutexvar_ps(q, values), dk, lo);
+            hi = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), values), dk, hi);
+        }
+        _mm512_storeu_ps(yb, lo);
+        _mm512_storeu_ps(yb + 16, hi);
+    }
+}
+
+template <int... Rows>
+constexpr std::array<void (*)(float*, const float*, const BlockQ4_0* const*, std::int64_t), sizeof...(Rows)>
+    kAxpyGroupQ4 = {axpyGroupQ4<Rows>...};
+
+void axpyRowsQ4(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+{
+    static_assert(kAxpyRowsGroup == 8);
+    constexpr auto& groups = kAxpyGroupQ4<1, 2, 3, 4, 5, 6, 7, 8>;
+    for (int k0 = 0; k0 < count; k0 += kAxpyRowsGroup) {
+        const int group = std::min(kAxpyRowsGroup, count - k0);
+        const BlockQ4_0* w[kAxpyRowsGroup];
+        for (int k = 0; k < group; ++k)
+            w[k] = static_cast<const BlockQ4_0*>(rows[k0 + k]);
+        groups[std::size_t(group - 1)](y, s + k0, w, n);
+    }
 }
 #else
 void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
@@ -447,29 +516,8 @@ void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
     }
 }
 
-void axpy2Q4(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
-{
-    const BlockQ4_0* w0 = static_cast<const BlockQ4_0*>(prow0);
-    const BlockQ4_0* w1 = static_cast<const BlockQ4_0*>(prow1);
-    const __m256i eight = _mm256_set1_epi8(8);
-    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
-        axpyBytes2(y + b * QK4_0, _mm256_set1_ps(s0 * halfToFloat(w0[b].d)), _mm256_sub_epi8(unpackQ4(w0[b].qs), eight),
-                   _mm256_set1_ps(s1 * halfToFloat(w1[b].d)), _mm256_sub_epi8(unpackQ4(w1[b].qs), eight));
-    }
-}
+constexpr auto axpyRowsQ4 = axpyRowsBytes<BlockQ4_0, q4Bytes>;
 #endif
-
-void axpy2Q8(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
-{
-    const BlockQ8_0* w0 = static_cast<const BlockQ8_0*>(prow0);
-    const BlockQ8_0* w1 = static_cast<const BlockQ8_0*>(prow1);
-    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
-        axpyBytes2(y + b * QK8_0, _mm256_set1_ps(s0 * halfToFloat(w0[b].d)),
-                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w0[b].qs)),
-                   _mm256_set1_ps(s1 * halfToFloat(w1[b].d)),
-                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w1[b].qs)));
-    }
-}
 
 void axpyQ8(float* y, float s, const void* prow, std::int64_t n)
 {
@@ -631,19 +679,34 @@ void axpyK(float* y, float s, const void* prow, std::int64_t n)
     }
 }
 
-template <typename Block>
-void axpy2K(float* y, float s0, const void* prow0, float s1, const void* prow1, std::int64_t n)
+// axpyRows for K-quants: each super-block of up to kAxpyRowsGroup rows decoded, then every run
+// of 32 outputs loaded and stored once for all of them.
+template <int N>
+void addRunsK(float* y, const RunsK* const* runs)
 {
-    const Block* w0 = static_cast<const Block*>(prow0);
-    const Block* w1 = static_cast<const Block*>(prow1);
-    RunsK r0;
-    RunsK r1;
-    const RunsK* runs[2] = {&r0, &r1};
-    for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
-        decodeRuns(w0[b], s0, r0);
-        decodeRuns(w1[b], s1, r1);
-        for (int k = 0; k < 8; ++k)
-            axpyRunK<2>(y + b * cpu::QK_K + 32 * k, runs, k);
+    for (int k = 0; k < 8; ++k)
+        axpyRunK<N>(y + 32 * k, runs, k);
+}
+
+template <int... N>
+constexpr std::array<void (*)(float*, const RunsK* const*), sizeof...(N)> kAddRunsK = {addRunsK<N>...};
+
+template <typename Block>
+void axpyRowsK(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+{
+    static_assert(kAxpyRowsGroup == 8);
+    constexpr auto& add = kAddRunsK<1, 2, 3, 4, 5, 6, 7, 8>;
+    RunsK decoded[kAxpyRowsGroup];
+    const RunsK* runs[kAxpyRowsGroup];
+    for (int k0 = 0; k0 < count; k0 += kAxpyRowsGroup) {
+        const int group = std::min(kAxpyRowsGroup, count - k0);
+        for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
+            for (int r = 0; r < group; ++r) {
+                decodeRuns(static_cast<const Block*>(rows[k0 + r])[b], s[k0 + r], decoded[r]);
+                runs[r] = &decoded[r];
+            }
+            add[std::size_t(group - 1)](y + b * cpu::QK_K, runs);
+        }
     }
 }
 
@@ -779,15 +842,19 @@ void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int
 constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     HEARTH_NEURON_NAME,
     axpyActiveRows,
-    {dot2Float<float>, dot1Float<float>, axpyFloat<float>, axpy2Float<float>, nullptr, axpyTile<FloatValues<float>>},
-    {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyFloat<std::uint16_t>, axpy2Float<std::uint16_t>, nullptr,
-     axpyTile<FloatValues<std::uint16_t>>},
-    {kDot2Q4, kDot1Q4, axpyQ4, axpy2Q4, kDot2Interleaved, axpyTile<Q4Values>},
-    {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>, axpyQ8, axpy2Q8, nullptr,
-     axpyTile<Q8Values>},
-    {dot2K<DType::Q4_K>, dot1K<DType::Q4_K>, axpyK<cpu::BlockQ4_K>, axpy2K<cpu::BlockQ4_K>, nullptr, nullptr},
-    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyK<cpu::BlockQ5_K>, axpy2K<cpu::BlockQ5_K>, nullptr, nullptr},
-    {dot2K<DType::Q6_K>, dot1K<DType::Q6_K>, axpyK<cpu::BlockQ6_K>, axpy2K<cpu::BlockQ6_K>, nullptr, nullptr},
+    {dot2Float<float>, dot1Float<float>, axpyFloat<float>, nullptr, axpyTile<FloatValues<float>>,
+     axpyRowsFloat<float>},
+    {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyFloat<std::uint16_t>, nullptr,
+     axpyTile<FloatValues<std::uint16_t>>, axpyRowsFloat<std::uint16_t>},
+    {kDot2Q4, kDot1Q4, axpyQ4, kDot2Interleaved, axpyTile<Q4Values>, axpyRowsQ4},
+    {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>, axpyQ8, nullptr,
+     axpyTile<Q8Values>, axpyRowsBytes<BlockQ8_0, q8Bytes>},
+    {dot2K<DType::Q4_K>, dot1K<DType::Q4_K>, axpyK<cpu::BlockQ4_K>, nullptr, nullptr,
+     axpyRowsK<cpu::BlockQ4_K>},
+    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyK<cpu::BlockQ5_K>, nullptr, nullptr,
+     axpyRowsK<cpu::BlockQ5_K>},
+    {dot2K<DType::Q6_K>, dot1K<DType::Q6_K>, axpyK<cpu::BlockQ6_K>, nullptr, nullptr,
+     axpyRowsK<cpu::BlockQ6_K>},
 };
 
 } // namespace hearth::sparse

@@ -128,13 +128,6 @@ void axpyQ8(float* y, float s, const void* row, std::int64_t n)
 }
 
 template <void (*Axpy)(float*, float, const void*, std::int64_t)>
-void axpy2(float* y, float s0, const void* row0, float s1, const void* row1, std::int64_t n)
-{
-    Axpy(y, s0, row0, n);
-    Axpy(y, s1, row1, n);
-}
-
-template <void (*Axpy)(float*, float, const void*, std::int64_t)>
 void axpyTile(float* y, std::int64_t yStride, const float* a, std::int64_t aStride, int tokens,
               const std::uint8_t* rows, std::size_t rowStride, std::int64_t count, std::int64_t n)
 {
@@ -145,6 +138,13 @@ void axpyTile(float* y, std::int64_t yStride, const float* a, std::int64_t aStri
                 Axpy(y + t * yStride, s, rows + std::size_t(i) * rowStride, n);
         }
     }
+}
+
+template <void (*Axpy)(float*, float, const void*, std::int64_t)>
+void axpyRows(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+{
+    for (int k = 0; k < count; ++k)
+        Axpy(y, s[k], rows[k], n);
 }
 
 void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int64_t count, std::int64_t firstRow,
@@ -159,16 +159,16 @@ void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int
 constinit const NeuronKernels kScalarNeuronKernels = {
     "scalar",
     axpyActiveRows,
-    {dot2<dotF32>, dotF32, axpyF32, axpy2<axpyF32>, nullptr, axpyTile<axpyF32>},
-    {dot2<dotF16>, dotF16, axpyF16, axpy2<axpyF16>, nullptr, axpyTile<axpyF16>},
-    {dot2<dotQ4>, dotQ4, axpyQ4, axpy2<axpyQ4>, nullptr, axpyTile<axpyQ4>},
-    {dot2<dotQ8>, dotQ8, axpyQ8, axpy2<axpyQ8>, nullptr, axpyTile<axpyQ8>},
-    {dot2<dotBlocks<DType::Q4_K>>, dotBlocks<DType::Q4_K>, axpyBlocks<DType::Q4_K>, axpy2<axpyBlocks<DType::Q4_K>>,
-     nullptr, nullptr},
-    {dot2<dotBlocks<DType::Q5_K>>, dotBlocks<DType::Q5_K>, axpyBlocks<DType::Q5_K>, axpy2<axpyBlocks<DType::Q5_K>>,
-     nullptr, nullptr},
-    {dot2<dotBlocks<DType::Q6_K>>, dotBlocks<DType::Q6_K>, axpyBlocks<DType::Q6_K>, axpy2<axpyBlocks<DType::Q6_K>>,
-     nullptr, nullptr},
+    {dot2<dotF32>, dotF32, axpyF32, nullptr, axpyTile<axpyF32>, axpyRows<axpyF32>},
+    {dot2<dotF16>, dotF16, axpyF16, nullptr, axpyTile<axpyF16>, axpyRows<axpyF16>},
+    {dot2<dotQ4>, dotQ4, axpyQ4, nullptr, axpyTile<axpyQ4>, axpyRows<axpyQ4>},
+    {dot2<dotQ8>, dotQ8, axpyQ8, nullptr, axpyTile<axpyQ8>, axpyRows<axpyQ8>},
+    {dot2<dotBlocks<DType::Q4_K>>, dotBlocks<DType::Q4_K>, axpyBlocks<DType::Q4_K>, nullptr, nullptr,
+     axpyRows<axpyBlocks<DType::Q4_K>>},
+    {dot2<dotBlocks<DType::Q5_K>>, dotBlocks<DType::Q5_K>, axpyBlocks<DType::Q5_K>, nullptr, nullptr,
+     axpyRows<axpyBlocks<DType::Q5_K>>},
+    {dot2<dotBlocks<DType::Q6_K>>, dotBlocks<DType::Q6_K>, axpyBlocks<DType::Q6_K>, nullptr, nullptr,
+     axpyRows<axpyBlocks<DType::Q6_K>>},
 };
 
 } // namespace hearth::sparse

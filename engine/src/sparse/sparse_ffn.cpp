@@ -146,26 +146,27 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
     for (std::int64_t j = 0; j < std::min(count, kPrefetchAhead); ++j)
         prefetchRows(w, plan, ids[j]);
     if (tokens == 1 && !mask) {
-        // Decode: down rows go in pairs, so the output is loaded and stored once per two
-        // neurons instead of once per neuron.
+        // Decode: down rows go in groups, so the output is loaded and stored once per group of
+        // neurons instead of once per neuron (RowKernels::axpyRows).
         const void* x = tokenInput(0);
-        const std::uint8_t* pending = nullptr;
-        float pendingA = 0.0f;
-        // Adds neuron i's down row (paired with the one before it where it can).
+        const void* pending[kAxpyRowsGroup];
+        float pendingA[kAxpyRowsGroup];
+        int pendingCount = 0;
+        const auto addPending = [&] {
+            k->axpyRows(out, pendingA, pending, pendingCount, nEmbd);
+            pendingCount = 0;
+        };
+        // Adds neuron i's down row (with the ones before it where it can).
         const auto addDown = [&](std::int64_t i, float a) {
             if (acts)
                 acts[i] = a;
             if (a == 0.0f)
                 return;
             ++downRows;
-            const std::uint8_t* down = w.down + std::size_t(i) * w.stride;
-            if (!pending) {
-                pending = down;
-                pendingA = a;
-            } else {
-                k->axpy2(out, pendingA, pending, a, down, nEmbd);
-                pending = nullptr;
-            }
+            pending[pendingCount] = w.down + std::size_t(i) * w.stride;
+            pendingA[pendingCount++] = a;
+            if (pendingCount == kAxpyRowsGroup)
+                addPending();
         };
         // Up-only neurons (opt, falcon, magnitude-sparse SwiGLU): the up rows of two neurons in one
         // pass, two dot products in flight as a gated neuron's gate and up rows are.
@@ -198,8 +199,8 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
                 ++j;
             }
         }
-        if (pending)
-            k->axpy(out, pendingA, pending, nEmbd);
+        if (pendingCount > 0)
+            addPending();
         return downRows;
     }
     for (std::int64_t j = 0; j < count; ++j) {
