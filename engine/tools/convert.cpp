@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// hearth-convert: a Hugging Face model folder of the llama family, Falcon (FalconForCausalLM,
-// RWForCausalLM) or OPT (OPTForCausalLM), with optional PowerInfer predictors and activation
-// statistics, to a GGUF file Hearth loads.
+// hearth-convert: a Hugging Face model folder of the llama family (Llama, Mistral, Bamboo, Qwen 2
+// and 3, Phi-3), Gemma 2 and 3, Falcon (FalconForCausalLM, RWForCausalLM) or OPT
+// (OPTForCausalLM), with optional PowerInfer predictors and activation statistics, to a GGUF file
+// Hearth loads.
 
 #include "convert/hf_to_gguf.h"
 #include "synth/synthetic_model.h"
@@ -22,8 +23,9 @@ int main(int argc, char** argv)
     bool noVerify = false;
 
     tools::ToolOptions parser("hearth-convert",
-                              "Converts a Hugging Face model folder (LlamaForCausalLM, Mistral, Bamboo, FalconForCausalLM, "
-                              "RWForCausalLM, OPTForCausalLM; safetensors or "
+                              "Converts a Hugging Face model folder (LlamaForCausalLM, Mistral, Bamboo, Qwen2ForCausalLM, "
+                              "Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, the text model of "
+                              "Gemma3ForConditionalGeneration, FalconForCausalLM, RWForCausalLM, OPTForCausalLM; safetensors or "
                               "PyTorch .bin) to GGUF. With --predictor the output is a PowerInfer sparse file.");
     parser.addString("-m,--model", "FOLDER", "Hugging Face model folder (required)", &options.modelFolder);
     parser.addString("--predictor", "FOLDER", "PowerInfer predictor folder (model_<layer>.pt)", &options.predictorFolder);

@@ -86,9 +86,15 @@ private Q_SLOTS:
         QTest::newRow("qwen3 safetensors converts") << hit(
             "Qwen/Qwen3-4B", { QStringLiteral("qwen3"), QStringLiteral("safetensors") })
                                                     << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("qwen3");
-        QTest::newRow("gemma2 safetensors does not") << hit(
+        QTest::newRow("gemma2 safetensors converts") << hit(
             "google/gemma-2-2b-it", { QStringLiteral("gemma2"), QStringLiteral("safetensors") })
-                                                     << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("gemma2");
+                                                     << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("gemma2");
+        QTest::newRow("gemma3 safetensors converts") << hit(
+            "google/gemma-3-4b-it", { QStringLiteral("gemma3"), QStringLiteral("safetensors") })
+                                                     << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("gemma3");
+        QTest::newRow("mpt safetensors does not") << hit(
+            "mosaicml/mpt-7b", { QStringLiteral("mpt"), QStringLiteral("safetensors") })
+                                                  << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("mpt");
         QTest::newRow("qwen3 moe gguf") << hit(
             "Qwen/Qwen3-30B-A3B-GGUF", { QStringLiteral("qwen3_moe"), QStringLiteral("gguf") })
                                         << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("qwen3_moe");

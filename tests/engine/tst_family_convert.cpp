@@ -228,6 +228,117 @@ QByteArray tokenizerJson(const gguf::GgufFile& file)
     return QJsonDocument(root).toJson(QJsonDocument::Compact);
 }
 
+// Gemma's checkpoints: Gemma2ForCausalLM, Gemma3ForCausalLM (1B) and the text model of
+// Gemma3ForConditionalGeneration (4B and up: settings in text_config, tensors under
+// "language_model.model.", or "model.language_model." as newer transformers save them, and a
+// vision tower beside them).
+enum class GemmaFlavour { Gemma2, Gemma3, Gemma3Multimodal, Gemma3MultimodalResaved };
+
+// Where the flavour's checkpoint keeps the text model's "model." tensors.
+std::string gemmaModelPrefix(GemmaFlavour f)
+{
+    switch (f) {
+    case GemmaFlavour::Gemma3Multimodal:
+        return "language_model.model.";
+    case GemmaFlavour::Gemma3MultimodalResaved:
+        return "model.language_model.";
+    default:
+        return "model.";
+    }
+}
+
+synth::SynthOptions gemmaOptions(GemmaFlavour f)
+{
+    synth::SynthOptions o;
+    o.architecture = f == GemmaFlavour::Gemma2 ? "gemma2" : "gemma3";
+    o.shape = *synth::shapeByName(o.architecture == "gemma2" ? "gemma2-tiny" : "gemma3-tiny");
+    o.type = DType::F32;
+    o.ffnActivation = "geglu";
+    o.seed = 29;
+    return o;
+}
+
+// The Hugging Face names of a Gemma GGUF file's tensors under @p model ("model." and the like);
+// its norms hold 1 + w, the checkpoints w.
+Tensors gemmaHfTensors(const gguf::GgufFile& file, const std::string& model)
+{
+    static const std::map<std::string, std::string> layerNames = {
+        {"attn_norm.weight", "input_layernorm.weight"},
+        {"attn_q.weight", "self_attn.q_proj.weight"},
+        {"attn_k.weight", "self_attn.k_proj.weight"},
+        {"attn_v.weight", "self_attn.v_proj.weight"},
+        {"attn_output.weight", "self_attn.o_proj.weight"},
+        {"attn_q_norm.weight", "self_attn.q_norm.weight"},
+        {"attn_k_norm.weight", "self_attn.k_norm.weight"},
+        {"post_attention_norm.weight", "post_attention_layernorm.weight"},
+        {"ffn_norm.weight", "pre_feedforward_layernorm.weight"},
+        {"post_ffw_norm.weight", "post_feedforward_layernorm.weight"},
+        {"ffn_gate.weight", "mlp.gate_proj.weight"},
+        {"ffn_up.weight", "mlp.up_proj.weight"},
+        {"ffn_down.weight", "mlp.down_proj.weight"},
+    };
+    Tensors out;
+    for (const gguf::TensorInfo& t : file.tensors()) {
+        FloatTensor value = torchOf(t);
+        std::string name;
+        if (t.name == "token_embd.weight") {
+            name = "embed_tokens.weight";
+        } else if (t.name == "output_norm.weight") {
+            name = "norm.weight";
+        } else {
+            const std::size_t dot = t.name.find('.', 4);
+            name = "layers." + t.name.substr(4, dot - 4) + "." + layerNames.at(t.name.substr(dot + 1));
+        }
+        if (t.name.find("norm") != std::string::npos) {
+            for (float& v : value.values)
+                v -= 1.0f; // exact: the synthetic norms lie in [0.5, 2]
+        }
+        out[model + name] = std::move(value);
+    }
+    return out;
+}
+
+QByteArray gemmaConfigJson(GemmaFlavour f, const synth::ModelShape& s)
+{
+    QJsonObject text{{"hidden_size", s.embeddingSize},
+                     {"intermediate_size", s.feedForwardSize},
+                     {"num_hidden_layers", s.layerCount},
+                     {"num_attention_heads", s.headCount},
+                     {"num_key_value_heads", s.kvHeadCount},
+                     {"head_dim", s.headDim()},
+                     {"vocab_size", s.vocabSize},
+                     {"max_position_embeddings", s.contextLength},
+                     {"rms_norm_eps", double(s.rmsNormEpsilon)},
+                     {"rope_theta", double(s.ropeFreqBase)},
+                     {"sliding_window", s.slidingWindow},
+                     {"query_pre_attn_scalar", s.headDim()},
+                     {"hidden_activation", "gelu_pytorch_tanh"}};
+    if (f == GemmaFlavour::Gemma2) {
+        text["attn_logit_softcapping"] = double(s.attnSoftCap);
+        text["final_logit_softcapping"] = double(s.finalSoftCap);
+        text["model_type"] = "gemma2";
+        text["architectures"] = QJsonArray{"Gemma2ForCausalLM"};
+        return QJsonDocument(text).toJson();
+    }
+    text["attn_logit_softcapping"] = QJsonValue();
+    text["final_logit_softcapping"] = QJsonValue();
+    text["rope_local_base_freq"] = 10000.0;
+    text["sliding_window_pattern"] = 6;
+    if (s.ropeLinearFactor > 0.0f)
+        text["rope_scaling"] = QJsonObject{{"rope_type", "linear"}, {"factor", double(s.ropeLinearFactor)}};
+    if (f == GemmaFlavour::Gemma3) {
+        text["model_type"] = "gemma3_text";
+        text["architectures"] = QJsonArray{"Gemma3ForCausalLM"};
+        return QJsonDocument(text).toJson();
+    }
+    text["model_type"] = "gemma3_text";
+    const QJsonObject root{{"architectures", QJsonArray{"Gemma3ForConditionalGeneration"}},
+                           {"model_type", "gemma3"},
+                           {"text_config", text},
+                           {"vision_config", QJsonObject{{"hidden_size", 16}, {"model_type", "siglip_vision_model"}}}};
+    return QJsonDocument(root).toJson();
+}
+
 std::vector<float> logitsOf(const std::string& path, const std::vector<Token>& tokens, bool dense = false)
 {
     auto model = Model::load(path);
@@ -359,6 +470,88 @@ private slots:
         const std::vector<float> got = logitsOf(options.output, kTokens);
         QVERIFY(!want.empty());
         QVERIFY(want == got);
+    }
+
+    void gemmaConvertedEqualsDirect_data()
+    {
+        QTest::addColumn<int>("flavour");
+        QTest::newRow("gemma2") << int(GemmaFlavour::Gemma2);
+        QTest::newRow("gemma3") << int(GemmaFlavour::Gemma3);
+        QTest::newRow("gemma3-multimodal") << int(GemmaFlavour::Gemma3Multimodal);
+        QTest::newRow("gemma3-multimodal-resaved") << int(GemmaFlavour::Gemma3MultimodalResaved);
+    }
+
+    // A synthetic Gemma file written directly (F32) and as a Hugging Face folder: the converted
+    // file holds the same tensors (norms with Gemma's + 1), says what the loaders cannot infer
+    // (soft-capping, the window, the local RoPE base), and gives the same logits.
+    void gemmaConvertedEqualsDirect()
+    {
+        QFETCH(int, flavour);
+        const GemmaFlavour f = GemmaFlavour(flavour);
+        const synth::SynthOptions o = gemmaOptions(f);
+        const std::string direct = path(QStringLiteral("gemma-direct.gguf")).toStdString();
+        QVERIFY(synth::writeSyntheticModel(o, direct).ok());
+        auto file = gguf::GgufFile::open(direct);
+        QVERIFY(file.ok());
+        Tensors tensors = gemmaHfTensors(**file, gemmaModelPrefix(f));
+        if (f == GemmaFlavour::Gemma3Multimodal || f == GemmaFlavour::Gemma3MultimodalResaved)
+            tensors["vision_tower.vision_model.embeddings.patch_embedding.weight"] = FloatTensor{{4, 4}, std::vector<float>(16, 0.5f)};
+        const QString hf = path(QStringLiteral("gemma-hf"));
+        QDir().mkpath(hf);
+        QVERIFY(writeFixtureFile(hf + "/config.json", gemmaConfigJson(f, o.shape)));
+        QVERIFY(writeFixtureFile(hf + "/tokenizer.json", hfTokenizerJson()));
+        QVERIFY(writeFixtureFile(hf + "/tokenizer_config.json", hfTokenizerConfigJson()));
+        QVERIFY(writeFixtureFile(hf + "/model.safetensors", hfSafetensors(tensors)));
+
+        convert::ConvertOptions options;
+        options.modelFolder = hf.toStdString();
+        options.output = path(QStringLiteral("gemma-converted.gguf")).toStdString();
+        options.type = DType::F32;
+        auto report = convert::convertHfModel(options);
+        QVERIFY2(report.ok(), report.message().c_str());
+        compareTensors(direct, options.output);
+
+        auto converted = gguf::GgufFile::open(options.output);
+        QVERIFY(converted.ok());
+        const std::string arch = o.architecture;
+        QCOMPARE((*converted)->getString("general.architecture"), std::optional<std::string>(arch));
+        QCOMPARE((*converted)->getString("hearth.ffn_activation"), std::optional<std::string>("geglu"));
+        QCOMPARE((*converted)->getInt(arch + ".attention.sliding_window"), std::optional<std::int64_t>(o.shape.slidingWindow));
+        if (f == GemmaFlavour::Gemma2) {
+            QCOMPARE((*converted)->getFloat(arch + ".attn_logit_softcapping"), std::optional<double>(o.shape.attnSoftCap));
+            QCOMPARE((*converted)->getFloat(arch + ".final_logit_softcapping"), std::optional<double>(o.shape.finalSoftCap));
+        } else {
+            QVERIFY(!(*converted)->find(arch + ".attn_logit_softcapping"));
+            QCOMPARE((*converted)->getFloat(arch + ".rope.freq_base_swa"), std::optional<double>(10000.0));
+        }
+        const std::vector<float> want = logitsOf(direct, kTokens);
+        QVERIFY(!want.empty());
+        QVERIFY(want == logitsOf(options.output, kTokens));
+    }
+
+    // What GGUF files cannot carry is refused, not converted into a different model.
+    void gemmaSettingsWithoutAGgufKeyAreRefused_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QJsonValue>("value");
+        QTest::newRow("query scale") << QStringLiteral("query_pre_attn_scalar") << QJsonValue(7);
+        QTest::newRow("layer pattern") << QStringLiteral("sliding_window_pattern") << QJsonValue(4);
+        QTest::newRow("activation") << QStringLiteral("hidden_activation") << QJsonValue("silu");
+        QTest::newRow("rope scaling") << QStringLiteral("rope_scaling") << QJsonValue(QJsonObject{{"rope_type", "yarn"}, {"factor", 4}});
+    }
+
+    void gemmaSettingsWithoutAGgufKeyAreRefused()
+    {
+        QFETCH(QString, key);
+        QFETCH(QJsonValue, value);
+        const synth::SynthOptions o = gemmaOptions(GemmaFlavour::Gemma3);
+        QJsonObject config = QJsonDocument::fromJson(gemmaConfigJson(GemmaFlavour::Gemma3, o.shape)).object();
+        auto good = convert::HfConfig::parse(QJsonDocument(config).toJson().toStdString());
+        QVERIFY2(good.ok(), good.message().c_str());
+        config[key] = value;
+        auto bad = convert::HfConfig::parse(QJsonDocument(config).toJson().toStdString());
+        QVERIFY(!bad.ok());
+        QCOMPARE(int(bad.status().code()), int(ErrorCode::Unsupported));
     }
 
     void quantizedEqualsDirect_data()

@@ -78,7 +78,7 @@ Status readIntAny(const JsonValue& root, std::initializer_list<const char*> keys
 
 Status checkHeads(const HfConfig& c)
 {
-    if (c.hiddenSize % c.headCount != 0) {
+    if (c.explicitHeadDim == 0 && c.hiddenSize % c.headCount != 0) {
         return invalid("hidden_size " + std::to_string(c.hiddenSize) + " is not a multiple of num_attention_heads "
                        + std::to_string(c.headCount));
     }
@@ -168,6 +168,119 @@ Status parseOpt(const JsonValue& root, HfConfig& c)
     return checkHeads(c);
 }
 
+// The head layout, norm and RoPE settings every llama-block family needs.
+Status checkAttention(const HfConfig& c)
+{
+    HEARTH_TRY(checkHeads(c));
+    if (c.headDim() % 2 != 0) {
+        return invalid("the head size " + std::to_string(c.headDim()) + " is odd; rotary embeddings need pairs");
+    }
+    if (!(c.rmsNormEps > 0.0f && c.rmsNormEps < 1.0f)) {
+        return invalid("\"rms_norm_eps\" is out of range");
+    }
+    if (!(c.ropeTheta > 1.0f)) {
+        return invalid("\"rope_theta\" is out of range");
+    }
+    return {};
+}
+
+// Gemma 2 and 3 (text). Gemma 3's text_config leaves out what equals the defaults of
+// transformers' Gemma3TextConfig, so those are the starting values. What GGUF files cannot say
+// is checked against what the gemma2/gemma3 loaders assume: queries scaled by 1 / sqrt(head
+// size) (n_embd / n_head for the 27B models), and the local/global layer pattern.
+Status parseGemma(const JsonValue& cfg, bool gemma3, HfConfig& c)
+{
+    c.normOffset = 1.0f;
+    c.tieWordEmbeddings = boolOf(cfg, "tie_word_embeddings", true);
+    c.rmsNormEps = 1e-6f;
+    c.slidingWindow = 4096;
+    if (gemma3) {
+        c.headCount = 8;
+        c.kvHeadCount = 4;
+        c.explicitHeadDim = 256;
+        c.vocabSize = 262208;
+        c.contextLength = 131072;
+        c.ropeTheta = 1000000.0f;
+        c.ropeLocalTheta = 10000.0f;
+    } else {
+        c.contextLength = 8192;
+        c.attnSoftCap = 50.0f;
+        c.finalSoftCap = 30.0f;
+    }
+    HEARTH_TRY(readInt(cfg, "hidden_size", kMaxWidth, c.hiddenSize, true));
+    HEARTH_TRY(readInt(cfg, "intermediate_size", kMaxWidth, c.intermediateSize, true));
+    HEARTH_TRY(readInt(cfg, "num_hidden_layers", kMaxLayers, c.layerCount, true));
+    HEARTH_TRY(readInt(cfg, "num_attention_heads", kMaxHeads, c.headCount, !gemma3));
+    if (!gemma3) {
+        c.kvHeadCount = c.headCount;
+    }
+    HEARTH_TRY(readInt(cfg, "num_key_value_heads", kMaxHeads, c.kvHeadCount, false));
+    HEARTH_TRY(readInt(cfg, "head_dim", 1 << 14, c.explicitHeadDim, !gemma3));
+    HEARTH_TRY(readInt(cfg, "vocab_size", kMaxVocab, c.vocabSize, !gemma3));
+    HEARTH_TRY(readInt(cfg, "max_position_embeddings", kMaxContext, c.contextLength, false));
+    HEARTH_TRY(readInt(cfg, "sliding_window", kMaxContext, c.slidingWindow, false));
+    HEARTH_TRY(readFloat(cfg, "rms_norm_eps", c.rmsNormEps));
+    HEARTH_TRY(readFloat(cfg, "rope_theta", c.ropeTheta));
+    HEARTH_TRY(readFloat(cfg, "rope_local_base_freq", c.ropeLocalTheta));
+    // null turns soft-capping off (Gemma 3's configs say so).
+    for (const auto& [key, cap] : {std::pair{"attn_logit_softcapping", &c.attnSoftCap},
+                                   std::pair{"final_logit_softcapping", &c.finalSoftCap}}) {
+        if (const JsonValue* v = cfg.find(key); v != nullptr && v->isNull()) {
+            *cap = 0.0f;
+        }
+        HEARTH_TRY(readFloat(cfg, key, *cap));
+        if (!(*cap >= 0.0f && *cap < 1e6f)) {
+            return invalid(std::string("\"") + key + "\" is out of range");
+        }
+    }
+    if (const JsonValue* scaling = cfg.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
+        if (!scaling->isObject()) {
+            return invalid("\"rope_scaling\" is not an object");
+        }
+        std::string type = stringOf(*scaling, "rope_type");
+        if (type.empty()) {
+            type = stringOf(*scaling, "type");
+        }
+        if (type != "linear") {
+            return Status(ErrorCode::Unsupported, "config.json: Gemma with rope scaling \"" + type + "\" is not supported");
+        }
+        HEARTH_TRY(readFloat(*scaling, "factor", c.ropeLinearFactor));
+        if (!(c.ropeLinearFactor > 0.0f)) {
+            return invalid("the rope scaling factor must be positive");
+        }
+    }
+    HEARTH_TRY(checkAttention(c));
+
+    const int wideScaleLayers = gemma3 ? 62 : 46; // the 27B models
+    const float impliedScalar =
+        c.layerCount == wideScaleLayers ? float(c.hiddenSize) / float(c.headCount) : float(c.headDim());
+    float scalar = impliedScalar;
+    HEARTH_TRY(readFloat(cfg, "query_pre_attn_scalar", scalar));
+    if (scalar != impliedScalar) {
+        return Status(ErrorCode::Unsupported, "config.json: query_pre_attn_scalar " + std::to_string(scalar)
+                                                  + " differs from what a GGUF file of this size implies ("
+                                                  + std::to_string(impliedScalar) + ")");
+    }
+    // Gemma 2 slides on the even layers, Gemma 3 on all but every sixth.
+    const int period = gemma3 ? 6 : 2;
+    int pattern = period;
+    HEARTH_TRY(readInt(cfg, "sliding_window_pattern", kMaxLayers, pattern, false));
+    bool layersMatch = true;
+    if (const JsonValue* types = cfg.find("layer_types"); types != nullptr && types->isArray()) {
+        layersMatch = int(types->items().size()) == c.layerCount;
+        for (std::size_t l = 0; layersMatch && l < types->items().size(); ++l) {
+            const bool sliding = gemma3 ? (l + 1) % 6 != 0 : l % 2 == 0;
+            layersMatch = types->items()[l].isString()
+                && types->items()[l].toString() == (sliding ? "sliding_attention" : "full_attention");
+        }
+    }
+    if (pattern != period || !layersMatch) {
+        return Status(ErrorCode::Unsupported,
+                      "config.json: a pattern of sliding-window layers other than Gemma's is not supported");
+    }
+    return {};
+}
+
 } // namespace
 
 Result<std::string> readTextFile(const std::string& path, std::uint64_t limit)
@@ -200,8 +313,9 @@ float HfConfig::longRopeAttnFactor() const
 
 const std::vector<std::string>& convertibleModelTypes()
 {
-    static const std::vector<std::string> types = {"llama", "mistral", "bamboo", "qwen2",      "qwen3",
-                                                   "phi3",  "falcon",  "opt",    "RefinedWeb", "RefinedWebModel"};
+    static const std::vector<std::string> types = {"llama", "mistral", "bamboo",     "qwen2",      "qwen3",
+                                                   "phi3",  "gemma2",  "gemma3",     "gemma3_text", "falcon",
+                                                   "opt",   "RefinedWeb", "RefinedWebModel"};
     return types;
 }
 
@@ -240,25 +354,53 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
     const bool qwen2 = c.modelType == "qwen2" || c.hfArchitecture == "Qwen2ForCausalLM";
     const bool qwen3 = c.modelType == "qwen3" || c.hfArchitecture == "Qwen3ForCausalLM";
     const bool phi3 = c.modelType == "phi3" || c.hfArchitecture == "Phi3ForCausalLM";
-    if (!bamboo && !llamaLike && !qwen2 && !qwen3 && !phi3) {
+    const bool gemma2 = c.modelType == "gemma2" || c.hfArchitecture == "Gemma2ForCausalLM";
+    const bool gemma3 = c.modelType == "gemma3" || c.modelType == "gemma3_text" || c.hfArchitecture == "Gemma3ForCausalLM"
+        || c.hfArchitecture == "Gemma3ForConditionalGeneration";
+    if (!bamboo && !llamaLike && !qwen2 && !qwen3 && !phi3 && !gemma2 && !gemma3) {
         return Status(ErrorCode::Unsupported,
                       "config.json: model \"" + (c.hfArchitecture.empty() ? c.modelType : c.hfArchitecture)
                           + "\" is not supported (LlamaForCausalLM, MistralForCausalLM, Bamboo, Qwen2ForCausalLM, "
-                            "Qwen3ForCausalLM, Phi3ForCausalLM, FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
+                            "Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, "
+                            "Gemma3ForConditionalGeneration, FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
     }
-    c.ggufArchitecture = bamboo ? "bamboo" : qwen2 ? "qwen2" : qwen3 ? "qwen3" : phi3 ? "phi3" : "llama";
+    c.ggufArchitecture = bamboo ? "bamboo"
+        : qwen2                 ? "qwen2"
+        : qwen3                 ? "qwen3"
+        : phi3                  ? "phi3"
+        : gemma2                ? "gemma2"
+        : gemma3                ? "gemma3"
+                                : "llama";
+    // Gemma 3's multimodal checkpoints keep the text model's settings in "text_config" and its
+    // tensors under "language_model."; the vision tower is not converted.
+    const JsonValue* textConfig = gemma3 ? root.find("text_config") : nullptr;
+    if (textConfig != nullptr && !textConfig->isObject()) {
+        return invalid("\"text_config\" is not an object");
+    }
+    if (textConfig != nullptr) {
+        c.tensorPrefix = "language_model.";
+    }
+    const JsonValue& cfg = textConfig != nullptr ? *textConfig : root;
 
     // The activation decides which gated FFN the file declares. ReluLLaMA and ProSparse say
     // "relu" (ReLU on the gate); Bamboo applies ReLU to gate and up alike.
-    std::string act = stringOf(root, "hidden_act");
+    std::string act = stringOf(cfg, "hidden_act");
     if (act.empty()) {
-        act = stringOf(root, "hidden_activation");
+        act = stringOf(cfg, "hidden_activation");
     }
     if (bamboo) {
         if (!act.empty() && act != "relu" && act != "drelu") {
             return Status(ErrorCode::Unsupported, "config.json: Bamboo with activation \"" + act + "\" is not supported");
         }
         c.ffnActivation = "drelu";
+    } else if (gemma2 || gemma3) {
+        // Gemma's GELU is the tanh approximation, whatever older configs call it (as llama.cpp).
+        if (!act.empty() && act != "gelu_pytorch_tanh" && act != "gelu" && act != "gelu_new") {
+            return Status(ErrorCode::Unsupported, "config.json: Gemma with activation \"" + act + "\" is not supported");
+        }
+        c.ffnActivation = "geglu";
+        HEARTH_TRY(parseGemma(cfg, gemma3, c));
+        return c;
     } else if (act == "relu" || act == "fatrelu") {
         c.ffnActivation = "reglu";
     } else if (act == "drelu") {
@@ -269,28 +411,28 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
         return Status(ErrorCode::Unsupported, "config.json: hidden activation \"" + act + "\" is not supported");
     }
 
-    HEARTH_TRY(readInt(root, "hidden_size", kMaxWidth, c.hiddenSize, true));
-    HEARTH_TRY(readInt(root, "intermediate_size", kMaxWidth, c.intermediateSize, true));
-    HEARTH_TRY(readInt(root, "num_hidden_layers", kMaxLayers, c.layerCount, true));
-    HEARTH_TRY(readInt(root, "num_attention_heads", kMaxHeads, c.headCount, true));
+    HEARTH_TRY(readInt(cfg, "hidden_size", kMaxWidth, c.hiddenSize, true));
+    HEARTH_TRY(readInt(cfg, "intermediate_size", kMaxWidth, c.intermediateSize, true));
+    HEARTH_TRY(readInt(cfg, "num_hidden_layers", kMaxLayers, c.layerCount, true));
+    HEARTH_TRY(readInt(cfg, "num_attention_heads", kMaxHeads, c.headCount, true));
     c.kvHeadCount = c.headCount;
-    HEARTH_TRY(readInt(root, "num_key_value_heads", kMaxHeads, c.kvHeadCount, false));
-    HEARTH_TRY(readInt(root, "vocab_size", kMaxVocab, c.vocabSize, true));
+    HEARTH_TRY(readInt(cfg, "num_key_value_heads", kMaxHeads, c.kvHeadCount, false));
+    HEARTH_TRY(readInt(cfg, "vocab_size", kMaxVocab, c.vocabSize, true));
     c.contextLength = 2048;
-    HEARTH_TRY(readInt(root, "max_position_embeddings", kMaxContext, c.contextLength, false));
-    HEARTH_TRY(readFloat(root, "rms_norm_eps", c.rmsNormEps));
-    HEARTH_TRY(readFloat(root, "rope_theta", c.ropeTheta));
-    if (const JsonValue* tie = root.find("tie_word_embeddings"); tie != nullptr && tie->isBool()) {
+    HEARTH_TRY(readInt(cfg, "max_position_embeddings", kMaxContext, c.contextLength, false));
+    HEARTH_TRY(readFloat(cfg, "rms_norm_eps", c.rmsNormEps));
+    HEARTH_TRY(readFloat(cfg, "rope_theta", c.ropeTheta));
+    if (const JsonValue* tie = cfg.find("tie_word_embeddings"); tie != nullptr && tie->isBool()) {
         c.tieWordEmbeddings = tie->toBool();
     }
     // Qwen 2 always has Q/K/V biases (its config does not say so); a llama or Qwen 3 config
     // that asks for biases names a layout no GGUF architecture of theirs has.
-    if (const JsonValue* bias = root.find("attention_bias"); !qwen2 && bias != nullptr && bias->isBool() && bias->toBool()) {
+    if (const JsonValue* bias = cfg.find("attention_bias"); !qwen2 && bias != nullptr && bias->isBool() && bias->toBool()) {
         return Status(ErrorCode::Unsupported, "config.json: attention biases are not supported");
     }
     // Qwen 3 states its head size, which need not be hidden_size / num_attention_heads.
-    HEARTH_TRY(readInt(root, "head_dim", 1 << 14, c.explicitHeadDim, false));
-    if (const JsonValue* scaling = root.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
+    HEARTH_TRY(readInt(cfg, "head_dim", 1 << 14, c.explicitHeadDim, false));
+    if (const JsonValue* scaling = cfg.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
         if (!scaling->isObject()) {
             return invalid("\"rope_scaling\" is not an object");
         }
@@ -336,32 +478,17 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
     }
 
     if (phi3) {
-        HEARTH_TRY(readFloat(root, "partial_rotary_factor", c.partialRotaryFactor));
+        HEARTH_TRY(readFloat(cfg, "partial_rotary_factor", c.partialRotaryFactor));
         if (!(c.partialRotaryFactor > 0.0f && c.partialRotaryFactor <= 1.0f)) {
             return invalid("\"partial_rotary_factor\" is out of range");
         }
-        if (const JsonValue* window = root.find("sliding_window"); window != nullptr && !window->isNull()) {
-            HEARTH_TRY(readInt(root, "sliding_window", kMaxContext, c.slidingWindow, false));
+        if (const JsonValue* window = cfg.find("sliding_window"); window != nullptr && !window->isNull()) {
+            HEARTH_TRY(readInt(cfg, "sliding_window", kMaxContext, c.slidingWindow, false));
         }
         c.originalContextLength = c.contextLength;
-        HEARTH_TRY(readInt(root, "original_max_position_embeddings", kMaxContext, c.originalContextLength, false));
+        HEARTH_TRY(readInt(cfg, "original_max_position_embeddings", kMaxContext, c.originalContextLength, false));
     }
-    if (c.explicitHeadDim == 0 && c.hiddenSize % c.headCount != 0) {
-        return invalid("hidden_size " + std::to_string(c.hiddenSize) + " is not a multiple of num_attention_heads "
-                       + std::to_string(c.headCount));
-    }
-    if (c.headCount % c.kvHeadCount != 0) {
-        return invalid("num_attention_heads is not a multiple of num_key_value_heads");
-    }
-    if (c.headDim() % 2 != 0) {
-        return invalid("the head size " + std::to_string(c.headDim()) + " is odd; rotary embeddings need pairs");
-    }
-    if (!(c.rmsNormEps > 0.0f && c.rmsNormEps < 1.0f)) {
-        return invalid("\"rms_norm_eps\" is out of range");
-    }
-    if (!(c.ropeTheta > 1.0f)) {
-        return invalid("\"rope_theta\" is out of range");
-    }
+    HEARTH_TRY(checkAttention(c));
     return c;
 }
 

@@ -3,7 +3,8 @@
 
 // The parts of a Hugging Face config.json that decide how a checkpoint becomes a GGUF file:
 // the llama family (LlamaForCausalLM, MistralForCausalLM, Bamboo, Qwen2ForCausalLM,
-// Qwen3ForCausalLM, Phi3ForCausalLM), Falcon (FalconForCausalLM
+// Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM and the text model of
+// Gemma3ForConditionalGeneration), Falcon (FalconForCausalLM
 // and the older RWForCausalLM, multi-query or new_decoder_architecture) and OPT
 // (OPTForCausalLM, pre-LayerNorm). Sizes are checked against generous limits before anything is allocated, so a
 // hostile config cannot make the converter reserve terabytes.
@@ -21,9 +22,10 @@ namespace hearth::convert {
 struct HfConfig {
     std::string hfArchitecture; // architectures[0], e.g. "LlamaForCausalLM"
     std::string modelType;      // model_type, e.g. "llama"
-    std::string ggufArchitecture; // "llama", "bamboo", "qwen2", "qwen3", "phi3", "falcon" or "opt"
-    std::string ffnActivation;  // hearth.ffn_activation: "swiglu", "reglu" or "drelu"; falcon "gelu" or
-                                // "relu"; opt "relu"
+    std::string ggufArchitecture; // "llama", "bamboo", "qwen2", "qwen3", "phi3", "gemma2", "gemma3",
+                                  // "falcon" or "opt"
+    std::string ffnActivation;  // hearth.ffn_activation: "swiglu", "reglu", "drelu" or "geglu"; falcon
+                                // "gelu" or "relu"; opt "relu"
     std::string name;           // _name_or_path, when present
     int hiddenSize = 0;
     int intermediateSize = 0;
@@ -48,6 +50,16 @@ struct HfConfig {
     int originalContextLength = 0;
     std::vector<float> longRopeShort;
     std::vector<float> longRopeLong;
+    // Gemma: soft-capped attention scores and logits (0: none), the RoPE base of the
+    // sliding-window layers (Gemma 3; 0: not given), and the offset of its RMSNorm weights, which
+    // scale by 1 + w where GGUF files store the factor itself.
+    float attnSoftCap = 0.0f;
+    float finalSoftCap = 0.0f;
+    float ropeLocalTheta = 0.0f;
+    float normOffset = 0.0f;
+    // Where the checkpoint keeps the text model's tensors: "language_model." in
+    // Gemma3ForConditionalGeneration (whose vision tower is left out), else nothing.
+    std::string tensorPrefix;
 
     [[nodiscard]] int headDim() const { return explicitHeadDim > 0 ? explicitHeadDim : hiddenSize / headCount; }
     [[nodiscard]] int qDim() const { return headDim() * headCount; }

@@ -191,6 +191,15 @@ void declareModelMetadata(gguf::GgufWriter& writer, const HfConfig& c, const Con
             writer.setFloat32(p + "rope.scaling.attn_factor", c.longRopeAttnFactor());
         }
         writer.setFloat32(p + "rope.freq_base", c.ropeTheta);
+        if (c.ropeLocalTheta > 0.0f) {
+            writer.setFloat32(p + "rope.freq_base_swa", c.ropeLocalTheta);
+        }
+        if (c.attnSoftCap > 0.0f) {
+            writer.setFloat32(p + "attn_logit_softcapping", c.attnSoftCap);
+        }
+        if (c.finalSoftCap > 0.0f) {
+            writer.setFloat32(p + "final_logit_softcapping", c.finalSoftCap);
+        }
         if (c.ropeLinearFactor > 0.0f) {
             writer.setString(p + "rope.scaling.type", "linear");
             writer.setFloat32(p + "rope.scaling.factor", c.ropeLinearFactor);
@@ -258,8 +267,8 @@ Status planDown(Planner& plan, const std::string& g, const std::string& hfName, 
 // config.json ties the output to the embeddings (the loader then reuses token_embd).
 Status planOutputHead(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint)
 {
-    if (checkpoint.find("lm_head.weight") != nullptr) {
-        return plan.add("output.weight", "lm_head.weight", {std::int64_t(c.vocabSize), std::int64_t(c.hiddenSize)});
+    if (const std::string head = c.tensorPrefix + "lm_head.weight"; checkpoint.find(head) != nullptr) {
+        return plan.add("output.weight", head, {std::int64_t(c.vocabSize), std::int64_t(c.hiddenSize)});
     }
     if (!c.tieWordEmbeddings) {
         return {ErrorCode::InvalidFile, "the checkpoint lacks 'lm_head.weight' and config.json does not tie it to the "
@@ -281,13 +290,30 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
     // llama's GGUF files rotate adjacent pairs, so its Q and K rows are permuted from Hugging
     // Face's halves; the NeoX families keep the checkpoint's order.
     const bool permute = flavour.rope == model::RopeStyle::Normal;
-    HEARTH_TRY(plan.add("token_embd.weight", "model.embed_tokens.weight", {nVocab, embd}));
+    // Gemma's RMSNorms scale by 1 + w; GGUF files store the factor.
+    const float normOffset = c.normOffset;
+    const auto addNorm = [&plan, normOffset](const std::string& gguf, const std::string& hf, std::int64_t size) {
+        if (normOffset == 0.0f)
+            return plan.add(gguf, hf, {size});
+        return plan.add(gguf, hf, {size}, [normOffset](std::vector<float> w) {
+            for (float& v : w)
+                v += normOffset;
+            return w;
+        });
+    };
+    // Gemma 3's multimodal checkpoints as Google published them say "language_model.model.",
+    // re-saved by newer transformers "model.language_model.".
+    std::string m = c.tensorPrefix + "model.";
+    if (!c.tensorPrefix.empty() && checkpoint.find(m + "embed_tokens.weight") == nullptr
+        && checkpoint.find("model.language_model.embed_tokens.weight") != nullptr)
+        m = "model.language_model.";
+    HEARTH_TRY(plan.add("token_embd.weight", m + "embed_tokens.weight", {nVocab, embd}));
     for (int l = 0; l < c.layerCount; ++l) {
         const std::string g = "blk." + std::to_string(l) + ".";
-        const std::string h = "model.layers." + std::to_string(l) + ".";
+        const std::string h = m + "layers." + std::to_string(l) + ".";
         const int heads = c.headCount;
         const int kvHeads = c.kvHeadCount;
-        HEARTH_TRY(plan.add(g + "attn_norm.weight", h + "input_layernorm.weight", {embd}));
+        HEARTH_TRY(addNorm(g + "attn_norm.weight", h + "input_layernorm.weight", embd));
         if (flavour.fusedGateUp) {
             // Phi-3 stores Q | K | V as one matrix, as its GGUF files do.
             HEARTH_TRY(plan.add(g + "attn_qkv.weight", h + "self_attn.qkv_proj.weight", {q + 2 * kv, embd}));
@@ -309,10 +335,17 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
             HEARTH_TRY(plan.add(g + "attn_v.bias", h + "self_attn.v_proj.bias", {kv}));
         }
         if (flavour.qkNorm) {
-            HEARTH_TRY(plan.add(g + "attn_q_norm.weight", h + "self_attn.q_norm.weight", {c.headDim()}));
-            HEARTH_TRY(plan.add(g + "attn_k_norm.weight", h + "self_attn.k_norm.weight", {c.headDim()}));
+            HEARTH_TRY(addNorm(g + "attn_q_norm.weight", h + "self_attn.q_norm.weight", c.headDim()));
+            HEARTH_TRY(addNorm(g + "attn_k_norm.weight", h + "self_attn.k_norm.weight", c.headDim()));
         }
-        HEARTH_TRY(plan.add(g + "ffn_norm.weight", h + "post_attention_layernorm.weight", {embd}));
+        if (flavour.postNorms) {
+            // Gemma: a norm before and after each of attention and FFN.
+            HEARTH_TRY(addNorm(g + "post_attention_norm.weight", h + "post_attention_layernorm.weight", embd));
+            HEARTH_TRY(addNorm(g + "ffn_norm.weight", h + "pre_feedforward_layernorm.weight", embd));
+            HEARTH_TRY(addNorm(g + "post_ffw_norm.weight", h + "post_feedforward_layernorm.weight", embd));
+        } else {
+            HEARTH_TRY(addNorm(g + "ffn_norm.weight", h + "post_attention_layernorm.weight", embd));
+        }
         if (flavour.fusedGateUp) {
             // The gate's rows, then the up projection's, as Phi-3's GGUF files keep them.
             HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.gate_up_proj.weight", {2 * ff, embd}));
@@ -322,7 +355,7 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
         }
         HEARTH_TRY(planDown(plan, g, h + "mlp.down_proj.weight", c, predictors, l, type));
     }
-    HEARTH_TRY(plan.add("output_norm.weight", "model.norm.weight", {embd}));
+    HEARTH_TRY(addNorm("output_norm.weight", m + "norm.weight", embd));
     if (c.llama3Rope.factor > 0.0f)
         plan.addComputed("rope_freqs.weight", model::llama3RopeFactors(c.headDim(), c.ropeTheta, c.llama3Rope));
     if (!c.longRopeShort.empty()) {

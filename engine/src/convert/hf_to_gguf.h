@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Hugging Face model folder (llama family, Falcon, OPT; hf_config.h) -> GGUF file that Hearth
-// (and llama.cpp / PowerInfer) load. Falcon and OPT follow llama.cpp's tensor names: Falcon's
-// fused QKV rows are regrouped to [Q | K | V], OPT's position table keeps its two extra rows.
+// Hugging Face model folder (llama family, Gemma 2 and 3, Falcon, OPT; hf_config.h) -> GGUF
+// file that Hearth (and llama.cpp / PowerInfer) load. Falcon and OPT follow llama.cpp's tensor
+// names: Falcon's fused QKV rows are regrouped to [Q | K | V], OPT's position table keeps its two
+// extra rows. Gemma's norm weights get its + 1, as llama.cpp's converter adds it.
 //
 // Dense output: a GGUF llama (or bamboo) file. With a predictor folder: PowerInfer's sparse
 // layout (PWRI magic, blk.N.fc1/fc2 predictors, blk.N.ffn_down_t neuron-major down projection,
