@@ -168,6 +168,57 @@ Status parseOpt(const JsonValue& root, HfConfig& c)
     return checkHeads(c);
 }
 
+// "rope_scaling": linear, Llama 3's, or (Phi-3 only) LongRoPE; null or absent: none.
+Status parseRopeScaling(const JsonValue& cfg, bool phi3, HfConfig& c)
+{
+    if (const JsonValue* scaling = cfg.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
+        if (!scaling->isObject()) {
+            return invalid("\"rope_scaling\" is not an object");
+        }
+        std::string type = stringOf(*scaling, "type");
+        if (type.empty()) {
+            type = stringOf(*scaling, "rope_type");
+        }
+        if (phi3 && (type == "longrope" || type == "su")) {
+            // Phi-3's LongRoPE: one divisor per rotated pair for short and for long sessions.
+            for (const auto& [key, out] : {std::pair{"short_factor", &c.longRopeShort}, std::pair{"long_factor", &c.longRopeLong}}) {
+                const JsonValue* list = scaling->find(key);
+                if (list == nullptr || !list->isArray() || list->items().empty() || list->items().size() > 4096) {
+                    return invalid(std::string("the longrope scaling lacks a list \"") + key + "\"");
+                }
+                for (const JsonValue& f : list->items()) {
+                    if (!f.isNumber() || !(f.toNumber() > 0.0 && f.toNumber() < 1e6)) {
+                        return invalid(std::string("\"") + key + "\" holds a factor that is not a positive number");
+                    }
+                    out->push_back(float(f.toNumber()));
+                }
+            }
+        } else if (type == "llama3") {
+            model::Llama3RopeScaling& r = c.llama3Rope;
+            r = {};
+            HEARTH_TRY(readFloat(*scaling, "factor", r.factor));
+            HEARTH_TRY(readFloat(*scaling, "low_freq_factor", r.lowFreqFactor));
+            HEARTH_TRY(readFloat(*scaling, "high_freq_factor", r.highFreqFactor));
+            float original = float(r.originalContextLength);
+            HEARTH_TRY(readFloat(*scaling, "original_max_position_embeddings", original));
+            r.originalContextLength = int(original);
+            if (!(r.factor >= 1.0f && r.factor < 1000.0f) || !(r.lowFreqFactor > 0.0f) || !(r.highFreqFactor > r.lowFreqFactor)
+                || !(original >= 1.0f && original <= float(1 << 24))) {
+                return invalid("the llama3 rope scaling needs factor >= 1, 0 < low_freq_factor < high_freq_factor and a positive original context");
+            }
+        } else if (type != "linear") {
+            return Status(ErrorCode::Unsupported, "config.json: rope scaling \"" + type + "\" is not supported");
+        } else {
+            HEARTH_TRY(readFloat(*scaling, "factor", c.ropeLinearFactor));
+            if (!(c.ropeLinearFactor > 0.0f)) {
+                return invalid("the rope scaling factor must be positive");
+            }
+        }
+    }
+
+    return {};
+}
+
 // The head layout, norm and RoPE settings every llama-block family needs.
 Status checkAttention(const HfConfig& c)
 {
@@ -233,21 +284,9 @@ Status parseGemma(const JsonValue& cfg, bool gemma3, HfConfig& c)
             return invalid(std::string("\"") + key + "\" is out of range");
         }
     }
-    if (const JsonValue* scaling = cfg.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
-        if (!scaling->isObject()) {
-            return invalid("\"rope_scaling\" is not an object");
-        }
-        std::string type = stringOf(*scaling, "rope_type");
-        if (type.empty()) {
-            type = stringOf(*scaling, "type");
-        }
-        if (type != "linear") {
-            return Status(ErrorCode::Unsupported, "config.json: Gemma with rope scaling \"" + type + "\" is not supported");
-        }
-        HEARTH_TRY(readFloat(*scaling, "factor", c.ropeLinearFactor));
-        if (!(c.ropeLinearFactor > 0.0f)) {
-            return invalid("the rope scaling factor must be positive");
-        }
+    HEARTH_TRY(parseRopeScaling(cfg, false, c));
+    if (c.llama3Rope.factor > 0.0f) {
+        return Status(ErrorCode::Unsupported, "config.json: Gemma with Llama 3's rope scaling is not supported");
     }
     HEARTH_TRY(checkAttention(c));
 
@@ -432,51 +471,7 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
     }
     // Qwen 3 states its head size, which need not be hidden_size / num_attention_heads.
     HEARTH_TRY(readInt(cfg, "head_dim", 1 << 14, c.explicitHeadDim, false));
-    if (const JsonValue* scaling = cfg.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
-        if (!scaling->isObject()) {
-            return invalid("\"rope_scaling\" is not an object");
-        }
-        std::string type = stringOf(*scaling, "type");
-        if (type.empty()) {
-            type = stringOf(*scaling, "rope_type");
-        }
-        if (phi3 && (type == "longrope" || type == "su")) {
-            // Phi-3's LongRoPE: one divisor per rotated pair for short and for long sessions.
-            for (const auto& [key, out] : {std::pair{"short_factor", &c.longRopeShort}, std::pair{"long_factor", &c.longRopeLong}}) {
-                const JsonValue* list = scaling->find(key);
-                if (list == nullptr || !list->isArray() || list->items().empty() || list->items().size() > 4096) {
-                    return invalid(std::string("the longrope scaling lacks a list \"") + key + "\"");
-                }
-                for (const JsonValue& f : list->items()) {
-                    if (!f.isNumber() || !(f.toNumber() > 0.0 && f.toNumber() < 1e6)) {
-                        return invalid(std::string("\"") + key + "\" holds a factor that is not a positive number");
-                    }
-                    out->push_back(float(f.toNumber()));
-                }
-            }
-        } else if (type == "llama3") {
-            model::Llama3RopeScaling& r = c.llama3Rope;
-            r = {};
-            HEARTH_TRY(readFloat(*scaling, "factor", r.factor));
-            HEARTH_TRY(readFloat(*scaling, "low_freq_factor", r.lowFreqFactor));
-            HEARTH_TRY(readFloat(*scaling, "high_freq_factor", r.highFreqFactor));
-            float original = float(r.originalContextLength);
-            HEARTH_TRY(readFloat(*scaling, "original_max_position_embeddings", original));
-            r.originalContextLength = int(original);
-            if (!(r.factor >= 1.0f && r.factor < 1000.0f) || !(r.lowFreqFactor > 0.0f) || !(r.highFreqFactor > r.lowFreqFactor)
-                || !(original >= 1.0f && original <= float(1 << 24))) {
-                return invalid("the llama3 rope scaling needs factor >= 1, 0 < low_freq_factor < high_freq_factor and a positive original context");
-            }
-        } else if (type != "linear") {
-            return Status(ErrorCode::Unsupported, "config.json: rope scaling \"" + type + "\" is not supported");
-        } else {
-            HEARTH_TRY(readFloat(*scaling, "factor", c.ropeLinearFactor));
-            if (!(c.ropeLinearFactor > 0.0f)) {
-                return invalid("the rope scaling factor must be positive");
-            }
-        }
-    }
-
+    HEARTH_TRY(parseRopeScaling(cfg, phi3, c));
     if (phi3) {
         HEARTH_TRY(readFloat(cfg, "partial_rotary_factor", c.partialRotaryFactor));
         if (!(c.partialRotaryFactor > 0.0f && c.partialRotaryFactor <= 1.0f)) {
