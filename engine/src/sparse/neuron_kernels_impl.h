@@ -198,18 +198,6 @@ float dot1Float(const void* pa, const void* px, std::int64_t n)
     return s;
 }
 
-template <typename W>
-void axpyFloat(float* y, float s, const void* prow, std::int64_t n)
-{
-    const W* row = static_cast<const W*>(prow);
-    const VecF sv = vset1(s);
-    std::int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-        vstore(y + i, vfma(vload(row + i), sv, vload(y + i)));
-    for (; i < n; ++i)
-        y[i] += s * scalarValue(row[i]);
-}
-
 // axpyRows for float rows: one vector of y at a time, up to kAxpyRowsGroup rows added into it.
 template <typename W>
 void axpyRowsFloat(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
@@ -236,19 +224,11 @@ void axpyRowsFloat(float* y, const float* s, const void* const* rows, int count,
     }
 }
 
-// 32 signed bytes in element order into four vectors of 8 floats added to y, scaled by d.
-inline void axpyBytes(float* y, __m256 d, __m256i bytes)
+// RowKernels::axpy as one row of the table's axpyRows: one kernel per type to keep right.
+template <void (*Rows)(float*, const float*, const void* const*, int, std::int64_t)>
+void axpyOneRow(float* y, float s, const void* row, std::int64_t n)
 {
-    const __m128i lo = _mm256_castsi256_si128(bytes);
-    const __m128i hi = _mm256_extracti128_si256(bytes, 1);
-    const __m256 v0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
-    const __m256 v1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_unpackhi_epi64(lo, lo)));
-    const __m256 v2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi));
-    const __m256 v3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_unpackhi_epi64(hi, hi)));
-    _mm256_storeu_ps(y, _mm256_fmadd_ps(v0, d, _mm256_loadu_ps(y)));
-    _mm256_storeu_ps(y + 8, _mm256_fmadd_ps(v1, d, _mm256_loadu_ps(y + 8)));
-    _mm256_storeu_ps(y + 16, _mm256_fmadd_ps(v2, d, _mm256_loadu_ps(y + 16)));
-    _mm256_storeu_ps(y + 24, _mm256_fmadd_ps(v3, d, _mm256_loadu_ps(y + 24)));
+    Rows(y, &s, &row, 1, n);
 }
 
 // axpyRows for blocks of 32 signed bytes and a scale (Q8_0, Q4_0 offset by 8), 256 bits at a
@@ -294,7 +274,7 @@ inline __m256i q4Bytes(const BlockQ4_0& w)
 #if defined(__AVX512BW__)
 // The scales of 8 consecutive Q4_0 blocks (fp16 at 18-byte strides, all within the first 128
 // bytes) as floats: two loads and one vpermt2w instead of a scalar load, conversion and
-// broadcast per block (axpyQ4: 10.9 -> 11.4 GB/s in cache, one thread).
+// broadcast per block (adding a Q4_0 row: 10.9 -> 11.4 GB/s in cache, one thread).
 struct Q4ScaleIndex {
     alignas(64) std::int16_t v[32];
 };
@@ -419,18 +399,21 @@ inline __m512i q4Dwords(const BlockQ4_0& w)
     return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w.qs)));
 }
 
+// One Q4_0 row (RowKernels::axpy: the rows of a prompt's tokens one at a time). The scales of a
+// group of 8 blocks are picked from a register: for a single row that is 6-15 % faster than
+// broadcasting them from memory as the grouped kernel below does (one thread, 2048 outputs,
+// in cache), where several rows share each load and store of the outputs.
+inline __m512 lane16(__m256 v, int k)
+{
+    return _mm512_permutexvar_ps(_mm512_set1_epi32(k), _mm512_castps256_ps512(v));
+}
+
 inline void axpyBlockQ4(float* yb, __m512 d, const BlockQ4_0& w, __m512 values)
 {
     const __m512i q = q4Dwords(w);
     _mm512_storeu_ps(yb, _mm512_fmadd_ps(_mm512_permutexvar_ps(q, values), d, _mm512_loadu_ps(yb)));
     _mm512_storeu_ps(yb + 16, _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), values), d,
                                               _mm512_loadu_ps(yb + 16)));
-}
-
-// Scale s * d of block k of an 8-block group, broadcast to 16 lanes.
-inline __m512 lane16(__m256 v, int k)
-{
-    return _mm512_permutexvar_ps(_mm512_set1_epi32(k), _mm512_castps256_ps512(v));
 }
 
 void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
@@ -507,26 +490,9 @@ void axpyRowsQ4(float* y, const float* s, const void* const* rows, int count, st
     }
 }
 #else
-void axpyQ4(float* y, float s, const void* prow, std::int64_t n)
-{
-    const BlockQ4_0* w = static_cast<const BlockQ4_0*>(prow);
-    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
-        const __m256i q = _mm256_sub_epi8(unpackQ4(w[b].qs), _mm256_set1_epi8(8));
-        axpyBytes(y + b * QK4_0, _mm256_set1_ps(s * halfToFloat(w[b].d)), q);
-    }
-}
-
 constexpr auto axpyRowsQ4 = axpyRowsBytes<BlockQ4_0, q4Bytes>;
+constexpr auto axpyQ4 = axpyOneRow<axpyRowsQ4>;
 #endif
-
-void axpyQ8(float* y, float s, const void* prow, std::int64_t n)
-{
-    const BlockQ8_0* w = static_cast<const BlockQ8_0*>(prow);
-    for (std::int64_t b = 0; b < n / QK8_0; ++b) {
-        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs));
-        axpyBytes(y + b * QK8_0, _mm256_set1_ps(s * halfToFloat(w[b].d)), q);
-    }
-}
 
 #if defined(__AVX512VNNI__)
 // Interleaved Q4_0 (neuron_pack.h): per group of 16 blocks, lane r of every register belongs
@@ -664,19 +630,6 @@ inline void axpyRunK(float* y, const RunsK* const* runs, int k)
         _mm256_storeu_ps(y + 8 * p, acc);
     }
 #endif
-}
-
-template <typename Block>
-void axpyK(float* y, float s, const void* prow, std::int64_t n)
-{
-    const Block* w = static_cast<const Block*>(prow);
-    RunsK r;
-    const RunsK* runs[1] = {&r};
-    for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
-        decodeRuns(w[b], s, r);
-        for (int k = 0; k < 8; ++k)
-            axpyRunK<1>(y + b * cpu::QK_K + 32 * k, runs, k);
-    }
 }
 
 // axpyRows for K-quants: each super-block of up to kAxpyRowsGroup rows decoded, then every run
@@ -842,18 +795,18 @@ void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int
 constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     HEARTH_NEURON_NAME,
     axpyActiveRows,
-    {dot2Float<float>, dot1Float<float>, axpyFloat<float>, nullptr, axpyTile<FloatValues<float>>,
+    {dot2Float<float>, dot1Float<float>, axpyOneRow<axpyRowsFloat<float>>, nullptr, axpyTile<FloatValues<float>>,
      axpyRowsFloat<float>},
-    {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyFloat<std::uint16_t>, nullptr,
+    {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyOneRow<axpyRowsFloat<std::uint16_t>>, nullptr,
      axpyTile<FloatValues<std::uint16_t>>, axpyRowsFloat<std::uint16_t>},
     {kDot2Q4, kDot1Q4, axpyQ4, kDot2Interleaved, axpyTile<Q4Values>, axpyRowsQ4},
-    {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>, axpyQ8, nullptr,
-     axpyTile<Q8Values>, axpyRowsBytes<BlockQ8_0, q8Bytes>},
-    {dot2K<DType::Q4_K>, dot1K<DType::Q4_K>, axpyK<cpu::BlockQ4_K>, nullptr, nullptr,
+    {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>,
+     axpyOneRow<axpyRowsBytes<BlockQ8_0, q8Bytes>>, nullptr, axpyTile<Q8Values>, axpyRowsBytes<BlockQ8_0, q8Bytes>},
+    {dot2K<DType::Q4_K>, dot1K<DType::Q4_K>, axpyOneRow<axpyRowsK<cpu::BlockQ4_K>>, nullptr, nullptr,
      axpyRowsK<cpu::BlockQ4_K>},
-    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyK<cpu::BlockQ5_K>, nullptr, nullptr,
+    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyOneRow<axpyRowsK<cpu::BlockQ5_K>>, nullptr, nullptr,
      axpyRowsK<cpu::BlockQ5_K>},
-    {dot2K<DType::Q6_K>, dot1K<DType::Q6_K>, axpyK<cpu::BlockQ6_K>, nullptr, nullptr,
+    {dot2K<DType::Q6_K>, dot1K<DType::Q6_K>, axpyOneRow<axpyRowsK<cpu::BlockQ6_K>>, nullptr, nullptr,
      axpyRowsK<cpu::BlockQ6_K>},
 };
 
