@@ -9,6 +9,7 @@
 #include <hearth/model.h>
 #include <hearth/session.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>

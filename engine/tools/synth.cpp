@@ -8,6 +8,7 @@
 #include "tool_options.h"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>

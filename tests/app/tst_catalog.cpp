@@ -11,6 +11,7 @@
 #include <hearth/placement.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include <QFile>
 #include <QLocale>

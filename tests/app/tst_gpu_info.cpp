@@ -86,3 +86,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestGpuInfo)
 #include "tst_gpu_info.moc"
+
+#include <cstdint>

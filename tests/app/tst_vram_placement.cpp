@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cstdint>
 #include <vector>
 
 using namespace hearth;

@@ -18,6 +18,7 @@
 #include <QStringList>
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <string>

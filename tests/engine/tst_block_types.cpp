@@ -18,6 +18,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <random>

@@ -28,6 +28,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <limits>

@@ -16,6 +16,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>

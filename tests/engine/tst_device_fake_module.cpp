@@ -5,6 +5,7 @@
 
 #include "device/cuda_backend_api.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -27,6 +27,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <random>

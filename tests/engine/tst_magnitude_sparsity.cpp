@@ -29,6 +29,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 

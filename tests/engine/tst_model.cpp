@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <set>

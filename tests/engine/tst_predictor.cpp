@@ -17,6 +17,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <random>
 #include <vector>

@@ -16,6 +16,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 

@@ -22,6 +22,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 
 using namespace hearth;
 using namespace hearth::test;

@@ -104,3 +104,5 @@ private Q_SLOTS:
 
 QTEST_GUILESS_MAIN(TestPublicGpu)
 #include "tst_public_gpu.moc"
+
+#include <cstdint>

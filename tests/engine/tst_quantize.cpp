@@ -24,6 +24,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <cstring>
 

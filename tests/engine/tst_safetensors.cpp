@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>

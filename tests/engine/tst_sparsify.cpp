@@ -26,6 +26,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cstdint>
 
 using namespace hearth;
 

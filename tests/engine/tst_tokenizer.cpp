@@ -21,6 +21,7 @@
 #include <QJsonObject>
 #include <QTest>
 
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>

@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <list>
 #include <map>

@@ -5,6 +5,8 @@
 #include "convert/hf_config.h"
 #include "fuzz_support.h"
 
+#include <cstdint>
+
 using namespace hearth;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

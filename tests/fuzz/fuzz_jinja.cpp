@@ -8,6 +8,8 @@
 #include "chat/jinja_parser.h"
 #include "fuzz_support.h"
 
+#include <cstdint>
+
 using namespace hearth;
 using namespace hearth::jinja;
 

@@ -5,6 +5,8 @@
 #include "convert/json_value.h"
 #include "fuzz_support.h"
 
+#include <cstdint>
+
 using namespace hearth;
 
 namespace {

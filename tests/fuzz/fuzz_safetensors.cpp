@@ -5,6 +5,8 @@
 #include "convert/safetensors_file.h"
 #include "fuzz_support.h"
 
+#include <cstdint>
+
 using namespace hearth;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

@@ -5,6 +5,7 @@
 #include "convert/safetensors_index.h"
 #include "fuzz_support.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

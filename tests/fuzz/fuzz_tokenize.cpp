@@ -10,6 +10,7 @@
 #include "tokenizer/tokenizer_factory.h"
 #include "tokenizer/unicode.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>

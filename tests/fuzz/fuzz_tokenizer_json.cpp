@@ -6,6 +6,8 @@
 #include "convert/tokenizer_import.h"
 #include "fuzz_support.h"
 
+#include <cstdint>
+
 using namespace hearth;
 
 namespace {

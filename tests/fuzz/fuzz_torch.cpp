@@ -7,6 +7,8 @@
 #include "convert/unpickler.h"
 #include "fuzz_support.h"
 
+#include <cstdint>
+
 using namespace hearth;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

@@ -7,6 +7,7 @@
 #include "../engine/torch_fixture_writer.h"
 #include "gguf/gguf_writer.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -16,6 +16,7 @@
 #include <hearth/placement.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <optional>

@@ -5,6 +5,7 @@
 #include "device/byte_format.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace hearth {
 

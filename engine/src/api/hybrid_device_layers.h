@@ -20,6 +20,7 @@
 #include <hearth/model.h>
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

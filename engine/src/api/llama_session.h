@@ -8,6 +8,7 @@
 
 #include <hearth/session.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

@@ -15,6 +15,7 @@
 #include "sparse/placement_planner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string_view>

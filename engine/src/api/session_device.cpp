@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <initializer_list>
 #include <new>
 #include <string_view>

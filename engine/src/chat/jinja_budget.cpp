@@ -2,6 +2,7 @@
 #include "chat/jinja_budget.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace hearth::jinja {
 

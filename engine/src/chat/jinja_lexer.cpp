@@ -2,6 +2,7 @@
 #include "chat/jinja_lexer.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace hearth::jinja {
 

@@ -2,6 +2,7 @@
 #include "chat/jinja_parser.h"
 
 #include <charconv>
+#include <cstdint>
 #include <initializer_list>
 #include <string_view>
 

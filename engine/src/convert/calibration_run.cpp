@@ -12,6 +12,7 @@
 #include <hearth/session.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <new>

@@ -4,6 +4,7 @@
 #include "core/fp16.h"
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 
 namespace hearth::convert {

@@ -2,6 +2,7 @@
 #include "convert/hf_config.h"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <initializer_list>
 #include <fstream>

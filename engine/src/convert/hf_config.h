@@ -14,6 +14,7 @@
 
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

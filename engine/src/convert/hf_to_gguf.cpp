@@ -11,6 +11,7 @@
 #include "model/architecture.h"
 #include "sparse/activation_profile.h"
 
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <functional>

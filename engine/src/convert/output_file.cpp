@@ -5,6 +5,7 @@
 #include <hearth/session.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 
 namespace hearth::convert {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "convert/pickle_value.h"
 
+#include <cstdint>
 #include <map>
 
 namespace hearth::convert {

@@ -10,6 +10,7 @@
 
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>

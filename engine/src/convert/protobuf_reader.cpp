@@ -2,6 +2,7 @@
 #include "convert/protobuf_reader.h"
 
 #include <bit>
+#include <cstdint>
 #include <string>
 
 namespace hearth::convert {

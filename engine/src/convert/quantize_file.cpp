@@ -8,6 +8,7 @@
 #include "gguf/gguf_writer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <system_error>

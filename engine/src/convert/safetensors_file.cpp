@@ -5,6 +5,7 @@
 #include "core/mapped_file.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 namespace hearth::convert {

@@ -7,6 +7,7 @@
 #include "gguf/gguf_writer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <limits>

@@ -3,6 +3,7 @@
 
 #include "core/mapped_file.h"
 
+#include <cstdint>
 #include <limits>
 
 namespace hearth::convert {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "convert/torch_tensor.h"
 
+#include <cstdint>
 #include <cstring>
 #include <utility>
 

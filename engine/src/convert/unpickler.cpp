@@ -2,6 +2,7 @@
 #include "convert/unpickler.h"
 
 #include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>

@@ -8,6 +8,7 @@
 //     std::vector<std::uint16_t, AlignedAllocator<std::uint16_t>> rows(n);
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 
 namespace hearth {

@@ -2,6 +2,7 @@
 #include "core/dtype.h"
 
 #include <array>
+#include <cstdint>
 
 namespace hearth {
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cpu/kernels.h"
 
+#include <cstdint>
+
 namespace hearth::cpu {
 
 namespace {

@@ -4,6 +4,7 @@
 #include "cpu/block_quantize.h"
 #include "cpu/kernels.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace hearth::cpu {

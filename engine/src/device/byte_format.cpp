@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "device/byte_format.h"
 
+#include <cstdint>
 #include <cstdio>
 
 namespace hearth::device {

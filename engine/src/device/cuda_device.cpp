@@ -5,6 +5,7 @@
 #include "device/op_checks.h"
 #include "device/shared_library.h"
 
+#include <cstdint>
 #include <new>
 
 namespace hearth::device {

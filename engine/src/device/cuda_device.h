@@ -10,6 +10,7 @@
 #include "device/device.h"
 #include "device/memory_budget.h"
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>

@@ -4,6 +4,7 @@
 #include "sparse/scratch_layout.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace hearth::device {
 

@@ -23,6 +23,7 @@
 #include <hearth/status.h>
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

@@ -2,6 +2,7 @@
 #include "device/device.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace hearth::device {
 

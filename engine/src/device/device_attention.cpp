@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "device/device_attention.h"
 
+#include <cstdint>
 #include <string>
 
 namespace hearth::device {

@@ -25,6 +25,7 @@
 
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 

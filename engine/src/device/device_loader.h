@@ -11,6 +11,7 @@
 
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

@@ -5,6 +5,7 @@
 #include "device/op_checks.h"
 #include "device/reference_ops.h"
 
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <new>

@@ -7,6 +7,7 @@
 #include "sparse/sparse_ffn.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>

@@ -13,6 +13,7 @@
 
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>

@@ -4,6 +4,7 @@
 #include "device/byte_format.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace hearth::device {
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "device/op_checks.h"
 
+#include <cstdint>
 #include <string>
 
 namespace hearth::device {

@@ -8,6 +8,8 @@
 
 #include <hearth/status.h>
 
+#include <cstdint>
+
 namespace hearth::device {
 
 [[nodiscard]] Status checkMatrix(const DeviceMatrix* w, const char* what);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <cstdint>
 #include <new>
 
 namespace hearth::model {

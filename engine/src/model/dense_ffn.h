@@ -12,6 +12,7 @@
 
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string_view>

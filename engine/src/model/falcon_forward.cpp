@@ -8,6 +8,7 @@
 #include "model/falcon_model.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace hearth::model {

@@ -10,6 +10,7 @@
 #include "tokenizer/tokenizer_factory.h"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 

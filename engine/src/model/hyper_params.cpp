@@ -4,6 +4,7 @@
 #include "gguf/gguf_file.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace hearth::model {

@@ -4,6 +4,7 @@
 #include "cpu/quant.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>

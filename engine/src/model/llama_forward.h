@@ -16,6 +16,7 @@
 #include <hearth/status.h>
 #include <hearth/tokenizer.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <span>

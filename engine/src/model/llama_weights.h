@@ -13,6 +13,7 @@
 #include <hearth/model.h>
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 

@@ -8,6 +8,7 @@
 #include "model/opt_model.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 

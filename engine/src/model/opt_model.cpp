@@ -21,6 +21,8 @@
 #include "model/families/families.h"
 #include "model/tensor_binder.h"
 
+#include <cstdint>
+
 namespace hearth::model {
 
 OptModel::OptModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<Tokenizer> tokenizer, HyperParams hp,

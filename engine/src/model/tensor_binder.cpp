@@ -4,6 +4,8 @@
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
 
+#include <cstdint>
+
 namespace hearth::model {
 
 namespace {

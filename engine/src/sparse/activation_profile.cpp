@@ -6,6 +6,7 @@
 #include "gguf/gguf_writer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <span>

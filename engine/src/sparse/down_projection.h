@@ -29,6 +29,7 @@
 
 #include <hearth/status.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 

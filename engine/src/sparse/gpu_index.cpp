@@ -4,6 +4,7 @@
 #include "gguf/gguf_file.h"
 #include "gguf/gguf_writer.h"
 
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <limits>

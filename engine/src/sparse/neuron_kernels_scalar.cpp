@@ -7,6 +7,8 @@
 #include "cpu/kernels.h"
 #include "sparse/neuron_kernels.h"
 
+#include <cstdint>
+
 namespace hearth::sparse {
 
 namespace {

@@ -3,6 +3,7 @@
 
 #include "sparse/neuron_kernels.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 

@@ -2,6 +2,7 @@
 #include "sparse/neuron_selection.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <new>
 #include <numeric>
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sparse/neuron_weights.h"
 
+#include <cstdint>
+
 namespace hearth::sparse {
 
 NeuronWeights NeuronWeights::fused(const cpu::WeightMatrix& neurons, std::int64_t nEmbd, NeuronActivation activation)

@@ -2,6 +2,7 @@
 #include "sparse/placement_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <numeric>
 

@@ -3,6 +3,8 @@
 
 #include "cpu/ops.h"
 
+#include <cstdint>
+
 namespace hearth::sparse {
 
 std::uint64_t PredictorWeights::bytes() const

@@ -4,6 +4,7 @@
 #include "sparse/byte_math.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace hearth::sparse {
 

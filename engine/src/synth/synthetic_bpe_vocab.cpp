@@ -4,6 +4,7 @@
 #include "synth/synthetic_vocab.h"
 
 #include <cassert>
+#include <cstdint>
 #include <unordered_set>
 
 namespace hearth::synth {

@@ -4,6 +4,8 @@
 #include "gguf/gguf_writer.h"
 #include "synth/synthetic_bpe_vocab.h"
 
+#include <cstdint>
+
 namespace hearth::synth {
 
 bool isFamilyArchitecture(std::string_view architecture)

@@ -9,6 +9,7 @@
 #include "gguf/gguf_writer.h"
 
 #include <cmath>
+#include <cstdint>
 
 namespace hearth::synth {
 

@@ -19,6 +19,7 @@
 
 #include "synth/synthetic_model.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

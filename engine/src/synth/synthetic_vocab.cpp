@@ -2,6 +2,7 @@
 #include "synth/synthetic_vocab.h"
 
 #include <cassert>
+#include <cstdint>
 #include <cstdio>
 #include <string_view>
 #include <unordered_set>

@@ -5,6 +5,7 @@
 #include "tokenizer/unicode.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <string>
 

@@ -4,6 +4,7 @@
 #include "gguf/gguf_file.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 namespace hearth::tokenizer {
