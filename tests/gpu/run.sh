@@ -3,12 +3,13 @@
 #
 # GPU checks in one go, for a machine with an NVIDIA GPU, the CUDA toolkit, CMake, a compiler and
 # no Qt: configures the engine with the CUDA back end, builds libhearth-cuda.so, hearth-gpu-check
-# and hearth-hybrid-bench, runs the check (every CUDA kernel against the CPU kernels) and the
+# and hearth-hybrid-bench (and the tools end_to_end.sh uses), runs the check (every CUDA kernel against the CPU kernels) and the
 # hybrid FFN benchmark (with hybrid placement against whole-layer offload at a budget of a quarter
 # of the 7B shape's FFN weights), and leaves JSON results and a log in $OUT (default ./gpu-out).
 #
 # Exit status: 0 all checks passed; 1 a kernel disagrees with the CPU; 2 configure failed;
-# 3 build failed; 4 a GPU is present but the back end would not open; 5 the benchmark failed.
+# 3 build failed; 4 a GPU is present but the back end would not open; 5 the benchmark failed;
+# 6 a whole model failed on the CPU or the GPU (end_to_end.sh).
 #
 # Environment: OUT (results folder), HEARTH_GPU_BUILD (build folder, default build-gpu in the
 # source tree), HEARTH_CUDA_ARCHS (CMAKE_CUDA_ARCHITECTURES, default the project's list),
@@ -40,6 +41,7 @@ else
     gpu_present=0
 fi
 command -v nvcc >/dev/null 2>&1 && nvcc --version | tail -n 2
+"${CXX:-c++}" --version | head -n 1
 
 step "configure"
 generator=()
@@ -56,10 +58,15 @@ if ! cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
 fi
 
 step "build"
-if ! cmake --build "$BUILD" -j "$JOBS" --target hearth-cuda hearth-gpu-check hearth-hybrid-bench; then
+# Keep going past a failed file (ninja -k 0), so one run lists every error of a new compiler.
+keep_going=()
+[[ ${#generator[@]} -gt 0 ]] && keep_going=(-- -k 0)
+if ! cmake --build "$BUILD" -j "$JOBS" --target hearth-cuda hearth-gpu-check hearth-hybrid-bench "${keep_going[@]}"; then
     echo "build failed"
     exit 3
 fi
+cmake --build "$BUILD" -j "$JOBS" --target hearth-synth hearth-cli hearth-bench "${keep_going[@]}" \
+    || echo "the tools did not build: no whole-model runs"
 ls -l "$BUILD/lib/hearth/"
 
 step "hearth-gpu-check"
@@ -75,7 +82,7 @@ fi
 step "hybrid FFN benchmark, and hybrid against whole-layer offload"
 bench=0
 for type in q4_0 f16; do
-    timeout 240 "$BUILD/bin/hearth-hybrid-bench" --type "$type" --tokens 64 --out "$OUT" ${HEARTH_GPU_BENCH_ARGS:-} || bench=5
+    timeout 150 "$BUILD/bin/hearth-hybrid-bench" --type "$type" --tokens 64 --out "$OUT" ${HEARTH_GPU_BENCH_ARGS:-} || bench=5
 done
 for json in "$OUT"/hybrid-bench-*.json; do
     [[ -f "$json" ]] || continue
@@ -84,12 +91,18 @@ for json in "$OUT"/hybrid-bench-*.json; do
         || grep -o '"whole_layer_comparison": {"error"[^}]*}' "$json" || echo "no comparison"
 done
 
+step "whole models: CPU against GPU, and hearth-bench"
+end_to_end=0
+"$ROOT/tests/gpu/end_to_end.sh" "$BUILD" "$OUT" || end_to_end=6
+
 elapsed=$(( $(date +%s) - started ))
 cat > "$OUT/summary.json" <<JSON
-{"gpu_check_exit": $check, "bench_exit": $bench, "gpu_present": $gpu_present, "seconds": $elapsed}
+{"gpu_check_exit": $check, "bench_exit": $bench, "end_to_end_exit": $end_to_end, "gpu_present": $gpu_present, "seconds": $elapsed}
 JSON
-step "done in ${elapsed}s: gpu-check exit $check, benchmark exit $bench; results in $OUT"
+step "done in ${elapsed}s: gpu-check exit $check, benchmark exit $bench, whole models exit $end_to_end; results in $OUT"
+grep -a 'FAIL' "$LOG" | head -n 40
 if [[ $check -ne 0 ]]; then
     exit "$check"
 fi
-exit "$bench"
+[[ $bench -ne 0 ]] && exit "$bench"
+exit "$end_to_end"

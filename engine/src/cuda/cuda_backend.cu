@@ -3,8 +3,9 @@
 //
 // This translation unit implements the C function table of device/cuda_backend_api.h, so the
 // engine never links against the CUDA runtime: a machine without an NVIDIA driver simply fails
-// to open a context and runs CPU-only. Everything runs on one stream per context; dense F16/F32
-// products with more than one token go to cuBLAS, everything else to the kernels in
+// to open a context and runs CPU-only. Everything runs on one stream per context; F16/F32
+// products with more than one token, and quantized ones with a prompt's worth of tokens
+// (dequantized to F16 a tile at a time), go to cuBLAS, everything else to the kernels in
 // cuda_kernels.cu.
 
 #include "cuda/cuda_kernels.cuh"
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -33,6 +35,13 @@ constexpr std::size_t kCublasWorkspaceBytes = std::size_t(4) << 20;
 // sums (as floats). Both are used in stream order, never at once.
 constexpr std::size_t kScratchBytes = std::size_t(16) << 20;
 constexpr std::size_t kHalfScratchElements = kScratchBytes / sizeof(__half);
+// 32 MiB for a tile of quantized weight rows dequantized to F16, for prompts through cuBLAS.
+constexpr std::size_t kTileBytes = std::size_t(32) << 20;
+constexpr std::size_t kTileElements = kTileBytes / sizeof(__half);
+// From this many tokens a quantized product is dequantized in tiles and multiplied by cuBLAS;
+// below it the row kernel, which reads the weights once per token (from L2 after the first),
+// costs less than writing and reading the F16 tile.
+constexpr std::int64_t kTiledGemmMinTokens = 16;
 // Pinned host staging, so that small copies stay asynchronous.
 constexpr std::size_t kPinnedBytes = std::size_t(8) << 20;
 
@@ -50,6 +59,7 @@ struct HearthCudaContext {
     cublasHandle_t cublas = nullptr;
     void* workspace = nullptr;
     __half* halfScratch = nullptr;     // kScratchBytes: F16 activations or float partial sums
+    __half* weightTile = nullptr;      // kTileBytes: dequantized weight rows
     std::uint8_t* pinned = nullptr;
     std::size_t pinnedUsed = 0;
     std::vector<PendingCopy> pending; // pinned -> pageable copies done at synchronize
@@ -101,6 +111,7 @@ void destroyContext(HearthCudaContext* ctx)
         cublasDestroy(ctx->cublas);
     cudaFree(ctx->workspace);
     cudaFree(ctx->halfScratch);
+    cudaFree(ctx->weightTile);
     if (ctx->pinned)
         cudaFreeHost(ctx->pinned);
     if (ctx->stream)
@@ -166,6 +177,8 @@ int create(int deviceIndex, HearthCudaContext** out, char* message, std::size_t 
     if (e == cudaSuccess)
         e = cudaMalloc(reinterpret_cast<void**>(&ctx->halfScratch), kScratchBytes);
     if (e == cudaSuccess)
+        e = cudaMalloc(reinterpret_cast<void**>(&ctx->weightTile), kTileBytes);
+    if (e == cudaSuccess)
         e = cudaMallocHost(reinterpret_cast<void**>(&ctx->pinned), kPinnedBytes);
     if (e != cudaSuccess)
         return bail(e == cudaErrorMemoryAllocation ? HEARTH_CUDA_OUT_OF_MEMORY : HEARTH_CUDA_FAILED,
@@ -210,7 +223,7 @@ int deviceInfo(HearthCudaContext* ctx, char* name, std::size_t nameSize, std::ui
 
 std::uint64_t internalBytes(const HearthCudaContext*)
 {
-    return kCublasWorkspaceBytes + kScratchBytes;
+    return kCublasWorkspaceBytes + kScratchBytes + kTileBytes;
 }
 
 int allocate(HearthCudaContext* ctx, std::uint64_t bytes, void** ptr)
@@ -289,10 +302,12 @@ int matmul(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, st
     if (int rc = checkMatrix(ctx, w))
         return rc;
     cudaSetDevice(ctx->device);
-    const bool blas = tokens > 1 && (w->type == kF32 || w->type == kF16) && w->rows <= INT_MAX && w->cols <= INT_MAX;
+    const bool dense = w->type == kF32 || w->type == kF16;
+    const bool blas = tokens >= (dense ? 2 : kTiledGemmMinTokens) && w->rows <= INT_MAX
+                      && w->cols <= std::int64_t(std::min(kHalfScratchElements, kTileElements));
     if (!blas) {
         // Decode (one token) is memory-bound: the warp-per-row kernel reads W once at full
-        // float precision of x. Quantized weights always go this way.
+        // float precision of x.
         launchRowDot(w->type, w->data, w->row_bytes, w->cols, x, w->cols, nullptr, w->rows, y, w->rows, tokens,
                      ctx->stream);
         return launched(ctx, "matmul");
@@ -313,19 +328,29 @@ int matmul(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, st
         }
         return launched(ctx, "matmul");
     }
-    // F16 weights: the activations are converted to F16 in chunks that fit the scratch, then one
-    // cublasGemmEx per chunk with F32 accumulation and output.
-    const std::int64_t chunk = std::max<std::int64_t>(1, std::int64_t(kHalfScratchElements) / k);
-    if (chunk < 1 || std::int64_t(k) > std::int64_t(kHalfScratchElements))
-        return fail(ctx, HEARTH_CUDA_UNSUPPORTED, "matrix too wide for the conversion scratch");
+    // The activations are converted to F16 in chunks that fit the scratch; F16 weights are
+    // multiplied as they are, quantized ones dequantized to F16 a tile of rows at a time. One
+    // cublasGemmEx per chunk and tile, with F32 accumulation and output.
+    const std::int64_t chunk = std::int64_t(kHalfScratchElements) / k;
+    const int tileRows = dense ? m : int(std::min<std::int64_t>(m, std::int64_t(kTileElements) / k));
     for (std::int64_t t0 = 0; t0 < tokens; t0 += chunk) {
         const int n = int(std::min(chunk, tokens - t0));
         launchToHalf(x + t0 * k, ctx->halfScratch, std::int64_t(n) * k, ctx->stream);
-        const cublasStatus_t s = cublasGemmEx(ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, w->data,
-                                              CUDA_R_16F, k, ctx->halfScratch, CUDA_R_16F, k, &zero, y + t0 * m,
-                                              CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        if (s != CUBLAS_STATUS_SUCCESS)
-            return cublasFail(ctx, s, "cublasGemmEx");
+        for (int r0 = 0; r0 < m; r0 += tileRows) {
+            const int rows = std::min(tileRows, m - r0);
+            const void* a = w->data;
+            if (!dense) {
+                launchDequantize(w->type, static_cast<const std::uint8_t*>(w->data) + std::uint64_t(r0) * w->row_bytes,
+                                 w->row_bytes, k, rows, ctx->weightTile, ctx->stream);
+                a = ctx->weightTile;
+            }
+            const cublasStatus_t s = cublasGemmEx(ctx->cublas, CUBLAS_OP_T, CUBLAS_OP_N, rows, n, k, &one, a,
+                                                  CUDA_R_16F, k, ctx->halfScratch, CUDA_R_16F, k, &zero,
+                                                  y + t0 * m + r0, CUDA_R_32F, m, CUBLAS_COMPUTE_32F,
+                                                  CUBLAS_GEMM_DEFAULT);
+            if (s != CUBLAS_STATUS_SUCCESS)
+                return cublasFail(ctx, s, "cublasGemmEx");
+        }
     }
     return launched(ctx, "matmul");
 }

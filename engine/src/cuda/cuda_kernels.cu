@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
 #include <type_traits>
 
 namespace hearth::cuda {
@@ -19,7 +20,7 @@ constexpr int kQK_K = 256;      // elements per K-quant super-block
 template <std::uint32_t Type>
 constexpr int kSuperBlockBytes = Type == kQ4_K ? 144 : Type == kQ5_K ? 176 : 210;
 
-__device__ __forceinline__ float loadHalf(const std::uint8_t* p)
+__host__ __device__ __forceinline__ float loadHalf(const std::uint8_t* p)
 {
     // Blocks are 2-byte aligned (rows are an even number of bytes apart).
     return __half2float(*reinterpret_cast<const __half*>(p));
@@ -33,7 +34,7 @@ __device__ __forceinline__ float warpSum(float v)
 }
 
 // The scale and min of sub-block j of a Q4_K/Q5_K super-block from their 12-byte packing.
-__device__ __forceinline__ void scaleMinK4(const std::uint8_t* s, int j, int& scale, int& min)
+__host__ __device__ __forceinline__ void scaleMinK4(const std::uint8_t* s, int j, int& scale, int& min)
 {
     if (j < 4) {
         scale = s[j] & 63;
@@ -46,7 +47,7 @@ __device__ __forceinline__ void scaleMinK4(const std::uint8_t* s, int j, int& sc
 
 // Weight i (0..255) of a K-quant super-block, as the CPU's reference dequantizes it.
 template <std::uint32_t Type>
-__device__ __forceinline__ float superBlockElement(const std::uint8_t* b, int i)
+__host__ __device__ __forceinline__ float superBlockElement(const std::uint8_t* b, int i)
 {
     if constexpr (Type == kQ6_K) {
         // Two halves of 128: ql bytes 64h.., qh bytes 32h..; four 32-weight quarters.
@@ -74,55 +75,112 @@ __device__ __forceinline__ float superBlockElement(const std::uint8_t* b, int i)
     }
 }
 
-// One lane's share of W[row] . x, lanes striding over elements (F32/F16), blocks (Q4_0/Q8_0)
-// or 32-weight runs of super-blocks (K-quants).
+// Two bytes of a block that is only 2-byte aligned (Q4_0, Q8_0 and Q6_K blocks are not 4-byte
+// aligned in a row), as the low half of a word.
+__host__ __device__ __forceinline__ std::uint32_t load16(const std::uint8_t* p)
+{
+    return *reinterpret_cast<const std::uint16_t*>(p);
+}
+
+// Lanes cooperate inside each block so that a warp's loads cover contiguous bytes: four lanes per
+// 32-weight block (Q4_0, Q8_0), 8 blocks a step; four lanes per 32-weight run of a K-quant
+// super-block, one super-block a step. Each lane reads its bytes with 2-byte loads (the blocks are
+// 2-byte aligned) and multiplies 8 weights.
+constexpr int kLanesPerRun = 4;
+constexpr int kRunsPerStep = kWarp / kLanesPerRun;
+
+// One lane's share of W[row] . x: the lanes' shares add up to the whole product. Host-callable so
+// that the split can be checked without a GPU.
 template <std::uint32_t Type>
-__device__ float laneDot(const std::uint8_t* row, std::int64_t cols, const float* x, int lane)
+__host__ __device__ float laneDot(const std::uint8_t* row, std::int64_t cols, const float* x, int lane)
 {
     float sum = 0.0f;
+    const int run = lane / kLanesPerRun;  // block (Q4_0/Q8_0) or run (K-quants) of this step
+    const int part = lane % kLanesPerRun; // which 8 weights of it
     if constexpr (Type == kF32) {
         const float* w = reinterpret_cast<const float*>(row);
         for (std::int64_t c = lane; c < cols; c += kWarp)
             sum += w[c] * x[c];
     } else if constexpr (Type == kF16) {
-        const __half* w = reinterpret_cast<const __half*>(row);
-        for (std::int64_t c = lane; c < cols; c += kWarp)
-            sum += __half2float(w[c]) * x[c];
-    } else if constexpr (Type == kQ4_0) {
-        const std::int64_t blocks = cols / kQK;
-        for (std::int64_t b = lane; b < blocks; b += kWarp) {
-            const std::uint8_t* block = row + b * kQ4Bytes;
-            const float d = loadHalf(block);
-            const float* xb = x + b * kQK;
-            float s = 0.0f;
-            for (int j = 0; j < kQK / 2; ++j) {
-                const int q = block[2 + j];
-                s += float((q & 0x0f) - 8) * xb[j] + float((q >> 4) - 8) * xb[j + kQK / 2];
+        if (cols % 2 == 0) {
+            // Rows of an even width are 4-byte aligned: two weights a load.
+            const __half2* w = reinterpret_cast<const __half2*>(row);
+            for (std::int64_t c = lane; c < cols / 2; c += kWarp) {
+                const float2 f = __half22float2(w[c]);
+                sum += f.x * x[2 * c] + f.y * x[2 * c + 1];
             }
-            sum += d * s;
+        } else {
+            const __half* w = reinterpret_cast<const __half*>(row);
+            for (std::int64_t c = lane; c < cols; c += kWarp)
+                sum += __half2float(w[c]) * x[c];
         }
-    } else if constexpr (Type == kQ4_K || Type == kQ5_K || Type == kQ6_K) {
-        const std::int64_t runs = cols / kQK;
-        for (std::int64_t r = lane; r < runs; r += kWarp) {
-            const std::uint8_t* block = row + (r / 8) * kSuperBlockBytes<Type>;
-            const int first = int(r % 8) * kQK;
-            const float* xr = x + r * kQK;
+    } else if constexpr (Type == kQ4_0) {
+        // Part p holds bytes 4p..4p+3: weights 4p..4p+3 (low nibbles) and 16+4p.. (high).
+        const std::int64_t blocks = cols / kQK;
+        for (std::int64_t b = run; b < blocks; b += kRunsPerStep) {
+            const std::uint8_t* block = row + b * kQ4Bytes;
+            const std::uint8_t* q = block + 2 + 4 * part;
+            const std::uint32_t v = load16(q) | (load16(q + 2) << 16);
+            const float* xb = x + b * kQK + 4 * part;
             float s = 0.0f;
-            for (int j = 0; j < kQK; ++j)
-                s += superBlockElement<Type>(block, first + j) * xr[j];
-            sum += s;
+            for (int k = 0; k < 4; ++k) {
+                const int byte = int(v >> (8 * k)) & 0xff;
+                s += float((byte & 0x0f) - 8) * xb[k] + float((byte >> 4) - 8) * xb[k + kQK / 2];
+            }
+            sum += loadHalf(block) * s;
+        }
+    } else if constexpr (Type == kQ8_0) {
+        const std::int64_t blocks = cols / kQK;
+        for (std::int64_t b = run; b < blocks; b += kRunsPerStep) {
+            const std::uint8_t* block = row + b * kQ8Bytes;
+            const std::uint8_t* q = block + 2 + 8 * part;
+            const float* xb = x + b * kQK + 8 * part;
+            float s = 0.0f;
+            for (int k = 0; k < 8; k += 2) {
+                const std::uint32_t pair = load16(q + k);
+                s += float(std::int8_t(pair & 0xff)) * xb[k] + float(std::int8_t(pair >> 8)) * xb[k + 1];
+            }
+            sum += loadHalf(block) * s;
         }
     } else {
-        const std::int64_t blocks = cols / kQK;
-        for (std::int64_t b = lane; b < blocks; b += kWarp) {
-            const std::uint8_t* block = row + b * kQ8Bytes;
-            const float d = loadHalf(block);
-            const std::int8_t* qs = reinterpret_cast<const std::int8_t*>(block + 2);
-            const float* xb = x + b * kQK;
-            float s = 0.0f;
-            for (int j = 0; j < kQK; ++j)
-                s += float(qs[j]) * xb[j];
-            sum += d * s;
+        // K-quants: lane (run, part) takes weights 32 run + 8 part .. + 7 of each super-block.
+        const std::int64_t superBlocks = cols / kQK_K;
+        const int first = 8 * part; // index inside the run
+        for (std::int64_t sb = 0; sb < superBlocks; ++sb) {
+            const std::uint8_t* b = row + sb * kSuperBlockBytes<Type>;
+            const float* xr = x + sb * kQK_K + run * kQK + first;
+            if constexpr (Type == kQ6_K) {
+                const int h = run / 4;
+                const int quarter = run % 4;
+                const std::uint8_t* ql = b + 64 * h + 32 * (quarter & 1) + first;
+                const std::uint8_t* qh = b + 128 + 32 * h + first;
+                float s = 0.0f;
+                for (int k = 0; k < 8; ++k) {
+                    const int low = quarter < 2 ? (ql[k] & 0x0f) : (ql[k] >> 4);
+                    const int high = (qh[k] >> (2 * quarter)) & 3;
+                    s += float((low | (high << 4)) - 32) * xr[k];
+                }
+                // Scales cover 16 weights: these 8 share one.
+                const int scale = reinterpret_cast<const std::int8_t*>(b + 192)[(run * kQK + first) / 16];
+                sum += loadHalf(b + 208) * float(scale) * s;
+            } else {
+                const int chunk = run / 2;
+                const int upper = run % 2;
+                const std::uint8_t* qs = b + (Type == kQ5_K ? 48 : 16) + 32 * chunk + first;
+                float s = 0.0f;
+                float xs = 0.0f;
+                for (int k = 0; k < 8; ++k) {
+                    int q = upper ? (qs[k] >> 4) : (qs[k] & 0x0f);
+                    if constexpr (Type == kQ5_K)
+                        q |= ((b[16 + first + k] >> (2 * chunk + upper)) & 1) << 4;
+                    s += float(q) * xr[k];
+                    xs += xr[k];
+                }
+                int scale;
+                int min;
+                scaleMinK4(b + 4, run, scale, min);
+                sum += loadHalf(b) * float(scale) * s - loadHalf(b + 2) * float(min) * xs;
+            }
         }
     }
     return sum;
@@ -146,7 +204,7 @@ __global__ void rowDotKernel(const std::uint8_t* w, std::uint64_t rowBytes, std:
 
 // Element e of row @p row.
 template <std::uint32_t Type>
-__device__ __forceinline__ float elementAt(const std::uint8_t* row, std::int64_t e)
+__host__ __device__ __forceinline__ float elementAt(const std::uint8_t* row, std::int64_t e)
 {
     if constexpr (Type == kF32) {
         return reinterpret_cast<const float*>(row)[e];
@@ -210,6 +268,17 @@ __global__ void downReduceKernel(const float* partial, int chunks, std::int64_t 
     for (int c = 0; c < chunks; ++c)
         sum += partial[std::int64_t(c) * cols + e];
     y[e] = sum;
+}
+
+// Rows of a weight matrix as F16, row-major, for cuBLAS: out[r * cols + c] = W[r][c].
+template <std::uint32_t Type>
+__global__ void dequantizeKernel(const std::uint8_t* w, std::uint64_t rowBytes, std::int64_t cols, std::int64_t total,
+                                 __half* out)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= total)
+        return;
+    out[i] = __float2half(elementAt<Type>(w + (i / cols) * rowBytes, i % cols));
 }
 
 __global__ void activateKernel(int kind, float* gate, const float* up, std::int64_t n)
@@ -547,6 +616,16 @@ void launchDownAccumulate(std::uint32_t type, const void* w, std::uint64_t rowBy
                                                                                 chunkSize, scratch);
     });
     downReduceKernel<<<slices, kSliceThreads, 0, stream>>>(scratch, int(chunks), cols, y, accumulate);
+}
+
+void launchDequantize(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols, std::int64_t rows,
+                      __half* out, cudaStream_t stream)
+{
+    const std::int64_t total = rows * cols;
+    const auto* wb = static_cast<const std::uint8_t*>(w);
+    withType(type, [&](auto t) {
+        dequantizeKernel<decltype(t)::value><<<blocksFor(total, 256), 256, 0, stream>>>(wb, rowBytes, cols, total, out);
+    });
 }
 
 void launchActivate(int kind, float* gate, const float* up, std::int64_t n, cudaStream_t stream)

@@ -27,7 +27,7 @@ constexpr int kWarp = 32;
 constexpr int kRowsPerBlock = 8; // warps per block in the row kernels
 
 // y[t * yStride + j] = W[index ? index[j] : j] . x[t * xStride] for j < count, t < gridDim.y.
-// One warp per output row.
+// One warp per output row; its lanes split each block so that its loads are contiguous.
 void launchRowDot(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols, const float* x,
                   std::int64_t xStride, const std::int32_t* index, std::int64_t count, float* y, std::int64_t yStride,
                   std::int64_t tokens, cudaStream_t stream);
@@ -39,6 +39,11 @@ void launchRowDot(std::uint32_t type, const void* w, std::uint64_t rowBytes, std
 void launchDownAccumulate(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols,
                           const float* act, const std::int32_t* index, std::int64_t count, float* y, bool accumulate,
                           float* scratch, std::size_t scratchFloats, cudaStream_t stream);
+
+// Rows 0..rows-1 of W as F16 into out (rows x cols, row-major): the prompt path multiplies
+// quantized weights with cuBLAS, a tile of rows at a time.
+void launchDequantize(std::uint32_t type, const void* w, std::uint64_t rowBytes, std::int64_t cols, std::int64_t rows,
+                      __half* out, cudaStream_t stream);
 
 // kind as device::Activation: 0-3 and 6 gated (read up), 4 ReLU, 5 GELU (gate alone; up may be null).
 void launchActivate(int kind, float* gate, const float* up, std::int64_t n, cudaStream_t stream);

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Whole models on the GPU, after the kernel checks: synthetic models of each family and weight
+# type generate greedily on the CPU alone (--vram-budget 0) and with the GPU (whole layers of dense
+# files, hot neurons of sparse ones); the two texts are printed side by side with the number of
+# leading characters they share (the GPU multiplies full-float activations, the CPU Q8 ones, so
+# random models may part after a while; a text that differs from the first token is a bug), then
+# hearth-bench times decode and prefill with and without the GPU.
+#
+#   end_to_end.sh BUILD_DIR OUT_DIR
+#
+# Exit status: 0 every model ran on both; 1 a model failed to load or generate.
+
+set -uo pipefail
+BUILD=$1
+OUT=$2
+BIN=$BUILD/bin
+for tool in hearth-synth hearth-cli hearth-bench; do
+    [[ -x "$BIN/$tool" ]] || { echo "$BIN/$tool is missing"; exit 1; }
+done
+mkdir -p "$OUT"
+MODELS=$(mktemp -d)
+trap 'rm -rf "$MODELS"' EXIT
+status=0
+
+# Long enough to take the prompt path of quantized weights (16 tokens or more: F16 tiles, cuBLAS).
+PROMPT="Once upon a time, in a small village by the sea, there lived an old fisherman who went out every morning"
+
+generate() { # model budget
+    timeout 120 "$BIN/hearth-cli" -m "$1" -p "$PROMPT" -n 32 --temp 0 --repeat-penalty 1 --raw \
+        --vram-budget "$2" 2>"$MODELS/stderr"
+}
+
+shared_prefix() {
+    local a=$1 b=$2 n=0
+    while [[ $n -lt ${#a} && $n -lt ${#b} && "${a:n:1}" == "${b:n:1}" ]]; do n=$((n + 1)); done
+    echo "$n"
+}
+
+printf '%-44s %8s %8s  %s\n' "model" "chars" "shared" "cpu | gpu"
+for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1b q4_0 4" "llama tiny-256 q6_k 0" \
+            "llama tiny-256 q5_k 0" "qwen2 qwen2-tiny q4_0 0" "qwen3 qwen3-tiny q8_0 0" "gemma2 gemma2-tiny f16 0" \
+            "gemma3 gemma3-tiny q8_0 0" "phi3 phi3-tiny q4_0 0" "falcon falcon-tiny f16 0" "opt opt-tiny f16 0" \
+            "llama tinyllama-1.1b q4_0 4 sparse" "llama tinyllama-1.1b q4_k 4 sparse"; do
+    read -r arch shape type layers sparse <<<"$spec"
+    name="$arch-$shape-$type${sparse:+-sparse}"
+    file="$MODELS/$name.gguf"
+    args=(--arch "$arch" --shape "$shape" --type "$type" -q -o "$file")
+    [[ "$layers" != 0 ]] && args+=(--layers "$layers")
+    [[ -n "${sparse:-}" ]] && args+=(--ffn reglu --sparsity 0.9)
+    if ! "$BIN/hearth-synth" "${args[@]}"; then
+        echo "$name: hearth-synth failed"
+        status=1
+        continue
+    fi
+    cpu=$(generate "$file" 0) || { echo "$name: CPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; continue; }
+    gpu=$(generate "$file" 8) || { echo "$name: GPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; continue; }
+    grep -m 1 "placement" "$MODELS/stderr" | sed "s/^/    /"
+    printf '%-44s %8d %8d  %q | %q\n' "$name" "${#cpu}" "$(shared_prefix "$cpu" "$gpu")" "${cpu:0:60}" "${gpu:0:60}"
+    rm -f "$file" "$file".*
+done
+
+echo
+echo "hearth-bench, 1.1B shape with 8 layers, 2 and all threads, CPU only and with the GPU"
+for spec in "q4_0 dense" "q4_0 sparse" "q4_k dense" "f16 sparse"; do
+    read -r type kind <<<"$spec"
+    file="$MODELS/bench-$type-$kind.gguf"
+    args=(--shape tinyllama-1.1b --layers 8 --type "$type" -q -o "$file")
+    [[ "$kind" == sparse ]] && args+=(--ffn reglu --sparsity 0.9)
+    "$BIN/hearth-synth" "${args[@]}" || { status=1; continue; }
+    for budget in 0 8; do
+        for threads in 2 $(nproc); do
+            result=$(timeout 120 "$BIN/hearth-bench" -m "$file" -t "$threads" -r 2 -n 32 --json --no-bandwidth \
+                --vram-budget "$budget" 2>/dev/null) || { echo "bench $type $kind budget $budget failed"; status=1; continue; }
+            echo "$result" >>"$OUT/end-to-end-bench.json"
+            printf '%-6s %-6s budget %-2s threads %-3s %s\n' "$type" "$kind" "$budget" "$threads" \
+                "$(grep -o '"[a-z_]*tokens_per_second":[0-9.]*\|"placement":"[^"]*"' <<<"$result" | tr '\n' ' ')"
+        done
+    done
+    rm -f "$file" "$file".*
+done
+exit "$status"
