@@ -337,6 +337,7 @@ private slots:
         const std::string all = check(model, params(emulated(1 << 30)), reference, tolerance);
         QVERIFY2(all.starts_with("GPU Hearth emulated device: "), all.c_str());
         QCOMPARE(offloadedLayers(all), kLayers);
+        QVERIFY2(all.find("and the output head") != std::string::npos, all.c_str()); // LayerNorm's head too
 
         // Budgets growing by a sixth from 16 KiB: every count of layers shows up at some point.
         std::vector<bool> seen(kLayers + 1, false);

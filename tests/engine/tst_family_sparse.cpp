@@ -384,7 +384,7 @@ private slots:
         QVERIFY2(found, "no budget places part of the FFN");
 
         // A device that holds less than it claims: re-planned, still the same logits.
-        const Run replanned = decode(model, sessionParams("emulated:400000:40000"));
+        const Run replanned = decode(model, sessionParams("emulated:400000:20000"));
         QVERIFY2(replanned.report.find("re-planned") != std::string::npos || replanned.report.starts_with("CPU only: "),
                  replanned.report.c_str());
         compare(replanned);

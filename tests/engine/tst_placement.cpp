@@ -114,7 +114,8 @@ std::uint64_t recount(const ModelShape& shape, const PlacementPlan& plan, const 
         total += lp.normsOnGpu ? s.normBytes : 0;
         total += static_cast<std::uint64_t>(lp.hotCount) * (s.neuronBytes + (plan.sparse ? 4 : 0));
     }
-    total += plan.outputOnGpu ? shape.outputBytes : 0;
+    // The output head: its matrix, and rows of input and logits.
+    total += plan.outputOnGpu ? shape.outputBytes + outputHeadScratchBytes(shape) : 0;
     if (total > 0) {
         total += fixedCost(shape, p, plan.sparse);
     }
@@ -447,7 +448,9 @@ void TestPlacement::kvCacheAndScratchCounted()
     auto plan = planner->plan(p);
     QVERIFY(plan.ok());
     QVERIFY(plan->hotNeuronCount() < plan->neuronCount());
-    QCOMPARE(plan->gpu.scratch, scratch.total());
+    // The output head comes before the neurons, with its own input and logits rows.
+    QVERIFY(plan->outputOnGpu);
+    QCOMPARE(plan->gpu.scratch, scratch.total() + outputHeadScratchBytes(shape));
     QVERIFY(plan->gpu.total() <= p.budgetBytes);
     // A longer context takes KV cache from the neurons at the same budget.
     const std::int64_t hotShort = plan->hotNeuronCount();

@@ -169,7 +169,7 @@ private slots:
         // The device claims 1 GiB but holds only part of what the full placement needs.
         const Run full = decode(params("emulated:1073741824"), m_reference.tokens);
         QVERIFY(full.report.starts_with("GPU "));
-        const Run run = decode(params("emulated:400000:60000"), m_reference.tokens);
+        const Run run = decode(params("emulated:400000:120000"), m_reference.tokens);
         QVERIFY2(run.report.starts_with("GPU "), run.report.c_str());
         QVERIFY2(run.report.find("re-planned from 390.62 KiB") != std::string::npos, run.report.c_str());
         const auto [hot, total] = hotCounts(run.report);

@@ -124,6 +124,8 @@ private slots:
         QVERIFY2(report.starts_with("GPU Hearth emulated device: "), report.c_str());
         QCOMPARE(test::offloadedLayers(report), kLayers);
         QVERIFY2(report.find("rest run on the CPU") == std::string::npos, report.c_str());
+        // Then the output head: the logits the reference compares came from the device.
+        QVERIFY2(report.find("and the output head") != std::string::npos, report.c_str());
     }
 
     void someLayersFit()
@@ -145,6 +147,8 @@ private slots:
                 QVERIFY2(report.find("the rest run on the CPU: layer " + std::to_string(k) + " does not fit")
                              != std::string::npos,
                          report.c_str());
+                // The planner places the output head after every layer only.
+                QVERIFY2(report.find("output head") == std::string::npos, report.c_str());
             }
             const std::string checked = check(m_f16, params("emulated:" + std::to_string(bytes)), m_reference);
             QVERIFY2(checked == report, qPrintable(QStringLiteral("budget %1 bytes").arg(bytes)));

@@ -107,7 +107,7 @@ struct PlacementSummary
 {
     bool sparse = false; ///< neurons placed one by one (else whole layers)
     std::vector<LayerPlacementSummary> layers;
-    bool outputOnGpu = false; ///< always false today: sessions keep the output matrix on the CPU
+    bool outputOnGpu = false; ///< the output matrix (and the final norm) on the GPU
     GpuMemoryBreakdown gpu;
     std::uint64_t budgetBytes = 0;
     std::uint64_t modelBytes = 0; ///< every weight byte of the model

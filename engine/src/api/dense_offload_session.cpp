@@ -5,6 +5,7 @@
 #include "api/session_shape.h"
 #include "device/byte_format.h"
 #include "model/architecture_model.h"
+#include "sparse/scratch_layout.h"
 
 #include <algorithm>
 #include <new>
@@ -31,28 +32,37 @@ std::optional<DeviceModelLayers> offloadableLayers(const Model& model, int conte
     return std::move(described).value();
 }
 
-// The whole layers the planner gives @p device: as many as the VRAM panel's plan shows
-// (PlacementModel plans with the same shape and costs), or -1 when the file cannot be planned
-// (then the budget alone decides). @p limit says what stopped the plan.
-int plannedLayers(const Model& model, const device::Device& device, int contextLength, int batchSize,
-                  std::string& limit)
+// What the planner gives @p device: as many whole layers as the VRAM panel's plan shows
+// (PlacementModel plans with the same shape and costs) and whether the output head follows them;
+// layers is -1 when the file cannot be planned (then the budget alone decides). limit says what
+// stopped the plan.
+struct PlannedOffload {
+    int layers = -1;
+    bool output = false;
+    std::string limit;
+};
+
+PlannedOffload plannedOffload(const Model& model, const device::Device& device, int contextLength, int batchSize)
 {
+    PlannedOffload planned;
     const model::ArchitectureModel* known = model::ArchitectureModel::of(model);
     if (!known)
-        return -1;
+        return planned;
     auto shape = fileShape(known->file());
     if (!shape)
-        return -1;
+        return planned;
     auto planner = sparse::PlacementPlanner::create(sessionShape(std::move(shape).value(), /*sparse=*/false), {});
     if (!planner)
-        return -1;
+        return planned;
     sparse::PlannerParams pp = sessionPlannerParams(device.info(), contextLength, batchSize);
     pp.dense = true;
     auto plan = planner->plan(pp);
     if (!plan)
-        return -1;
-    limit = plan->limit;
-    return plan->attentionLayersOnGpu();
+        return planned;
+    planned.layers = int(plan->attentionLayersOnGpu());
+    planned.output = plan->outputOnGpu;
+    planned.limit = plan->limit;
+    return planned;
 }
 
 } // namespace
@@ -98,16 +108,16 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
         return nullptr;
     }
     const device::DeviceInfo& info = s->m_device->info();
-    std::string plannedLimit;
-    const int planned = plannedLayers(model, *s->m_device, contextLength, batchSize, plannedLimit);
+    const PlannedOffload planned = plannedOffload(model, *s->m_device, contextLength, batchSize);
+    const std::string& plannedLimit = planned.limit;
     const std::string budget = device::formatBytes(info.budgetBytes);
     const auto noWholeLayer = [&](const std::string& why) {
         report = cpuOnlyReport("a budget of " + budget + " on " + info.name + " holds no whole layer (" + why + ")");
         return nullptr;
     };
-    if (planned == 0)
+    if (planned.layers == 0)
         return noWholeLayer(plannedLimit);
-    auto offload = device::DenseOffload::create(*s->m_device, described->params, layers, planned);
+    auto offload = device::DenseOffload::create(*s->m_device, described->params, layers, planned.layers);
     if (!offload) {
         report = cpuOnlyReport("whole-layer offload failed: " + offload.message());
         return nullptr;
@@ -116,9 +126,16 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
     const int k = s->m_offload->offloadedLayers();
     if (k == 0)
         return noWholeLayer(s->m_offload->limit());
+    // The output head follows the layers where the plan puts it (or, unplanned, when every layer
+    // fit); one that does not fit after all stays on the CPU.
+    if (planned.output || (planned.layers < 0 && k == int(layers.size()))) {
+        auto head = device::OutputHead::create(*s->m_device, described->output, sparse::kOutputHeadRows);
+        if (head)
+            s->m_output = std::move(head).value();
+    }
     std::string text = "GPU " + info.name + ": " + std::to_string(k) + " of " + std::to_string(layers.size())
-                       + " layers (attention, KV cache and FFN), " + device::formatBytes(s->m_offload->deviceBytes())
-                       + " of a budget of " + budget;
+                       + " layers (attention, KV cache and FFN)" + (s->m_output ? " and the output head" : "")
+                       + ", " + device::formatBytes(s->deviceBytes()) + " of a budget of " + budget;
     const std::string& limit = s->m_offload->limit().empty() && k < int(layers.size()) ? plannedLimit
                                                                                         : s->m_offload->limit();
     if (!limit.empty())
@@ -145,6 +162,22 @@ bool DenseOffloadSession::runWholeLayers(model::KvCache& cache, float* x, int n,
         return true;
     m_failure = st.message();
     return false;
+}
+
+bool DenseOffloadSession::runOutput(const float* x, int rows, float* logits)
+{
+    if (!m_output || !m_failure.empty())
+        return false;
+    const Status st = m_output->run(x, rows, logits);
+    if (st.ok())
+        return true;
+    m_failure = st.message();
+    return false;
+}
+
+std::uint64_t DenseOffloadSession::deviceBytes() const
+{
+    return m_offload->deviceBytes() + (m_output ? m_output->deviceBytes() : 0);
 }
 
 std::string DenseOffloadSession::report() const

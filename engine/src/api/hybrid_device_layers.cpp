@@ -3,6 +3,7 @@
 
 #include "api/session_device.h"
 #include "device/byte_format.h"
+#include "sparse/scratch_layout.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -24,6 +25,7 @@ HybridDeviceLayers::Choice HybridDeviceLayers::fromPlan(const sparse::PlacementP
         c.attention.push_back(l.attentionOnGpu);
         c.predictor.push_back(l.predictorOnGpu || l.hotCount > 0);
     }
+    c.output = plan.outputOnGpu;
     return c;
 }
 
@@ -36,6 +38,7 @@ void HybridDeviceLayers::freeAll()
 {
     m_attention.clear();
     m_attnScratch.reset();
+    m_output.reset();
     for (Predictor& p : m_predictors) {
         m_device.free(p.fc1.data);
         m_device.free(p.fc2.data);
@@ -136,7 +139,14 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
             }
         }
     }
-    if (h->attentionLayers() == 0 && h->predictorLayers() == 0)
+    if (choice.output) {
+        auto head = device::OutputHead::create(dev, described->output, sparse::kOutputHeadRows);
+        if (head)
+            h->m_output = std::move(head).value();
+        else
+            notes.push_back("the output head stays on the CPU: " + head.message());
+    }
+    if (h->attentionLayers() == 0 && h->predictorLayers() == 0 && !h->m_output)
         return nullptr;
     return h;
 }
@@ -169,6 +179,17 @@ bool HybridDeviceLayers::runAttention(model::KvCache& cache, int layer, const fl
         if (st.ok())
             st = ran;
     }
+    if (st.ok())
+        return true;
+    m_failure = st.message();
+    return false;
+}
+
+bool HybridDeviceLayers::runOutput(const float* x, int rows, float* logits)
+{
+    if (!m_failure.empty() || !m_output)
+        return false;
+    const Status st = m_output->run(x, rows, logits);
     if (st.ok())
         return true;
     m_failure = st.message();
@@ -220,16 +241,16 @@ std::uint64_t HybridDeviceLayers::deviceBytes() const
         total += p.fc1.data.charged + p.fc2.data.charged;
     for (const device::DeviceBuffer* b : {&m_x, &m_out, &m_hidden, &m_logits, &m_active, &m_count})
         total += b->charged;
-    return total;
+    return total + (m_output ? m_output->deviceBytes() : 0);
 }
 
 std::string HybridDeviceLayers::summary() const
 {
     std::string text = "attention of " + std::to_string(attentionLayers()) + "/" + std::to_string(m_nLayer)
                        + " layers and predictors of " + std::to_string(predictorLayers()) + "/"
-                       + std::to_string(m_nLayer) + " layers on the GPU";
+                       + std::to_string(m_nLayer) + " layers" + (m_output ? " and the output head" : "") + " on the GPU";
     if (!m_failure.empty())
-        text += "; the device failed (" + m_failure + "): attention and predictors run on the CPU";
+        text += "; the device failed (" + m_failure + "): attention, predictors and the output head run on the CPU";
     return text;
 }
 

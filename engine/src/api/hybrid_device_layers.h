@@ -3,9 +3,9 @@
 
 // The parts of a sparse session's layers (llama, falcon or opt) that go to the device besides
 // the hot FFN neurons: the attention block with its KV cache (for the layers whose attention the
-// placement plan puts on the GPU; the block's flavour is the family's, see device_attention.h)
-// and the predictor (for the layers whose FFN has hot neurons there, so the GPU half of the FFN
-// does not wait for the CPU to predict). The FFN split itself stays with
+// placement plan puts on the GPU; the block's flavour is the family's, see device_attention.h),
+// the predictor (for the layers whose FFN has hot neurons there, so the GPU half of the FFN
+// does not wait for the CPU to predict) and the output head, where the plan puts it. The FFN split itself stays with
 // HybridDecode; both share one device and its budget.
 //
 // A layer that does not fit (the plan was too hopeful, the device lied about its memory) stays
@@ -14,6 +14,7 @@
 
 #include "device/device.h"
 #include "device/device_attention.h"
+#include "device/output_head.h"
 #include "model/layer_offload.h"
 #include "sparse/placement_plan.h"
 
@@ -33,9 +34,10 @@ public:
     struct Choice {
         std::vector<bool> attention;
         std::vector<bool> predictor;
+        bool output = false; // the output head
     };
     // The plan's choice: attention where attentionOnGpu, predictors where the layer has hot
-    // neurons (or predictorOnGpu) and a predictor.
+    // neurons (or predictorOnGpu) and a predictor, the output head where outputOnGpu.
     [[nodiscard]] static Choice fromPlan(const sparse::PlacementPlan& plan);
 
     // Places @p choice on @p device, which must outlive the result. @p batchSize: the forward
@@ -49,13 +51,15 @@ public:
     [[nodiscard]] bool runAttention(model::KvCache& cache, int layer, const float* x, int n, int start,
                                     float* out) override;
     [[nodiscard]] std::int64_t predict(int layer, const float* x, float threshold, std::int32_t* active) override;
+    [[nodiscard]] bool runOutput(const float* x, int rows, float* logits) override;
 
     [[nodiscard]] int attentionLayers() const;
     /// The first device error (the CPU does everything since), or empty.
     [[nodiscard]] const std::string& failure() const { return m_failure; }
     [[nodiscard]] int predictorLayers() const;
     [[nodiscard]] std::uint64_t deviceBytes() const;
-    // "attention of A/N layers and predictors of P/N layers on the GPU", plus a device failure.
+    // "attention of A/N layers and predictors of P/N layers [and the output head] on the GPU",
+    // plus a device failure.
     [[nodiscard]] std::string summary() const;
 
 private:
@@ -75,6 +79,7 @@ private:
     std::vector<std::unique_ptr<device::DeviceAttentionLayer>> m_attention; // per layer, null on the CPU
     std::vector<Predictor> m_predictors;                                      // per layer, empty on the CPU
     std::unique_ptr<device::AttentionScratch> m_attnScratch;
+    std::unique_ptr<device::OutputHead> m_output; // null: the CPU computes the logits
     std::uint64_t m_scratchBytes = 0;
     device::DeviceBuffer m_x;      // [T][nEmbd] attention input, then the predictor's input
     device::DeviceBuffer m_out;    // [T][nEmbd] attention block output

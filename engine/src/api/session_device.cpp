@@ -57,6 +57,7 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
 {
     const model::HyperParams& hp = model.hyperParams();
     out.params.activation = deviceActivation(hp.ffnActivation);
+    out.output = {device::NormKind::Rms, model.weights().outputNorm, nullptr, hp.normEps, model.weights().output};
     if (hp.flavour.rope == model::RopeStyle::Neox)
         out.params.rope = device::RopeStyle::Neox;
     for (std::size_t l = 0; l < model.weights().layers.size(); ++l) {
@@ -109,7 +110,9 @@ void fromFalcon(const model::FalconModel& model, DeviceModelLayers& out)
     p.rope = device::RopeStyle::Neox;
     p.fusedQkv = true;
     p.parallelBlock = true;
-    const auto& layers = model.weights().layers;
+    const auto& mw = model.weights();
+    out.output = {device::NormKind::Layer, mw.outputNorm, mw.outputNormBias, model.hyperParams().normEps, mw.output};
+    const auto& layers = mw.layers;
     p.activation = upDownActivation(layers.empty() ? model.activation() : layers.front().ffn.activation);
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const model::FalconLayerWeights& lw = layers[l];
@@ -138,7 +141,9 @@ void fromOpt(const model::OptModel& model, DeviceModelLayers& out)
     p.rope = device::RopeStyle::None; // learned positions, added to the input on the CPU
     p.nRot = 0;
     p.activation = device::Activation::Relu;
-    const auto& layers = model.weights().layers;
+    const auto& mw = model.weights();
+    out.output = {device::NormKind::Layer, mw.outputNorm, mw.outputNormBias, model.hyperParams().normEps, mw.output};
+    const auto& layers = mw.layers;
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const model::OptLayerWeights& lw = layers[l];
         device::DenseLayerWeights w;

@@ -9,6 +9,7 @@
 #include "device/device.h"
 #include "device/dense_offload.h"
 #include "device/device_attention.h"
+#include "device/output_head.h"
 #include "model/ffn_activation.h"
 #include "model/hyper_params.h"
 #include "sparse/predictor.h"
@@ -35,11 +36,12 @@ namespace hearth {
 // A model's layers as the device parts of a session take them, whatever its family (llama,
 // falcon, opt): the attention's shape and flavour with the FFN's (params), each layer's attention
 // and FFN weights (layers: what whole-layer offload uploads; the attention part is what a hybrid
-// session's device attention uploads) and predictor (absent in dense files).
+// session's device attention uploads) and predictor (absent in dense files), and the output head.
 struct DeviceModelLayers {
     device::DenseModelParams params;
     std::vector<device::DenseLayerWeights> layers;
     std::vector<sparse::PredictorWeights> predictors;
+    device::OutputHeadWeights output; // the final norm and the output matrix
     // Why whole-layer offload cannot take these layers (neuron-major FFNs, weight types the
     // device does not compute), or empty.
     std::string wholeLayerProblem;

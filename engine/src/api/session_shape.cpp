@@ -166,7 +166,6 @@ sparse::PlannerParams sessionPlannerParams(std::uint64_t budgetBytes, int contex
     pp.contextLength = contextLength;
     // The forward passes take at most a context's worth of tokens at once.
     pp.batchSize = std::max(1, std::min(batchSize, contextLength));
-    pp.outputOnGpu = false;
     if (emulated) {
         // Host memory: no driver context and no cuBLAS workspace to set aside.
         pp.reserveBytes = 0;

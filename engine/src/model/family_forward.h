@@ -218,6 +218,8 @@ protected:
         const std::int64_t nEmbd = m_hp.nEmbd;
         const int first = allLogits ? 0 : n - 1;
         const int rows = n - first;
+        if (m_offload && m_offload->runOutput(m_x.data() + first * nEmbd, rows, logits))
+            return;
         for (int t = 0; t < rows; ++t)
             cpu::layerNorm(m_x.data() + (first + t) * nEmbd, norm, normBias, m_hp.normEps, nEmbd,
                            m_xn.data() + t * nEmbd);

@@ -12,10 +12,10 @@
 namespace hearth::model {
 
 // Runs parts of the layers somewhere else (a device): the leading layers whole (dense files under
-// a VRAM budget), the attention block of chosen layers, the predictor of chosen layers. Layers it
-// runs keep their KV cache there and mirror the new rows into the forward pass's cache, so a call that
-// fails (returns false) leaves the CPU to take over from that point with nothing lost, and
-// truncating a session needs nothing from it. The defaults offload nothing.
+// a VRAM budget), the attention block of chosen layers, the predictor of chosen layers, the output
+// head. Layers it runs keep their KV cache there and mirror the new rows into the forward pass's
+// cache, so a call that fails (returns false) leaves the CPU to take over from that point with
+// nothing lost, and truncating a session needs nothing from it. The defaults offload nothing.
 class LayerOffload {
 public:
     virtual ~LayerOffload() = default;
@@ -35,6 +35,10 @@ public:
     {
         return false;
     }
+    // @p logits (rows x nVocab) = the output head (final norm and projection, no soft-capping)
+    // of @p rows rows of @p x, the residual stream after the last layer; false when the output
+    // head is not there (or failed), so the CPU computes them.
+    [[nodiscard]] virtual bool runOutput(const float* /*x*/, int /*rows*/, float* /*logits*/) { return false; }
     // The predicted-active neurons of one token (ascending ids into @p active, which holds
     // nFf), from the predictor's input @p x (llama and opt: the residual stream before the FFN
     // norm; falcon: the layer input); -1 when @p layer's predictor is not there (or failed), so

@@ -477,9 +477,11 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     // Output head: every row for perplexity, else only the last token's.
     const int first = allLogits ? 0 : n - 1;
     const int rows = n - first;
-    for (int t = 0; t < rows; ++t)
-        cpu::rmsNorm(m_x.data() + (first + t) * nEmbd, w.outputNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
-    cpu::matmul(pool, w.output, m_xn.data(), rows, logits);
+    if (!m_offload || !m_offload->runOutput(m_x.data() + first * nEmbd, rows, logits)) {
+        for (int t = 0; t < rows; ++t)
+            cpu::rmsNorm(m_x.data() + (first + t) * nEmbd, w.outputNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
+        cpu::matmul(pool, w.output, m_xn.data(), rows, logits);
+    }
     if (hp.finalSoftCap > 0.0f) {
         const std::int64_t count = std::int64_t(rows) * hp.nVocab;
         for (std::int64_t i = 0; i < count; ++i)

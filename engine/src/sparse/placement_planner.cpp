@@ -155,12 +155,25 @@ struct PlacementPlanner::Walk {
                 plan.layers[l].bytes.padding += cost - bytes;
             }
         }
-        const std::uint64_t outputCost = withPadding(shape.outputBytes, 2, g);
-        if (p.outputOnGpu && walk.take(outputCost, [] { return std::string("the output matrix"); })) {
-            plan.outputOnGpu = true;
-            plan.gpu.output = shape.outputBytes;
-            plan.gpu.padding = outputCost - shape.outputBytes;
+        placeOutput(shape, p, plan, walk);
+    }
+
+    // The output head (matrix, norm, and its input and logits buffers): every token reads all of
+    // it, so it comes right after the items every token touches, before any FFN neuron (which
+    // fires for some tokens only).
+    static void placeOutput(const ModelShape& shape, const PlannerParams& p, PlacementPlan& plan, BudgetWalk& walk)
+    {
+        const std::uint64_t g = p.allocationGranularity;
+        const std::uint64_t scratch = outputHeadScratchBytes(shape);
+        const std::uint64_t cost = satAdd(withPadding(shape.outputBytes, 3, g), withPadding(scratch, 2, g));
+        if (!p.outputOnGpu || shape.outputBytes == 0
+            || !walk.take(cost, [] { return std::string("the output head"); })) {
+            return;
         }
+        plan.outputOnGpu = true;
+        plan.gpu.output = shape.outputBytes;
+        plan.gpu.scratch = satAdd(plan.gpu.scratch, scratch);
+        plan.gpu.padding = satAdd(plan.gpu.padding, cost - shape.outputBytes - scratch);
     }
 };
 
@@ -437,7 +450,9 @@ void PlacementPlanner::finish(PlacementPlan& plan, const PlannerParams& p) const
         gpu.padding = satAdd(gpu.padding, lp.bytes.padding);
     }
     if (gpu.weights() > 0 || gpu.kvCache > 0) {
-        gpu.scratch = scratchLayout(m_shape, p.contextLength, p.batchSize, plan.sparse, p.allocationGranularity).total();
+        // Added to the output head's buffers, which placeFixed() counted with it.
+        gpu.scratch = satAdd(gpu.scratch,
+                             scratchLayout(m_shape, p.contextLength, p.batchSize, plan.sparse, p.allocationGranularity).total());
         gpu.workspace = p.workspaceBytes;
         gpu.reserve = p.reserveBytes;
     } else if (plan.limit.empty()) {

@@ -17,6 +17,12 @@ std::uint64_t ScratchLayout::total() const
     return t;
 }
 
+std::uint64_t outputHeadScratchBytes(const ModelShape& shape)
+{
+    const auto columns = static_cast<std::uint64_t>(std::max<std::int64_t>(shape.nEmbd + shape.nVocab, 0));
+    return satMul(static_cast<std::uint64_t>(kOutputHeadRows) * 4, columns);
+}
+
 ScratchLayout scratchLayout(const ModelShape& shape, std::int64_t contextLength, std::int64_t batchSize, bool sparse,
                             std::uint64_t granularity)
 {

@@ -14,6 +14,13 @@ namespace hearth::sparse {
 // Rows of whole-layer offload's work buffers (device::DenseOffload): past a few dozen rows a
 // larger batch buys little on a GPU and would take budget from whole layers.
 constexpr std::int64_t kDenseOffloadRows = 32;
+// Rows of the output head's input and logits on the device (device::OutputHead): a decoded token
+// needs one, perplexity's every row comes in slices of this many.
+constexpr std::int64_t kOutputHeadRows = 8;
+
+// Device bytes of the output head's two buffers (kOutputHeadRows rows of n_embd and of the
+// vocabulary); the planner charges them with the output matrix.
+[[nodiscard]] std::uint64_t outputHeadScratchBytes(const ModelShape& shape);
 
 struct ScratchLayout {
     std::uint64_t activations = 0;     // residual, norm output, q, k, v, attention output, FFN out
@@ -29,7 +36,8 @@ struct ScratchLayout {
 
 // Every scratch buffer is F32 (indices I32) and reused by every layer. Predictor buffers exist
 // only for a sparse placement of a model that has predictors. A dense placement is whole-layer
-// offload: kDenseOffloadRows rows at most and no logits (the output stays on the CPU).
+// offload: kDenseOffloadRows rows at most and no logits (the output head has its own,
+// outputHeadScratchBytes()).
 // @p granularity: what each allocation may be rounded up by (0: nothing counted).
 [[nodiscard]] ScratchLayout scratchLayout(const ModelShape& shape, std::int64_t contextLength, std::int64_t batchSize,
                                           bool sparse, std::uint64_t granularity = 0);
