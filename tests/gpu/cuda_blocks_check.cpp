@@ -53,23 +53,35 @@ Kernels kernelsOf()
     return {&element<Type>, &laneSum<Type>};
 }
 
+// The types of isWeightType(), as DTypes.
+constexpr DType kTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1,
+                            DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::IQ4_NL, DType::Q2_K,
+                            DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS};
+
 Kernels kernelsFor(DType t)
 {
     switch (t) {
-    case DType::F32:
-        return kernelsOf<cuda::kF32>();
-    case DType::F16:
-        return kernelsOf<cuda::kF16>();
-    case DType::Q4_0:
-        return kernelsOf<cuda::kQ4_0>();
-    case DType::Q8_0:
-        return kernelsOf<cuda::kQ8_0>();
-    case DType::Q4_K:
-        return kernelsOf<cuda::kQ4_K>();
-    case DType::Q5_K:
-        return kernelsOf<cuda::kQ5_K>();
+#define HEARTH_WEIGHT_TYPE(D, C) \
+    case DType::D:               \
+        return kernelsOf<cuda::C>();
+        HEARTH_WEIGHT_TYPE(F32, kF32)
+        HEARTH_WEIGHT_TYPE(F16, kF16)
+        HEARTH_WEIGHT_TYPE(BF16, kBF16)
+        HEARTH_WEIGHT_TYPE(Q4_0, kQ4_0)
+        HEARTH_WEIGHT_TYPE(Q4_1, kQ4_1)
+        HEARTH_WEIGHT_TYPE(Q5_0, kQ5_0)
+        HEARTH_WEIGHT_TYPE(Q5_1, kQ5_1)
+        HEARTH_WEIGHT_TYPE(Q8_0, kQ8_0)
+        HEARTH_WEIGHT_TYPE(IQ4_NL, kIQ4_NL)
+        HEARTH_WEIGHT_TYPE(Q2_K, kQ2_K)
+        HEARTH_WEIGHT_TYPE(Q3_K, kQ3_K)
+        HEARTH_WEIGHT_TYPE(Q4_K, kQ4_K)
+        HEARTH_WEIGHT_TYPE(Q5_K, kQ5_K)
+        HEARTH_WEIGHT_TYPE(Q6_K, kQ6_K)
+        HEARTH_WEIGHT_TYPE(IQ4_XS, kIQ4_XS)
+#undef HEARTH_WEIGHT_TYPE
     default:
-        return kernelsOf<cuda::kQ6_K>();
+        return {nullptr, nullptr};
     }
 }
 
@@ -78,11 +90,20 @@ std::vector<int> halfOffsets(DType t)
 {
     switch (t) {
     case DType::Q4_0:
+    case DType::Q5_0:
     case DType::Q8_0:
+    case DType::IQ4_NL:
+    case DType::IQ4_XS:
         return {0};
+    case DType::Q4_1:
+    case DType::Q5_1:
     case DType::Q4_K:
     case DType::Q5_K:
         return {0, 2};
+    case DType::Q2_K:
+        return {80, 82};
+    case DType::Q3_K:
+        return {108};
     case DType::Q6_K:
         return {208};
     default:
@@ -98,7 +119,7 @@ std::vector<std::uint8_t> randomBlocks(DType t, std::int64_t rows, std::int64_t 
     std::uniform_int_distribution<int> byte(0, 255);
     for (auto& b : bytes)
         b = std::uint8_t(byte(rng));
-    const std::size_t block = rowBytes(t, computeBlockElements(t));
+    const std::size_t block = dtypeTraits(std::uint32_t(t))->blockBytes;
     std::uniform_real_distribution<float> scale(-0.05f, 0.05f);
     for (std::size_t at = 0; at < bytes.size(); at += block) {
         for (int offset : halfOffsets(t)) {
@@ -157,8 +178,8 @@ void check(DType t, const std::vector<std::uint8_t>& matrix, std::int64_t rows, 
 int main()
 {
     std::mt19937 rng(20261204);
-    for (DType t : {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
-        const std::int64_t block = computeBlockElements(t);
+    for (DType t : kTypes) {
+        const std::int64_t block = dtypeTraits(std::uint32_t(t))->blockElements;
         // One block, a few, a width that is not a multiple of the 8 blocks a warp step takes,
         // and model widths; odd widths for the float types.
         std::vector<std::int64_t> widths = {block, 3 * block, 4096, 11008 / block * block};

@@ -124,6 +124,7 @@ double tolerance(DType t)
     switch (t) {
     case DType::F32:
     case DType::F16:
+    case DType::BF16:
         return 1e-4;
     default:
         return 3e-2;
@@ -802,9 +803,10 @@ int main(int argc, char** argv)
 
     const auto start = std::chrono::steady_clock::now();
     Checker c(gpu, ref, options.emulated);
-    for (DType t : {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+    for (DType t : {DType::F32, DType::F16, DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0,
+                    DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS}) {
         // Odd sizes: partial warps and blocks (K-quant rows are whole 256-weight super-blocks).
-        const bool superBlocks = computeBlockElements(t) == 256;
+        const bool superBlocks = weightBlockElements(t) == 256;
         c.matmul(t, 1000, 4096, 1);
         c.matmul(t, 1000, 4096, 7);
         c.matmul(t, 77, superBlocks ? 256 : 96, 3);
@@ -830,6 +832,8 @@ int main(int argc, char** argv)
     c.denseLayers(DType::F16, true);
     c.denseLayers(DType::Q4_0, true);
     c.denseLayers(DType::Q4_K);
+    c.denseLayers(DType::Q3_K);
+    c.denseLayers(DType::IQ4_XS);
     c.familyLayers(DType::F16, true, Activation::Gelu);
     c.familyLayers(DType::Q4_0, true, Activation::Relu);
     c.familyLayers(DType::F16, false, Activation::Relu);

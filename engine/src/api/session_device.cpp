@@ -32,7 +32,7 @@ bool parseBytes(std::string_view text, std::uint64_t& bytes)
 // Why whole-layer offload cannot upload @p m, or empty.
 std::string matrixProblem(const cpu::WeightMatrix& m, std::size_t layer)
 {
-    if (!m.data || isComputeType(m.type))
+    if (!m.data || isDeviceType(m.type))
         return {};
     return "layer " + std::to_string(layer) + " holds " + std::string(dtypeName(m.type))
            + " weights, which the device does not compute";

@@ -106,6 +106,36 @@ constexpr bool isCpuWeightType(DType t)
     }
 }
 
+// True for the types the device (the CUDA module, and the emulated device that stands in for
+// it) multiplies: the CPU's weight types, every one.
+constexpr bool isDeviceType(DType t)
+{
+    return isCpuWeightType(t);
+}
+
+// Elements per block of a CPU weight type (1 for F32, F16 and BF16): its rows are whole blocks.
+constexpr std::int64_t weightBlockElements(DType t)
+{
+    switch (t) {
+    case DType::Q4_0:
+    case DType::Q4_1:
+    case DType::Q5_0:
+    case DType::Q5_1:
+    case DType::Q8_0:
+    case DType::IQ4_NL:
+        return 32;
+    case DType::Q2_K:
+    case DType::Q3_K:
+    case DType::Q4_K:
+    case DType::Q5_K:
+    case DType::Q6_K:
+    case DType::IQ4_XS:
+        return 256;
+    default:
+        return 1;
+    }
+}
+
 // Bytes of one row of @p n elements; n must be a multiple of the block size.
 std::size_t rowBytes(DType type, std::int64_t n);
 

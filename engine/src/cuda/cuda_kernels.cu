@@ -356,27 +356,28 @@ template <typename F>
 void withType(std::uint32_t type, F&& f)
 {
     switch (type) {
-    case kF32:
-        f(std::integral_constant<std::uint32_t, kF32>{});
+#define HEARTH_WEIGHT_TYPE(T)                            \
+    case T:                                              \
+        f(std::integral_constant<std::uint32_t, T>{});   \
         break;
-    case kF16:
-        f(std::integral_constant<std::uint32_t, kF16>{});
-        break;
-    case kQ4_0:
-        f(std::integral_constant<std::uint32_t, kQ4_0>{});
-        break;
-    case kQ4_K:
-        f(std::integral_constant<std::uint32_t, kQ4_K>{});
-        break;
-    case kQ5_K:
-        f(std::integral_constant<std::uint32_t, kQ5_K>{});
-        break;
-    case kQ6_K:
-        f(std::integral_constant<std::uint32_t, kQ6_K>{});
-        break;
+        HEARTH_WEIGHT_TYPE(kF32)
+        HEARTH_WEIGHT_TYPE(kF16)
+        HEARTH_WEIGHT_TYPE(kBF16)
+        HEARTH_WEIGHT_TYPE(kQ4_0)
+        HEARTH_WEIGHT_TYPE(kQ4_1)
+        HEARTH_WEIGHT_TYPE(kQ5_0)
+        HEARTH_WEIGHT_TYPE(kQ5_1)
+        HEARTH_WEIGHT_TYPE(kQ8_0)
+        HEARTH_WEIGHT_TYPE(kIQ4_NL)
+        HEARTH_WEIGHT_TYPE(kQ2_K)
+        HEARTH_WEIGHT_TYPE(kQ3_K)
+        HEARTH_WEIGHT_TYPE(kQ4_K)
+        HEARTH_WEIGHT_TYPE(kQ5_K)
+        HEARTH_WEIGHT_TYPE(kQ6_K)
+        HEARTH_WEIGHT_TYPE(kIQ4_XS)
+#undef HEARTH_WEIGHT_TYPE
     default:
-        f(std::integral_constant<std::uint32_t, kQ8_0>{});
-        break;
+        break; // the back end refuses other types before launching (isWeightType)
     }
 }
 

@@ -14,13 +14,47 @@
 namespace hearth::cuda {
 
 // GGUF type ids the kernels handle.
-enum WeightType : std::uint32_t { kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14 };
+enum WeightType : std::uint32_t {
+    kF32 = 0,
+    kF16 = 1,
+    kQ4_0 = 2,
+    kQ4_1 = 3,
+    kQ5_0 = 6,
+    kQ5_1 = 7,
+    kQ8_0 = 8,
+    kQ2_K = 10,
+    kQ3_K = 11,
+    kQ4_K = 12,
+    kQ5_K = 13,
+    kQ6_K = 14,
+    kIQ4_NL = 20,
+    kIQ4_XS = 23,
+    kBF16 = 30,
+};
 
 // Whether the kernels read rows of @p type.
 inline bool isWeightType(std::uint32_t type)
 {
-    return type == kF32 || type == kF16 || type == kQ4_0 || type == kQ8_0 || type == kQ4_K || type == kQ5_K
-           || type == kQ6_K;
+    switch (type) {
+    case kF32:
+    case kF16:
+    case kQ4_0:
+    case kQ4_1:
+    case kQ5_0:
+    case kQ5_1:
+    case kQ8_0:
+    case kQ2_K:
+    case kQ3_K:
+    case kQ4_K:
+    case kQ5_K:
+    case kQ6_K:
+    case kIQ4_NL:
+    case kIQ4_XS:
+    case kBF16:
+        return true;
+    default:
+        return false;
+    }
 }
 
 constexpr int kWarp = 32;

@@ -32,9 +32,9 @@ Result<DeviceBuffer> Device::allocateAndUpload(const void* host, std::uint64_t b
 Result<DeviceMatrix> Device::uploadMatrix(DType type, const void* data, std::int64_t rows, std::int64_t cols,
                                           const char* label)
 {
-    if (!isComputeType(type) || rows <= 0 || cols <= 0 || !data)
+    if (!isDeviceType(type) || rows <= 0 || cols <= 0 || !data)
         return Status(ErrorCode::InvalidArgument, std::string("cannot upload matrix ") + (label ? label : ""));
-    if (cols % computeBlockElements(type) != 0)
+    if (cols % weightBlockElements(type) != 0)
         return Status(ErrorCode::InvalidArgument, std::string("rows are not whole blocks of their type: ") + (label ? label : ""));
     const std::uint64_t bytes = std::uint64_t(rowBytes(type, cols)) * std::uint64_t(rows);
     auto buffer = allocateAndUpload(data, bytes, label);

@@ -37,12 +37,12 @@ Status checkMatrix(const DeviceMatrix* w, const char* what)
 {
     if (!w || w->data.empty())
         return Status(ErrorCode::InvalidArgument, std::string(what) + ": no weight matrix");
-    if (!isComputeType(w->type))
+    if (!isDeviceType(w->type))
         return Status(ErrorCode::Unsupported,
                       std::string(what) + ": weight type " + std::string(dtypeName(w->type)) + " is not supported on the device");
     if (w->rows <= 0 || w->cols <= 0 || w->rows > kMaxElements || w->cols > kMaxElements)
         return Status(ErrorCode::InvalidArgument, std::string(what) + ": bad weight shape");
-    if (w->cols % computeBlockElements(w->type) != 0)
+    if (w->cols % weightBlockElements(w->type) != 0)
         return Status(ErrorCode::InvalidArgument, std::string(what) + ": rows are not whole blocks of their type");
     const std::uint64_t bytes = std::uint64_t(rowBytes(w->type, w->cols)) * std::uint64_t(w->rows);
     if (w->data.bytes < bytes)

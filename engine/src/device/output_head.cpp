@@ -31,7 +31,7 @@ Result<std::unique_ptr<OutputHead>> OutputHead::create(Device& device, const Out
     const cpu::WeightMatrix& m = w.output;
     if (!w.normWeight || !m.data || m.rows <= 0 || m.cols <= 0 || maxRows <= 0)
         return Status(ErrorCode::InvalidArgument, "output head: no output matrix or norm");
-    if (!isComputeType(m.type))
+    if (!isDeviceType(m.type))
         return Status(ErrorCode::Unsupported, "the output matrix holds " + std::string(dtypeName(m.type))
                                                   + " weights, which the device does not compute");
     if (cpu::rowStrideOf(m) != rowBytes(m.type, m.cols))

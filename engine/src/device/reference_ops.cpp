@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "device/reference_ops.h"
 
+#include "cpu/block_dot.h"
 #include "cpu/ops.h"
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
@@ -41,11 +42,6 @@ bool quantizedInput(DType type)
     return type == DType::Q4_0 || type == DType::Q8_0;
 }
 
-bool superBlockInput(DType type)
-{
-    return type == DType::Q4_K || type == DType::Q5_K || type == DType::Q6_K;
-}
-
 // A one-thread pool per calling thread: the reference runs on whichever thread calls it (the
 // emulated device's worker, a test), never on the forward pass's pool.
 cpu::ThreadPool& inlinePool()
@@ -61,28 +57,38 @@ RowDot::RowDot(DType type, std::int64_t cols)
     , m_type(type)
     , m_cols(cols)
     , m_gemm(gemmFor(m_kernels, type))
-    , m_blockDot(superBlockInput(type) ? cpu::blockDotFor(m_kernels, type) : nullptr)
 {
-    if (quantizedInput(type))
+    // The other block types through their dot products, against activations in their format
+    // (Q8 blocks, Q8_K super-blocks or floats), as cpu::matmul multiplies them.
+    const cpu::BlockFormat* format = m_gemm ? nullptr : cpu::blockFormat(type);
+    if (format) {
+        m_blockDot = cpu::blockDotFor(m_kernels, type);
+        m_activations = format->activations;
+    }
+    if (quantizedInput(type) || (m_blockDot && m_activations == cpu::ActivationFormat::Q8))
         m_q8.resize(std::size_t(cols / QK8_0));
-    if (m_blockDot)
+    if (m_blockDot && m_activations == cpu::ActivationFormat::Q8K)
         m_q8k.resize(std::size_t(cols / cpu::QK_K));
 }
 
 void RowDot::setInput(const float* x)
 {
     m_x = x;
-    if (quantizedInput(m_type))
+    if (!m_q8.empty())
         m_kernels.quantizeActivations(x, m_q8.data(), m_cols);
-    if (m_blockDot)
+    if (!m_q8k.empty())
         (m_kernels.quantizeActivationsQ8K ? m_kernels.quantizeActivationsQ8K : cpu::quantizeActivationsQ8K)(x, m_q8k.data(), m_cols);
 }
 
 float RowDot::dot(const void* row) const
 {
     float out = 0.0f;
-    if (m_blockDot)
-        return m_blockDot(row, m_q8k.data(), m_cols);
+    if (m_blockDot) {
+        const void* activations = m_activations == cpu::ActivationFormat::Q8    ? static_cast<const void*>(m_q8.data())
+                                  : m_activations == cpu::ActivationFormat::Q8K ? static_cast<const void*>(m_q8k.data())
+                                                                                : static_cast<const void*>(m_x);
+        return m_blockDot(row, activations, m_cols);
+    }
     if (!m_gemm)
         return out;
     cpu::GemmArgs args;

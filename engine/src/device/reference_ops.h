@@ -6,6 +6,7 @@
 // Every function reads and writes host memory; in the op structs, DeviceBuffer::ptr is a host
 // address. Sums run in a fixed order, so results are reproducible bit for bit.
 
+#include "cpu/block_dot.h"
 #include "cpu/kernels.h"
 #include "cpu/matmul.h"
 #include "device/device_ops.h"
@@ -32,7 +33,8 @@ private:
     DType m_type;
     std::int64_t m_cols;
     cpu::GemmFn m_gemm = nullptr;
-    cpu::BlockDotFn m_blockDot = nullptr; // K-quants, against Q8_K activations
+    cpu::BlockDotFn m_blockDot = nullptr; // the block types besides Q4_0 and Q8_0
+    cpu::ActivationFormat m_activations = cpu::ActivationFormat::Floats; // what m_blockDot reads
     const float* m_x = nullptr;
     std::vector<cpu::ActBlockQ8> m_q8;
     std::vector<cpu::ActBlockQ8K> m_q8k;
