@@ -109,14 +109,13 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
     }
     const device::DeviceInfo& info = s->m_device->info();
     const PlannedOffload planned = plannedOffload(model, *s->m_device, contextLength, batchSize);
-    const std::string& plannedLimit = planned.limit;
     const std::string budget = device::formatBytes(info.budgetBytes);
     const auto noWholeLayer = [&](const std::string& why) {
         report = cpuOnlyReport("a budget of " + budget + " on " + info.name + " holds no whole layer (" + why + ")");
         return nullptr;
     };
     if (planned.layers == 0)
-        return noWholeLayer(plannedLimit);
+        return noWholeLayer(planned.limit);
     auto offload = device::DenseOffload::create(*s->m_device, described->params, layers, planned.layers);
     if (!offload) {
         report = cpuOnlyReport("whole-layer offload failed: " + offload.message());
@@ -136,7 +135,7 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
     std::string text = "GPU " + info.name + ": " + std::to_string(k) + " of " + std::to_string(layers.size())
                        + " layers (attention, KV cache and FFN)" + (s->m_output ? " and the output head" : "")
                        + ", " + device::formatBytes(s->deviceBytes()) + " of a budget of " + budget;
-    const std::string& limit = s->m_offload->limit().empty() && k < int(layers.size()) ? plannedLimit
+    const std::string& limit = s->m_offload->limit().empty() && k < int(layers.size()) ? planned.limit
                                                                                         : s->m_offload->limit();
     if (!limit.empty())
         text += "; the rest run on the CPU: " + limit;

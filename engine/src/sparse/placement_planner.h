@@ -48,7 +48,9 @@ struct PlannerParams {
     // Tokens per forward pass during prompt processing: scratch buffers scale with it.
     std::int64_t batchSize = 512;
     std::uint64_t reserveBytes = 300 * kMiB;       // CUDA context, module images, allocator slack
-    std::uint64_t workspaceBytes = 32 * kMiB;      // cuBLAS workspace
+    // The CUDA back end's own buffers (cuda_backend.cu): cuBLAS workspace 4 MiB, F16 scratch
+    // 16 MiB, the prompt path's dequantized tile 32 MiB.
+    std::uint64_t workspaceBytes = 52 * kMiB;
     // Neurons placed together. PowerInfer uses 256 to keep its integer program small; the greedy
     // here is O(groups log groups) once per group size, so Hearth can afford 32: one warp's worth,
     // and a 256-neuron group of a 70B Q4_0 layer is 3.5 MiB that a tight budget would waste.
