@@ -100,6 +100,7 @@ private Q_SLOTS:
         QVERIFY(some.gpu.weights > 0 && some.gpu.kvCache > 0 && some.gpu.scratch > 0 && some.gpu.reserve > 0);
         QCOMPARE(some.attentionLayersOnGpu(), 32);
         QVERIFY(some.hotNeuronCount() > 0 && some.hotNeuronCount() < some.neuronCount());
+        QVERIFY(some.outputOnGpu); // every token reads it: before any FFN neuron
         QVERIFY(some.tokensPerSecond > none.tokensPerSecond);
         // Hot neurons are the frequent ones: the GPU's share of activations beats its share of neurons.
         const auto& layer = some.layers.front();
@@ -107,6 +108,7 @@ private Q_SLOTS:
 
         const PlacementSummary all = planOrFail(*model, 24 * kGiB);
         QVERIFY(all.fullyOnGpu());
+        QVERIFY(all.outputOnGpu);
         QVERIFY(all.reason.empty());
         QVERIFY(all.tokensPerSecond > some.tokensPerSecond);
     }

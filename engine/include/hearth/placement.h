@@ -129,7 +129,7 @@ struct PlacementSummary
     [[nodiscard]] std::int64_t neuronCount() const;
     /// Nothing on the GPU (no budget, or below the fixed costs).
     [[nodiscard]] bool cpuOnly() const { return gpu.total() == 0; }
-    /// Every layer and every neuron on the GPU.
+    /// Every layer, every neuron and the output head on the GPU.
     [[nodiscard]] bool fullyOnGpu() const;
 };
 

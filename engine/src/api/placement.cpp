@@ -91,7 +91,7 @@ std::int64_t PlacementSummary::neuronCount() const
 
 bool PlacementSummary::fullyOnGpu() const
 {
-    return !layers.empty() && std::all_of(layers.begin(), layers.end(), [](const auto& l) {
+    return !layers.empty() && outputOnGpu && std::all_of(layers.begin(), layers.end(), [](const auto& l) {
         return l.attentionOnGpu && l.hotNeurons == l.feedForwardSize;
     });
 }
