@@ -165,13 +165,7 @@ bool DenseOffloadSession::runWholeLayers(model::KvCache& cache, float* x, int n,
 
 bool DenseOffloadSession::runOutput(const float* x, int rows, float* logits)
 {
-    if (!m_output || !m_failure.empty())
-        return false;
-    const Status st = m_output->run(x, rows, logits);
-    if (st.ok())
-        return true;
-    m_failure = st.message();
-    return false;
+    return m_output && m_output->runUnlessFailed(x, rows, logits, m_failure);
 }
 
 std::uint64_t DenseOffloadSession::deviceBytes() const

@@ -187,13 +187,7 @@ bool HybridDeviceLayers::runAttention(model::KvCache& cache, int layer, const fl
 
 bool HybridDeviceLayers::runOutput(const float* x, int rows, float* logits)
 {
-    if (!m_failure.empty() || !m_output)
-        return false;
-    const Status st = m_output->run(x, rows, logits);
-    if (st.ok())
-        return true;
-    m_failure = st.message();
-    return false;
+    return m_output && m_output->runUnlessFailed(x, rows, logits, m_failure);
 }
 
 std::int64_t HybridDeviceLayers::predict(int layer, const float* x, float threshold, std::int32_t* active)

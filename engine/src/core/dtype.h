@@ -56,28 +56,41 @@ struct DTypeTraits {
 std::optional<DTypeTraits> dtypeTraits(std::uint32_t ggufTypeId);
 std::string_view dtypeName(DType type);
 
-// True for the types every part of the engine computes with: the CPU, the device (CUDA and its
-// emulated twin) and sparse files' neuron kernels.
+// True for the types every part of the engine computes with, sparse files' neuron kernels
+// included (the CPU's matrix products and the device take more: isCpuWeightType, isDeviceType).
 constexpr bool isComputeType(DType t)
 {
     return t == DType::F32 || t == DType::F16 || t == DType::Q4_0 || t == DType::Q8_0 || t == DType::Q4_K
            || t == DType::Q5_K || t == DType::Q6_K;
 }
 
-// Elements per block of a compute type (1 for F32 and F16): its rows are whole blocks.
-constexpr std::int64_t computeBlockElements(DType t)
+// Elements per block of a CPU weight type (1 for F32, F16 and BF16): its rows are whole blocks.
+constexpr std::int64_t weightBlockElements(DType t)
 {
     switch (t) {
     case DType::Q4_0:
+    case DType::Q4_1:
+    case DType::Q5_0:
+    case DType::Q5_1:
     case DType::Q8_0:
+    case DType::IQ4_NL:
         return 32;
+    case DType::Q2_K:
+    case DType::Q3_K:
     case DType::Q4_K:
     case DType::Q5_K:
     case DType::Q6_K:
+    case DType::IQ4_XS:
         return 256;
     default:
         return 1;
     }
+}
+
+// Elements per block of a compute type (1 for F32 and F16): its rows are whole blocks.
+constexpr std::int64_t computeBlockElements(DType t)
+{
+    return isComputeType(t) ? weightBlockElements(t) : 1;
 }
 
 // True for the types the CPU's matrix products and row lookups take: the compute types and
@@ -111,29 +124,6 @@ constexpr bool isCpuWeightType(DType t)
 constexpr bool isDeviceType(DType t)
 {
     return isCpuWeightType(t);
-}
-
-// Elements per block of a CPU weight type (1 for F32, F16 and BF16): its rows are whole blocks.
-constexpr std::int64_t weightBlockElements(DType t)
-{
-    switch (t) {
-    case DType::Q4_0:
-    case DType::Q4_1:
-    case DType::Q5_0:
-    case DType::Q5_1:
-    case DType::Q8_0:
-    case DType::IQ4_NL:
-        return 32;
-    case DType::Q2_K:
-    case DType::Q3_K:
-    case DType::Q4_K:
-    case DType::Q5_K:
-    case DType::Q6_K:
-    case DType::IQ4_XS:
-        return 256;
-    default:
-        return 1;
-    }
 }
 
 // Bytes of one row of @p n elements; n must be a multiple of the block size.

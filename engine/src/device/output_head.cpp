@@ -75,6 +75,16 @@ Status OutputHead::run(const float* x, int rows, float* logits)
     return queued.ok() ? ran : queued;
 }
 
+bool OutputHead::runUnlessFailed(const float* x, int rows, float* logits, std::string& failure)
+{
+    if (!failure.empty())
+        return false;
+    const Status st = run(x, rows, logits);
+    if (!st.ok())
+        failure = st.message();
+    return st.ok();
+}
+
 Status OutputHead::enqueue(const float* x, int rows, float* logits)
 {
     const std::int64_t nEmbd = m_output.cols;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace hearth::device {
 
@@ -41,6 +42,9 @@ public:
     // logits[r] = output . norm(x[r]) for @p rows rows of nEmbd (before any soft-capping);
     // returns once they are on the host.
     [[nodiscard]] Status run(const float* x, int rows, float* logits);
+    // run() for a session's LayerOffload::runOutput: false when @p failure already holds a
+    // device error (the CPU computes everything since) or this run fails, whose error it keeps.
+    [[nodiscard]] bool runUnlessFailed(const float* x, int rows, float* logits, std::string& failure);
 
     [[nodiscard]] std::uint64_t deviceBytes() const;
 
