@@ -3,9 +3,9 @@
 
 // How the CUDA kernels read weight blocks: a weight of a row (elementAt) and one lane's share of
 // a row's dot product (laneDot), for every type of isWeightType(). The layouts are the CPU's
-// (engine/src/cpu/quant_blocks.h), and so are the values: elementAt() gives cpu::getRow()'s. Everything here is host-callable too, so that
-// tests/gpu/cuda_blocks_check.cpp compares it with the CPU's dequantization on machines
-// without a GPU.
+// (engine/src/cpu/quant_blocks.h), and so are the values: elementAt() gives cpu::getRow()'s.
+// Everything here is host-callable too, so that tests/gpu/cuda_blocks_check.cpp compares it with
+// the CPU's dequantization on machines without a GPU.
 
 #include "cuda/cuda_kernels.cuh"
 
