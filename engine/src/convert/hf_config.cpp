@@ -411,15 +411,13 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
         : gemma2                ? "gemma2"
         : gemma3                ? "gemma3"
                                 : "llama";
-    // Gemma 3's multimodal checkpoints keep the text model's settings in "text_config" and its
-    // tensors under "language_model."; the vision tower is not converted.
+    // Gemma 3's multimodal checkpoints keep the text model's settings in "text_config"; the
+    // vision tower is not converted.
     const JsonValue* textConfig = gemma3 ? root.find("text_config") : nullptr;
     if (textConfig != nullptr && !textConfig->isObject()) {
         return invalid("\"text_config\" is not an object");
     }
-    if (textConfig != nullptr) {
-        c.tensorPrefix = "language_model.";
-    }
+    c.multimodal = textConfig != nullptr;
     const JsonValue& cfg = textConfig != nullptr ? *textConfig : root;
 
     // The activation decides which gated FFN the file declares. ReluLLaMA and ProSparse say

@@ -58,9 +58,9 @@ struct HfConfig {
     float finalSoftCap = 0.0f;
     float ropeLocalTheta = 0.0f;
     float normOffset = 0.0f;
-    // Where the checkpoint keeps the text model's tensors: "language_model." in
-    // Gemma3ForConditionalGeneration (whose vision tower is left out), else nothing.
-    std::string tensorPrefix;
+    // The text model of a multimodal checkpoint (Gemma3ForConditionalGeneration: settings in
+    // text_config, its vision tower left out); hf_to_gguf knows where such checkpoints keep it.
+    bool multimodal = false;
 
     [[nodiscard]] int headDim() const { return explicitHeadDim > 0 ? explicitHeadDim : hiddenSize / headCount; }
     [[nodiscard]] int qDim() const { return headDim() * headCount; }

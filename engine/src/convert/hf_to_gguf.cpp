@@ -264,11 +264,30 @@ Status planDown(Planner& plan, const std::string& g, const std::string& hfName, 
     return {};
 }
 
-// The output matrix of the llama family and Falcon: the checkpoint's lm_head, or none when
-// config.json ties the output to the embeddings (the loader then reuses token_embd).
-Status planOutputHead(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint)
+// Where a checkpoint keeps the text model: its layers and embeddings under `model`, the output
+// matrix at `head`. A multimodal Gemma 3 checkpoint as Google published it says
+// "language_model.model." and "language_model.lm_head.weight", re-saved by newer transformers
+// "model.language_model." and "lm_head.weight".
+struct TextModelNames {
+    std::string model = "model.";
+    std::string head = "lm_head.weight";
+};
+
+TextModelNames textModelNames(const HfConfig& c, const HfCheckpoint& checkpoint)
 {
-    if (const std::string head = c.tensorPrefix + "lm_head.weight"; checkpoint.find(head) != nullptr) {
+    if (!c.multimodal)
+        return {};
+    if (checkpoint.find("model.language_model.embed_tokens.weight") != nullptr)
+        return {"model.language_model.", "lm_head.weight"};
+    return {"language_model.model.", "language_model.lm_head.weight"};
+}
+
+// The output matrix of the llama family and Falcon: the checkpoint's lm_head (at @p head), or
+// none when config.json ties the output to the embeddings (the loader then reuses token_embd).
+Status planOutputHead(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint,
+                      const std::string& head = "lm_head.weight")
+{
+    if (checkpoint.find(head) != nullptr) {
         return plan.add("output.weight", head, {std::int64_t(c.vocabSize), std::int64_t(c.hiddenSize)});
     }
     if (!c.tieWordEmbeddings) {
@@ -302,12 +321,8 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
             return w;
         });
     };
-    // Gemma 3's multimodal checkpoints as Google published them say "language_model.model.",
-    // re-saved by newer transformers "model.language_model.".
-    std::string m = c.tensorPrefix + "model.";
-    if (!c.tensorPrefix.empty() && checkpoint.find(m + "embed_tokens.weight") == nullptr
-        && checkpoint.find("model.language_model.embed_tokens.weight") != nullptr)
-        m = "model.language_model.";
+    const TextModelNames names = textModelNames(c, checkpoint);
+    const std::string& m = names.model;
     HEARTH_TRY(plan.add("token_embd.weight", m + "embed_tokens.weight", {nVocab, embd}));
     for (int l = 0; l < c.layerCount; ++l) {
         const std::string g = "blk." + std::to_string(l) + ".";
@@ -366,7 +381,7 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
         plan.addComputed("rope_factors_short.weight", c.longRopeShort);
         plan.addComputed("rope_factors_long.weight", c.longRopeLong);
     }
-    return planOutputHead(plan, c, checkpoint);
+    return planOutputHead(plan, c, checkpoint, names.head);
 }
 
 Status planFalcon(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint,
