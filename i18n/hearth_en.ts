@@ -552,8 +552,8 @@
         <translation>%1 of %2 attention layers and %3% of the FFN neurons on the GPU.</translation>
     </message>
     <message>
-        <source>A mixture of experts runs on the processor for now.</source>
-        <translation>A mixture of experts runs on the processor for now.</translation>
+        <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
+        <translation>%1 of %2 attention layers and %3 of %4 experts on the GPU.</translation>
     </message>
 </context>
 <context>
@@ -1212,6 +1212,13 @@
         <source>Engine: %1</source>
         <translation>Engine: %1</translation>
     </message>
+    <message numerus="yes">
+        <source>GPU %1: %2 of %3 experts, attention of %4 of %n layer(s)</source>
+        <translation>
+            <numerusform>GPU %1: %2 of %3 experts, attention of %4 of %n layer</numerusform>
+            <numerusform>GPU %1: %2 of %3 experts, attention of %4 of %n layers</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>RemoteServerDialog</name>
@@ -1658,6 +1665,10 @@
         <source>Apply</source>
         <comment>button: use this GPU memory budget</comment>
         <translation>Apply</translation>
+    </message>
+    <message>
+        <source>Layer %1: %2 of %3 experts on the GPU</source>
+        <translation>Layer %1: %2 of %3 experts on the GPU</translation>
     </message>
 </context>
 <context>
@@ -2677,8 +2688,12 @@
         <translation>Layers on the GPU: %1 of %2 (dense model)</translation>
     </message>
     <message>
-        <source>This model is a mixture of experts: its layers run on the CPU for now.</source>
-        <translation>This model is a mixture of experts: its layers run on the CPU for now.</translation>
+        <source>%1 of %2 layers&apos; attention and %3 of %4 experts on the GPU, the most used first; the rest on the CPU.</source>
+        <translation>%1 of %2 layers&apos; attention and %3 of %4 experts on the GPU, the most used first; the rest on the CPU.</translation>
+    </message>
+    <message>
+        <source>Experts on the GPU: %1 of %2</source>
+        <translation>Experts on the GPU: %1 of %2</translation>
     </message>
 </context>
 <context>

@@ -551,8 +551,8 @@
         <translation>%1 dari %2 lapisan atensi dan %3% neuron FFN di GPU.</translation>
     </message>
     <message>
-        <source>A mixture of experts runs on the processor for now.</source>
-        <translation>Model campuran pakar (mixture of experts) untuk saat ini berjalan di prosesor.</translation>
+        <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
+        <translation>%1 dari %2 lapisan atensi dan %3 dari %4 pakar di GPU.</translation>
     </message>
 </context>
 <context>
@@ -1209,6 +1209,12 @@
         <source>Engine: %1</source>
         <translation>Mesin: %1</translation>
     </message>
+    <message numerus="yes">
+        <source>GPU %1: %2 of %3 experts, attention of %4 of %n layer(s)</source>
+        <translation>
+            <numerusform>GPU %1: %2 dari %3 pakar, atensi %4 dari %n lapisan</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>RemoteServerDialog</name>
@@ -1655,6 +1661,10 @@
         <source>Apply</source>
         <comment>button: use this GPU memory budget</comment>
         <translation>Terapkan</translation>
+    </message>
+    <message>
+        <source>Layer %1: %2 of %3 experts on the GPU</source>
+        <translation>Lapisan %1: %2 dari %3 pakar di GPU</translation>
     </message>
 </context>
 <context>
@@ -2668,8 +2678,12 @@
         <translation>Lapisan di GPU: %1 dari %2 (model padat)</translation>
     </message>
     <message>
-        <source>This model is a mixture of experts: its layers run on the CPU for now.</source>
-        <translation>Model ini adalah campuran pakar (mixture of experts): untuk saat ini lapisannya berjalan di CPU.</translation>
+        <source>%1 of %2 layers&apos; attention and %3 of %4 experts on the GPU, the most used first; the rest on the CPU.</source>
+        <translation>Atensi %1 dari %2 lapisan dan %3 dari %4 pakar di GPU, yang paling sering dipakai lebih dulu; sisanya di CPU.</translation>
+    </message>
+    <message>
+        <source>Experts on the GPU: %1 of %2</source>
+        <translation>Pakar di GPU: %1 dari %2</translation>
     </message>
 </context>
 <context>

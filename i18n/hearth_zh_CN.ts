@@ -551,8 +551,8 @@
         <translation>%2 个注意力层中的 %1 个以及 %3% 的 FFN 神经元在 GPU 上。</translation>
     </message>
     <message>
-        <source>A mixture of experts runs on the processor for now.</source>
-        <translation>混合专家模型目前在处理器上运行。</translation>
+        <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
+        <translation>%2 个注意力层中的 %1 个和 %4 个专家中的 %3 个在 GPU 上。</translation>
     </message>
 </context>
 <context>
@@ -1209,6 +1209,12 @@
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
+    <message numerus="yes">
+        <source>GPU %1: %2 of %3 experts, attention of %4 of %n layer(s)</source>
+        <translation>
+            <numerusform>GPU %1：%3 个专家中的 %2 个，%n 层中 %4 层的注意力</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>RemoteServerDialog</name>
@@ -1655,6 +1661,10 @@
         <source>Apply</source>
         <comment>button: use this GPU memory budget</comment>
         <translation>应用</translation>
+    </message>
+    <message>
+        <source>Layer %1: %2 of %3 experts on the GPU</source>
+        <translation>第 %1 层：%3 个专家中的 %2 个在 GPU 上</translation>
     </message>
 </context>
 <context>
@@ -2668,8 +2678,12 @@
         <translation>GPU 上的层：%1 / %2（稠密模型）</translation>
     </message>
     <message>
-        <source>This model is a mixture of experts: its layers run on the CPU for now.</source>
-        <translation>此模型是混合专家模型：目前其各层在 CPU 上运行。</translation>
+        <source>%1 of %2 layers&apos; attention and %3 of %4 experts on the GPU, the most used first; the rest on the CPU.</source>
+        <translation>%2 层中 %1 层的注意力和 %4 个专家中的 %3 个在 GPU 上，最常用的优先；其余在 CPU 上。</translation>
+    </message>
+    <message>
+        <source>Experts on the GPU: %1 of %2</source>
+        <translation>GPU 上的专家：%2 个中的 %1 个</translation>
     </message>
 </context>
 <context>

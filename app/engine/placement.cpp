@@ -16,6 +16,12 @@ QString Placement::summary() const
     if (!facts.deviceFailure.empty())
         return QCoreApplication::translate("Placement", "CPU only: the GPU %1 failed").arg(device);
     const QLocale locale;
+    if (facts.experts > 0) {
+        return QCoreApplication::translate("Placement", "GPU %1: %2 of %3 experts, attention of %4 of %n layer(s)", "",
+                                           facts.layers)
+            .arg(device, locale.toString(facts.gpuExperts), locale.toString(facts.experts))
+            .arg(facts.gpuLayers);
+    }
     if (facts.neurons > 0) {
         return QCoreApplication::translate("Placement", "GPU %1: %2 of %3 FFN neurons hot")
             .arg(device, locale.toString(qlonglong(facts.hotNeurons)), locale.toString(qlonglong(facts.neurons)));

@@ -177,6 +177,8 @@ Pane {
                 required property real hotNeurons
                 required property real feedForward
                 required property real hotFraction
+                required property int experts
+                required property int gpuExperts
                 width: ListView.view.width - 12
                 height: 12
                 spacing: 6
@@ -201,8 +203,11 @@ Pane {
                         color: root.gpuColor
                     }
                     ToolTip.visible: hover.hovered
-                    ToolTip.text: qsTr("Layer %1: %2 of %3 neurons on the GPU").arg(row.layerNumber)
-                                  .arg(row.hotNeurons).arg(row.feedForward)
+                    ToolTip.text: row.experts > 0
+                                  ? qsTr("Layer %1: %2 of %3 experts on the GPU").arg(row.layerNumber)
+                                        .arg(row.gpuExperts).arg(row.experts)
+                                  : qsTr("Layer %1: %2 of %3 neurons on the GPU").arg(row.layerNumber)
+                                        .arg(row.hotNeurons).arg(row.feedForward)
                     HoverHandler { id: hover }
                 }
             }

@@ -70,17 +70,22 @@ FitBadge estimateFit(PlacementModel& model, const MachineInfo& machine, const Gp
         badge.text = FitBadge::tr("CPU only, %1", "fit badge").arg(formatTokensPerSecond(s.tokensPerSecond));
         if (!gpu.present())
             badge.reason = FitBadge::tr("No GPU found: the model runs on the processor.");
-        else if (s.mixtureOfExperts)
-            badge.reason = FitBadge::tr("A mixture of experts runs on the processor for now.");
         else
             badge.reason = FitBadge::tr("The GPU's free memory is too small for any part of this model.");
     } else {
         badge.kind = FitBadge::Hybrid;
         badge.text = FitBadge::tr("Hybrid, %1", "fit badge").arg(formatTokensPerSecond(s.tokensPerSecond));
-        badge.reason = FitBadge::tr("%1 of %2 attention layers and %3% of the FFN neurons on the GPU.")
-                           .arg(s.attentionLayersOnGpu())
-                           .arg(s.layers.size())
-                           .arg(s.neuronCount() > 0 ? 100 * s.hotNeuronCount() / s.neuronCount() : 0);
+        if (s.mixtureOfExperts)
+            badge.reason = FitBadge::tr("%1 of %2 attention layers and %3 of %4 experts on the GPU.")
+                               .arg(s.attentionLayersOnGpu())
+                               .arg(s.layers.size())
+                               .arg(s.gpuExpertCount())
+                               .arg(s.expertCount());
+        else
+            badge.reason = FitBadge::tr("%1 of %2 attention layers and %3% of the FFN neurons on the GPU.")
+                               .arg(s.attentionLayersOnGpu())
+                               .arg(s.layers.size())
+                               .arg(s.neuronCount() > 0 ? 100 * s.hotNeuronCount() / s.neuronCount() : 0);
     }
     return badge;
 }

@@ -407,6 +407,10 @@ QVariant PlacementPreview::data(const QModelIndex& index, int role) const
             : 0.0;
     case GpuShareRole:
         return l.gpuActivationShare;
+    case ExpertsRole:
+        return l.expertCount;
+    case GpuExpertsRole:
+        return l.gpuExperts;
     default:
         return {};
     }
@@ -416,7 +420,8 @@ QHash<int, QByteArray> PlacementPreview::roleNames() const
 {
     return { { LayerRole, "layerNumber" }, { AttentionOnGpuRole, "attentionOnGpu" },
         { HotNeuronsRole, "hotNeurons" }, { FeedForwardRole, "feedForward" },
-        { HotFractionRole, "hotFraction" }, { GpuShareRole, "gpuShare" } };
+        { HotFractionRole, "hotFraction" }, { GpuShareRole, "gpuShare" }, { ExpertsRole, "experts" },
+        { GpuExpertsRole, "gpuExperts" } };
 }
 
 // Texts ------------------------------------------------------------------------------------------
@@ -430,12 +435,16 @@ QString PlacementPreview::reason() const
             .arg(gibText(ramBytes()));
     if (m_summary->fullyOnGpu())
         return tr("Everything is on the GPU.");
-    if (m_summary->cpuOnly() && m_summary->mixtureOfExperts && effectiveBudget() > 0)
-        return tr("This model is a mixture of experts: its layers run on the CPU for now.");
     if (m_summary->cpuOnly())
         return effectiveBudget() == 0
             ? tr("No GPU memory budget: everything runs on the CPU.")
             : tr("The budget is below the GPU's fixed costs: everything runs on the CPU.");
+    if (m_summary->mixtureOfExperts)
+        return tr("%1 of %2 layers' attention and %3 of %4 experts on the GPU, the most used first; the rest on the CPU.")
+            .arg(attentionLayersOnGpu())
+            .arg(rowCount())
+            .arg(QLocale().toString(m_summary->gpuExpertCount()))
+            .arg(QLocale().toString(m_summary->expertCount()));
     return tr("%1 of %2 layers' attention and %3 of %4 FFN neurons on the GPU; the rest on the CPU.")
         .arg(attentionLayersOnGpu())
         .arg(rowCount())
@@ -463,6 +472,9 @@ QString PlacementPreview::summaryText() const
 {
     if (!m_summary)
         return m_errorText;
+    if (m_summary->mixtureOfExperts)
+        return tr("Experts on the GPU: %1 of %2")
+            .arg(QLocale().toString(m_summary->gpuExpertCount()), QLocale().toString(m_summary->expertCount()));
     return m_summary->sparse
         ? tr("Hot neurons on the GPU: %1 of %2")
               .arg(QLocale().toString(hotNeurons()), QLocale().toString(totalNeurons()))

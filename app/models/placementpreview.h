@@ -91,6 +91,8 @@ public:
         FeedForwardRole, ///< "feedForward": all FFN neurons of the layer
         HotFractionRole, ///< "hotFraction": hotNeurons / feedForward, for the bar
         GpuShareRole, ///< "gpuShare": expected share of activations computed on the GPU
+        ExpertsRole, ///< "experts": a mixture's routed experts in the layer (0: a plain FFN)
+        GpuExpertsRole, ///< "gpuExperts": of those, on the GPU
     };
     Q_ENUM(Role)
 

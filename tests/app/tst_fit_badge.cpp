@@ -66,7 +66,8 @@ private Q_SLOTS:
         QTest::newRow("OPT-1.3B dense on 8 GB") << "opt-1.3b" << 0 << 8 << 8 << "fullyOnGpu";
         QTest::newRow("OPT-66B dense on 24 GB, 64 GB RAM") << "opt-66b" << 0 << 64 << 24 << "doesNotFit";
         QTest::newRow("OPT-66B dense on 24 GB, 256 GB RAM") << "opt-66b" << 0 << 256 << 24 << "hybrid";
-        QTest::newRow("Qwen3-30B-A3B on 24 GB, 32 GB RAM") << "qwen3-30b-a3b" << 0 << 32 << 24 << "cpuOnly";
+        QTest::newRow("Qwen3-30B-A3B on 24 GB, 32 GB RAM") << "qwen3-30b-a3b" << 0 << 32 << 24 << "fullyOnGpu";
+        QTest::newRow("Qwen3-30B-A3B on 12 GB, 32 GB RAM") << "qwen3-30b-a3b" << 0 << 32 << 12 << "hybrid";
         QTest::newRow("Qwen3-30B-A3B in 16 GB RAM") << "qwen3-30b-a3b" << 0 << 16 << 0 << "doesNotFit";
     }
 
@@ -108,11 +109,11 @@ private Q_SLOTS:
         QVERIFY(badge.reason.contains(QStringLiteral("too small")));
     }
 
-    void mixtureSaysWhyItStaysOnTheCpu()
+    void mixtureSaysWhereItsExpertsRun()
     {
-        const FitBadge badge = fit("qwen3-30b-a3b", 32, 24);
-        QCOMPARE(badge.kind, FitBadge::CpuOnly);
-        QVERIFY2(badge.reason.contains(QStringLiteral("mixture of experts")), qPrintable(badge.reason));
+        const FitBadge badge = fit("qwen3-30b-a3b", 32, 12);
+        QCOMPARE(badge.kind, FitBadge::Hybrid);
+        QVERIFY2(badge.reason.contains(QStringLiteral("of 6144 experts on the GPU")), qPrintable(badge.reason));
     }
 
     void unknownRamDoesNotRuleOut()

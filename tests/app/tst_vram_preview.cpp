@@ -213,13 +213,21 @@ private Q_SLOTS:
         QCOMPARE(preview.budgetBytes(), 12 * kGiB);
     }
 
-    void mixtureOfExpertsSaysWhyItStaysOnTheCpu()
+    void mixtureOfExpertsShowsItsExperts()
     {
         PlacementPreview preview;
-        prepare(preview, 24, QStringLiteral("qwen3-30b-a3b"));
+        prepare(preview, 12, QStringLiteral("qwen3-30b-a3b"));
         QVERIFY(preview.hasGpu());
-        QCOMPARE(preview.attentionLayersOnGpu(), 0);
-        QVERIFY2(preview.reason().contains(QStringLiteral("mixture of experts")), qPrintable(preview.reason()));
+        QCOMPARE(preview.attentionLayersOnGpu(), 48);
+        QVERIFY2(preview.reason().contains(QStringLiteral("of 6,144 experts on the GPU")), qPrintable(preview.reason()));
+        QVERIFY2(preview.summaryText().startsWith(QStringLiteral("Experts on the GPU: ")), qPrintable(preview.summaryText()));
+        // Each layer's row says how many of its experts are there.
+        const QModelIndex first = preview.index(0);
+        QCOMPARE(preview.data(first, PlacementPreview::ExpertsRole).toInt(), 128);
+        int onGpu = 0;
+        for (int l = 0; l < preview.rowCount(); ++l)
+            onGpu += preview.data(preview.index(l), PlacementPreview::GpuExpertsRole).toInt();
+        QVERIFY(onGpu > 0 && onGpu < 48 * 128);
         QVERIFY(preview.tokensPerSecond() > 0);
     }
 

@@ -9,9 +9,12 @@
 // * a token reads only its chosen experts: poisoning the others changes nothing;
 // * hearth-profile counts how often each expert is chosen, as a token-by-token count does;
 // * SmallThinker's own pieces matter: the router before attention, the layers without RoPE;
-// * with a GPU budget the layers stay on the CPU, and the session and the plan say why.
+// * experts on the (emulated) device, some or all, give the CPU's logits; the session places what
+//   the VRAM plan shows; the most used experts go first; a device failure loses nothing.
 
+#include "api/expert_offload_session.h"
 #include "cpu/thread_pool.h"
+#include "device/emulated_device.h"
 #include "family_test_support.h"
 #include "model/llama_forward.h"
 #include "model/llama_model.h"
@@ -563,35 +566,172 @@ private Q_SLOTS:
         }
     }
 
-    void gpuBudgetKeepsTheExpertsOnTheCpu()
+    // The budgets of an emulated device at which the plan holds every layer's attention and
+    // some but not all experts, and everything.
+    static std::pair<std::uint64_t, std::uint64_t> partialAndFullBudgets(PlacementModel& planner)
     {
-        // The device does not compute experts yet: a session given a budget stays on the CPU
-        // and says why, and the VRAM plan agrees with it.
-        std::string path;
-        const auto model = writeAndLoad(test::familyOptions(QStringLiteral("qwen3moe"), QStringLiteral("qwen3moe-tiny")), &path);
-        const SessionParams onDevice = test::deviceSessionParams("emulated:" + std::to_string(std::uint64_t(1) << 30), 1.0, 256, 64);
-        auto session = Session::create(model, onDevice);
-        QVERIFY2(session.ok(), session.message().c_str());
-        const SessionPlacement placement = (*session)->placement();
-        QVERIFY(!placement.usesGpu());
-        QCOMPARE(placement.gpuLayers, 0);
-        QVERIFY2(placement.cpuOnlyReason.find("mixture of experts") != std::string::npos, placement.cpuOnlyReason.c_str());
-        QVERIFY((*session)->prefill(kPrompt).ok());
-        QCOMPARE(std::vector<float>((*session)->logits().begin(), (*session)->logits().end()), lastLogits(model));
+        PlacementRequest request = deviceRequest(std::uint64_t(1) << 30);
+        auto full = planner.plan(request);
+        if (!full || full->gpuExpertCount() != full->expertCount())
+            return {0, 0};
+        const std::uint64_t all = full->gpu.total();
+        for (std::uint64_t b = all / 64; b < all; b += all / 64) {
+            request.budgetBytes = b;
+            auto plan = planner.plan(request);
+            if (plan && plan->attentionLayersOnGpu() == int(plan->layers.size()) && plan->gpuExpertCount() > 0
+                && plan->gpuExpertCount() < plan->expertCount() / 2)
+                return {b, all};
+        }
+        return {0, all};
+    }
 
-        auto planner = PlacementModel::fromFile(path);
-        QVERIFY2(planner.ok(), planner.message().c_str());
+    static PlacementRequest deviceRequest(std::uint64_t budget)
+    {
         PlacementRequest request;
-        request.budgetBytes = std::uint64_t(1) << 30;
+        request.budgetBytes = budget;
         request.emulatedDevice = true;
         request.contextLength = 256;
         request.batchSize = 64;
-        auto plan = planner->plan(request);
-        QVERIFY2(plan.ok(), plan.message().c_str());
-        QCOMPARE(plan->attentionLayersOnGpu(), 0);
-        QVERIFY2(plan->reason.find("mixture of experts") != std::string::npos, plan->reason.c_str());
-        // A token reads its chosen experts, not all of them: the speed estimate counts that.
-        QVERIFY(plan->tokensPerSecond > 0);
+        return request;
+    }
+
+    static SessionParams emulatedParams(std::uint64_t budget)
+    {
+        return test::deviceSessionParams("emulated:" + std::to_string(budget), -1, 256, 64);
+    }
+
+    void expertsRunOnTheDevice_data() { addMixtures(); }
+    void expertsRunOnTheDevice()
+    {
+        // With part of a mixture's experts on the (emulated) device and the rest on the CPU at
+        // the same time, and with all of them there, a prompt and decoded tokens give the CPU's
+        // logits (up to the order of sums), the session places what the VRAM plan shows, and
+        // says so.
+        QFETCH(QString, architecture);
+        QFETCH(QString, shape);
+        std::string path;
+        const auto model = writeAndLoad(test::familyOptions(architecture, shape), &path);
+        const model::HyperParams& hp = llamaOf(model).hyperParams();
+        const auto greedy = [](int, std::span<const float> logits) {
+            return Token(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        };
+        const test::SessionRun cpu = test::runSession(model, kCpu, kPrompt, 6, greedy);
+        QCOMPARE(cpu.logits.size(), std::size_t(7));
+
+        auto planner = PlacementModel::fromFile(path);
+        QVERIFY2(planner.ok(), planner.message().c_str());
+        const auto [partial, full] = partialAndFullBudgets(*planner);
+        QVERIFY2(partial > 0, "no budget holds only some experts");
+        for (const std::uint64_t budget : {partial, full}) {
+            auto plan = planner->plan(deviceRequest(budget));
+            QVERIFY(plan.ok());
+            QVERIFY(plan->mixtureOfExperts);
+            const test::SessionRun run = test::runSession(model, emulatedParams(budget), kPrompt, 6, greedy);
+            QVERIFY2(run.report.find(std::to_string(plan->gpuExpertCount()) + " of "
+                                     + std::to_string(hp.nLayer * hp.nExpert) + " experts")
+                         != std::string::npos,
+                     run.report.c_str());
+            QCOMPARE(run.tokens, cpu.tokens);
+            QCOMPARE(run.logits.size(), cpu.logits.size());
+            for (std::size_t i = 0; i < run.logits.size(); ++i)
+                QVERIFY2(test::relativeError(run.logits[i], cpu.logits[i]) < 1e-4,
+                         qPrintable(QStringLiteral("step %1: %2").arg(i).arg(test::relativeError(run.logits[i], cpu.logits[i]))));
+            auto session = Session::create(model, emulatedParams(budget));
+            QVERIFY(session.ok());
+            const SessionPlacement placement = (*session)->placement();
+            QVERIFY(placement.usesGpu());
+            QCOMPARE(placement.gpuExperts, plan->gpuExpertCount());
+            QCOMPARE(placement.experts, plan->expertCount());
+            QCOMPARE(placement.gpuLayers, plan->attentionLayersOnGpu());
+        }
+    }
+
+    void hotExpertsGoFirst()
+    {
+        // With hearth-profile's statistics beside the model, the plan puts the experts the router
+        // picks most on the GPU, across layers; without them (or when asked), layer by layer, as
+        // llama.cpp's --n-cpu-moe does. The session follows the statistics too.
+        std::string path;
+        const auto model = writeAndLoad(test::familyOptions(QStringLiteral("qwen3moe"), QStringLiteral("qwen3moe-tiny")), &path);
+        const model::HyperParams& hp = llamaOf(model).hyperParams();
+        // Expert (7 - l) of layer l is picked by every token, the others evenly.
+        std::vector<std::vector<float>> freq(std::size_t(hp.nLayer));
+        for (int l = 0; l < hp.nLayer; ++l) {
+            freq[std::size_t(l)].assign(std::size_t(hp.nExpert), float(hp.nExpertUsed - 1) / float(hp.nExpert - 1));
+            freq[std::size_t(l)][std::size_t(hp.nExpert - 1 - l)] = 1.0f;
+        }
+        auto layerByLayer = PlacementModel::fromFile(path);
+        QVERIFY(layerByLayer.ok());
+        QVERIFY(sparse::writeStatsFile(sparse::defaultStatsPath(path), freq, 1000, sparse::StatsUnit::Experts).ok());
+        auto planner = PlacementModel::fromFile(path);
+        QVERIFY(planner.ok());
+        const auto [partial, full] = partialAndFullBudgets(*planner);
+        QVERIFY(partial > 0);
+        // The smallest budget with one expert per layer.
+        std::uint64_t budget = partial;
+        PlacementSummary hot;
+        for (; budget < full; budget += 4096) {
+            hot = *planner->plan(deviceRequest(budget));
+            if (hot.gpuExpertCount() >= hp.nLayer)
+                break;
+        }
+        QCOMPARE(hot.gpuExpertCount(), hp.nLayer);
+        for (int l = 0; l < hp.nLayer; ++l)
+            QCOMPARE(hot.layers[std::size_t(l)].gpuExperts, 1);
+        const PlacementSummary byLayer = *layerByLayer->plan(deviceRequest(budget));
+        QCOMPARE(byLayer.gpuExpertCount(), hp.nLayer);
+        QCOMPARE(byLayer.layers[0].gpuExperts, std::min(hp.nExpert, hp.nLayer));
+        PlacementRequest asked = deviceRequest(budget);
+        asked.expertsByLayer = true;
+        QCOMPARE(planner->plan(asked)->layers[0].gpuExperts, std::min(hp.nExpert, hp.nLayer));
+        // The statistics say the hot experts run for every token: the plan expects more of a
+        // token's work on the GPU than layer by layer does.
+        QVERIFY(hot.tokensPerSecond > byLayer.tokensPerSecond);
+
+        // The session places the same experts and still computes what the CPU does.
+        const test::SessionRun cpu = test::runSession(model, kCpu, kPrompt, 3, [](int, std::span<const float> l) {
+            return Token(std::max_element(l.begin(), l.end()) - l.begin());
+        });
+        const test::SessionRun run = test::runSession(model, emulatedParams(budget), kPrompt, 3, [](int, std::span<const float> l) {
+            return Token(std::max_element(l.begin(), l.end()) - l.begin());
+        });
+        QVERIFY2(run.report.find(std::to_string(hp.nLayer) + " of ") != std::string::npos, run.report.c_str());
+        QVERIFY2(run.report.find("expert statistics") == std::string::npos, run.report.c_str());
+        QCOMPARE(run.tokens, cpu.tokens);
+        QFile::remove(QString::fromStdString(sparse::defaultStatsPath(path)));
+    }
+
+    void deviceFailureHandsTheExpertsBack()
+    {
+        // A device that fails in the middle of a conversation: its experts (and attention) move
+        // to the CPU, and the logits stay the CPU's.
+        std::string path;
+        const auto model = writeAndLoad(test::familyOptions(QStringLiteral("qwen2moe"), QStringLiteral("qwen2moe-tiny")), &path);
+        const model::LlamaModel& llama = llamaOf(model);
+        auto cpu = model::LlamaForward::create(llama, 64, 4, 2);
+        auto mixed = model::LlamaForward::create(llama, 64, 4, 2);
+        QVERIFY(cpu && mixed);
+        auto owned = std::make_unique<device::EmulatedDevice>();
+        device::EmulatedDevice* dev = owned.get();
+        std::string report;
+        auto offload = ExpertOffloadSession::create(llama, std::move(owned), 64, 4, report);
+        QVERIFY2(offload, report.c_str());
+        QVERIFY(!offload->deviceExperts(0).empty());
+        (*mixed)->setLayerOffload(offload.get());
+        std::vector<float> want(std::size_t(llama.hyperParams().nVocab)), got(want.size());
+        const auto step = [&](const std::vector<Token>& tokens, int start) {
+            (*cpu)->forward(tokens.data(), int(tokens.size()), start, want.data(), false);
+            (*mixed)->forward(tokens.data(), int(tokens.size()), start, got.data(), false);
+            return test::relativeError(want, got);
+        };
+        QVERIFY(step({5, 6, 7, 8}, 0) < 1e-4);
+        QVERIFY(step({9}, 4) < 1e-4);
+        dev->injectOperationFailures(2);
+        QVERIFY(step({10, 11}, 5) < 1e-4);
+        QVERIFY(offload->deviceExperts(0).empty());
+        QVERIFY2(offload->report().find("the device failed") != std::string::npos, offload->report().c_str());
+        QVERIFY(!offload->placement().usesGpu());
+        QVERIFY(step({12}, 7) < 1e-4);
     }
 };
 

@@ -10,8 +10,9 @@
 /// whether attention runs on the GPU and how many FFN neurons are hot there; every byte the GPU
 /// will hold, by kind; the RAM the rest needs; the expected decode speed; and whether it fits.
 ///
-/// The plan counts what Hearth's sessions do on a device: the KV cache there in F32, the output
-/// matrix on the CPU, whole layers for dense files and single neurons for sparse ones. A session
+/// The plan counts what Hearth's sessions do on a device: the KV cache there in F32, whole layers
+/// for dense files, single neurons for sparse ones, attention and then experts for mixtures of
+/// experts, the output matrix once every token's fixed work is there. A session
 /// given the same budget, context and batch places what the plan says.
 ///
 /// Re-planning is fast (well under a millisecond for a 70B shape after the first call), so a UI
@@ -74,6 +75,9 @@ struct PlacementRequest
     /// Plan for the emulated device (SessionParams::deviceOverride "emulated:<bytes>"), which needs
     /// no CUDA context or cuBLAS workspace, instead of a GPU.
     bool emulatedDevice = false;
+    /// A mixture's experts layer by layer, as llama.cpp's --n-cpu-moe places them, instead of
+    /// the most used first: for comparisons.
+    bool expertsByLayer = false;
     /// How the session will store keys and values in RAM (SessionParams::kvCache); a session that
     /// uses the GPU keeps them in F32 whatever this says.
     KvCacheType kvCacheType = KvCacheType::F16;
@@ -88,6 +92,12 @@ struct LayerPlacementSummary
     /// Expected share of the layer's neuron activations the GPU computes, in [0, 1]. Above the
     /// neuron share for sparse models: the hot neurons are the ones that fire most.
     double gpuActivationShare = 0;
+    /// A mixture of experts: the layer's routed experts, how many of them are on the GPU (the
+    /// ones the router picks most), and whether its shared expert is. hotNeurons counts their
+    /// neurons.
+    int expertCount = 0;
+    int gpuExperts = 0;
+    bool sharedExpertOnGpu = false;
 };
 
 /// GPU memory by kind, in bytes.
@@ -120,13 +130,16 @@ struct PlacementSummary
     /// Why not everything is on the GPU, or why it does not fit; empty when fully on the GPU.
     /// Not translated (logs, tooltips); front ends word their own from the fields.
     std::string reason;
-    /// The model is a mixture of experts, whose layers the GPU does not compute yet: the plan
-    /// keeps them on the CPU whatever the budget.
+    /// The model is a mixture of experts: layers place their attention and then experts, the
+    /// most used first (with statistics beside the model), or layer by layer.
     bool mixtureOfExperts = false;
+    bool expertsByLayer = false; ///< as asked (PlacementRequest::expertsByLayer)
 
     [[nodiscard]] int attentionLayersOnGpu() const;
     [[nodiscard]] std::int64_t hotNeuronCount() const;
     [[nodiscard]] std::int64_t neuronCount() const;
+    [[nodiscard]] int gpuExpertCount() const;
+    [[nodiscard]] int expertCount() const;
     /// Nothing on the GPU (no budget, or below the fixed costs).
     [[nodiscard]] bool cpuOnly() const { return gpu.total() == 0; }
     /// Every layer, every neuron and the output head on the GPU.

@@ -58,9 +58,11 @@ struct SessionPlacement {
     std::string device;              ///< the GPU's name; empty: everything runs on the CPU
     std::string cpuOnlyReason;       ///< with no device: why (the engine's words)
     int layers = 0;                  ///< the model's layers
-    int gpuLayers = 0;               ///< dense files: whole layers on the GPU
+    int gpuLayers = 0;               ///< dense files: whole layers on the GPU; mixtures: their attention
     std::int64_t neurons = 0;        ///< sparse files: FFN neurons of the model
     std::int64_t hotNeurons = 0;     ///< sparse files: of those, on the GPU
+    int experts = 0;                 ///< mixtures of experts: routed experts of the model
+    int gpuExperts = 0;              ///< mixtures of experts: of those, on the GPU
     std::uint64_t budgetBytes = 0;   ///< the VRAM budget the placement was made for
     std::string deviceFailure;       ///< the device failed later (the engine's words); its work moved to the CPU
 

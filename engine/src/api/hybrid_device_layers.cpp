@@ -10,14 +10,6 @@
 
 namespace hearth {
 
-namespace {
-
-// Rows of a batch the device attention takes at once: the scratch grows with it and takes
-// budget from neurons, and a few rows already keep a GPU busy for a prompt.
-constexpr int kAttentionBatch = 16;
-
-} // namespace
-
 HybridDeviceLayers::Choice HybridDeviceLayers::fromPlan(const sparse::PlacementPlan& plan)
 {
     Choice c;
@@ -66,7 +58,9 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
     h->m_attention.resize(std::size_t(nLayer));
     h->m_predictors.resize(std::size_t(nLayer));
     const auto wanted = [](const std::vector<bool>& v, int l) { return std::size_t(l) < v.size() && v[std::size_t(l)]; };
-    const int rows = std::clamp(batchSize, 1, kAttentionBatch);
+    // Rows of a batch the device attention takes at once: the scratch grows with it and takes
+    // budget from neurons, and a few rows already keep a GPU busy for a prompt.
+    const int rows = std::clamp(batchSize, 1, int(sparse::kDeviceAttentionRows));
 
     // Shared buffers first: without them no layer can use the device.
     const bool anyAttention = std::any_of(choice.attention.begin(), choice.attention.end(), [](bool b) { return b; });

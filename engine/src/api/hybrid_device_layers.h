@@ -57,6 +57,7 @@ public:
     /// The first device error (the CPU does everything since), or empty.
     [[nodiscard]] const std::string& failure() const { return m_failure; }
     [[nodiscard]] int predictorLayers() const;
+    [[nodiscard]] bool hasOutputHead() const { return bool(m_output); }
     [[nodiscard]] std::uint64_t deviceBytes() const;
     // "attention of A/N layers and predictors of P/N layers [and the output head] on the GPU",
     // plus a device failure.

@@ -2,6 +2,7 @@
 #include "api/llama_session.h"
 
 #include "api/dense_offload_session.h"
+#include "api/expert_offload_session.h"
 #include "api/hybrid_decode.h"
 #include "api/hybrid_device_layers.h"
 #include "api/session_device.h"
@@ -25,40 +26,53 @@ namespace {
 constexpr int DefaultContextLength = 4096;
 
 // A forward pass with the session's device parts: the hybrid FFN, whole-layer offload of a dense
-// file, attention and predictors of a sparse one. Declared here so they outlive the forward pass
-// (in the derived class) that points at them.
+// file, attention and predictors of a sparse one, attention and experts of a mixture. Declared
+// here so they outlive the forward pass (in the derived class) that points at them.
 class DeviceForward : public model::ArchitectureForward {
 public:
+    struct Parts {
+        std::unique_ptr<HybridDecode> hybrid;
+        std::unique_ptr<DenseOffloadSession> dense;
+        std::unique_ptr<HybridDeviceLayers> layers;
+        std::unique_ptr<ExpertOffloadSession> experts;
+    };
+
     // Whole-layer offload of a dense file, or null.
     [[nodiscard]] const DenseOffloadSession* denseOffload() const { return m_dense.get(); }
     // Attention and predictors of a sparse file beside its hybrid FFN, or null.
     [[nodiscard]] const HybridDeviceLayers* deviceLayers() const { return m_layers.get(); }
+    // Attention and experts of a mixture of experts, or null.
+    [[nodiscard]] const ExpertOffloadSession* expertOffload() const { return m_experts.get(); }
 
 protected:
-    DeviceForward(std::unique_ptr<HybridDecode> hybrid, std::unique_ptr<DenseOffloadSession> dense,
-                  std::unique_ptr<HybridDeviceLayers> layers)
-        : m_hybrid(std::move(hybrid))
-        , m_dense(std::move(dense))
-        , m_layers(std::move(layers))
+    explicit DeviceForward(Parts parts)
+        : m_hybrid(std::move(parts.hybrid))
+        , m_dense(std::move(parts.dense))
+        , m_layers(std::move(parts.layers))
+        , m_experts(std::move(parts.experts))
     {
     }
-    // What the forward pass's layer hook gets: the dense offload or the hybrid's device layers.
+    // What the forward pass's layer hook gets: at most one of them is there.
     [[nodiscard]] model::LayerOffload* layerOffload() const
     {
-        return m_dense ? static_cast<model::LayerOffload*>(m_dense.get()) : m_layers.get();
+        if (m_dense)
+            return m_dense.get();
+        if (m_experts)
+            return m_experts.get();
+        return m_layers.get();
     }
 
     std::unique_ptr<HybridDecode> m_hybrid;
     std::unique_ptr<DenseOffloadSession> m_dense;
     std::unique_ptr<HybridDeviceLayers> m_layers;
+    std::unique_ptr<ExpertOffloadSession> m_experts;
 };
 
 // LlamaForward predates ArchitectureForward; this keeps it unaware of the interface.
 class LlamaForwardAdapter final : public DeviceForward {
 public:
-    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab, std::unique_ptr<HybridDecode> hybrid,
-                        std::unique_ptr<DenseOffloadSession> dense, std::unique_ptr<HybridDeviceLayers> layers)
-        : DeviceForward(std::move(hybrid), std::move(dense), std::move(layers))
+    LlamaForwardAdapter(std::unique_ptr<model::LlamaForward> forward, int vocab, Parts parts)
+        : DeviceForward(std::move(parts))
         , m_forward(std::move(forward))
         , m_vocab(vocab)
     {
@@ -116,9 +130,8 @@ std::unique_ptr<HybridDeviceLayers> hybridDeviceLayers(HybridDecode* hybrid, con
 // Falcon and opt: the forward pass and its device parts, as for llama.
 class FamilyForwardAdapter final : public DeviceForward {
 public:
-    FamilyForwardAdapter(std::unique_ptr<model::FamilyForward> forward, std::unique_ptr<HybridDecode> hybrid,
-                         std::unique_ptr<DenseOffloadSession> dense, std::unique_ptr<HybridDeviceLayers> layers)
-        : DeviceForward(std::move(hybrid), std::move(dense), std::move(layers))
+    FamilyForwardAdapter(std::unique_ptr<model::FamilyForward> forward, Parts parts)
+        : DeviceForward(std::move(parts))
         , m_forward(std::move(forward))
     {
         m_forward->setDecodeFfn(m_hybrid.get());
@@ -159,7 +172,7 @@ Result<std::unique_ptr<model::ArchitectureForward>> createFamilyForward(const Fa
     if (!decode && !dense)
         return upcast(std::move(forward));
     return std::unique_ptr<model::ArchitectureForward>(std::make_unique<FamilyForwardAdapter>(
-        std::move(forward).value(), std::move(decode), std::move(dense), std::move(layers)));
+        std::move(forward).value(), DeviceForward::Parts{std::move(decode), std::move(dense), std::move(layers), nullptr}));
 }
 
 // The forward pass of @p model's architecture, or Unsupported.
@@ -183,13 +196,18 @@ Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& m
             return forward.status();
         if (params.denseFfn)
             (*forward)->setFfnMode(model::LlamaForward::FfnMode::Dense);
-        auto decode = HybridDecode::create(llama, params, contextLength, (*forward)->maxBatch(), report);
-        hybrid = decode.get();
-        auto dense = denseOffload(llama, llama.weights().sparse, params, contextLength, (*forward)->maxBatch(), report);
-        auto layers = hybridDeviceLayers(decode.get(), llama, contextLength, (*forward)->maxBatch());
+        const int maxBatch = (*forward)->maxBatch();
+        DeviceForward::Parts parts;
+        if (llama.hyperParams().mixtureOfExperts()) {
+            parts.experts = ExpertOffloadSession::create(llama, params, contextLength, maxBatch, report);
+        } else {
+            parts.hybrid = HybridDecode::create(llama, params, contextLength, maxBatch, report);
+            hybrid = parts.hybrid.get();
+            parts.dense = denseOffload(llama, llama.weights().sparse, params, contextLength, maxBatch, report);
+            parts.layers = hybridDeviceLayers(parts.hybrid.get(), llama, contextLength, maxBatch);
+        }
         return std::unique_ptr<model::ArchitectureForward>(
-            std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama.hyperParams().nVocab,
-                                                  std::move(decode), std::move(dense), std::move(layers)));
+            std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama.hyperParams().nVocab, std::move(parts)));
     }
     case model::BlockKind::Falcon:
         return createFamilyForward<model::FalconForward>(static_cast<const model::FalconModel&>(*known), contextLength,
@@ -347,6 +365,8 @@ std::string LlamaSession::placementReport() const
     }
     if (adapter && adapter->denseOffload())
         return adapter->denseOffload()->report();
+    if (adapter && adapter->expertOffload())
+        return adapter->expertOffload()->report();
     return m_placementReport;
 }
 
@@ -361,6 +381,8 @@ SessionPlacement LlamaSession::placement() const
     }
     if (adapter && adapter->denseOffload())
         return adapter->denseOffload()->placement();
+    if (adapter && adapter->expertOffload())
+        return adapter->expertOffload()->placement();
     SessionPlacement placement;
     // The report of a session on the CPU alone is cpuOnlyReport(why), the only place that writes one.
     constexpr std::string_view prefix = "CPU only: ";

@@ -89,6 +89,22 @@ std::int64_t PlacementSummary::neuronCount() const
     return n;
 }
 
+int PlacementSummary::gpuExpertCount() const
+{
+    int n = 0;
+    for (const LayerPlacementSummary& l : layers)
+        n += l.gpuExperts;
+    return n;
+}
+
+int PlacementSummary::expertCount() const
+{
+    int n = 0;
+    for (const LayerPlacementSummary& l : layers)
+        n += l.expertCount;
+    return n;
+}
+
 bool PlacementSummary::fullyOnGpu() const
 {
     return !layers.empty() && outputOnGpu && std::all_of(layers.begin(), layers.end(), [](const auto& l) {
@@ -130,7 +146,10 @@ Result<PlacementModel> PlacementModel::fromFile(const std::string& path, double 
     }
     // The statistics the session will use: measured ones beside the model, or assumed.
     sparse::ActivationStats stats;
-    if (shape->hasPredictors()) {
+    if (shape->mixtureOfExperts()) {
+        std::string note;
+        stats = sessionExpertStats(*shape, path, note);
+    } else if (shape->hasPredictors()) {
         std::string note;
         auto found = sessionStats(*shape, path, assumedSparsity, note);
         if (!found) {
@@ -198,12 +217,16 @@ Result<std::unique_ptr<PlacementModel::Impl>> PlacementModel::Impl::create(
     sparse::ModelShape shape, const sparse::ActivationStats& stats)
 {
     auto impl = std::make_unique<PlacementModel::Impl>();
-    auto dense = sparse::PlacementPlanner::create(sessionShape(shape, /*sparse=*/false), {});
+    impl->shape = std::move(shape);
+    if (impl->shape.mixtureOfExperts()) {
+        HEARTH_TRY(impl->setStats(stats));
+        return impl;
+    }
+    auto dense = sparse::PlacementPlanner::create(sessionShape(impl->shape, /*sparse=*/false), {});
     if (!dense) {
         return dense.status();
     }
     impl->dense.emplace(std::move(dense).value());
-    impl->shape = std::move(shape);
     if (impl->shape.hasPredictors()) {
         HEARTH_TRY(impl->setStats(stats));
     }
@@ -212,6 +235,14 @@ Result<std::unique_ptr<PlacementModel::Impl>> PlacementModel::Impl::create(
 
 Status PlacementModel::Impl::setStats(const sparse::ActivationStats& stats)
 {
+    // A mixture's statistics are per expert and place its experts.
+    if (shape.mixtureOfExperts()) {
+        auto planner = sparse::PlacementPlanner::create(sessionShape(shape, /*sparse=*/false), stats);
+        if (!planner)
+            return planner.status();
+        dense.emplace(std::move(planner).value());
+        return {};
+    }
     auto planner = sparse::PlacementPlanner::create(sessionShape(shape, /*sparse=*/true), stats);
     if (!planner) {
         return planner.status();
@@ -238,6 +269,7 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     params.cpuBandwidthGBs = r.cpuBandwidthGBs;
     params.gpuBandwidthGBs = r.gpuBandwidthGBs;
     params.dense = r.dense;
+    params.expertsByLayer = r.expertsByLayer;
     sparse::PlacementPlanner& planner = m_impl->sparse && !r.dense ? *m_impl->sparse : *m_impl->dense;
     auto planned = planner.plan(params);
     if (!planned) {
@@ -249,6 +281,7 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     PlacementSummary s;
     s.sparse = plan.sparse;
     s.mixtureOfExperts = shape.mixtureOfExperts();
+    s.expertsByLayer = r.expertsByLayer;
     s.outputOnGpu = plan.outputOnGpu;
     s.budgetBytes = plan.budgetBytes;
     s.tokensPerSecond = plan.tokensPerSecond;
@@ -260,10 +293,12 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     s.gpu.reserve = plan.gpu.reserve;
     s.layers.reserve(plan.layers.size());
     for (const sparse::LayerPlacement& lp : plan.layers) {
-        s.layers.push_back({ lp.attentionOnGpu, lp.hotCount, lp.nFF, lp.gpuActivationShare });
+        s.layers.push_back({lp.attentionOnGpu, lp.hotCount, lp.nFF, lp.gpuActivationShare, int(lp.expertCount),
+                            int(lp.hotExperts), lp.sharedExpertOnGpu});
     }
     // The host cache holds every layer: device layers mirror their rows there (as F32). A sparse
-    // session uses the device once it holds hot neurons, a dense one once it holds a layer.
+    // session uses the device once it holds hot neurons, a dense one (or a mixture's) once it
+    // holds a layer's attention.
     const bool deviceInUse = !s.cpuOnly() && (s.sparse ? s.hotNeuronCount() > 0 : s.attentionLayersOnGpu() > 0);
     s.hostKvCache = hostKvCacheBytes(shape, r.kvCacheType, deviceInUse, params.contextLength, params.batchSize);
     // Weights the GPU holds need no RAM once uploaded (the mapping's pages are dropped); the

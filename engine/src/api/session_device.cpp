@@ -76,6 +76,7 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
         const model::HyperParams::Rope rope = hp.ropeOf(int(l));
         w.freqBase = rope.freqBase;
         w.freqScale = rope.freqScale;
+        w.rotate = hp.rotates(int(l));
         out.predictors.push_back(lw.predictor);
         if (out.wholeLayerProblem.empty() && (lw.fusedNeurons || lw.downTransposed))
             out.wholeLayerProblem = neuronMajorProblem(l);

@@ -67,9 +67,11 @@ sparse::ModelShape sessionShape(sparse::ModelShape shape, bool sparse)
     const bool layerNorm = family && family->block != model::BlockKind::Llama;
     const std::uint64_t deviceKvBytesPerToken = 2 * sizeof(float) * std::uint64_t(std::max<std::int64_t>(shape.nEmbdKv, 0));
     const std::uint64_t normFloats = std::uint64_t(std::max<std::int64_t>(shape.nEmbd, 0));
+    // A mixture's session runs the attention on the device as a sparse one does, and its experts.
+    const bool attentionApart = sparse || shape.mixtureOfExperts();
     for (sparse::LayerShape& layer : shape.layers) {
         layer.kvBytesPerToken = deviceKvBytesPerToken;
-        if (sparse) {
+        if (attentionApart) {
             layer.normBytes = 0;
             layer.attentionBytes += (layerNorm ? 2 : 1) * 4 * normFloats;
             layer.attentionTensors += layerNorm ? 2 : 1;
@@ -139,6 +141,30 @@ Result<sparse::ActivationStats> sessionStats(const sparse::ModelShape& shape, co
     if (note.empty())
         note = "no activation statistics: neurons placed in file order";
     return assumedStats(shape, assumedSparsity);
+}
+
+sparse::ActivationStats sessionExpertStats(const sparse::ModelShape& shape, const std::string& modelPath,
+                                          std::string& note)
+{
+    const std::string statsPath = sparse::defaultStatsPath(modelPath);
+    std::error_code ec;
+    if (modelPath.empty() || !std::filesystem::exists(statsPath, ec)) {
+        note = "no expert statistics: experts placed layer by layer";
+        return {};
+    }
+    auto loaded = sparse::loadStatsFile(statsPath, sparse::StatsUnit::Experts);
+    std::string mismatch = loaded ? std::string() : loaded.message();
+    for (std::size_t l = 0; mismatch.empty() && l < shape.layers.size(); ++l) {
+        if (l >= loaded->layerCount() || std::int64_t(loaded->layer(l).size()) != shape.layers[l].expertCount)
+            mismatch = "they do not match the model's experts (layer " + std::to_string(l) + ")";
+    }
+    if (mismatch.empty() && loaded->layerCount() != shape.layers.size())
+        mismatch = "they cover " + std::to_string(loaded->layerCount()) + " layers";
+    if (!mismatch.empty()) {
+        note = "expert statistics ignored: " + mismatch;
+        return {};
+    }
+    return std::move(loaded).value();
 }
 
 std::uint64_t hostKvCacheBytes(const sparse::ModelShape& shape, KvCacheType type, bool deviceInUse, int contextLength,

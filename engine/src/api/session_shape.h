@@ -8,7 +8,8 @@
 //  * the output matrix stays on the CPU;
 //  * a sparse session keeps the norms on the CPU too, but the attention's own norm goes to the
 //    device with the attention (a LayerNorm's weight and bias: two allocations);
-//  * a dense session offloads whole layers, norms included (DenseOffload).
+//  * a dense session offloads whole layers, norms included (DenseOffload);
+//  * a mixture's session places attention as a sparse one does, then experts (ExpertOffloadSession).
 // The host keeps every layer's keys and values in the session's cache type (F16 for a Q8_0 the
 // heads do not suit), or in F32 once any layer runs on a device, whose rows it mirrors.
 // The fixed costs follow the device: the CUDA back end sets aside the planner's reserve and
@@ -43,6 +44,12 @@ namespace hearth {
 // neuron ids (each layer's neurons are then placed in file order).
 [[nodiscard]] Result<sparse::ActivationStats> sessionStats(const sparse::ModelShape& shape, const std::string& modelPath,
                                                            double assumedSparsity, std::string& note);
+
+// The expert statistics a mixture's session plans with: hearth-profile's file beside the model
+// when it loads and matches (@p note says what happened otherwise), else none (every expert
+// equally used).
+[[nodiscard]] sparse::ActivationStats sessionExpertStats(const sparse::ModelShape& shape, const std::string& modelPath,
+                                                         std::string& note);
 
 // Synthetic statistics for @p shape: per neuron, a power law over its id with mean
 // 1 - @p sparsity, as measured ReLU activations look (a hot core and a long, rarely firing tail).

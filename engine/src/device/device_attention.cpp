@@ -128,6 +128,8 @@ AttentionParams layerParams(AttentionParams p, const AttentionWeights& w)
         p.freqBase = w.freqBase;
     if (w.freqScale > 0.0f)
         p.freqScale = w.freqScale;
+    if (!w.rotate)
+        p.rope = RopeStyle::None;
     return p;
 }
 

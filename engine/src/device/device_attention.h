@@ -85,11 +85,13 @@ struct AttentionWeights {
     const float* ropeFreqs = nullptr; // [nRot / 2] RoPE frequency divisors (Llama 3.1's rope_freqs)
     const float* qNorm = nullptr;     // [headDim] RMSNorm weight of every q head before RoPE (Qwen 3)
     const float* kNorm = nullptr;     // [headDim] of every k head (with qNorm)
-    // What a layer does differently from the others (Gemma's local and global layers):
-    // its sliding window (-1: AttentionParams::slidingWindow, 0: none) and RoPE (0: the params').
+    // What a layer does differently from the others (Gemma's local and global layers,
+    // SmallThinker's full-attention layers without RoPE): its sliding window (-1:
+    // AttentionParams::slidingWindow, 0: none), RoPE (0: the params'), and whether it rotates.
     std::int32_t window = -1;
     float freqBase = 0.0f;
     float freqScale = 0.0f;
+    bool rotate = true;
 };
 
 // Per-batch work buffers shared by every attention layer of a model.

@@ -8,12 +8,25 @@
 #include "model/kv_cache.h"
 
 #include <cstdint>
+#include <span>
 
 namespace hearth::model {
 
+// One mixture-of-experts layer's work for a batch, as MoeFfn lays it out: the (token, expert)
+// pairs' input rows grouped by expert (expert e's rows are [first[e], first[e + 1])), and the
+// batch's own rows for the shared expert.
+struct ExpertBatch {
+    const float* gathered = nullptr;     // [pairs][nEmbd]
+    const std::int32_t* first = nullptr; // [nExpert + 1]
+    float* out = nullptr;                // [pairs][nEmbd]: each pair's expert output, same rows
+    const float* input = nullptr;        // [tokens][nEmbd]: the FFN's normalized input
+    int tokens = 0;
+    float* sharedOut = nullptr;          // [tokens][nEmbd]: the shared expert's output; null: none
+};
+
 // Runs parts of the layers somewhere else (a device): the leading layers whole (dense files under
-// a VRAM budget), the attention block of chosen layers, the predictor of chosen layers, the output
-// head. Layers it runs keep their KV cache there and mirror the new rows into the forward pass's
+// a VRAM budget), the attention block of chosen layers, the predictor of chosen layers, some
+// experts of mixture-of-experts layers, the output head. Layers it runs keep their KV cache there and mirror the new rows into the forward pass's
 // cache, so a call that fails (returns false) leaves the CPU to take over from that point with
 // nothing lost, and truncating a session needs nothing from it. The defaults offload nothing.
 class LayerOffload {
@@ -48,6 +61,15 @@ public:
     {
         return -1;
     }
+    // Which experts of @p layer the device holds: nExpert + 1 flags (the last one: the shared
+    // expert), or empty when it holds none.
+    [[nodiscard]] virtual std::span<const std::uint8_t> deviceExperts(int /*layer*/) const { return {}; }
+    // Queues the device's experts of @p layer over their rows of @p batch, their outputs into the
+    // same rows of batch.out (and batch.sharedOut), and returns at once, so the CPU computes the
+    // other experts meanwhile. false: nothing is queued (the device has failed).
+    [[nodiscard]] virtual bool startExperts(int /*layer*/, const ExpertBatch& /*batch*/) { return false; }
+    // Waits for what startExperts() queued; false when it failed, its rows undefined.
+    [[nodiscard]] virtual bool finishExperts() { return false; }
 };
 
 } // namespace hearth::model

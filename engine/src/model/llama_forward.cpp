@@ -461,7 +461,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
                 cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
             if (!hp.flavour.routerBeforeAttention)
                 m_moe->route(pool, lw.moe, hp, m_xn.data(), n);
-            m_moe->run(pool, lw.moe, hp, m_xn.data(), n, m_tmp.data());
+            m_moe->run(pool, lw.moe, hp, m_xn.data(), n, m_tmp.data(), m_offload, l);
             if (m_expertObserver)
                 m_expertObserver(m_expertObserverContext, l, n, m_moe->lastChoices());
             postNorm(lw.ffnPostNorm, n);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <new>
 #include <numeric>
+#include <utility>
 
 namespace hearth::model {
 
@@ -119,12 +120,11 @@ void MoeFfn::route(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams
 }
 
 void MoeFfn::run(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& hp, const float* input, int tokens,
-                 float* out)
+                 float* out, LayerOffload* offload, int layer)
 {
     const int nExpert = hp.nExpert;
     const int used = m_used;
     const std::size_t nEmbd = std::size_t(hp.nEmbd);
-    const std::size_t nFf = std::size_t(hp.nFfExpert);
 
     // Group the (token, expert) pairs by expert: a counting sort into gathered input rows.
     std::fill(m_first.begin(), m_first.end(), 0);
@@ -142,43 +142,20 @@ void MoeFfn::run(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& 
         m_first[std::size_t(e)] = m_first[std::size_t(e) - 1];
     m_first[0] = 0;
 
+    // The experts the device holds run there while the CPU computes the others; if the device
+    // fails, the CPU computes its experts afterwards.
     const bool shared = w.shared.present();
-    const std::size_t nFfShared = std::size_t(hp.nFfSharedExpert);
-    m_tasks.clear();
-    for (int e = 0; e < nExpert; ++e) {
-        const std::int64_t begin = m_first[std::size_t(e)];
-        const std::int64_t count = m_first[std::size_t(e) + 1] - begin;
-        if (count == 0)
-            continue;
-        const GatedFfnWeights& x = w.experts[std::size_t(e)];
-        // A decoded token's experts all read the token itself, which the products then convert
-        // (to Q8_K, ...) once for all of them.
-        const float* rows = tokens == 1 ? input : m_gathered.data() + std::size_t(begin) * nEmbd;
-        m_tasks.push_back({&x.gate, rows, count, m_gate.data() + std::size_t(begin) * nFf});
-        m_tasks.push_back({&x.up, rows, count, m_up.data() + std::size_t(begin) * nFf});
+    std::span<const std::uint8_t> onDevice = offload ? offload->deviceExperts(layer) : std::span<const std::uint8_t>();
+    if (!onDevice.empty()) {
+        const bool sharedThere = shared && onDevice[std::size_t(nExpert)];
+        const ExpertBatch batch{m_gathered.data(), m_first.data(), m_expertOut.data(), input, tokens,
+                                sharedThere ? m_sharedOut.data() : nullptr};
+        if (!offload->startExperts(layer, batch))
+            onDevice = {};
     }
-    if (shared) {
-        m_tasks.push_back({&w.shared.gate, input, tokens, m_sharedGate.data()});
-        m_tasks.push_back({&w.shared.up, input, tokens, m_sharedUp.data()});
-    }
-    cpu::matmulGrouped(pool, m_tasks);
-
-    applyGatedActivation(hp.ffnActivation, m_gate.data(), m_up.data(), std::int64_t(pairs * nFf));
-    if (shared)
-        applyGatedActivation(hp.ffnActivation, m_sharedGate.data(), m_sharedUp.data(),
-                             std::int64_t(std::size_t(tokens) * nFfShared));
-
-    m_tasks.clear();
-    for (int e = 0; e < nExpert; ++e) {
-        const std::int64_t begin = m_first[std::size_t(e)];
-        const std::int64_t count = m_first[std::size_t(e) + 1] - begin;
-        if (count > 0)
-            m_tasks.push_back({&w.experts[std::size_t(e)].down, m_gate.data() + std::size_t(begin) * nFf, count,
-                               m_expertOut.data() + std::size_t(begin) * nEmbd});
-    }
-    if (shared)
-        m_tasks.push_back({&w.shared.down, m_sharedGate.data(), tokens, m_sharedOut.data()});
-    cpu::matmulGrouped(pool, m_tasks);
+    runOnCpu(pool, w, hp, input, tokens, onDevice, false);
+    if (!onDevice.empty() && !offload->finishExperts())
+        runOnCpu(pool, w, hp, input, tokens, onDevice, true);
 
     // Each token's chosen experts, most probable first, then the shared expert.
     for (int t = 0; t < tokens; ++t) {
@@ -198,6 +175,60 @@ void MoeFfn::run(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& 
                       std::int64_t(nEmbd));
         }
     }
+}
+
+void MoeFfn::runOnCpu(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& hp, const float* input,
+                      int tokens, std::span<const std::uint8_t> onDevice, bool deviceOnes)
+{
+    const int nExpert = hp.nExpert;
+    const std::size_t nEmbd = std::size_t(hp.nEmbd);
+    const std::size_t nFf = std::size_t(hp.nFfExpert);
+    const std::size_t nFfShared = std::size_t(hp.nFfSharedExpert);
+    // Whether this call computes expert @p e (nExpert: the shared one).
+    const auto mine = [&](int e) { return (!onDevice.empty() && onDevice[std::size_t(e)]) == deviceOnes; };
+    const auto rowsOf = [&](int e) {
+        return std::pair{std::int64_t(m_first[std::size_t(e)]),
+                         std::int64_t(m_first[std::size_t(e) + 1] - m_first[std::size_t(e)])};
+    };
+    const bool shared = w.shared.present() && mine(nExpert);
+
+    m_tasks.clear();
+    for (int e = 0; e < nExpert; ++e) {
+        const auto [begin, count] = rowsOf(e);
+        if (count == 0 || !mine(e))
+            continue;
+        const GatedFfnWeights& x = w.experts[std::size_t(e)];
+        // A decoded token's experts all read the token itself, which the products then convert
+        // (to Q8_K, ...) once for all of them.
+        const float* rows = tokens == 1 ? input : m_gathered.data() + std::size_t(begin) * nEmbd;
+        m_tasks.push_back({&x.gate, rows, count, m_gate.data() + std::size_t(begin) * nFf});
+        m_tasks.push_back({&x.up, rows, count, m_up.data() + std::size_t(begin) * nFf});
+    }
+    if (shared) {
+        m_tasks.push_back({&w.shared.gate, input, tokens, m_sharedGate.data()});
+        m_tasks.push_back({&w.shared.up, input, tokens, m_sharedUp.data()});
+    }
+    if (m_tasks.empty())
+        return;
+    cpu::matmulGrouped(pool, m_tasks);
+
+    m_tasks.clear();
+    for (int e = 0; e < nExpert; ++e) {
+        const auto [begin, count] = rowsOf(e);
+        if (count == 0 || !mine(e))
+            continue;
+        float* gate = m_gate.data() + std::size_t(begin) * nFf;
+        applyGatedActivation(hp.ffnActivation, gate, m_up.data() + std::size_t(begin) * nFf,
+                             count * std::int64_t(nFf));
+        m_tasks.push_back({&w.experts[std::size_t(e)].down, gate, count,
+                           m_expertOut.data() + std::size_t(begin) * nEmbd});
+    }
+    if (shared) {
+        applyGatedActivation(hp.ffnActivation, m_sharedGate.data(), m_sharedUp.data(),
+                             std::int64_t(std::size_t(tokens) * nFfShared));
+        m_tasks.push_back({&w.shared.down, m_sharedGate.data(), tokens, m_sharedOut.data()});
+    }
+    cpu::matmulGrouped(pool, m_tasks);
 }
 
 } // namespace hearth::model

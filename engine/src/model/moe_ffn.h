@@ -16,6 +16,7 @@
 #include "cpu/matmul.h"
 #include "model/expert_gating.h"
 #include "model/ffn_activation.h"
+#include "model/layer_offload.h"
 
 #include <hearth/status.h>
 
@@ -70,9 +71,10 @@ public:
     void route(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& hp, const float* routerInput, int tokens);
 
     // @p out = the layer's FFN output for @p tokens rows of the normalized @p input, through the
-    // experts route() chose for the same tokens.
+    // experts route() chose for the same tokens. The experts @p offload holds for @p layer run
+    // there, at the same time as the CPU's.
     void run(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& hp, const float* input, int tokens,
-             float* out);
+             float* out, LayerOffload* offload = nullptr, int layer = 0);
 
     // The experts the last route() chose: nExpertUsed per token, token by token.
     [[nodiscard]] std::span<const ExpertChoice> lastChoices() const
@@ -81,6 +83,11 @@ public:
     }
 
 private:
+    // The products of the experts (and the shared expert, flag nExpert) whose @p onDevice flag
+    // equals @p deviceOnes (an empty span: all flags 0), into their rows of m_expertOut/m_sharedOut.
+    void runOnCpu(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& hp, const float* input, int tokens,
+                  std::span<const std::uint8_t> onDevice, bool deviceOnes);
+
     int m_tokens = 0;
     int m_used = 0;
     std::vector<float> m_logits;         // [B][nExpert + 1]: the router's, then the shared gate's

@@ -114,6 +114,10 @@ Status ModelShape::validate() const
             || l.kvBytesPerToken > kMaxBytes || l.attentionTensors > 64 || l.ffnTensors > 8) {
             return Status(ErrorCode::InvalidArgument, where + "a size is out of range");
         }
+        if (l.expertCount < 0 || l.sharedFF < 0 || l.sharedFF > l.nFF
+            || (l.expertCount > 0 && (l.nFF - l.sharedFF) % l.expertCount != 0)) {
+            return Status(ErrorCode::InvalidArgument, where + "the experts do not divide the FFN");
+        }
         if (l.neuronBytes > kMaxBytes / static_cast<std::uint64_t>(std::max<std::int64_t>(l.nFF, 1))) {
             return Status(ErrorCode::InvalidArgument, where + "FFN size out of range");
         }
@@ -176,6 +180,7 @@ Result<ModelShape> uniformShape(const UniformShapeParams& p)
     if (p.expertCount > 0) {
         layer.nFF = p.expertCount * p.expertFF;
         layer.activeFF = p.expertsUsed * p.expertFF;
+        layer.expertCount = p.expertCount;
         layer.normBytes += bytesOf(DType::F32, p.nEmbd, p.expertCount); // the router
     }
     layer.kvBytesPerToken = 2 * bytesOf(p.kvType, nEmbdKv, 1);
@@ -252,6 +257,8 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
             }
             if (rest == "ffn_up.weight" || rest == "ffn_up_exps.weight") {
                 a.nFF = t.rows(); // a mixture's experts: all of them, one after the other
+                if (rest == "ffn_up_exps.weight")
+                    a.shape.expertCount = t.shape.size() == 3 ? t.shape[2] : 1;
             } else if (rest == "ffn_neurons.weight") {
                 a.nFF = t.rows(); // Hearth's fused layout: a neuron's rows side by side
                 a.fusedRowLength = t.rowLength();
@@ -289,6 +296,7 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
         }
         a.nFF += a.sharedFF;
         a.shape.nFF = a.nFF;
+        a.shape.sharedFF = a.sharedFF;
         // Down is stored transposed in PowerInfer files so each neuron is a row; for a plain
         // ffn_down the column split is not exact in block types, so round up.
         a.shape.neuronBytes = (a.ffnBytes + static_cast<std::uint64_t>(a.nFF) - 1) / static_cast<std::uint64_t>(a.nFF);

@@ -34,12 +34,22 @@ struct LayerShape {
     // expert's), fewer than nFF; 0 for a plain FFN. The tensor table cannot tell (the routing is
     // in the family's hyper-parameters): shapes from a file get it from api/session_shape.h.
     std::int64_t activeFF = 0;
+    // A mixture's routed experts, all of the same width, and its shared expert's neurons (both
+    // among the nFF): the units a mixture's FFN is placed by. 0 for a plain FFN.
+    std::int64_t expertCount = 0;
+    std::int64_t sharedFF = 0;
     std::uint64_t kvBytesPerToken = 0; // K and V of one token at this layer
     std::int64_t slidingWindow = 0;    // keys a query sees; 0: all
 
     // The layer's KV cache at @p contextLength with batches of @p batchSize: a sliding-window
     // layer keeps its window's older keys and a batch, as model::KvCache and the device do.
     [[nodiscard]] std::uint64_t kvBytes(std::int64_t contextLength, std::int64_t batchSize) const;
+    // Neurons of one routed expert, and how many experts a token runs (0 for a plain FFN).
+    [[nodiscard]] std::int64_t expertFF() const { return expertCount > 0 ? (nFF - sharedFF) / expertCount : 0; }
+    [[nodiscard]] std::int64_t expertsUsed() const
+    {
+        return expertFF() > 0 && activeFF > sharedFF ? (activeFF - sharedFF) / expertFF() : 0;
+    }
 };
 
 struct ModelShape {

@@ -56,6 +56,17 @@ std::vector<std::int32_t> LayerPlacement::gpuFlags() const
     return flags;
 }
 
+std::vector<std::int32_t> LayerPlacement::gpuExperts() const
+{
+    std::vector<std::int32_t> ids;
+    if (expertRanking && hotExperts > 0)
+        ids.assign(expertRanking->begin(),
+                   expertRanking->begin()
+                       + static_cast<std::ptrdiff_t>(std::min<std::size_t>(std::size_t(hotExperts), expertRanking->size())));
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
 std::int64_t PlacementPlan::attentionLayersOnGpu() const
 {
     return std::count_if(layers.begin(), layers.end(), [](const LayerPlacement& l) { return l.attentionOnGpu; });
@@ -67,6 +78,14 @@ std::int64_t PlacementPlan::hotNeuronCount() const
     for (const LayerPlacement& l : layers) {
         n += l.hotCount;
     }
+    return n;
+}
+
+std::int64_t PlacementPlan::hotExpertCount() const
+{
+    std::int64_t n = 0;
+    for (const LayerPlacement& l : layers)
+        n += l.hotExperts;
     return n;
 }
 
@@ -105,6 +124,18 @@ std::string PlacementPlan::summary() const
                   static_cast<long long>(neurons), neurons > 0 ? 100.0 * static_cast<double>(hotNeuronCount()) / static_cast<double>(neurons) : 0.0,
                   layers.empty() ? 0.0 : 100.0 * activationsOnGpu / static_cast<double>(layers.size()), outputOnGpu ? "GPU" : "CPU");
     out += line;
+    std::int64_t experts = 0;
+    std::int64_t sharedOnGpu = 0;
+    for (const LayerPlacement& l : layers) {
+        experts += l.expertCount;
+        sharedOnGpu += l.sharedExpertOnGpu ? 1 : 0;
+    }
+    if (experts > 0) {
+        std::snprintf(line, sizeof line, "  experts on GPU: %lld of %lld, shared experts of %lld layers\n",
+                      static_cast<long long>(hotExpertCount()), static_cast<long long>(experts),
+                      static_cast<long long>(sharedOnGpu));
+        out += line;
+    }
     std::snprintf(line, sizeof line, "  expected %.1f tokens/s (reads %.0f MiB/token on the CPU at %.0f GB/s, %.0f MiB/token on the GPU at %.0f GB/s)\n",
                   tokensPerSecond, cpuBytesPerToken / double(1 << 20), cpuBandwidthGBs, gpuBytesPerToken / double(1 << 20),
                   gpuBandwidthGBs);

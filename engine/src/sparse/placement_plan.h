@@ -38,6 +38,13 @@ struct LayerPlacement {
     // Neurons in placement priority order; the hot set is its first hotCount entries. Shared
     // between plans of the same planner, so re-planning on every slider step copies nothing.
     std::shared_ptr<const std::vector<std::int32_t>> ranking;
+    // A mixture of experts: its routed experts in placement order (the most used first), the
+    // first hotExperts of them on the GPU, and whether its shared expert is there too. hotCount
+    // then counts their neurons.
+    std::int64_t expertCount = 0;
+    std::int64_t hotExperts = 0;
+    bool sharedExpertOnGpu = false;
+    std::shared_ptr<const std::vector<std::int32_t>> expertRanking;
     // Expected share of this layer's neuron activations that the GPU computes, in [0, 1].
     double gpuActivationShare = 0;
     GpuBytes bytes; // this layer's part (attention, kvCache, predictors, norms, ffn, padding)
@@ -46,10 +53,13 @@ struct LayerPlacement {
     [[nodiscard]] std::vector<std::int32_t> hotNeurons() const;
     // n_ff flags, 1 = on the GPU (PowerInfer's gpu_idx).
     [[nodiscard]] std::vector<std::int32_t> gpuFlags() const;
+    // Ids of the routed experts on the GPU, ascending.
+    [[nodiscard]] std::vector<std::int32_t> gpuExperts() const;
 };
 
 struct PlacementPlan {
-    // Sparse: predictors pick neurons, hot ones on the GPU. Dense: whole layers, as llama.cpp.
+    // Sparse: predictors pick neurons, hot ones on the GPU. Dense: whole layers, as llama.cpp;
+    // for a mixture of experts, attention by layer and then experts, the most used first.
     bool sparse = false;
     std::vector<LayerPlacement> layers;
     bool outputOnGpu = false;
@@ -71,6 +81,7 @@ struct PlacementPlan {
     [[nodiscard]] std::int64_t attentionLayersOnGpu() const;
     [[nodiscard]] std::int64_t hotNeuronCount() const;
     [[nodiscard]] std::int64_t neuronCount() const;
+    [[nodiscard]] std::int64_t hotExpertCount() const;
     // FFN bytes on the GPU, as PowerInfer's split.vram_capacity counts them.
     [[nodiscard]] std::uint64_t ffnCapacityBytes() const { return gpu.ffn; }
     // A few lines for logs and tooltips (not translated: the app formats its own from the fields).

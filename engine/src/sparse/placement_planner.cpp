@@ -19,6 +19,8 @@ namespace {
 
 // Bytes of the index of hot neuron ids (I32) the GPU kernels read per hot neuron.
 constexpr std::uint64_t kIndexBytesPerNeuron = 4;
+// An expert on the GPU is three matrices: gate, up and down (device::DeviceExperts).
+constexpr std::uint64_t kExpertAllocations = 3;
 
 std::string mib(std::uint64_t bytes)
 {
@@ -96,19 +98,16 @@ struct PlacementPlanner::Walk {
     {
         const std::uint64_t g = p.allocationGranularity;
         const std::size_t n = shape.layers.size();
+        // A dense plan takes whole layers; a mixture's FFN is placed by experts afterwards.
+        const bool wholeLayers = !plan.sparse && !shape.mixtureOfExperts();
         for (std::size_t l = 0; l < n; ++l) {
             const LayerShape& s = shape.layers[l];
             LayerPlacement& lp = plan.layers[l];
-            if (!plan.sparse && s.activeFF > 0 && !walk.stopped) {
-                // As the sessions do: their device layers do not take experts yet.
-                walk.stopped = true;
-                walk.limit = "layer " + std::to_string(l) + " is a mixture of experts, which the GPU does not compute yet";
-            }
             const std::uint64_t kv = s.kvBytes(p.contextLength, p.batchSize);
             std::uint64_t raw = satAdd(s.attentionBytes, kv);
             std::uint64_t cost = satAdd(withPadding(s.attentionBytes, s.attentionTensors, g), withPadding(kv, 2, g));
             std::uint64_t ffn = 0;
-            if (!plan.sparse) {
+            if (wholeLayers) {
                 raw = satAdd(raw, s.normBytes);
                 cost = satAdd(cost, withPadding(s.normBytes, 2, g));
                 if (p.ffnOnGpu) {
@@ -117,14 +116,14 @@ struct PlacementPlanner::Walk {
                     cost = satAdd(cost, withPadding(ffn, s.ffnTensors, g));
                 }
             }
-            if (!walk.take(cost, [&] { return (plan.sparse ? "attention of layer " : "layer ") + std::to_string(l); })) {
+            if (!walk.take(cost, [&] { return (wholeLayers ? "layer " : "attention of layer ") + std::to_string(l); })) {
                 break;
             }
             lp.attentionOnGpu = true;
             lp.bytes.attention = s.attentionBytes;
             lp.bytes.kvCache = kv;
             lp.bytes.padding += cost - raw;
-            if (!plan.sparse) {
+            if (wholeLayers) {
                 lp.normsOnGpu = true;
                 lp.bytes.norms = s.normBytes;
                 if (p.ffnOnGpu) {
@@ -158,6 +157,59 @@ struct PlacementPlanner::Walk {
         placeOutput(shape, p, plan, walk);
     }
 
+    // A mixture's experts after the fixed items: the shared experts of every layer (every token
+    // runs them), then the routed ones in the planner's expert order. Sets each layer's neuron
+    // count and activation share on the GPU.
+    static void placeExperts(PlacementPlanner& planner, const PlannerParams& p, PlacementPlan& plan, BudgetWalk& walk)
+    {
+        const ModelShape& shape = planner.m_shape;
+        const std::uint64_t g = p.allocationGranularity;
+        const auto expertBytes = [&](const LayerShape& s, std::int64_t neurons) {
+            return satMul(s.neuronBytes, static_cast<std::uint64_t>(neurons));
+        };
+        if (p.ffnOnGpu) {
+            for (std::size_t l = 0; l < shape.layers.size(); ++l) {
+                const LayerShape& s = shape.layers[l];
+                const std::uint64_t raw = expertBytes(s, s.sharedFF);
+                if (raw == 0)
+                    continue;
+                const std::uint64_t cost = withPadding(raw, kExpertAllocations, g);
+                if (!walk.take(cost, [&] { return "the shared expert of layer " + std::to_string(l); }))
+                    break;
+                LayerPlacement& lp = plan.layers[l];
+                lp.sharedExpertOnGpu = true;
+                lp.bytes.ffn += raw;
+                lp.bytes.padding += cost - raw;
+            }
+            if (planner.m_expertOrder.empty() || planner.m_expertOrderByLayer != p.expertsByLayer)
+                planner.buildExpertOrder(p.expertsByLayer);
+            for (const auto& [layer, position] : planner.m_expertOrder) {
+                LayerPlacement& lp = plan.layers[layer];
+                const LayerShape& s = shape.layers[layer];
+                const std::uint64_t raw = expertBytes(s, s.expertFF());
+                const std::uint64_t cost = withPadding(raw, kExpertAllocations, g);
+                // The order keeps each layer's experts in ranking order, so this is the next one.
+                if (!walk.take(cost, [&] { return "expert " + std::to_string((*lp.expertRanking)[position]) + " of layer "
+                                                  + std::to_string(layer); }))
+                    break;
+                lp.hotExperts = std::int64_t(position) + 1;
+                lp.bytes.ffn += raw;
+                lp.bytes.padding += cost - raw;
+            }
+        }
+        for (std::size_t l = 0; l < shape.layers.size(); ++l) {
+            const LayerShape& s = shape.layers[l];
+            LayerPlacement& lp = plan.layers[l];
+            if (s.expertCount == 0)
+                continue;
+            const std::int64_t shared = lp.sharedExpertOnGpu ? s.sharedFF : 0;
+            lp.hotCount = lp.hotExperts * s.expertFF() + shared;
+            // Expected neurons a token runs on the GPU over those it runs at all.
+            const double onGpu = planner.frequencySum(l, lp.hotExperts) * double(s.expertFF()) + double(shared);
+            lp.gpuActivationShare = s.activeFF > 0 ? std::min(1.0, onGpu / double(s.activeFF)) : 0.0;
+        }
+    }
+
     // The output head (matrix, norm, and its input and logits buffers): every token reads all of
     // it, so it comes right after the items every token touches, before any FFN neuron (which
     // fires for some tokens only).
@@ -187,11 +239,13 @@ Result<PlacementPlanner> PlacementPlanner::create(ModelShape shape, const Activa
                               + std::to_string(shape.layers.size()));
         }
         for (std::size_t l = 0; l < shape.layers.size(); ++l) {
-            if (static_cast<std::int64_t>(stats.layer(l).size()) != shape.layers[l].nFF) {
+            const LayerShape& s = shape.layers[l];
+            const std::int64_t units = s.expertCount > 0 ? s.expertCount : s.nFF;
+            if (static_cast<std::int64_t>(stats.layer(l).size()) != units) {
                 return Status(ErrorCode::InvalidArgument,
                               "activation statistics of layer " + std::to_string(l) + " have "
-                                  + std::to_string(stats.layer(l).size()) + " neurons, the model "
-                                  + std::to_string(shape.layers[l].nFF));
+                                  + std::to_string(stats.layer(l).size()) + (s.expertCount > 0 ? " experts" : " neurons")
+                                  + ", the model " + std::to_string(units));
             }
         }
     }
@@ -204,15 +258,19 @@ Result<PlacementPlanner> PlacementPlanner::create(ModelShape shape, const Activa
     planner.m_prefixFrequency.resize(n);
     planner.m_frequencies.resize(n);
     for (std::size_t l = 0; l < n; ++l) {
-        const auto nFF = static_cast<std::size_t>(shape.layers[l].nFF);
+        // A mixture's layer ranks its experts, any other layer its neurons.
+        const LayerShape& s = shape.layers[l];
+        const auto nFF = static_cast<std::size_t>(s.expertCount > 0 ? s.expertCount : s.nFF);
         auto ranking = std::make_shared<std::vector<std::int32_t>>(nFF);
         std::vector<double>& prefix = planner.m_prefixFrequency[l];
         prefix.assign(nFF + 1, 0.0);
         if (stats.empty()) {
-            // Without statistics every neuron counts as always active, in id order.
+            // Without statistics every neuron counts as always active, and every expert as
+            // picked as often as the others, in id order.
+            const double each = s.expertCount > 0 ? double(s.expertsUsed()) / double(s.expertCount) : 1.0;
             std::iota(ranking->begin(), ranking->end(), 0);
             for (std::size_t i = 0; i < nFF; ++i) {
-                prefix[i + 1] = static_cast<double>(i + 1);
+                prefix[i + 1] = static_cast<double>(i + 1) * each;
             }
         } else {
             const std::span<const float> freq = stats.layer(l);
@@ -321,10 +379,41 @@ PlacementPlan PlacementPlanner::begin(const PlannerParams& p, bool sparse) const
     plan.gpuBandwidthGBs = p.gpuBandwidthGBs;
     plan.layers.resize(m_shape.layers.size());
     for (std::size_t l = 0; l < plan.layers.size(); ++l) {
-        plan.layers[l].nFF = m_shape.layers[l].nFF;
-        plan.layers[l].ranking = m_rankings[l];
+        LayerPlacement& lp = plan.layers[l];
+        lp.nFF = m_shape.layers[l].nFF;
+        lp.expertCount = m_shape.layers[l].expertCount;
+        (lp.expertCount > 0 ? lp.expertRanking : lp.ranking) = m_rankings[l];
     }
     return plan;
+}
+
+void PlacementPlanner::buildExpertOrder(bool byLayer)
+{
+    // Within a layer every expert has the same bytes, so its ranking (use, descending) is its
+    // priority order and a layer's experts on the GPU stay a prefix of it; across layers the
+    // order is by use per byte, ties to the lower layer.
+    struct Item {
+        double priority;
+        std::uint32_t layer, position;
+    };
+    std::vector<Item> items;
+    for (std::size_t l = 0; l < m_shape.layers.size(); ++l) {
+        const LayerShape& s = m_shape.layers[l];
+        const double bytes = double(std::max<std::uint64_t>(s.neuronBytes * std::uint64_t(s.expertFF()), 1));
+        for (std::int64_t i = 0; i < s.expertCount; ++i) {
+            const double use = frequencySum(l, i + 1) - frequencySum(l, i);
+            items.push_back({byLayer ? 0.0 : use / bytes, std::uint32_t(l), std::uint32_t(i)});
+        }
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.priority > b.priority; });
+    // Rounding may not let a later expert of a layer overtake an earlier one of equal use: keep
+    // each layer's positions in order by handing them out again in sequence.
+    std::vector<std::uint32_t> next(m_shape.layers.size(), 0);
+    m_expertOrder.clear();
+    m_expertOrder.reserve(items.size());
+    for (const Item& item : items)
+        m_expertOrder.emplace_back(item.layer, next[item.layer]++);
+    m_expertOrderByLayer = byLayer;
 }
 
 double PlacementPlanner::frequencySum(std::size_t layer, std::int64_t hotCount) const
@@ -348,6 +437,8 @@ Result<PlacementPlan> PlacementPlanner::plan(const PlannerParams& p)
         walk.left = p.budgetBytes - fixed;
     }
     Walk::placeFixed(m_shape, p, plan, walk);
+    if (!sparse && m_shape.mixtureOfExperts())
+        Walk::placeExperts(*this, p, plan, walk);
 
     if (sparse && p.ffnOnGpu && !walk.stopped) {
         if (m_groupSize != p.groupSize) {
@@ -374,6 +465,8 @@ Result<PlacementPlan> PlacementPlanner::plan(const PlannerParams& p)
     }
     for (std::size_t l = 0; l < plan.layers.size(); ++l) {
         LayerPlacement& lp = plan.layers[l];
+        if (lp.expertCount > 0)
+            continue; // placeExperts() has set it
         const double total = sparse ? frequencySum(l, lp.nFF) : 0.0;
         lp.gpuActivationShare = total > 0 ? frequencySum(l, lp.hotCount) / total
                                            : (lp.nFF > 0 ? static_cast<double>(lp.hotCount) / static_cast<double>(lp.nFF) : 0.0);

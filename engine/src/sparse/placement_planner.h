@@ -21,6 +21,12 @@
 // Dense models (no predictors or no statistics) place whole layers instead, llama.cpp style:
 // attention + KV + norms + the whole FFN of layer 0, 1, ..., then the output matrix.
 //
+// A mixture of experts is placed by its experts, the way sparse models are placed by neurons:
+// attention + KV of layer 0, 1, ..., the output matrix, the shared experts (every token runs
+// them), then the routed experts by how often the router picks them (per-expert statistics,
+// hearth-profile's ffn_expert_freq), most used first across all layers. Without statistics every
+// expert counts as equally used, which places them layer by layer (llama.cpp's --n-cpu-moe).
+//
 // Speed model (decode, memory-bound): per layer, attention reads its weights and the KV cache of
 // half the context (the average over a conversation filling it) on its device; the predictor reads
 // its weights; then the GPU and CPU compute their FFN neurons at the same time, each reading
@@ -35,6 +41,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace hearth::sparse {
@@ -62,11 +69,15 @@ struct PlannerParams {
     bool dense = false;                           // ignore predictors: whole layers
     bool ffnOnGpu = true;                         // false: --disable-gpu-index
     bool outputOnGpu = true;                      // false: the output matrix stays on the CPU
+    // A mixture's experts layer by layer whatever the statistics say (llama.cpp's --n-cpu-moe
+    // placement, for comparisons).
+    bool expertsByLayer = false;
 };
 
 class PlacementPlanner {
 public:
-    // @p stats may be empty (dense placement); otherwise its layer count and widths must match.
+    // @p stats may be empty (dense placement); otherwise its layer count and widths must match:
+    // n_ff per layer, or, for a mixture of experts, the layer's expert count.
     [[nodiscard]] static Result<PlacementPlanner> create(ModelShape shape, const ActivationStats& stats);
 
     // Fast: after the first call for a group size, O(layers + placed groups). Not thread-safe
@@ -95,6 +106,7 @@ private:
     [[nodiscard]] PlacementPlan begin(const PlannerParams& params, bool sparse) const;
     void finish(PlacementPlan& plan, const PlannerParams& params) const;
     [[nodiscard]] double frequencySum(std::size_t layer, std::int64_t hotCount) const;
+    void buildExpertOrder(bool byLayer);
 
     ModelShape m_shape;
     bool m_sparseCapable = false;
@@ -104,6 +116,10 @@ private:
     std::vector<std::shared_ptr<const std::vector<float>>> m_frequencies;
     std::int64_t m_groupSize = 0;
     std::vector<Group> m_groups;
+    // A mixture's routed experts in placement order ({layer, position in its ranking}); built on
+    // first use, for the order asked last.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_expertOrder;
+    bool m_expertOrderByLayer = false;
 };
 
 // One-shot convenience: create + plan.

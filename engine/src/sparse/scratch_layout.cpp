@@ -34,6 +34,20 @@ ScratchLayout scratchLayout(const ModelShape& shape, std::int64_t contextLength,
     const std::uint64_t ff = u(shape.maxFF());
 
     ScratchLayout s;
+    if (shape.mixtureOfExperts()) {
+        // HybridDeviceLayers: layer input and attention block output (n_embd each) with its
+        // AttentionScratch as below; device::DeviceExperts: input and output (n_embd each),
+        // gate and up (the widest expert each).
+        std::int64_t expertFF = 0;
+        for (const LayerShape& l : shape.layers)
+            expertFF = std::max({expertFF, l.expertFF(), l.sharedFF});
+        const std::uint64_t attentionRows = satMul(u(std::min(batchSize, kDeviceAttentionRows)), f32);
+        s.activations = satMul(attentionRows, satAdd(satAdd(satMul(3, embd), satMul(2, q)), satMul(4, kv)));
+        s.ffnIntermediate = satMul(u(kExpertRows) * f32, satAdd(satMul(2, embd), satMul(2, u(expertFF))));
+        s.attentionScores = satMul(f32, satMul(u(shape.nHead), u(contextLength)));
+        s.padding = satMul(12, granularity);
+        return s;
+    }
     if (!sparse) {
         // device::DenseOffload: residual, FFN input, block output and a parallel block's FFN
         // output (n_embd each), gate and up (n_ff each); its AttentionScratch: input (n_embd),

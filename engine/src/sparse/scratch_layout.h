@@ -17,6 +17,10 @@ constexpr std::int64_t kDenseOffloadRows = 32;
 // Rows of the output head's input and logits on the device (device::OutputHead): a decoded token
 // needs one, perplexity's every row comes in slices of this many.
 constexpr std::int64_t kOutputHeadRows = 8;
+// Rows of a batch a mixture's device experts take at once (device::DeviceExperts), and the
+// batch rows of the attention those sessions run on the device (HybridDeviceLayers).
+constexpr std::int64_t kExpertRows = 64;
+constexpr std::int64_t kDeviceAttentionRows = 16;
 
 // Device bytes of the output head's two buffers (kOutputHeadRows rows of n_embd and of the
 // vocabulary); the planner charges them with the output matrix.
@@ -37,7 +41,8 @@ struct ScratchLayout {
 // Every scratch buffer is F32 (indices I32) and reused by every layer. Predictor buffers exist
 // only for a sparse placement of a model that has predictors. A dense placement is whole-layer
 // offload: kDenseOffloadRows rows at most and no logits (the output head has its own,
-// outputHeadScratchBytes()).
+// outputHeadScratchBytes()). A mixture of experts, whatever @p sparse says, has the device
+// attention's buffers and its experts' (kExpertRows rows of the widest expert).
 // @p granularity: what each allocation may be rounded up by (0: nothing counted).
 [[nodiscard]] ScratchLayout scratchLayout(const ModelShape& shape, std::int64_t contextLength, std::int64_t batchSize,
                                           bool sparse, std::uint64_t granularity = 0);
