@@ -288,6 +288,7 @@ int main(int argc, char** argv)
     sessionParams.vramBudgetGiB = device.vramBudgetGiB;
     sessionParams.resetGpuIndex = device.resetGpuIndex;
     sessionParams.disableGpuIndex = device.disableGpuIndex;
+    sessionParams.expertsByLayer = device.expertsByLayer;
     sessionParams.kvCache = kvCacheTypeFromName(device.kvCache).value_or(KvCacheType::F16);
     auto session = Session::create(*model, sessionParams);
     if (!session) {

@@ -134,6 +134,10 @@ void ToolOptions::addDeviceOptions(DeviceOptions* target)
     addFlag("--reset-gpu-index", "recompute the cached neuron placement beside the model", &target->resetGpuIndex);
     addFlag("--disable-gpu-index", "keep every FFN neuron on the CPU and leave the cached placement alone",
             &target->disableGpuIndex);
+    addFlag("--experts-by-layer",
+            "mixtures of experts: place experts on the GPU layer by layer (llama.cpp's --n-cpu-moe), not the most "
+            "used first",
+            &target->expertsByLayer);
 }
 
 void ToolOptions::addUInt64(const std::string& names, const std::string& valueName, const std::string& help,

@@ -20,6 +20,7 @@ struct DeviceOptions {
     double vramBudgetGiB = -1; // < 0: automatic; 0: CPU only
     bool resetGpuIndex = false;
     bool disableGpuIndex = false;
+    bool expertsByLayer = false;
     std::string kvCache = "f16"; // SessionParams::kvCache by name (kvCacheTypeFromName)
 };
 

@@ -698,6 +698,13 @@ private Q_SLOTS:
         QVERIFY2(run.report.find(std::to_string(hp.nLayer) + " of ") != std::string::npos, run.report.c_str());
         QVERIFY2(run.report.find("expert statistics") == std::string::npos, run.report.c_str());
         QCOMPARE(run.tokens, cpu.tokens);
+        SessionParams byLayerParams = emulatedParams(budget);
+        byLayerParams.expertsByLayer = true;
+        auto byLayerSession = Session::create(model, byLayerParams);
+        QVERIFY(byLayerSession.ok());
+        QVERIFY2((*byLayerSession)->placementReport().find("layer by layer, as asked") != std::string::npos,
+                 (*byLayerSession)->placementReport().c_str());
+        QCOMPARE((*byLayerSession)->placement().gpuExperts, byLayer.gpuExpertCount());
         QFile::remove(QString::fromStdString(sparse::defaultStatsPath(path)));
     }
 
@@ -714,7 +721,7 @@ private Q_SLOTS:
         auto owned = std::make_unique<device::EmulatedDevice>();
         device::EmulatedDevice* dev = owned.get();
         std::string report;
-        auto offload = ExpertOffloadSession::create(llama, std::move(owned), 64, 4, report);
+        auto offload = ExpertOffloadSession::create(llama, std::move(owned), kCpu, 64, 4, report);
         QVERIFY2(offload, report.c_str());
         QVERIFY(!offload->deviceExperts(0).empty());
         (*mixed)->setLayerOffload(offload.get());

@@ -6,7 +6,8 @@
 # files, hot neurons of sparse ones); the two texts are printed side by side with the number of
 # leading characters they share (the GPU multiplies full-float activations, the CPU Q8 ones, so
 # random models may part after a while; a text that differs from the first token is a bug), then
-# hearth-bench times decode and prefill with and without the GPU.
+# hearth-bench times decode and prefill with and without the GPU, and a mixture of experts with
+# its experts placed by use and layer by layer.
 #
 #   end_to_end.sh BUILD_DIR OUT_DIR
 #
@@ -16,7 +17,7 @@ set -uo pipefail
 BUILD=$1
 OUT=$2
 BIN=$BUILD/bin
-for tool in hearth-synth hearth-cli hearth-bench; do
+for tool in hearth-synth hearth-cli hearth-bench hearth-profile; do
     [[ -x "$BIN/$tool" ]] || { echo "$BIN/$tool is missing"; exit 1; }
 done
 mkdir -p "$OUT"
@@ -42,7 +43,9 @@ printf '%-44s %8s %8s  %s\n' "model" "chars" "shared" "cpu | gpu"
 for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1b q4_0 4" "llama tiny-256 q6_k 0" \
             "llama tiny-256 q5_k 0" "qwen2 qwen2-tiny q4_0 0" "qwen3 qwen3-tiny q8_0 0" "gemma2 gemma2-tiny f16 0" \
             "gemma3 gemma3-tiny q8_0 0" "phi3 phi3-tiny q4_0 0" "falcon falcon-tiny f16 0" "opt opt-tiny f16 0" \
-            "llama tinyllama-1.1b q4_0 4 sparse" "llama tinyllama-1.1b q4_k 4 sparse"; do
+            "llama tinyllama-1.1b q4_0 4 sparse" "llama tinyllama-1.1b q4_k 4 sparse" \
+            "qwen3moe qwen3moe-tiny q4_k 0" "qwen2moe qwen2moe-tiny q8_0 0" "smallthinker smallthinker-tiny q4_0 0" \
+            "llama mixtral-tiny f16 0"; do
     read -r arch shape type layers sparse <<<"$spec"
     name="$arch-$shape-$type${sparse:+-sparse}"
     file="$MODELS/$name.gguf"
@@ -80,4 +83,25 @@ for spec in "q4_0 dense" "q4_0 sparse" "q4_k dense" "f16 sparse"; do
     done
     rm -f "$file" "$file".*
 done
+
+echo
+echo "Mixture of experts, Qwen3-30B-A3B shape with 4 layers, Q4_K, 4 threads: experts on the GPU by use"
+echo "(hearth-profile's statistics) against layer by layer (--experts-by-layer, llama.cpp's --n-cpu-moe)"
+file="$MODELS/qwen3-30b-a3b-4.gguf"
+if "$BIN/hearth-synth" --arch qwen3moe --shape qwen3-30b-a3b --layers 4 --type q4_k -q -o "$file" \
+    && timeout 300 "$BIN/hearth-profile" -m "$file" -f "$(dirname "$0")/../../engine/src/convert/calibration.txt" \
+        -o "${file%.gguf}.hearth-stats.gguf" -t "$(nproc)" -c 256 >/dev/null 2>"$MODELS/stderr"; then
+    for run in "0" "0.75" "0.75 --experts-by-layer" "1.5" "1.5 --experts-by-layer" "8"; do
+        read -r budget order <<<"$run"
+        result=$(timeout 300 "$BIN/hearth-bench" -m "$file" -t 4 -r 2 -n 32 --json --no-bandwidth \
+            --vram-budget "$budget" $order 2>/dev/null) || { echo "bench moe budget $run failed"; status=1; continue; }
+        echo "$result" >>"$OUT/end-to-end-bench.json"
+        printf 'moe budget %-4s %-20s %s\n' "$budget" "${order:-by use}" \
+            "$(grep -o '"[a-z_]*tokens_per_second":[0-9.]*\|"placement":"[^"]*"' <<<"$result" | tr '\n' ' ')"
+    done
+else
+    echo "moe: hearth-synth or hearth-profile failed: $(tail -n 3 "$MODELS/stderr")"
+    status=1
+fi
+rm -f "$MODELS"/qwen3-30b-a3b-4.*
 exit "$status"

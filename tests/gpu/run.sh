@@ -65,7 +65,7 @@ if ! cmake --build "$BUILD" -j "$JOBS" --target hearth-cuda hearth-gpu-check hea
     echo "build failed"
     exit 3
 fi
-cmake --build "$BUILD" -j "$JOBS" --target hearth-synth hearth-cli hearth-bench "${keep_going[@]}" \
+cmake --build "$BUILD" -j "$JOBS" --target hearth-synth hearth-cli hearth-bench hearth-profile "${keep_going[@]}" \
     || echo "the tools did not build: no whole-model runs"
 ls -l "$BUILD/lib/hearth/"
 

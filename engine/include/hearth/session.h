@@ -42,6 +42,9 @@ struct SessionParams {
     double vramBudgetGiB = -1;
     bool resetGpuIndex = false;   ///< recompute the cached neuron placement beside the model
     bool disableGpuIndex = false; ///< keep every FFN neuron on the CPU (attention may still use the GPU)
+    /// Place a mixture's experts on the GPU layer by layer, as llama.cpp's --n-cpu-moe does,
+    /// instead of the most used first (for comparisons).
+    bool expertsByLayer = false;
     /// Which device to use. "": the CUDA back end when its module loads. "emulated:<bytes>": the
     /// host-memory emulated device with that budget, for tests of the hybrid path without a GPU;
     /// "emulated:<bytes>:<physical bytes>" makes allocations past the second figure fail (a

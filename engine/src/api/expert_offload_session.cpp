@@ -48,8 +48,8 @@ std::string expertProblem(const model::LlamaModel& model)
 // The plan for @p model on @p device, as the VRAM panel shows it; @p note says which
 // statistics ordered the experts.
 std::optional<sparse::PlacementPlan> expertPlan(const model::LlamaModel& model, const std::string& path,
-                                                const device::Device& device, int contextLength, int batchSize,
-                                                std::string& note)
+                                                const device::Device& device, const SessionParams& params,
+                                                int contextLength, int batchSize, std::string& note)
 {
     auto shape = fileShape(model.file());
     if (!shape) {
@@ -62,7 +62,12 @@ std::optional<sparse::PlacementPlan> expertPlan(const model::LlamaModel& model, 
         note = planner.message();
         return std::nullopt;
     }
-    auto plan = planner->plan(sessionPlannerParams(device.info(), contextLength, batchSize));
+    sparse::PlannerParams pp = sessionPlannerParams(device.info(), contextLength, batchSize);
+    pp.ffnOnGpu = !params.disableGpuIndex;
+    pp.expertsByLayer = params.expertsByLayer;
+    if (params.expertsByLayer)
+        note = "experts placed layer by layer, as asked";
+    auto plan = planner->plan(pp);
     if (!plan) {
         note = plan.message();
         return std::nullopt;
@@ -94,12 +99,13 @@ std::unique_ptr<ExpertOffloadSession> ExpertOffloadSession::create(const Model& 
         report = cpuOnlyReport(opened.message());
         return nullptr;
     }
-    return create(model, std::move(opened).value(), contextLength, batchSize, report);
+    return create(model, std::move(opened).value(), params, contextLength, batchSize, report);
 }
 
 std::unique_ptr<ExpertOffloadSession> ExpertOffloadSession::create(const Model& model,
                                                                    std::unique_ptr<device::Device> device,
-                                                                   int contextLength, int batchSize, std::string& report)
+                                                                   const SessionParams& params, int contextLength,
+                                                                   int batchSize, std::string& report)
 {
     const model::LlamaModel* llama = mixtureModel(model);
     if (!llama || !device)
@@ -113,7 +119,7 @@ std::unique_ptr<ExpertOffloadSession> ExpertOffloadSession::create(const Model& 
     const device::DeviceInfo& info = s->m_device->info();
     const std::string budget = device::formatBytes(info.budgetBytes);
     std::string statsNote;
-    const auto plan = expertPlan(*llama, model.info().path, *s->m_device, contextLength, batchSize, statsNote);
+    const auto plan = expertPlan(*llama, model.info().path, *s->m_device, params, contextLength, batchSize, statsNote);
     if (!plan) {
         report = cpuOnlyReport("the placement could not be planned: " + statsNote);
         return nullptr;

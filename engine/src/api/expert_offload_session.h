@@ -34,9 +34,10 @@ public:
     [[nodiscard]] static std::unique_ptr<ExpertOffloadSession> create(const Model& model, const SessionParams& params,
                                                                       int contextLength, int batchSize,
                                                                       std::string& report);
-    // As above on a device the caller opened (tests, tools).
+    // As above on a device the caller opened (tests, tools); @p params' device choice is ignored.
     [[nodiscard]] static std::unique_ptr<ExpertOffloadSession> create(const Model& model,
                                                                       std::unique_ptr<device::Device> device,
+                                                                      const SessionParams& params,
                                                                       int contextLength, int batchSize,
                                                                       std::string& report);
     ~ExpertOffloadSession() override;
