@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <random>
 
 using namespace hearth;
@@ -152,6 +153,7 @@ private Q_SLOTS:
     void gpuIndexRejectsInconsistentFiles();
     void staleCacheDetection();
     void largeModelPlanningTime();
+    void expertsByUse();
 };
 
 void TestPlacement::budgetNeverExceeded_data()
@@ -1014,6 +1016,92 @@ void TestPlacement::largeModelPlanningTime()
     qInfo("80 layers x 28672 neurons: create %.1f ms, first plan %.1f ms, each further plan %.3f ms", createNs / 1e6,
           firstNs / 1e6, stepNs / 1e6);
     qInfo("%s", first->summary().c_str());
+}
+
+void TestPlacement::expertsByUse()
+{
+    // A mixture: attention first, then the experts the router picks most, across layers, never
+    // more than the budget; layer by layer when asked. A larger budget keeps what a smaller one
+    // placed.
+    UniformShapeParams sp;
+    sp.nLayer = 4;
+    sp.nEmbd = 256;
+    sp.nHead = 4;
+    sp.nHeadKv = 2;
+    sp.nVocab = 1000;
+    sp.predictorHidden = 0;
+    sp.expertCount = 8;
+    sp.expertsUsed = 2;
+    sp.expertFF = 128;
+    auto shape = uniformShape(sp);
+    QVERIFY(shape.ok());
+    // Layer l's expert (3 l) mod 8 takes 0.5 + 0.15 l of the tokens, the others share the rest.
+    std::vector<std::vector<float>> freq;
+    for (int l = 0; l < sp.nLayer; ++l) {
+        const float hot = 0.5f + 0.15f * float(l);
+        std::vector<float> f(8, (2.0f - hot) / 7.0f);
+        f[std::size_t((3 * l) % 8)] = hot;
+        freq.push_back(f);
+    }
+    auto stats = ActivationStats::fromFrequencies(freq);
+    QVERIFY(stats.ok());
+    auto planner = PlacementPlanner::create(*shape, *stats);
+    QVERIFY2(planner.ok(), planner.message().c_str());
+    QVERIFY(!planner->sparseCapable());
+    PlannerParams p = smallParams();
+    const std::uint64_t top = generousBudget(*shape, p);
+    std::optional<PlacementPlan> previous;
+    bool sawPartial = false;
+    for (std::uint64_t budget = 0; budget <= top; budget += top / 97) {
+        p.budgetBytes = budget;
+        p.expertsByLayer = false;
+        auto plan = planner->plan(p);
+        QVERIFY(plan.ok());
+        QVERIFY(!plan->sparse);
+        QVERIFY(plan->gpu.total() <= budget);
+        double coldestOn = 2.0;
+        double hottestOff = 0.0;
+        std::uint64_t expertBytes = 0;
+        for (std::size_t l = 0; l < plan->layers.size(); ++l) {
+            const LayerPlacement& lp = plan->layers[l];
+            QCOMPARE(lp.expertCount, std::int64_t(8));
+            QCOMPARE(lp.hotCount, lp.hotExperts * 128);
+            if (lp.hotExperts > 0)
+                QVERIFY(lp.attentionOnGpu);
+            const std::vector<std::int32_t> on = lp.gpuExperts();
+            QCOMPARE(std::int64_t(on.size()), lp.hotExperts);
+            for (int e = 0; e < 8; ++e) {
+                const double f = freq[l][std::size_t(e)];
+                if (std::find(on.begin(), on.end(), e) != on.end())
+                    coldestOn = std::min(coldestOn, f);
+                else
+                    hottestOff = std::max(hottestOff, f);
+            }
+            expertBytes += std::uint64_t(lp.hotExperts) * 128 * shape->layers[l].neuronBytes;
+            if (previous) {
+                const std::vector<std::int32_t> before = previous->layers[l].gpuExperts();
+                QVERIFY(std::includes(on.begin(), on.end(), before.begin(), before.end()));
+            }
+        }
+        QCOMPARE(plan->gpu.ffn, expertBytes);
+        // The experts on the GPU are the most used ones, whatever their layer.
+        if (coldestOn <= 1.0 && hottestOff > 0.0) {
+            QVERIFY2(coldestOn >= hottestOff, qPrintable(QStringLiteral("%1 placed, %2 not").arg(coldestOn).arg(hottestOff)));
+            sawPartial = true;
+        }
+        // Layer by layer: a layer's experts only once every earlier layer's are there.
+        p.expertsByLayer = true;
+        auto byLayer = planner->plan(p);
+        QVERIFY(byLayer.ok());
+        for (std::size_t l = 1; l < byLayer->layers.size(); ++l) {
+            if (byLayer->layers[l].hotExperts > 0)
+                QCOMPARE(byLayer->layers[l - 1].hotExperts, std::int64_t(8));
+        }
+        QCOMPARE(byLayer->hotExpertCount(), plan->hotExpertCount());
+        previous = std::move(plan).value();
+    }
+    QVERIFY(sawPartial);
+    QCOMPARE(previous->hotExpertCount(), std::int64_t(32));
 }
 
 QTEST_GUILESS_MAIN(TestPlacement)
