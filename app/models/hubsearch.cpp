@@ -4,6 +4,8 @@
 #include <hearth/convert.h>
 #include <hearth/model.h>
 
+#include <QHash>
+
 namespace hearth::models {
 
 namespace {
@@ -34,12 +36,33 @@ const QStringList& convertibleArchitectures()
     return names;
 }
 
+// Hugging Face's names of families the engine runs under its own name: Mistral and Mixtral
+// checkpoints are llama files once converted, the mixtures' model types lose their underscore,
+// Gemma 3's text-only checkpoints say so.
+QString engineArchitecture(const QString& hfName)
+{
+    static const QHash<QString, QString> aliases = { { QStringLiteral("mistral"), QStringLiteral("llama") },
+        { QStringLiteral("mixtral"), QStringLiteral("llama") }, { QStringLiteral("qwen3_moe"), QStringLiteral("qwen3moe") },
+        { QStringLiteral("qwen2_moe"), QStringLiteral("qwen2moe") },
+        { QStringLiteral("gemma3_text"), QStringLiteral("gemma3") } };
+    return aliases.value(hfName, hfName);
+}
+
+// How repository names spell the families (a GGUF repository often has no architecture tag):
+// "gemma-3-4b-it-GGUF", "Phi-4-mini-instruct-GGUF" (Phi-4 is a phi3 model).
+const QList<std::pair<QString, QString>>& spelledArchitectures()
+{
+    static const QList<std::pair<QString, QString>> names = { { QStringLiteral("qwen3-30b-a3b"), QStringLiteral("qwen3_moe") },
+        { QStringLiteral("gemma-3"), QStringLiteral("gemma3") }, { QStringLiteral("gemma-2"), QStringLiteral("gemma2") },
+        { QStringLiteral("phi-4"), QStringLiteral("phi3") }, { QStringLiteral("phi-3"), QStringLiteral("phi3") },
+        { QStringLiteral("mixtral"), QStringLiteral("mixtral") }, { QStringLiteral("mistral"), QStringLiteral("mistral") } };
+    return names;
+}
+
 // Other architectures users meet in search results, so the reason can name them.
 const QStringList& knownOtherArchitectures()
 {
-    static const QStringList names = { QStringLiteral("mistral"), QStringLiteral("mixtral"),
-        QStringLiteral("qwen3_moe"), QStringLiteral("qwen2_moe"), QStringLiteral("qwen"),
-        QStringLiteral("gemma"), QStringLiteral("phi3"),
+    static const QStringList names = { QStringLiteral("qwen"), QStringLiteral("gemma"),
         QStringLiteral("phi"), QStringLiteral("gpt2"), QStringLiteral("gpt_neox"), QStringLiteral("bloom"),
         QStringLiteral("mpt"), QStringLiteral("t5"), QStringLiteral("bert"), QStringLiteral("stablelm"),
         QStringLiteral("deepseek") };
@@ -56,10 +79,14 @@ QString detectArchitecture(const HfModelSummary& model)
     // Tags name the architecture exactly ("llama", "falcon", "opt"); the id is a fallback.
     for (const QString& tag : model.tags) {
         const QString t = tag.toLower();
-        if (runnableArchitectures().contains(t) || knownOtherArchitectures().contains(t))
+        if (runnableArchitectures().contains(engineArchitecture(t)) || knownOtherArchitectures().contains(t))
             return t;
     }
     const QString name = lowerName(model.id);
+    for (const auto& [spelling, arch] : spelledArchitectures()) {
+        if (name.contains(spelling))
+            return arch;
+    }
     for (const QString& arch : runnableArchitectures()) {
         if (name.contains(arch))
             return arch;
@@ -140,7 +167,7 @@ HubClassification classifyHubModel(
         return c;
     }
 
-    const bool runnable = runnableArchitectures().contains(c.architecture);
+    const bool runnable = runnableArchitectures().contains(engineArchitecture(c.architecture));
     if (c.format == QLatin1String("gguf") && (powerInfer || activationFolder)) {
         c.support = HubClassification::RunsSparse;
         c.reason

@@ -97,7 +97,33 @@ private Q_SLOTS:
                                                   << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("mpt");
         QTest::newRow("qwen3 moe gguf") << hit(
             "Qwen/Qwen3-30B-A3B-GGUF", { QStringLiteral("qwen3_moe"), QStringLiteral("gguf") })
+                                        << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("qwen3_moe");
+        QTest::newRow("qwen3 moe gguf from the id")
+            << hit("unsloth/Qwen3-30B-A3B-GGUF", gguf) << QList<HfFileEntry> {} << S::DenseOnly
+            << QStringLiteral("qwen3_moe");
+        QTest::newRow("qwen3 moe safetensors does not convert") << hit(
+            "Qwen/Qwen3-30B-A3B", { QStringLiteral("qwen3_moe"), QStringLiteral("safetensors") })
                                         << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("qwen3_moe");
+        QTest::newRow("mistral gguf") << hit("bartowski/Mistral-7B-Instruct-v0.3-GGUF", gguf)
+                                      << QList<HfFileEntry> { file("Mistral-7B-Instruct-v0.3-Q4_K_M.gguf") }
+                                      << S::DenseOnly << QStringLiteral("mistral");
+        QTest::newRow("mistral safetensors converts") << hit(
+            "mistralai/Mistral-7B-Instruct-v0.3", { QStringLiteral("mistral"), QStringLiteral("safetensors") })
+                                                      << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("mistral");
+        QTest::newRow("ministral gguf by tag") << hit(
+            "someone/Ministral-8B-Instruct-2410-GGUF", { QStringLiteral("mistral"), QStringLiteral("gguf") })
+                                               << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("mistral");
+        QTest::newRow("mixtral gguf") << hit("TheBloke/Mixtral-8x7B-Instruct-v0.1-GGUF", gguf) << QList<HfFileEntry> {}
+                                      << S::DenseOnly << QStringLiteral("mixtral");
+        QTest::newRow("gemma3 gguf from the id") << hit("unsloth/gemma-3-4b-it-GGUF", gguf) << QList<HfFileEntry> {}
+                                                 << S::DenseOnly << QStringLiteral("gemma3");
+        QTest::newRow("gemma3 text checkpoint") << hit(
+            "google/gemma-3-1b-it", { QStringLiteral("gemma3_text"), QStringLiteral("safetensors") })
+                                                << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("gemma3_text");
+        QTest::newRow("phi4 gguf from the id") << hit("unsloth/Phi-4-mini-instruct-GGUF", gguf) << QList<HfFileEntry> {}
+                                               << S::DenseOnly << QStringLiteral("phi3");
+        QTest::newRow("gemma 1 is not supported") << hit("google/gemma-7b", { QStringLiteral("gemma"), QStringLiteral("safetensors") })
+                                                  << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("gemma");
         QTest::newRow("gpt2 safetensors")
             << hit("openai-community/gpt2", { QStringLiteral("gpt2"), QStringLiteral("safetensors") })
             << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("gpt2");
