@@ -212,6 +212,43 @@ private Q_SLOTS:
             QCOMPARE(m_chat->contextUsed(), 0);
     }
 
+    void earlierThinkingStaysOutOfThePrompt()
+    {
+        // A reasoning model's earlier answer goes back to it without its <think> part: the
+        // measured prompt of a chat whose answer thought at length is the prompt of the same
+        // chat with the bare answer.
+        QVERIFY(waitReady());
+        hearth::ChatStore* store = m_chat->store();
+        const auto measure = [&](const QString& answer) {
+            const auto id = store->createConversation(QStringLiteral("thinking"));
+            const auto question = id ? store->addMessage(*id, 0, QStringLiteral("user"), QStringLiteral("Why is the sky blue?")) : std::nullopt;
+            if (!question || !store->addMessage(*id, *question, QStringLiteral("assistant"), answer))
+                return -1;
+            // The worker's count for this chat, not the meter's value from the one before.
+            int tokens = -1;
+            const auto connection = connect(m_chat->session(), &ModelSession::contextMeasured, this,
+                                            [&](qint64 conversation, int count) {
+                                                if (conversation == *id)
+                                                    tokens = count;
+                                            });
+            m_chat->openConversation(*id);
+            (void)QTest::qWaitFor([&] { return tokens >= 0; }, 30000); // -1 on a timeout
+            disconnect(connection);
+            return tokens;
+        };
+        const QString bare = QStringLiteral("Sunlight scatters off the air, blue the most.");
+        QString thought = QStringLiteral("<think>");
+        for (int i = 0; i < 20; ++i)
+            thought += QStringLiteral("The user asks about the colour of the sky; think of Rayleigh scattering. ");
+        thought += QStringLiteral("</think>\n\n");
+        const int withoutThinking = measure(bare);
+        const int withThinking = measure(thought + bare);
+        QVERIFY(withoutThinking > 0);
+        QCOMPARE(withThinking, withoutThinking);
+        // The chat still shows the thinking (folded away), and keeps it in the store.
+        QVERIFY(m_chat->messages()->at(1).content.startsWith(QStringLiteral("<think>")));
+    }
+
     void longChatsLeaveTheOldestOutOrStop()
     {
         // The tiny model's context is short: a few turns outgrow it. By default the oldest turns
