@@ -185,7 +185,13 @@ private Q_SLOTS:
         QVERIFY2(test::relativeError(windowed, lastLogits(model)) > 1e-3, "the window changed nothing");
     }
 
-    void prefillEqualsDecode_data() { addFamilies(); }
+    void prefillEqualsDecode_data()
+    {
+        addFamilies();
+        // llama files of today's models: Mistral's sliding window, Llama 3's RoPE frequency factors.
+        QTest::newRow("mistral") << QStringLiteral("llama") << QStringLiteral("mistral-tiny");
+        QTest::newRow("llama3") << QStringLiteral("llama") << QStringLiteral("llama3-tiny");
+    }
     void prefillEqualsDecode()
     {
         QFETCH(QString, architecture);
