@@ -364,6 +364,8 @@ private Q_SLOTS:
         QCOMPARE(tokenizer::preTokenizerFromName("tekken"), std::optional(tokenizer::PreTokenizerKind::Tekken));
         QCOMPARE(tokenizer::preTokenizerFromName("deepseek-llm"), std::optional(tokenizer::PreTokenizerKind::DeepSeekLlm));
         QCOMPARE(tokenizer::preTokenizerFromName("deepseek-coder"), std::optional(tokenizer::PreTokenizerKind::DeepSeekCoder));
+        for (const char* name : { "smollm", "starcoder", "refact", "command-r", "codeshell" })
+            QCOMPARE(tokenizer::preTokenizerFromName(name), std::optional(tokenizer::PreTokenizerKind::StarCoder));
         QVERIFY(!tokenizer::preTokenizerFromName("no-such-pretokenizer"));
     }
 

@@ -55,6 +55,8 @@ PATTERNS = {
         "[" + char_class(DEEPSEEK_CJK) + "]+",
         r"\p{N}+",
     ],
+    # SmolLM (and StarCoder, Refact, Command-R, CodeShell): single digits, then GPT-2's words.
+    "smollm": [r"\p{N}", r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"],
     # DeepSeek Coder.
     "deepseek-coder": [r"[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", "[" + char_class(DEEPSEEK_CJK) + "]+", r"\p{N}"],
 }
