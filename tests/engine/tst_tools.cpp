@@ -3,6 +3,7 @@
 // and hearth-bench run on it; exit codes, messages and the JSON report are checked.
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -52,6 +53,8 @@ class TestTools : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void synthRejectsBadArguments();
+    void synthWritesEveryFamily_data();
+    void synthWritesEveryFamily();
     void cliOneShotStreamsText();
     void cliChatsOverStdin();
     void cliMissingModelIsAClearError();
@@ -86,6 +89,34 @@ void TestTools::synthRejectsBadArguments()
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("-o"), r.err.constData());
     QVERIFY(!QFileInfo::exists(m_dir.filePath("x.gguf")));
+}
+
+void TestTools::synthWritesEveryFamily_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    const auto row = [](const char* name, QStringList arguments) { QTest::newRow(name) << arguments; };
+    for (const char* arch : {"qwen2", "qwen3", "gemma2", "gemma3", "phi3", "qwen3moe", "qwen2moe", "smallthinker"})
+        row(arch, {"--arch", arch, "--shape", QStringLiteral("%1-tiny").arg(QLatin1String(arch))});
+    row("llama3", {"--shape", "llama3-tiny"});
+    row("mistral", {"--shape", "mistral-tiny"});
+    row("mixtral", {"--shape", "mixtral-tiny"});
+    row("falcon", {"--arch", "falcon"});
+    row("opt", {"--arch", "opt"});
+    // A real shape: one of Qwen3-8B's 36 layers, with a small vocabulary to keep the file small.
+    row("qwen3-8b", {"--arch", "qwen3", "--shape", "qwen3-8b", "--layers", "1", "--vocab", "512", "--type", "q4_0"});
+}
+
+void TestTools::synthWritesEveryFamily()
+{
+    // hearth-synth writes each family's model as a user asks for it, and hearth-cli runs it.
+    QFETCH(QStringList, arguments);
+    const QString path = m_dir.filePath(QStringLiteral("%1.gguf").arg(QString::fromLatin1(QTest::currentDataTag())));
+    const auto written = runTool(QStringLiteral("hearth-synth"), arguments + QStringList{"-q", "-o", path});
+    QVERIFY2(written.exitCode == 0, written.err.constData());
+    const auto ran = runTool(QStringLiteral("hearth-cli"), {"-m", path, "-p", "Once upon a time", "-n", "4", "--raw", "-t", "2"});
+    QVERIFY2(ran.exitCode == 0, ran.err.constData());
+    QVERIFY2(ran.err.contains("tok/s"), ran.err.constData());
+    QFile::remove(path);
 }
 
 void TestTools::cliOneShotStreamsText()
