@@ -378,7 +378,7 @@ private slots:
         auto owned = std::make_unique<device::EmulatedDevice>();
         device::EmulatedDevice* dev = owned.get();
         std::string report;
-        auto offload = DenseOffloadSession::create(*model, std::move(owned), kContext, kBatch, report);
+        auto offload = DenseOffloadSession::create(*model, std::move(owned), kContext, kBatch, false, report);
         QVERIFY2(offload, report.c_str());
         QCOMPARE(offload->wholeLayers(), kLayers);
         pair.mixed->setLayerOffload(offload.get());

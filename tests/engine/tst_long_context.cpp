@@ -22,6 +22,8 @@
 
 using namespace hearth;
 
+Q_DECLARE_METATYPE(hearth::KvCacheType)
+
 namespace {
 
 SessionParams cpuParams(int contextLength, KvCacheType cache)
@@ -138,19 +140,45 @@ private Q_SLOTS:
         QVERIFY(test::relativeError((*batched)->logits(), (*single)->logits()) < 1e-4);
     }
 
-    void deviceSessionsKeepFloats()
+    void deviceSessionsKeepTheirCacheType_data()
     {
-        // Whole layers on the emulated device copy their F32 rows back into the host cache.
-        SessionParams params = cpuParams(256, KvCacheType::F16);
+        QTest::addColumn<KvCacheType>("asked");
+        QTest::addColumn<KvCacheType>("kept");
+        QTest::newRow("f16") << KvCacheType::F16 << KvCacheType::F16;
+        QTest::newRow("f32") << KvCacheType::F32 << KvCacheType::F32;
+        // The device keeps no Q8_0 cache: the session's becomes F16 with it.
+        QTest::newRow("q8_0") << KvCacheType::Q8_0 << KvCacheType::F16;
+    }
+
+    void deviceSessionsKeepTheirCacheType()
+    {
+        // Whole layers on the emulated device keep their caches in the session's type (F16
+        // unless F32 is asked for) and copy their rows back into the host cache, which has that
+        // type too: the logits are the CPU's with the same cache, prompts and decoded tokens, and
+        // the VRAM plan counts the device's rows at that size.
+        QFETCH(KvCacheType, asked);
+        QFETCH(KvCacheType, kept);
+        SessionParams params = cpuParams(256, asked);
         params.deviceOverride = "emulated:268435456";
         params.vramBudgetGiB = 0.25;
         auto session = Session::create(m_model, params);
         QVERIFY(session.ok());
         QVERIFY2((*session)->placement().gpuLayers > 0, (*session)->placementReport().c_str());
-        QCOMPARE((*session)->kvCacheBytes(), expectedCacheBytes(*m_model, 256, 4));
-        auto cpu = Session::create(m_model, cpuParams(256, KvCacheType::F32));
+        QCOMPARE((*session)->kvCacheType(), kept);
+        const int element = kept == KvCacheType::F32 ? 4 : 2;
+        QCOMPARE((*session)->kvCacheBytes(), expectedCacheBytes(*m_model, 256, element));
+        auto cpu = Session::create(m_model, cpuParams(256, kept));
         const std::vector<Token> prompt = promptOf(30);
         QVERIFY((*session)->prefill(prompt).ok() && (*cpu)->prefill(prompt).ok());
+        QVERIFY(test::relativeError((*session)->logits(), (*cpu)->logits()) < 1e-4);
+        for (const Token t : {5, 6, 7}) {
+            QVERIFY((*session)->decode(t).ok() && (*cpu)->decode(t).ok());
+            QVERIFY(test::relativeError((*session)->logits(), (*cpu)->logits()) < 1e-4);
+        }
+        // Back three tokens and on: the host rows the device mirrored carry the conversation.
+        (*session)->truncate((*session)->position() - 3);
+        (*cpu)->truncate((*cpu)->position() - 3);
+        QVERIFY((*session)->decode(9).ok() && (*cpu)->decode(9).ok());
         QVERIFY(test::relativeError((*session)->logits(), (*cpu)->logits()) < 1e-4);
     }
 
@@ -218,7 +246,8 @@ private Q_SLOTS:
         QVERIFY2(test::relativeError((*device)->logits(), (*full)->logits()) < 1e-4, "on the device");
 
         // The planner counts the same rows for the GPU: with everything placed, its KV cache is
-        // the F32 rows (the device's) of 2 global layers x 2048 and 10 local ones x (7 + 16).
+        // the rows (the device's, F16 as the request's cache) of 2 global layers x 2048 and 10
+        // local ones x (7 + 16).
         const QString path = m_dir.filePath(QStringLiteral("gemma3.gguf"));
         auto planner = PlacementModel::fromFile(path.toStdString());
         QVERIFY2(planner.ok(), planner.message().c_str());
@@ -228,7 +257,7 @@ private Q_SLOTS:
         request.batchSize = kBatch;
         auto plan = planner->plan(request);
         QVERIFY2(plan.ok(), plan.message().c_str());
-        QCOMPARE(plan->gpu.kvCache, (2 * kContext + 10 * (7 + 16)) * rowBytes);
+        QCOMPARE(plan->gpu.kvCache, (2 * kContext + 10 * (7 + 16)) * rowBytes / 2);
 
         // Back by less than a window: the keys are still there and the session keeps its place.
         const int at = (*small)->position();

@@ -592,6 +592,7 @@ private Q_SLOTS:
         request.emulatedDevice = true;
         request.contextLength = 256;
         request.batchSize = 64;
+        request.kvCacheType = KvCacheType::F32; // as emulatedParams() asks
         return request;
     }
 

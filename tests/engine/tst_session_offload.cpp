@@ -217,7 +217,7 @@ private slots:
         auto owned = std::make_unique<device::EmulatedDevice>();
         device::EmulatedDevice* dev = owned.get();
         std::string report;
-        auto offload = DenseOffloadSession::create(*llama, std::move(owned), 40, 4, report);
+        auto offload = DenseOffloadSession::create(*llama, std::move(owned), 40, 4, false, report);
         QVERIFY2(offload, report.c_str());
         QCOMPARE(offload->wholeLayers(), kLayers);
         (*mixed)->setLayerOffload(offload.get());

@@ -10,10 +10,10 @@
 /// whether attention runs on the GPU and how many FFN neurons are hot there; every byte the GPU
 /// will hold, by kind; the RAM the rest needs; the expected decode speed; and whether it fits.
 ///
-/// The plan counts what Hearth's sessions do on a device: the KV cache there in F32, whole layers
-/// for dense files, single neurons for sparse ones, attention and then experts for mixtures of
-/// experts, the output matrix once every token's fixed work is there. A session
-/// given the same budget, context and batch places what the plan says.
+/// The plan counts what Hearth's sessions do on a device: the KV cache there in F16 (F32 when
+/// asked for), whole layers for dense files, single neurons for sparse ones, attention and then
+/// experts for mixtures of experts, the output matrix once every token's fixed work is there. A
+/// session given the same budget, context and batch places what the plan says.
 ///
 /// Re-planning is fast (well under a millisecond for a 70B shape after the first call), so a UI
 /// may call plan() on every slider step. A PlacementModel is not thread-safe: use one per thread.
@@ -78,8 +78,8 @@ struct PlacementRequest
     /// A mixture's experts layer by layer, as llama.cpp's --n-cpu-moe places them, instead of
     /// the most used first: for comparisons.
     bool expertsByLayer = false;
-    /// How the session will store keys and values in RAM (SessionParams::kvCache); a session that
-    /// uses the GPU keeps them in F32 whatever this says.
+    /// How the session will store keys and values (SessionParams::kvCache): a session that uses
+    /// the GPU keeps them in F16 there and in RAM, or F32 when asked for (no Q8_0 on the GPU).
     KvCacheType kvCacheType = KvCacheType::F16;
 };
 

@@ -50,8 +50,8 @@ struct SessionParams {
     /// "emulated:<bytes>:<physical bytes>" makes allocations past the second figure fail (a
     /// device that promised more than it has, to exercise re-planning).
     std::string deviceOverride;
-    /// Sessions with layers on a device keep F32 rows whatever this says: the device copies its
-    /// own F32 cache rows back into the host's.
+    /// Sessions with layers on a device keep F16 rows (F32 when asked for; Q8_0 becomes F16):
+    /// the device keeps its own cache in that type and copies its rows back into the host's.
     KvCacheType kvCache = KvCacheType::F16;
 };
 

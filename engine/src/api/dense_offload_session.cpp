@@ -18,9 +18,9 @@ namespace {
 // The model's layers as whole-layer offload takes them, or nothing with @p report saying why
 // the session stays on the CPU.
 std::optional<DeviceModelLayers> offloadableLayers(const Model& model, int contextLength, int batchSize,
-                                                   std::string& report)
+                                                   bool halfCache, std::string& report)
 {
-    auto described = deviceModelLayers(model, contextLength, batchSize);
+    auto described = deviceModelLayers(model, contextLength, batchSize, halfCache);
     if (!described) {
         report = cpuOnlyReport(described.message());
         return std::nullopt;
@@ -42,7 +42,8 @@ struct PlannedOffload {
     std::string limit;
 };
 
-PlannedOffload plannedOffload(const Model& model, const device::Device& device, int contextLength, int batchSize)
+PlannedOffload plannedOffload(const Model& model, const device::Device& device, int contextLength, int batchSize,
+                              bool halfCache)
 {
     PlannedOffload planned;
     const model::ArchitectureModel* known = model::ArchitectureModel::of(model);
@@ -51,7 +52,7 @@ PlannedOffload plannedOffload(const Model& model, const device::Device& device, 
     auto shape = fileShape(known->file());
     if (!shape)
         return planned;
-    auto planner = sparse::PlacementPlanner::create(sessionShape(std::move(shape).value(), /*sparse=*/false), {});
+    auto planner = sparse::PlacementPlanner::create(sessionShape(std::move(shape).value(), /*sparse=*/false, halfCache), {});
     if (!planner)
         return planned;
     sparse::PlannerParams pp = sessionPlannerParams(device.info(), contextLength, batchSize);
@@ -77,30 +78,33 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
         return nullptr;
     }
     // Checked before opening the device, which takes a while for a real GPU.
-    if (!offloadableLayers(model, contextLength, batchSize, report))
+    const bool halfCache = deviceHalfCache(params.kvCache);
+    if (!offloadableLayers(model, contextLength, batchSize, halfCache, report))
         return nullptr;
     auto opened = openSessionDevice(params);
     if (!opened) {
         report = cpuOnlyReport(opened.message());
         return nullptr;
     }
-    return create(model, std::move(opened).value(), contextLength, batchSize, report);
+    return create(model, std::move(opened).value(), contextLength, batchSize, halfCache, report);
 }
 
 std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& model,
                                                                  std::unique_ptr<device::Device> device,
-                                                                 int contextLength, int batchSize, std::string& report)
+                                                                 int contextLength, int batchSize, bool halfCache,
+                                                                 std::string& report)
 {
     if (!device) {
         report = cpuOnlyReport("no device");
         return nullptr;
     }
-    const auto described = offloadableLayers(model, contextLength, batchSize, report);
+    const auto described = offloadableLayers(model, contextLength, batchSize, halfCache, report);
     if (!described)
         return nullptr;
     const std::vector<device::DenseLayerWeights>& layers = described->layers;
     std::unique_ptr<DenseOffloadSession> s(new DenseOffloadSession());
     s->m_device = std::move(device);
+    s->m_halfCache = halfCache;
     try {
         s->m_mirrors.resize(layers.size());
     } catch (const std::bad_alloc&) {
@@ -108,7 +112,7 @@ std::unique_ptr<DenseOffloadSession> DenseOffloadSession::create(const Model& mo
         return nullptr;
     }
     const device::DeviceInfo& info = s->m_device->info();
-    const PlannedOffload planned = plannedOffload(model, *s->m_device, contextLength, batchSize);
+    const PlannedOffload planned = plannedOffload(model, *s->m_device, contextLength, batchSize, halfCache);
     const std::string budget = device::formatBytes(info.budgetBytes);
     const auto noWholeLayer = [&](const std::string& why) {
         report = cpuOnlyReport("a budget of " + budget + " on " + info.name + " holds no whole layer (" + why + ")");

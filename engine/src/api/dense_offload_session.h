@@ -32,13 +32,17 @@ public:
     [[nodiscard]] static std::unique_ptr<DenseOffloadSession> create(const Model& model, const SessionParams& params,
                                                                      int contextLength, int batchSize,
                                                                      std::string& report);
-    // As above on a device the caller opened (tests, tools).
+    // As above on a device the caller opened (tests, tools), its KV caches in F16 with @p halfCache.
     [[nodiscard]] static std::unique_ptr<DenseOffloadSession> create(const Model& model,
                                                                      std::unique_ptr<device::Device> device,
-                                                                     int contextLength, int batchSize,
+                                                                     int contextLength, int batchSize, bool halfCache,
                                                                      std::string& report);
     ~DenseOffloadSession() override;
 
+    [[nodiscard]] model::KvCache::Type cacheType() const override
+    {
+        return m_halfCache ? model::KvCache::Type::F16 : model::KvCache::Type::F32;
+    }
     [[nodiscard]] int wholeLayers() const override;
     [[nodiscard]] bool runWholeLayers(model::KvCache& cache, float* x, int n, int start) override;
     [[nodiscard]] bool runOutput(const float* x, int rows, float* logits) override;
@@ -60,6 +64,7 @@ private:
     std::string m_report;
     std::string m_failure; // the first device error
     int m_layers = 0;
+    bool m_halfCache = false;
 };
 
 } // namespace hearth

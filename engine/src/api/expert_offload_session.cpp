@@ -57,7 +57,8 @@ std::optional<sparse::PlacementPlan> expertPlan(const model::LlamaModel& model, 
         return std::nullopt;
     }
     const sparse::ActivationStats stats = sessionExpertStats(*shape, path, note);
-    auto planner = sparse::PlacementPlanner::create(sessionShape(std::move(shape).value(), /*sparse=*/false), stats);
+    auto planner = sparse::PlacementPlanner::create(
+        sessionShape(std::move(shape).value(), /*sparse=*/false, deviceHalfCache(params.kvCache)), stats);
     if (!planner) {
         note = planner.message();
         return std::nullopt;
@@ -116,6 +117,7 @@ std::unique_ptr<ExpertOffloadSession> ExpertOffloadSession::create(const Model& 
     }
     std::unique_ptr<ExpertOffloadSession> s(new ExpertOffloadSession());
     s->m_device = std::move(device);
+    s->m_cacheType = deviceHalfCache(params.kvCache) ? model::KvCache::Type::F16 : model::KvCache::Type::F32;
     const device::DeviceInfo& info = s->m_device->info();
     const std::string budget = device::formatBytes(info.budgetBytes);
     std::string statsNote;
@@ -130,8 +132,9 @@ std::unique_ptr<ExpertOffloadSession> ExpertOffloadSession::create(const Model& 
     }
 
     std::vector<std::string> notes;
-    s->m_layers = HybridDeviceLayers::create(*s->m_device, model, HybridDeviceLayers::fromPlan(*plan), contextLength,
-                                             batchSize, notes);
+    s->m_layers = HybridDeviceLayers::create(*s->m_device, model,
+                                             HybridDeviceLayers::fromPlan(*plan, deviceHalfCache(params.kvCache)),
+                                             contextLength, batchSize, notes);
 
     const model::HyperParams& hp = llama->hyperParams();
     const auto& layers = llama->weights().layers;

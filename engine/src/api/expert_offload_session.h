@@ -42,6 +42,7 @@ public:
                                                                       std::string& report);
     ~ExpertOffloadSession() override;
 
+    [[nodiscard]] model::KvCache::Type cacheType() const override { return m_cacheType; }
     [[nodiscard]] bool hasAttention(int layer) const override;
     [[nodiscard]] bool runAttention(model::KvCache& cache, int layer, const float* x, int n, int start,
                                     float* out) override;
@@ -64,6 +65,7 @@ private:
     std::unique_ptr<device::DeviceExperts> m_experts; // null: every expert on the CPU
     std::string m_report;
     std::string m_failure; // the experts' first device error
+    model::KvCache::Type m_cacheType = model::KvCache::Type::F16; // the device attention's
     int m_nLayer = 0;
     int m_expertCount = 0; // routed experts of the model
 };

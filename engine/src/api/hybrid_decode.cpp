@@ -350,7 +350,7 @@ bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const dev
         report = cpuOnlyReport("cannot size the model: " + shape.message());
         return false;
     }
-    *shape = sessionShape(std::move(shape).value(), /*sparse=*/true);
+    *shape = sessionShape(std::move(shape).value(), /*sparse=*/true, deviceHalfCache(params.kvCache));
     std::string statsNote;
     auto stats = sessionStats(*shape, modelPath, kDefaultAssumedSparsity, statsNote);
     if (!stats) {

@@ -10,9 +10,10 @@
 
 namespace hearth {
 
-HybridDeviceLayers::Choice HybridDeviceLayers::fromPlan(const sparse::PlacementPlan& plan)
+HybridDeviceLayers::Choice HybridDeviceLayers::fromPlan(const sparse::PlacementPlan& plan, bool halfCache)
 {
     Choice c;
+    c.halfCache = halfCache;
     for (const sparse::LayerPlacement& l : plan.layers) {
         c.attention.push_back(l.attentionOnGpu);
         c.predictor.push_back(l.predictorOnGpu || l.hotCount > 0);
@@ -44,7 +45,7 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
                                                                const Choice& choice, int contextLength, int batchSize,
                                                                std::vector<std::string>& notes)
 {
-    auto described = deviceModelLayers(model, contextLength, batchSize);
+    auto described = deviceModelLayers(model, contextLength, batchSize, choice.halfCache);
     if (!described) {
         notes.push_back("attention and predictors stay on the CPU: " + described.message());
         return nullptr;
@@ -53,6 +54,7 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
     const int nLayer = int(described->layers.size());
     std::unique_ptr<HybridDeviceLayers> h(new HybridDeviceLayers(dev));
     h->m_nLayer = nLayer;
+    h->m_halfCache = choice.halfCache;
     h->m_nEmbd = ap.nEmbd;
     h->m_nFf = described->params.nFF;
     h->m_attention.resize(std::size_t(nLayer));

@@ -35,10 +35,12 @@ public:
         std::vector<bool> attention;
         std::vector<bool> predictor;
         bool output = false; // the output head
+        bool halfCache = false; // the attention's KV caches in F16 (deviceHalfCache())
     };
     // The plan's choice: attention where attentionOnGpu, predictors where the layer has hot
-    // neurons (or predictorOnGpu) and a predictor, the output head where outputOnGpu.
-    [[nodiscard]] static Choice fromPlan(const sparse::PlacementPlan& plan);
+    // neurons (or predictorOnGpu) and a predictor, the output head where outputOnGpu; the KV
+    // caches in F16 with @p halfCache.
+    [[nodiscard]] static Choice fromPlan(const sparse::PlacementPlan& plan, bool halfCache);
 
     // Places @p choice on @p device, which must outlive the result. @p batchSize: the forward
     // pass's largest batch. Null (with @p notes) when nothing could be placed.
@@ -47,6 +49,10 @@ public:
                                                                     int batchSize, std::vector<std::string>& notes);
     ~HybridDeviceLayers() override;
 
+    [[nodiscard]] model::KvCache::Type cacheType() const override
+    {
+        return m_halfCache ? model::KvCache::Type::F16 : model::KvCache::Type::F32;
+    }
     [[nodiscard]] bool hasAttention(int layer) const override;
     [[nodiscard]] bool runAttention(model::KvCache& cache, int layer, const float* x, int n, int start,
                                     float* out) override;
@@ -75,6 +81,7 @@ private:
 
     device::Device& m_device;
     int m_nLayer = 0;
+    bool m_halfCache = false;
     std::int64_t m_nEmbd = 0;
     std::int64_t m_nFf = 0;
     std::vector<std::unique_ptr<device::DeviceAttentionLayer>> m_attention; // per layer, null on the CPU

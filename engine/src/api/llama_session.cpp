@@ -117,13 +117,14 @@ std::unique_ptr<DenseOffloadSession> denseOffload(const Model& model, bool spars
 }
 
 // The attention and predictors the hybrid FFN's plan puts on its device, or null.
-std::unique_ptr<HybridDeviceLayers> hybridDeviceLayers(HybridDecode* hybrid, const Model& model, int contextLength,
-                                                       int batchSize)
+std::unique_ptr<HybridDeviceLayers> hybridDeviceLayers(HybridDecode* hybrid, const Model& model,
+                                                       const SessionParams& params, int contextLength, int batchSize)
 {
     if (!hybrid)
         return nullptr;
     std::vector<std::string> notes; // what did not fit stays on the CPU; the summary counts it
-    return HybridDeviceLayers::create(hybrid->device(), model, HybridDeviceLayers::fromPlan(hybrid->plan()),
+    return HybridDeviceLayers::create(hybrid->device(), model,
+                                      HybridDeviceLayers::fromPlan(hybrid->plan(), deviceHalfCache(params.kvCache)),
                                       contextLength, batchSize, notes);
 }
 
@@ -168,7 +169,7 @@ Result<std::unique_ptr<model::ArchitectureForward>> createFamilyForward(const Fa
         hybrid = decode.get();
     }
     auto dense = denseOffload(model, sparse, params, contextLength, batch, report);
-    auto layers = hybridDeviceLayers(decode.get(), model, contextLength, batch);
+    auto layers = hybridDeviceLayers(decode.get(), model, params, contextLength, batch);
     if (!decode && !dense)
         return upcast(std::move(forward));
     return std::unique_ptr<model::ArchitectureForward>(std::make_unique<FamilyForwardAdapter>(
@@ -204,7 +205,7 @@ Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& m
             parts.hybrid = HybridDecode::create(llama, params, contextLength, maxBatch, report);
             hybrid = parts.hybrid.get();
             parts.dense = denseOffload(llama, llama.weights().sparse, params, contextLength, maxBatch, report);
-            parts.layers = hybridDeviceLayers(parts.hybrid.get(), llama, contextLength, maxBatch);
+            parts.layers = hybridDeviceLayers(parts.hybrid.get(), llama, params, contextLength, maxBatch);
         }
         return std::unique_ptr<model::ArchitectureForward>(
             std::make_unique<LlamaForwardAdapter>(std::move(forward).value(), llama.hyperParams().nVocab, std::move(parts)));

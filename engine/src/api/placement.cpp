@@ -8,6 +8,7 @@
 #include "core/sliding_window.h"
 #include "gguf/gguf_file.h"
 #include "model/architecture.h"
+#include "api/session_device.h"
 #include "api/session_shape.h"
 #include "sparse/activation_stats.h"
 #include "sparse/byte_math.h"
@@ -114,15 +115,19 @@ bool PlacementSummary::fullyOnGpu() const
 
 struct PlacementModel::Impl
 {
-    // Planners for the shape as sessions place it: whole layers, and (for a file with
-    // predictors) single neurons with @p stats.
+    // Planners for the shape as sessions place it: whole layers (a mixture: by experts, with
+    // @p stats), and (for a file with predictors) single neurons with @p stats.
     [[nodiscard]] static Result<std::unique_ptr<Impl>> create(
-        sparse::ModelShape shape, const sparse::ActivationStats& stats);
-    [[nodiscard]] Status setStats(const sparse::ActivationStats& stats);
+        sparse::ModelShape shape, sparse::ActivationStats stats);
+    [[nodiscard]] Status setStats(sparse::ActivationStats stats);
+    // The planner of a @p sparse (or dense) session whose device caches are F16 with @p halfCache,
+    // made on first use.
+    [[nodiscard]] Result<sparse::PlacementPlanner*> planner(bool sparse, bool halfCache);
 
     sparse::ModelShape shape; // the file's or the description's own
-    std::optional<sparse::PlacementPlanner> dense;
-    std::optional<sparse::PlacementPlanner> sparse; // with predictors only
+    sparse::ActivationStats stats;
+    bool sparseCapable = false; // predictors and statistics
+    std::optional<sparse::PlacementPlanner> planners[2][2]; // [sparse][halfCache]
 };
 
 PlacementModel::PlacementModel(std::unique_ptr<Impl> impl)
@@ -214,41 +219,49 @@ Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d
 }
 
 Result<std::unique_ptr<PlacementModel::Impl>> PlacementModel::Impl::create(
-    sparse::ModelShape shape, const sparse::ActivationStats& stats)
+    sparse::ModelShape shape, sparse::ActivationStats stats)
 {
     auto impl = std::make_unique<PlacementModel::Impl>();
     impl->shape = std::move(shape);
-    if (impl->shape.mixtureOfExperts()) {
-        HEARTH_TRY(impl->setStats(stats));
+    if (impl->shape.hasPredictors() || impl->shape.mixtureOfExperts()) {
+        HEARTH_TRY(impl->setStats(std::move(stats)));
         return impl;
     }
-    auto dense = sparse::PlacementPlanner::create(sessionShape(impl->shape, /*sparse=*/false), {});
-    if (!dense) {
+    auto dense = impl->planner(false, true);
+    if (!dense)
         return dense.status();
-    }
-    impl->dense.emplace(std::move(dense).value());
-    if (impl->shape.hasPredictors()) {
-        HEARTH_TRY(impl->setStats(stats));
-    }
     return impl;
 }
 
-Status PlacementModel::Impl::setStats(const sparse::ActivationStats& stats)
+Status PlacementModel::Impl::setStats(sparse::ActivationStats newStats)
 {
-    // A mixture's statistics are per expert and place its experts.
-    if (shape.mixtureOfExperts()) {
-        auto planner = sparse::PlacementPlanner::create(sessionShape(shape, /*sparse=*/false), stats);
-        if (!planner)
-            return planner.status();
-        dense.emplace(std::move(planner).value());
-        return {};
-    }
-    auto planner = sparse::PlacementPlanner::create(sessionShape(shape, /*sparse=*/true), stats);
-    if (!planner) {
+    // Checked by making the planner the default request uses; the others follow on demand.
+    const bool sparse = shape.hasPredictors() && !shape.mixtureOfExperts() && !newStats.empty();
+    auto planner = sparse::PlacementPlanner::create(sessionShape(shape, sparse, true), newStats);
+    if (!planner)
         return planner.status();
-    }
-    sparse.emplace(std::move(planner).value());
+    for (auto& row : planners)
+        for (auto& p : row)
+            p.reset();
+    stats = std::move(newStats);
+    sparseCapable = sparse;
+    planners[sparse][1].emplace(std::move(planner).value());
     return {};
+}
+
+Result<sparse::PlacementPlanner*> PlacementModel::Impl::planner(bool sparse, bool halfCache)
+{
+    std::optional<sparse::PlacementPlanner>& slot = planners[sparse][halfCache];
+    if (!slot) {
+        // A mixture places its experts by their statistics; a dense file has none to use.
+        const bool withStats = sparse || shape.mixtureOfExperts();
+        auto made = sparse::PlacementPlanner::create(sessionShape(shape, sparse, halfCache),
+                                                     withStats ? stats : sparse::ActivationStats());
+        if (!made)
+            return made.status();
+        slot.emplace(std::move(made).value());
+    }
+    return &*slot;
 }
 
 Status PlacementModel::setActivationFrequencies(std::vector<std::vector<float>> perLayer)
@@ -257,7 +270,7 @@ Status PlacementModel::setActivationFrequencies(std::vector<std::vector<float>> 
     if (!stats) {
         return stats.status();
     }
-    return m_impl->setStats(stats.value());
+    return m_impl->setStats(std::move(stats).value());
 }
 
 Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
@@ -270,8 +283,10 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     params.gpuBandwidthGBs = r.gpuBandwidthGBs;
     params.dense = r.dense;
     params.expertsByLayer = r.expertsByLayer;
-    sparse::PlacementPlanner& planner = m_impl->sparse && !r.dense ? *m_impl->sparse : *m_impl->dense;
-    auto planned = planner.plan(params);
+    auto planner = m_impl->planner(m_impl->sparseCapable && !r.dense, deviceHalfCache(r.kvCacheType));
+    if (!planner)
+        return planner.status();
+    auto planned = (*planner)->plan(params);
     if (!planned) {
         return planned.status();
     }
@@ -339,7 +354,7 @@ int PlacementModel::layerCount() const
 
 bool PlacementModel::sparseCapable() const
 {
-    return m_impl->sparse.has_value();
+    return m_impl->sparseCapable;
 }
 
 bool PlacementModel::magnitudeSparse() const

@@ -172,7 +172,7 @@ void fromOpt(const model::OptModel& model, DeviceModelLayers& out)
 
 } // namespace
 
-Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize)
+Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize, bool halfCache)
 {
     const model::ArchitectureModel* known = model::ArchitectureModel::of(model);
     if (!known)
@@ -185,6 +185,7 @@ Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLengt
     static_cast<device::AttentionParams&>(out.params) = attentionParams(hp, contextLength);
     out.params.nFF = hp.nFf;
     out.params.maxBatch = std::max(1, batchSize);
+    out.params.halfCache = halfCache;
     try {
         switch (block) {
         case model::BlockKind::Llama:

@@ -47,9 +47,17 @@ struct DeviceModelLayers {
     std::string wholeLayerProblem;
 };
 
-// @p model's layers for a session of @p contextLength tokens and batches of @p batchSize;
-// Unsupported for other architectures.
-[[nodiscard]] Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize);
+// @p model's layers for a session of @p contextLength tokens and batches of @p batchSize, its
+// device KV caches in F16 with @p halfCache; Unsupported for other architectures.
+[[nodiscard]] Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize,
+                                                          bool halfCache);
+
+// Whether a session asking for @p type keeps its device KV caches in F16: unless it asks for F32
+// (the device has no Q8_0 cache; a Q8_0 session's host cache becomes F16 with it).
+[[nodiscard]] constexpr bool deviceHalfCache(KvCacheType type)
+{
+    return type != KvCacheType::F32;
+}
 
 // The device's name for a model's FFN activation.
 [[nodiscard]] device::Activation deviceActivation(model::FfnActivation activation);

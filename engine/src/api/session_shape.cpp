@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "api/session_shape.h"
 
+#include "api/session_device.h"
+
 #include "gguf/gguf_file.h"
 #include "model/architecture.h"
 #include "model/hyper_params.h"
@@ -61,11 +63,12 @@ std::string statsMismatch(const sparse::ActivationStats& stats, const sparse::Mo
 
 } // namespace
 
-sparse::ModelShape sessionShape(sparse::ModelShape shape, bool sparse)
+sparse::ModelShape sessionShape(sparse::ModelShape shape, bool sparse, bool halfCache)
 {
     const model::Architecture* family = model::findArchitecture(shape.architecture);
     const bool layerNorm = family && family->block != model::BlockKind::Llama;
-    const std::uint64_t deviceKvBytesPerToken = 2 * sizeof(float) * std::uint64_t(std::max<std::int64_t>(shape.nEmbdKv, 0));
+    const std::uint64_t deviceKvBytesPerToken
+        = 2 * (halfCache ? 2 : sizeof(float)) * std::uint64_t(std::max<std::int64_t>(shape.nEmbdKv, 0));
     const std::uint64_t normFloats = std::uint64_t(std::max<std::int64_t>(shape.nEmbd, 0));
     // A mixture's session runs the attention on the device as a sparse one does, and its experts.
     const bool attentionApart = sparse || shape.mixtureOfExperts();
@@ -77,7 +80,7 @@ sparse::ModelShape sessionShape(sparse::ModelShape shape, bool sparse)
             layer.attentionTensors += layerNorm ? 2 : 1;
         }
     }
-    shape.kvType = "F32";
+    shape.kvType = halfCache ? "F16" : "F32";
     return shape;
 }
 
@@ -171,7 +174,8 @@ std::uint64_t hostKvCacheBytes(const sparse::ModelShape& shape, KvCacheType type
                                int batchSize)
 {
     using Cache = model::KvCache;
-    Cache::Type stored = Cache::Type::F32;
+    // With a device the cache takes the device's type (deviceHalfCache()).
+    Cache::Type stored = deviceHalfCache(type) ? Cache::Type::F16 : Cache::Type::F32;
     if (!deviceInUse) {
         const std::int64_t qWidth = shape.nEmbdQ > 0 ? shape.nEmbdQ : shape.nEmbd;
         stored = Cache::typeFor(Cache::typeOf(type), shape.nHead > 0 ? int(qWidth / shape.nHead) : 0);

@@ -4,14 +4,15 @@
 // What a session puts on a device, as the placement planner counts it. The VRAM panel
 // (PlacementModel) and the sessions (HybridDecode, DenseOffloadSession) both plan with these, so
 // the plan a user sees before loading is the placement the session then makes:
-//  * the device keeps its KV cache in F32 (DeviceAttentionLayer), whatever the file assumes;
+//  * the device keeps its KV cache in F16, or in F32 when the session asks for F32
+//    (deviceHalfCache(); DeviceAttentionLayer), whatever the file assumes;
 //  * the output matrix stays on the CPU;
 //  * a sparse session keeps the norms on the CPU too, but the attention's own norm goes to the
 //    device with the attention (a LayerNorm's weight and bias: two allocations);
 //  * a dense session offloads whole layers, norms included (DenseOffload);
 //  * a mixture's session places attention as a sparse one does, then experts (ExpertOffloadSession).
 // The host keeps every layer's keys and values in the session's cache type (F16 for a Q8_0 the
-// heads do not suit), or in F32 once any layer runs on a device, whose rows it mirrors.
+// heads do not suit), or in the device's once any layer runs on a device, whose rows it mirrors.
 // The fixed costs follow the device: the CUDA back end sets aside the planner's reserve and
 // workspace, the emulated device (host memory) nothing.
 
@@ -33,8 +34,8 @@ class GgufFile;
 namespace hearth {
 
 // @p shape (the file's or a description's, its architecture naming the family) as a @p sparse or
-// dense session places it.
-[[nodiscard]] sparse::ModelShape sessionShape(sparse::ModelShape shape, bool sparse);
+// dense session places it, its device KV caches in F16 with @p halfCache.
+[[nodiscard]] sparse::ModelShape sessionShape(sparse::ModelShape shape, bool sparse, bool halfCache);
 
 // The file's shape, its windows from its hyper-parameters, before sessionShape().
 [[nodiscard]] Result<sparse::ModelShape> fileShape(const gguf::GgufFile& file);
@@ -56,7 +57,8 @@ namespace hearth {
 [[nodiscard]] Result<sparse::ActivationStats> assumedStats(const sparse::ModelShape& shape, double sparsity);
 
 // The host KV cache of a session of @p shape (the file's) at @p contextLength tokens with batches
-// of @p batchSize, storing @p type, or F32 when @p deviceInUse: what Session::kvCacheBytesAt says.
+// of @p batchSize, storing @p type, or the device's type when @p deviceInUse: what
+// Session::kvCacheBytesAt says.
 [[nodiscard]] std::uint64_t hostKvCacheBytes(const sparse::ModelShape& shape, KvCacheType type, bool deviceInUse,
                                              int contextLength, int batchSize);
 

@@ -431,7 +431,8 @@ int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int rope
     const AttentionArgs args{a->q,   a->k,        a->v,      a->k_cache,   a->v_cache,  a->scores, a->out,
                              a->pos, a->capacity, a->n_head, a->n_head_kv, a->head_dim, a->n_rot,  a->freq_base,
                              a->freq_scale, ropeStyle, a->freq_factors, a->attn_factor, a->window,
-                             a->scale > 0.0f ? a->scale : 1.0f / sqrtf(float(a->head_dim)), a->soft_cap};
+                             a->scale > 0.0f ? a->scale : 1.0f / sqrtf(float(a->head_dim)), a->soft_cap,
+                             a->half_cache};
     launchAttention(args, ctx->stream);
     return launched(ctx, "attention");
 }

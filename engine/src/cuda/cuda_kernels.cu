@@ -249,18 +249,33 @@ __global__ void layerNormKernel(const float* x, const float* weight, const float
     }
 }
 
-// RoPE on q and k (llama "normal" pairs or GPT-NeoX halves; none for style 2), then k and v into
-// the cache at pos.
+// Element @p i of a KV cache row base, floats or halves.
+__device__ __forceinline__ float loadCache(const void* base, std::int64_t i, int half)
+{
+    return half ? __half2float(static_cast<const __half*>(base)[i]) : static_cast<const float*>(base)[i];
+}
+
+__device__ __forceinline__ void storeCache(void* base, std::int64_t i, float value, int half)
+{
+    if (half)
+        static_cast<__half*>(base)[i] = __float2half_rn(value);
+    else
+        static_cast<float*>(base)[i] = value;
+}
+
+// RoPE on q (in place) and k (llama "normal" pairs or GPT-NeoX halves; none for style 2), k and v
+// stored into the cache row of pos: k rotated first, so a half cache rounds the rotated key, as
+// the CPU's F16 cache does.
 __global__ void ropeStoreKernel(AttentionArgs a)
 {
     const int half = a.nRot / 2;
     const int kvDim = a.nHeadKv * a.headDim;
     const double p = double(a.pos) * double(a.freqScale);
-    float* kRow = a.kCache + std::int64_t(a.pos % a.capacity) * kvDim;
-    float* vRow = a.vCache + std::int64_t(a.pos % a.capacity) * kvDim;
+    const std::int64_t row = std::int64_t(a.pos % a.capacity) * kvDim;
+    // Every element as it is; the rotated pairs are overwritten below.
     for (int i = threadIdx.x; i < kvDim; i += blockDim.x) {
-        kRow[i] = a.k[i];
-        vRow[i] = a.v[i];
+        storeCache(a.kCache, row + i, a.k[i], a.halfCache);
+        storeCache(a.vCache, row + i, a.v[i], a.halfCache);
     }
     __syncthreads();
     if (a.ropeStyle == 2)
@@ -278,13 +293,17 @@ __global__ void ropeStoreKernel(AttentionArgs a)
             theta /= double(a.freqFactors[i]);
         const float c = float(cos(theta)) * a.attnFactor;
         const float s = float(sin(theta)) * a.attnFactor;
-        float* v = (isQ ? a.q : kRow) + std::int64_t(h) * a.headDim;
-        const int i0 = neox ? i : 2 * i;
-        const int i1 = neox ? i + half : 2 * i + 1;
-        const float x0 = v[i0];
-        const float x1 = v[i1];
-        v[i0] = x0 * c - x1 * s;
-        v[i1] = x0 * s + x1 * c;
+        const std::int64_t i0 = std::int64_t(h) * a.headDim + (neox ? i : 2 * i);
+        const std::int64_t i1 = std::int64_t(h) * a.headDim + (neox ? i + half : 2 * i + 1);
+        const float x0 = isQ ? a.q[i0] : a.k[i0];
+        const float x1 = isQ ? a.q[i1] : a.k[i1];
+        if (isQ) {
+            a.q[i0] = x0 * c - x1 * s;
+            a.q[i1] = x0 * s + x1 * c;
+        } else {
+            storeCache(a.kCache, row + i0, x0 * c - x1 * s, a.halfCache);
+            storeCache(a.kCache, row + i1, x0 * s + x1 * c, a.halfCache);
+        }
     }
 }
 
@@ -306,10 +325,10 @@ __global__ void attentionKernel(AttentionArgs a)
     // Key j lives in row j % capacity; its score in scores[j - first].
     float localMax = -FLT_MAX;
     for (int j = first + threadIdx.x; j < n; j += kAttnThreads) {
-        const float* k = a.kCache + std::int64_t(j % a.capacity) * kvDim + kvOffset;
+        const std::int64_t k = std::int64_t(j % a.capacity) * kvDim + kvOffset;
         float s = 0.0f;
         for (int d = 0; d < a.headDim; ++d)
-            s += q[d] * k[d];
+            s += q[d] * loadCache(a.kCache, k + d, a.halfCache);
         s *= scale;
         if (a.softCap > 0.0f)
             s = a.softCap * tanhf(s / a.softCap);
@@ -341,7 +360,7 @@ __global__ void attentionKernel(AttentionArgs a)
     for (int d = threadIdx.x; d < a.headDim; d += kAttnThreads) {
         float acc = 0.0f;
         for (int j = first; j < n; ++j)
-            acc += scores[j - first] * inv * a.vCache[std::int64_t(j % a.capacity) * kvDim + kvOffset + d];
+            acc += scores[j - first] * inv * loadCache(a.vCache, std::int64_t(j % a.capacity) * kvDim + kvOffset + d, a.halfCache);
         a.out[std::int64_t(h) * a.headDim + d] = acc;
     }
 }

@@ -100,8 +100,8 @@ struct AttentionArgs {
     float* q;
     const float* k;
     const float* v;
-    float* kCache;
-    float* vCache;
+    void* kCache; // floats, or halves with halfCache
+    void* vCache;
     float* scores;
     float* out;
     int pos, capacity, nHead, nHeadKv, headDim, nRot;
@@ -112,6 +112,7 @@ struct AttentionArgs {
     int window;               // keys of positions (pos - window, pos]; 0: all
     float scale;              // of q . k
     float softCap;            // scores become softCap * tanh(score / softCap); 0: none
+    int halfCache;            // the caches hold F16
 };
 void launchAttention(const AttentionArgs& a, cudaStream_t stream);
 

@@ -24,8 +24,8 @@ extern "C" {
 #endif
 
 // 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6,
-// cache rows taken in turn (sliding-window caches)
-#define HEARTH_CUDA_ABI_VERSION 4u
+// cache rows taken in turn (sliding-window caches); 5: half_cache
+#define HEARTH_CUDA_ABI_VERSION 5u
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -53,8 +53,8 @@ typedef struct HearthCudaAttention {
     float* q;
     const float* k;
     const float* v;
-    float* k_cache;
-    float* v_cache;
+    void* k_cache;             // [capacity][n_head_kv * head_dim] floats, or halves with half_cache
+    void* v_cache;
     float* scores;
     float* out;
     int32_t pos;
@@ -70,6 +70,7 @@ typedef struct HearthCudaAttention {
     int32_t window;            // sliding window: keys of positions (pos - window, pos]; 0: all
     float scale;               // of q . k; 0: 1 / sqrt(head_dim)
     float soft_cap;            // scores become soft_cap * tanh(score / soft_cap); 0: none
+    int32_t half_cache;        // 1: the caches hold F16; k is rotated, then rounded and stored (ABI 5)
 } HearthCudaAttention;
 
 typedef struct HearthCudaBackendV1 {

@@ -216,13 +216,14 @@ Status CudaDevice::attention(const AttentionOp& op)
 {
     HEARTH_TRY(checkOp(op));
     const HearthCudaAttention a{op.q.as<float>(),      op.k.as<const float>(), op.v.as<const float>(),
-                                op.kCache.as<float>(), op.vCache.as<float>(),  op.scores.as<float>(),
+                                op.kCache.ptr,         op.vCache.ptr,          op.scores.as<float>(),
                                 op.out.as<float>(),    op.pos,                 op.capacity,
                                 op.nHead,              op.nHeadKv,             op.headDim,
                                 op.nRot,               op.freqBase,            op.freqScale,
                                 op.freqFactors.empty() ? nullptr : op.freqFactors.as<const float>(),
                                 op.attnFactor,         op.window,
-                                op.scale,              op.softCap};
+                                op.scale,              op.softCap,
+                                op.halfCache ? 1 : 0};
     if (op.rope == RopeStyle::Normal)
         return check(m_api->attention(m_ctx, &a), "attention");
     const auto fn = optional(&HearthCudaBackendV1::attention_rope, offsetof(HearthCudaBackendV1, attention_rope));

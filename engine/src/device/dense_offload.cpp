@@ -4,6 +4,7 @@
 #include "sparse/scratch_layout.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace hearth::device {
@@ -223,8 +224,10 @@ Status DenseOffload::enqueueForward(float* x, int n, int start, const KvMirror* 
         for (std::size_t i = 0; i < m_layers.size(); ++i) {
             Layer& l = m_layers[i];
             KvMirror mirror;
-            if (mirrors && mirrors[i].k && mirrors[i].v)
-                mirror = {mirrors[i].k + std::size_t(done) * kvDim, mirrors[i].v + std::size_t(done) * kvDim};
+            if (mirrors && mirrors[i].k && mirrors[i].v) {
+                const std::size_t skip = std::size_t(done) * kvDim * m_p.cacheElementBytes();
+                mirror = {static_cast<std::byte*>(mirrors[i].k) + skip, static_cast<std::byte*>(mirrors[i].v) + skip};
+            }
             if (m_p.parallelBlock) {
                 // Both halves read the layer input; the sums go in the CPU's order.
                 HEARTH_TRY(enqueueNorm(l, m_x, m_xn, count));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "device/device_attention.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -168,7 +169,7 @@ std::uint64_t DeviceAttentionLayer::deviceBytes() const
 
 std::uint64_t DeviceAttentionLayer::bytesFor(const Device& device, const AttentionParams& p, const AttentionWeights& w)
 {
-    const std::uint64_t cache = std::uint64_t(p.kvDim()) * std::uint64_t(layerParams(p, w).cacheRows()) * 4;
+    const std::uint64_t cache = std::uint64_t(p.kvDim()) * std::uint64_t(layerParams(p, w).cacheRows()) * p.cacheElementBytes();
     std::uint64_t total = 2 * device.chargedBytes(cache);
     for (const VectorItem& v : vectorItems(p, w)) {
         if (v.src)
@@ -214,7 +215,7 @@ Result<std::unique_ptr<DeviceAttentionLayer>> DeviceAttentionLayer::create(Devic
         return {};
     };
     HEARTH_TRY(p.fusedQkv ? upload(fused) : upload(separate));
-    const std::uint64_t cacheBytes = std::uint64_t(p.kvDim()) * std::uint64_t(l->m_p.cacheRows()) * 4;
+    const std::uint64_t cacheBytes = std::uint64_t(p.kvDim()) * std::uint64_t(l->m_p.cacheRows()) * p.cacheElementBytes();
     auto cache = device.allocate(cacheBytes, "K cache");
     if (!cache)
         return cache.status();
@@ -289,6 +290,7 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         a.rope = m_p.rope;
         a.scale = m_p.scale;
         a.softCap = m_p.softCap;
+        a.halfCache = m_p.halfCache;
         HEARTH_TRY(d.attention(a));
     }
     HEARTH_TRY(d.matmul(MatmulOp{&m_wo, s.m_attn, out, n}));
@@ -299,7 +301,7 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         const int rows = m_p.cacheRows();
         const int slot = start % rows;
         const int first = std::min(n, rows - slot);
-        const std::uint64_t floats = std::uint64_t(m_p.kvDim());
+        const std::uint64_t rowBytes = std::uint64_t(m_p.kvDim()) * m_p.cacheElementBytes();
         const struct {
             int slot, count;
             std::uint64_t hostRow;
@@ -307,10 +309,10 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         for (const auto& piece : pieces) {
             if (piece.count == 0)
                 continue;
-            const std::uint64_t offset = std::uint64_t(piece.slot) * kvBytes;
-            const std::uint64_t bytes = std::uint64_t(piece.count) * kvBytes;
-            HEARTH_TRY(d.download(m_kCache, offset, mirror.k + piece.hostRow * floats, bytes));
-            HEARTH_TRY(d.download(m_vCache, offset, mirror.v + piece.hostRow * floats, bytes));
+            const std::uint64_t offset = std::uint64_t(piece.slot) * rowBytes;
+            const std::uint64_t bytes = std::uint64_t(piece.count) * rowBytes;
+            HEARTH_TRY(d.download(m_kCache, offset, static_cast<std::byte*>(mirror.k) + piece.hostRow * rowBytes, bytes));
+            HEARTH_TRY(d.download(m_vCache, offset, static_cast<std::byte*>(mirror.v) + piece.hostRow * rowBytes, bytes));
         }
     }
     return {};

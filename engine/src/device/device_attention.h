@@ -55,6 +55,7 @@ struct AttentionParams {
     NormKind norm = NormKind::Rms;
     RopeStyle rope = RopeStyle::Normal;
     bool fusedQkv = false; // one product with rows [Q | K | V] (AttentionWeights::wqkv)
+    bool halfCache = false; // the KV cache in F16 (AttentionOp::halfCache), as the session's host cache
 
     [[nodiscard]] std::int64_t qDim() const { return std::int64_t(nHead) * headDim; }
     [[nodiscard]] std::int64_t kvDim() const { return std::int64_t(nHeadKv) * headDim; }
@@ -66,6 +67,8 @@ struct AttentionParams {
     {
         return std::int32_t(slidingWindowRows(contextLength, slidingWindow, maxBatch));
     }
+    // Bytes of one cached K or V element.
+    [[nodiscard]] std::uint64_t cacheElementBytes() const { return halfCache ? 2 : 4; }
     [[nodiscard]] Status validate() const;
 };
 
@@ -123,10 +126,11 @@ private:
     DeviceBuffer m_scores; // [nHead][contextLength], one token at a time
 };
 
-// Host rows the new K/V rows are copied to (the host cache's rows of the batch's first position).
+// Host rows the new K/V rows are copied to (the host cache's rows of the batch's first position,
+// in the device cache's type).
 struct KvMirror {
-    float* k = nullptr;
-    float* v = nullptr;
+    void* k = nullptr;
+    void* v = nullptr;
 };
 
 class DeviceAttentionLayer {

@@ -113,7 +113,7 @@ enum class RopeStyle : int { Normal = 0, Neox = 1, None = 2 };
 
 // One decoded token's attention at position pos: rotates q and k (RoPE of the given style, its
 // cos and sin scaled by attnFactor), stores k and v in the cache ([capacity][nHeadKv * headDim]
-// F32 each; position p takes row p % capacity, so a sliding-window layer's cache holds only its
+// F32 each, or F16 halves with halfCache; position p takes row p % capacity, so a sliding-window layer's cache holds only its
 // last capacity >= window positions), then out = softmax(cap(q . K[lo..pos] * scale)) .
 // V[lo..pos] per head (grouped-query heads share a KV head), lo = 0, or pos - window + 1 with a
 // sliding window; cap(s) = softCap * tanh(s / softCap) with a soft-cap (Gemma 2), else s. q is
@@ -140,6 +140,9 @@ struct AttentionOp {
     RopeStyle rope = RopeStyle::Normal;
     float scale = 0.0f;   // of q . k; 0: 1 / sqrt(headDim)
     float softCap = 0.0f; // 0: none
+    // The cache holds F16 halves: k and v are stored rounded (after RoPE), as a CPU session's
+    // F16 cache stores them, and widened again as they are read.
+    bool halfCache = false;
 };
 
 // y[i] += x[i] for i < n.

@@ -137,8 +137,9 @@ Status checkOp(const AttentionOp& op)
     HEARTH_TRY(need("attention", "q", op.q, qDim, 4));
     HEARTH_TRY(need("attention", "k", op.k, kvDim, 4));
     HEARTH_TRY(need("attention", "v", op.v, kvDim, 4));
-    HEARTH_TRY(need("attention", "kCache", op.kCache, kvDim * op.capacity, 4));
-    HEARTH_TRY(need("attention", "vCache", op.vCache, kvDim * op.capacity, 4));
+    const int cacheElement = op.halfCache ? 2 : 4;
+    HEARTH_TRY(need("attention", "kCache", op.kCache, kvDim * op.capacity, cacheElement));
+    HEARTH_TRY(need("attention", "vCache", op.vCache, kvDim * op.capacity, cacheElement));
     HEARTH_TRY(need("attention", "scores", op.scores, std::int64_t(op.nHead) * op.capacity, 4));
     return need("attention", "out", op.out, qDim, 4);
 }

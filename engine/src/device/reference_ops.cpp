@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "device/reference_ops.h"
 
+#include "core/fp16.h"
+
 #include "cpu/block_dot.h"
 #include "cpu/ops.h"
 #include "cpu/quant.h"
@@ -228,19 +230,39 @@ void attention(const AttentionOp& op)
     cpu::ropeTables(op.pos, op.nRot, op.freqBase, op.freqScale, cosTable.data(), sinTable.data(),
                     op.freqFactors.empty() ? nullptr : op.freqFactors.as<const float>(), op.attnFactor);
     float* q = op.q.as<float>();
-    float* kCache = op.kCache.as<float>();
-    float* vCache = op.vCache.as<float>();
-    const auto row = [&](int pos) { return std::size_t(pos % op.capacity) * kvDim; };
-    float* kRow = kCache + row(op.pos);
-    std::memcpy(kRow, op.k.ptr, kvDim * sizeof(float));
-    std::memcpy(vCache + row(op.pos), op.v.ptr, kvDim * sizeof(float));
+    const auto rowStart = [&](int pos) { return std::size_t(pos % op.capacity) * kvDim; };
+    // K is rotated before it is stored, so a half cache rounds the rotated key, as the CPU's does.
+    std::vector<float> k(op.k.as<const float>(), op.k.as<const float>() + kvDim);
     if (op.rope == RopeStyle::Normal) {
         cpu::ropeNormal(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
-        cpu::ropeNormal(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
+        cpu::ropeNormal(k.data(), op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
     } else if (op.rope == RopeStyle::Neox) {
         cpu::ropeNeox(q, op.nHead, hd, op.nRot, cosTable.data(), sinTable.data());
-        cpu::ropeNeox(kRow, op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
+        cpu::ropeNeox(k.data(), op.nHeadKv, hd, op.nRot, cosTable.data(), sinTable.data());
     }
+    // Both caches, widened to floats for the products below (a half cache as its halves read).
+    const int rows = std::min(op.capacity, op.pos + 1);
+    std::vector<float> kCache(std::size_t(op.capacity) * kvDim);
+    std::vector<float> vCache(kCache.size());
+    const float* v = op.v.as<const float>();
+    if (op.halfCache) {
+        auto* kHalves = op.kCache.as<std::uint16_t>();
+        auto* vHalves = op.vCache.as<std::uint16_t>();
+        for (std::size_t i = 0; i < kvDim; ++i) {
+            kHalves[rowStart(op.pos) + i] = floatToHalf(k[i]);
+            vHalves[rowStart(op.pos) + i] = floatToHalf(v[i]);
+        }
+        for (std::size_t i = 0; i < std::size_t(rows) * kvDim; ++i) {
+            kCache[i] = halfToFloat(kHalves[i]);
+            vCache[i] = halfToFloat(vHalves[i]);
+        }
+    } else {
+        std::memcpy(op.kCache.as<float>() + rowStart(op.pos), k.data(), kvDim * sizeof(float));
+        std::memcpy(op.vCache.as<float>() + rowStart(op.pos), v, kvDim * sizeof(float));
+        std::memcpy(kCache.data(), op.kCache.ptr, std::size_t(rows) * kvDim * sizeof(float));
+        std::memcpy(vCache.data(), op.vCache.ptr, std::size_t(rows) * kvDim * sizeof(float));
+    }
+    const auto row = rowStart;
 
     const int group = op.nHead / op.nHeadKv;
     const float scale = op.scale > 0.0f ? op.scale : 1.0f / std::sqrt(float(hd));
@@ -253,14 +275,14 @@ void attention(const AttentionOp& op)
         // scores[j - first] for the keys first .. pos.
         for (int j = first; j <= op.pos; ++j) {
             float& score = scores[j - first];
-            score = cpu::dot(qh, kCache + row(j) + kvOffset, hd) * scale;
+            score = cpu::dot(qh, kCache.data() + row(j) + kvOffset, hd) * scale;
             if (op.softCap > 0.0f)
                 score = op.softCap * std::tanh(score / op.softCap);
         }
         cpu::softmax(scores, op.pos + 1 - first);
         std::fill_n(out, std::size_t(hd), 0.0f);
         for (int j = first; j <= op.pos; ++j)
-            cpu::axpy(out, scores[j - first], vCache + row(j) + kvOffset, hd);
+            cpu::axpy(out, scores[j - first], vCache.data() + row(j) + kvOffset, hd);
     }
 }
 

@@ -73,11 +73,11 @@ public:
     }
     // Leading whole layers, chosen layers' attention and predictors on a device (see
     // model/layer_offload.h); null switches it off. Must outlive every later forward(). Device
-    // layers copy their K/V rows back as floats, so the cache becomes F32; when that memory
+    // layers copy their K/V rows back, so the cache takes the device's type; when that memory
     // cannot be had, the offload stays off and the CPU computes every layer.
     void setLayerOffload(LayerOffload* offload)
     {
-        if (offload && !m_cache->useF32().ok())
+        if (offload && !m_cache->useType(offload->cacheType()).ok())
             offload = nullptr;
         m_offload = offload;
         if (m_sparse)

@@ -49,16 +49,16 @@ Result<std::unique_ptr<KvCache>> KvCache::create(int nLayer, int nCtx, int kvDim
     }
     try {
         for (Rows* rows : {&cache->m_k, &cache->m_v})
-            cache->allocate(*rows, std::size_t(cache->elements()));
+            allocate(*rows, std::size_t(cache->elements()), cache->m_type);
     } catch (const std::bad_alloc&) {
         return outOfMemory(cache->byteSize());
     }
     return cache;
 }
 
-void KvCache::allocate(Rows& rows, std::size_t elements) const
+void KvCache::allocate(Rows& rows, std::size_t elements, Type type)
 {
-    switch (m_type) {
+    switch (type) {
     case Type::F16:
         rows.f16.resize(elements);
         break;
@@ -204,25 +204,41 @@ const void* KvCache::values(int layer, int pos) const
     return at(m_v, offset(layer, pos));
 }
 
-Status KvCache::useF32()
+Status KvCache::useType(Type type)
 {
-    if (m_type == Type::F32)
+    if (m_type == type)
         return {};
+    if (type == Type::Q8_0)
+        return Status(ErrorCode::InvalidArgument, "a cache is not made Q8_0 after the fact");
     const std::size_t n = std::size_t(elements());
-    Buffer<float> k;
-    Buffer<float> v;
+    // A Q8_0 cache becomes F16 through floats, a row at a time.
+    Buffer<float> wide;
+    Rows k;
+    Rows v;
     try {
-        k.resize(n);
-        v.resize(n);
+        if (m_type == Type::Q8_0 && type == Type::F16)
+            wide.resize(std::size_t(m_kvDim));
+        allocate(k, n, type);
+        allocate(v, n, type);
     } catch (const std::bad_alloc&) {
-        return outOfMemory(2 * n * sizeof(float));
+        return outOfMemory(2 * bytesOf(type, n));
     }
-    const DType stored = m_type == Type::F16 ? DType::F16 : DType::Q8_0;
-    cpu::dequantizeRow(stored, at(m_k, 0), k.data(), std::int64_t(n));
-    cpu::dequantizeRow(stored, at(m_v, 0), v.data(), std::int64_t(n));
-    m_k = Rows{.f32 = std::move(k)};
-    m_v = Rows{.f32 = std::move(v)};
-    m_type = Type::F32;
+    for (auto [from, to] : {std::pair{&m_k, &k}, std::pair{&m_v, &v}}) {
+        if (type == Type::F32) {
+            cpu::dequantizeRow(m_type == Type::F16 ? DType::F16 : DType::Q8_0, at(*from, 0), to->f32.data(),
+                               std::int64_t(n));
+        } else if (m_type == Type::F32) {
+            cpu::quantizeRow(DType::F16, from->f32.data(), to->f16.data(), std::int64_t(n));
+        } else {
+            for (std::size_t row = 0; row < n; row += std::size_t(m_kvDim)) {
+                cpu::dequantizeRow(DType::Q8_0, at(*from, row), wide.data(), m_kvDim);
+                cpu::quantizeRow(DType::F16, wide.data(), to->f16.data() + row, m_kvDim);
+            }
+        }
+    }
+    m_k = std::move(k);
+    m_v = std::move(v);
+    m_type = type;
     return {};
 }
 

@@ -3,8 +3,8 @@
 
 // The attention key/value cache of one session, per layer [position][kvDim] for K and V.
 // F16 by default: half the memory of F32 (an 8B model's 32k-token context takes 4 GiB instead
-// of 8), and the attention kernels widen the rows as they read them. F32 for sessions whose
-// device layers mirror their rows into it (the devices keep F32 caches and copy rows back).
+// of 8), and the attention kernels widen the rows as they read them. Sessions whose device layers
+// mirror their rows into it keep it in the devices' type, F16 or F32 (devices copy rows back).
 //
 // A sliding-window layer keeps only the rows its queries can still see: room for its window
 // plus a batch, with the newest rows moved back to the front when a batch would run past the
@@ -69,12 +69,13 @@ public:
     [[nodiscard]] const void* keys(int layer, int pos) const;
     [[nodiscard]] const void* values(int layer, int pos) const;
 
-    // F32 caches only: the rows, which device layers write directly.
-    [[nodiscard]] float* k(int layer, int pos) { return m_k.f32.data() + offset(layer, pos); }
-    [[nodiscard]] float* v(int layer, int pos) { return m_v.f32.data() + offset(layer, pos); }
+    // F32 and F16 caches: the rows, which device layers write directly.
+    [[nodiscard]] void* k(int layer, int pos) { return const_cast<void*>(keys(layer, pos)); }
+    [[nodiscard]] void* v(int layer, int pos) { return const_cast<void*>(values(layer, pos)); }
 
-    // Makes the cache F32, keeping what it holds. OutOfMemory leaves it as it was.
-    [[nodiscard]] Status useF32();
+    // Makes the cache F32 or F16, keeping what it holds (a Q8_0 cache's rows widened). Nothing to
+    // do when it already is; OutOfMemory leaves it as it was.
+    [[nodiscard]] Status useType(Type type);
 
 private:
     KvCache() = default;
@@ -101,8 +102,8 @@ private:
         Buffer<float> f32;
         Buffer<BlockQ8_0> q8;
     };
-    // Sizes @p rows for @p elements; throws std::bad_alloc.
-    void allocate(Rows& rows, std::size_t elements) const;
+    // Sizes @p rows for @p elements of @p type; throws std::bad_alloc.
+    static void allocate(Rows& rows, std::size_t elements, Type type);
     // Element @p at of @p rows as stored.
     [[nodiscard]] const void* at(const Rows& rows, std::size_t at) const;
     void store(Rows& rows, std::size_t at, const float* x) const;

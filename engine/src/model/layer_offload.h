@@ -32,6 +32,9 @@ struct ExpertBatch {
 class LayerOffload {
 public:
     virtual ~LayerOffload() = default;
+    // The type of the device's KV cache, which the forward pass's cache takes so the device can
+    // copy its rows there (F16 or F32).
+    [[nodiscard]] virtual KvCache::Type cacheType() const { return KvCache::Type::F32; }
     // Layers [0, wholeLayers()) run entirely through runWholeLayers().
     [[nodiscard]] virtual int wholeLayers() const { return 0; }
     // Runs those layers for @p n tokens at positions [start, start + n) on @p x (n rows of

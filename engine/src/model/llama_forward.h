@@ -128,11 +128,11 @@ public:
     // code written against it here.
     using LayerOffload = model::LayerOffload;
     // Null switches it off. @p offload must outlive every later forward(). Device layers copy
-    // their K/V rows back as floats, so the cache becomes F32; when that memory cannot be had,
+    // their K/V rows back, so the cache takes the device's type; when that memory cannot be had,
     // the offload stays off and the CPU computes every layer.
     void setLayerOffload(LayerOffload* offload)
     {
-        m_offload = offload && m_cache->useF32().ok() ? offload : nullptr;
+        m_offload = offload && m_cache->useType(offload->cacheType()).ok() ? offload : nullptr;
     }
 
 private:
