@@ -724,9 +724,9 @@ private Q_SLOTS:
         row("row not a block multiple", RawGguf().header(1, 0).tensor("t", {33}, 2, 0).data(64), "block size");
         row("misaligned offset", RawGguf().header(1, 0).tensor("t", {4}, f32, 16).data(64), "not a multiple of the alignment");
         row("offset past end", RawGguf().header(1, 0).tensor("blk.3.ffn_up.weight", {4}, f32, 1 << 20).data(64),
-            "tensor 'blk.3.ffn_up.weight' extends past the end of the file");
+            "tensor 'blk.3.ffn_up.weight' (F32) extends past the end of the file");
         row("offset near 2^64", RawGguf().header(1, 0).tensor("t", {4}, f32, ~0ull - 31).data(64), "extends past the end");
-        row("size past end", RawGguf().header(1, 0).tensor("big", {1024}, f32, 0).data(64), "tensor 'big' extends past");
+        row("size past end", RawGguf().header(1, 0).tensor("big", {1024}, f32, 0).data(64), "tensor 'big' (F32) extends past");
         row("duplicate tensor",
             RawGguf().header(2, 0).tensor("t", {4}, f32, 0).tensor("t", {4}, f32, 32).data(64), "duplicate tensor 't'");
         row("truncated tensor info",

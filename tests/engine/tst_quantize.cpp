@@ -433,6 +433,42 @@ private Q_SLOTS:
         QTest::newRow("not a model") << 5;
     }
 
+    void truncatedFilesNameTheTensorAndType()
+    {
+        // A Q4_K_M download cut short: refused with the tensor the cut falls in and its type
+        // named (a Q6_K or Q4_K tensor), and nothing is mapped past the end.
+        const std::string full = path("truncated-q4_k_m.gguf");
+        convert::QuantizeOptions options;
+        options.input = m_f16Blocks;
+        options.output = full;
+        options.preset = QuantizationPreset::Q4_K_M;
+        QVERIFY(convert::quantizeModelFile(options).ok());
+        auto file = gguf::GgufFile::open(full);
+        QVERIFY(file.ok());
+        std::vector<const gguf::TensorInfo*> byOffset;
+        for (const gguf::TensorInfo& t : (*file)->tensors())
+            byOffset.push_back(&t);
+        std::sort(byOffset.begin(), byOffset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
+        QFile bytes(QString::fromStdString(full));
+        QVERIFY(bytes.open(QIODevice::ReadOnly));
+        const QByteArray whole = bytes.readAll();
+        bytes.close();
+        for (const gguf::TensorInfo* cutIn : {byOffset.back(), byOffset[byOffset.size() / 2]}) {
+            const std::string cut = path("cut.gguf");
+            QFile out(QString::fromStdString(cut));
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(whole.left(qsizetype((*file)->dataOffset() + cutIn->offset + cutIn->byteSize / 2)));
+            out.close();
+            const auto model = Model::load(cut);
+            QVERIFY(!model);
+            QCOMPARE(model.code(), ErrorCode::InvalidFile);
+            const std::string& why = model.message();
+            QVERIFY2(why.find("'" + cutIn->name + "' (" + std::string(dtypeName(cutIn->type)) + ")") != std::string::npos,
+                     why.c_str());
+            QVERIFY2(why.find("truncated") != std::string::npos, why.c_str());
+        }
+    }
+
     void badInputsAreRejected()
     {
         QFETCH(int, which);

@@ -654,7 +654,8 @@ Status GgufFile::parseAll()
     for (TensorInfo& info : m_tensors) {
         if (info.offset > dataSize || info.byteSize > dataSize - info.offset) {
             return Status(ErrorCode::InvalidFile,
-                          "tensor '" + info.name + "' extends past the end of the file (offset " + std::to_string(info.offset)
+                          "tensor '" + info.name + "' (" + std::string(dtypeName(info.type))
+                              + ") extends past the end of the file: it is truncated (offset " + std::to_string(info.offset)
                               + ", size " + std::to_string(info.byteSize) + ", data section starts at "
                               + std::to_string(m_dataOffset) + ", file " + std::to_string(fileSize) + " bytes)");
         }
