@@ -101,8 +101,8 @@ void ToolOptions::addFloat(const std::string& names, const std::string& valueNam
 void ToolOptions::addDeviceOptions(DeviceOptions* target)
 {
     add("--vram-budget", "GiB",
-        "GPU memory to use (hot FFN neurons of sparse files, whole layers of dense ones), in GiB; 0 runs on the "
-        "CPU only (default: auto, the free VRAM less 256 MiB)",
+        "GPU memory to use (hot FFN neurons of sparse files, the most used experts of mixtures, whole layers of "
+        "dense files), in GiB; 0 runs on the CPU only (default: auto, the free VRAM less 256 MiB)",
         [target](const std::string& v, std::string& error) {
             std::string lower = v;
             std::transform(lower.begin(), lower.end(), lower.begin(),
