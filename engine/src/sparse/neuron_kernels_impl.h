@@ -579,9 +579,9 @@ void decodeRunsQ45K(const Block& w, float s, RunsK& r)
     }
 }
 
-// AVX2 only: AVX-512 adds Q4_K rows by table (axpyGroupQ4K).
+// AVX2 only: AVX-512 adds Q4_K and Q5_K rows by table (axpyGroupQ45K).
 [[maybe_unused]] void decodeRuns(const cpu::BlockQ4_K& w, float s, RunsK& r) { decodeRunsQ45K<false>(w, s, r); }
-void decodeRuns(const cpu::BlockQ5_K& w, float s, RunsK& r) { decodeRunsQ45K<true>(w, s, r); }
+[[maybe_unused]] void decodeRuns(const cpu::BlockQ5_K& w, float s, RunsK& r) { decodeRunsQ45K<true>(w, s, r); }
 
 void decodeRuns(const cpu::BlockQ6_K& w, float s, RunsK& r)
 {
@@ -665,70 +665,95 @@ void axpyRowsK(float* y, const float* s, const void* const* rows, int count, std
 }
 
 #if defined(__AVX512F__) && defined(__AVX512BW__)
-// Q4_K rows added into floats as Q4_0's are above: a 32-weight run's 16 possible values (its
-// scale times 0..15 plus its offset, the activation folded in) are one register, from which
-// vpermps picks each weight by its nibble, so nothing is decoded first. A chunk of 64 weights
-// is 32 bytes: their low nibbles are run 2c, their high ones run 2c + 1.
-template <int Rows>
-void axpyGroupQ4K(float* y, const float* s, const cpu::BlockQ4_K* const* w, std::int64_t n)
+// Q4_K and Q5_K rows added into floats as Q4_0's are above: a 32-weight run's possible values
+// (its scale times each level plus its offset, the activation folded in) are held in registers,
+// from which vpermps picks each weight by its nibble (Q4_K: 16 levels, one register) or
+// vpermt2ps by its nibble and fifth bit (Q5_K: 32 levels, two registers), so nothing is
+// decoded first. A chunk of 64 weights is 32 bytes: their low nibbles are run 2c, their high
+// ones run 2c + 1; Q5_K's fifth bits are bits 2c and 2c + 1 of the 32 bytes of qh.
+template <bool FifthBit, typename Block, int Rows>
+void axpyGroupQ45K(float* y, const float* s, const Block* const* w, std::int64_t n)
 {
     const __m512 levels = _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f,
                                          12.0f, 13.0f, 14.0f, 15.0f);
+    const __m512 upperLevels = _mm512_add_ps(levels, _mm512_set1_ps(16.0f));
+    const __m512i fifth = _mm512_set1_epi32(16);
     alignas(32) std::int16_t scalesMins[Rows][16];
     float d[Rows];
     float m[Rows];
+    // The values of run k of row r, as one register (Q4_K) or two (Q5_K's upper 16 levels).
+    const auto table = [&](int r, int k, __m512 at) {
+        return _mm512_fmadd_ps(at, _mm512_set1_ps(d[r] * float(scalesMins[r][k])),
+                               _mm512_set1_ps(m[r] * float(scalesMins[r][8 + k])));
+    };
     for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
         for (int r = 0; r < Rows; ++r) {
-            const cpu::BlockQ4_K& block = w[r][b];
+            const Block& block = w[r][b];
             _mm256_store_si256(reinterpret_cast<__m256i*>(scalesMins[r]), cpu::scalesMinsK4(block.scales));
             d[r] = s[r] * halfToFloat(block.d);
             m[r] = -s[r] * halfToFloat(block.dmin);
         }
         for (int c = 0; c < 4; ++c) {
             float* yc = y + b * cpu::QK_K + 64 * c;
-            __m512 y0 = _mm512_loadu_ps(yc);
-            __m512 y1 = _mm512_loadu_ps(yc + 16);
-            __m512 y2 = _mm512_loadu_ps(yc + 32);
-            __m512 y3 = _mm512_loadu_ps(yc + 48);
+            __m512 out[4] = {_mm512_loadu_ps(yc), _mm512_loadu_ps(yc + 16), _mm512_loadu_ps(yc + 32),
+                             _mm512_loadu_ps(yc + 48)};
             for (int r = 0; r < Rows; ++r) {
                 const std::uint8_t* qs = w[r][b].qs + 32 * c;
-                const __m512i q0 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
-                const __m512i q1 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + 16)));
-                const __m512 low = _mm512_fmadd_ps(levels, _mm512_set1_ps(d[r] * float(scalesMins[r][2 * c])),
-                                                   _mm512_set1_ps(m[r] * float(scalesMins[r][8 + 2 * c])));
-                const __m512 high = _mm512_fmadd_ps(levels, _mm512_set1_ps(d[r] * float(scalesMins[r][2 * c + 1])),
-                                                    _mm512_set1_ps(m[r] * float(scalesMins[r][8 + 2 * c + 1])));
-                y0 = _mm512_add_ps(y0, _mm512_permutexvar_ps(q0, low));
-                y1 = _mm512_add_ps(y1, _mm512_permutexvar_ps(q1, low));
-                y2 = _mm512_add_ps(y2, _mm512_permutexvar_ps(_mm512_srli_epi32(q0, 4), high));
-                y3 = _mm512_add_ps(y3, _mm512_permutexvar_ps(_mm512_srli_epi32(q1, 4), high));
+                const __m512i q[2] = {_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs))),
+                                      _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + 16)))};
+                const __m512 low = table(r, 2 * c, levels);
+                const __m512 high = table(r, 2 * c + 1, levels);
+                if constexpr (FifthBit) {
+                    const __m512 lowUpper = table(r, 2 * c, upperLevels);
+                    const __m512 highUpper = table(r, 2 * c + 1, upperLevels);
+                    for (int h = 0; h < 2; ++h) {
+                        const __m512i bits = _mm512_cvtepu8_epi32(
+                            _mm_loadu_si128(reinterpret_cast<const __m128i*>(w[r][b].qh + 16 * h)));
+                        // (q & 15) | fifth bit << 4, then (q >> 4) | the next bit << 4.
+                        const __m512i lowIndex = _mm512_ternarylogic_epi32(
+                            q[h], _mm512_set1_epi32(15),
+                            _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(bits, 2 * c), 4), fifth), 0xEA);
+                        const __m512i highIndex = _mm512_or_si512(
+                            _mm512_srli_epi32(q[h], 4),
+                            _mm512_and_si512(_mm512_slli_epi32(_mm512_srli_epi32(bits, 2 * c + 1), 4), fifth));
+                        out[h] = _mm512_add_ps(out[h], _mm512_permutex2var_ps(low, lowIndex, lowUpper));
+                        out[2 + h] = _mm512_add_ps(out[2 + h], _mm512_permutex2var_ps(high, highIndex, highUpper));
+                    }
+                } else {
+                    for (int h = 0; h < 2; ++h) {
+                        out[h] = _mm512_add_ps(out[h], _mm512_permutexvar_ps(q[h], low));
+                        out[2 + h] = _mm512_add_ps(out[2 + h], _mm512_permutexvar_ps(_mm512_srli_epi32(q[h], 4), high));
+                    }
+                }
             }
-            _mm512_storeu_ps(yc, y0);
-            _mm512_storeu_ps(yc + 16, y1);
-            _mm512_storeu_ps(yc + 32, y2);
-            _mm512_storeu_ps(yc + 48, y3);
+            for (int i = 0; i < 4; ++i)
+                _mm512_storeu_ps(yc + 16 * i, out[i]);
         }
     }
 }
 
-template <int... Rows>
-constexpr std::array<void (*)(float*, const float*, const cpu::BlockQ4_K* const*, std::int64_t), sizeof...(Rows)>
-    kAxpyGroupQ4K = {axpyGroupQ4K<Rows>...};
+template <bool FifthBit, typename Block, int... Rows>
+constexpr std::array<void (*)(float*, const float*, const Block* const*, std::int64_t), sizeof...(Rows)>
+    kAxpyGroupQ45K = {axpyGroupQ45K<FifthBit, Block, Rows>...};
 
-void axpyRowsQ4K(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+template <bool FifthBit, typename Block>
+void axpyRowsQ45K(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
 {
     static_assert(kAxpyRowsGroup == 8);
-    constexpr auto& groups = kAxpyGroupQ4K<1, 2, 3, 4, 5, 6, 7, 8>;
+    constexpr auto& groups = kAxpyGroupQ45K<FifthBit, Block, 1, 2, 3, 4, 5, 6, 7, 8>;
     for (int k0 = 0; k0 < count; k0 += kAxpyRowsGroup) {
         const int group = std::min(kAxpyRowsGroup, count - k0);
-        const cpu::BlockQ4_K* w[kAxpyRowsGroup];
+        const Block* w[kAxpyRowsGroup];
         for (int k = 0; k < group; ++k)
-            w[k] = static_cast<const cpu::BlockQ4_K*>(rows[k0 + k]);
+            w[k] = static_cast<const Block*>(rows[k0 + k]);
         groups[std::size_t(group - 1)](y, s + k0, w, n);
     }
 }
+constexpr auto axpyRowsQ4K = axpyRowsQ45K<false, cpu::BlockQ4_K>;
+constexpr auto axpyRowsQ5K = axpyRowsQ45K<true, cpu::BlockQ5_K>;
 #else
 constexpr auto axpyRowsQ4K = axpyRowsK<cpu::BlockQ4_K>;
+constexpr auto axpyRowsQ5K = axpyRowsK<cpu::BlockQ5_K>;
 #endif
 
 // Values of a row at element e (a multiple of kLanes), one vector, for axpyTile.
@@ -871,8 +896,7 @@ constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>,
      axpyOneRow<axpyRowsBytes<BlockQ8_0, q8Bytes>>, nullptr, axpyTile<Q8Values>, axpyRowsBytes<BlockQ8_0, q8Bytes>},
     {dot2K<DType::Q4_K>, dot1K<DType::Q4_K>, axpyOneRow<axpyRowsQ4K>, nullptr, nullptr, axpyRowsQ4K},
-    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyOneRow<axpyRowsK<cpu::BlockQ5_K>>, nullptr, nullptr,
-     axpyRowsK<cpu::BlockQ5_K>},
+    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyOneRow<axpyRowsQ5K>, nullptr, nullptr, axpyRowsQ5K},
     {dot2K<DType::Q6_K>, dot1K<DType::Q6_K>, axpyOneRow<axpyRowsK<cpu::BlockQ6_K>>, nullptr, nullptr,
      axpyRowsK<cpu::BlockQ6_K>},
 };
