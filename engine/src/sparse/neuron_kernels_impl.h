@@ -473,22 +473,29 @@ void axpyGroupQ4(float* y, const float* s, const BlockQ4_0* const* w, std::int64
     }
 }
 
-template <int... Rows>
-constexpr std::array<void (*)(float*, const float*, const BlockQ4_0* const*, std::int64_t), sizeof...(Rows)>
-    kAxpyGroupQ4 = {axpyGroupQ4<Rows>...};
-
-void axpyRowsQ4(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+// axpyRows over a kernel for groups of 1 to kAxpyRowsGroup rows of Block (Group<Rows>).
+template <typename Block, template <int> class Group>
+void axpyRowsInGroups(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
 {
     static_assert(kAxpyRowsGroup == 8);
-    constexpr auto& groups = kAxpyGroupQ4<1, 2, 3, 4, 5, 6, 7, 8>;
+    using Kernel = void (*)(float*, const float*, const Block* const*, std::int64_t);
+    static constexpr std::array<Kernel, kAxpyRowsGroup> groups = {Group<1>::run, Group<2>::run, Group<3>::run,
+                                                                  Group<4>::run, Group<5>::run, Group<6>::run,
+                                                                  Group<7>::run, Group<8>::run};
     for (int k0 = 0; k0 < count; k0 += kAxpyRowsGroup) {
         const int group = std::min(kAxpyRowsGroup, count - k0);
-        const BlockQ4_0* w[kAxpyRowsGroup];
+        const Block* w[kAxpyRowsGroup];
         for (int k = 0; k < group; ++k)
-            w[k] = static_cast<const BlockQ4_0*>(rows[k0 + k]);
+            w[k] = static_cast<const Block*>(rows[k0 + k]);
         groups[std::size_t(group - 1)](y, s + k0, w, n);
     }
 }
+
+template <int Rows>
+struct GroupQ4 {
+    static constexpr auto run = axpyGroupQ4<Rows>;
+};
+constexpr auto axpyRowsQ4 = axpyRowsInGroups<BlockQ4_0, GroupQ4>;
 #else
 constexpr auto axpyRowsQ4 = axpyRowsBytes<BlockQ4_0, q4Bytes>;
 constexpr auto axpyQ4 = axpyOneRow<axpyRowsQ4>;
@@ -732,25 +739,16 @@ void axpyGroupQ45K(float* y, const float* s, const Block* const* w, std::int64_t
     }
 }
 
-template <bool FifthBit, typename Block, int... Rows>
-constexpr std::array<void (*)(float*, const float*, const Block* const*, std::int64_t), sizeof...(Rows)>
-    kAxpyGroupQ45K = {axpyGroupQ45K<FifthBit, Block, Rows>...};
-
-template <bool FifthBit, typename Block>
-void axpyRowsQ45K(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
-{
-    static_assert(kAxpyRowsGroup == 8);
-    constexpr auto& groups = kAxpyGroupQ45K<FifthBit, Block, 1, 2, 3, 4, 5, 6, 7, 8>;
-    for (int k0 = 0; k0 < count; k0 += kAxpyRowsGroup) {
-        const int group = std::min(kAxpyRowsGroup, count - k0);
-        const Block* w[kAxpyRowsGroup];
-        for (int k = 0; k < group; ++k)
-            w[k] = static_cast<const Block*>(rows[k0 + k]);
-        groups[std::size_t(group - 1)](y, s + k0, w, n);
-    }
-}
-constexpr auto axpyRowsQ4K = axpyRowsQ45K<false, cpu::BlockQ4_K>;
-constexpr auto axpyRowsQ5K = axpyRowsQ45K<true, cpu::BlockQ5_K>;
+template <int Rows>
+struct GroupQ4K {
+    static constexpr auto run = axpyGroupQ45K<false, cpu::BlockQ4_K, Rows>;
+};
+template <int Rows>
+struct GroupQ5K {
+    static constexpr auto run = axpyGroupQ45K<true, cpu::BlockQ5_K, Rows>;
+};
+constexpr auto axpyRowsQ4K = axpyRowsInGroups<cpu::BlockQ4_K, GroupQ4K>;
+constexpr auto axpyRowsQ5K = axpyRowsInGroups<cpu::BlockQ5_K, GroupQ5K>;
 #else
 constexpr auto axpyRowsQ4K = axpyRowsK<cpu::BlockQ4_K>;
 constexpr auto axpyRowsQ5K = axpyRowsK<cpu::BlockQ5_K>;
