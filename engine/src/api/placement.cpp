@@ -123,6 +123,9 @@ struct PlacementModel::Impl
     // The planner of a @p sparse (or dense) session whose device caches are F16 with @p halfCache,
     // made on first use.
     [[nodiscard]] Result<sparse::PlacementPlanner*> planner(bool sparse, bool halfCache);
+    // A new one, with @p withStats for the plans that use statistics (neurons, or a mixture's experts).
+    [[nodiscard]] Result<sparse::PlacementPlanner> make(bool sparse, bool halfCache,
+                                                        const sparse::ActivationStats& withStats) const;
 
     sparse::ModelShape shape; // the file's or the description's own
     sparse::ActivationStats stats;
@@ -237,7 +240,7 @@ Status PlacementModel::Impl::setStats(sparse::ActivationStats newStats)
 {
     // Checked by making the planner the default request uses; the others follow on demand.
     const bool sparse = shape.hasPredictors() && !shape.mixtureOfExperts() && !newStats.empty();
-    auto planner = sparse::PlacementPlanner::create(sessionShape(shape, sparse, true), newStats);
+    auto planner = make(sparse, true, newStats);
     if (!planner)
         return planner.status();
     for (auto& row : planners)
@@ -253,15 +256,21 @@ Result<sparse::PlacementPlanner*> PlacementModel::Impl::planner(bool sparse, boo
 {
     std::optional<sparse::PlacementPlanner>& slot = planners[sparse][halfCache];
     if (!slot) {
-        // A mixture places its experts by their statistics; a dense file has none to use.
-        const bool withStats = sparse || shape.mixtureOfExperts();
-        auto made = sparse::PlacementPlanner::create(sessionShape(shape, sparse, halfCache),
-                                                     withStats ? stats : sparse::ActivationStats());
+        auto made = make(sparse, halfCache, stats);
         if (!made)
             return made.status();
         slot.emplace(std::move(made).value());
     }
     return &*slot;
+}
+
+Result<sparse::PlacementPlanner> PlacementModel::Impl::make(bool sparse, bool halfCache,
+                                                            const sparse::ActivationStats& withStats) const
+{
+    // A mixture places its experts by their statistics; a dense file has none to use.
+    const bool used = sparse || shape.mixtureOfExperts();
+    return sparse::PlacementPlanner::create(sessionShape(shape, sparse, halfCache),
+                                            used ? withStats : sparse::ActivationStats());
 }
 
 Status PlacementModel::setActivationFrequencies(std::vector<std::vector<float>> perLayer)
