@@ -362,6 +362,31 @@ private slots:
         QVERIFY(std::all_of(seen.begin(), seen.end(), [](bool s) { return s; }));
     }
 
+    void halfCachesOnTheDevice_data() { addArchRows(); }
+
+    // Sessions keep their KV caches in F16 by default, on the device too (falcon's fused QKV rows,
+    // opt's biases): whole layers there give the logits of a CPU session with the same cache over
+    // a conversation.
+    void halfCachesOnTheDevice()
+    {
+        QFETCH(QString, arch);
+        const auto model = writeDense(options(arch.toStdString(), arch.toStdString() + "-tiny", DType::F16,
+                                              arch == QLatin1String("falcon") ? "gelu" : "relu"));
+        QVERIFY(model);
+        SessionParams cpuParams = params("", 0);
+        cpuParams.kvCache = KvCacheType::F16;
+        auto cpu = Session::create(model, cpuParams);
+        QVERIFY2(cpu.ok(), cpu.message().c_str());
+        const auto reference = converse(**cpu, kPromptTokens);
+        SessionParams onDevice = params(emulated(1 << 30));
+        onDevice.kvCache = KvCacheType::F16;
+        const std::string report = check(model, onDevice, reference, 1e-4);
+        QCOMPARE(offloadedLayers(report), kLayers);
+        auto session = Session::create(model, onDevice);
+        QVERIFY(session.ok());
+        QCOMPARE((*session)->kvCacheType(), KvCacheType::F16);
+    }
+
     void denseDeviceFailure_data() { addArchRows(); }
 
     // A device that fails in the middle of a conversation: the failed batch and everything after
