@@ -211,11 +211,9 @@ std::unique_ptr<ExpertOffloadSession> ExpertOffloadSession::create(const Model& 
     return s;
 }
 
-std::string ExpertOffloadSession::failure() const
+const std::string& ExpertOffloadSession::failure() const
 {
-    if (!m_failure.empty())
-        return m_failure;
-    return m_layers ? m_layers->failure() : std::string();
+    return !m_failure.empty() || !m_layers ? m_failure : m_layers->failure();
 }
 
 bool ExpertOffloadSession::hasAttention(int layer) const

@@ -57,7 +57,9 @@ public:
 
 private:
     ExpertOffloadSession() = default;
-    [[nodiscard]] std::string failure() const;
+    // The first device error of the experts or of the attention and output head; empty while
+    // the device works. A reference: deviceExperts() asks for every layer of every token.
+    [[nodiscard]] const std::string& failure() const;
 
     // Declared in this order so the parts go before the device that holds their memory.
     std::unique_ptr<device::Device> m_device;
