@@ -3,6 +3,7 @@
 // machine's memory bandwidth (decode reads every weight once per token, so bandwidth bounds it).
 
 #include "json_writer.h"
+#include "device_params.h"
 #include "tool_options.h"
 
 #include "core/dtype.h"
@@ -285,11 +286,7 @@ int main(int argc, char** argv)
     sessionParams.denseFfn = dense;
     sessionParams.contextLength = depth + promptTokens + generateTokens + 8;
     sessionParams.batchSize = std::max(sessionParams.batchSize, promptTokens);
-    sessionParams.vramBudgetGiB = device.vramBudgetGiB;
-    sessionParams.resetGpuIndex = device.resetGpuIndex;
-    sessionParams.disableGpuIndex = device.disableGpuIndex;
-    sessionParams.expertsByLayer = device.expertsByLayer;
-    sessionParams.kvCache = kvCacheTypeFromName(device.kvCache).value_or(KvCacheType::F16);
+    tools::applyDeviceOptions(device, sessionParams);
     auto session = Session::create(*model, sessionParams);
     if (!session) {
         std::fprintf(stderr, "hearth-bench: cannot start a session: %s\n", session.message().c_str());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // hearth-cli: one-shot generation (-p) or an interactive chat on the terminal.
 
+#include "device_params.h"
 #include "tool_options.h"
 
 #include <hearth/hearth.h>
@@ -230,11 +231,7 @@ int main(int argc, char** argv)
     sessionParams.contextLength = settings.contextLength;
     sessionParams.threads = settings.threads;
     sessionParams.denseFfn = dense;
-    sessionParams.vramBudgetGiB = device.vramBudgetGiB;
-    sessionParams.resetGpuIndex = device.resetGpuIndex;
-    sessionParams.disableGpuIndex = device.disableGpuIndex;
-    sessionParams.expertsByLayer = device.expertsByLayer;
-    sessionParams.kvCache = kvCacheTypeFromName(device.kvCache).value_or(KvCacheType::F16);
+    tools::applyDeviceOptions(device, sessionParams);
     auto session = Session::create(*model, sessionParams);
     if (!session) {
         std::fprintf(stderr, "hearth-cli: cannot start a session: %s\n", session.message().c_str());

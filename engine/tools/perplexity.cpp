@@ -3,6 +3,7 @@
 // perplexity tool does (non-overlapping chunks, second half of each chunk scored).
 
 #include "api/perplexity.h"
+#include "device_params.h"
 #include "json_writer.h"
 #include "tool_options.h"
 
@@ -34,6 +35,8 @@ int main(int argc, char** argv)
     options.addInt("-b,--batch", "N", "tokens per batched forward pass (default 512)", &batchSize, 1, 4096);
     options.addInt("--chunks", "N", "score at most N chunks (default: all)", &maxChunks, 0, 1 << 30);
     options.addFlag("--json", "print the result as one JSON object", &json);
+    tools::DeviceOptions device;
+    options.addDeviceOptions(&device);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess:
         return 0;
@@ -62,6 +65,7 @@ int main(int argc, char** argv)
     params.contextLength = contextLength;
     params.threads = threads;
     params.batchSize = batchSize;
+    tools::applyDeviceOptions(device, params);
     auto session = Session::create(*model, params);
     if (!session) {
         std::fprintf(stderr, "hearth-perplexity: %s\n", session.message().c_str());
@@ -70,8 +74,8 @@ int main(int argc, char** argv)
 
     const std::vector<Token> tokens = (*model)->tokenizer().encode(*text, true, false);
     if (!json)
-        std::fprintf(stderr, "%zu tokens, %zu chunks of %d\n", tokens.size(), tokens.size() / std::size_t(contextLength),
-                     contextLength);
+        std::fprintf(stderr, "[placement: %s]\n%zu tokens, %zu chunks of %d\n", (*session)->placementReport().c_str(),
+                     tokens.size(), tokens.size() / std::size_t(contextLength), contextLength);
     const auto progress = [json](int done, int, double ppl) {
         if (!json) {
             std::fprintf(stderr, "[%d]%.4f ", done, ppl);
@@ -96,6 +100,7 @@ int main(int argc, char** argv)
         out.add("tokens", std::int64_t(tokens.size()));
         out.add("chunks", result->chunks);
         out.add("scored_tokens", result->scoredTokens);
+        out.add("placement", (*session)->placementReport());
         out.add("perplexity", result->perplexity);
         out.add("seconds", result->seconds);
         out.add("tokens_per_second", double(result->chunks) * contextLength / std::max(result->seconds, 1e-9));

@@ -98,7 +98,7 @@ int downAccumulate(HearthCudaContext* ctx, const HearthCudaMatrix*, const float*
 {
     return unsupported(ctx);
 }
-int activate(HearthCudaContext* ctx, int, float*, const float*, int64_t)
+int activate(HearthCudaContext* ctx, int, float*, const float*, const uint8_t*, int64_t)
 {
     return unsupported(ctx);
 }

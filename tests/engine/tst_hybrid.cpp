@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The hybrid FFN executor on the emulated device: the split between device and CPU must not
 // change the layer's output (budgets 0, partial, everything; F16 and Q4_0; several thread
-// counts), a device that cannot hold the plan leads to re-planning, and whole-layer dense
-// offload matches the CPU forward pass's arithmetic.
+// counts), a prompt's batch gives what its tokens give one by one, a device that cannot hold
+// the plan leads to re-planning, and whole-layer dense offload matches the CPU forward pass's
+// arithmetic.
 
 #include "cpu/matmul.h"
 #include "cpu/ops.h"
@@ -95,6 +96,8 @@ class TestHybrid : public QObject {
 private Q_SLOTS:
     void splitKeepsOutput_data();
     void splitKeepsOutput();
+    void promptMatchesTokenByToken_data();
+    void promptMatchesTokenByToken();
     void rejectsBadInput();
     void allocationFailureLeavesNothing();
     void replansAfterAllocationFailure();
@@ -180,6 +183,79 @@ void TestHybrid::splitKeepsOutput()
         const auto naive = naiveFfn(f.weights, x.data(), active);
         const float tolerance = DType(type) == DType::F16 ? 1e-4f : 3e-2f;
         QVERIFY2(maxRelativeError(want, naive) < tolerance, qPrintable(QString::number(maxRelativeError(want, naive))));
+    }
+}
+
+void TestHybrid::promptMatchesTokenByToken_data()
+{
+    QTest::addColumn<int>("type");
+    QTest::addColumn<double>("hotFraction");
+    QTest::addColumn<int>("selection"); // 0: a mask per token, 1: some neurons for all, 2: every neuron
+    for (DType t : {DType::F16, DType::Q4_0, DType::Q4_K}) {
+        for (double hot : {0.0, 0.4, 1.0}) {
+            for (int selection : {0, 1, 2}) {
+                const QByteArray name = QByteArray(dtypeName(t).data(), int(dtypeName(t).size())) + " hot "
+                                        + QByteArray::number(hot) + " selection " + QByteArray::number(selection);
+                QTest::newRow(name.constData()) << int(t) << hot << selection;
+            }
+        }
+    }
+}
+
+// A prompt of 7 tokens through scratch of 3 rows (three slices on the device), each token with
+// its own neurons, against the same tokens one at a time on the CPU.
+void TestHybrid::promptMatchesTokenByToken()
+{
+    QFETCH(int, type);
+    QFETCH(double, hotFraction);
+    QFETCH(int, selection);
+    const std::int64_t nEmbd = 256;
+    const std::int64_t nFF = 512;
+    constexpr int tokens = 7;
+    FfnFixture f(DType(type), nFF, nEmbd, 400);
+    cpu::ThreadPool pool(2);
+    std::vector<std::int32_t> hot;
+    if (hotFraction >= 1.0) {
+        hot.resize(std::size_t(nFF));
+        std::iota(hot.begin(), hot.end(), 0);
+    } else if (hotFraction > 0.0) {
+        hot = randomSubset(nFF, hotFraction, 8);
+    }
+    EmulatedDevice device(EmulatedDeviceOptions{std::uint64_t(4) << 20, 256, 0, "test"});
+    auto scratch = HybridFfnScratch::create(device, nEmbd, std::int64_t(hot.size()), 3);
+    QVERIFY(scratch.ok());
+    auto hybrid = HybridFfnLayer::create(&device, scratch->get(), f.weights, hot);
+    QVERIFY2(hybrid.ok(), hybrid.message().c_str());
+    auto cpuOnly = HybridFfnLayer::create(nullptr, nullptr, f.weights, {});
+    QVERIFY(cpuOnly.ok());
+
+    std::vector<std::int32_t> active(static_cast<std::size_t>(nFF));
+    std::iota(active.begin(), active.end(), 0);
+    if (selection == 1)
+        active = randomSubset(nFF, 0.3, 9);
+    std::vector<std::uint8_t> mask;
+    if (selection == 0) {
+        std::mt19937 rng(10);
+        mask.resize(std::size_t(tokens) * std::size_t(nFF));
+        for (auto& m : mask)
+            m = std::uint8_t(rng() % 10 < 3);
+    }
+    const auto x = randomFloats(std::size_t(tokens * nEmbd), 11);
+    std::vector<float> got(std::size_t(tokens * nEmbd));
+    QVERIFY((*hybrid)->forwardBatch(pool, x.data(), tokens, active.data(), std::int64_t(active.size()),
+                                    mask.empty() ? nullptr : mask.data(), got.data())
+                .ok());
+    for (int t = 0; t < tokens; ++t) {
+        std::vector<std::int32_t> ids;
+        for (std::int32_t i : active) {
+            if (mask.empty() || mask[std::size_t(t) * std::size_t(nFF) + std::size_t(i)])
+                ids.push_back(i);
+        }
+        std::vector<float> want(static_cast<std::size_t>(nEmbd));
+        QVERIFY((*cpuOnly)->forward(pool, x.data() + t * nEmbd, ids.data(), std::int64_t(ids.size()), want.data()).ok());
+        const std::vector<float> row(got.begin() + t * nEmbd, got.begin() + (t + 1) * nEmbd);
+        QVERIFY2(maxRelativeError(row, want) < 1e-5f,
+                 qPrintable(QStringLiteral("token %1: %2").arg(t).arg(maxRelativeError(row, want))));
     }
 }
 

@@ -5,25 +5,34 @@
 # type generate greedily on the CPU alone (--vram-budget 0) and with the GPU (whole layers of dense
 # files, hot neurons of sparse ones); the two texts are printed side by side with the number of
 # leading characters they share (the GPU multiplies full-float activations, the CPU Q8 ones, so
-# random models may part after a while; a text that differs from the first token is a bug), then
+# random models may part after a while, and a tiny model's near-even first choice may part at
+# once), with the perplexity of each on the same text, which must agree closely (it is computed
+# from every logit, so a wrong layer shows there even when the greedy texts agree); then
 # hearth-bench times decode and prefill with and without the GPU, and a mixture of experts with
 # its experts placed by use and layer by layer.
 #
-#   end_to_end.sh BUILD_DIR OUT_DIR
+#   end_to_end.sh BUILD_DIR OUT_DIR [SECTION...]
+#
+# SECTION: models, bench, moe (default all three), to rerun one part alone.
 #
 # Exit status: 0 every model ran on both; 1 a model failed to load or generate.
 
 set -uo pipefail
 BUILD=$1
 OUT=$2
+shift 2
+SECTIONS=${*:-models bench moe}
 BIN=$BUILD/bin
-for tool in hearth-synth hearth-cli hearth-bench hearth-profile; do
+for tool in hearth-synth hearth-cli hearth-bench hearth-profile hearth-perplexity; do
     [[ -x "$BIN/$tool" ]] || { echo "$BIN/$tool is missing"; exit 1; }
 done
 mkdir -p "$OUT"
 MODELS=$(mktemp -d)
 trap 'rm -rf "$MODELS"' EXIT
 status=0
+# A short text keeps the perplexity runs and hearth-profile's pass over a large mixture brief.
+TEXT=$MODELS/text.txt
+head -c 4000 "$(dirname "$0")/../../engine/src/convert/calibration.txt" >"$TEXT"
 
 # Long enough to take the prompt path of quantized weights (16 tokens or more: F16 tiles, cuBLAS).
 PROMPT="Once upon a time, in a small village by the sea, there lived an old fisherman who went out every morning"
@@ -33,18 +42,25 @@ generate() { # model budget
         --vram-budget "$2" 2>"$MODELS/stderr"
 }
 
+perplexity() { # model budget
+    timeout 120 "$BIN/hearth-perplexity" -m "$1" -f "$TEXT" -c 64 -b 64 --chunks 4 --json --vram-budget "$2" \
+        2>"$MODELS/stderr" | grep -o '"perplexity":[0-9.e+-]*' | cut -d: -f2
+}
+
 shared_prefix() {
     local a=$1 b=$2 n=0
     while [[ $n -lt ${#a} && $n -lt ${#b} && "${a:n:1}" == "${b:n:1}" ]]; do n=$((n + 1)); done
     echo "$n"
 }
 
-printf '%-44s %8s %8s  %s\n' "model" "chars" "shared" "cpu | gpu"
-for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1b q4_0 4" "llama tiny-256 q6_k 0" \
+section() { [[ " $SECTIONS " == *" $1 "* ]]; }
+
+section models && printf '%-44s %8s %8s %24s  %s\n' "model" "chars" "shared" "perplexity cpu / gpu" "cpu | gpu"
+section models && for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1b q4_0 4" "llama tiny-256 q6_k 0" \
             "llama tiny-256 q5_k 0" "qwen2 qwen2-tiny q4_0 0" "qwen3 qwen3-tiny q8_0 0" "gemma2 gemma2-tiny f16 0" \
             "gemma3 gemma3-tiny q8_0 0" "phi3 phi3-tiny q4_0 0" "falcon falcon-tiny f16 0" "opt opt-tiny f16 0" \
             "llama tinyllama-1.1b q4_0 4 sparse" "llama tinyllama-1.1b q4_k 4 sparse" \
-            "qwen3moe qwen3moe-tiny q4_k 0" "qwen2moe qwen2moe-tiny q8_0 0" "smallthinker smallthinker-tiny q4_0 0" \
+            "qwen3moe qwen3moe-tiny q4_1 0" "qwen2moe qwen2moe-tiny q8_0 0" "smallthinker smallthinker-tiny q4_0 0" \
             "llama mixtral-tiny f16 0"; do
     read -r arch shape type layers sparse <<<"$spec"
     name="$arch-$shape-$type${sparse:+-sparse}"
@@ -60,13 +76,21 @@ for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1b q4_0 4" "llama t
     cpu=$(generate "$file" 0) || { echo "$name: CPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; continue; }
     gpu=$(generate "$file" 8) || { echo "$name: GPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; continue; }
     grep -m 1 "placement" "$MODELS/stderr" | sed "s/^/    /"
-    printf '%-44s %8d %8d  %q | %q\n' "$name" "${#cpu}" "$(shared_prefix "$cpu" "$gpu")" "${cpu:0:60}" "${gpu:0:60}"
+    ppl_cpu=$(perplexity "$file" 0) && ppl_gpu=$(perplexity "$file" 8) && [[ -n "$ppl_cpu" && -n "$ppl_gpu" ]] \
+        || { echo "$name: perplexity failed: $(tail -n 3 "$MODELS/stderr")"; status=1; continue; }
+    # Quantized weights meet Q8 activations on the CPU and full floats on the GPU: the mean
+    # negative log-likelihoods (the logarithms) may part by about a percent, not more.
+    verdict=$(awk -v a="$ppl_cpu" -v b="$ppl_gpu" \
+        'BEGIN { d = log(a) - log(b); if (d < 0) d = -d; print (d > 0.02 + 0.01 * log(a) ? "DIFFERS" : "") }')
+    [[ -n "$verdict" ]] && status=1
+    printf '%-44s %8d %8d %11.4g / %-11.4g %s %q | %q\n' "$name" "${#cpu}" "$(shared_prefix "$cpu" "$gpu")" \
+        "$ppl_cpu" "$ppl_gpu" "$verdict" "${cpu:0:60}" "${gpu:0:60}"
     rm -f "$file" "$file".*
 done
 
-echo
-echo "hearth-bench, 1.1B shape with 8 layers, 2 and all threads, CPU only and with the GPU"
-for spec in "q4_0 dense" "q4_0 sparse" "q4_k dense" "f16 sparse"; do
+section bench && echo
+section bench && echo "hearth-bench, 1.1B shape with 8 layers, 2 and all threads, CPU only and with the GPU"
+section bench && for spec in "q4_0 dense" "q4_0 sparse" "q4_k dense" "f16 sparse"; do
     read -r type kind <<<"$spec"
     file="$MODELS/bench-$type-$kind.gguf"
     args=(--shape tinyllama-1.1b --layers 8 --type "$type" -q -o "$file")
@@ -84,12 +108,13 @@ for spec in "q4_0 dense" "q4_0 sparse" "q4_k dense" "f16 sparse"; do
     rm -f "$file" "$file".*
 done
 
+section moe || exit "$status"
 echo
 echo "Mixture of experts, Qwen3-30B-A3B shape with 4 layers, Q4_K, 4 threads: experts on the GPU by use"
 echo "(hearth-profile's statistics) against layer by layer (--experts-by-layer, llama.cpp's --n-cpu-moe)"
 file="$MODELS/qwen3-30b-a3b-4.gguf"
 if "$BIN/hearth-synth" --arch qwen3moe --shape qwen3-30b-a3b --layers 4 --type q4_k -q -o "$file" \
-    && timeout 300 "$BIN/hearth-profile" -m "$file" -f "$(dirname "$0")/../../engine/src/convert/calibration.txt" \
+    && timeout 300 "$BIN/hearth-profile" -m "$file" -f "$TEXT" \
         -o "${file%.gguf}.hearth-stats.gguf" -t "$(nproc)" -c 256 >/dev/null 2>"$MODELS/stderr"; then
     for run in "0" "0.75" "0.75 --experts-by-layer" "1.5" "1.5 --experts-by-layer" "8"; do
         read -r budget order <<<"$run"

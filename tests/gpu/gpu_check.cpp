@@ -199,6 +199,39 @@ public:
         record(name + " vs exact", relativeError(gLast, last), halfInputs ? std::max(5e-3, exactTolerance(t)) : exactTolerance(t));
     }
 
+    // A prompt's down projection over neuron-major rows: y[t] = sum over r of x[t][r] * W[r].
+    void matmulTransposed(DType t, std::int64_t rows, std::int64_t cols, std::int64_t tokens)
+    {
+        const std::string name = "matmul transposed " + typeName(t) + " " + std::to_string(rows) + "x"
+                                 + std::to_string(cols) + " tokens " + std::to_string(tokens);
+        Pair p(m_gpu, m_ref);
+        const auto w = randomMatrix(t, rows, cols, 3);
+        const auto x = randomFloats(std::size_t(rows * tokens), 4);
+        auto m = p.matrix(t, w, rows, cols);
+        auto bx = p.put(x.data(), x.size() * 4);
+        auto by = p.zeros(std::size_t(cols * tokens) * 4);
+        if (p.failed() || !m_gpu.matmul(MatmulOp{&m.gpu, bx.gpu, by.gpu, tokens, true}).ok()
+            || !m_ref.matmul(MatmulOp{&m.ref, bx.ref, by.ref, tokens, true}).ok())
+            return failed(name, "could not run");
+        std::vector<float> g, r;
+        p.fetch(by, std::size_t(cols * tokens), g, r);
+        // The reference multiplies dequantized rows with full floats; cuBLAS rounds the
+        // activations (and F32 weights aside, nothing else) to F16.
+        const double tol = t == DType::F32 ? 1e-4 : 5e-3;
+        record(name + " vs cpu", relativeError(g, r), tol);
+        std::vector<double> exact(static_cast<std::size_t>(cols), 0.0);
+        std::vector<float> row(static_cast<std::size_t>(cols));
+        const cpu::WeightMatrix hw{t, w.data(), rows, cols};
+        const float* xLast = x.data() + (tokens - 1) * rows;
+        for (std::int64_t i = 0; i < rows; ++i) {
+            cpu::getRow(hw, i, row.data());
+            for (std::int64_t c = 0; c < cols; ++c)
+                exact[std::size_t(c)] += double(xLast[i]) * double(row[std::size_t(c)]);
+        }
+        const std::vector<float> gLast(g.end() - cols, g.end());
+        record(name + " vs exact", relativeError(gLast, std::vector<float>(exact.begin(), exact.end())), tol);
+    }
+
     void rowsAndDown(DType t, std::int64_t nFF, std::int64_t nEmbd)
     {
         const std::string name = typeName(t) + " " + std::to_string(nFF) + "x" + std::to_string(nEmbd);
@@ -271,6 +304,24 @@ public:
             const bool transcendental = kind == int(Activation::Gelu) || kind == int(Activation::GeGlu);
             record(name, relativeError(g, r), transcendental ? 1e-5 : 1e-6);
         }
+        // A prompt's per-token neuron mask zeroes what the activation gives.
+        std::vector<std::uint8_t> mask(n);
+        for (std::size_t i = 0; i < n; ++i)
+            mask[i] = std::uint8_t(i % 3 != 0);
+        auto bm = p.put(mask.data(), n);
+        auto bg = p.put(gate.data(), n * 4);
+        ActivateOp og{Activation::SwiGlu, bg.gpu, bu.gpu, std::int64_t(n)};
+        ActivateOp orf{Activation::SwiGlu, bg.ref, bu.ref, std::int64_t(n)};
+        og.mask = bm.gpu;
+        orf.mask = bm.ref;
+        if (p.failed() || !m_gpu.activate(og).ok() || !m_ref.activate(orf).ok())
+            return failed("activate masked", "could not run");
+        std::vector<float> g, r;
+        p.fetch(bg, n, g, r);
+        bool zeroed = true;
+        for (std::size_t i = 0; i < n; i += 3)
+            zeroed = zeroed && g[i] == 0.0f;
+        record("activate masked", zeroed ? relativeError(g, r) : 1.0, 1e-5);
     }
 
     // LayerNorm with weight and bias (and without a bias), then a bias added to every row.
@@ -467,6 +518,45 @@ public:
         hybrid = Status(ErrorCode::Cancelled, "done"); // free before the scratch
         record(name, relativeError(g, r), tolerance(t),
                std::to_string((*cpuOnly)->lastStats().hostNeurons) + " active neurons, half on the GPU");
+    }
+
+    // A prompt of 40 tokens through the hybrid FFN (slices of 16 rows on the GPU, half the neurons
+    // hot), each token with its own neurons, against the CPU alone.
+    void hybridLayerBatch(DType t, std::int64_t nFF, std::int64_t nEmbd)
+    {
+        const std::string name = "hybrid FFN prompt " + typeName(t) + " " + std::to_string(nFF) + "x"
+                                 + std::to_string(nEmbd);
+        constexpr int tokens = 40;
+        const auto gate = randomMatrix(t, nFF, nEmbd, 30);
+        const auto up = randomMatrix(t, nFF, nEmbd, 31);
+        const auto down = randomMatrix(t, nFF, nEmbd, 32);
+        FfnWeights w{{t, gate.data(), nFF, nEmbd}, {t, up.data(), nFF, nEmbd}, {t, down.data(), nFF, nEmbd},
+                     Activation::ReGlu};
+        std::vector<std::int32_t> hot;
+        for (std::int32_t i = 1; i < nFF; i += 2)
+            hot.push_back(i);
+        auto scratch = HybridFfnScratch::create(m_gpu, nEmbd, std::int64_t(hot.size()), 16);
+        if (!scratch)
+            return failed(name, scratch.message());
+        auto hybrid = HybridFfnLayer::create(&m_gpu, scratch->get(), w, hot);
+        auto cpuOnly = HybridFfnLayer::create(nullptr, nullptr, w, {});
+        if (!hybrid || !cpuOnly)
+            return failed(name, hybrid ? cpuOnly.message() : hybrid.message());
+        std::mt19937 rng(33);
+        std::vector<std::uint8_t> mask(std::size_t(tokens) * std::size_t(nFF));
+        for (auto& m : mask)
+            m = std::uint8_t(rng() % 10 < 4);
+        std::vector<std::int32_t> active(static_cast<std::size_t>(nFF));
+        std::iota(active.begin(), active.end(), 0);
+        const auto x = randomFloats(std::size_t(tokens * nEmbd), 34);
+        std::vector<float> g(std::size_t(tokens * nEmbd)), r(std::size_t(tokens * nEmbd));
+        cpu::ThreadPool pool(0);
+        if (!(*hybrid)->forwardBatch(pool, x.data(), tokens, active.data(), nFF, mask.data(), g.data()).ok()
+            || !(*cpuOnly)->forwardBatch(pool, x.data(), tokens, active.data(), nFF, mask.data(), r.data()).ok())
+            return failed(name, "forward failed");
+        hybrid = Status(ErrorCode::Cancelled, "done"); // free before the scratch
+        // cuBLAS takes the activations in F16.
+        record(name, relativeError(g, r), std::max(5e-3, tolerance(t)), "40 tokens, 40% of the neurons each");
     }
 
     // Two whole dense layers (attention with KV cache + FFN) on each device, token by token; or,
@@ -819,6 +909,8 @@ int main(int argc, char** argv)
         c.matmul(t, 77, superBlocks ? 512 : 160, 17);
         c.rowsAndDown(t, 3000, 4096);
         c.rowsAndDown(t, 70, superBlocks ? 512 : 160);
+        c.matmulTransposed(t, 3000, 4096, 40);
+        c.matmulTransposed(t, 70, superBlocks ? 512 : 160, 5);
     }
     c.activate();
     c.predictor(DType::F16);
@@ -852,6 +944,9 @@ int main(int argc, char** argv)
     c.hybridLayer(DType::F16, 11008, 4096);
     c.hybridLayer(DType::Q4_0, 11008, 4096);
     c.hybridLayer(DType::Q4_K, 11008, 4096);
+    c.hybridLayerBatch(DType::F16, 11008, 4096);
+    c.hybridLayerBatch(DType::Q4_0, 11008, 4096);
+    c.hybridLayerBatch(DType::Q4_K, 11008, 4096);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     int failures = 0;

@@ -539,6 +539,21 @@ bool HybridDecode::run(cpu::ThreadPool& pool, int layer, const float* xn, const 
     return false;
 }
 
+bool HybridDecode::runBatch(cpu::ThreadPool& pool, int layer, const float* xn, int tokens, const std::int32_t* active,
+                            std::int64_t count, const std::uint8_t* mask, float* y)
+{
+    if (!m_failure.empty() || layer < 0 || !m_upOnly.empty() || std::size_t(layer) >= m_placement.layers.size())
+        return false;
+    device::HybridFfnLayer& l = *m_placement.layers[std::size_t(layer)];
+    if (l.hotCount() == 0)
+        return false;
+    const Status st = l.forwardBatch(pool, xn, tokens, active, count, mask, y);
+    if (st.ok())
+        return true;
+    m_failure = st.message();
+    return false;
+}
+
 std::string HybridDecode::report() const
 {
     return reportWithFailure(m_report, m_failure, "the FFN runs on the CPU");

@@ -52,6 +52,12 @@ public:
     // caller adds).
     [[nodiscard]] bool run(cpu::ThreadPool& pool, int layer, const float* xn, const std::int32_t* active,
                            std::int64_t count, float* y) override;
+    // A prompt's batch of a gated FFN: the layer's hot neurons multiply the whole batch on the
+    // device while the CPU computes the cold ones. False (the CPU's own prompt path) for a layer
+    // with nothing on the device and for up-only FFNs.
+    [[nodiscard]] bool runBatch(cpu::ThreadPool& pool, int layer, const float* xn, int tokens,
+                                const std::int32_t* active, std::int64_t count, const std::uint8_t* mask,
+                                float* y) override;
 
     // The placement, plus what went wrong on the device since (it then runs on the CPU).
     [[nodiscard]] std::string report() const;

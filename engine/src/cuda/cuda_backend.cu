@@ -355,6 +355,59 @@ int matmul(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, st
     return launched(ctx, "matmul");
 }
 
+int matmulTransposed(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, std::int64_t tokens, float* y)
+{
+    if (int rc = checkMatrix(ctx, w))
+        return rc;
+    if (w->rows > std::int64_t(kHalfScratchElements) || w->cols > std::int64_t(kTileElements))
+        return fail(ctx, HEARTH_CUDA_UNSUPPORTED, "matmul_transposed: matrix too large for the conversion scratch");
+    if (tokens <= 0)
+        return HEARTH_CUDA_OK;
+    cudaSetDevice(ctx->device);
+    // Row-major W (rows x cols) is column-major (cols x rows, ld cols), and x (tokens x rows) is
+    // column-major (rows x tokens, ld rows): y^T = W^T x^T is cuBLAS's plain product.
+    const int m = int(w->cols);
+    const int k = int(w->rows);
+    const float one = 1.0f;
+    const float zero = 0.0f;
+    if (w->type == kF32) {
+        for (std::int64_t t0 = 0; t0 < tokens; t0 += INT_MAX) {
+            const int n = int(std::min<std::int64_t>(tokens - t0, INT_MAX));
+            const cublasStatus_t s = cublasSgemm(ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one,
+                                                 static_cast<const float*>(w->data), m, x + t0 * k, k, &zero,
+                                                 y + t0 * m, m);
+            if (s != CUBLAS_STATUS_SUCCESS)
+                return cublasFail(ctx, s, "cublasSgemm");
+        }
+        return launched(ctx, "matmul_transposed");
+    }
+    // As matmul: the activations in F16 chunks, quantized weights dequantized a tile of rows at a
+    // time; here each tile is a slice of the sum over rows, so the tiles after the first add to y.
+    const bool dense = w->type == kF16;
+    const std::int64_t chunk = std::int64_t(kHalfScratchElements) / k;
+    const int tileRows = dense ? k : int(std::min<std::int64_t>(k, std::int64_t(kTileElements) / m));
+    for (std::int64_t t0 = 0; t0 < tokens; t0 += chunk) {
+        const int n = int(std::min(chunk, tokens - t0));
+        launchToHalf(x + t0 * k, ctx->halfScratch, std::int64_t(n) * k, ctx->stream);
+        for (int r0 = 0; r0 < k; r0 += tileRows) {
+            const int rows = std::min(tileRows, k - r0);
+            const void* a = w->data;
+            if (!dense) {
+                launchDequantize(w->type, static_cast<const std::uint8_t*>(w->data) + std::uint64_t(r0) * w->row_bytes,
+                                 w->row_bytes, m, rows, ctx->weightTile, ctx->stream);
+                a = ctx->weightTile;
+            }
+            const cublasStatus_t s = cublasGemmEx(ctx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, rows, &one, a,
+                                                  CUDA_R_16F, m, ctx->halfScratch + r0, CUDA_R_16F, k,
+                                                  r0 == 0 ? &zero : &one, y + t0 * m, CUDA_R_32F, m,
+                                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+            if (s != CUBLAS_STATUS_SUCCESS)
+                return cublasFail(ctx, s, "cublasGemmEx");
+        }
+    }
+    return launched(ctx, "matmul_transposed");
+}
+
 int rowsDot(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, const std::int32_t* index,
             std::int64_t count, float* y)
 {
@@ -379,7 +432,7 @@ int downAccumulate(HearthCudaContext* ctx, const HearthCudaMatrix* w, const floa
     return launched(ctx, "downAccumulate");
 }
 
-int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, std::int64_t n)
+int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, const std::uint8_t* mask, std::int64_t n)
 {
     // 0-3 and 6 gated (they read up), 4 ReLU and 5 GELU (gate alone).
     const bool gated = kind <= 3 || kind == 6;
@@ -388,7 +441,7 @@ int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, std
     if (n <= 0)
         return HEARTH_CUDA_OK;
     cudaSetDevice(ctx->device);
-    launchActivate(kind, gate, up, n, ctx->stream);
+    launchActivate(kind, gate, up, mask, n, ctx->stream);
     return launched(ctx, "activate");
 }
 
@@ -496,6 +549,7 @@ const HearthCudaBackendV1 kTable = {
     layerNorm,
     biasAdd,
     attentionRope,
+    matmulTransposed,
 };
 
 } // namespace

@@ -93,11 +93,15 @@ __global__ void dequantizeKernel(const std::uint8_t* w, std::uint64_t rowBytes, 
     out[i] = __float2half(elementAt<Type>(w + (i / cols) * rowBytes, i % cols));
 }
 
-__global__ void activateKernel(int kind, float* gate, const float* up, std::int64_t n)
+__global__ void activateKernel(int kind, float* gate, const float* up, const std::uint8_t* mask, std::int64_t n)
 {
     const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
+    if (mask && !mask[i]) {
+        gate[i] = 0.0f;
+        return;
+    }
     const float g = gate[i];
     const float u = up ? up[i] : 0.0f;
     switch (kind) {
@@ -460,9 +464,10 @@ void launchDequantize(std::uint32_t type, const void* w, std::uint64_t rowBytes,
     });
 }
 
-void launchActivate(int kind, float* gate, const float* up, std::int64_t n, cudaStream_t stream)
+void launchActivate(int kind, float* gate, const float* up, const std::uint8_t* mask, std::int64_t n,
+                    cudaStream_t stream)
 {
-    activateKernel<<<blocksFor(n, 256), 256, 0, stream>>>(kind, gate, up, n);
+    activateKernel<<<blocksFor(n, 256), 256, 0, stream>>>(kind, gate, up, mask, n);
 }
 
 void launchRelu(float* x, std::int64_t n, cudaStream_t stream)

@@ -80,7 +80,8 @@ void launchDequantize(std::uint32_t type, const void* w, std::uint64_t rowBytes,
                       __half* out, cudaStream_t stream);
 
 // kind as device::Activation: 0-3 and 6 gated (read up), 4 ReLU, 5 GELU (gate alone; up may be null).
-void launchActivate(int kind, float* gate, const float* up, std::int64_t n, cudaStream_t stream);
+void launchActivate(int kind, float* gate, const float* up, const std::uint8_t* mask, std::int64_t n,
+                    cudaStream_t stream);
 // y[t * n + i] += bias[i] for t < tokens.
 void launchBiasAdd(float* y, const float* bias, std::int64_t n, std::int64_t tokens, cudaStream_t stream);
 // LayerNorm over tokens rows of n, one block per row, mean and variance in double as on the CPU;

@@ -24,8 +24,8 @@ extern "C" {
 #endif
 
 // 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6,
-// cache rows taken in turn (sliding-window caches); 5: half_cache
-#define HEARTH_CUDA_ABI_VERSION 5u
+// cache rows taken in turn (sliding-window caches); 5: half_cache; 6: activate's mask, matmul_transposed
+#define HEARTH_CUDA_ABI_VERSION 6u
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -99,7 +99,8 @@ typedef struct HearthCudaBackendV1 {
                     int64_t count, float* y);
     int (*down_accumulate)(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* act,
                            const int32_t* index, int64_t count, float* y, int accumulate);
-    int (*activate)(HearthCudaContext* ctx, int kind, float* gate, const float* up, int64_t n);
+    // mask (may be null, ABI 6): n bytes; gate[i] = 0 where mask[i] is 0.
+    int (*activate)(HearthCudaContext* ctx, int kind, float* gate, const float* up, const uint8_t* mask, int64_t n);
     int (*predictor)(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2,
                      const float* x, float threshold, float* hidden, float* logits, int32_t* active,
                      int32_t* active_count);
@@ -108,7 +109,7 @@ typedef struct HearthCudaBackendV1 {
     int (*attention)(HearthCudaContext* ctx, const HearthCudaAttention* args);
     int (*add)(HearthCudaContext* ctx, float* y, const float* x, int64_t n);
 
-    // --- Added for falcon and opt layers (optional, see above). ---
+    // --- Added for falcon and opt layers, and later (optional, see above). ---
     // LayerNorm over tokens rows of n: (x - mean) / sqrt(var + eps) * weight + bias; bias may be
     // null. out may be x.
     int (*layer_norm)(HearthCudaContext* ctx, const float* x, const float* weight, const float* bias, float eps,
@@ -118,6 +119,10 @@ typedef struct HearthCudaBackendV1 {
     // attention with a rotary style: 0 llama "normal" pairs (what attention does), 1 GPT-NeoX
     // halves, 2 none.
     int (*attention_rope)(HearthCudaContext* ctx, const HearthCudaAttention* args, int rope_style);
+    // y[t][c] = sum over r of x[t][r] * w[r][c] (x: tokens x rows, y: tokens x cols), ABI 6: a
+    // batch's down projection over neuron-major rows.
+    int (*matmul_transposed)(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, int64_t tokens,
+                             float* y);
 } HearthCudaBackendV1;
 
 // What every module of ABI 1 provides: the table up to and including add.

@@ -161,6 +161,13 @@ Status CudaDevice::matmul(const MatmulOp& op)
 {
     HEARTH_TRY(checkOp(op));
     const HearthCudaMatrix w = cudaMatrix(*op.w);
+    if (op.transposed) {
+        const auto fn =
+            optional(&HearthCudaBackendV1::matmul_transposed, offsetof(HearthCudaBackendV1, matmul_transposed));
+        if (!fn)
+            return Status(ErrorCode::Unsupported, "the CUDA module predates batched down projections; update it");
+        return check(fn(m_ctx, &w, op.x.as<const float>(), op.tokens, op.y.as<float>()), "matmul (transposed)");
+    }
     return check(m_api->matmul(m_ctx, &w, op.x.as<const float>(), op.tokens, op.y.as<float>()), "matmul");
 }
 
@@ -190,7 +197,9 @@ Status CudaDevice::activate(const ActivateOp& op)
     if (op.n == 0)
         return {};
     return check(m_api->activate(m_ctx, int(op.kind), op.gate.as<float>(),
-                                 isGated(op.kind) ? op.up.as<const float>() : nullptr, op.n), "activate");
+                                 isGated(op.kind) ? op.up.as<const float>() : nullptr,
+                                 op.mask.as<const std::uint8_t>(), op.n),
+                 "activate");
 }
 
 Status CudaDevice::predictor(const PredictorOp& op)

@@ -11,12 +11,14 @@
 namespace hearth::device {
 
 // y[t][r] = W[r] . x[t] for every row r and t < tokens (x: tokens x cols, y: tokens x rows).
-// Weights F32, F16, Q4_0 or Q8_0.
+// transposed: y[t][c] = sum over rows r, in order, of x[t][r] * W[r][c] (x: tokens x rows,
+// y: tokens x cols): the down projection of neuron-major rows (ffn_down_t) over a batch.
 struct MatmulOp {
     const DeviceMatrix* w = nullptr;
     DeviceBuffer x;
     DeviceBuffer y;
     std::int64_t tokens = 1;
+    bool transposed = false;
 };
 
 // y[j] = W[index[j]] . x for j < count: the gate/up rows of the predicted-active hot neurons.
@@ -55,11 +57,14 @@ enum class Activation : int { SwiGlu = 0, ReGlu = 1, DRelu = 2, Relu2 = 3, Relu 
            || a == Activation::GeGlu;
 }
 
+// mask (optional, n bytes): gate[i] = 0 where mask[i] is 0, whatever f gives: the neurons a
+// prompt's token does not use, as its decode would skip them.
 struct ActivateOp {
     Activation kind = Activation::ReGlu;
     DeviceBuffer gate;
     DeviceBuffer up;
     std::int64_t n = 0;
+    DeviceBuffer mask;
 };
 
 // The sparsity predictor: logits = fc2 . ReLU(fc1 . x); active = ascending ids with

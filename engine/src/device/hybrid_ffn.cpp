@@ -78,23 +78,26 @@ Status FfnWeights::validate() const
 // --- HybridFfnScratch ---
 
 Result<std::unique_ptr<HybridFfnScratch>> HybridFfnScratch::create(Device& device, std::int64_t nEmbd,
-                                                                   std::int64_t maxHot)
+                                                                   std::int64_t maxHot, std::int64_t rows)
 {
-    if (nEmbd <= 0 || maxHot < 0)
+    if (nEmbd <= 0 || maxHot < 0 || rows <= 0)
         return Status(ErrorCode::InvalidArgument, "hybrid FFN scratch: bad sizes");
     std::unique_ptr<HybridFfnScratch> s(new HybridFfnScratch(device));
     s->m_nEmbd = nEmbd;
     s->m_maxHot = maxHot;
-    const std::uint64_t hot = std::uint64_t(std::max<std::int64_t>(maxHot, 1)) * 4;
+    s->m_rows = rows;
+    const std::uint64_t hot = std::uint64_t(std::max<std::int64_t>(maxHot, 1));
+    const std::uint64_t r = std::uint64_t(rows);
     struct Item {
         DeviceBuffer* buffer;
         std::uint64_t bytes;
         const char* label;
-    } items[] = {{&s->m_x, std::uint64_t(nEmbd) * 4, "FFN input"},
-                 {&s->m_slots, hot, "FFN active hot slots"},
-                 {&s->m_gate, hot, "FFN gate activations"},
-                 {&s->m_up, hot, "FFN up activations"},
-                 {&s->m_y, std::uint64_t(nEmbd) * 4, "FFN device output"}};
+    } items[] = {{&s->m_x, r * std::uint64_t(nEmbd) * 4, "FFN input"},
+                 {&s->m_slots, hot * 4, "FFN active hot slots"},
+                 {&s->m_mask, r * hot, "FFN hot neurons per prompt token"},
+                 {&s->m_gate, r * hot * 4, "FFN gate activations"},
+                 {&s->m_up, r * hot * 4, "FFN up activations"},
+                 {&s->m_y, r * std::uint64_t(nEmbd) * 4, "FFN device output"}};
     for (const Item& item : items) {
         auto b = device.allocate(item.bytes, item.label);
         if (!b)
@@ -106,13 +109,13 @@ Result<std::unique_ptr<HybridFfnScratch>> HybridFfnScratch::create(Device& devic
 
 HybridFfnScratch::~HybridFfnScratch()
 {
-    for (DeviceBuffer* b : {&m_x, &m_slots, &m_gate, &m_up, &m_y})
+    for (DeviceBuffer* b : {&m_x, &m_slots, &m_mask, &m_gate, &m_up, &m_y})
         m_device.free(*b);
 }
 
 std::uint64_t HybridFfnScratch::bytes() const
 {
-    return m_x.charged + m_slots.charged + m_gate.charged + m_up.charged + m_y.charged;
+    return m_x.charged + m_slots.charged + m_mask.charged + m_gate.charged + m_up.charged + m_y.charged;
 }
 
 // --- HybridFfnLayer ---
@@ -231,17 +234,19 @@ Result<std::unique_ptr<HybridFfnLayer>> HybridFfnLayer::create(Device* device, H
     return layer;
 }
 
-Status HybridFfnLayer::computeHost(cpu::ThreadPool& pool, const float* x, float* y)
+Status HybridFfnLayer::computeHost(cpu::ThreadPool& pool, const float* x, int tokens, const std::uint8_t* mask,
+                                   float* y)
 {
-    if (!m_cpu || m_cpuThreads < pool.size()) {
-        auto cpu = sparse::SparseFfn::create(m_w.nEmbd(), 1, pool.size());
+    if (!m_cpu || m_cpuThreads < pool.size() || m_cpuTokens < tokens) {
+        auto cpu = sparse::SparseFfn::create(m_w.nEmbd(), tokens, pool.size());
         if (!cpu)
             return cpu.status();
         m_cpu = std::move(*cpu);
         m_cpuThreads = pool.size();
+        m_cpuTokens = tokens;
     }
-    const sparse::FfnInput in = m_cpu->prepareInput(m_w.gate.type, x, 1);
-    m_cpu->run(pool, m_neurons, in, 1, m_hostNeurons.data(), std::int64_t(m_hostNeurons.size()), nullptr, y);
+    const sparse::FfnInput in = m_cpu->prepareInput(m_w.gate.type, x, tokens);
+    m_cpu->run(pool, m_neurons, in, tokens, m_hostNeurons.data(), std::int64_t(m_hostNeurons.size()), mask, y);
     return {};
 }
 
@@ -291,7 +296,7 @@ Status HybridFfnLayer::forward(cpu::ThreadPool& pool, const float* x, const std:
     }
 
     // 2. The cold share on the host threads, at the same time.
-    const Status host = computeHost(pool, x, y);
+    const Status host = computeHost(pool, x, 1, nullptr, y);
     if (!host.ok()) {
         if (deviceCount > 0)
             (void)m_device->synchronize();
@@ -302,6 +307,102 @@ Status HybridFfnLayer::forward(cpu::ThreadPool& pool, const float* x, const std:
     if (deviceCount > 0) {
         HEARTH_TRY(m_device->synchronize());
         cpu::add(y, m_deviceOut.data(), nEmbd);
+    }
+    return {};
+}
+
+Status HybridFfnLayer::forwardBatch(cpu::ThreadPool& pool, const float* x, int tokens, const std::int32_t* active,
+                                    std::int64_t count, const std::uint8_t* mask, float* y)
+{
+    if (!x || !y || tokens <= 0 || count < 0 || (count > 0 && !active))
+        return Status(ErrorCode::InvalidArgument, "hybrid FFN: bad arguments");
+    const std::int64_t nFF = m_w.nFF();
+    const std::int64_t nEmbd = m_w.nEmbd();
+    if (count > nFF)
+        return Status(ErrorCode::InvalidArgument, "hybrid FFN: more active neurons than the layer has");
+    const auto hot = std::int64_t(m_hot.size());
+    const std::size_t rows = std::size_t(tokens);
+
+    // Which hot neurons each token uses (all of them when every token uses every neuron), and
+    // the CPU's share: the active cold neurons.
+    m_hostNeurons.clear();
+    bool everyHotNeuron = mask == nullptr;
+    try {
+        m_deviceMask.assign(rows * std::size_t(hot), mask ? 0 : 1);
+        m_deviceOut.resize(rows * std::size_t(nEmbd));
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the FFN layer's buffers");
+    }
+    std::int64_t activeHot = 0;
+    for (std::int64_t j = 0; j < count; ++j) {
+        const std::int32_t i = active[j];
+        if (i < 0 || i >= nFF)
+            return Status(ErrorCode::InvalidArgument, "hybrid FFN: active neuron id out of range");
+        const std::int32_t slot = m_slot[std::size_t(i)];
+        if (slot < 0) {
+            m_hostNeurons.push_back(i);
+            continue;
+        }
+        ++activeHot;
+        if (!mask)
+            continue;
+        for (std::size_t t = 0; t < rows; ++t)
+            m_deviceMask[t * std::size_t(hot) + std::size_t(slot)] = mask[t * std::size_t(nFF) + std::size_t(i)];
+    }
+    if (everyHotNeuron && activeHot < hot) {
+        // Some hot neurons are not active: mark the active ones alone.
+        std::fill(m_deviceMask.begin(), m_deviceMask.end(), std::uint8_t(0));
+        for (std::int64_t j = 0; j < count; ++j) {
+            const std::int32_t slot = m_slot[std::size_t(active[j])];
+            for (std::size_t t = 0; slot >= 0 && t < rows; ++t)
+                m_deviceMask[t * std::size_t(hot) + std::size_t(slot)] = 1;
+        }
+        everyHotNeuron = false;
+    }
+    m_stats.deviceNeurons = hot > 0 ? activeHot : 0;
+    m_stats.hostNeurons = std::int64_t(m_hostNeurons.size());
+
+    // 1. Queue the device's share for every slice of the batch; it runs while the host threads
+    // work below.
+    const bool onDevice = hot > 0 && activeHot > 0;
+    if (onDevice) {
+        Device& d = *m_device;
+        HybridFfnScratch& s = *m_scratch;
+        Status queued = [&]() -> Status {
+            for (std::int64_t t0 = 0; t0 < tokens; t0 += s.m_rows) {
+                const std::int64_t n = std::min<std::int64_t>(s.m_rows, tokens - t0);
+                HEARTH_TRY(d.upload(s.m_x, 0, x + t0 * nEmbd, std::uint64_t(n * nEmbd) * 4));
+                HEARTH_TRY(d.matmul(MatmulOp{&m_gate, s.m_x, s.m_gate, n}));
+                HEARTH_TRY(d.matmul(MatmulOp{&m_up, s.m_x, s.m_up, n}));
+                ActivateOp activate{m_w.activation, s.m_gate, s.m_up, n * hot};
+                if (!everyHotNeuron) {
+                    HEARTH_TRY(d.upload(s.m_mask, 0, m_deviceMask.data() + t0 * hot, std::uint64_t(n * hot)));
+                    activate.mask = s.m_mask;
+                }
+                HEARTH_TRY(d.activate(activate));
+                HEARTH_TRY(d.matmul(MatmulOp{&m_downT, s.m_gate, s.m_y, n, true}));
+                HEARTH_TRY(d.download(s.m_y, 0, m_deviceOut.data() + t0 * nEmbd, std::uint64_t(n * nEmbd) * 4));
+            }
+            return {};
+        }();
+        if (!queued.ok()) {
+            (void)d.synchronize();
+            return queued;
+        }
+    }
+
+    // 2. The cold share on the host threads, at the same time.
+    const Status host = computeHost(pool, x, tokens, mask, y);
+    if (!host.ok()) {
+        if (onDevice)
+            (void)m_device->synchronize();
+        return host;
+    }
+
+    // 3. Merge.
+    if (onDevice) {
+        HEARTH_TRY(m_device->synchronize());
+        cpu::add(y, m_deviceOut.data(), std::int64_t(rows) * nEmbd);
     }
     return {};
 }

@@ -54,15 +54,17 @@ struct FfnWeights {
     [[nodiscard]] Status validate() const;
 };
 
-// Per-token device buffers shared by every layer of a model (the planner counts them as scratch).
+// Device buffers shared by every layer of a model (the planner counts them as scratch): one
+// decoded token's, or @p rows tokens of a prompt at once.
 class HybridFfnScratch {
 public:
     [[nodiscard]] static Result<std::unique_ptr<HybridFfnScratch>> create(Device& device, std::int64_t nEmbd,
-                                                                          std::int64_t maxHot);
+                                                                          std::int64_t maxHot, std::int64_t rows = 1);
     ~HybridFfnScratch();
 
     [[nodiscard]] std::int64_t nEmbd() const { return m_nEmbd; }
     [[nodiscard]] std::int64_t maxHot() const { return m_maxHot; }
+    [[nodiscard]] std::int64_t rows() const { return m_rows; }
     [[nodiscard]] std::uint64_t bytes() const;
 
 private:
@@ -74,11 +76,13 @@ private:
     Device& m_device;
     std::int64_t m_nEmbd = 0;
     std::int64_t m_maxHot = 0;
-    DeviceBuffer m_x;     // [nEmbd] the layer input
-    DeviceBuffer m_slots; // [maxHot] I32 active hot slots of the token
-    DeviceBuffer m_gate;  // [maxHot] gate dot products, then activations
-    DeviceBuffer m_up;    // [maxHot] up dot products
-    DeviceBuffer m_y;     // [nEmbd] the device's partial output
+    std::int64_t m_rows = 1;
+    DeviceBuffer m_x;     // [rows][nEmbd] the layer input
+    DeviceBuffer m_slots; // [maxHot] I32 active hot slots of a decoded token
+    DeviceBuffer m_mask;  // [rows][maxHot] U8 a prompt's hot neurons each token uses (rows > 1)
+    DeviceBuffer m_gate;  // [rows][maxHot] gate dot products, then activations
+    DeviceBuffer m_up;    // [rows][maxHot] up dot products
+    DeviceBuffer m_y;     // [rows][nEmbd] the device's partial output
 };
 
 struct HybridFfnStats {
@@ -103,6 +107,13 @@ public:
     // no duplicates). x and y hold nEmbd floats; y is overwritten.
     [[nodiscard]] Status forward(cpu::ThreadPool& pool, const float* x, const std::int32_t* active, std::int64_t count,
                                  float* y);
+    // The same for a prompt's @p tokens rows of x and y: @p active the neurons any of them uses,
+    // @p mask (tokens x nFF bytes, may be null: every token uses every active neuron) each
+    // token's. The device multiplies its hot rows with the whole batch as matrices (a slice of
+    // the scratch's rows at a time), the unused ones masked to zero, while the CPU computes the
+    // active cold neurons.
+    [[nodiscard]] Status forwardBatch(cpu::ThreadPool& pool, const float* x, int tokens, const std::int32_t* active,
+                                      std::int64_t count, const std::uint8_t* mask, float* y);
 
     [[nodiscard]] std::int64_t hotCount() const { return std::int64_t(m_hot.size()); }
     [[nodiscard]] const std::vector<std::int32_t>& hotNeurons() const { return m_hot; }
@@ -112,7 +123,9 @@ public:
 private:
     HybridFfnLayer(Device* device, HybridFfnScratch* scratch, const FfnWeights& weights);
     void releaseDevice();
-    [[nodiscard]] Status computeHost(cpu::ThreadPool& pool, const float* x, float* y);
+    // The CPU's share, m_hostNeurons, for @p tokens rows (masked per token by @p mask).
+    [[nodiscard]] Status computeHost(cpu::ThreadPool& pool, const float* x, int tokens, const std::uint8_t* mask,
+                                     float* y);
 
     Device* m_device;
     HybridFfnScratch* m_scratch;
@@ -120,6 +133,7 @@ private:
     sparse::NeuronWeights m_neurons;            // the same weights as the CPU kernels see them
     std::unique_ptr<sparse::SparseFfn> m_cpu;   // made for the first pool that calls forward()
     int m_cpuThreads = 0;
+    int m_cpuTokens = 0;
     std::vector<std::int32_t> m_hot;  // ascending neuron ids on the device
     std::vector<std::int32_t> m_slot; // [nFF] neuron -> row on the device, or -1
     DeviceMatrix m_gate;              // hot rows, in m_hot order
@@ -130,7 +144,8 @@ private:
     // Per-token host state, allocated once.
     std::vector<std::int32_t> m_deviceSlots;
     std::vector<std::int32_t> m_hostNeurons;
-    std::vector<float> m_deviceOut;   // [nEmbd]
+    std::vector<float> m_deviceOut;   // [tokens][nEmbd]
+    std::vector<std::uint8_t> m_deviceMask; // [tokens][hotCount] a prompt's hot neurons per token
     HybridFfnStats m_stats;
 };
 

@@ -2,6 +2,7 @@
 #include "device/hybrid_placement.h"
 
 #include "device/byte_format.h"
+#include "sparse/scratch_layout.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,16 +11,18 @@ namespace hearth::device {
 
 namespace {
 
-// Builds every layer for @p plan; OutOfMemory from the device comes back as is.
-Status placeOnce(Device* device, const sparse::PlacementPlan& plan, const std::vector<FfnWeights>& layers,
-                 HybridPlacement& out)
+// Builds every layer for @p plan, with scratch for @p batchSize tokens of a prompt (at most
+// sparse::kHybridFfnRows at once); OutOfMemory from the device comes back as is.
+Status placeOnce(Device* device, const sparse::PlacementPlan& plan, std::int64_t batchSize,
+                 const std::vector<FfnWeights>& layers, HybridPlacement& out)
 {
     std::int64_t maxHot = 0;
     for (const sparse::LayerPlacement& lp : plan.layers)
         maxHot = std::max(maxHot, lp.hotCount);
     const bool useDevice = device && maxHot > 0;
     if (useDevice) {
-        auto scratch = HybridFfnScratch::create(*device, layers.front().nEmbd(), maxHot);
+        const std::int64_t rows = std::clamp<std::int64_t>(batchSize, 1, sparse::kHybridFfnRows);
+        auto scratch = HybridFfnScratch::create(*device, layers.front().nEmbd(), maxHot, rows);
         if (!scratch)
             return scratch.status();
         out.scratch = std::move(*scratch);
@@ -60,7 +63,7 @@ Result<HybridPlacement> placeHybridFfn(Device* device, sparse::PlacementPlanner&
         params.budgetBytes = 0;
     HEARTH_TRY(placeWithReplanning(
         planner, params, options, result,
-        [&](const sparse::PlacementPlan& plan) { return placeOnce(device, plan, layers, result); },
+        [&](const sparse::PlacementPlan& plan) { return placeOnce(device, plan, params.batchSize, layers, result); },
         [&] { clearPlacement(result); }));
     return result;
 }

@@ -55,8 +55,10 @@ Status checkOp(const MatmulOp& op)
     HEARTH_TRY(checkMatrix(op.w, "matmul"));
     if (op.tokens <= 0 || op.tokens > kMaxElements)
         return Status(ErrorCode::InvalidArgument, "matmul: bad token count");
-    HEARTH_TRY(need("matmul", "x", op.x, op.tokens * op.w->cols, 4));
-    return need("matmul", "y", op.y, op.tokens * op.w->rows, 4);
+    const std::int64_t in = op.transposed ? op.w->rows : op.w->cols;
+    const std::int64_t out = op.transposed ? op.w->cols : op.w->rows;
+    HEARTH_TRY(need("matmul", "x", op.x, op.tokens * in, 4));
+    return need("matmul", "y", op.y, op.tokens * out, 4);
 }
 
 Status checkOp(const RowsDotOp& op)
@@ -92,6 +94,8 @@ Status checkOp(const ActivateOp& op)
     if (op.n == 0)
         return {};
     HEARTH_TRY(need("activate", "gate", op.gate, op.n, 4));
+    if (!op.mask.empty())
+        HEARTH_TRY(need("activate", "mask", op.mask, op.n, 1));
     if (!isGated(op.kind))
         return {}; // up is not read
     return need("activate", "up", op.up, op.n, 4);

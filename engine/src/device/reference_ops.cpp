@@ -115,7 +115,24 @@ namespace reference {
 
 void matmul(const MatmulOp& op)
 {
-    cpu::matmul(inlinePool(), hostMatrix(*op.w), op.x.as<const float>(), op.tokens, op.y.as<float>());
+    if (!op.transposed) {
+        cpu::matmul(inlinePool(), hostMatrix(*op.w), op.x.as<const float>(), op.tokens, op.y.as<float>());
+        return;
+    }
+    // Each row dequantized once, added to every token's output in row order.
+    const cpu::WeightMatrix w = hostMatrix(*op.w);
+    const auto* x = op.x.as<const float>();
+    float* y = op.y.as<float>();
+    std::fill_n(y, std::size_t(op.tokens) * std::size_t(w.cols), 0.0f);
+    std::vector<float> row(std::size_t(w.cols));
+    for (std::int64_t r = 0; r < w.rows; ++r) {
+        cpu::getRow(w, r, row.data());
+        for (std::int64_t t = 0; t < op.tokens; ++t) {
+            const float a = x[t * w.rows + r];
+            if (a != 0.0f)
+                cpu::axpy(y + t * w.cols, a, row.data(), w.cols);
+        }
+    }
 }
 
 void rowsDot(const RowsDotOp& op)
@@ -193,8 +210,14 @@ void gelu(float* x, std::int64_t n)
 
 void activate(const ActivateOp& op)
 {
-    if (op.n > 0)
-        activate(op.kind, op.gate.as<float>(), isGated(op.kind) ? op.up.as<const float>() : nullptr, op.n);
+    if (op.n <= 0)
+        return;
+    float* gate = op.gate.as<float>();
+    activate(op.kind, gate, isGated(op.kind) ? op.up.as<const float>() : nullptr, op.n);
+    if (const auto* mask = op.mask.as<const std::uint8_t>()) {
+        for (std::int64_t i = 0; i < op.n; ++i)
+            gate[i] = mask[i] ? gate[i] : 0.0f;
+    }
 }
 
 std::int32_t predictor(const PredictorOp& op)

@@ -311,16 +311,19 @@ bool LlamaForward::neuronFfn(int layer, int n)
     } else if (predicted) {
         // The predictor sees the residual stream before the FFN norm.
         active = m_selection.predict(*m_pool, lw.predictor, m_x.data(), n, m_threshold);
-        if (denseCapable && sparse::NeuronSelection::denseIsCheaper(active, n, nFf)) {
-            denseFfn(layer, n, active.mask);
-            return true;
-        }
     }
     for (int t = 0; t < n; ++t)
         cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
-    if (n == 1 && predicted && m_decodeFfn && !m_observer
-        && m_decodeFfn->run(*m_pool, layer, m_xn.data(), active.ids, active.count, m_tmp.data()))
+    // The device's hot neurons take a prompt too, as matrices; the CPU's prompt path is next.
+    if (predicted && m_decodeFfn && !m_observer
+        && (n == 1 ? m_decodeFfn->run(*m_pool, layer, m_xn.data(), active.ids, active.count, m_tmp.data())
+                   : m_decodeFfn->runBatch(*m_pool, layer, m_xn.data(), n, active.ids, active.count, active.mask,
+                                           m_tmp.data())))
         return true;
+    if (denseCapable && predicted && sparse::NeuronSelection::denseIsCheaper(active, n, nFf)) {
+        denseFfn(layer, n, active.mask);
+        return true;
+    }
     float* acts = nullptr;
     if (m_observer) {
         acts = m_gate.data();

@@ -111,15 +111,24 @@ public:
         m_expertObserverContext = context;
     }
 
-    // Computes a decoded token's sparse FFN somewhere else (the hybrid CPU/device path lives in
-    // the api layer, so this library needs no device code). Called only for one-token batches in
-    // sparse mode, with the FFN-normalized input and the predicted-active neurons; returning
-    // false makes the layer take the CPU path, so a failing device never loses a token.
+    // Computes the sparse FFN somewhere else (the hybrid CPU/device path lives in the api
+    // layer, so this library needs no device code). Called in sparse mode with the FFN-normalized
+    // input and the predicted-active neurons; returning false makes the layer take the CPU path,
+    // so a failing device never loses a token.
     class DecodeFfn {
     public:
         virtual ~DecodeFfn() = default;
+        // One decoded token.
         [[nodiscard]] virtual bool run(cpu::ThreadPool& pool, int layer, const float* xn, const std::int32_t* active,
                                        std::int64_t count, float* y) = 0;
+        // A prompt's @p tokens rows: @p active the neurons any token uses, @p mask (tokens x n_ff,
+        // null: every token uses every one of them) each token's. The default takes none.
+        [[nodiscard]] virtual bool runBatch(cpu::ThreadPool& /*pool*/, int /*layer*/, const float* /*xn*/,
+                                            int /*tokens*/, const std::int32_t* /*active*/, std::int64_t /*count*/,
+                                            const std::uint8_t* /*mask*/, float* /*y*/)
+        {
+            return false;
+        }
     };
     // Null switches it off. @p ffn must outlive every later forward().
     void setDecodeFfn(DecodeFfn* ffn) { m_decodeFfn = ffn; }

@@ -20,6 +20,8 @@ constexpr std::int64_t kOutputHeadRows = 8;
 // Rows of a batch a mixture's device experts take at once (device::DeviceExperts), and the
 // batch rows of the attention those sessions run on the device (HybridDeviceLayers).
 constexpr std::int64_t kExpertRows = 64;
+// Rows of a prompt the hybrid FFN's device part takes at once (device::HybridFfnScratch).
+constexpr std::int64_t kHybridFfnRows = 64;
 constexpr std::int64_t kDeviceAttentionRows = 16;
 
 // Device bytes of the output head's two buffers (kOutputHeadRows rows of n_embd and of the
