@@ -323,16 +323,10 @@ Status HybridFfnLayer::forwardBatch(cpu::ThreadPool& pool, const float* x, int t
     const auto hot = std::int64_t(m_hot.size());
     const std::size_t rows = std::size_t(tokens);
 
-    // Which hot neurons each token uses (all of them when every token uses every neuron), and
-    // the CPU's share: the active cold neurons.
+    // The CPU's share: the active cold neurons. The device's: its active hot neurons, as a mask
+    // per token unless every token uses every hot neuron.
     m_hostNeurons.clear();
-    bool everyHotNeuron = mask == nullptr;
-    try {
-        m_deviceMask.assign(rows * std::size_t(hot), mask ? 0 : 1);
-        m_deviceOut.resize(rows * std::size_t(nEmbd));
-    } catch (const std::bad_alloc&) {
-        return Status(ErrorCode::OutOfMemory, "not enough memory for the FFN layer's buffers");
-    }
+    std::vector<std::uint8_t> activeSlot(std::size_t(hot), 0);
     std::int64_t activeHot = 0;
     for (std::int64_t j = 0; j < count; ++j) {
         const std::int32_t i = active[j];
@@ -341,30 +335,33 @@ Status HybridFfnLayer::forwardBatch(cpu::ThreadPool& pool, const float* x, int t
         const std::int32_t slot = m_slot[std::size_t(i)];
         if (slot < 0) {
             m_hostNeurons.push_back(i);
-            continue;
+        } else {
+            activeSlot[std::size_t(slot)] = 1;
+            ++activeHot;
         }
-        ++activeHot;
-        if (!mask)
-            continue;
-        for (std::size_t t = 0; t < rows; ++t)
-            m_deviceMask[t * std::size_t(hot) + std::size_t(slot)] = mask[t * std::size_t(nFF) + std::size_t(i)];
     }
-    if (everyHotNeuron && activeHot < hot) {
-        // Some hot neurons are not active: mark the active ones alone.
-        std::fill(m_deviceMask.begin(), m_deviceMask.end(), std::uint8_t(0));
-        for (std::int64_t j = 0; j < count; ++j) {
-            const std::int32_t slot = m_slot[std::size_t(active[j])];
-            for (std::size_t t = 0; slot >= 0 && t < rows; ++t)
-                m_deviceMask[t * std::size_t(hot) + std::size_t(slot)] = 1;
+    const bool everyHotNeuron = !mask && activeHot == hot;
+    try {
+        m_deviceOut.resize(rows * std::size_t(nEmbd));
+        if (!everyHotNeuron)
+            m_deviceMask.resize(rows * std::size_t(hot));
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the FFN layer's buffers");
+    }
+    if (!everyHotNeuron) {
+        for (std::size_t t = 0; t < rows; ++t) {
+            const std::uint8_t* tokenMask = mask ? mask + t * std::size_t(nFF) : nullptr;
+            std::uint8_t* out = m_deviceMask.data() + t * std::size_t(hot);
+            for (std::size_t j = 0; j < std::size_t(hot); ++j)
+                out[j] = activeSlot[j] && (!tokenMask || tokenMask[m_hot[j]]) ? 1 : 0;
         }
-        everyHotNeuron = false;
     }
-    m_stats.deviceNeurons = hot > 0 ? activeHot : 0;
+    m_stats.deviceNeurons = activeHot;
     m_stats.hostNeurons = std::int64_t(m_hostNeurons.size());
 
     // 1. Queue the device's share for every slice of the batch; it runs while the host threads
     // work below.
-    const bool onDevice = hot > 0 && activeHot > 0;
+    const bool onDevice = activeHot > 0;
     if (onDevice) {
         Device& d = *m_device;
         HybridFfnScratch& s = *m_scratch;
