@@ -64,7 +64,6 @@ public:
 
     [[nodiscard]] std::int64_t nEmbd() const { return m_nEmbd; }
     [[nodiscard]] std::int64_t maxHot() const { return m_maxHot; }
-    [[nodiscard]] std::int64_t rows() const { return m_rows; }
     [[nodiscard]] std::uint64_t bytes() const;
 
 private:
@@ -79,7 +78,7 @@ private:
     std::int64_t m_rows = 1;
     DeviceBuffer m_x;     // [rows][nEmbd] the layer input
     DeviceBuffer m_slots; // [maxHot] I32 active hot slots of a decoded token
-    DeviceBuffer m_mask;  // [rows][maxHot] U8 a prompt's hot neurons each token uses (rows > 1)
+    DeviceBuffer m_mask;  // [rows][maxHot] U8 the hot neurons each of a prompt's tokens uses
     DeviceBuffer m_gate;  // [rows][maxHot] gate dot products, then activations
     DeviceBuffer m_up;    // [rows][maxHot] up dot products
     DeviceBuffer m_y;     // [rows][nEmbd] the device's partial output
