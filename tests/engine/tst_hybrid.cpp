@@ -245,11 +245,14 @@ void TestHybrid::promptMatchesTokenByToken()
     QVERIFY((*hybrid)->forwardBatch(pool, x.data(), tokens, active.data(), std::int64_t(active.size()),
                                     mask.empty() ? nullptr : mask.data(), got.data())
                 .ok());
+    std::int64_t coldPairs = 0;
     for (int t = 0; t < tokens; ++t) {
         std::vector<std::int32_t> ids;
         for (std::int32_t i : active) {
-            if (mask.empty() || mask[std::size_t(t) * std::size_t(nFF) + std::size_t(i)])
+            if (mask.empty() || mask[std::size_t(t) * std::size_t(nFF) + std::size_t(i)]) {
                 ids.push_back(i);
+                coldPairs += std::binary_search(hot.begin(), hot.end(), i) ? 0 : 1;
+            }
         }
         std::vector<float> want(static_cast<std::size_t>(nEmbd));
         QVERIFY((*cpuOnly)->forward(pool, x.data() + t * nEmbd, ids.data(), std::int64_t(ids.size()), want.data()).ok());
@@ -257,6 +260,9 @@ void TestHybrid::promptMatchesTokenByToken()
         QVERIFY2(maxRelativeError(row, want) < 1e-5f,
                  qPrintable(QStringLiteral("token %1: %2").arg(t).arg(maxRelativeError(row, want))));
     }
+    // What the CPU computes, which decides whether a prompt takes this path.
+    const std::uint8_t* masks = mask.empty() ? nullptr : mask.data();
+    QCOMPARE((*hybrid)->coldPairs(tokens, active.data(), std::int64_t(active.size()), masks), coldPairs);
 }
 
 void TestHybrid::rejectsBadInput()

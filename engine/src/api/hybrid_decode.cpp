@@ -11,6 +11,7 @@
 #include "model/opt_model.h"
 #include "sparse/gpu_index.h"
 #include "sparse/model_shape.h"
+#include "sparse/neuron_selection.h"
 #include "sparse/sparse_ffn.h"
 
 #include <hearth/placement.h>
@@ -545,7 +546,10 @@ bool HybridDecode::runBatch(cpu::ThreadPool& pool, int layer, const float* xn, i
     if (!m_failure.empty() || layer < 0 || !m_upOnly.empty() || std::size_t(layer) >= m_placement.layers.size())
         return false;
     device::HybridFfnLayer& l = *m_placement.layers[std::size_t(layer)];
-    if (l.hotCount() == 0)
+    // With no hot neurons, or cold ones enough that the CPU's dense products over the whole
+    // layer cost less than its per-neuron path over them, the CPU's own prompt path is faster.
+    if (l.hotCount() == 0
+        || sparse::NeuronSelection::denseIsCheaper(l.coldPairs(tokens, active, count, mask), tokens, l.nFF()))
         return false;
     const Status st = l.forwardBatch(pool, xn, tokens, active, count, mask, y);
     if (st.ok())

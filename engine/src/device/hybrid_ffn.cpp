@@ -404,4 +404,23 @@ Status HybridFfnLayer::forwardBatch(cpu::ThreadPool& pool, const float* x, int t
     return {};
 }
 
+std::int64_t HybridFfnLayer::coldPairs(int tokens, const std::int32_t* active, std::int64_t count,
+                                       const std::uint8_t* mask) const
+{
+    const std::int64_t nFF = m_w.nFF();
+    std::int64_t pairs = 0;
+    for (std::int64_t j = 0; j < count; ++j) {
+        const std::int32_t i = active[j];
+        if (i < 0 || i >= nFF || m_slot[std::size_t(i)] >= 0)
+            continue;
+        if (!mask) {
+            pairs += tokens;
+            continue;
+        }
+        for (int t = 0; t < tokens; ++t)
+            pairs += mask[std::size_t(t) * std::size_t(nFF) + std::size_t(i)] ? 1 : 0;
+    }
+    return pairs;
+}
+
 } // namespace hearth::device

@@ -114,6 +114,11 @@ public:
     [[nodiscard]] Status forwardBatch(cpu::ThreadPool& pool, const float* x, int tokens, const std::int32_t* active,
                                       std::int64_t count, const std::uint8_t* mask, float* y);
 
+    // The (token, neuron) pairs of such a prompt the CPU would compute: its active cold neurons.
+    [[nodiscard]] std::int64_t coldPairs(int tokens, const std::int32_t* active, std::int64_t count,
+                                         const std::uint8_t* mask) const;
+
+    [[nodiscard]] std::int64_t nFF() const { return m_w.nFF(); }
     [[nodiscard]] std::int64_t hotCount() const { return std::int64_t(m_hot.size()); }
     [[nodiscard]] const std::vector<std::int32_t>& hotNeurons() const { return m_hot; }
     [[nodiscard]] std::uint64_t deviceBytes() const;

@@ -99,7 +99,7 @@ public:
             active = m_selection.predicted(offloaded);
         } else if (predicted) {
             active = m_selection.predict(pool, ffn.predictor, batch.predictorInput, n, m_threshold);
-            if (n > 1 && sparse::NeuronSelection::denseIsCheaper(active, n, neurons.nFf)) {
+            if (n > 1 && sparse::NeuronSelection::denseIsCheaper(active.pairs, n, neurons.nFf)) {
                 dense.run(pool, ffn.denseView(), batch.input, n, batch.out, active.mask);
                 return true;
             }

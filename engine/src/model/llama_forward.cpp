@@ -320,7 +320,7 @@ bool LlamaForward::neuronFfn(int layer, int n)
                    : m_decodeFfn->runBatch(*m_pool, layer, m_xn.data(), n, active.ids, active.count, active.mask,
                                            m_tmp.data())))
         return true;
-    if (denseCapable && predicted && sparse::NeuronSelection::denseIsCheaper(active, n, nFf)) {
+    if (denseCapable && predicted && sparse::NeuronSelection::denseIsCheaper(active.pairs, n, nFf)) {
         denseFfn(layer, n, active.mask);
         return true;
     }

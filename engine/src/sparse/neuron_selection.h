@@ -43,16 +43,17 @@ public:
     [[nodiscard]] std::int32_t* idBuffer() { return m_ids.data(); }
     [[nodiscard]] Active predicted(std::int64_t count) const { return {m_ids.data(), count, nullptr, count}; }
 
-    // Whether a batch of @p tokens tokens is cheaper through the dense matrix products (every
-    // neuron for every token, through the interleaved integer kernels, the unpredicted ones then
-    // zeroed) than through the per-neuron path (each token's own neurons, one dot product each):
+    // Whether a batch of @p tokens tokens that computes @p pairs (token, neuron) pairs is cheaper
+    // through the dense matrix products (every neuron for every token, through the interleaved
+    // integer kernels, the unpredicted ones then zeroed) than through the per-neuron path (each
+    // token's own neurons, one dot product each):
     // the line is a token's own share of the neurons, 15 %, between what these measured with
     // 128-token prompts, per-neuron against dense: 1.1B Q4_0 shape at 70 % sparsity 114-121
     // against 129-142 tok/s, at 90 % 200-232 against 195-224, at 95 % 286-342 against 245-273;
     // 13B shape (8 layers) at 90 %, Q4_0 79-95 against 71-78, Q4_K 114-115 against 91-104.
-    [[nodiscard]] static bool denseIsCheaper(const Active& active, int tokens, std::int64_t nFf)
+    [[nodiscard]] static bool denseIsCheaper(std::int64_t pairs, int tokens, std::int64_t nFf)
     {
-        return double(active.pairs) > kDenseTokenShare * double(tokens) * double(nFf);
+        return double(pairs) > kDenseTokenShare * double(tokens) * double(nFf);
     }
 
 private:
