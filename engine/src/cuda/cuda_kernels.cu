@@ -82,15 +82,17 @@ __global__ void downReduceKernel(const float* partial, int chunks, std::int64_t 
     y[e] = sum;
 }
 
-// Rows of a weight matrix as F16, row-major, for cuBLAS: out[r * cols + c] = W[r][c].
-template <std::uint32_t Type>
-__global__ void dequantizeKernel(const std::uint8_t* w, std::uint64_t rowBytes, std::int64_t cols, std::int64_t total,
-                                 __half* out)
+// Rows of a weight matrix as F16, row-major, for cuBLAS: out[r * cols + c] = W[r][c]. Index is
+// 32-bit for the tiles the prompt path dequantizes (a 64-bit division per weight costs several
+// times a 32-bit one), 64-bit for anything larger.
+template <std::uint32_t Type, typename Index>
+__global__ void dequantizeKernel(const std::uint8_t* w, std::uint64_t rowBytes, Index cols, Index total, __half* out)
 {
-    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const Index i = Index(blockIdx.x) * Index(blockDim.x) + Index(threadIdx.x);
     if (i >= total)
         return;
-    out[i] = __float2half(elementAt<Type>(w + (i / cols) * rowBytes, i % cols));
+    const Index row = i / cols;
+    out[i] = __float2half(elementAt<Type>(w + std::uint64_t(row) * rowBytes, std::int64_t(i - row * cols)));
 }
 
 __global__ void activateKernel(int kind, float* gate, const float* up, const std::uint8_t* mask, std::int64_t n)
@@ -460,7 +462,12 @@ void launchDequantize(std::uint32_t type, const void* w, std::uint64_t rowBytes,
     const std::int64_t total = rows * cols;
     const auto* wb = static_cast<const std::uint8_t*>(w);
     withType(type, [&](auto t) {
-        dequantizeKernel<decltype(t)::value><<<blocksFor(total, 256), 256, 0, stream>>>(wb, rowBytes, cols, total, out);
+        if (total < (std::int64_t(1) << 31))
+            dequantizeKernel<decltype(t)::value, std::uint32_t><<<blocksFor(total, 256), 256, 0, stream>>>(
+                wb, rowBytes, std::uint32_t(cols), std::uint32_t(total), out);
+        else
+            dequantizeKernel<decltype(t)::value, std::int64_t>
+                <<<blocksFor(total, 256), 256, 0, stream>>>(wb, rowBytes, cols, total, out);
     });
 }
 
