@@ -2,8 +2,8 @@
 // hearth-bench: prefill and decode speed of a model, and how close decode comes to the
 // machine's memory bandwidth (decode reads every weight once per token, so bandwidth bounds it).
 
-#include "json_writer.h"
 #include "device_params.h"
+#include "json_writer.h"
 #include "tool_options.h"
 
 #include "core/dtype.h"
