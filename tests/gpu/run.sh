@@ -14,7 +14,8 @@
 # Environment: OUT (results folder), HEARTH_GPU_BUILD (build folder, default build-gpu in the
 # source tree), HEARTH_CUDA_ARCHS (CMAKE_CUDA_ARCHITECTURES, default the project's list),
 # JOBS (parallel build jobs, default all cores), HEARTH_GPU_CMAKE_ARGS (extra configure arguments),
-# HEARTH_GPU_BENCH_ARGS (extra benchmark arguments, e.g. --quick).
+# HEARTH_GPU_BENCH_ARGS (extra benchmark arguments, e.g. --quick), HEARTH_E2E_SECTIONS (the parts
+# of end_to_end.sh to run, e.g. "models moe"; default all).
 
 set -uo pipefail
 
@@ -96,7 +97,8 @@ done
 
 step "whole models: CPU against GPU, and hearth-bench"
 end_to_end=0
-"$ROOT/tests/gpu/end_to_end.sh" "$BUILD" "$OUT" || end_to_end=6
+# shellcheck disable=SC2086 # the sections are words
+"$ROOT/tests/gpu/end_to_end.sh" "$BUILD" "$OUT" ${HEARTH_E2E_SECTIONS:-} || end_to_end=6
 
 elapsed=$(( $(date +%s) - started ))
 cat > "$OUT/summary.json" <<JSON
