@@ -206,8 +206,6 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
     const HyperParams& hp = m_model.hyperParams();
     const std::int64_t nEmbd = hp.nEmbd;
     const std::int64_t nFf = hp.nFf;
-    for (int t = 0; t < n; ++t)
-        cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
     if (lw.gateUpInputMajor) {
         // Every product reads only the rows of the inputs it keeps: gate and up those of the
         // normalized input, down those of the activations.
@@ -298,7 +296,6 @@ bool LlamaForward::neuronFfn(int layer, int n)
     const bool denseCapable = n > 1 && !m_observer && !neurons.interleaved;
     if (denseCapable && !predicted)
         return false;
-    const std::int64_t nEmbd = hp.nEmbd;
     const std::int64_t nFf = hp.nFf;
 
     sparse::NeuronSelection::Active active = m_selection.all();
@@ -312,8 +309,6 @@ bool LlamaForward::neuronFfn(int layer, int n)
         // The predictor sees the residual stream before the FFN norm.
         active = m_selection.predict(*m_pool, lw.predictor, m_x.data(), n, m_threshold);
     }
-    for (int t = 0; t < n; ++t)
-        cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
     // The device's hot neurons take a prompt too, as matrices; the CPU's prompt path is next.
     if (predicted && m_decodeFfn && !m_observer
         && (n == 1 ? m_decodeFfn->run(*m_pool, layer, m_xn.data(), active.ids, active.count, m_tmp.data())
@@ -339,11 +334,7 @@ bool LlamaForward::neuronFfn(int layer, int n)
 void LlamaForward::denseFfn(int layer, int n, const std::uint8_t* mask)
 {
     const HyperParams& hp = m_model.hyperParams();
-    const LlamaLayerWeights& lw = m_model.weights().layers[std::size_t(layer)];
-    const std::int64_t nEmbd = hp.nEmbd;
     const std::int64_t nFf = hp.nFf;
-    for (int t = 0; t < n; ++t)
-        cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
     const DenseFfnMatrices ffn = denseFfnMatrices(layer);
     {
         const cpu::WeightMatrix ws[2] = {ffn.gate, ffn.up};
@@ -458,10 +449,10 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         postNorm(lw.attnPostNorm, n);
         cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
 
-        // Feed-forward block.
+        // Feed-forward block, on the normalized residual (m_xn; predictors read m_x).
+        for (int t = 0; t < n; ++t)
+            cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
         if (lw.moe.present()) {
-            for (int t = 0; t < n; ++t)
-                cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
             if (!hp.flavour.routerBeforeAttention)
                 m_moe->route(pool, lw.moe, hp, m_xn.data(), n);
             m_moe->run(pool, lw.moe, hp, m_xn.data(), n, m_tmp.data(), m_offload, l);

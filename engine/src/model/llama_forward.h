@@ -156,6 +156,8 @@ private:
     // m_tmp[t] = RMSNorm(m_tmp[t]) * @p weight for the batch's rows: Gemma's post-norms; none
     // for a null weight.
     void postNorm(const float* weight, int n);
+    // The FFN paths below read m_xn, the batch's FFN-normalized input, which forward() computes
+    // once per layer.
     // The FFN through the neuron kernels (sparse mode, and every mode for fused files).
     // Returns false when the layer has to take the dense path instead.
     bool neuronFfn(int layer, int n);
