@@ -173,17 +173,18 @@ private slots:
     }
 
     // The prompt path zeroes what the decode path skips: both give the same logits, in float and
-    // in the quantized types (where they differ by the activations' quantization only).
+    // in the quantized types (where they differ by the activations' quantization and, in the
+    // prompt's down projection, the 8-bit copy of its rows; sparse::DownProjection).
     void promptEqualsDecode_data()
     {
         QTest::addColumn<int>("type");
         QTest::addColumn<double>("tolerance");
         QTest::addColumn<double>("inputSparsity");
         QTest::newRow("f32") << int(DType::F32) << 1e-4 << 0.0;
-        QTest::newRow("q8_0") << int(DType::Q8_0) << 2e-2 << 0.0;
-        QTest::newRow("q4_0") << int(DType::Q4_0) << 3e-2 << 0.0;
-        QTest::newRow("q4_k") << int(DType::Q4_K) << 3e-2 << 0.0;
-        QTest::newRow("q6_k") << int(DType::Q6_K) << 3e-2 << 0.0;
+        QTest::newRow("q8_0") << int(DType::Q8_0) << 3e-2 << 0.0;
+        QTest::newRow("q4_0") << int(DType::Q4_0) << 4e-2 << 0.0;
+        QTest::newRow("q4_k") << int(DType::Q4_K) << 4e-2 << 0.0;
+        QTest::newRow("q6_k") << int(DType::Q6_K) << 4e-2 << 0.0;
         // Input-major products: a prompt and a decode drop the same inputs.
         QTest::newRow("inputs f32") << int(DType::F32) << 1e-4 << 0.4;
         QTest::newRow("inputs q8_0") << int(DType::Q8_0) << 1e-4 << 0.4;

@@ -421,6 +421,127 @@ private slots:
         }
     }
 
+    // Longer prompts over whole blocks of 32 rows take integer products over the rows requantized
+    // by columns (ColumnKernels): every ISA's pack writes the scalar table's bytes (a column of
+    // zeros included) and its products add the scalar sums to what the outputs held, over tiles
+    // of tokens and the rest, leaving the outputs between groups alone.
+    void columnKernelsMatchScalar()
+    {
+        constexpr std::int64_t rows = 64;
+        constexpr std::size_t stride = 40; // floats between rows; the 16 columns start at 8
+        constexpr int tokens = 19;
+        constexpr std::int64_t yStride = 20;
+        std::mt19937 rng(5);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        std::vector<float> x(std::size_t(rows) * stride);
+        for (float& v : x)
+            v = normal(rng);
+        for (std::int64_t i = 0; i < rows; ++i)
+            x[std::size_t(i) * stride + 8 + 3] = 0.0f;
+        std::vector<cpu::ActBlockQ8> acts(std::size_t(tokens) * 2);
+        std::vector<float> token(rows);
+        for (int t = 0; t < tokens; ++t) {
+            for (float& v : token)
+                v = normal(rng);
+            cpu::ActBlockQ8 blocks[2];
+            cpu::kScalarKernels.quantizeActivations(token.data(), blocks, rows);
+            acts[std::size_t(t)] = blocks[0];
+            acts[std::size_t(tokens + t)] = blocks[1];
+        }
+        const sparse::ColumnKernels& reference = sparse::kScalarNeuronKernels.columns;
+        std::vector<std::uint8_t> wantPacked(2 * sparse::kColumnBlockBytes);
+        reference.pack(x.data() + 8, stride, rows, wantPacked.data());
+        std::vector<float> want(std::size_t(tokens * yStride), 0.5f);
+        reference.gemm(want.data(), yStride, acts.data(), tokens, tokens, wantPacked.data(), 2);
+        QVERIFY(std::any_of(want.begin(), want.end(), [](float v) { return std::fabs(v - 0.5f) > 1.0f; }));
+        for (cpu::Isa isa : {cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+            const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
+            if (!k)
+                continue;
+            std::vector<std::uint8_t> packed(wantPacked.size());
+            k->columns.pack(x.data() + 8, stride, rows, packed.data());
+            QVERIFY2(packed == wantPacked, k->name);
+            std::vector<float> y(want.size(), 0.5f);
+            k->columns.gemm(y.data(), yStride, acts.data(), tokens, tokens, packed.data(), 2);
+            QVERIFY2(maxRelativeError(y, want) < 1e-6f, k->name);
+            for (int t = 0; t < tokens; ++t)
+                for (std::int64_t r = 16; r < yStride; ++r)
+                    QCOMPARE(y[std::size_t(t * yStride + r)], 0.5f);
+        }
+    }
+
+    // Through DownProjection: 544 neurons (blocks of rows and a partial one), 19 tokens, the
+    // quantized types (float weights keep the float tiles), ranges of outputs split between
+    // threads and partial ones (1344, 2560 outputs), strided rows, within what the Q8_0
+    // activations and columns allow of the float reference; the same for one thread and two,
+    // every ISA.
+    void downProjectionByColumns_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("columns");
+        QTest::addColumn<int>("spacing");
+        QTest::addRow("Q8_0") << int(DType::Q8_0) << 320 << 1;
+        QTest::addRow("Q4_0") << int(DType::Q4_0) << 1344 << 1;
+        QTest::addRow("Q4_K") << int(DType::Q4_K) << 512 << 1;
+        QTest::addRow("Q5_K") << int(DType::Q5_K) << 2560 << 1;
+        QTest::addRow("Q6_K") << int(DType::Q6_K) << 512 << 1;
+        QTest::addRow("IQ4_XS") << int(DType::IQ4_XS) << 512 << 1;
+        QTest::addRow("Q4_0-strided") << int(DType::Q4_0) << 320 << 3;
+    }
+
+    void downProjectionByColumns()
+    {
+        QFETCH(int, type);
+        QFETCH(int, columns);
+        QFETCH(int, spacing);
+        const DType t = DType(type);
+        const std::int64_t nEmbd = columns;
+        constexpr std::int64_t nFf = 544;
+        constexpr int tokens = 19;
+        std::mt19937 rng(8);
+        std::normal_distribution<float> normal(0.0f, 0.3f);
+        const std::size_t stride = rowBytes(t, nEmbd) * std::size_t(spacing);
+        std::vector<std::byte> rows(stride * nFf);
+        std::vector<float> rowsF(std::size_t(nFf * nEmbd));
+        std::vector<float> row(static_cast<std::size_t>(nEmbd));
+        for (std::int64_t i = 0; i < nFf; ++i) {
+            for (float& v : row)
+                v = normal(rng);
+            cpu::quantizeRow(t, row.data(), rows.data() + std::size_t(i) * stride, nEmbd);
+            cpu::dequantizeRow(t, rows.data() + std::size_t(i) * stride, rowsF.data() + std::size_t(i * nEmbd), nEmbd);
+        }
+        std::vector<float> acts(std::size_t(tokens * nFf));
+        for (std::size_t j = 0; j < acts.size(); ++j)
+            acts[j] = j % 3 == 0 ? 0.0f : normal(rng);
+        std::vector<float> expected(std::size_t(tokens * nEmbd), 0.0f);
+        for (int tk = 0; tk < tokens; ++tk)
+            for (std::int64_t i = 0; i < nFf; ++i)
+                for (std::int64_t c = 0; c < nEmbd; ++c)
+                    expected[std::size_t(tk * nEmbd + c)] += acts[std::size_t(tk * nFf + i)] * rowsF[std::size_t(i * nEmbd + c)];
+        cpu::WeightMatrix down{t, rows.data(), nFf, nEmbd};
+        down.rowStride = spacing > 1 ? stride : 0;
+        auto ffn = sparse::DownProjection::create(2, nEmbd, 32, nFf);
+        QVERIFY(ffn.ok());
+        std::vector<float> byOne;
+        for (int threads : {1, 2}) {
+            cpu::ThreadPool pool(threads);
+            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+                const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
+                if (!k)
+                    continue;
+                (*ffn)->setKernels(k);
+                std::vector<float> out(expected.size(), -1.0f);
+                (*ffn)->run(pool, down, acts.data(), tokens, out.data());
+                const double err = maxRelativeError(out, expected);
+                QVERIFY2(err < 0.015, qPrintable(QStringLiteral("%1: relative error %2").arg(QString::fromLatin1(k->name)).arg(err)));
+                if (isa == cpu::Isa::Scalar && threads == 1)
+                    byOne = out;
+                else if (isa == cpu::Isa::Scalar)
+                    QCOMPARE(out, byOne);
+            }
+        }
+    }
+
     // The x86 Q4_0 kernels take 8 blocks at a time (scales gathered together) and finish with a
     // per-block tail: rows of 8, 10 and 64 blocks check both parts against the scalar table.
     void q4RowKernelsMatchScalarAcrossBlockGroups_data()

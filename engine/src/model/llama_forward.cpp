@@ -83,8 +83,11 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
                 return l.attentionInputMajor || l.gateUpInputMajor;
             });
             const std::int64_t columns = inputMajor ? std::max({hp.nEmbd, hp.qDim(), hp.nFf}) : hp.nEmbd;
+            // Input sparsity's thresholds would draw a prompt's inputs apart from its decodes'
+            // at the 8-bit copies' rounding (on a synthetic model, half as far as the sparsity
+            // itself moves the logits): its files keep float prompts.
             auto down = sparse::DownProjection::create(f->m_pool->size(), columns, f->m_maxBatch,
-                                                       std::max(hp.nFf, hp.qDim()));
+                                                       std::max(hp.nFf, hp.qDim()), !inputMajor);
             if (!down)
                 return down.status();
             f->m_downProjection = std::move(down).value();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sparse/down_projection.h"
 
+#include "cpu/kernels.h"
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
 #include "sparse/prefetch.h"
@@ -19,6 +20,12 @@ namespace {
 // of rows whose slices (72 KiB in Q4_0) stay in L2 while every tile of tokens passes them.
 constexpr std::int64_t kColumns = 256;
 constexpr std::int64_t kRowBlock = 512;
+// The column path (runByColumns) decodes 32 rows at a time and requantizes them into the
+// blocks of 1024 rows its tiles then pass (288 KiB): each token's outputs are loaded and stored
+// once per such block. The decoded rows lie a range and a line apart: packing reads a column
+// group's 64 bytes from each, and a power of two apart they would crowd into few cache sets.
+constexpr std::int64_t kColumnRowBlock = 1024;
+constexpr std::int64_t kColumnRowFloats = kColumns + 16;
 // A prompt whose share of non-zero activations is at most this takes the per-token lists: a
 // tile of 8 tokens reads a row for all 8 when any needs it, so at 30 % a row is read by ~94 % of
 // the tiles for 2.4 tokens' worth of use.
@@ -29,6 +36,42 @@ constexpr double kMaxActiveShare = 0.3;
 constexpr std::int64_t kPrefetchRows = kAxpyRowsGroup;
 constexpr std::size_t kPrefetchLines = 8;
 constexpr std::size_t kLine = 64;
+// Rows a block's decoding asks for ahead of the one it decodes.
+constexpr std::int64_t kDecodeAhead = 4;
+
+// Rows [i0, i0 + count) of @p w at byte @p offset of each row, @p width outputs, as floats
+// @p stride apart in @p scratch: F16, Q4_0 and Q8_0 in one vector pass (the CPU table's dequantizers), the
+// other types with a row kernel by their own axpy into zeros (vector code too, where the generic
+// decoder is not), the rest by the generic decoder.
+const float* decodeRowBlock(const cpu::WeightMatrix& w, const RowKernels* own, std::int64_t i0, std::int64_t count,
+                            std::size_t offset, std::int64_t width, float* scratch, std::int64_t stride)
+{
+    const bool vectorDequantize = w.type == DType::F16 || w.type == DType::Q4_0 || w.type == DType::Q8_0;
+    const std::size_t rowBytes = cpu::rowStrideOf(w);
+    const std::uint8_t* block = static_cast<const std::uint8_t*>(w.data) + std::size_t(i0) * rowBytes + offset;
+    // The slices are short runs far apart: each row's is asked for a few rows ahead.
+    const std::size_t sliceLines = (hearth::rowBytes(w.type, width) + kLine - 1) / kLine;
+    // Rows past the block too: the next call decodes them.
+    const std::int64_t available = w.rows - i0;
+    const auto prefetchRow = [&](std::int64_t i) {
+        if (i < available)
+            for (std::size_t l = 0; l < sliceLines; ++l)
+                prefetchLine(block + std::size_t(i) * rowBytes + l * kLine);
+    };
+    for (std::int64_t i = 0; i < kDecodeAhead; ++i)
+        prefetchRow(i);
+    for (std::int64_t i = 0; i < count; ++i) {
+        prefetchRow(i + kDecodeAhead);
+        float* decoded = scratch + i * stride;
+        if (own && !vectorDequantize) {
+            std::fill_n(decoded, width, 0.0f);
+            own->axpy(decoded, 1.0f, block + std::size_t(i) * rowBytes, width);
+        } else {
+            cpu::dequantizeRow(w.type, block + std::size_t(i) * rowBytes, decoded, width);
+        }
+    }
+    return scratch;
+}
 
 } // namespace
 
@@ -37,8 +80,13 @@ std::size_t scratchFloats(std::int64_t columns)
     return std::size_t(std::max(kRowBlock * kColumns, kAxpyRowsGroup * columns));
 }
 
+std::size_t DownProjection::packedBytes()
+{
+    return std::size_t(kColumns / kColumnOutputs) * std::size_t(kColumnRowBlock / QK8_0) * kColumnBlockBytes;
+}
+
 Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std::int64_t columns, int maxTokens,
-                                                               std::int64_t maxRows)
+                                                               std::int64_t maxRows, bool integerPrompts)
 {
     if (threads <= 0 || columns <= 0 || maxTokens < 0 || maxRows < 0)
         return Status(ErrorCode::InvalidArgument, "the down projection needs a thread and outputs");
@@ -56,6 +104,14 @@ Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std:
         d->m_active.resize(std::size_t(d->m_maxTokens) * std::size_t(d->m_maxRows));
         d->m_activeCount.resize(std::size_t(d->m_maxTokens));
         d->m_cursor.resize(std::size_t(threads) * std::size_t(d->m_maxTokens));
+        if (integerPrompts && maxTokens >= kColumnTokens && maxRows > 0) {
+            d->m_columnTokens = maxTokens;
+            d->m_columnRows = maxRows;
+            d->m_actRowBlocks = std::size_t((maxRows + QK8_0 - 1) / QK8_0);
+            d->m_actQ8.resize(std::size_t(maxTokens) * d->m_actRowBlocks);
+            d->m_actRow.resize(std::size_t(threads) * d->m_actRowBlocks);
+            d->m_packed.resize(std::size_t(threads) * packedBytes());
+        }
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory for the down projection's scratch");
     }
@@ -76,20 +132,21 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
         return;
     }
     m_job.lists = listActiveRows(pool);
+    if (!m_job.lists && takesColumns(downT, tokens)) {
+        runByColumns(pool);
+        return;
+    }
     pool.parallelFor((downT.cols + kColumns - 1) / kColumns, [this](std::int64_t begin, std::int64_t end, int thread) {
         const Job& job = m_job;
         const cpu::WeightMatrix& w = *job.downT;
         // The vector tiles take whole groups of 32 outputs; other widths the scalar table.
         const NeuronKernels& table = w.cols % 32 == 0 ? *m_kernels : kScalarNeuronKernels;
         // Rows without a tile kernel (K-quants, types the neuron kernels do not read) are decoded
-        // a block at a time into the scratch: by the row's own axpy into zeros where it has one.
+        // a block at a time into the scratch.
         const RowKernels* own = table.forType(w.type);
         // The lists add float rows: every type but F32 is decoded into the scratch first.
         const RowKernels* direct = own && own->axpyTile && (!job.lists || w.type == DType::F32) ? own : nullptr;
         const RowKernels& k = direct ? *direct : table.f32;
-        // F16, Q4_0 and Q8_0 rows decode in one vector pass (the CPU table's dequantizers); the
-        // K-quants by their own axpy into zeros, vector code too, where the generic decoder is not.
-        const bool vectorDequantize = w.type == DType::F16 || w.type == DType::Q4_0 || w.type == DType::Q8_0;
         const auto* rows = static_cast<const std::uint8_t*>(w.data);
         const std::size_t rowBytes = cpu::rowStrideOf(w);
         float* scratch = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
@@ -105,16 +162,7 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
                 const std::uint8_t* block = rows + std::size_t(i0) * rowBytes + offset;
                 std::size_t stride = rowBytes;
                 if (!direct) {
-                    for (std::int64_t i = 0; i < count; ++i) {
-                        float* decoded = scratch + i * kColumns;
-                        if (own && !vectorDequantize) {
-                            std::fill_n(decoded, width, 0.0f);
-                            own->axpy(decoded, 1.0f, block + std::size_t(i) * rowBytes, width);
-                        } else {
-                            cpu::dequantizeRow(w.type, block + std::size_t(i) * rowBytes, decoded, width);
-                        }
-                    }
-                    block = reinterpret_cast<const std::uint8_t*>(scratch);
+                    block = reinterpret_cast<const std::uint8_t*>(decodeRowBlock(w, own, i0, count, offset, width, scratch, kColumns));
                     stride = kColumns * sizeof(float);
                 }
                 if (job.lists) {
@@ -137,6 +185,60 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
                                job.acts + std::size_t(t0) * std::size_t(w.rows) + std::size_t(i0), w.rows,
                                std::min(kAxpyTileTokens, job.tokens - t0), block, stride, count, width);
                 }
+            }
+        }
+    });
+}
+
+bool DownProjection::takesColumns(const cpu::WeightMatrix& w, int tokens) const
+{
+    // Float weights: the dense file's products are float too, and requantizing would only lose
+    // precision.
+    if (w.type == DType::F32 || w.type == DType::F16 || w.type == DType::BF16)
+        return false;
+    return tokens >= kColumnTokens && tokens <= m_columnTokens && w.rows <= m_columnRows && w.rows % QK8_0 == 0
+        && w.cols % kColumnOutputs == 0;
+}
+
+void DownProjection::runByColumns(cpu::ThreadPool& pool)
+{
+    const cpu::WeightMatrix& w = *m_job.downT;
+    const std::size_t blocks = std::size_t(w.rows / QK8_0);
+    // The tokens' blocks side by side, so a tile of tokens reads one run per block.
+    const std::size_t tokens = std::size_t(m_job.tokens);
+    pool.parallelFor(m_job.tokens, [this, &w, blocks, tokens](std::int64_t begin, std::int64_t end, int thread) {
+        cpu::ActBlockQ8* row = m_actRow.data() + std::size_t(thread) * m_actRowBlocks;
+        for (std::int64_t t = begin; t < end; ++t) {
+            cpu::activeKernels().quantizeActivations(m_job.acts + std::size_t(t) * std::size_t(w.rows), row, w.rows);
+            for (std::size_t b = 0; b < blocks; ++b)
+                m_actQ8[b * tokens + std::size_t(t)] = row[b];
+        }
+    });
+    pool.parallelFor((w.cols + kColumns - 1) / kColumns, [this, &w, tokens](std::int64_t begin, std::int64_t end,
+                                                                             int thread) {
+        const ColumnKernels& columns = m_kernels->columns;
+        const RowKernels* own = m_kernels->forType(w.type);
+        float* scratch = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
+        std::uint8_t* packed = m_packed.data() + std::size_t(thread) * packedBytes();
+        for (std::int64_t r = begin; r < end; ++r) {
+            const std::int64_t first = r * kColumns;
+            const std::int64_t width = std::min(kColumns, w.cols - first);
+            const std::size_t offset = hearth::rowBytes(w.type, first);
+            for (std::int64_t i0 = 0; i0 < w.rows; i0 += kColumnRowBlock) {
+                const std::int64_t count = std::min(kColumnRowBlock, w.rows - i0);
+                const std::size_t groupBytes = std::size_t(count / QK8_0) * kColumnBlockBytes;
+                for (std::int64_t b = 0; b < count / QK8_0; ++b) {
+                    const float* rows = decodeRowBlock(w, own, i0 + b * QK8_0, QK8_0, offset, width, scratch,
+                                                       kColumnRowFloats);
+                    for (std::int64_t g = 0; g < width / kColumnOutputs; ++g)
+                        columns.pack(rows + g * kColumnOutputs, std::size_t(kColumnRowFloats), QK8_0,
+                                     packed + std::size_t(g) * groupBytes + std::size_t(b) * kColumnBlockBytes);
+                }
+                // Each group's blocks (18 KiB) stay in L1 while every token passes them.
+                for (std::int64_t g = 0; g < width / kColumnOutputs; ++g)
+                    columns.gemm(m_job.out + first + g * kColumnOutputs, w.cols,
+                                 m_actQ8.data() + std::size_t(i0 / QK8_0) * tokens, tokens, m_job.tokens,
+                                 packed + std::size_t(g) * groupBytes, count / QK8_0);
             }
         }
     });

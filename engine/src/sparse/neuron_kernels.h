@@ -10,7 +10,9 @@
 #include "core/dtype.h"
 #include "cpu/block_dot.h"
 #include "cpu/isa.h"
+#include "cpu/kernels.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace hearth::sparse {
@@ -55,9 +57,34 @@ inline constexpr int kAxpyTileTokens = 8;
 using AxpyActiveRowsFn = void (*)(float* y, const float* a, const std::uint16_t* ids, std::int64_t count,
                                   std::int64_t firstRow, const float* rows, std::size_t rowStride, std::int64_t n);
 
+// A prompt's product over neuron-major rows through integer dot products (DownProjection):
+// rows decoded to floats are requantized, 16 outputs at a time, to Q8_0 along the rows, which
+// every token's activations, quantized the same way (cpu::ActBlockQ8), then multiply as the
+// dense products' interleaved tiles do. Per group of 16 outputs and block of 32 rows,
+// kColumnBlockBytes bytes:
+//   [ 16 x float scale (output r: max over the block's rows of |value| / 127) |
+//     8 x 64 bytes: register k, int32 lane r, byte i = round(value of row 4k + i, output r / scale) ]
+// Requantizing costs about what five tokens cost through float tiles; a prompt of
+// kColumnTokens or more gains it back.
+struct ColumnKernels {
+    // Outputs [0, 16) of @p count rows (a multiple of 32) of floats @p stride floats apart, to
+    // count / 32 blocks at @p out.
+    void (*pack)(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out);
+    // y[t * yStride + r] += sum over blocks b < @p blocks of the packed block b against
+    // x[b * blockStride + t] (the tokens' blocks side by side), for outputs r < 16 and tokens
+    // t < @p tokens.
+    void (*gemm)(float* y, std::int64_t yStride, const cpu::ActBlockQ8* x, std::size_t blockStride, int tokens,
+                 const std::uint8_t* packed, std::int64_t blocks);
+};
+
+inline constexpr std::size_t kColumnBlockBytes = 16 * sizeof(float) + 16 * 32;
+inline constexpr int kColumnOutputs = 16;
+inline constexpr int kColumnTokens = 16;
+
 struct NeuronKernels {
     const char* name;
     AxpyActiveRowsFn axpyActiveRows;
+    ColumnKernels columns;
     RowKernels f32;
     RowKernels f16;
     RowKernels q4_0;

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #if !defined(HEARTH_NEURON_TABLE) || !defined(HEARTH_NEURON_NAME) || !defined(HEARTH_NEURON_CPU_TABLE)
 #error "define the table name, its printable name and the CPU table of its ISA before including neuron_kernels_impl.h"
@@ -881,11 +882,169 @@ void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int
         axpyActiveRowsSlice<32 / kLanes>(y + c, a, ids, count, firstRow, rows + c, rowStride);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Prompts over neuron-major rows (ColumnKernels): 16 outputs' columns requantized to Q8_0 along
+// the rows, one int32 lane per output, four rows' bytes to a lane; then tiles of tokens against
+// them with the activation's four bytes broadcast, as the dense products' interleaved tiles do.
+
+// Four consecutive activation bytes of a block, as one broadcastable word.
+inline std::int32_t activationWord(const ActBlockQ8& a, int offset)
+{
+    std::int32_t v;
+    std::memcpy(&v, a.qs + offset, sizeof(v));
+    return v;
+}
+
+#if defined(__AVX512F__)
+void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
+{
+    const __m512 levels = _mm512_set1_ps(127.0f);
+    const __m512i lowByte = _mm512_set1_epi32(0xff);
+    for (std::int64_t b = 0; b < count / 32; ++b, out += kColumnBlockBytes) {
+        const float* block = rows + std::size_t(b) * 32 * stride;
+        __m512 max = _mm512_setzero_ps();
+        for (int i = 0; i < 32; ++i)
+            max = _mm512_max_ps(max, _mm512_abs_ps(_mm512_loadu_ps(block + std::size_t(i) * stride)));
+        _mm512_storeu_ps(out, _mm512_div_ps(max, levels));
+        const __m512 inverse =
+            _mm512_maskz_div_ps(_mm512_cmp_ps_mask(max, _mm512_setzero_ps(), _CMP_GT_OQ), levels, max);
+        for (int k = 0; k < 8; ++k) {
+            __m512i word = _mm512_setzero_si512();
+            for (int i = 0; i < 4; ++i) {
+                const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(block + std::size_t(4 * k + i) * stride), inverse);
+                word = _mm512_or_si512(word, _mm512_slli_epi32(_mm512_and_si512(_mm512_cvtps_epi32(v), lowByte), 8 * i));
+            }
+            _mm512_storeu_si512(out + kColumnOutputs * sizeof(float) + 64 * k, word);
+        }
+    }
+}
+#else
+void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
+{
+    const __m256 levels = _mm256_set1_ps(127.0f);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256i lowByte = _mm256_set1_epi32(0xff);
+    for (std::int64_t b = 0; b < count / 32; ++b, out += kColumnBlockBytes) {
+        for (int h = 0; h < 2; ++h) {
+            const float* block = rows + std::size_t(b) * 32 * stride + std::size_t(8 * h);
+            __m256 max = _mm256_setzero_ps();
+            for (int i = 0; i < 32; ++i)
+                max = _mm256_max_ps(max, _mm256_andnot_ps(sign, _mm256_loadu_ps(block + std::size_t(i) * stride)));
+            _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * h, _mm256_div_ps(max, levels));
+            const __m256 inverse =
+                _mm256_and_ps(_mm256_cmp_ps(max, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_div_ps(levels, max));
+            for (int k = 0; k < 8; ++k) {
+                __m256i word = _mm256_setzero_si256();
+                for (int i = 0; i < 4; ++i) {
+                    const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(block + std::size_t(4 * k + i) * stride), inverse);
+                    word = _mm256_or_si256(word,
+                                           _mm256_slli_epi32(_mm256_and_si256(_mm256_cvtps_epi32(v), lowByte), 8 * i));
+                }
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kColumnOutputs * sizeof(float) + 64 * k + 32 * h),
+                                    word);
+            }
+        }
+    }
+}
+#endif
+
+#if defined(__AVX512VNNI__)
+constexpr int kColumnTileTokens = 8;
+
+// T tokens x 16 outputs, one accumulator per token. The signed bytes become unsigned by a flip
+// of their top bit (+128), which the activation sum takes back out.
+template <int T>
+void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, const std::uint8_t* p,
+                std::int64_t blocks)
+{
+    __m512 acc[T];
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm512_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
+    const __m512i flip = _mm512_set1_epi8(-128);
+    for (std::int64_t b = 0; b < blocks; ++b, p += kColumnBlockBytes, x += blockStride) {
+        const __m512 scale = _mm512_loadu_ps(p);
+        __m512i w[8];
+        for (int k = 0; k < 8; ++k)
+            w[k] = _mm512_xor_si512(_mm512_loadu_si512(p + kColumnOutputs * sizeof(float) + 64 * k), flip);
+        for (int t = 0; t < T; ++t) {
+            const ActBlockQ8& a = x[t];
+            __m512i dot = _mm512_set1_epi32(-128 * a.sum);
+            for (int k = 0; k < 8; ++k)
+                dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(a, 4 * k)));
+            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(scale, _mm512_set1_ps(a.d)), acc[t]);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        _mm512_storeu_ps(y + std::size_t(t) * std::size_t(yStride), acc[t]);
+}
+#else
+constexpr int kColumnTileTokens = 4;
+
+// T tokens x 16 outputs as two halves of 8; maddubs wants an unsigned operand, so the weight's
+// sign moves onto the activation (each product at most 127 x 127: no saturation).
+template <int T>
+void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, const std::uint8_t* p,
+                std::int64_t blocks)
+{
+    __m256 acc[2][T];
+    for (int t = 0; t < T; ++t) {
+        acc[0][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
+        acc[1][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride) + 8);
+    }
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (std::int64_t b = 0; b < blocks; ++b, p += kColumnBlockBytes, x += blockStride) {
+        for (int h = 0; h < 2; ++h) {
+            const __m256 scale = _mm256_loadu_ps(reinterpret_cast<const float*>(p) + 8 * h);
+            for (int t = 0; t < T; ++t) {
+                const ActBlockQ8& a = x[t];
+                __m256i dot = _mm256_setzero_si256();
+                for (int k = 0; k < 8; ++k) {
+                    const __m256i w = _mm256_loadu_si256(
+                        reinterpret_cast<const __m256i*>(p + kColumnOutputs * sizeof(float) + 64 * k + 32 * h));
+                    const __m256i pairs = _mm256_maddubs_epi16(
+                        _mm256_abs_epi8(w), _mm256_sign_epi8(_mm256_set1_epi32(activationWord(a, 4 * k)), w));
+                    dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, ones));
+                }
+                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(scale, _mm256_set1_ps(a.d)),
+                                            acc[h][t]);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t) {
+        _mm256_storeu_ps(y + std::size_t(t) * std::size_t(yStride), acc[0][t]);
+        _mm256_storeu_ps(y + std::size_t(t) * std::size_t(yStride) + 8, acc[1][t]);
+    }
+}
+#endif
+
+// Tiles of T tokens, then the rest a smaller tile at a time.
+template <int T>
+void columnTiles(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, int tokens,
+                 const std::uint8_t* packed, std::int64_t blocks)
+{
+    int t = 0;
+    for (; t + T <= tokens; t += T)
+        columnTile<T>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, packed,
+                      blocks);
+    if constexpr (T > 1) {
+        if (t < tokens)
+            columnTiles<T - 1>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, tokens - t,
+                               packed, blocks);
+    }
+}
+
+void gemmColumns(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, int tokens,
+                 const std::uint8_t* packed, std::int64_t blocks)
+{
+    columnTiles<kColumnTileTokens>(y, yStride, x, blockStride, tokens, packed, blocks);
+}
+
 } // namespace
 
 constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     HEARTH_NEURON_NAME,
     axpyActiveRows,
+    {packColumns, gemmColumns},
     {dot2Float<float>, dot1Float<float>, axpyOneRow<axpyRowsFloat<float>>, nullptr, axpyTile<FloatValues<float>>,
      axpyRowsFloat<float>},
     {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyOneRow<axpyRowsFloat<std::uint16_t>>, nullptr,
