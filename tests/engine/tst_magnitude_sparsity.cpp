@@ -185,11 +185,15 @@ private slots:
         QTest::newRow("q4_0") << int(DType::Q4_0) << 4e-2 << 0.0;
         QTest::newRow("q4_k") << int(DType::Q4_K) << 4e-2 << 0.0;
         QTest::newRow("q6_k") << int(DType::Q6_K) << 4e-2 << 0.0;
-        // Input-major products: a prompt and a decode drop the same inputs.
+        // Input-major products: a prompt and a decode drop the same inputs. In float exactly; in
+        // the quantized types the prompt's integer products (16-bit columns, rounding about 1e-4
+        // of an output) move a few inputs across their thresholds, and each such input moves the
+        // logits as much as thousands of roundings: 0.04-0.08 here, under a third of what the
+        // sparsity itself changes (0.27-0.29; with 8-bit columns it was 0.11-0.14).
         QTest::newRow("inputs f32") << int(DType::F32) << 1e-4 << 0.4;
-        QTest::newRow("inputs q8_0") << int(DType::Q8_0) << 1e-4 << 0.4;
-        QTest::newRow("inputs q4_0") << int(DType::Q4_0) << 1e-4 << 0.4;
-        QTest::newRow("inputs q4_k") << int(DType::Q4_K) << 1e-4 << 0.4;
+        QTest::newRow("inputs q8_0") << int(DType::Q8_0) << 0.1 << 0.4;
+        QTest::newRow("inputs q4_0") << int(DType::Q4_0) << 0.1 << 0.4;
+        QTest::newRow("inputs q4_k") << int(DType::Q4_K) << 0.1 << 0.4;
     }
 
     void promptEqualsDecode()

@@ -21,8 +21,8 @@ namespace {
 constexpr std::int64_t kColumns = 256;
 constexpr std::int64_t kRowBlock = 512;
 // The column path (runByColumns) decodes 32 rows at a time and requantizes them into the
-// blocks of 1024 rows its tiles then pass (288 KiB): each token's outputs are loaded and stored
-// once per such block. The decoded rows lie a range and a line apart: packing reads a column
+// blocks of 1024 rows (512 wide) its tiles then pass (288 KiB): each token's outputs are loaded
+// and stored once per such block. The decoded rows lie a range and a line apart: packing reads a column
 // group's 64 bytes from each, and a power of two apart they would crowd into few cache sets.
 constexpr std::int64_t kColumnRowBlock = 1024;
 constexpr std::int64_t kColumnRowFloats = kColumns + 16;
@@ -86,7 +86,7 @@ std::size_t DownProjection::packedBytes()
 }
 
 Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std::int64_t columns, int maxTokens,
-                                                               std::int64_t maxRows, bool integerPrompts)
+                                                               std::int64_t maxRows, bool exactPrompts)
 {
     if (threads <= 0 || columns <= 0 || maxTokens < 0 || maxRows < 0)
         return Status(ErrorCode::InvalidArgument, "the down projection needs a thread and outputs");
@@ -104,12 +104,14 @@ Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std:
         d->m_active.resize(std::size_t(d->m_maxTokens) * std::size_t(d->m_maxRows));
         d->m_activeCount.resize(std::size_t(d->m_maxTokens));
         d->m_cursor.resize(std::size_t(threads) * std::size_t(d->m_maxTokens));
-        if (integerPrompts && maxTokens >= kColumnTokens && maxRows > 0) {
+        if (maxTokens >= kColumnTokens && maxRows > 0) {
             d->m_columnTokens = maxTokens;
             d->m_columnRows = maxRows;
             d->m_actRowBlocks = std::size_t((maxRows + QK8_0 - 1) / QK8_0);
-            d->m_actQ8.resize(std::size_t(maxTokens) * d->m_actRowBlocks);
-            d->m_actRow.resize(std::size_t(threads) * d->m_actRowBlocks);
+            d->m_wideColumns = exactPrompts;
+            const std::size_t blockBytes = exactPrompts ? sizeof(ActBlockQ16) : sizeof(cpu::ActBlockQ8);
+            d->m_actBlocks.resize(std::size_t(maxTokens) * d->m_actRowBlocks * blockBytes);
+            d->m_actRow.resize(std::size_t(threads) * d->m_actRowBlocks * blockBytes);
             d->m_packed.resize(std::size_t(threads) * packedBytes());
         }
     } catch (const std::bad_alloc&) {
@@ -202,21 +204,34 @@ bool DownProjection::takesColumns(const cpu::WeightMatrix& w, int tokens) const
 
 void DownProjection::runByColumns(cpu::ThreadPool& pool)
 {
+    const ColumnKernels& k = m_kernels->columns;
+    if (m_wideColumns)
+        runByColumns<ActBlockQ16>(pool, quantizeActivationsQ16, k.packWide, k.gemmWide, kWideColumnBlockBytes);
+    else
+        runByColumns<cpu::ActBlockQ8>(pool, cpu::activeKernels().quantizeActivations, k.pack, k.gemm,
+                                      kColumnBlockBytes);
+}
+
+template <typename Act>
+void DownProjection::runByColumns(cpu::ThreadPool& pool, QuantizeFn<Act> quantize, PackFn pack, GemmFn<Act> gemm,
+                                  std::size_t blockBytes)
+{
     const cpu::WeightMatrix& w = *m_job.downT;
     const std::size_t blocks = std::size_t(w.rows / QK8_0);
     // The tokens' blocks side by side, so a tile of tokens reads one run per block.
     const std::size_t tokens = std::size_t(m_job.tokens);
-    pool.parallelFor(m_job.tokens, [this, &w, blocks, tokens](std::int64_t begin, std::int64_t end, int thread) {
-        cpu::ActBlockQ8* row = m_actRow.data() + std::size_t(thread) * m_actRowBlocks;
+    Act* acts = reinterpret_cast<Act*>(m_actBlocks.data());
+    pool.parallelFor(m_job.tokens, [&](std::int64_t begin, std::int64_t end, int thread) {
+        Act* row = reinterpret_cast<Act*>(m_actRow.data()) + std::size_t(thread) * m_actRowBlocks;
         for (std::int64_t t = begin; t < end; ++t) {
-            cpu::activeKernels().quantizeActivations(m_job.acts + std::size_t(t) * std::size_t(w.rows), row, w.rows);
+            quantize(m_job.acts + std::size_t(t) * std::size_t(w.rows), row, w.rows);
             for (std::size_t b = 0; b < blocks; ++b)
-                m_actQ8[b * tokens + std::size_t(t)] = row[b];
+                acts[b * tokens + std::size_t(t)] = row[b];
         }
     });
-    pool.parallelFor((w.cols + kColumns - 1) / kColumns, [this, &w, tokens](std::int64_t begin, std::int64_t end,
-                                                                             int thread) {
-        const ColumnKernels& columns = m_kernels->columns;
+    // Rows a pass of the tiles takes: what fills the packed scratch.
+    const std::int64_t rowBlock = std::int64_t(packedBytes() / (blockBytes * (kColumns / kColumnOutputs))) * QK8_0;
+    pool.parallelFor((w.cols + kColumns - 1) / kColumns, [&](std::int64_t begin, std::int64_t end, int thread) {
         const RowKernels* own = m_kernels->forType(w.type);
         float* scratch = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
         std::uint8_t* packed = m_packed.data() + std::size_t(thread) * packedBytes();
@@ -224,21 +239,20 @@ void DownProjection::runByColumns(cpu::ThreadPool& pool)
             const std::int64_t first = r * kColumns;
             const std::int64_t width = std::min(kColumns, w.cols - first);
             const std::size_t offset = hearth::rowBytes(w.type, first);
-            for (std::int64_t i0 = 0; i0 < w.rows; i0 += kColumnRowBlock) {
-                const std::int64_t count = std::min(kColumnRowBlock, w.rows - i0);
-                const std::size_t groupBytes = std::size_t(count / QK8_0) * kColumnBlockBytes;
+            for (std::int64_t i0 = 0; i0 < w.rows; i0 += rowBlock) {
+                const std::int64_t count = std::min(rowBlock, w.rows - i0);
+                const std::size_t groupBytes = std::size_t(count / QK8_0) * blockBytes;
                 for (std::int64_t b = 0; b < count / QK8_0; ++b) {
                     const float* rows = decodeRowBlock(w, own, i0 + b * QK8_0, QK8_0, offset, width, scratch,
                                                        kColumnRowFloats);
                     for (std::int64_t g = 0; g < width / kColumnOutputs; ++g)
-                        columns.pack(rows + g * kColumnOutputs, std::size_t(kColumnRowFloats), QK8_0,
-                                     packed + std::size_t(g) * groupBytes + std::size_t(b) * kColumnBlockBytes);
+                        pack(rows + g * kColumnOutputs, std::size_t(kColumnRowFloats), QK8_0,
+                             packed + std::size_t(g) * groupBytes + std::size_t(b) * blockBytes);
                 }
                 // Each group's blocks (18 KiB) stay in L1 while every token passes them.
                 for (std::int64_t g = 0; g < width / kColumnOutputs; ++g)
-                    columns.gemm(m_job.out + first + g * kColumnOutputs, w.cols,
-                                 m_actQ8.data() + std::size_t(i0 / QK8_0) * tokens, tokens, m_job.tokens,
-                                 packed + std::size_t(g) * groupBytes, count / QK8_0);
+                    gemm(m_job.out + first + g * kColumnOutputs, w.cols, acts + std::size_t(i0 / QK8_0) * tokens,
+                         tokens, m_job.tokens, packed + std::size_t(g) * groupBytes, count / QK8_0);
             }
         }
     });

@@ -37,6 +37,7 @@
 
 #include <hearth/status.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -51,9 +52,9 @@ class DownProjection {
 public:
     // Scratch for up to @p threads threads, outputs of up to @p columns and, for sparse prompts
     // and integer products, @p maxTokens tokens of up to @p maxRows neurons (0: neither);
-    // @p integerPrompts false keeps prompts in floats.
+    // @p exactPrompts takes the wide (16-bit) columns.
     static Result<std::unique_ptr<DownProjection>> create(int threads, std::int64_t columns, int maxTokens = 0,
-                                                          std::int64_t maxRows = 0, bool integerPrompts = true);
+                                                          std::int64_t maxRows = 0, bool exactPrompts = false);
 
     // out (tokens x downT.cols) = acts (tokens x downT.rows) x downT. The pool may not have more
     // threads than create() was given; downT.cols must be a multiple of the type's block.
@@ -72,6 +73,15 @@ private:
     // A longer prompt: integer products over the rows requantized by columns (ColumnKernels).
     [[nodiscard]] bool takesColumns(const cpu::WeightMatrix& w, int tokens) const;
     void runByColumns(cpu::ThreadPool& pool);
+    template <typename Act>
+    using QuantizeFn = void (*)(const float* x, Act* out, std::int64_t n);
+    using PackFn = decltype(ColumnKernels::pack);
+    template <typename Act>
+    using GemmFn = void (*)(float* y, std::int64_t yStride, const Act* x, std::size_t blockStride, int tokens,
+                            const std::uint8_t* packed, std::int64_t blocks);
+    template <typename Act>
+    void runByColumns(cpu::ThreadPool& pool, QuantizeFn<Act> quantize, PackFn pack, GemmFn<Act> gemm,
+                      std::size_t blockBytes);
     // Bytes of one thread's requantized block of rows.
     static std::size_t packedBytes();
 
@@ -87,9 +97,10 @@ private:
     std::vector<std::int64_t> m_cursor;      // per thread and token: the next entry of m_active
     int m_columnTokens = 0;                    // capacity of the column path (0: none)
     std::int64_t m_columnRows = 0;
+    bool m_wideColumns = false;
     std::size_t m_actRowBlocks = 0;
-    std::vector<cpu::ActBlockQ8> m_actQ8;  // the prompt's activations quantized along the rows, block-major
-    std::vector<cpu::ActBlockQ8> m_actRow; // per thread: one token's, token-major
+    std::vector<std::byte> m_actBlocks; // the prompt's activations quantized along the rows, block-major
+    std::vector<std::byte> m_actRow;    // per thread: one token's, token-major
     std::vector<std::uint8_t> m_packed;   // per thread: a block of rows requantized by columns
 
     // The call in flight, read by the worker threads (captured by pointer only).

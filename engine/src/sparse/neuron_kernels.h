@@ -57,13 +57,32 @@ inline constexpr int kAxpyTileTokens = 8;
 using AxpyActiveRowsFn = void (*)(float* y, const float* a, const std::uint16_t* ids, std::int64_t count,
                                   std::int64_t firstRow, const float* rows, std::size_t rowStride, std::int64_t n);
 
+// One block of 32 activations in 16 bits for the wide columns below: q = round(x / d), with d
+// = max |x| / kWideLevels.
+struct ActBlockQ16 {
+    float d;
+    std::int16_t qs[32];
+};
+
+// Levels of the wide columns' weights and activations either side of zero: 32 products of two
+// such values still sum within an int32.
+inline constexpr int kWideLevels = 8191;
+
+// Quantizes @p n floats (a multiple of 32) to @p n / 32 blocks.
+void quantizeActivationsQ16(const float* x, ActBlockQ16* out, std::int64_t n);
+
 // A prompt's product over neuron-major rows through integer dot products (DownProjection):
-// rows decoded to floats are requantized, 16 outputs at a time, to Q8_0 along the rows, which
-// every token's activations, quantized the same way (cpu::ActBlockQ8), then multiply as the
-// dense products' interleaved tiles do. Per group of 16 outputs and block of 32 rows,
-// kColumnBlockBytes bytes:
+// rows decoded to floats are requantized, 16 outputs at a time, along the rows, which every
+// token's activations, quantized the same way, then multiply as the dense products'
+// interleaved tiles do. Narrow columns are 8-bit: Q8_0 against cpu::ActBlockQ8, per group of 16
+// outputs and block of 32 rows kColumnBlockBytes bytes:
 //   [ 16 x float scale (output r: max over the block's rows of |value| / 127) |
 //     8 x 64 bytes: register k, int32 lane r, byte i = round(value of row 4k + i, output r / scale) ]
+// Wide columns are 16-bit against ActBlockQ16, kWideColumnBlockBytes a block:
+//   [ 16 x float scale (max / kWideLevels) | 16 x 64 bytes: register k, int32 lane r, int16 i =
+//     the value of row 2k + i, output r, over the scale ]
+// The narrow ones round the weights about as much as Q8_0 activations round a token and run at
+// the dense products' rate; the wide ones round a thousand times less at half that rate.
 // Requantizing costs about what five tokens cost through float tiles; a prompt of
 // kColumnTokens or more gains it back.
 struct ColumnKernels {
@@ -75,9 +94,14 @@ struct ColumnKernels {
     // t < @p tokens.
     void (*gemm)(float* y, std::int64_t yStride, const cpu::ActBlockQ8* x, std::size_t blockStride, int tokens,
                  const std::uint8_t* packed, std::int64_t blocks);
+    // The same with wide columns.
+    void (*packWide)(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out);
+    void (*gemmWide)(float* y, std::int64_t yStride, const ActBlockQ16* x, std::size_t blockStride, int tokens,
+                     const std::uint8_t* packed, std::int64_t blocks);
 };
 
 inline constexpr std::size_t kColumnBlockBytes = 16 * sizeof(float) + 16 * 32;
+inline constexpr std::size_t kWideColumnBlockBytes = 16 * sizeof(float) + 16 * 32 * sizeof(std::int16_t);
 inline constexpr int kColumnOutputs = 16;
 inline constexpr int kColumnTokens = 16;
 

@@ -895,12 +895,18 @@ inline std::int32_t activationWord(const ActBlockQ8& a, int offset)
     return v;
 }
 
+// PerLane rows' values (8-bit: four, 16-bit: two) to each int32 lane, Levels either side of zero.
+template <int PerLane>
+constexpr std::size_t kPackedBlockBytes = PerLane == 4 ? kColumnBlockBytes : kWideColumnBlockBytes;
+
 #if defined(__AVX512F__)
+template <int PerLane, int Levels>
 void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
 {
-    const __m512 levels = _mm512_set1_ps(127.0f);
-    const __m512i lowByte = _mm512_set1_epi32(0xff);
-    for (std::int64_t b = 0; b < count / 32; ++b, out += kColumnBlockBytes) {
+    constexpr int bits = 32 / PerLane;
+    const __m512 levels = _mm512_set1_ps(float(Levels));
+    const __m512i lowBits = _mm512_set1_epi32((1 << bits) - 1);
+    for (std::int64_t b = 0; b < count / 32; ++b, out += kPackedBlockBytes<PerLane>) {
         const float* block = rows + std::size_t(b) * 32 * stride;
         __m512 max = _mm512_setzero_ps();
         for (int i = 0; i < 32; ++i)
@@ -908,23 +914,27 @@ void packColumns(const float* rows, std::size_t stride, std::int64_t count, std:
         _mm512_storeu_ps(out, _mm512_div_ps(max, levels));
         const __m512 inverse =
             _mm512_maskz_div_ps(_mm512_cmp_ps_mask(max, _mm512_setzero_ps(), _CMP_GT_OQ), levels, max);
-        for (int k = 0; k < 8; ++k) {
+        for (int k = 0; k < 32 / PerLane; ++k) {
             __m512i word = _mm512_setzero_si512();
-            for (int i = 0; i < 4; ++i) {
-                const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(block + std::size_t(4 * k + i) * stride), inverse);
-                word = _mm512_or_si512(word, _mm512_slli_epi32(_mm512_and_si512(_mm512_cvtps_epi32(v), lowByte), 8 * i));
+            for (int i = 0; i < PerLane; ++i) {
+                const __m512 v =
+                    _mm512_mul_ps(_mm512_loadu_ps(block + std::size_t(PerLane * k + i) * stride), inverse);
+                word = _mm512_or_si512(word,
+                                       _mm512_slli_epi32(_mm512_and_si512(_mm512_cvtps_epi32(v), lowBits), bits * i));
             }
             _mm512_storeu_si512(out + kColumnOutputs * sizeof(float) + 64 * k, word);
         }
     }
 }
 #else
+template <int PerLane, int Levels>
 void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
 {
-    const __m256 levels = _mm256_set1_ps(127.0f);
+    constexpr int bits = 32 / PerLane;
+    const __m256 levels = _mm256_set1_ps(float(Levels));
     const __m256 sign = _mm256_set1_ps(-0.0f);
-    const __m256i lowByte = _mm256_set1_epi32(0xff);
-    for (std::int64_t b = 0; b < count / 32; ++b, out += kColumnBlockBytes) {
+    const __m256i lowBits = _mm256_set1_epi32((1 << bits) - 1);
+    for (std::int64_t b = 0; b < count / 32; ++b, out += kPackedBlockBytes<PerLane>) {
         for (int h = 0; h < 2; ++h) {
             const float* block = rows + std::size_t(b) * 32 * stride + std::size_t(8 * h);
             __m256 max = _mm256_setzero_ps();
@@ -933,12 +943,13 @@ void packColumns(const float* rows, std::size_t stride, std::int64_t count, std:
             _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * h, _mm256_div_ps(max, levels));
             const __m256 inverse =
                 _mm256_and_ps(_mm256_cmp_ps(max, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_div_ps(levels, max));
-            for (int k = 0; k < 8; ++k) {
+            for (int k = 0; k < 32 / PerLane; ++k) {
                 __m256i word = _mm256_setzero_si256();
-                for (int i = 0; i < 4; ++i) {
-                    const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(block + std::size_t(4 * k + i) * stride), inverse);
-                    word = _mm256_or_si256(word,
-                                           _mm256_slli_epi32(_mm256_and_si256(_mm256_cvtps_epi32(v), lowByte), 8 * i));
+                for (int i = 0; i < PerLane; ++i) {
+                    const __m256 v =
+                        _mm256_mul_ps(_mm256_loadu_ps(block + std::size_t(PerLane * k + i) * stride), inverse);
+                    word = _mm256_or_si256(
+                        word, _mm256_slli_epi32(_mm256_and_si256(_mm256_cvtps_epi32(v), lowBits), bits * i));
                 }
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kColumnOutputs * sizeof(float) + 64 * k + 32 * h),
                                     word);
@@ -947,6 +958,14 @@ void packColumns(const float* rows, std::size_t stride, std::int64_t count, std:
     }
 }
 #endif
+
+// Two consecutive 16-bit activations, as one broadcastable word.
+inline std::int32_t activationPair(const ActBlockQ16& a, int offset)
+{
+    std::int32_t v;
+    std::memcpy(&v, a.qs + offset, sizeof(v));
+    return v;
+}
 
 #if defined(__AVX512VNNI__)
 constexpr int kColumnTileTokens = 8;
@@ -1017,26 +1036,105 @@ void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t
 }
 #endif
 
-// Tiles of T tokens, then the rest a smaller tile at a time.
+#if defined(__AVX512VNNI__)
+// The wide columns: sixteen registers of row pairs, vpdpwssd adding each pair's two products.
 template <int T>
-void columnTiles(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, int tokens,
+void wideColumnTile(float* y, std::int64_t yStride, const ActBlockQ16* x, std::size_t blockStride,
+                    const std::uint8_t* p, std::int64_t blocks)
+{
+    __m512 acc[T];
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm512_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
+    for (std::int64_t b = 0; b < blocks; ++b, p += kWideColumnBlockBytes, x += blockStride) {
+        const __m512 scale = _mm512_loadu_ps(p);
+        __m512i w[16];
+        for (int k = 0; k < 16; ++k)
+            w[k] = _mm512_loadu_si512(p + kColumnOutputs * sizeof(float) + 64 * k);
+        for (int t = 0; t < T; ++t) {
+            const ActBlockQ16& a = x[t];
+            __m512i dot = _mm512_setzero_si512();
+            for (int k = 0; k < 16; ++k)
+                dot = _mm512_dpwssd_epi32(dot, w[k], _mm512_set1_epi32(activationPair(a, 2 * k)));
+            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(scale, _mm512_set1_ps(a.d)), acc[t]);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        _mm512_storeu_ps(y + std::size_t(t) * std::size_t(yStride), acc[t]);
+}
+#else
+template <int T>
+void wideColumnTile(float* y, std::int64_t yStride, const ActBlockQ16* x, std::size_t blockStride,
+                    const std::uint8_t* p, std::int64_t blocks)
+{
+    __m256 acc[2][T];
+    for (int t = 0; t < T; ++t) {
+        acc[0][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
+        acc[1][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride) + 8);
+    }
+    for (std::int64_t b = 0; b < blocks; ++b, p += kWideColumnBlockBytes, x += blockStride) {
+        for (int h = 0; h < 2; ++h) {
+            const __m256 scale = _mm256_loadu_ps(reinterpret_cast<const float*>(p) + 8 * h);
+            for (int t = 0; t < T; ++t) {
+                const ActBlockQ16& a = x[t];
+                __m256i dot = _mm256_setzero_si256();
+                for (int k = 0; k < 16; ++k) {
+                    const __m256i w = _mm256_loadu_si256(
+                        reinterpret_cast<const __m256i*>(p + kColumnOutputs * sizeof(float) + 64 * k + 32 * h));
+                    dot = _mm256_add_epi32(dot, _mm256_madd_epi16(w, _mm256_set1_epi32(activationPair(a, 2 * k))));
+                }
+                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(scale, _mm256_set1_ps(a.d)),
+                                            acc[h][t]);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t) {
+        _mm256_storeu_ps(y + std::size_t(t) * std::size_t(yStride), acc[0][t]);
+        _mm256_storeu_ps(y + std::size_t(t) * std::size_t(yStride) + 8, acc[1][t]);
+    }
+}
+#endif
+
+struct NarrowColumns {
+    using Act = ActBlockQ8;
+    template <int T>
+    static void tile(float* y, std::int64_t yStride, const Act* x, std::size_t blockStride, const std::uint8_t* p,
+                     std::int64_t blocks)
+    {
+        columnTile<T>(y, yStride, x, blockStride, p, blocks);
+    }
+};
+
+struct WideColumns {
+    using Act = ActBlockQ16;
+    template <int T>
+    static void tile(float* y, std::int64_t yStride, const Act* x, std::size_t blockStride, const std::uint8_t* p,
+                     std::int64_t blocks)
+    {
+        wideColumnTile<T>(y, yStride, x, blockStride, p, blocks);
+    }
+};
+
+// Tiles of T tokens, then the rest a smaller tile at a time.
+template <typename Columns, int T>
+void columnTiles(float* y, std::int64_t yStride, const typename Columns::Act* x, std::size_t blockStride, int tokens,
                  const std::uint8_t* packed, std::int64_t blocks)
 {
     int t = 0;
     for (; t + T <= tokens; t += T)
-        columnTile<T>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, packed,
-                      blocks);
+        Columns::template tile<T>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, packed,
+                                  blocks);
     if constexpr (T > 1) {
         if (t < tokens)
-            columnTiles<T - 1>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, tokens - t,
-                               packed, blocks);
+            columnTiles<Columns, T - 1>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride,
+                                        tokens - t, packed, blocks);
     }
 }
 
-void gemmColumns(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, int tokens,
+template <typename Columns>
+void gemmColumns(float* y, std::int64_t yStride, const typename Columns::Act* x, std::size_t blockStride, int tokens,
                  const std::uint8_t* packed, std::int64_t blocks)
 {
-    columnTiles<kColumnTileTokens>(y, yStride, x, blockStride, tokens, packed, blocks);
+    columnTiles<Columns, kColumnTileTokens>(y, yStride, x, blockStride, tokens, packed, blocks);
 }
 
 } // namespace
@@ -1044,7 +1142,7 @@ void gemmColumns(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_
 constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     HEARTH_NEURON_NAME,
     axpyActiveRows,
-    {packColumns, gemmColumns},
+    {packColumns<4, 127>, gemmColumns<NarrowColumns>, packColumns<2, kWideLevels>, gemmColumns<WideColumns>},
     {dot2Float<float>, dot1Float<float>, axpyOneRow<axpyRowsFloat<float>>, nullptr, axpyTile<FloatValues<float>>,
      axpyRowsFloat<float>},
     {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyOneRow<axpyRowsFloat<std::uint16_t>>, nullptr,
