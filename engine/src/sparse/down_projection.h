@@ -9,19 +9,21 @@
 //   (*down)->run(pool, layer.downT, hidden, tokens, out);
 //
 // Prompts (kAxpyTileTokens tokens or more): the threads take ranges of 256 outputs, so every
-// row is read once in all and nothing is summed across threads. Quantized rows and prompts of
-// kColumnTokens or more go through integer products, as the dense products do: the activations
-// quantized to Q8_0 once, each range's rows decoded 32 at a time and requantized to Q8_0 along
-// the rows, 16 outputs together (ColumnKernels), blocks of 1024 rows then passed by tiles of
-// eight tokens. That adds the rounding of an 8-bit copy of the weights (about 0.5 % of an
-// output, as much as the activations' own) and runs four times the float tiles' rate. Callers
-// whose later decisions hinge on exact values (input sparsity's thresholds, which a prompt
-// and its decodes must draw alike) ask for floats at create(). Otherwise blocks of 512 rows
-// pass while tiles of eight tokens' outputs stay in registers (RowKernels::axpyTile); rows
-// that are zero for every token of a tile are skipped. A sparse prompt (a predictor's masks, at
-// most 30 % of the activations non-zero) instead lists each token's non-zero rows once and adds
-// only those, a token at a time (NeuronKernels::axpyActiveRows): at 90 % sparsity a tile of
-// eight tokens still touches over half the rows. Fewer tokens (a decoded one): the threads take
+// row is read once in all and nothing is summed across threads. A sparse prompt (a predictor's
+// masks, few activations non-zero: at most 30 %, or 10 % where the integer products below
+// apply) lists each token's non-zero rows once and adds only those, a token at a time
+// (NeuronKernels::axpyActiveRows): at 90 % sparsity a tile of eight tokens still touches over
+// half the rows. Otherwise quantized rows and prompts of kColumnTokens or more go through
+// integer products, as the dense products do: the activations quantized once, each range's
+// rows decoded 32 at a time and requantized along the rows, 16 outputs together
+// (ColumnKernels), blocks of 1024 rows then passed by tiles of eight tokens. The 8-bit columns
+// round the weights about as much as Q8_0 activations round a token (0.5 % of an output) and
+// run at four times the float tiles' rate; callers whose later decisions hinge on exact values
+// (input sparsity's thresholds, which a prompt and its decodes should draw alike) ask for the
+// 16-bit ones at create(), sixty times finer at half that rate. The rest (float weights,
+// short prompts) pass blocks of 512 rows while tiles of eight tokens' outputs stay in registers
+// (RowKernels::axpyTile); rows that are zero for every token of a tile are skipped. Fewer
+// tokens (a decoded one): the threads take
 // ranges of rows and add the rows some token needs whole, in groups of eight (neighbours or
 // not, the next group's starts prefetched; RowKernels::axpyRows) into their own sums, added up
 // in thread order; reading a row in slices of 256 outputs, one range at a time, streamed at two
