@@ -244,17 +244,32 @@ inline __m256i fifthBitBytes(const std::uint8_t* qh)
 
 void dequantizeRowQ4_0(const BlockQ4_0* in, float* out, std::int64_t n)
 {
+#if defined(__AVX512F__)
+    // One lane per byte: its low nibble is element i, its high one element 16 + i.
+    const __m512i low = _mm512_set1_epi32(0x0f);
+    const __m512i eight = _mm512_set1_epi32(8);
+    for (std::int64_t b = 0; b < n / QK4_0; ++b) {
+        const __m512 d = _mm512_set1_ps(halfToFloatF16c(in[b].d));
+        const __m512i q = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in[b].qs)));
+        const __m512i lo = _mm512_sub_epi32(_mm512_and_si512(q, low), eight);
+        const __m512i hi = _mm512_sub_epi32(_mm512_srli_epi32(q, 4), eight);
+        _mm512_storeu_ps(out + b * QK4_0, _mm512_mul_ps(_mm512_cvtepi32_ps(lo), d));
+        _mm512_storeu_ps(out + b * QK4_0 + 16, _mm512_mul_ps(_mm512_cvtepi32_ps(hi), d));
+    }
+#else
+    const __m256i low = _mm256_set1_epi32(0x0f);
+    const __m256i eight = _mm256_set1_epi32(8);
     for (std::int64_t b = 0; b < n / QK4_0; ++b) {
         const __m256 d = _mm256_set1_ps(halfToFloatF16c(in[b].d));
-        const __m256i q = _mm256_sub_epi8(unpackQ4(in[b].qs), _mm256_set1_epi8(8));
-        alignas(32) std::int8_t bytes[32];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(bytes), q);
-        for (int k = 0; k < 4; ++k) {
-            const __m128i part = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes + 8 * k));
-            const __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(part));
-            _mm256_storeu_ps(out + b * QK4_0 + 8 * k, _mm256_mul_ps(v, d));
+        for (int h = 0; h < 2; ++h) {
+            const __m256i q = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in[b].qs + 8 * h)));
+            const __m256i lo = _mm256_sub_epi32(_mm256_and_si256(q, low), eight);
+            const __m256i hi = _mm256_sub_epi32(_mm256_srli_epi32(q, 4), eight);
+            _mm256_storeu_ps(out + b * QK4_0 + 8 * h, _mm256_mul_ps(_mm256_cvtepi32_ps(lo), d));
+            _mm256_storeu_ps(out + b * QK4_0 + 16 + 8 * h, _mm256_mul_ps(_mm256_cvtepi32_ps(hi), d));
         }
     }
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------
