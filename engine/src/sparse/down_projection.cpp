@@ -20,10 +20,10 @@ namespace {
 // of rows whose slices (72 KiB in Q4_0) stay in L2 while every tile of tokens passes them.
 constexpr std::int64_t kColumns = 256;
 constexpr std::int64_t kRowBlock = 512;
-// The column path (runByColumns) decodes 32 rows at a time and requantizes them into the
-// blocks of 1024 rows (512 wide) its tiles then pass (288 KiB): each token's outputs are loaded
-// and stored once per such block. The decoded rows lie a range and a line apart: packing reads a column
-// group's 64 bytes from each, and a power of two apart they would crowd into few cache sets.
+// The column path (runByColumns) decodes 32 rows at a time and requantizes them into blocks of
+// 1024 rows (512 in 16 bits; 288 KiB) that its tiles then pass: each token's outputs are loaded
+// and stored once per such block. The decoded rows lie a range and 64 bytes apart: packing reads
+// a column group's 64 bytes from each, and 1 KiB apart they would crowd into few cache sets.
 constexpr std::int64_t kColumnRowBlock = 1024;
 constexpr std::int64_t kColumnRowFloats = kColumns + 16;
 // A prompt whose share of non-zero activations is at most this takes the per-token lists: a
@@ -44,9 +44,9 @@ constexpr std::size_t kLine = 64;
 constexpr std::int64_t kDecodeAhead = 4;
 
 // Rows [i0, i0 + count) of @p w at byte @p offset of each row, @p width outputs, as floats
-// @p stride apart in @p scratch: F16, Q4_0 and Q8_0 in one vector pass (the CPU table's dequantizers), the
-// other types with a row kernel by their own axpy into zeros (vector code too, where the generic
-// decoder is not), the rest by the generic decoder.
+// @p stride apart in @p scratch: F16, Q4_0 and Q8_0 in one vector pass (the CPU table's
+// dequantizers), the other types with a row kernel by their own axpy into zeros (vector code
+// too, where the generic decoder is not), the rest by the generic decoder.
 const float* decodeRowBlock(const cpu::WeightMatrix& w, const RowKernels* own, std::int64_t i0, std::int64_t count,
                             std::size_t offset, std::int64_t width, float* scratch, std::int64_t stride)
 {
@@ -168,7 +168,8 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
                 const std::uint8_t* block = rows + std::size_t(i0) * rowBytes + offset;
                 std::size_t stride = rowBytes;
                 if (!direct) {
-                    block = reinterpret_cast<const std::uint8_t*>(decodeRowBlock(w, own, i0, count, offset, width, scratch, kColumns));
+                    const float* decoded = decodeRowBlock(w, own, i0, count, offset, width, scratch, kColumns);
+                    block = reinterpret_cast<const std::uint8_t*>(decoded);
                     stride = kColumns * sizeof(float);
                 }
                 if (job.lists) {
