@@ -45,6 +45,8 @@ const char* layoutName(Packing packing)
     switch (packing) {
     case Packing::Q4_0x16:
         return "q4x16";
+    case Packing::Q8_0x16:
+        return "q8x16";
     case Packing::Q4_Kx16:
         return "q4kx16";
     case Packing::Q5_Kx16:

@@ -70,6 +70,35 @@ inline std::vector<Token> greedyIds(const std::shared_ptr<const Model>& model, c
     return ids;
 }
 
+// Where a reference engine's greedy @p ids part from this engine's, teacher-forced: each step
+// feeds the reference's token and checks that it is this engine's best or within @p nearTie x
+// (1 + |best|) of it, since two engines that round differently may break a near tie apart.
+// Returns an empty string, or what failed; @p ties counts the steps decided within the margin.
+inline QString followsGreedyIds(const std::shared_ptr<const Model>& model, const std::vector<Token>& prompt,
+                                const std::vector<Token>& ids, double nearTie, int* ties = nullptr)
+{
+    auto session = Session::create(model, deviceSessionParams({}, 0, 512, 64));
+    if (!session || !(*session)->prefill(prompt).ok())
+        return QStringLiteral("the prompt did not run");
+    int parted = 0;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const auto logits = (*session)->logits();
+        const auto best = std::max_element(logits.begin(), logits.end());
+        const float wanted = logits[std::size_t(ids[i])];
+        if (Token(best - logits.begin()) != ids[i]) {
+            if (double(*best - wanted) > nearTie * (1.0 + std::fabs(double(*best))))
+                return QStringLiteral("step %1: %2 (logit %3) where the reference took %4 (logit %5)")
+                    .arg(i).arg(best - logits.begin()).arg(double(*best)).arg(ids[i]).arg(double(wanted));
+            ++parted;
+        }
+        if (!(*session)->decode(ids[i]).ok())
+            return QStringLiteral("step %1 did not decode").arg(i);
+    }
+    if (ties)
+        *ties = parted;
+    return {};
+}
+
 // A reference engine's outputs stored as test data (@p path, a JSON object whose "cases" are
 // objects): one data row "reference" per case, named by the values of @p nameKeys.
 inline void addReferenceRows(const QString& path, std::initializer_list<const char*> nameKeys)

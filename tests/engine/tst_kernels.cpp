@@ -619,12 +619,29 @@ void TestKernels::packedLayout()
         }
     }
 
+    // Q8_0x16: the same with whole bytes, four to a lane.
+    const std::vector<std::uint8_t> q8 = encode(DType::Q8_0, randomFloats(rng, rows * cols, 1.0f), rows, cols);
+    const std::size_t q8GroupBytes = packedGroupBytes(Packing::Q8_0x16, cols);
+    QCOMPARE(q8GroupBytes, std::size_t(3 * 544));
+    std::vector<std::uint8_t> packedQ8(2 * q8GroupBytes);
+    packInterleaved(WeightMatrix{DType::Q8_0, q8.data(), rows, cols}, 0, 2, packedQ8.data());
+    for (qint64 r = 0; r < 32; ++r) {
+        const auto* row = reinterpret_cast<const BlockQ8_0*>(q8.data() + static_cast<std::size_t>(r) * rowBytes(DType::Q8_0, cols));
+        const int lane = static_cast<int>(r % 16);
+        for (int b = 0; b < 3; ++b) {
+            const std::uint8_t* block = packedQ8.data() + static_cast<std::size_t>(r / 16) * q8GroupBytes + 544 * b;
+            QVERIFY(std::memcmp(block + 2 * lane, &row[b].d, 2) == 0);
+            for (int j = 0; j < 32; ++j)
+                QCOMPARE(std::int8_t(block[32 + 64 * (j / 4) + 4 * lane + j % 4]), row[b].qs[j]);
+        }
+    }
+
     // The store interleaves only for a table with the kernel, and leaves the original rows in
     // place; without one the rows are copied as they are into huge pages, where there are any.
     PackedWeightStore store;
     WeightMatrix scalarView = w;
     const bool copied = store.packFor(kScalarKernels, scalarView);
-    std::size_t q8Bytes = 0;
+    std::size_t q5Bytes = 0;
     QCOMPARE(copied, PackedWeightStore::hugePagesEnabled());
     QCOMPARE(scalarView.packing, copied ? Packing::Rows : Packing::None);
     QCOMPARE(scalarView.data, w.data);
@@ -644,14 +661,14 @@ void TestKernels::packedLayout()
         QCOMPARE(a, b);
         WeightMatrix small{DType::Q4_0, wq.data(), 15, cols};
         QVERIFY(!store.packFor(*k, small)); // not one whole group
-        std::vector<std::uint8_t> q8 = encode(DType::Q8_0, randomFloats(rng, rows * cols, 1.0f), rows, cols);
-        q8Bytes = q8.size();
-        WeightMatrix other{DType::Q8_0, q8.data(), rows, cols};
+        std::vector<std::uint8_t> q5 = encode(DType::Q5_0, randomFloats(rng, rows * cols, 1.0f), rows, cols);
+        q5Bytes = q5.size();
+        WeightMatrix other{DType::Q5_0, q5.data(), rows, cols};
         QCOMPARE(store.packFor(*k, other), copied); // no interleaved layout: a copy of the rows
         QCOMPARE(other.packing, copied ? Packing::Rows : Packing::None);
     }
-    // The interleaved copies, and where rows are copied the scalar view's and the Q8_0 ones.
-    const std::size_t copies = copied ? wq.size() + (kernelVariants().size() - 1) * q8Bytes : 0;
+    // The interleaved copies, and where rows are copied the scalar view's and the Q5_0 ones.
+    const std::size_t copies = copied ? wq.size() + (kernelVariants().size() - 1) * q5Bytes : 0;
     QCOMPARE(store.bytes(), (kernelVariants().size() - 1) * packed.size() + copies);
 }
 

@@ -323,7 +323,12 @@ private Q_SLOTS:
 
         const std::vector<Token> prompt = test::referenceTokens(reference, "prompt");
         const std::vector<Token> expected = test::referenceTokens(reference, "ids");
-        QCOMPARE(test::greedyIds(model, prompt, int(expected.size())), expected);
+        // The same ids, but where the two engines' roundings break a near tie apart (Q8_0
+        // smallthinker with sigmoid gating: 0.02 between its two best at one step).
+        int ties = 0;
+        const QString parted = test::followsGreedyIds(model, prompt, expected, 0.01, &ties);
+        QVERIFY2(parted.isEmpty(), qPrintable(parted));
+        QVERIFY2(ties <= 1, qPrintable(QStringLiteral("%1 near ties").arg(ties)));
 
         // The first logits after the prompt: those of F32 files each within 2e-3 x (1 + |logit|)
         // (llama.cpp's KV cache is F16); those of quantized files within 3% of the largest, as

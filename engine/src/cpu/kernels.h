@@ -119,6 +119,8 @@ struct CpuKernels {
     // kernel. args.w points at the packed matrix, args.wStride is the bytes of one 16-row group,
     // and rowBegin/rowEnd are multiples of 16.
     GemmFn gemmQ4_0x16;
+    // Q8_0 weights in the Q8_0x16 layout, likewise.
+    GemmFn gemmQ8_0x16;
     // K-quant and IQ4_XS weights in their interleaved layouts (weight_pack.h), likewise; args.x
     // holds ActBlockQ8K rows.
     GemmFn gemmQ4_Kx16;

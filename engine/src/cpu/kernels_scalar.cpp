@@ -330,6 +330,7 @@ constinit const CpuKernels kScalarKernels = {
     gemmQ4_0,
     gemmQ8_0,
     nullptr, // the reference reads Q4_0 rows as stored
+    nullptr, // and Q8_0 rows
     nullptr, // K-quant rows too
     nullptr,
     nullptr,

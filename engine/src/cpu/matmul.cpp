@@ -92,6 +92,8 @@ GemmFn packedGemmFor(const CpuKernels& k, Packing packing)
     switch (packing) {
     case Packing::Q4_0x16:
         return k.gemmQ4_0x16;
+    case Packing::Q8_0x16:
+        return k.gemmQ8_0x16;
     case Packing::Q4_Kx16:
         return k.gemmQ4_Kx16;
     case Packing::Q5_Kx16:

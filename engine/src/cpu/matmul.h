@@ -17,6 +17,7 @@ class ThreadPool;
 enum class Packing : std::uint8_t {
     None,
     Q4_0x16, // Q4_0, 16 rows interleaved per block column
+    Q8_0x16, // Q8_0, likewise
     Q4_Kx16, // Q4_K, 16 rows interleaved per super-block column, scales unpacked
     Q5_Kx16, // Q5_K, likewise
     Q6_Kx16, // Q6_K, likewise

@@ -17,6 +17,10 @@
 // bytes broadcast), and the 16 scales convert with one instruction. The packed copy has exactly
 // the size of the original rows it replaces.
 //
+// Q8_0x16 is the same with whole bytes, 544 bytes per group and block column:
+//   [ 16 x fp16 scale d (row order) | 8 x 64 bytes of quants ]
+//   quant register k (k = 0..7), int32 lane r, byte i = qs[4k + i] of row 16g + r.
+//
 // The K-quants and IQ4_XS get the same treatment (Q4_Kx16, Q5_Kx16, Q6_Kx16, IQ4_XSx16). Their
 // 256-weight super-blocks carry a scale (and a min) per 32-weight run, or per 16 weights for
 // Q6_K, in bit packings a row-by-row kernel unpacks per row and per token; the packed layouts
@@ -54,6 +58,7 @@ struct CpuKernels;
 
 constexpr int kQ4x16Rows = 16;
 constexpr std::size_t kQ4x16BlockBytes = kQ4x16Rows * (sizeof(std::uint16_t) + QK4_0 / 2); // 288
+constexpr std::size_t kQ8x16BlockBytes = kQ4x16Rows * (sizeof(std::uint16_t) + QK8_0); // 544
 
 // Bytes of one packed Q4_0x16 group of @p cols columns.
 [[nodiscard]] constexpr std::size_t q4x16GroupBytes(std::int64_t cols)
@@ -85,6 +90,8 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
     switch (type) {
     case DType::Q4_0:
         return Packing::Q4_0x16;
+    case DType::Q8_0:
+        return Packing::Q8_0x16;
     case DType::Q4_K:
         return Packing::Q4_Kx16;
     case DType::Q5_K:
@@ -101,7 +108,7 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
 // The columns of one block of an interleaved layout: its rows' widths must be whole blocks.
 [[nodiscard]] constexpr std::int64_t interleavedBlockElements(Packing packing)
 {
-    return packing == Packing::Q4_0x16 ? QK4_0 : QK_K;
+    return packing == Packing::Q4_0x16 || packing == Packing::Q8_0x16 ? QK4_0 : QK_K;
 }
 
 // Bytes of one group of @p cols columns in the interleaved layout @p packing, or 0 for the
@@ -111,6 +118,8 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
     switch (packing) {
     case Packing::Q4_0x16:
         return q4x16GroupBytes(cols);
+    case Packing::Q8_0x16:
+        return static_cast<std::size_t>(cols / QK8_0) * kQ8x16BlockBytes;
     case Packing::Q4_Kx16:
         return static_cast<std::size_t>(cols / QK_K) * kQ4Kx16BlockBytes;
     case Packing::Q5_Kx16:

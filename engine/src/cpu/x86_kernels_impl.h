@@ -716,6 +716,93 @@ struct Q40x16Tile {
     static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q4x16Tile<T>(a, group, t0); }
 };
 
+// Q8_0 in the Q8_0x16 layout (weight_pack.h): as Q4_0x16 with whole signed bytes, four of a
+// row to each lane.
+#if defined(__AVX512VNNI__)
+// The bytes become unsigned by a flip of their top bit (+128), which the activation sum takes
+// back out.
+template <int T>
+inline void q8x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    const std::int64_t blocks = a.cols / QK8_0;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8* x[T];
+    tileTokens(a, t0, x);
+    __m512 acc[T];
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm512_setzero_ps();
+    const __m512i flip = _mm512_set1_epi8(-128);
+    for (std::int64_t b = 0; b < blocks; ++b, p += kQ8x16BlockBytes) {
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        __m512i w[8];
+        for (int k = 0; k < 8; ++k)
+            w[k] = _mm512_xor_si512(_mm512_loadu_si512(p + 32 + 64 * k), flip);
+        for (int t = 0; t < T; ++t) {
+            const ActBlockQ8& ab = x[t][b];
+            __m512i dot = _mm512_set1_epi32(-128 * ab.sum);
+            if constexpr (T == 1) {
+                // Decode: two shorter chains, so one block's latency does not stall the stream.
+                __m512i odd = _mm512_setzero_si512();
+                for (int k = 0; k < 8; k += 2) {
+                    dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
+                    odd = _mm512_dpbusd_epi32(odd, w[k + 1], _mm512_set1_epi32(activationWord(ab, 4 * k + 4)));
+                }
+                dot = _mm512_add_epi32(dot, odd);
+            } else {
+                for (int k = 0; k < 8; ++k)
+                    dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
+            }
+            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, _mm512_set1_ps(ab.d)), acc[t]);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
+}
+#else
+// Two halves of 8 rows; maddubs wants an unsigned operand, so each weight's sign moves onto the
+// activation (each product at most 127 x 127: no saturation).
+template <int T>
+inline void q8x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    const std::int64_t blocks = a.cols / QK8_0;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8* x[T];
+    tileTokens(a, t0, x);
+    __m256 acc[2][T];
+    for (int t = 0; t < T; ++t) {
+        acc[0][t] = _mm256_setzero_ps();
+        acc[1][t] = _mm256_setzero_ps();
+    }
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (std::int64_t b = 0; b < blocks; ++b, p += kQ8x16BlockBytes) {
+        for (int h = 0; h < 2; ++h) {
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * h)));
+            for (int t = 0; t < T; ++t) {
+                const ActBlockQ8& ab = x[t][b];
+                __m256i dot = _mm256_setzero_si256();
+                for (int k = 0; k < 8; ++k) {
+                    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 + 64 * k + 32 * h));
+                    const __m256i pairs = _mm256_maddubs_epi16(
+                        _mm256_abs_epi8(w), _mm256_sign_epi8(_mm256_set1_epi32(activationWord(ab, 4 * k)), w));
+                    dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, ones));
+                }
+                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(ab.d)), acc[h][t]);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t) {
+        float* y = a.y + (t0 + t) * a.yStride + group * kQ4x16Rows;
+        _mm256_storeu_ps(y, acc[0][t]);
+        _mm256_storeu_ps(y + 8, acc[1][t]);
+    }
+}
+#endif
+
+struct Q80x16Tile {
+    template <int T>
+    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q8x16Tile<T>(a, group, t0); }
+};
+
 // ---------------------------------------------------------------------------------------------
 // K-quants and IQ4_XS in their x16 layouts (weight_pack.h): as for Q4_0x16, each int32 lane
 // accumulates one row. A run of weights sharing a scale (32; Q6_K: 16) is a few 64-byte level
@@ -2373,6 +2460,7 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemm<BlockQ4_0, true, kQuantRows, kQuantTokens>,
     gemm<BlockQ8_0, true, kQuantRows, kQuantTokens>,
     gemmGroupTiles<Q40x16Tile, kQ4x16Tokens>,
+    gemmGroupTiles<Q80x16Tile, kQ4x16Tokens>,
     gemmGroupTiles<Q45Kx16Tile<BlockQ4_K>, kKx16Tokens>,
     gemmGroupTiles<Q45Kx16Tile<BlockQ5_K>, kKx16Tokens>,
 #if defined(__AVX512F__)
