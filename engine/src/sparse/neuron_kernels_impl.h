@@ -967,30 +967,87 @@ inline std::int32_t activationPair(const ActBlockQ16& a, int offset)
     return v;
 }
 
+// The 8-bit columns against Q8_0 activations. With VNNI the signed weight bytes become unsigned
+// by a flip of their top bit (+128), which the activation sum takes back out; without it
+// maddubs wants an unsigned operand, so each weight's sign moves onto the activation (each
+// product at most 127 x 127: no saturation).
+struct NarrowColumns {
+    using Act = ActBlockQ8;
+    static constexpr std::size_t kBlockBytes = kColumnBlockBytes;
+    static constexpr int kRegisters = 8;
+#if defined(__AVX512VNNI__)
+    static __m512i load(const std::uint8_t* q) { return _mm512_xor_si512(_mm512_loadu_si512(q), _mm512_set1_epi8(-128)); }
+    static __m512i dot(const __m512i (&w)[kRegisters], const Act& a)
+    {
+        __m512i dot = _mm512_set1_epi32(-128 * a.sum);
+        for (int k = 0; k < kRegisters; ++k)
+            dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(a, 4 * k)));
+        return dot;
+    }
+#else
+    // The half of each register at @p q (64 bytes apart).
+    static __m256i dotHalf(const std::uint8_t* q, const Act& a)
+    {
+        __m256i dot = _mm256_setzero_si256();
+        for (int k = 0; k < kRegisters; ++k) {
+            const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 64 * k));
+            const __m256i pairs =
+                _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(_mm256_set1_epi32(activationWord(a, 4 * k)), w));
+            dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+        }
+        return dot;
+    }
+#endif
+};
+
+// The 16-bit columns: sixteen registers of row pairs, each pair's two products added by
+// vpdpwssd (vpmaddwd without VNNI).
+struct WideColumns {
+    using Act = ActBlockQ16;
+    static constexpr std::size_t kBlockBytes = kWideColumnBlockBytes;
+    static constexpr int kRegisters = 16;
+#if defined(__AVX512VNNI__)
+    static __m512i load(const std::uint8_t* q) { return _mm512_loadu_si512(q); }
+    static __m512i dot(const __m512i (&w)[kRegisters], const Act& a)
+    {
+        __m512i dot = _mm512_setzero_si512();
+        for (int k = 0; k < kRegisters; ++k)
+            dot = _mm512_dpwssd_epi32(dot, w[k], _mm512_set1_epi32(activationPair(a, 2 * k)));
+        return dot;
+    }
+#else
+    static __m256i dotHalf(const std::uint8_t* q, const Act& a)
+    {
+        __m256i dot = _mm256_setzero_si256();
+        for (int k = 0; k < kRegisters; ++k) {
+            const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 64 * k));
+            dot = _mm256_add_epi32(dot, _mm256_madd_epi16(w, _mm256_set1_epi32(activationPair(a, 2 * k))));
+        }
+        return dot;
+    }
+#endif
+};
+
 #if defined(__AVX512VNNI__)
 constexpr int kColumnTileTokens = 8;
 
-// T tokens x 16 outputs, one accumulator per token. The signed bytes become unsigned by a flip
-// of their top bit (+128), which the activation sum takes back out.
-template <int T>
-void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, const std::uint8_t* p,
-                std::int64_t blocks)
+// T tokens x 16 outputs, one accumulator per token; a block's weights stay in registers while
+// the tokens pass.
+template <typename Columns, int T>
+void columnTile(float* y, std::int64_t yStride, const typename Columns::Act* x, std::size_t blockStride,
+                const std::uint8_t* p, std::int64_t blocks)
 {
     __m512 acc[T];
     for (int t = 0; t < T; ++t)
         acc[t] = _mm512_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
-    const __m512i flip = _mm512_set1_epi8(-128);
-    for (std::int64_t b = 0; b < blocks; ++b, p += kColumnBlockBytes, x += blockStride) {
+    for (std::int64_t b = 0; b < blocks; ++b, p += Columns::kBlockBytes, x += blockStride) {
         const __m512 scale = _mm512_loadu_ps(p);
-        __m512i w[8];
-        for (int k = 0; k < 8; ++k)
-            w[k] = _mm512_xor_si512(_mm512_loadu_si512(p + kColumnOutputs * sizeof(float) + 64 * k), flip);
+        __m512i w[Columns::kRegisters];
+        for (int k = 0; k < Columns::kRegisters; ++k)
+            w[k] = Columns::load(p + kColumnOutputs * sizeof(float) + 64 * k);
         for (int t = 0; t < T; ++t) {
-            const ActBlockQ8& a = x[t];
-            __m512i dot = _mm512_set1_epi32(-128 * a.sum);
-            for (int k = 0; k < 8; ++k)
-                dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(a, 4 * k)));
-            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(scale, _mm512_set1_ps(a.d)), acc[t]);
+            const __m512i dot = Columns::dot(w, x[t]);
+            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(scale, _mm512_set1_ps(x[t].d)), acc[t]);
         }
     }
     for (int t = 0; t < T; ++t)
@@ -999,32 +1056,22 @@ void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t
 #else
 constexpr int kColumnTileTokens = 4;
 
-// T tokens x 16 outputs as two halves of 8; maddubs wants an unsigned operand, so the weight's
-// sign moves onto the activation (each product at most 127 x 127: no saturation).
-template <int T>
-void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, const std::uint8_t* p,
-                std::int64_t blocks)
+// T tokens x 16 outputs as two halves of 8.
+template <typename Columns, int T>
+void columnTile(float* y, std::int64_t yStride, const typename Columns::Act* x, std::size_t blockStride,
+                const std::uint8_t* p, std::int64_t blocks)
 {
     __m256 acc[2][T];
     for (int t = 0; t < T; ++t) {
         acc[0][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
         acc[1][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride) + 8);
     }
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (std::int64_t b = 0; b < blocks; ++b, p += kColumnBlockBytes, x += blockStride) {
+    for (std::int64_t b = 0; b < blocks; ++b, p += Columns::kBlockBytes, x += blockStride) {
         for (int h = 0; h < 2; ++h) {
             const __m256 scale = _mm256_loadu_ps(reinterpret_cast<const float*>(p) + 8 * h);
             for (int t = 0; t < T; ++t) {
-                const ActBlockQ8& a = x[t];
-                __m256i dot = _mm256_setzero_si256();
-                for (int k = 0; k < 8; ++k) {
-                    const __m256i w = _mm256_loadu_si256(
-                        reinterpret_cast<const __m256i*>(p + kColumnOutputs * sizeof(float) + 64 * k + 32 * h));
-                    const __m256i pairs = _mm256_maddubs_epi16(
-                        _mm256_abs_epi8(w), _mm256_sign_epi8(_mm256_set1_epi32(activationWord(a, 4 * k)), w));
-                    dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, ones));
-                }
-                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(scale, _mm256_set1_ps(a.d)),
+                const __m256i dot = Columns::dotHalf(p + kColumnOutputs * sizeof(float) + 32 * h, x[t]);
+                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(scale, _mm256_set1_ps(x[t].d)),
                                             acc[h][t]);
             }
         }
@@ -1035,84 +1082,6 @@ void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t
     }
 }
 #endif
-
-#if defined(__AVX512VNNI__)
-// The wide columns: sixteen registers of row pairs, vpdpwssd adding each pair's two products.
-template <int T>
-void wideColumnTile(float* y, std::int64_t yStride, const ActBlockQ16* x, std::size_t blockStride,
-                    const std::uint8_t* p, std::int64_t blocks)
-{
-    __m512 acc[T];
-    for (int t = 0; t < T; ++t)
-        acc[t] = _mm512_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
-    for (std::int64_t b = 0; b < blocks; ++b, p += kWideColumnBlockBytes, x += blockStride) {
-        const __m512 scale = _mm512_loadu_ps(p);
-        __m512i w[16];
-        for (int k = 0; k < 16; ++k)
-            w[k] = _mm512_loadu_si512(p + kColumnOutputs * sizeof(float) + 64 * k);
-        for (int t = 0; t < T; ++t) {
-            const ActBlockQ16& a = x[t];
-            __m512i dot = _mm512_setzero_si512();
-            for (int k = 0; k < 16; ++k)
-                dot = _mm512_dpwssd_epi32(dot, w[k], _mm512_set1_epi32(activationPair(a, 2 * k)));
-            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(scale, _mm512_set1_ps(a.d)), acc[t]);
-        }
-    }
-    for (int t = 0; t < T; ++t)
-        _mm512_storeu_ps(y + std::size_t(t) * std::size_t(yStride), acc[t]);
-}
-#else
-template <int T>
-void wideColumnTile(float* y, std::int64_t yStride, const ActBlockQ16* x, std::size_t blockStride,
-                    const std::uint8_t* p, std::int64_t blocks)
-{
-    __m256 acc[2][T];
-    for (int t = 0; t < T; ++t) {
-        acc[0][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
-        acc[1][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride) + 8);
-    }
-    for (std::int64_t b = 0; b < blocks; ++b, p += kWideColumnBlockBytes, x += blockStride) {
-        for (int h = 0; h < 2; ++h) {
-            const __m256 scale = _mm256_loadu_ps(reinterpret_cast<const float*>(p) + 8 * h);
-            for (int t = 0; t < T; ++t) {
-                const ActBlockQ16& a = x[t];
-                __m256i dot = _mm256_setzero_si256();
-                for (int k = 0; k < 16; ++k) {
-                    const __m256i w = _mm256_loadu_si256(
-                        reinterpret_cast<const __m256i*>(p + kColumnOutputs * sizeof(float) + 64 * k + 32 * h));
-                    dot = _mm256_add_epi32(dot, _mm256_madd_epi16(w, _mm256_set1_epi32(activationPair(a, 2 * k))));
-                }
-                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(scale, _mm256_set1_ps(a.d)),
-                                            acc[h][t]);
-            }
-        }
-    }
-    for (int t = 0; t < T; ++t) {
-        _mm256_storeu_ps(y + std::size_t(t) * std::size_t(yStride), acc[0][t]);
-        _mm256_storeu_ps(y + std::size_t(t) * std::size_t(yStride) + 8, acc[1][t]);
-    }
-}
-#endif
-
-struct NarrowColumns {
-    using Act = ActBlockQ8;
-    template <int T>
-    static void tile(float* y, std::int64_t yStride, const Act* x, std::size_t blockStride, const std::uint8_t* p,
-                     std::int64_t blocks)
-    {
-        columnTile<T>(y, yStride, x, blockStride, p, blocks);
-    }
-};
-
-struct WideColumns {
-    using Act = ActBlockQ16;
-    template <int T>
-    static void tile(float* y, std::int64_t yStride, const Act* x, std::size_t blockStride, const std::uint8_t* p,
-                     std::int64_t blocks)
-    {
-        wideColumnTile<T>(y, yStride, x, blockStride, p, blocks);
-    }
-};
 
 // Tiles of T tokens, then the rest a smaller tile at a time.
 template <typename Columns, int T>
@@ -1121,8 +1090,7 @@ void columnTiles(float* y, std::int64_t yStride, const typename Columns::Act* x,
 {
     int t = 0;
     for (; t + T <= tokens; t += T)
-        Columns::template tile<T>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, packed,
-                                  blocks);
+        columnTile<Columns, T>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, packed, blocks);
     if constexpr (T > 1) {
         if (t < tokens)
             columnTiles<Columns, T - 1>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride,
