@@ -128,6 +128,71 @@ double maxRelativeError(const std::vector<float>& a, const std::vector<float>& b
     return diff / scale;
 }
 
+// A down projection over @p nFf neuron-major rows of @p nEmbd in @p type, @p spacing rows apart
+// (a fused tensor's stride; the gaps hold garbage), @p tokens tokens' activations (one in five
+// non-zero when @p sparse, else two in three) and the float reference of the product.
+struct DownProjectionCase {
+    std::vector<std::byte> rows;
+    cpu::WeightMatrix down;
+    std::vector<float> acts;
+    std::vector<float> expected;
+};
+
+DownProjectionCase downProjectionCase(DType type, std::int64_t nFf, std::int64_t nEmbd, int tokens, int spacing,
+                                      bool sparse, unsigned seed)
+{
+    DownProjectionCase c;
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 0.3f);
+    const std::size_t stride = rowBytes(type, nEmbd) * std::size_t(spacing);
+    c.rows.assign(stride * std::size_t(nFf), std::byte{0x7f});
+    std::vector<float> rowsF(std::size_t(nFf * nEmbd));
+    std::vector<float> row(static_cast<std::size_t>(nEmbd));
+    for (std::int64_t i = 0; i < nFf; ++i) {
+        for (float& v : row)
+            v = normal(rng);
+        cpu::quantizeRow(type, row.data(), c.rows.data() + std::size_t(i) * stride, nEmbd);
+        cpu::dequantizeRow(type, c.rows.data() + std::size_t(i) * stride, rowsF.data() + std::size_t(i * nEmbd), nEmbd);
+    }
+    c.acts.resize(std::size_t(tokens * nFf));
+    for (std::size_t j = 0; j < c.acts.size(); ++j)
+        c.acts[j] = (sparse ? j % 5 != 0 : j % 3 == 0) ? 0.0f : normal(rng);
+    c.expected.assign(std::size_t(tokens * nEmbd), 0.0f);
+    for (int t = 0; t < tokens; ++t)
+        for (std::int64_t i = 0; i < nFf; ++i)
+            for (std::int64_t o = 0; o < nEmbd; ++o)
+                c.expected[std::size_t(t * nEmbd + o)] += c.acts[std::size_t(t * nFf + i)] * rowsF[std::size_t(i * nEmbd + o)];
+    c.down = cpu::WeightMatrix{type, c.rows.data(), nFf, nEmbd};
+    c.down.rowStride = spacing > 1 ? stride : 0;
+    return c;
+}
+
+// Runs @p c through @p d on one thread and two with every ISA's kernels: each result within
+// @p tolerance of the reference, and, where @p anyThreadCount, the scalar table's the same for
+// both thread counts.
+void checkDownProjection(sparse::DownProjection& d, const DownProjectionCase& c, int tokens, double tolerance,
+                         bool anyThreadCount)
+{
+    std::vector<float> byOne;
+    for (int threads : {1, 2}) {
+        cpu::ThreadPool pool(threads);
+        for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
+            const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
+            if (!k)
+                continue;
+            d.setKernels(k);
+            std::vector<float> out(c.expected.size(), -1.0f);
+            d.run(pool, c.down, c.acts.data(), tokens, out.data());
+            const double err = maxRelativeError(out, c.expected);
+            QVERIFY2(err < tolerance, qPrintable(QStringLiteral("%1: relative error %2").arg(QString::fromLatin1(k->name)).arg(err)));
+            if (isa == cpu::Isa::Scalar && threads == 1)
+                byOne = out;
+            else if (isa == cpu::Isa::Scalar && anyThreadCount)
+                QCOMPARE(out, byOne);
+        }
+    }
+}
+
 // Quantized weights see an 8-bit activation; float weights only summation order.
 double tolerance(DType type)
 {
@@ -373,52 +438,10 @@ private slots:
         QFETCH(int, tokens);
         QFETCH(int, spacing);
         QFETCH(bool, sparse);
-        const DType t = DType(type);
-        const std::int64_t nEmbd = columns;
-        constexpr std::int64_t nFf = 19;
-        std::mt19937 rng(21);
-        std::normal_distribution<float> normal(0.0f, 0.3f);
-        const std::size_t rb = rowBytes(t, nEmbd);
-        const std::size_t stride = rb * std::size_t(spacing);
-        std::vector<std::byte> rows(stride * nFf, std::byte{0x7f});
-        std::vector<float> rowsF(std::size_t(nFf * nEmbd));
-        std::vector<float> row(static_cast<std::size_t>(nEmbd));
-        for (std::int64_t i = 0; i < nFf; ++i) {
-            for (float& v : row)
-                v = normal(rng);
-            cpu::quantizeRow(t, row.data(), rows.data() + std::size_t(i) * stride, nEmbd);
-            cpu::dequantizeRow(t, rows.data() + std::size_t(i) * stride, rowsF.data() + std::size_t(i * nEmbd), nEmbd);
-        }
-        std::vector<float> acts(std::size_t(tokens * nFf));
-        for (std::size_t j = 0; j < acts.size(); ++j)
-            acts[j] = (sparse ? j % 5 != 0 : j % 3 == 0) ? 0.0f : normal(rng);
-        std::vector<float> expected(std::size_t(tokens * nEmbd), 0.0f);
-        for (int tk = 0; tk < tokens; ++tk)
-            for (std::int64_t i = 0; i < nFf; ++i)
-                for (std::int64_t c = 0; c < nEmbd; ++c)
-                    expected[std::size_t(tk * nEmbd + c)] += acts[std::size_t(tk * nFf + i)] * rowsF[std::size_t(i * nEmbd + c)];
-        cpu::WeightMatrix down{t, rows.data(), nFf, nEmbd};
-        down.rowStride = spacing > 1 ? stride : 0;
-        auto ffn = sparse::DownProjection::create(2, nEmbd, 16, nFf);
+        const DownProjectionCase c = downProjectionCase(DType(type), 19, columns, tokens, spacing, sparse, 21);
+        auto ffn = sparse::DownProjection::create(2, columns, 16, 19);
         QVERIFY(ffn.ok());
-        std::vector<float> byOne;
-        for (int threads : {1, 2}) {
-            cpu::ThreadPool pool(threads);
-            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
-                const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
-                if (!k)
-                    continue;
-                (*ffn)->setKernels(k);
-                std::vector<float> out(expected.size(), -1.0f);
-                (*ffn)->run(pool, down, acts.data(), tokens, out.data());
-                const double err = maxRelativeError(out, expected);
-                QVERIFY2(err < 1e-5, qPrintable(QStringLiteral("%1: relative error %2").arg(QString::fromLatin1(k->name)).arg(err)));
-                if (isa == cpu::Isa::Scalar && threads == 1)
-                    byOne = out;
-                else if (isa == cpu::Isa::Scalar && tokens >= sparse::kAxpyTileTokens)
-                    QCOMPARE(out, byOne);
-            }
-        }
+        checkDownProjection(**ffn, c, tokens, 1e-5, tokens >= sparse::kAxpyTileTokens);
     }
 
     // Longer prompts over whole blocks of 32 rows take integer products over the rows requantized
@@ -521,53 +544,11 @@ private slots:
         QFETCH(int, columns);
         QFETCH(int, spacing);
         QFETCH(bool, wide);
-        const DType t = DType(type);
-        const std::int64_t nEmbd = columns;
-        constexpr std::int64_t nFf = 544;
         constexpr int tokens = 19;
-        std::mt19937 rng(8);
-        std::normal_distribution<float> normal(0.0f, 0.3f);
-        const std::size_t stride = rowBytes(t, nEmbd) * std::size_t(spacing);
-        std::vector<std::byte> rows(stride * nFf);
-        std::vector<float> rowsF(std::size_t(nFf * nEmbd));
-        std::vector<float> row(static_cast<std::size_t>(nEmbd));
-        for (std::int64_t i = 0; i < nFf; ++i) {
-            for (float& v : row)
-                v = normal(rng);
-            cpu::quantizeRow(t, row.data(), rows.data() + std::size_t(i) * stride, nEmbd);
-            cpu::dequantizeRow(t, rows.data() + std::size_t(i) * stride, rowsF.data() + std::size_t(i * nEmbd), nEmbd);
-        }
-        std::vector<float> acts(std::size_t(tokens * nFf));
-        for (std::size_t j = 0; j < acts.size(); ++j)
-            acts[j] = j % 3 == 0 ? 0.0f : normal(rng);
-        std::vector<float> expected(std::size_t(tokens * nEmbd), 0.0f);
-        for (int tk = 0; tk < tokens; ++tk)
-            for (std::int64_t i = 0; i < nFf; ++i)
-                for (std::int64_t c = 0; c < nEmbd; ++c)
-                    expected[std::size_t(tk * nEmbd + c)] += acts[std::size_t(tk * nFf + i)] * rowsF[std::size_t(i * nEmbd + c)];
-        cpu::WeightMatrix down{t, rows.data(), nFf, nEmbd};
-        down.rowStride = spacing > 1 ? stride : 0;
-        auto ffn = sparse::DownProjection::create(2, nEmbd, 32, nFf, wide);
+        const DownProjectionCase c = downProjectionCase(DType(type), 544, columns, tokens, spacing, false, 8);
+        auto ffn = sparse::DownProjection::create(2, columns, 32, 544, wide);
         QVERIFY(ffn.ok());
-        const double tolerance = wide ? 3e-4 : 0.015;
-        std::vector<float> byOne;
-        for (int threads : {1, 2}) {
-            cpu::ThreadPool pool(threads);
-            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
-                const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
-                if (!k)
-                    continue;
-                (*ffn)->setKernels(k);
-                std::vector<float> out(expected.size(), -1.0f);
-                (*ffn)->run(pool, down, acts.data(), tokens, out.data());
-                const double err = maxRelativeError(out, expected);
-                QVERIFY2(err < tolerance, qPrintable(QStringLiteral("%1: relative error %2").arg(QString::fromLatin1(k->name)).arg(err)));
-                if (isa == cpu::Isa::Scalar && threads == 1)
-                    byOne = out;
-                else if (isa == cpu::Isa::Scalar)
-                    QCOMPARE(out, byOne);
-            }
-        }
+        checkDownProjection(**ffn, c, tokens, wide ? 3e-4 : 0.015, true);
     }
 
     // The x86 Q4_0 kernels take 8 blocks at a time (scales gathered together) and finish with a
