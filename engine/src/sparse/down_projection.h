@@ -97,13 +97,13 @@ private:
     std::vector<std::uint16_t> m_active;    // per token, m_maxRows apart: its non-zero rows, ascending
     std::vector<std::int64_t> m_activeCount; // per token
     std::vector<std::int64_t> m_cursor;      // per thread and token: the next entry of m_active
-    int m_columnTokens = 0;                    // capacity of the column path (0: none)
+    int m_columnTokens = 0; // capacity of the column path (0: none)
     std::int64_t m_columnRows = 0;
     bool m_wideColumns = false;
     std::size_t m_actRowBlocks = 0;
     std::vector<std::byte> m_actBlocks; // the prompt's activations quantized along the rows, block-major
     std::vector<std::byte> m_actRow;    // per thread: one token's, token-major
-    std::vector<std::uint8_t> m_packed;   // per thread: a block of rows requantized by columns
+    std::vector<std::uint8_t> m_packed; // per thread: a block of rows requantized by columns
 
     // The call in flight, read by the worker threads (captured by pointer only).
     struct Job {

@@ -82,7 +82,7 @@ void quantizeActivationsQ16(const float* x, ActBlockQ16* out, std::int64_t n);
 //   [ 16 x float scale (max / kWideLevels) | 16 x 64 bytes: register k, int32 lane r, int16 i =
 //     the value of row 2k + i, output r, over the scale ]
 // The narrow ones round the weights about as much as Q8_0 activations round a token and run at
-// the dense products' rate; the wide ones round a thousand times less at half that rate.
+// the dense products' rate; the wide ones round about sixty times less at half that rate.
 // Requantizing costs about what five tokens cost through float tiles; a prompt of
 // kColumnTokens or more gains it back.
 struct ColumnKernels {
