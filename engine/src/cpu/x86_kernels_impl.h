@@ -973,7 +973,38 @@ inline void q6kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
             body[t] = _mm512_setzero_ps();
         // Group g of 16 weights: half h = g / 8, quarter m = (g / 2) % 4 (ql's low or high nibbles
         // of its first or second 32 bytes, qh's bits 2m, 2m + 1), registers 4 (g % 2) .. + 3.
-        for (int g = 0; g < 16; ++g) {
+        if constexpr (T == 1) {
+            // Decode: each register of low and high bits is loaded once for its four quarters,
+            // every group summed in its own accumulator (a group per quarter and register).
+            __m512i sum[16][1];
+            for (int g = 0; g < 16; ++g)
+                sum[g][0] = _mm512_setzero_si512();
+            for (int h = 0; h < 2; ++h) {
+                for (int k = 0; k < 8; ++k) {
+                    const __m512i ql[2] = {_mm512_loadu_si512(p + kQ6Kx16LowOffset + 128 * (8 * h + k)),
+                                           _mm512_loadu_si512(p + kQ6Kx16LowOffset + 128 * (8 * h + k) + 64)};
+                    const __m512i qh = _mm512_loadu_si512(p + kQ6Kx16HighOffset + 64 * (8 * h + k));
+                    for (int m = 0; m < 4; ++m) {
+                        const __m512i low = _mm512_and_si512(m < 2 ? ql[m % 2] : _mm512_srli_epi16(ql[m % 2], 4), lowMask);
+                        const __m512i shifted = m == 0   ? _mm512_slli_epi16(qh, 4)
+                                                : m == 1 ? _mm512_slli_epi16(qh, 2)
+                                                : m == 2 ? qh
+                                                         : _mm512_srli_epi16(qh, 2);
+                        // low | (shifted & highMask)
+                        const __m512i levels = _mm512_ternarylogic_epi32(low, shifted, highMask, 0xf8);
+                        dotLevels<1>(sum[8 * h + 2 * m + k / 4], levels, x, b, 128 * h + 32 * m + 4 * k);
+                    }
+                }
+            }
+            for (int g = 0; g < 16; ++g) {
+                const __m512i pairs = _mm512_cvtepi8_epi16(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ6Kx16ScaleOffset + 32 * (g / 2))));
+                const __m512i scales =
+                    g % 2 ? _mm512_srai_epi32(pairs, 16) : _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16);
+                body[0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[g][0]), _mm512_cvtepi32_ps(scales), body[0]);
+            }
+        }
+        for (int g = 0; g < (T == 1 ? 0 : 16); ++g) {
             const int h = g / 8;
             const int m = (g / 2) % 4;
             __m512i sum[T];
