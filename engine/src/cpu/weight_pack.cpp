@@ -24,55 +24,6 @@ namespace {
 // Vector loads of a group start on a cache line.
 constexpr std::size_t kAlignment = 64;
 
-} // namespace
-
-namespace {
-
-void packQ4_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out)
-{
-    const std::int64_t blocks = w.cols / QK4_0;
-    const std::size_t rowStride = rowStrideOf(w);
-    const auto* base = static_cast<const std::uint8_t*>(w.data);
-    for (std::int64_t g = groupBegin; g < groupEnd; ++g) {
-        const BlockQ4_0* rows[kQ4x16Rows];
-        for (int r = 0; r < kQ4x16Rows; ++r) {
-            rows[r] = reinterpret_cast<const BlockQ4_0*>(base + static_cast<std::size_t>(g * kQ4x16Rows + r) * rowStride);
-        }
-        for (std::int64_t b = 0; b < blocks; ++b) {
-            std::uint8_t* dst = out;
-            for (int r = 0; r < kQ4x16Rows; ++r) {
-                std::memcpy(dst + 2 * r, &rows[r][b].d, 2);
-            }
-            dst += 2 * kQ4x16Rows;
-            for (int k = 0; k < 4; ++k) {
-                for (int r = 0; r < kQ4x16Rows; ++r) {
-                    std::memcpy(dst + 64 * k + 4 * r, rows[r][b].qs + 4 * k, 4);
-                }
-            }
-            out += kQ4x16BlockBytes;
-        }
-    }
-}
-
-void packQ8_0x16(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out)
-{
-    const std::int64_t blocks = w.cols / QK8_0;
-    const std::size_t rowStride = rowStrideOf(w);
-    const auto* base = static_cast<const std::uint8_t*>(w.data);
-    for (std::int64_t g = groupBegin; g < groupEnd; ++g) {
-        const BlockQ8_0* rows[kQ4x16Rows];
-        for (int r = 0; r < kQ4x16Rows; ++r)
-            rows[r] = reinterpret_cast<const BlockQ8_0*>(base + static_cast<std::size_t>(g * kQ4x16Rows + r) * rowStride);
-        for (std::int64_t b = 0; b < blocks; ++b, out += kQ8x16BlockBytes) {
-            for (int r = 0; r < kQ4x16Rows; ++r)
-                std::memcpy(out + 2 * r, &rows[r][b].d, 2);
-            for (int k = 0; k < QK8_0 / 4; ++k)
-                for (int r = 0; r < kQ4x16Rows; ++r)
-                    std::memcpy(out + 2 * kQ4x16Rows + 64 * k + 4 * r, rows[r][b].qs + 4 * k, 4);
-        }
-    }
-}
-
 // Four bytes of each of the 16 rows of a group into one 64-byte register: lane r gets
 // bytes(r) [0, 4).
 template <typename Bytes>
@@ -80,6 +31,17 @@ void interleave4(std::uint8_t* out, Bytes bytes)
 {
     for (int r = 0; r < kQ4x16Rows; ++r)
         std::memcpy(out + 4 * r, bytes(r), 4);
+}
+
+// Q4_0x16 and Q8_0x16: the 16 scales, then four bytes of each row to a lane (a Q4_0 block's
+// 16 bytes of nibble pairs, a Q8_0 block's 32 values).
+template <typename Block>
+void packQ0x16Block(const Block* const* rows, std::int64_t b, std::uint8_t* out)
+{
+    for (int r = 0; r < kQ4x16Rows; ++r)
+        std::memcpy(out + 2 * r, &rows[r][b].d, 2);
+    for (int k = 0; k < int(sizeof(Block::qs)) / 4; ++k)
+        interleave4(out + 2 * kQ4x16Rows + 64 * k, [&](int r) { return rows[r][b].qs + 4 * k; });
 }
 
 template <typename Block>
@@ -155,7 +117,7 @@ template <typename Block, typename PackBlock>
 void packGroups(const WeightMatrix& w, std::int64_t groupBegin, std::int64_t groupEnd, std::uint8_t* out,
                 std::size_t blockBytes, PackBlock packBlock)
 {
-    const std::int64_t blocks = w.cols / QK_K;
+    const std::int64_t blocks = w.cols / interleavedBlockElements(interleavedPacking(w.type));
     const std::size_t rowStride = rowStrideOf(w);
     const auto* base = static_cast<const std::uint8_t*>(w.data);
     for (std::int64_t g = groupBegin; g < groupEnd; ++g) {
@@ -173,10 +135,10 @@ void packInterleaved(const WeightMatrix& w, std::int64_t groupBegin, std::int64_
 {
     switch (w.type) {
     case DType::Q4_0:
-        packQ4_0x16(w, groupBegin, groupEnd, out);
+        packGroups<BlockQ4_0>(w, groupBegin, groupEnd, out, kQ4x16BlockBytes, packQ0x16Block<BlockQ4_0>);
         break;
     case DType::Q8_0:
-        packQ8_0x16(w, groupBegin, groupEnd, out);
+        packGroups<BlockQ8_0>(w, groupBegin, groupEnd, out, kQ8x16BlockBytes, packQ0x16Block<BlockQ8_0>);
         break;
     case DType::Q4_K:
         packGroups<BlockQ4_K>(w, groupBegin, groupEnd, out, kQ4Kx16BlockBytes, packQ45Kx16Block<BlockQ4_K>);
