@@ -952,6 +952,28 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
         _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
 }
 
+// The levels 0..63 of quarter m of a Q6_Kx16 register: the low or high nibbles of @p ql (the
+// register's first or second 64 bytes, as m is even or odd) and bits 2m, 2m + 1 of @p qh.
+inline __m512i q6Levels(__m512i ql, __m512i qh, int m)
+{
+    const __m512i low = _mm512_and_si512(m < 2 ? ql : _mm512_srli_epi16(ql, 4), _mm512_set1_epi8(0x0f));
+    // Bits 2m, 2m + 1 of qh to bits 4, 5.
+    const __m512i shifted = m == 0   ? _mm512_slli_epi16(qh, 4)
+                            : m == 1 ? _mm512_slli_epi16(qh, 2)
+                            : m == 2 ? qh
+                                     : _mm512_srli_epi16(qh, 2);
+    // low | (shifted & 0x30)
+    return _mm512_ternarylogic_epi32(low, shifted, _mm512_set1_epi8(0x30), 0xf8);
+}
+
+// The 16 rows' int8 scales of group g (the low or high int16 of their pair), as floats.
+inline __m512 q6GroupScale(const std::uint8_t* p, int g)
+{
+    const __m512i pairs =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ6Kx16ScaleOffset + 32 * (g / 2))));
+    return _mm512_cvtepi32_ps(g % 2 ? _mm512_srai_epi32(pairs, 16) : _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16));
+}
+
 // 16 rows x T tokens of Q6_Kx16: levels 0..63 from a nibble and two high bits, offset 32.
 template <int T>
 inline void q6kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
@@ -963,8 +985,6 @@ inline void q6kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     __m512 acc[T];
     for (int t = 0; t < T; ++t)
         acc[t] = _mm512_setzero_ps();
-    const __m512i lowMask = _mm512_set1_epi8(0x0f);
-    const __m512i highMask = _mm512_set1_epi8(0x30);
     for (std::int64_t b = 0; b < blocks; ++b, p += kQ6Kx16BlockBytes) {
         if constexpr (T == 1)
             prefetchKx16Block(p, kQ6Kx16BlockBytes);
@@ -973,6 +993,10 @@ inline void q6kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
             body[t] = _mm512_setzero_ps();
         // Group g of 16 weights: half h = g / 8, quarter m = (g / 2) % 4 (ql's low or high nibbles
         // of its first or second 32 bytes, qh's bits 2m, 2m + 1), registers 4 (g % 2) .. + 3.
+        const auto lowBits = [p](int h, int k, int m) {
+            return _mm512_loadu_si512(p + kQ6Kx16LowOffset + 128 * (8 * h + k) + 64 * (m % 2));
+        };
+        const auto highBits = [p](int h, int k) { return _mm512_loadu_si512(p + kQ6Kx16HighOffset + 64 * (8 * h + k)); };
         if constexpr (T == 1) {
             // Decode: each register of low and high bits is loaded once for its four quarters,
             // every group summed in its own accumulator (a group per quarter and register).
@@ -981,54 +1005,28 @@ inline void q6kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
                 sum[g][0] = _mm512_setzero_si512();
             for (int h = 0; h < 2; ++h) {
                 for (int k = 0; k < 8; ++k) {
-                    const __m512i ql[2] = {_mm512_loadu_si512(p + kQ6Kx16LowOffset + 128 * (8 * h + k)),
-                                           _mm512_loadu_si512(p + kQ6Kx16LowOffset + 128 * (8 * h + k) + 64)};
-                    const __m512i qh = _mm512_loadu_si512(p + kQ6Kx16HighOffset + 64 * (8 * h + k));
-                    for (int m = 0; m < 4; ++m) {
-                        const __m512i low = _mm512_and_si512(m < 2 ? ql[m % 2] : _mm512_srli_epi16(ql[m % 2], 4), lowMask);
-                        const __m512i shifted = m == 0   ? _mm512_slli_epi16(qh, 4)
-                                                : m == 1 ? _mm512_slli_epi16(qh, 2)
-                                                : m == 2 ? qh
-                                                         : _mm512_srli_epi16(qh, 2);
-                        // low | (shifted & highMask)
-                        const __m512i levels = _mm512_ternarylogic_epi32(low, shifted, highMask, 0xf8);
-                        dotLevels<1>(sum[8 * h + 2 * m + k / 4], levels, x, b, 128 * h + 32 * m + 4 * k);
-                    }
+                    const __m512i ql[2] = {lowBits(h, k, 0), lowBits(h, k, 1)};
+                    const __m512i qh = highBits(h, k);
+                    for (int m = 0; m < 4; ++m)
+                        dotLevels<1>(sum[8 * h + 2 * m + k / 4], q6Levels(ql[m % 2], qh, m), x, b, 128 * h + 32 * m + 4 * k);
                 }
             }
+            for (int g = 0; g < 16; ++g)
+                body[0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[g][0]), q6GroupScale(p, g), body[0]);
+        } else {
+            // A prompt: a group at a time, its registers loaded once for all the tile's tokens.
             for (int g = 0; g < 16; ++g) {
-                const __m512i pairs = _mm512_cvtepi8_epi16(
-                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ6Kx16ScaleOffset + 32 * (g / 2))));
-                const __m512i scales =
-                    g % 2 ? _mm512_srai_epi32(pairs, 16) : _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16);
-                body[0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[g][0]), _mm512_cvtepi32_ps(scales), body[0]);
+                const int h = g / 8;
+                const int m = (g / 2) % 4;
+                __m512i sum[T];
+                for (int t = 0; t < T; ++t)
+                    sum[t] = _mm512_setzero_si512();
+                for (int k = 4 * (g % 2); k < 4 * (g % 2) + 4; ++k)
+                    dotLevels<T>(sum, q6Levels(lowBits(h, k, m), highBits(h, k), m), x, b, 128 * h + 32 * m + 4 * k);
+                const __m512 scale = q6GroupScale(p, g);
+                for (int t = 0; t < T; ++t)
+                    body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
             }
-        }
-        for (int g = 0; g < (T == 1 ? 0 : 16); ++g) {
-            const int h = g / 8;
-            const int m = (g / 2) % 4;
-            __m512i sum[T];
-            for (int t = 0; t < T; ++t)
-                sum[t] = _mm512_setzero_si512();
-            for (int k = 4 * (g % 2); k < 4 * (g % 2) + 4; ++k) {
-                const __m512i ql = _mm512_loadu_si512(p + kQ6Kx16LowOffset + 128 * (8 * h + k) + 64 * (m % 2));
-                const __m512i qh = _mm512_loadu_si512(p + kQ6Kx16HighOffset + 64 * (8 * h + k));
-                const __m512i low = _mm512_and_si512(m < 2 ? ql : _mm512_srli_epi16(ql, 4), lowMask);
-                // Bits 2m, 2m + 1 of qh to bits 4, 5.
-                const __m512i shifted = m == 0   ? _mm512_slli_epi16(qh, 4)
-                                        : m == 1 ? _mm512_slli_epi16(qh, 2)
-                                        : m == 2 ? qh
-                                                 : _mm512_srli_epi16(qh, 2);
-                const __m512i levels = _mm512_or_si512(low, _mm512_and_si512(shifted, highMask));
-                dotLevels<T>(sum, levels, x, b, 128 * h + 32 * m + 4 * k);
-            }
-            // The 16 rows' int8 scales of group g: the low or high int16 of their pair.
-            const __m512i pairs = _mm512_cvtepi8_epi16(
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ6Kx16ScaleOffset + 32 * (g / 2))));
-            const __m512i scales = g % 2 ? _mm512_srai_epi32(pairs, 16) : _mm512_srai_epi32(_mm512_slli_epi32(pairs, 16), 16);
-            const __m512 scale = _mm512_cvtepi32_ps(scales);
-            for (int t = 0; t < T; ++t)
-                body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
         }
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
         __m512i pairs[8];
