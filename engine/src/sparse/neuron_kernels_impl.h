@@ -895,70 +895,6 @@ inline std::int32_t activationWord(const ActBlockQ8& a, int offset)
     return v;
 }
 
-// PerLane rows' values (8-bit: four, 16-bit: two) to each int32 lane, Levels either side of zero.
-template <int PerLane>
-constexpr std::size_t kPackedBlockBytes = PerLane == 4 ? kColumnBlockBytes : kWideColumnBlockBytes;
-
-#if defined(__AVX512F__)
-template <int PerLane, int Levels>
-void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
-{
-    constexpr int bits = 32 / PerLane;
-    const __m512 levels = _mm512_set1_ps(float(Levels));
-    const __m512i lowBits = _mm512_set1_epi32((1 << bits) - 1);
-    for (std::int64_t b = 0; b < count / 32; ++b, out += kPackedBlockBytes<PerLane>) {
-        const float* block = rows + std::size_t(b) * 32 * stride;
-        __m512 max = _mm512_setzero_ps();
-        for (int i = 0; i < 32; ++i)
-            max = _mm512_max_ps(max, _mm512_abs_ps(_mm512_loadu_ps(block + std::size_t(i) * stride)));
-        _mm512_storeu_ps(out, _mm512_div_ps(max, levels));
-        const __m512 inverse =
-            _mm512_maskz_div_ps(_mm512_cmp_ps_mask(max, _mm512_setzero_ps(), _CMP_GT_OQ), levels, max);
-        for (int k = 0; k < 32 / PerLane; ++k) {
-            __m512i word = _mm512_setzero_si512();
-            for (int i = 0; i < PerLane; ++i) {
-                const __m512 v =
-                    _mm512_mul_ps(_mm512_loadu_ps(block + std::size_t(PerLane * k + i) * stride), inverse);
-                word = _mm512_or_si512(word,
-                                       _mm512_slli_epi32(_mm512_and_si512(_mm512_cvtps_epi32(v), lowBits), bits * i));
-            }
-            _mm512_storeu_si512(out + kColumnOutputs * sizeof(float) + 64 * k, word);
-        }
-    }
-}
-#else
-template <int PerLane, int Levels>
-void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
-{
-    constexpr int bits = 32 / PerLane;
-    const __m256 levels = _mm256_set1_ps(float(Levels));
-    const __m256 sign = _mm256_set1_ps(-0.0f);
-    const __m256i lowBits = _mm256_set1_epi32((1 << bits) - 1);
-    for (std::int64_t b = 0; b < count / 32; ++b, out += kPackedBlockBytes<PerLane>) {
-        for (int h = 0; h < 2; ++h) {
-            const float* block = rows + std::size_t(b) * 32 * stride + std::size_t(8 * h);
-            __m256 max = _mm256_setzero_ps();
-            for (int i = 0; i < 32; ++i)
-                max = _mm256_max_ps(max, _mm256_andnot_ps(sign, _mm256_loadu_ps(block + std::size_t(i) * stride)));
-            _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * h, _mm256_div_ps(max, levels));
-            const __m256 inverse =
-                _mm256_and_ps(_mm256_cmp_ps(max, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_div_ps(levels, max));
-            for (int k = 0; k < 32 / PerLane; ++k) {
-                __m256i word = _mm256_setzero_si256();
-                for (int i = 0; i < PerLane; ++i) {
-                    const __m256 v =
-                        _mm256_mul_ps(_mm256_loadu_ps(block + std::size_t(PerLane * k + i) * stride), inverse);
-                    word = _mm256_or_si256(
-                        word, _mm256_slli_epi32(_mm256_and_si256(_mm256_cvtps_epi32(v), lowBits), bits * i));
-                }
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kColumnOutputs * sizeof(float) + 64 * k + 32 * h),
-                                    word);
-            }
-        }
-    }
-}
-#endif
-
 // Two consecutive 16-bit activations, as one broadcastable word.
 inline std::int32_t activationPair(const ActBlockQ16& a, int offset)
 {
@@ -975,6 +911,7 @@ struct NarrowColumns {
     using Act = ActBlockQ8;
     static constexpr std::size_t kBlockBytes = kColumnBlockBytes;
     static constexpr int kRegisters = 8;
+    static constexpr int kLevels = 127;
 #if defined(__AVX512VNNI__)
     static __m512i load(const std::uint8_t* q) { return _mm512_xor_si512(_mm512_loadu_si512(q), _mm512_set1_epi8(-128)); }
     static __m512i dot(const __m512i (&w)[kRegisters], const Act& a)
@@ -1006,6 +943,7 @@ struct WideColumns {
     using Act = ActBlockQ16;
     static constexpr std::size_t kBlockBytes = kWideColumnBlockBytes;
     static constexpr int kRegisters = 16;
+    static constexpr int kLevels = kWideLevels;
 #if defined(__AVX512VNNI__)
     static __m512i load(const std::uint8_t* q) { return _mm512_loadu_si512(q); }
     static __m512i dot(const __m512i (&w)[kRegisters], const Act& a)
@@ -1027,6 +965,70 @@ struct WideColumns {
     }
 #endif
 };
+
+// Requantizes 16 outputs of decoded rows into Columns' layout: 32 / Columns::kRegisters rows'
+// values to each int32 lane, Columns::kLevels either side of zero.
+#if defined(__AVX512F__)
+template <typename Columns>
+void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
+{
+    constexpr int PerLane = 32 / Columns::kRegisters;
+    constexpr int bits = 32 / PerLane;
+    const __m512 levels = _mm512_set1_ps(float(Columns::kLevels));
+    const __m512i lowBits = _mm512_set1_epi32((1 << bits) - 1);
+    for (std::int64_t b = 0; b < count / 32; ++b, out += Columns::kBlockBytes) {
+        const float* block = rows + std::size_t(b) * 32 * stride;
+        __m512 max = _mm512_setzero_ps();
+        for (int i = 0; i < 32; ++i)
+            max = _mm512_max_ps(max, _mm512_abs_ps(_mm512_loadu_ps(block + std::size_t(i) * stride)));
+        _mm512_storeu_ps(out, _mm512_div_ps(max, levels));
+        const __m512 inverse =
+            _mm512_maskz_div_ps(_mm512_cmp_ps_mask(max, _mm512_setzero_ps(), _CMP_GT_OQ), levels, max);
+        for (int k = 0; k < 32 / PerLane; ++k) {
+            __m512i word = _mm512_setzero_si512();
+            for (int i = 0; i < PerLane; ++i) {
+                const __m512 v =
+                    _mm512_mul_ps(_mm512_loadu_ps(block + std::size_t(PerLane * k + i) * stride), inverse);
+                word = _mm512_or_si512(word,
+                                       _mm512_slli_epi32(_mm512_and_si512(_mm512_cvtps_epi32(v), lowBits), bits * i));
+            }
+            _mm512_storeu_si512(out + kColumnOutputs * sizeof(float) + 64 * k, word);
+        }
+    }
+}
+#else
+template <typename Columns>
+void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
+{
+    constexpr int PerLane = 32 / Columns::kRegisters;
+    constexpr int bits = 32 / PerLane;
+    const __m256 levels = _mm256_set1_ps(float(Columns::kLevels));
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256i lowBits = _mm256_set1_epi32((1 << bits) - 1);
+    for (std::int64_t b = 0; b < count / 32; ++b, out += Columns::kBlockBytes) {
+        for (int h = 0; h < 2; ++h) {
+            const float* block = rows + std::size_t(b) * 32 * stride + std::size_t(8 * h);
+            __m256 max = _mm256_setzero_ps();
+            for (int i = 0; i < 32; ++i)
+                max = _mm256_max_ps(max, _mm256_andnot_ps(sign, _mm256_loadu_ps(block + std::size_t(i) * stride)));
+            _mm256_storeu_ps(reinterpret_cast<float*>(out) + 8 * h, _mm256_div_ps(max, levels));
+            const __m256 inverse =
+                _mm256_and_ps(_mm256_cmp_ps(max, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_div_ps(levels, max));
+            for (int k = 0; k < 32 / PerLane; ++k) {
+                __m256i word = _mm256_setzero_si256();
+                for (int i = 0; i < PerLane; ++i) {
+                    const __m256 v =
+                        _mm256_mul_ps(_mm256_loadu_ps(block + std::size_t(PerLane * k + i) * stride), inverse);
+                    word = _mm256_or_si256(
+                        word, _mm256_slli_epi32(_mm256_and_si256(_mm256_cvtps_epi32(v), lowBits), bits * i));
+                }
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + kColumnOutputs * sizeof(float) + 64 * k + 32 * h),
+                                    word);
+            }
+        }
+    }
+}
+#endif
 
 #if defined(__AVX512VNNI__)
 constexpr int kColumnTileTokens = 8;
@@ -1110,7 +1112,7 @@ void gemmColumns(float* y, std::int64_t yStride, const typename Columns::Act* x,
 constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     HEARTH_NEURON_NAME,
     axpyActiveRows,
-    {packColumns<4, 127>, gemmColumns<NarrowColumns>, packColumns<2, kWideLevels>, gemmColumns<WideColumns>},
+    {packColumns<NarrowColumns>, gemmColumns<NarrowColumns>, packColumns<WideColumns>, gemmColumns<WideColumns>},
     {dot2Float<float>, dot1Float<float>, axpyOneRow<axpyRowsFloat<float>>, nullptr, axpyTile<FloatValues<float>>,
      axpyRowsFloat<float>},
     {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyOneRow<axpyRowsFloat<std::uint16_t>>, nullptr,
