@@ -296,6 +296,8 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
         const cpu::WeightMatrix& w = *job.downT;
         const RowKernels* direct = m_kernels->forType(w.type);
         const RowKernels& k = direct ? *direct : m_kernels->f32;
+        const auto addRows = k.axpyRowsInt8 ? k.axpyRowsInt8 : k.axpyRows;
+        const int groupSize = k.axpyRowsInt8 ? kAxpyRowsInt8Pass : kAxpyRowsGroup;
         const std::size_t cols = std::size_t(w.cols);
         const std::size_t rowBytes = cpu::rowStrideOf(w);
         const auto* rows = static_cast<const std::uint8_t*>(w.data);
@@ -330,16 +332,17 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
                 prefetchLine(rows + std::size_t(ahead) * rowBytes + l * kLine);
             ++ahead;
         };
-        for (std::int64_t p = 0; p < kPrefetchRows; ++p)
+        for (std::int64_t p = 0; p < (groupSize == kAxpyRowsGroup ? kPrefetchRows : groupSize); ++p)
             prefetchNext();
-        std::int64_t group[kAxpyRowsGroup];
-        const void* groupRows[kAxpyRowsGroup];
-        const void* tokenRows[kAxpyRowsGroup];
-        float tokenScales[kAxpyRowsGroup];
+        static_assert(kAxpyRowsInt8Pass >= kAxpyRowsGroup);
+        std::int64_t group[kAxpyRowsInt8Pass];
+        const void* groupRows[kAxpyRowsInt8Pass];
+        const void* tokenRows[kAxpyRowsInt8Pass];
+        float tokenScales[kAxpyRowsInt8Pass];
         std::uint64_t count = 0;
         for (std::int64_t i = nextUsed(begin); i < end;) {
             int size = 0;
-            for (; size < kAxpyRowsGroup && i < end; i = nextUsed(i + 1)) {
+            for (; size < groupSize && i < end; i = nextUsed(i + 1)) {
                 prefetchNext();
                 const void* row = rows + std::size_t(i) * rowBytes;
                 if (!direct) {
@@ -360,7 +363,7 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
                     tokenRows[kept] = groupRows[r];
                     kept += tokenScales[kept] != 0.0f ? 1 : 0;
                 }
-                k.axpyRows(target + std::size_t(t) * cols, tokenScales, tokenRows, kept, w.cols);
+                addRows(target + std::size_t(t) * cols, tokenScales, tokenRows, kept, w.cols);
             }
         }
         countFfnTrafficBytes(count * rowBytes);

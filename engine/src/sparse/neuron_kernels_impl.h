@@ -13,6 +13,7 @@
 #include "cpu/kernels.h"
 #include "sparse/neuron_kernels.h"
 #include "sparse/neuron_pack.h"
+#include "sparse/prefetch.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 bug 105593: false uninitialized warnings inside its own AVX-512 headers.
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -755,6 +757,370 @@ constexpr auto axpyRowsQ4K = axpyRowsK<cpu::BlockQ4_K>;
 constexpr auto axpyRowsQ5K = axpyRowsK<cpu::BlockQ5_K>;
 #endif
 
+#if defined(__AVX512VNNI__)
+// RowKernels::axpyRowsInt8 for Q4_K (the scalar table holds the reference and its rounding):
+// a pass of up to kAxpyRowsInt8Pass rows rounds its factors (runByRows' s times each run's
+// scale) once per super-block and group of eight rows, then adds four rows at a time, one
+// vpdpbusd per byte of the factors for 16 outputs of the four.
+//
+// The fine byte of a rounded factor counts 1/128ths of the coarse one's unit: together they
+// round a factor to 1/16256 of the group's largest, about the 16-bit columns' rounding of a
+// prompt, so that a decode and its prompt drop and keep the same inputs (DownProjection). With
+// the coarse byte alone (Q8_0's rounding of a token) decodes ran 20-25 % faster, but on
+// tst_magnitude_sparsity's model their logits left the prompt's by 0.14 (relative RMS) against
+// 0.04-0.08, half of what the sparsity itself moves them.
+//
+// Q4_0 keeps the float axpyRows: its 18-byte blocks cost four loads and three inserts per 16
+// bytes of four rows, and with two bytes of factors the integer version decoded the 7B-shape
+// input-sparse file only 2-4 % faster.
+constexpr int kFineBits = 7;
+constexpr int kFineSteps = 1 << kFineBits;
+
+// Rows x runs of factor bytes, two rows to a 128-bit lane, become dwords of four rows' bytes
+// for one run: vpermd takes lane 2q + h from dword h of rows 4q-4q+3, vpshufb transposes the
+// 4 x 4 bytes inside each lane.
+struct alignas(64) FactorIndex {
+    std::int32_t lanes[16];
+    std::int8_t bytes[64]; // in each lane: byte 4c + r from byte 4r + c
+};
+
+constexpr FactorIndex makeFactorIndex()
+{
+    FactorIndex x{};
+    for (int l = 0; l < 4; ++l) {
+        for (int r = 0; r < 4; ++r) {
+            x.lanes[4 * l + r] = 2 * (4 * (l / 2) + r) + l % 2;
+            for (int c = 0; c < 4; ++c)
+                x.bytes[16 * l + 4 * c + r] = std::int8_t(4 * r + c);
+        }
+    }
+    return x;
+}
+
+constexpr FactorIndex kFactorIndex = makeFactorIndex();
+
+// Bytes [offset, offset + 16) of rows p[0..3], one row to a lane.
+inline __m512i fourRows16(const std::uint8_t* const* p, std::size_t offset)
+{
+    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p[0] + offset)));
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[1] + offset)), 1);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[2] + offset)), 2);
+    return _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[3] + offset)), 3);
+}
+
+// A unit's eight runs of factors for 4 x Quads rows (rows past the group's have factor 0),
+// each rounded to two signed bytes, k = 128 coarse + fine: coarse[8q + g] and fine[8q + g] hold
+// run g's of rows 4q-4q+3, scale[g] run g's scale (per unit of k) and sum[g] the sum of run g's
+// k.
+struct RoundedFactors {
+    alignas(64) std::int32_t coarse[16];
+    alignas(64) std::int32_t fine[16];
+    alignas(32) float scale[8];
+    alignas(32) std::int32_t sum[8];
+};
+
+// Bytes of 8 rows x 8 runs, two rows to an xmm, as dwords of four rows' bytes for one run.
+inline __m512i factorDwords(const __m128i* bytes)
+{
+    __m512i rowMajor = _mm512_castsi128_si512(bytes[0]);
+    rowMajor = _mm512_inserti32x4(rowMajor, bytes[1], 1);
+    rowMajor = _mm512_inserti32x4(rowMajor, bytes[2], 2);
+    rowMajor = _mm512_inserti32x4(rowMajor, bytes[3], 3);
+    return _mm512_shuffle_epi8(_mm512_permutexvar_epi32(_mm512_load_si512(kFactorIndex.lanes), rowMajor),
+                               _mm512_load_si512(kFactorIndex.bytes));
+}
+
+// The factors come as pairs of rows: e[p] holds rows 2p and 2p + 1, runs 0-7 each.
+template <int Quads>
+inline void roundFactors(const __m512* e, RoundedFactors& f)
+{
+    constexpr int kPairs = 2 * Quads;
+    const __m512 sign = _mm512_set1_ps(-0.0f);
+    __m512 max = _mm512_setzero_ps();
+    for (int p = 0; p < kPairs; ++p)
+        max = _mm512_max_ps(max, _mm512_andnot_ps(sign, e[p]));
+    max = _mm512_max_ps(max, _mm512_shuffle_f32x4(max, max, _MM_SHUFFLE(1, 0, 3, 2))); // both rows of a pair
+    _mm256_store_ps(f.scale, _mm512_castps512_ps256(_mm512_mul_ps(_mm512_div_ps(max, _mm512_set1_ps(127.0f)),
+                                                                  _mm512_set1_ps(1.0f / kFineSteps))));
+    const __m512 inverse = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(max, _mm512_setzero_ps(), _CMP_GT_OQ),
+                                               _mm512_set1_ps(127.0f), max);
+    __m512i sum = _mm512_setzero_si512();
+    __m128i coarse[4] = {};
+    __m128i fine[4] = {};
+    for (int p = 0; p < kPairs; ++p) {
+        const __m512 t = _mm512_mul_ps(e[p], inverse);
+        const __m512i high = _mm512_cvtps_epi32(t);
+        const __m512i low = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(t, _mm512_cvtepi32_ps(high)),
+                                                             _mm512_set1_ps(float(kFineSteps))));
+        sum = _mm512_add_epi32(sum, _mm512_add_epi32(_mm512_slli_epi32(high, kFineBits), low));
+        coarse[p] = _mm512_cvtepi32_epi8(high);
+        fine[p] = _mm512_cvtepi32_epi8(low);
+    }
+    _mm256_store_si256(reinterpret_cast<__m256i*>(f.sum),
+                       _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1)));
+    _mm512_store_si512(f.coarse, factorDwords(coarse));
+    _mm512_store_si512(f.fine, factorDwords(fine));
+}
+
+// The next units of rows p[0 .. Rows) are asked for this far ahead: eight or more scattered
+// rows at once are more streams than the hardware prefetcher follows.
+constexpr std::size_t kInt8Ahead = 4 * 144;
+
+template <int Rows>
+inline void prefetchRows(const std::uint8_t* const* p, std::size_t offset, std::size_t end)
+{
+    if (offset + kInt8Ahead >= end)
+        return;
+    for (int r = 0; r < Rows; ++r) {
+        prefetchLine(p[r] + offset + kInt8Ahead);
+        prefetchLine(p[r] + offset + kInt8Ahead + 64);
+        prefetchLine(p[r] + offset + kInt8Ahead + 128);
+    }
+}
+
+// A pass of 4 x Quads rows (the last quad padded with factor 0): groups of two quads, each
+// with its own factors, added one after another to the outputs, which stay in registers for
+// the whole pass.
+template <int Quads>
+struct Int8Pass {
+    static constexpr int kGroups = (Quads + 1) / 2;
+    static constexpr int quadsOf(int group) { return std::min(2, Quads - 2 * group); }
+    RoundedFactors factors[kGroups];
+};
+
+// Q4_K, a super-block a unit, its 128 bytes of levels in two registers per row: byte i of
+// half H holds the low nibble of output 128H + 64(i / 32) + i % 32 (run 4H + 2(i / 32)) and
+// the high one 32 further (the next run). Four rows' registers are interleaved by vpunpck*,
+// which stay inside 128-bit lanes: register j of the four then holds, in lane l, dword i, byte
+// 16l + 4j + i of each of the rows, so each lane is one run's (its factors and scales are
+// picked per lane), and the sums come out with lanes and registers transposed, which one 4 x 4
+// transposition of lanes per 64 outputs undoes at the end of the pass.
+struct alignas(64) Q4KLaneIndex {
+    std::int32_t run[2][2][16]; // [half][nibble]: lane l takes run 4 half + 2 (l / 2) + nibble
+};
+
+constexpr Q4KLaneIndex makeQ4KLaneIndex()
+{
+    Q4KLaneIndex x{};
+    for (int h = 0; h < 2; ++h)
+        for (int nibble = 0; nibble < 2; ++nibble)
+            for (int i = 0; i < 16; ++i)
+                x.run[h][nibble][i] = 4 * h + 2 * (i / 8) + nibble;
+    return x;
+}
+
+constexpr Q4KLaneIndex kQ4KLanes = makeQ4KLaneIndex();
+
+// A 4 x 4 transposition of 128-bit lanes: lane l' of out[l] is lane l of in[l'].
+inline void transposeLanes(const __m512 (&in)[4], __m512 (&out)[4])
+{
+    const __m512 a = _mm512_shuffle_f32x4(in[0], in[1], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 b = _mm512_shuffle_f32x4(in[2], in[3], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 c = _mm512_shuffle_f32x4(in[0], in[1], _MM_SHUFFLE(3, 2, 3, 2));
+    const __m512 d = _mm512_shuffle_f32x4(in[2], in[3], _MM_SHUFFLE(3, 2, 3, 2));
+    out[0] = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    out[1] = _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+    out[2] = _mm512_shuffle_f32x4(c, d, _MM_SHUFFLE(2, 0, 2, 0));
+    out[3] = _mm512_shuffle_f32x4(c, d, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+// Four Q4_K super-blocks' first 16 bytes (d, dmin, the 12 bytes of six-bit scales and mins
+// s[0..11]), one to a lane, unpacked to bytes [scales 0-7, mins 0-7] per lane (block_dot.cpp's
+// scaleMinK4): scales 0-3 are s[0..3] & 63, mins 0-3 s[4..7] & 63, scales 4-7 s[8..11] & 15
+// and mins 4-7 s[8..11] >> 4, each with the top two bits of s[0..3] (scales) or s[4..7]
+// (mins) above.
+struct alignas(64) Q4KHeaderIndex {
+    std::int8_t low[64];      // lane bytes: s[0..3], s[8..11], s[4..7], s[8..11]
+    std::int8_t high[64];     // lane bytes: none, s[0..3], none, s[4..7]
+    std::int8_t lowMask[64];  // 63, 15, 63, 0 per quarter (the last takes the nibble above)
+    std::int8_t nibbleMask[64];
+    std::int8_t highMask[64];
+    std::int16_t dmin[32];    // of two registers of four headers: d of rows 0-7, then dmin
+};
+
+constexpr Q4KHeaderIndex makeQ4KHeaderIndex()
+{
+    Q4KHeaderIndex x{};
+    constexpr int kScales = 4; // offset of the scales in a header
+    for (int l = 0; l < 4; ++l) {
+        for (int i = 0; i < 4; ++i) {
+            const int at = 16 * l;
+            x.low[at + i] = std::int8_t(kScales + i);
+            x.low[at + 4 + i] = std::int8_t(kScales + 8 + i);
+            x.low[at + 8 + i] = std::int8_t(kScales + 4 + i);
+            x.low[at + 12 + i] = std::int8_t(kScales + 8 + i);
+            x.high[at + i] = -1;
+            x.high[at + 4 + i] = std::int8_t(kScales + i);
+            x.high[at + 8 + i] = -1;
+            x.high[at + 12 + i] = std::int8_t(kScales + 4 + i);
+            x.lowMask[at + i] = 63;
+            x.lowMask[at + 4 + i] = 15;
+            x.lowMask[at + 8 + i] = 63;
+            x.lowMask[at + 12 + i] = 0;
+            x.nibbleMask[at + 12 + i] = 15;
+            x.highMask[at + 4 + i] = 3;
+            x.highMask[at + 12 + i] = 3;
+        }
+    }
+    for (int r = 0; r < 8; ++r) {
+        x.dmin[r] = std::int16_t(32 * (r / 4) + 8 * (r % 4));
+        x.dmin[8 + r] = std::int16_t(x.dmin[r] + 1);
+    }
+    return x;
+}
+
+constexpr Q4KHeaderIndex kQ4KHeaders = makeQ4KHeaderIndex();
+
+inline __m512i scalesMinsQ4K(__m512i headers)
+{
+    const auto load = [](const std::int8_t* v) { return _mm512_load_si512(v); };
+    const __m512i low = _mm512_shuffle_epi8(headers, load(kQ4KHeaders.low));
+    const __m512i high = _mm512_shuffle_epi8(headers, load(kQ4KHeaders.high));
+    const __m512i bits = _mm512_or_si512(_mm512_and_si512(low, load(kQ4KHeaders.lowMask)),
+                                         _mm512_and_si512(_mm512_srli_epi16(low, 4), load(kQ4KHeaders.nibbleMask)));
+    return _mm512_or_si512(bits, _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(high, 6),
+                                                                    load(kQ4KHeaders.highMask)), 4));
+}
+
+template <int Quads>
+void axpyPassQ4KInt8(float* y, const float* s, const std::uint8_t* const* w, std::int64_t n)
+{
+    using Pass = Int8Pass<Quads>;
+    const __m512i low = _mm512_set1_epi8(0x0f);
+    Pass pass;
+    alignas(32) float offsets[Pass::kGroups][8];
+    for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
+        prefetchRows<4 * Quads>(w, std::size_t(b) * sizeof(cpu::BlockQ4_K),
+                                std::size_t(n / cpu::QK_K) * sizeof(cpu::BlockQ4_K));
+        for (int j = 0; j < Pass::kGroups; ++j) {
+            const std::uint8_t* const* rows = w + 8 * j;
+            const std::size_t header = std::size_t(b) * sizeof(cpu::BlockQ4_K);
+            const __m512i headers[2] = {fourRows16(rows, header),
+                                        Pass::quadsOf(j) == 2 ? fourRows16(rows + 4, header) : _mm512_setzero_si512()};
+            // d and dmin of the eight rows, times the rows' factors: [s d of rows 0-7, -s dmin of rows 0-7].
+            const __m256 factors = _mm256_loadu_ps(s + 8 * j);
+            const __m512 scaled = _mm512_mul_ps(
+                _mm512_cvtph_ps(_mm512_castsi512_si256(
+                    _mm512_permutex2var_epi16(headers[0], _mm512_load_si512(kQ4KHeaders.dmin), headers[1]))),
+                _mm512_insertf32x8(_mm512_castps256_ps512(factors), _mm256_xor_ps(factors, _mm256_set1_ps(-0.0f)), 1));
+            // Qwords: the scales of four rows, then their mins.
+            __m512i scalesMins[2];
+            for (int q = 0; q < Pass::quadsOf(j); ++q)
+                scalesMins[q] = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+                                                         scalesMinsQ4K(headers[q]));
+            __m512 e[4];
+            __m512 offset = _mm512_setzero_ps(); // even rows in the low half, odd ones in the high
+            for (int p = 0; p < 2 * Pass::quadsOf(j); ++p) {
+                const __m512i& unpacked = scalesMins[p / 2];
+                const __m512 scales = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                    p % 2 ? _mm512_extracti32x4_epi32(unpacked, 1) : _mm512_castsi512_si128(unpacked)));
+                const __m512 mins = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                    p % 2 ? _mm512_extracti32x4_epi32(unpacked, 3) : _mm512_extracti32x4_epi32(unpacked, 2)));
+                const __m512i rowOf = _mm512_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p,
+                                                        2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1,
+                                                        2 * p + 1, 2 * p + 1);
+                e[p] = _mm512_mul_ps(_mm512_permutexvar_ps(rowOf, scaled), scales);
+                offset = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_add_epi32(rowOf, _mm512_set1_epi32(8)), scaled),
+                                         mins, offset);
+            }
+            if (Pass::quadsOf(j) == 2)
+                roundFactors<2>(e, pass.factors[j]);
+            else
+                roundFactors<1>(e, pass.factors[j]);
+            _mm256_store_ps(offsets[j], _mm256_add_ps(_mm512_castps512_ps256(offset), _mm512_extractf32x8_ps(offset, 1)));
+        }
+        const std::size_t qs = std::size_t(b) * sizeof(cpu::BlockQ4_K) + offsetof(cpu::BlockQ4_K, qs);
+        for (int h = 0; h < 2; ++h) {
+            // [nibble][register]: the pass's sums, lanes and registers transposed.
+            __m512 sum[2][4];
+            for (auto& nibble : sum)
+                for (__m512& v : nibble)
+                    v = _mm512_setzero_ps();
+            for (int j = 0; j < Pass::kGroups; ++j) {
+                const RoundedFactors& f = pass.factors[j];
+                const __m512i coarse = _mm512_load_si512(f.coarse);
+                const __m512i fine = _mm512_load_si512(f.fine);
+                __m512i dot[2][4];
+                __m512i dotFine[2][4];
+                for (int nibble = 0; nibble < 2; ++nibble) {
+                    for (int r = 0; r < 4; ++r) {
+                        dot[nibble][r] = _mm512_setzero_si512();
+                        dotFine[nibble][r] = _mm512_setzero_si512();
+                    }
+                }
+                for (int q = 0; q < Pass::quadsOf(j); ++q) {
+                    const std::uint8_t* const* p = w + 8 * j + 4 * q;
+                    const std::size_t at = qs + std::size_t(64 * h);
+                    const __m512i r0 = _mm512_loadu_si512(p[0] + at);
+                    const __m512i r1 = _mm512_loadu_si512(p[1] + at);
+                    const __m512i r2 = _mm512_loadu_si512(p[2] + at);
+                    const __m512i r3 = _mm512_loadu_si512(p[3] + at);
+                    const __m512i lo01 = _mm512_unpacklo_epi8(r0, r1);
+                    const __m512i hi01 = _mm512_unpackhi_epi8(r0, r1);
+                    const __m512i lo23 = _mm512_unpacklo_epi8(r2, r3);
+                    const __m512i hi23 = _mm512_unpackhi_epi8(r2, r3);
+                    const __m512i rows[4] = {_mm512_unpacklo_epi16(lo01, lo23), _mm512_unpackhi_epi16(lo01, lo23),
+                                             _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
+                    const __m512i quad = _mm512_set1_epi32(8 * q);
+                    for (int nibble = 0; nibble < 2; ++nibble) {
+                        const __m512i lanes = _mm512_add_epi32(_mm512_load_si512(kQ4KLanes.run[h][nibble]), quad);
+                        const __m512i k = _mm512_permutexvar_epi32(lanes, coarse);
+                        const __m512i kFine = _mm512_permutexvar_epi32(lanes, fine);
+                        for (int r = 0; r < 4; ++r) {
+                            const __m512i levels = _mm512_and_si512(nibble ? _mm512_srli_epi16(rows[r], 4) : rows[r], low);
+                            dot[nibble][r] = _mm512_dpbusd_epi32(dot[nibble][r], levels, k);
+                            dotFine[nibble][r] = _mm512_dpbusd_epi32(dotFine[nibble][r], levels, kFine);
+                        }
+                    }
+                }
+                for (int nibble = 0; nibble < 2; ++nibble) {
+                    for (int r = 0; r < 4; ++r)
+                        dot[nibble][r] = _mm512_add_epi32(_mm512_slli_epi32(dot[nibble][r], kFineBits), dotFine[nibble][r]);
+                    const __m512i lanes = _mm512_load_si512(kQ4KLanes.run[h][nibble]);
+                    const __m512 scale = _mm512_permutexvar_ps(lanes, _mm512_castps256_ps512(_mm256_load_ps(f.scale)));
+                    const __m512 offset = _mm512_permutexvar_ps(lanes, _mm512_castps256_ps512(_mm256_load_ps(offsets[j])));
+                    for (int r = 0; r < 4; ++r)
+                        sum[nibble][r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot[nibble][r]), scale,
+                                                         _mm512_add_ps(sum[nibble][r], offset));
+                }
+            }
+            for (int nibble = 0; nibble < 2; ++nibble) {
+                __m512 out[4];
+                transposeLanes(sum[nibble], out);
+                for (int l = 0; l < 4; ++l) {
+                    float* yl = y + b * cpu::QK_K + 128 * h + 64 * (l / 2) + 32 * nibble + 16 * (l % 2);
+                    _mm512_storeu_ps(yl, _mm512_add_ps(_mm512_loadu_ps(yl), out[l]));
+                }
+            }
+        }
+    }
+}
+
+// Passes of up to kAxpyRowsInt8Pass rows, padded with factor 0 (and the pass's first row) to
+// whole quads.
+void axpyRowsQ4KInt8(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+{
+    static_assert(kAxpyRowsInt8Pass == 16 && kAxpyRowsGroup == 8);
+    using Kernel = void (*)(float*, const float*, const std::uint8_t* const*, std::int64_t);
+    static constexpr std::array<Kernel, 4> passes = {axpyPassQ4KInt8<1>, axpyPassQ4KInt8<2>, axpyPassQ4KInt8<3>,
+                                                     axpyPassQ4KInt8<4>};
+    for (int k0 = 0; k0 < count; k0 += kAxpyRowsInt8Pass) {
+        const int size = std::min(kAxpyRowsInt8Pass, count - k0);
+        const int quads = (size + 3) / 4;
+        const std::uint8_t* w[kAxpyRowsInt8Pass];
+        float factors[kAxpyRowsInt8Pass] = {};
+        for (int r = 0; r < 4 * quads; ++r) {
+            w[r] = static_cast<const std::uint8_t*>(rows[k0 + (r < size ? r : 0)]);
+            factors[r] = r < size ? s[k0 + r] : 0.0f;
+        }
+        passes[std::size_t(quads - 1)](y, factors, w, n);
+    }
+}
+
+#else
+constexpr decltype(RowKernels::axpyRowsInt8) axpyRowsQ4KInt8 = nullptr;
+#endif
+
 // Values of a row at element e (a multiple of kLanes), one vector, for axpyTile.
 template <typename W>
 struct FloatValues {
@@ -1114,16 +1480,17 @@ constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     axpyActiveRows,
     {packColumns<NarrowColumns>, gemmColumns<NarrowColumns>, packColumns<WideColumns>, gemmColumns<WideColumns>},
     {dot2Float<float>, dot1Float<float>, axpyOneRow<axpyRowsFloat<float>>, nullptr, axpyTile<FloatValues<float>>,
-     axpyRowsFloat<float>},
+     axpyRowsFloat<float>, nullptr},
     {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyOneRow<axpyRowsFloat<std::uint16_t>>, nullptr,
-     axpyTile<FloatValues<std::uint16_t>>, axpyRowsFloat<std::uint16_t>},
-    {kDot2Q4, kDot1Q4, axpyQ4, kDot2Interleaved, axpyTile<Q4Values>, axpyRowsQ4},
+     axpyTile<FloatValues<std::uint16_t>>, axpyRowsFloat<std::uint16_t>, nullptr},
+    {kDot2Q4, kDot1Q4, axpyQ4, kDot2Interleaved, axpyTile<Q4Values>, axpyRowsQ4, nullptr},
     {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>,
-     axpyOneRow<axpyRowsBytes<BlockQ8_0, q8Bytes>>, nullptr, axpyTile<Q8Values>, axpyRowsBytes<BlockQ8_0, q8Bytes>},
-    {dot2K<DType::Q4_K>, dot1K<DType::Q4_K>, axpyOneRow<axpyRowsQ4K>, nullptr, nullptr, axpyRowsQ4K},
-    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyOneRow<axpyRowsQ5K>, nullptr, nullptr, axpyRowsQ5K},
+     axpyOneRow<axpyRowsBytes<BlockQ8_0, q8Bytes>>, nullptr, axpyTile<Q8Values>, axpyRowsBytes<BlockQ8_0, q8Bytes>,
+     nullptr},
+    {dot2K<DType::Q4_K>, dot1K<DType::Q4_K>, axpyOneRow<axpyRowsQ4K>, nullptr, nullptr, axpyRowsQ4K, axpyRowsQ4KInt8},
+    {dot2K<DType::Q5_K>, dot1K<DType::Q5_K>, axpyOneRow<axpyRowsQ5K>, nullptr, nullptr, axpyRowsQ5K, nullptr},
     {dot2K<DType::Q6_K>, dot1K<DType::Q6_K>, axpyOneRow<axpyRowsK<cpu::BlockQ6_K>>, nullptr, nullptr,
-     axpyRowsK<cpu::BlockQ6_K>},
+     axpyRowsK<cpu::BlockQ6_K>, nullptr},
 };
 
 } // namespace hearth::sparse

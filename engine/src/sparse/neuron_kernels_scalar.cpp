@@ -152,6 +152,69 @@ void axpyRows(float* y, const float* s, const void* const* rows, int count, std:
         Axpy(y, s[k], rows[k], n);
 }
 
+// RowKernels::axpyRowsInt8's reference. Rows are added in passes of kAxpyRowsInt8Pass, each
+// in groups of kAxpyRowsGroup, outputs in units of eight runs of 32 (a Q4_K super-block). Run g
+// of row r has the factor e = s[r] x its scale and adds the offset -s[r] x dmin x its min; the
+// factors of one run round against the largest of the group's:
+//   t = e x 127 / max |e|, coarse = round(t), fine = round((t - coarse) x 128),
+//   k = 128 coarse + fine, scale = max |e| / 127 / 128,
+//   sum[i] = fma(sum over the group's rows of k x level(i), scale, sum[i] + the rows' offsets),
+// the offsets summed by fma over the even rows, then over the odd ones, then the two added,
+// a pass's sums, from 0, are then added to y. The vector kernels compute the same in the same
+// order.
+void axpyRowsQ4KInt8(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+{
+    const auto block = [&](int r, std::int64_t b) -> const cpu::BlockQ4_K& {
+        return static_cast<const cpu::BlockQ4_K*>(rows[r])[b];
+    };
+    for (int p0 = 0; p0 < count; p0 += kAxpyRowsInt8Pass) {
+        const int passEnd = std::min(count, p0 + kAxpyRowsInt8Pass);
+        for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
+            float sum[cpu::QK_K] = {};
+            for (int k0 = p0; k0 < passEnd; k0 += kAxpyRowsGroup) {
+                const int group = std::min(kAxpyRowsGroup, passEnd - k0);
+                float e[kAxpyRowsGroup][8] = {};
+                float parity[2][8] = {};
+                for (int r = 0; r < group; ++r) {
+                    const cpu::BlockQ4_K& w = block(k0 + r, b);
+                    const float d = s[k0 + r] * halfToFloat(w.d);
+                    const float m = -s[k0 + r] * halfToFloat(w.dmin);
+                    for (int g = 0; g < 8; ++g) {
+                        std::int32_t scale = 0, min = 0;
+                        cpu::scaleMinK4(w.scales, g, scale, min);
+                        e[r][g] = d * float(scale);
+                        parity[r % 2][g] = std::fma(m, float(min), parity[r % 2][g]);
+                    }
+                }
+                for (int g = 0; g < 8; ++g) {
+                    float max = 0.0f;
+                    for (int r = 0; r < group; ++r)
+                        max = std::max(max, std::fabs(e[r][g]));
+                    const float scale = max / 127.0f * (1.0f / 128.0f);
+                    const float inverse = max > 0.0f ? 127.0f / max : 0.0f;
+                    std::int32_t k[kAxpyRowsGroup];
+                    for (int r = 0; r < group; ++r) {
+                        const float t = e[r][g] * inverse;
+                        const float coarse = std::nearbyint(t);
+                        k[r] = 128 * std::int32_t(coarse) + std::int32_t(std::nearbyint((t - coarse) * 128.0f));
+                    }
+                    const float offset = parity[0][g] + parity[1][g];
+                    for (int i = 0; i < 32; ++i) {
+                        std::int32_t dot = 0;
+                        for (int r = 0; r < group; ++r) {
+                            const std::uint8_t q = block(k0 + r, b).qs[32 * (g / 2) + i];
+                            dot += k[r] * (g % 2 == 0 ? q & 0x0f : q >> 4);
+                        }
+                        sum[32 * g + i] = std::fma(float(dot), scale, sum[32 * g + i] + offset);
+                    }
+                }
+            }
+            for (int i = 0; i < cpu::QK_K; ++i)
+                y[b * cpu::QK_K + i] += sum[i];
+        }
+    }
+}
+
 void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int64_t count, std::int64_t firstRow,
                     const float* rows, std::size_t rowStride, std::int64_t n)
 {
@@ -218,16 +281,16 @@ constinit const NeuronKernels kScalarNeuronKernels = {
     axpyActiveRows,
     {packColumns<std::int8_t, 127>, gemmColumns<std::int8_t, ActBlockQ8>, packColumns<std::int16_t, kWideLevels>,
      gemmColumns<std::int16_t, ActBlockQ16>},
-    {dot2<dotF32>, dotF32, axpyF32, nullptr, axpyTile<axpyF32>, axpyRows<axpyF32>},
-    {dot2<dotF16>, dotF16, axpyF16, nullptr, axpyTile<axpyF16>, axpyRows<axpyF16>},
-    {dot2<dotQ4>, dotQ4, axpyQ4, nullptr, axpyTile<axpyQ4>, axpyRows<axpyQ4>},
-    {dot2<dotQ8>, dotQ8, axpyQ8, nullptr, axpyTile<axpyQ8>, axpyRows<axpyQ8>},
+    {dot2<dotF32>, dotF32, axpyF32, nullptr, axpyTile<axpyF32>, axpyRows<axpyF32>, nullptr},
+    {dot2<dotF16>, dotF16, axpyF16, nullptr, axpyTile<axpyF16>, axpyRows<axpyF16>, nullptr},
+    {dot2<dotQ4>, dotQ4, axpyQ4, nullptr, axpyTile<axpyQ4>, axpyRows<axpyQ4>, nullptr},
+    {dot2<dotQ8>, dotQ8, axpyQ8, nullptr, axpyTile<axpyQ8>, axpyRows<axpyQ8>, nullptr},
     {dot2<dotBlocks<DType::Q4_K>>, dotBlocks<DType::Q4_K>, axpyBlocks<DType::Q4_K>, nullptr, nullptr,
-     axpyRows<axpyBlocks<DType::Q4_K>>},
+     axpyRows<axpyBlocks<DType::Q4_K>>, axpyRowsQ4KInt8},
     {dot2<dotBlocks<DType::Q5_K>>, dotBlocks<DType::Q5_K>, axpyBlocks<DType::Q5_K>, nullptr, nullptr,
-     axpyRows<axpyBlocks<DType::Q5_K>>},
+     axpyRows<axpyBlocks<DType::Q5_K>>, nullptr},
     {dot2<dotBlocks<DType::Q6_K>>, dotBlocks<DType::Q6_K>, axpyBlocks<DType::Q6_K>, nullptr, nullptr,
-     axpyRows<axpyBlocks<DType::Q6_K>>},
+     axpyRows<axpyBlocks<DType::Q6_K>>, nullptr},
 };
 
 } // namespace hearth::sparse
