@@ -128,6 +128,32 @@ double maxRelativeError(const std::vector<float>& a, const std::vector<float>& b
     return diff / scale;
 }
 
+// @p count rows of @p n in @p type and a factor for each, the rows not in memory order (as a
+// token's kept rows need not be); row r's values have a spread of 1 + r % @p spreads.
+struct ScaledRows {
+    std::vector<std::uint8_t> data;
+    std::vector<const void*> rows;
+    std::vector<float> scales;
+};
+
+ScaledRows scaledRows(DType type, int n, int count, unsigned seed, int spreads = 1)
+{
+    ScaledRows c;
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const std::size_t rb = rowBytes(type, n);
+    c.data.resize(std::size_t(count) * rb);
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (int r = 0; r < count; ++r) {
+        for (float& v : values)
+            v = normal(rng) * (1.0f + float(r % spreads));
+        cpu::quantizeRow(type, values.data(), c.data.data() + std::size_t(r) * rb, n);
+        c.rows.push_back(c.data.data() + std::size_t(count - 1 - r) * rb);
+        c.scales.push_back(normal(rng));
+    }
+    return c;
+}
+
 // A down projection over @p nFf neuron-major rows of @p nEmbd in @p type, @p spacing rows apart
 // (a fused tensor's stride; the gaps hold garbage), @p tokens tokens' activations (one in five
 // non-zero when @p sparse, else two in three) and the float reference of the product.
@@ -634,21 +660,9 @@ private slots:
         QFETCH(int, n);
         const DType t = DType(type);
         constexpr int kRows = 2 * sparse::kAxpyRowsGroup + 3;
-        std::mt19937 rng(5);
-        std::normal_distribution<float> normal(0.0f, 1.0f);
-        const std::size_t rb = rowBytes(t, n);
-        std::vector<std::uint8_t> data(kRows * rb);
-        std::vector<float> values(static_cast<std::size_t>(n));
-        std::vector<const void*> rows;
-        std::vector<float> scales;
-        for (int r = 0; r < kRows; ++r) {
-            for (float& v : values)
-                v = normal(rng);
-            cpu::quantizeRow(t, values.data(), data.data() + std::size_t(r) * rb, n);
-            // Not in memory order, as a token's kept rows need not be.
-            rows.push_back(data.data() + std::size_t(kRows - 1 - r) * rb);
-            scales.push_back(normal(rng));
-        }
+        const ScaledRows c = scaledRows(t, n, kRows, 5);
+        const std::vector<const void*>& rows = c.rows;
+        const std::vector<float>& scales = c.scales;
         const sparse::RowKernels* ref = sparse::kScalarNeuronKernels.forType(t);
         QVERIFY(ref && ref->axpyRows);
         for (int count : {1, 3, sparse::kAxpyRowsGroup, sparse::kAxpyRowsGroup + 1, kRows}) {
@@ -670,7 +684,7 @@ private slots:
         }
     }
 
-    // The integer variant rounds each group's factors to 8 bits: every table that has it gives
+    // The integer variant rounds each group's factors to two bytes: every table that has it gives
     // the scalar reference's result (the same rounding in the same order), and that result
     // stays within the rounding of the float one.
     void axpyRowsInt8MatchScalar_data()
@@ -687,20 +701,9 @@ private slots:
         QFETCH(int, n);
         const DType t = DType(type);
         constexpr int kRows = sparse::kAxpyRowsInt8Pass + sparse::kAxpyRowsGroup + 3;
-        std::mt19937 rng(9);
-        std::normal_distribution<float> normal(0.0f, 1.0f);
-        const std::size_t rb = rowBytes(t, n);
-        std::vector<std::uint8_t> data(kRows * rb);
-        std::vector<float> values(static_cast<std::size_t>(n));
-        std::vector<const void*> rows;
-        std::vector<float> scales;
-        for (int r = 0; r < kRows; ++r) {
-            for (float& v : values)
-                v = normal(rng) * (1.0f + float(r % 4)); // rows of different sizes share a group
-            cpu::quantizeRow(t, values.data(), data.data() + std::size_t(r) * rb, n);
-            rows.push_back(data.data() + std::size_t(kRows - 1 - r) * rb);
-            scales.push_back(normal(rng));
-        }
+        const ScaledRows c = scaledRows(t, n, kRows, 9, 4); // rows of different sizes share a group
+        const std::vector<const void*>& rows = c.rows;
+        const std::vector<float>& scales = c.scales;
         const sparse::RowKernels* ref = sparse::kScalarNeuronKernels.forType(t);
         QVERIFY(ref && ref->axpyRowsInt8);
         for (int count : {1, 3, 5, sparse::kAxpyRowsGroup, sparse::kAxpyRowsGroup + 1, 21, sparse::kAxpyRowsInt8Pass, kRows}) {
