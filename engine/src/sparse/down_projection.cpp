@@ -34,10 +34,8 @@ constexpr double kMaxActiveShare = 0.3;
 // 7B-shape file with fitted predictors (17-32 % of the activations non-zero) prefilled 116-119
 // tok/s with the lists, 123-135 with the columns below any of 5, 10 and 20 %.
 constexpr double kMaxActiveShareColumns = 0.1;
-// A decoded token's rows are prefetched this many rows ahead of the row being gathered, and
-// only their first lines: the rest of a row follows in sequence, which the hardware prefetcher
-// sees.
-constexpr std::int64_t kPrefetchRows = kAxpyRowsGroup;
+// A decoded token's rows are prefetched a group ahead of the row being gathered, and only
+// their first lines: the rest of a row follows in sequence, which the hardware prefetcher sees.
 constexpr std::size_t kPrefetchLines = 8;
 constexpr std::size_t kLine = 64;
 // Rows a block's decoding asks for ahead of the one it decodes.
@@ -332,7 +330,7 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
                 prefetchLine(rows + std::size_t(ahead) * rowBytes + l * kLine);
             ++ahead;
         };
-        for (std::int64_t p = 0; p < (groupSize == kAxpyRowsGroup ? kPrefetchRows : groupSize); ++p)
+        for (int p = 0; p < groupSize; ++p)
             prefetchNext();
         static_assert(kAxpyRowsInt8Pass >= kAxpyRowsGroup);
         std::int64_t group[kAxpyRowsInt8Pass];

@@ -45,9 +45,9 @@ struct RowKernels {
     // projections): in each group of up to kAxpyRowsGroup rows and each run of 32 outputs under
     // one scale, the factors s[k] x the run's scale are rounded to two signed bytes (a coarse
     // one against the largest of them, and 1/128ths of it) and the rows' levels are summed as
-    // integers, four rows to a vpdpbusd per byte, before one multiply-add per output. The
-    // float axpyRows converts and multiplies every weight, which caps it at a third of what
-    // memory delivers. Null where the table or type has none (axpyRows then).
+    // integers, four rows to a vpdpbusd per byte, before one multiply-add per output, where
+    // the float axpyRows converts and multiplies every weight (Q4_K rows in L2, one Zen 4
+    // thread: 13.7 GB/s against 7.4). Null where the table or type has none (axpyRows then).
     void (*axpyRowsInt8)(float* y, const float* s, const void* const* rows, int count, std::int64_t n);
 };
 
