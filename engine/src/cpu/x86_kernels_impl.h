@@ -576,7 +576,171 @@ void gemmGroupTiles(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEn
     }
 }
 
-#if defined(__AVX512F__)
+#if !defined(__AVX512VNNI__)
+// Q4_0x16 and Q8_0x16 (weight_pack.h) 256 bits at a time: the group as two halves of 8 rows
+// (the first and second 32 bytes of each 64-byte register of a block, the first and second 8
+// scales), register k against activation bytes 4k-4k+3.
+template <typename Layout, int T>
+inline void bytesX16Halves(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    const std::int64_t blocks = a.cols / QK8_0;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8* x[T];
+    tileTokens(a, t0, x);
+    __m256 acc[2][T];
+    for (int t = 0; t < T; ++t) {
+        acc[0][t] = _mm256_setzero_ps();
+        acc[1][t] = _mm256_setzero_ps();
+    }
+    for (std::int64_t b = 0; b < blocks; ++b, p += Layout::kBlockBytes) {
+        for (int h = 0; h < 2; ++h) {
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * h)));
+            __m256i w[8];
+            Layout::load(p, h, w);
+            for (int t = 0; t < T; ++t) {
+                const ActBlockQ8& ab = x[t][b];
+                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(Layout::dot(w, ab)), _mm256_mul_ps(dw, _mm256_set1_ps(ab.d)),
+                                            acc[h][t]);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t) {
+        float* y = a.y + (t0 + t) * a.yStride + group * kQ4x16Rows;
+        _mm256_storeu_ps(y, acc[0][t]);
+        _mm256_storeu_ps(y + 8, acc[1][t]);
+    }
+}
+
+// Q4_0: registers 0-3 the low nibbles (elements 0-15), 4-7 the high ones.
+struct Q4x16Halves {
+    static constexpr std::size_t kBlockBytes = kQ4x16BlockBytes;
+    static void load(const std::uint8_t* p, int h, __m256i (&w)[8])
+    {
+        const __m256i lowMask = _mm256_set1_epi8(0x0f);
+        for (int k = 0; k < 4; ++k) {
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 + 64 * k + 32 * h));
+            w[k] = _mm256_and_si256(q, lowMask);
+            w[4 + k] = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowMask);
+        }
+    }
+    static __m256i dot(const __m256i (&w)[8], const ActBlockQ8& ab)
+    {
+        // maddubs pairs are at most 2 * 15 * 128 = 3840, so eight of them fit one int16.
+        __m256i pairs = _mm256_maddubs_epi16(w[0], _mm256_set1_epi32(activationWord(ab, 0)));
+        for (int k = 1; k < 8; ++k)
+            pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(w[k], _mm256_set1_epi32(activationWord(ab, 4 * k))));
+        // The -8 offset of the nibbles: sum((q - 8) * a) = sum(q * a) - 8 * sum(a).
+        return _mm256_add_epi32(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1)), _mm256_set1_epi32(-8 * ab.sum));
+    }
+};
+
+// Q8_0: maddubs wants an unsigned operand, so each weight's sign moves onto the activation
+// (each product at most 127 x 127: no saturation).
+struct Q8x16Halves {
+    static constexpr std::size_t kBlockBytes = kQ8x16BlockBytes;
+    static void load(const std::uint8_t* p, int h, __m256i (&w)[8])
+    {
+        for (int k = 0; k < 8; ++k)
+            w[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 + 64 * k + 32 * h));
+    }
+    static __m256i dot(const __m256i (&w)[8], const ActBlockQ8& ab)
+    {
+        __m256i dot = _mm256_setzero_si256();
+        for (int k = 0; k < 8; ++k) {
+            const __m256i pairs =
+                _mm256_maddubs_epi16(_mm256_abs_epi8(w[k]), _mm256_sign_epi8(_mm256_set1_epi32(activationWord(ab, 4 * k)), w[k]));
+            dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+        }
+        return dot;
+    }
+};
+#endif
+
+#if defined(__AVX512VNNI__)
+// Q4_0x16 and Q8_0x16 (weight_pack.h) with VNNI: a block is 16 fp16 scales and eight registers
+// of four bytes of each of the 16 rows, register k against activation bytes 4k-4k+3. Both
+// layouts' bytes are unsigned with an offset of 128 per unit of activation, which the
+// activation sum takes back out; 16 rows x T tokens, one 512-bit accumulator per token.
+template <typename Layout, int T>
+inline void bytesX16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    const std::int64_t blocks = a.cols / QK8_0;
+    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
+    const ActBlockQ8* x[T];
+    tileTokens(a, t0, x);
+    __m512 acc[T];
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm512_setzero_ps();
+    for (std::int64_t b = 0; b < blocks; ++b, p += Layout::kBlockBytes) {
+        const __m512 dw = Layout::scales(p);
+        __m512i w[8];
+        Layout::load(p, w);
+        for (int t = 0; t < T; ++t) {
+            const ActBlockQ8& ab = x[t][b];
+            __m512i dot = _mm512_set1_epi32(-128 * ab.sum);
+            if constexpr (T == 1) {
+                // Decode: two shorter chains, so one block's latency does not stall the stream.
+                __m512i odd = _mm512_setzero_si512();
+                for (int k = 0; k < 8; k += 2) {
+                    dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
+                    odd = _mm512_dpbusd_epi32(odd, w[k + 1], _mm512_set1_epi32(activationWord(ab, 4 * k + 4)));
+                }
+                dot = _mm512_add_epi32(dot, odd);
+            } else {
+                // Prefill: the other tokens' chains run in parallel.
+                for (int k = 0; k < 8; ++k)
+                    dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
+            }
+            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, _mm512_set1_ps(ab.d)), acc[t]);
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
+}
+
+// Q4_0: both nibbles are used as 16x their value (the low one shifted up, the high one masked
+// in place), so the -8 offset is -128 too: vpdpbusd does not saturate, the sums stay far below
+// 2^24 so their conversion to float is exact, and the factor 1/16 goes into the scales (exact:
+// a power of two). Registers 0-3 are the low nibbles (elements 0-15), 4-7 the high ones.
+struct Q4x16Bytes {
+    static constexpr std::size_t kBlockBytes = kQ4x16BlockBytes;
+    static __m512 scales(const std::uint8_t* p)
+    {
+        return _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))),
+                             _mm512_set1_ps(1.0f / 16.0f));
+    }
+    static void load(const std::uint8_t* p, __m512i (&w)[8])
+    {
+        const __m512i highMask = _mm512_set1_epi8(static_cast<char>(0xf0));
+        for (int k = 0; k < 4; ++k) {
+            const __m512i q = _mm512_loadu_si512(p + 32 + 64 * k);
+            w[k] = _mm512_and_si512(_mm512_slli_epi16(q, 4), highMask);
+            w[4 + k] = _mm512_and_si512(q, highMask);
+        }
+    }
+};
+
+// Q8_0: the bytes become unsigned by a flip of their top bit (+128).
+struct Q8x16Bytes {
+    static constexpr std::size_t kBlockBytes = kQ8x16BlockBytes;
+    static __m512 scales(const std::uint8_t* p)
+    {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
+    static void load(const std::uint8_t* p, __m512i (&w)[8])
+    {
+        for (int k = 0; k < 8; ++k)
+            w[k] = _mm512_xor_si512(_mm512_loadu_si512(p + 32 + 64 * k), _mm512_set1_epi8(-128));
+    }
+};
+
+template <int T>
+inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+{
+    bytesX16Tile<Q4x16Bytes, T>(a, group, t0);
+}
+constexpr int kQ4x16Tokens = 8;
+#elif defined(__AVX512F__)
 // 16 rows x T tokens; one 512-bit accumulator per token.
 template <int T>
 inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
@@ -589,45 +753,6 @@ inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
     for (int t = 0; t < T; ++t) {
         acc[t] = _mm512_setzero_ps();
     }
-#if defined(__AVX512VNNI__)
-    // Both nibbles are used as 16x their value (the low one shifted up, the high one masked in
-    // place): vpdpbusd does not saturate, the sums stay far below 2^24 so their conversion to
-    // float is exact, and the factor 1/16 goes into the scales (exact: a power of two). One
-    // accumulator chain then serves the whole block.
-    const __m512i highMask = _mm512_set1_epi8(static_cast<char>(0xf0));
-    const __m512 sixteenth = _mm512_set1_ps(1.0f / 16.0f);
-    for (std::int64_t b = 0; b < blocks; ++b, p += kQ4x16BlockBytes) {
-        const __m512 dw = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), sixteenth);
-        __m512i lo[4];
-        __m512i hi[4];
-        for (int k = 0; k < 4; ++k) {
-            const __m512i q = _mm512_loadu_si512(p + 32 + 64 * k);
-            lo[k] = _mm512_and_si512(_mm512_slli_epi16(q, 4), highMask);
-            hi[k] = _mm512_and_si512(q, highMask);
-        }
-        for (int t = 0; t < T; ++t) {
-            const ActBlockQ8& ab = x[t][b];
-            // The -8 offset of the nibbles: sum((q - 8) * a) = sum(q * a) - 8 * sum(a), times 16.
-            __m512i dot = _mm512_set1_epi32(-128 * ab.sum);
-            if constexpr (T == 1) {
-                // Decode: two shorter chains, so one block's latency does not stall the stream.
-                __m512i dotHi = _mm512_setzero_si512();
-                for (int k = 0; k < 4; ++k) {
-                    dot = _mm512_dpbusd_epi32(dot, lo[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
-                    dotHi = _mm512_dpbusd_epi32(dotHi, hi[k], _mm512_set1_epi32(activationWord(ab, 16 + 4 * k)));
-                }
-                dot = _mm512_add_epi32(dot, dotHi);
-            } else {
-                // Prefill: the other tokens' chains run in parallel.
-                for (int k = 0; k < 4; ++k) {
-                    dot = _mm512_dpbusd_epi32(dot, lo[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
-                    dot = _mm512_dpbusd_epi32(dot, hi[k], _mm512_set1_epi32(activationWord(ab, 16 + 4 * k)));
-                }
-            }
-            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, _mm512_set1_ps(ab.d)), acc[t]);
-        }
-    }
-#else
     const __m512i lowMask = _mm512_set1_epi8(0x0f);
     for (std::int64_t b = 0; b < blocks; ++b, p += kQ4x16BlockBytes) {
         const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
@@ -653,60 +778,16 @@ inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
             acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, _mm512_set1_ps(ab.d)), acc[t]);
         }
     }
-#endif
     for (int t = 0; t < T; ++t) {
         _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
     }
 }
 constexpr int kQ4x16Tokens = 8;
 #else
-// AVX2: the group as two halves of 8 rows (the first and second 32 bytes of each 64-byte quant
-// vector, the first and second 8 scales).
 template <int T>
 inline void q4x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 {
-    const std::int64_t blocks = a.cols / QK4_0;
-    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
-    const ActBlockQ8* x[T];
-    tileTokens(a, t0, x);
-    __m256 acc[2][T];
-    for (int t = 0; t < T; ++t) {
-        acc[0][t] = _mm256_setzero_ps();
-        acc[1][t] = _mm256_setzero_ps();
-    }
-    const __m256i lowMask = _mm256_set1_epi8(0x0f);
-    for (std::int64_t b = 0; b < blocks; ++b, p += kQ4x16BlockBytes) {
-        for (int h = 0; h < 2; ++h) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * h)));
-            __m256i lo[4];
-            __m256i hi[4];
-            for (int k = 0; k < 4; ++k) {
-                const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 + 64 * k + 32 * h));
-                lo[k] = _mm256_and_si256(q, lowMask);
-                hi[k] = _mm256_and_si256(_mm256_srli_epi16(q, 4), lowMask);
-            }
-            for (int t = 0; t < T; ++t) {
-                const ActBlockQ8& ab = x[t][b];
-                // maddubs pairs are at most 2 * 15 * 128 = 3840, so eight of them fit one int16.
-                __m256i pairs = _mm256_maddubs_epi16(lo[0], _mm256_set1_epi32(activationWord(ab, 0)));
-                pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(hi[0], _mm256_set1_epi32(activationWord(ab, 16))));
-                for (int k = 1; k < 4; ++k) {
-                    pairs = _mm256_add_epi16(pairs,
-                                             _mm256_maddubs_epi16(lo[k], _mm256_set1_epi32(activationWord(ab, 4 * k))));
-                    pairs = _mm256_add_epi16(
-                        pairs, _mm256_maddubs_epi16(hi[k], _mm256_set1_epi32(activationWord(ab, 16 + 4 * k))));
-                }
-                const __m256i dot =
-                    _mm256_add_epi32(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1)), _mm256_set1_epi32(-8 * ab.sum));
-                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(ab.d)), acc[h][t]);
-            }
-        }
-    }
-    for (int t = 0; t < T; ++t) {
-        float* y = a.y + (t0 + t) * a.yStride + group * kQ4x16Rows;
-        _mm256_storeu_ps(y, acc[0][t]);
-        _mm256_storeu_ps(y + 8, acc[1][t]);
-    }
+    bytesX16Halves<Q4x16Halves, T>(a, group, t0);
 }
 constexpr int kQ4x16Tokens = 2;
 #endif
@@ -719,82 +800,16 @@ struct Q40x16Tile {
 // Q8_0 in the Q8_0x16 layout (weight_pack.h): as Q4_0x16 with whole signed bytes, four of a
 // row to each lane.
 #if defined(__AVX512VNNI__)
-// The bytes become unsigned by a flip of their top bit (+128), which the activation sum takes
-// back out.
 template <int T>
 inline void q8x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 {
-    const std::int64_t blocks = a.cols / QK8_0;
-    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
-    const ActBlockQ8* x[T];
-    tileTokens(a, t0, x);
-    __m512 acc[T];
-    for (int t = 0; t < T; ++t)
-        acc[t] = _mm512_setzero_ps();
-    const __m512i flip = _mm512_set1_epi8(-128);
-    for (std::int64_t b = 0; b < blocks; ++b, p += kQ8x16BlockBytes) {
-        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-        __m512i w[8];
-        for (int k = 0; k < 8; ++k)
-            w[k] = _mm512_xor_si512(_mm512_loadu_si512(p + 32 + 64 * k), flip);
-        for (int t = 0; t < T; ++t) {
-            const ActBlockQ8& ab = x[t][b];
-            __m512i dot = _mm512_set1_epi32(-128 * ab.sum);
-            if constexpr (T == 1) {
-                // Decode: two shorter chains, so one block's latency does not stall the stream.
-                __m512i odd = _mm512_setzero_si512();
-                for (int k = 0; k < 8; k += 2) {
-                    dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
-                    odd = _mm512_dpbusd_epi32(odd, w[k + 1], _mm512_set1_epi32(activationWord(ab, 4 * k + 4)));
-                }
-                dot = _mm512_add_epi32(dot, odd);
-            } else {
-                for (int k = 0; k < 8; ++k)
-                    dot = _mm512_dpbusd_epi32(dot, w[k], _mm512_set1_epi32(activationWord(ab, 4 * k)));
-            }
-            acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, _mm512_set1_ps(ab.d)), acc[t]);
-        }
-    }
-    for (int t = 0; t < T; ++t)
-        _mm512_storeu_ps(a.y + (t0 + t) * a.yStride + group * kQ4x16Rows, acc[t]);
+    bytesX16Tile<Q8x16Bytes, T>(a, group, t0);
 }
 #else
-// Two halves of 8 rows; maddubs wants an unsigned operand, so each weight's sign moves onto the
-// activation (each product at most 127 x 127: no saturation).
 template <int T>
 inline void q8x16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 {
-    const std::int64_t blocks = a.cols / QK8_0;
-    const std::uint8_t* p = a.w + static_cast<std::size_t>(group) * a.wStride;
-    const ActBlockQ8* x[T];
-    tileTokens(a, t0, x);
-    __m256 acc[2][T];
-    for (int t = 0; t < T; ++t) {
-        acc[0][t] = _mm256_setzero_ps();
-        acc[1][t] = _mm256_setzero_ps();
-    }
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (std::int64_t b = 0; b < blocks; ++b, p += kQ8x16BlockBytes) {
-        for (int h = 0; h < 2; ++h) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * h)));
-            for (int t = 0; t < T; ++t) {
-                const ActBlockQ8& ab = x[t][b];
-                __m256i dot = _mm256_setzero_si256();
-                for (int k = 0; k < 8; ++k) {
-                    const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 + 64 * k + 32 * h));
-                    const __m256i pairs = _mm256_maddubs_epi16(
-                        _mm256_abs_epi8(w), _mm256_sign_epi8(_mm256_set1_epi32(activationWord(ab, 4 * k)), w));
-                    dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, ones));
-                }
-                acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(dw, _mm256_set1_ps(ab.d)), acc[h][t]);
-            }
-        }
-    }
-    for (int t = 0; t < T; ++t) {
-        float* y = a.y + (t0 + t) * a.yStride + group * kQ4x16Rows;
-        _mm256_storeu_ps(y, acc[0][t]);
-        _mm256_storeu_ps(y + 8, acc[1][t]);
-    }
+    bytesX16Halves<Q8x16Halves, T>(a, group, t0);
 }
 #endif
 
