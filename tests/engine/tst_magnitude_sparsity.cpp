@@ -6,10 +6,11 @@
 // dense model's logits (and an input-major file in dense mode does), a prompt and a decode
 // agree, a decoded token reads only the rows it keeps (about the share the report promised), the
 // real stories260K keeps its perplexity within 5% at 40% sparsity, a result over the bound is
-// refused, the run is deterministic and a cancelled run leaves nothing, and a file with hostile
-// thresholds is refused at load.
+// refused, the run is deterministic and a cancelled run leaves nothing, a file with hostile
+// thresholds is refused at load, and whole layers run on the (emulated) device.
 
 #include "logits_test_support.h"
+#include "session_test_support.h"
 #include "synth/synthetic_model.h"
 #include "test_support.h"
 
@@ -292,6 +293,72 @@ private slots:
         // Sparse, it drops inputs: the logits move.
         const double sparse = test::relativeRms(test::decodedLogits(report->output, prompt), dense);
         QVERIFY2(sparse > 1e-3, qPrintable(QString::number(sparse)));
+    }
+
+    // Under a VRAM budget whole layers go to the device, as for a dense file (the planner places
+    // magnitude files so): it multiplies the neuron-major and input-major matrices transposed and
+    // computes every neuron and input. With every layer there a conversation's logits are those
+    // of the file's dense mode on the CPU; with some there, the device's layers are dense and the
+    // CPU's sparse, and a prompt still computes what its decoded tokens would.
+    void deviceLayersComputeEveryNeuron_data()
+    {
+        QTest::addColumn<double>("inputSparsity");
+        QTest::newRow("gate screen") << 0.0;
+        QTest::newRow("input-major") << 0.4;
+    }
+
+    void deviceLayersComputeEveryNeuron()
+    {
+        QFETCH(double, inputSparsity);
+        SparsifyParams p = params("device.gguf", 0.5, inputSparsity);
+        p.overwrite = true;
+        auto report = sparsifyModel(p);
+        QVERIFY2(report.ok(), report.message().c_str());
+        auto model = Model::load(report->output);
+        QVERIFY2(model.ok(), model.message().c_str());
+        const auto sessionParams = [](const std::string& device, bool denseFfn = false) {
+            SessionParams sp = test::deviceSessionParams(device, device.empty() ? 0 : -1, 40, 4);
+            sp.denseFfn = denseFfn;
+            return sp;
+        };
+        auto cpu = Session::create(*model, sessionParams({}, true));
+        QVERIFY(cpu.ok());
+        const auto expected = test::converse(**cpu, 11);
+        QCOMPARE(expected.size(), std::size_t(14));
+
+        auto all = Session::create(*model, sessionParams("emulated:1073741824"));
+        QVERIFY(all.ok());
+        QVERIFY2(test::offloadedLayers((*all)->placementReport()) == 3, (*all)->placementReport().c_str());
+        const auto run = test::converse(**all, 11);
+        QCOMPARE(run.size(), expected.size());
+        for (std::size_t i = 0; i < run.size(); ++i) {
+            const double error = test::relativeError(expected[i], run[i]);
+            QVERIFY2(error < 1e-4, qPrintable(QStringLiteral("step %1: %2").arg(i).arg(error)));
+        }
+
+        // Budgets growing by a quarter until one holds some layers but not all.
+        std::string device;
+        for (std::uint64_t bytes = 64 * 1024; bytes < (std::uint64_t(1) << 28) && device.empty(); bytes += bytes / 4) {
+            auto session = Session::create(*model, sessionParams("emulated:" + std::to_string(bytes)));
+            QVERIFY(session.ok());
+            const int k = test::offloadedLayers((*session)->placementReport());
+            if (k > 0 && k < 3)
+                device = "emulated:" + std::to_string(bytes);
+        }
+        QVERIFY(!device.empty());
+        const std::vector<Token> prompt = test::conversationPrompt(11, 1);
+        const std::vector<float> prefilled = test::promptLogits(*model, sessionParams(device), prompt);
+        auto decoding = Session::create(*model, sessionParams(device));
+        QVERIFY(decoding.ok() && (*decoding)->prefill(std::span<const Token>(prompt.data(), 1)).ok());
+        for (std::size_t i = 1; i < prompt.size(); ++i)
+            QVERIFY((*decoding)->decode(prompt[i]).ok());
+        const double error = test::relativeError(prefilled, (*decoding)->logits());
+        QVERIFY2(error < 1e-4, qPrintable(QString::number(error)));
+        // Both parts count: the logits are neither the CPU's sparse ones nor the dense ones.
+        const std::vector<float> sparse = test::promptLogits(*model, sessionParams({}), prompt);
+        const std::vector<float> dense = test::promptLogits(*model, sessionParams({}, true), prompt);
+        QVERIFY(test::relativeError(sparse, prefilled) > 1e-3);
+        QVERIFY(test::relativeError(dense, prefilled) > 1e-3);
     }
 
     // A decoded token reads the rows of the inputs it keeps: about the bytes the report promised.

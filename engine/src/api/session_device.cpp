@@ -40,7 +40,7 @@ std::string matrixProblem(const cpu::WeightMatrix& m, std::size_t layer)
 
 std::string neuronMajorProblem(std::size_t layer)
 {
-    return "layer " + std::to_string(layer) + " stores its FFN neuron-major, which whole-layer offload does not take";
+    return "layer " + std::to_string(layer) + " stores its FFN as fused neuron rows, which whole-layer offload does not take";
 }
 
 // The first problem of @p layers' matrices.
@@ -77,8 +77,11 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
         w.freqBase = rope.freqBase;
         w.freqScale = rope.freqScale;
         w.rotate = hp.rotates(int(l));
+        w.inputMajor = lw.attentionInputMajor;
+        w.gateUpInputMajor = lw.gateUpInputMajor;
+        w.downNeuronMajor = lw.downTransposed;
         out.predictors.push_back(lw.predictor);
-        if (out.wholeLayerProblem.empty() && (lw.fusedNeurons || lw.downTransposed))
+        if (out.wholeLayerProblem.empty() && lw.fusedNeurons)
             out.wholeLayerProblem = neuronMajorProblem(l);
         if (out.wholeLayerProblem.empty() && lw.moe.present())
             out.wholeLayerProblem = "layer " + std::to_string(l) + " is a mixture of experts, which the device does not compute yet";
@@ -94,7 +97,8 @@ void setUpDownFfn(const model::UpDownFfn& ffn, std::size_t layer, device::DenseL
     w.down = ffn.down;
     w.upBias = ffn.upBias;
     w.downBias = ffn.downBias;
-    if (problem.empty() && (ffn.fusedNeurons || ffn.downTransposed))
+    w.downNeuronMajor = ffn.downTransposed;
+    if (problem.empty() && ffn.fusedNeurons)
         problem = neuronMajorProblem(layer);
     noteProblems(problem, layer, std::initializer_list<const cpu::WeightMatrix*>{&ffn.up, &ffn.down});
 }

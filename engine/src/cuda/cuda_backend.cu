@@ -359,11 +359,18 @@ int matmulTransposed(HearthCudaContext* ctx, const HearthCudaMatrix* w, const fl
 {
     if (int rc = checkMatrix(ctx, w))
         return rc;
-    if (w->rows > std::int64_t(kHalfScratchElements) || w->cols > std::int64_t(kTileElements))
-        return fail(ctx, HEARTH_CUDA_UNSUPPORTED, "matmul_transposed: matrix too large for the conversion scratch");
     if (tokens <= 0)
         return HEARTH_CUDA_OK;
     cudaSetDevice(ctx->device);
+    if (tokens == 1) {
+        // A decoded token is memory-bound: every row added once, as the hybrid FFN's down
+        // projection adds its neurons (no index: all rows in order), at full float precision.
+        launchDownAccumulate(w->type, w->data, w->row_bytes, w->cols, x, nullptr, w->rows, y, false,
+                             reinterpret_cast<float*>(ctx->halfScratch), kScratchBytes / sizeof(float), ctx->stream);
+        return launched(ctx, "matmul_transposed");
+    }
+    if (w->rows > std::int64_t(kHalfScratchElements) || w->cols > std::int64_t(kTileElements))
+        return fail(ctx, HEARTH_CUDA_UNSUPPORTED, "matmul_transposed: matrix too large for the conversion scratch");
     // Row-major W (rows x cols) is column-major (cols x rows, ld cols), and x (tokens x rows) is
     // column-major (rows x tokens, ld rows): y^T = W^T x^T is cuBLAS's plain product.
     const int m = int(w->cols);

@@ -47,7 +47,7 @@ __global__ void downKernel(const std::uint8_t* w, std::uint64_t rowBytes, std::i
     for (std::int64_t j = 0; j < count; ++j) {
         const float a = act[j];
         if (a != 0.0f)
-            sum += a * elementAt<Type>(w + std::int64_t(index[j]) * rowBytes, e);
+            sum += a * elementAt<Type>(w + (index ? std::int64_t(index[j]) : j) * rowBytes, e);
     }
     y[e] = sum;
 }
@@ -66,7 +66,7 @@ __global__ void downChunkKernel(const std::uint8_t* w, std::uint64_t rowBytes, s
     for (std::int64_t j = begin; j < end; ++j) {
         const float a = act[j];
         if (a != 0.0f)
-            sum += a * elementAt<Type>(w + std::int64_t(index[j]) * rowBytes, e);
+            sum += a * elementAt<Type>(w + (index ? std::int64_t(index[j]) : j) * rowBytes, e);
     }
     partial[std::int64_t(blockIdx.y) * cols + e] = sum;
 }

@@ -83,6 +83,8 @@ Status DenseOffload::uploadLayer(const DenseLayerWeights& w, Layer& l)
             return m.status();
         *item.dst = *m;
     }
+    l.gateUpInputMajor = w.gateUpInputMajor;
+    l.downNeuronMajor = w.downNeuronMajor;
     return m_device.synchronize(); // the host weights may be unmapped after this
 }
 
@@ -95,8 +97,8 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
     const bool gated = isGated(p.activation);
     for (const DenseLayerWeights& w : layers) {
         // The attention's own shapes are checked when it is made; the FFN's here.
-        if (!w.norm || !w.ffnNorm || (gated && (!w.gate.data || w.gate.rows != p.nFF || w.gate.cols != p.nEmbd))
-            || w.up.rows != p.nFF || w.up.cols != p.nEmbd || w.down.rows != p.nEmbd || w.down.cols != p.nFF)
+        if (!w.norm || !w.ffnNorm || (gated && (!w.gate.data || !mapsWidths(w.gate, p.nEmbd, p.nFF, w.gateUpInputMajor)))
+            || !mapsWidths(w.up, p.nEmbd, p.nFF, w.gateUpInputMajor) || !mapsWidths(w.down, p.nFF, p.nEmbd, w.downNeuronMajor))
             return Status(ErrorCode::InvalidArgument, "dense offload: a layer's tensors do not match the model");
     }
     std::unique_ptr<DenseOffload> d(new DenseOffload(device));
@@ -182,17 +184,17 @@ Status DenseOffload::enqueueFfn(Layer& l, const DeviceBuffer& in, const DeviceBu
     Device& d = m_device;
     const std::int64_t hidden = std::int64_t(count) * m_p.nFF;
     if (isGated(m_p.activation)) {
-        HEARTH_TRY(d.matmul(MatmulOp{&l.gate, in, m_gate, count}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.up, in, m_up, count}));
+        HEARTH_TRY(d.matmul(MatmulOp{&l.gate, in, m_gate, count, l.gateUpInputMajor}));
+        HEARTH_TRY(d.matmul(MatmulOp{&l.up, in, m_up, count, l.gateUpInputMajor}));
         HEARTH_TRY(d.activate(ActivateOp{m_p.activation, m_gate, m_up, hidden}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_gate, out, count}));
+        HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_gate, out, count, l.downNeuronMajor}));
     } else {
         // down . act(up . x + upBias) + downBias, as model::DenseFfn.
-        HEARTH_TRY(d.matmul(MatmulOp{&l.up, in, m_up, count}));
+        HEARTH_TRY(d.matmul(MatmulOp{&l.up, in, m_up, count, l.gateUpInputMajor}));
         if (!l.upBias.empty())
             HEARTH_TRY(d.biasAdd(BiasAddOp{m_up, l.upBias, m_p.nFF, count}));
         HEARTH_TRY(d.activate(ActivateOp{m_p.activation, m_up, {}, hidden}));
-        HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_up, out, count}));
+        HEARTH_TRY(d.matmul(MatmulOp{&l.down, m_up, out, count, l.downNeuronMajor}));
     }
     if (!l.downBias.empty())
         HEARTH_TRY(d.biasAdd(BiasAddOp{out, l.downBias, m_p.nEmbd, count}));

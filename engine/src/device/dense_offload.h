@@ -36,6 +36,11 @@ struct DenseLayerWeights : AttentionWeights {
     cpu::WeightMatrix gate;         // nEmbd -> nFF; empty for the up-only FFNs (Relu, Gelu)
     cpu::WeightMatrix up;           // nEmbd -> nFF
     cpu::WeightMatrix down;         // nFF -> nEmbd (as stored by llama.cpp: nEmbd rows of nFF)
+    // Input-major storage, multiplied transposed: gate and up as nEmbd rows of nFF, down as nFF
+    // rows of nEmbd (ffn_down_t). Magnitude-sparse files keep them so for the CPU's sparse
+    // kernels; on the device every neuron is computed all the same.
+    bool gateUpInputMajor = false;
+    bool downNeuronMajor = false;
     // Optional (null: none).
     const float* ffnNormBias = nullptr; // [nEmbd] LayerNorm bias
     const float* upBias = nullptr;      // [nFF]
@@ -84,6 +89,8 @@ private:
         std::unique_ptr<DeviceAttentionLayer> attention;
         DeviceBuffer ffnNorm, ffnNormBias, upBias, downBias, attnPostNorm, ffnPostNorm;
         DeviceMatrix gate, up, down;
+        bool gateUpInputMajor = false;
+        bool downNeuronMajor = false;
         // Every buffer besides the attention's, for freeing (Layer) and counting (const Layer).
         template <typename Self>
         [[nodiscard]] static auto buffers(Self& l)

@@ -66,12 +66,14 @@ std::vector<const cpu::WeightMatrix*> matrices(const AttentionParams& p, const A
 
 bool shapesMatch(const AttentionParams& p, const AttentionWeights& w)
 {
-    if (!w.norm || w.wo.rows != p.nEmbd || w.wo.cols != p.qDim() || !w.qNorm != !w.kNorm)
+    const auto maps = [&w](const cpu::WeightMatrix& m, std::int64_t inputs, std::int64_t outputs) {
+        return mapsWidths(m, inputs, outputs, w.inputMajor);
+    };
+    if (!w.norm || !maps(w.wo, p.qDim(), p.nEmbd) || !w.qNorm != !w.kNorm)
         return false;
     if (p.fusedQkv)
-        return w.wqkv.data && w.wqkv.rows == p.qDim() + 2 * p.kvDim() && w.wqkv.cols == p.nEmbd;
-    return w.wq.rows == p.qDim() && w.wq.cols == p.nEmbd && w.wk.rows == p.kvDim() && w.wk.cols == p.nEmbd
-           && w.wv.rows == p.kvDim() && w.wv.cols == p.nEmbd;
+        return w.wqkv.data && !w.inputMajor && w.wqkv.rows == p.qDim() + 2 * p.kvDim() && w.wqkv.cols == p.nEmbd;
+    return maps(w.wq, p.nEmbd, p.qDim()) && maps(w.wk, p.nEmbd, p.kvDim()) && maps(w.wv, p.nEmbd, p.kvDim());
 }
 
 } // namespace
@@ -139,6 +141,7 @@ AttentionParams layerParams(AttentionParams p, const AttentionWeights& w)
 DeviceAttentionLayer::DeviceAttentionLayer(Device& device, const AttentionParams& params, const AttentionWeights& weights)
     : m_device(device)
     , m_p(layerParams(params, weights))
+    , m_inputMajor(weights.inputMajor)
 {
 }
 
@@ -243,9 +246,9 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
     if (m_p.fusedQkv) {
         HEARTH_TRY(d.matmul(MatmulOp{&m_wqkv, s.m_xn, s.m_q, n}));
     } else {
-        HEARTH_TRY(d.matmul(MatmulOp{&m_wq, s.m_xn, s.m_q, n}));
-        HEARTH_TRY(d.matmul(MatmulOp{&m_wk, s.m_xn, s.m_k, n}));
-        HEARTH_TRY(d.matmul(MatmulOp{&m_wv, s.m_xn, s.m_v, n}));
+        HEARTH_TRY(d.matmul(MatmulOp{&m_wq, s.m_xn, s.m_q, n, m_inputMajor}));
+        HEARTH_TRY(d.matmul(MatmulOp{&m_wk, s.m_xn, s.m_k, n, m_inputMajor}));
+        HEARTH_TRY(d.matmul(MatmulOp{&m_wv, s.m_xn, s.m_v, n, m_inputMajor}));
         if (!m_bq.empty())
             HEARTH_TRY(d.biasAdd(BiasAddOp{s.m_q, m_bq, m_p.qDim(), n}));
         if (!m_bk.empty())
@@ -293,7 +296,7 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         a.halfCache = m_p.halfCache;
         HEARTH_TRY(d.attention(a));
     }
-    HEARTH_TRY(d.matmul(MatmulOp{&m_wo, s.m_attn, out, n}));
+    HEARTH_TRY(d.matmul(MatmulOp{&m_wo, s.m_attn, out, n, m_inputMajor}));
     if (!m_bo.empty())
         HEARTH_TRY(d.biasAdd(BiasAddOp{out, m_bo, m_p.nEmbd, n}));
     if (mirror.k && mirror.v) {

@@ -72,6 +72,14 @@ struct AttentionParams {
     [[nodiscard]] Status validate() const;
 };
 
+// Whether @p m, multiplied as MatmulOp does (@p transposed: a row per input), takes @p inputs
+// values to @p outputs.
+[[nodiscard]] inline bool mapsWidths(const cpu::WeightMatrix& m, std::int64_t inputs, std::int64_t outputs,
+                                     bool transposed)
+{
+    return transposed ? m.rows == inputs && m.cols == outputs : m.rows == outputs && m.cols == inputs;
+}
+
 struct AttentionWeights {
     const float* norm = nullptr; // [nEmbd] attention norm
     cpu::WeightMatrix wq;        // nEmbd -> qDim (not with fusedQkv)
@@ -79,6 +87,9 @@ struct AttentionWeights {
     cpu::WeightMatrix wv;        // nEmbd -> kvDim (not with fusedQkv)
     cpu::WeightMatrix wo;        // qDim -> nEmbd
     cpu::WeightMatrix wqkv;      // nEmbd -> qDim + 2 kvDim, with fusedQkv only
+    // wq, wk, wv and wo stored input-major, a row per input (magnitude-sparse files with input
+    // sparsity): multiplied transposed.
+    bool inputMajor = false;
     // Optional (null: none).
     const float* normBias = nullptr; // [nEmbd] LayerNorm bias
     const float* bq = nullptr;       // [qDim]
@@ -165,6 +176,7 @@ private:
     AttentionParams m_p;
     DeviceBuffer m_norm, m_normBias;
     DeviceMatrix m_wq, m_wk, m_wv, m_wo, m_wqkv;
+    bool m_inputMajor = false;           // AttentionWeights::inputMajor
     DeviceBuffer m_bq, m_bk, m_bv, m_bo; // empty when the model has none
     DeviceBuffer m_ropeFreqs;            // empty: plain RoPE frequencies
     DeviceBuffer m_qNorm, m_kNorm;       // empty without per-head q/k norms

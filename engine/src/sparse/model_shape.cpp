@@ -238,10 +238,11 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
         } else if (rest.starts_with("attn_")) {
             a.shape.attentionBytes += t.byteSize;
             ++a.attentionTensors;
-            if (rest == "attn_k.weight") {
-                shape.nEmbdKv = std::max(shape.nEmbdKv, t.rows());
-            } else if (rest == "attn_q.weight") {
-                shape.nEmbdQ = std::max(shape.nEmbdQ, t.rows());
+            // Magnitude-sparse files store input-major transposes ("_t": a row per input).
+            if (rest == "attn_k.weight" || rest == "attn_k_t.weight") {
+                shape.nEmbdKv = std::max(shape.nEmbdKv, rest == "attn_k.weight" ? t.rows() : t.rowLength());
+            } else if (rest == "attn_q.weight" || rest == "attn_q_t.weight") {
+                shape.nEmbdQ = std::max(shape.nEmbdQ, rest == "attn_q.weight" ? t.rows() : t.rowLength());
             } else if (rest == "attn_qkv.weight") {
                 fusedQkvRows = std::max(fusedQkvRows, t.rows());
             }
@@ -259,6 +260,8 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
                 a.nFF = t.rows(); // a mixture's experts: all of them, one after the other
                 if (rest == "ffn_up_exps.weight")
                     a.shape.expertCount = t.shape.size() == 3 ? t.shape[2] : 1;
+            } else if (rest == "ffn_up_t.weight") {
+                a.nFF = t.rowLength();
             } else if (rest == "ffn_neurons.weight") {
                 a.nFF = t.rows(); // Hearth's fused layout: a neuron's rows side by side
                 a.fusedRowLength = t.rowLength();
@@ -309,6 +312,8 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     }
     if (const auto* up = file.findTensor("blk.0.ffn_up.weight")) {
         shape.weightType = std::string(dtypeName(up->type));
+    } else if (const auto* upT = file.findTensor("blk.0.ffn_up_t.weight")) {
+        shape.weightType = std::string(dtypeName(upT->type));
     } else if (const auto* neurons = file.findTensor("blk.0.ffn_neurons.weight")) {
         shape.weightType = std::string(dtypeName(neurons->type));
     }
