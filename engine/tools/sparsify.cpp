@@ -53,7 +53,7 @@ int main(int argc, char** argv)
                      "neurons, and prompts get slower",
                      &inputSparsity);
     options.addInt("--tokens", "N", "use at most N tokens of the text (default 4096)", &params.maxTokens, 64, 1 << 24);
-    options.addInt("--rank", "N", "rank of each predictor; its hidden size is twice this (default n_embd / 8)",
+    options.addInt("--rank", "N", "rank of each (linear) predictor, its hidden size (default n_embd / 8)",
                    &params.predictorRank, 1, 1 << 16);
     options.addFloat("--max-perplexity-increase", "PERCENT",
                      "refuse a result whose held-out perplexity is more than this much higher (default 5)", &bound);

@@ -9,6 +9,7 @@
 #include "device/device_loader.h"
 #include "device/emulated_device.h"
 #include "device/reference_ops.h"
+#include "sparse/predictor.h"
 #include "device_test_support.h"
 
 #include <QFile>
@@ -316,21 +317,6 @@ void TestDevice::predictor()
     const auto fc1 = randomMatrix(DType::F16, hidden, nEmbd, 31);
     const auto fc2 = randomMatrix(DType::F16, nFF, hidden, 32);
     const auto x = randomFloats(std::size_t(nEmbd), 33);
-
-    cpu::ThreadPool pool(1);
-    std::vector<float> h(static_cast<std::size_t>(hidden));
-    std::vector<float> logits(static_cast<std::size_t>(nFF));
-    cpu::matmul(pool, cpu::WeightMatrix{DType::F16, fc1.data(), hidden, nEmbd}, x.data(), 1, h.data());
-    cpu::relu(h.data(), hidden);
-    cpu::matmul(pool, cpu::WeightMatrix{DType::F16, fc2.data(), nFF, hidden}, h.data(), 1, logits.data());
-    const float threshold = 0.05f;
-    std::vector<std::int32_t> want;
-    for (std::int64_t i = 0; i < nFF; ++i) {
-        if (logits[std::size_t(i)] >= threshold)
-            want.push_back(std::int32_t(i));
-    }
-    QVERIFY(!want.empty() && std::int64_t(want.size()) < nFF);
-
     EmulatedDevice d;
     auto m1 = d.uploadMatrix(DType::F16, fc1.data(), hidden, nEmbd, "fc1");
     auto m2 = d.uploadMatrix(DType::F16, fc2.data(), nFF, hidden, "fc2");
@@ -339,21 +325,43 @@ void TestDevice::predictor()
     op.fc1 = &*m1;
     op.fc2 = &*m2;
     op.x = put(d, x.data(), x.size() * 4);
-    op.threshold = threshold;
     op.hidden = scratch(d, std::size_t(hidden) * 4);
     op.logits = scratch(d, std::size_t(nFF) * 4);
     op.active = scratch(d, std::size_t(nFF) * 4);
     op.activeCount = scratch(d, 4);
-    QVERIFY(d.predictor(op).ok());
-    std::int32_t count = -1;
-    std::vector<std::int32_t> active(std::size_t(nFF), -1);
-    QVERIFY(d.download(op.activeCount, 0, &count, 4).ok());
-    QVERIFY(d.download(op.active, 0, active.data(), std::uint64_t(nFF) * 4).ok());
-    QVERIFY(d.synchronize().ok());
-    QCOMPARE(count, std::int32_t(want.size()));
-    active.resize(std::size_t(count));
-    QCOMPARE(active, want);
-    QVERIFY(sameFloats(fetch(d, op.logits, std::size_t(nFF)), logits));
+    op.threshold = 0.05f;
+
+    // PowerInfer's form, then Hearth's linear one (no ReLU between fc1 and fc2), against the
+    // host's sparse::predict.
+    std::vector<std::int32_t> previous;
+    for (const bool relu : {true, false}) {
+        cpu::ThreadPool pool(1);
+        const sparse::PredictorWeights host{cpu::WeightMatrix{DType::F16, fc1.data(), hidden, nEmbd},
+                                            cpu::WeightMatrix{DType::F16, fc2.data(), nFF, hidden}, relu};
+        std::vector<float> h(static_cast<std::size_t>(hidden));
+        std::vector<float> logits(static_cast<std::size_t>(nFF));
+        sparse::predict(pool, host, x.data(), 1, h.data(), logits.data());
+        std::vector<std::int32_t> want;
+        for (std::int64_t i = 0; i < nFF; ++i) {
+            if (logits[std::size_t(i)] >= op.threshold)
+                want.push_back(std::int32_t(i));
+        }
+        QVERIFY(!want.empty() && std::int64_t(want.size()) < nFF);
+        QVERIFY(want != previous);
+        previous = want;
+
+        op.relu = relu;
+        QVERIFY(d.predictor(op).ok());
+        std::int32_t count = -1;
+        std::vector<std::int32_t> active(std::size_t(nFF), -1);
+        QVERIFY(d.download(op.activeCount, 0, &count, 4).ok());
+        QVERIFY(d.download(op.active, 0, active.data(), std::uint64_t(nFF) * 4).ok());
+        QVERIFY(d.synchronize().ok());
+        QCOMPARE(count, std::int32_t(want.size()));
+        active.resize(std::size_t(count));
+        QCOMPARE(active, want);
+        QVERIFY(sameFloats(fetch(d, op.logits, std::size_t(nFF)), logits));
+    }
 
     PredictorOp bad = op;
     bad.fc2 = &*m1; // widths do not chain

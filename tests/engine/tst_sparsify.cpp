@@ -14,6 +14,7 @@
 
 #include "gguf/gguf_file.h"
 #include "sparse/activation_profile.h"
+#include "sparse/predictor.h"
 
 #include <hearth/convert.h>
 #include <hearth/model.h>
@@ -355,15 +356,42 @@ private slots:
     }
 
     // A rank past the layer's width is the full map: the predictor is exact up to the threshold.
+    // It is linear (no ReLU between fc1 and fc2), so its hidden size is the rank.
     void rankIsBoundedByTheShape()
     {
         SparsifyParams p = params("full-rank.gguf");
         p.predictorRank = 100000;
         auto report = sparsifyModel(p);
         QVERIFY2(report.ok(), report.message().c_str());
-        QCOMPARE(report->predictorHidden, 2 * 256);
+        QCOMPARE(report->predictorHidden, 256);
+        auto file = gguf::GgufFile::open(p.output);
+        QVERIFY2(file.ok(), file.message().c_str());
+        QCOMPARE((*file)->getString(sparse::kPredictorActivationKey).value_or(""), std::string("identity"));
+        QCOMPARE((*file)->findTensor("blk.0.fc1.weight")->shape[1], std::int64_t(256));
         for (const SparsifyLayerReport& layer : report->layers)
             QVERIFY2(layer.recall >= 0.985 && layer.precision > 0.9, qPrintable(QString::number(layer.precision)));
+    }
+
+    // A file naming a predictor activation Hearth does not know is refused, naming the key.
+    void unknownPredictorActivationIsRefused()
+    {
+        SparsifyParams p = params("activation-source.gguf");
+        QVERIFY(sparsifyModel(p).ok());
+        QFile in(QString::fromStdString(p.output));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        const qsizetype key = bytes.indexOf(sparse::kPredictorActivationKey);
+        const qsizetype at = bytes.indexOf(QByteArrayLiteral("identity"), key);
+        QVERIFY(key > 0 && at > key);
+        bytes.replace(at, 8, QByteArrayLiteral("softplus"));
+        const std::string hostile = path("activation-hostile.gguf");
+        QFile out(QString::fromStdString(hostile));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        QCOMPARE(out.write(bytes), bytes.size());
+        out.close();
+        auto model = Model::load(hostile);
+        QCOMPARE(model.code(), ErrorCode::InvalidFile);
+        QVERIFY2(model.message().find(sparse::kPredictorActivationKey) != std::string::npos, model.message().c_str());
     }
 
     // A user's own text replaces the built-in one.

@@ -166,7 +166,7 @@ struct SparsifyParams {
     /// stories260K with targetSparsity 0.4: 20 % of the inputs +4 % perplexity, 40 % +21 %), and
     /// prompts run through float kernels (about a fifth of the dense file's prompt speed).
     double inputSparsity = 0;
-    int predictorRank = 0;         ///< 0: n_embd / 8 (the predictor's hidden size is twice it)
+    int predictorRank = 0;         ///< 0: n_embd / 8 (the linear predictor's hidden size)
     /// Refuse (ErrorCode::QualityTooLow) a result whose held-out perplexity exceeds the dense
     /// model's by more than this share.
     double perplexityBound = 0.05;

@@ -125,6 +125,7 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
                                             predictor.fc2.cols, "predictor fc2");
                 if (fc2) {
                     p.fc2 = *fc2;
+                    p.relu = predictor.relu;
                     h->m_predictors[std::size_t(l)] = p;
                 } else {
                     dev.free(p.fc1.data);
@@ -191,7 +192,7 @@ std::int64_t HybridDeviceLayers::predict(int layer, const float* x, float thresh
     if (!m_failure.empty() || layer < 0 || layer >= m_nLayer || m_predictors[std::size_t(layer)].fc1.data.empty())
         return -1;
     const Predictor& p = m_predictors[std::size_t(layer)];
-    device::PredictorOp op{&p.fc1, &p.fc2, m_x, threshold, m_hidden, m_logits, m_active, m_count};
+    device::PredictorOp op{&p.fc1, &p.fc2, m_x, threshold, m_hidden, m_logits, m_active, m_count, p.relu};
     Status st = m_device.upload(m_x, 0, x, std::uint64_t(m_nEmbd) * 4);
     if (st.ok())
         st = m_device.predictor(op);

@@ -72,6 +72,7 @@ public:
 private:
     struct Predictor {
         device::DeviceMatrix fc1, fc2;
+        bool relu = true; // sparse::PredictorWeights::relu
     };
     explicit HybridDeviceLayers(device::Device& device)
         : m_device(device)

@@ -12,6 +12,7 @@
 #include "model/llama_forward.h"
 #include "model/llama_model.h"
 #include "sparse/activation_profile.h"
+#include "sparse/predictor.h"
 
 #if HEARTH_HAVE_PREDICTOR_FIT
 #include "sparse/predictor_fit.h"
@@ -310,6 +311,7 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
     writer.setString("hearth.sparse.layout", "neuron-fused");
     writer.setString("hearth.sparse.neuron_order", "frequency");
     writer.setString("hearth.sparse.predictor", "fitted");
+    writer.setString(sparse::kPredictorActivationKey, "identity"); // fc2 · (fc1 · x): predictor_fit.h
     writer.setFloat32("hearth.sparse.recall", float(recall));
 
     // The input's tensors in its order, each layer's FFN replaced where its gate was.

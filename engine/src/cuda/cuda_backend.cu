@@ -452,8 +452,10 @@ int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, con
     return launched(ctx, "activate");
 }
 
-int predictor(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2, const float* x,
-              float threshold, float* hidden, float* logits, std::int32_t* active, std::int32_t* activeCount)
+// logits = fc2 . f(fc1 . x), f ReLU or (@p relu false) nothing; the active ids compacted.
+int predictWith(bool relu, HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2,
+                const float* x, float threshold, float* hidden, float* logits, std::int32_t* active,
+                std::int32_t* activeCount)
 {
     if (int rc = checkMatrix(ctx, fc1))
         return rc;
@@ -464,11 +466,24 @@ int predictor(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthC
     cudaSetDevice(ctx->device);
     launchRowDot(fc1->type, fc1->data, fc1->row_bytes, fc1->cols, x, fc1->cols, nullptr, fc1->rows, hidden, fc1->rows,
                  1, ctx->stream);
-    launchRelu(hidden, fc1->rows, ctx->stream);
+    if (relu)
+        launchRelu(hidden, fc1->rows, ctx->stream);
     launchRowDot(fc2->type, fc2->data, fc2->row_bytes, fc2->cols, hidden, fc2->cols, nullptr, fc2->rows, logits,
                  fc2->rows, 1, ctx->stream);
     launchCompact(logits, fc2->rows, threshold, active, activeCount, ctx->stream);
     return launched(ctx, "predictor");
+}
+
+int predictor(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2, const float* x,
+              float threshold, float* hidden, float* logits, std::int32_t* active, std::int32_t* activeCount)
+{
+    return predictWith(true, ctx, fc1, fc2, x, threshold, hidden, logits, active, activeCount);
+}
+
+int predictorLinear(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2, const float* x,
+                    float threshold, float* hidden, float* logits, std::int32_t* active, std::int32_t* activeCount)
+{
+    return predictWith(false, ctx, fc1, fc2, x, threshold, hidden, logits, active, activeCount);
 }
 
 int rmsNorm(HearthCudaContext* ctx, const float* x, const float* weight, float eps, std::int64_t n,
@@ -557,6 +572,7 @@ const HearthCudaBackendV1 kTable = {
     biasAdd,
     attentionRope,
     matmulTransposed,
+    predictorLinear,
 };
 
 } // namespace

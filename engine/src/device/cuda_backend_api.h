@@ -24,8 +24,9 @@ extern "C" {
 #endif
 
 // 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6,
-// cache rows taken in turn (sliding-window caches); 5: half_cache; 6: activate's mask, matmul_transposed
-#define HEARTH_CUDA_ABI_VERSION 6u
+// cache rows taken in turn (sliding-window caches); 5: half_cache; 6: activate's mask, matmul_transposed;
+// 7: predictor_linear
+#define HEARTH_CUDA_ABI_VERSION 7u
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -123,6 +124,10 @@ typedef struct HearthCudaBackendV1 {
     // batch's down projection over neuron-major rows.
     int (*matmul_transposed)(HearthCudaContext* ctx, const HearthCudaMatrix* w, const float* x, int64_t tokens,
                              float* y);
+    // predictor without the ReLU between fc1 and fc2 (ABI 7): Hearth's fitted linear predictors.
+    int (*predictor_linear)(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2,
+                            const float* x, float threshold, float* hidden, float* logits, int32_t* active,
+                            int32_t* active_count);
 } HearthCudaBackendV1;
 
 // What every module of ABI 1 provides: the table up to and including add.

@@ -207,9 +207,14 @@ Status CudaDevice::predictor(const PredictorOp& op)
     HEARTH_TRY(checkOp(op));
     const HearthCudaMatrix fc1 = cudaMatrix(*op.fc1);
     const HearthCudaMatrix fc2 = cudaMatrix(*op.fc2);
-    return check(m_api->predictor(m_ctx, &fc1, &fc2, op.x.as<const float>(), op.threshold, op.hidden.as<float>(),
-                                  op.logits.as<float>(), op.active.as<std::int32_t>(),
-                                  op.activeCount.as<std::int32_t>()),
+    auto fn = m_api->predictor;
+    if (!op.relu) {
+        fn = optional(&HearthCudaBackendV1::predictor_linear, offsetof(HearthCudaBackendV1, predictor_linear));
+        if (!fn)
+            return Status(ErrorCode::Unsupported, "the CUDA module predates linear predictors; update it");
+    }
+    return check(fn(m_ctx, &fc1, &fc2, op.x.as<const float>(), op.threshold, op.hidden.as<float>(),
+                    op.logits.as<float>(), op.active.as<std::int32_t>(), op.activeCount.as<std::int32_t>()),
                  "predictor");
 }
 

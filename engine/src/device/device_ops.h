@@ -67,9 +67,10 @@ struct ActivateOp {
     DeviceBuffer mask;
 };
 
-// The sparsity predictor: logits = fc2 . ReLU(fc1 . x); active = ascending ids with
-// logit >= threshold, count written to activeCount (one I32). hidden (fc1.rows floats) and
-// logits (fc2.rows floats) are scratch the caller owns; active holds fc2.rows I32.
+// The sparsity predictor: logits = fc2 . ReLU(fc1 . x) (without the ReLU when relu is false:
+// sparse::PredictorWeights::relu); active = ascending ids with logit >= threshold, count written
+// to activeCount (one I32). hidden (fc1.rows floats) and logits (fc2.rows floats) are scratch the
+// caller owns; active holds fc2.rows I32.
 struct PredictorOp {
     const DeviceMatrix* fc1 = nullptr;
     const DeviceMatrix* fc2 = nullptr;
@@ -79,6 +80,7 @@ struct PredictorOp {
     DeviceBuffer logits;
     DeviceBuffer active;
     DeviceBuffer activeCount;
+    bool relu = true;
 };
 
 // out[t] = x[t] / sqrt(mean(x[t]^2) + eps) * weight, over tokens rows of n. out may be x.

@@ -225,7 +225,8 @@ std::int32_t predictor(const PredictorOp& op)
     float* hidden = op.hidden.as<float>();
     float* logits = op.logits.as<float>();
     cpu::matmul(inlinePool(), hostMatrix(*op.fc1), op.x.as<const float>(), 1, hidden);
-    cpu::relu(hidden, op.fc1->rows);
+    if (op.relu)
+        cpu::relu(hidden, op.fc1->rows);
     cpu::matmul(inlinePool(), hostMatrix(*op.fc2), hidden, 1, logits);
     auto* active = op.active.as<std::int32_t>();
     std::int32_t count = 0;

@@ -76,7 +76,7 @@ Result<std::unique_ptr<FalconWeights>> bindFalcon(const gguf::GgufFile& file, co
         }
         HEARTH_TRY(b.matrix(p + "attn_qkv.weight", hp.nEmbd, hp.qDim() + 2 * hp.kvDim(), l.wqkv));
         HEARTH_TRY(b.matrix(p + "attn_output.weight", hp.qDim(), hp.nEmbd, l.wo));
-        HEARTH_TRY(bindFamilyFfn(b, file, p, hp, l.ffn));
+        HEARTH_TRY(bindFamilyFfn(b, p, hp, l.ffn));
         l.ffn.activation = activation;
     }
     HEARTH_TRY(finishFamilySparse(file, w->layers, *w));

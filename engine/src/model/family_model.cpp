@@ -171,8 +171,7 @@ Status bindFfnDown(TensorBinder& binder, const std::string& prefix, const HyperP
     return binder.matrix(prefix + "ffn_down.weight", hp.nFf, hp.nEmbd, ffn.down);
 }
 
-Status bindFamilyFfn(TensorBinder& binder, const gguf::GgufFile& file, const std::string& prefix, const HyperParams& hp,
-                     UpDownFfn& ffn)
+Status bindFamilyFfn(TensorBinder& binder, const std::string& prefix, const HyperParams& hp, UpDownFfn& ffn)
 {
     if (binder.has(prefix + "ffn_neurons.weight")) {
         // Hearth's fused sparse layout: one row of up|down per neuron, read in one piece.
@@ -182,16 +181,7 @@ Status bindFamilyFfn(TensorBinder& binder, const gguf::GgufFile& file, const std
         HEARTH_TRY(binder.matrix(prefix + "ffn_up.weight", hp.nEmbd, hp.nFf, ffn.up));
         HEARTH_TRY(bindFfnDown(binder, prefix, hp, ffn));
     }
-    if (binder.has(prefix + "fc1.weight") || binder.has(prefix + "fc2.weight")) {
-        // The predictor's hidden size comes from fc1 and may differ per layer.
-        const gguf::TensorInfo* fc1 = file.findTensor(prefix + "fc1.weight");
-        const std::int64_t hidden = fc1 && fc1->shape.size() >= 2 ? fc1->shape[1] : 0;
-        if (hidden <= 0 || hidden > MaxDim)
-            return invalid("tensor " + prefix + "fc1.weight has an implausible shape");
-        HEARTH_TRY(binder.matrix(prefix + "fc1.weight", hp.nEmbd, hidden, ffn.predictor.fc1));
-        HEARTH_TRY(binder.matrix(prefix + "fc2.weight", hidden, hp.nFf, ffn.predictor.fc2));
-    }
-    return {};
+    return binder.predictor(prefix, hp.nEmbd, hp.nFf, ffn.predictor);
 }
 
 std::size_t familyFfnTensorCount(const gguf::GgufFile& file)

@@ -102,8 +102,8 @@ void finishFamilyWeights(const TensorBinder& binder, FamilyWeights& weights);
 // Binds layer @p prefix's FFN matrices in whichever layout the file has: Hearth's fused
 // ffn_neurons.weight (nFf rows of [up | down]), or ffn_up.weight and bindFfnDown's down
 // projection; then the predictor (fc1/fc2) when present. Biases are the family's business.
-[[nodiscard]] Status bindFamilyFfn(TensorBinder& binder, const gguf::GgufFile& file, const std::string& prefix,
-                                   const HyperParams& hp, UpDownFfn& ffn);
+[[nodiscard]] Status bindFamilyFfn(TensorBinder& binder, const std::string& prefix, const HyperParams& hp,
+                                   UpDownFfn& ffn);
 
 // Tensors per layer bindFamilyFfn binds: 2 (up, down), 1 (fused), plus 2 with predictors.
 [[nodiscard]] std::size_t familyFfnTensorCount(const gguf::GgufFile& file);

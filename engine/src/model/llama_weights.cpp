@@ -152,15 +152,7 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
         } else {
             HEARTH_TRY(b.matrix(p + "ffn_down.weight", hp.nFf, hp.nEmbd, l.down));
         }
-        if (b.has(p + "fc1.weight") || b.has(p + "fc2.weight")) {
-            // The predictor's hidden size comes from fc1 and may differ per layer.
-            const gguf::TensorInfo* fc1 = file.findTensor(p + "fc1.weight");
-            const std::int64_t hidden = fc1 && fc1->shape.size() >= 2 ? fc1->shape[1] : 0;
-            if (hidden <= 0 || hidden > (1 << 20))
-                return Status(ErrorCode::InvalidFile, "tensor " + p + "fc1.weight has an implausible shape");
-            HEARTH_TRY(b.matrix(p + "fc1.weight", hp.nEmbd, hidden, l.predictor.fc1));
-            HEARTH_TRY(b.matrix(p + "fc2.weight", hidden, hp.nFf, l.predictor.fc2));
-        }
+        HEARTH_TRY(b.predictor(p, hp.nEmbd, hp.nFf, l.predictor));
     }
     w->sparse = std::all_of(w->layers.begin(), w->layers.end(),
                             [](const LlamaLayerWeights& l) { return l.predictor.present(); });

@@ -26,7 +26,9 @@
 //   read. Neurons are stored by descending activation frequency so the ones that fire together
 //   sit together; fc2's rows are permuted the same way (the FFN's sum over neurons does not
 //   depend on their order) and so are the rows of the statistics file (blk.N.ffn_freq).
-//   fc1/fc2 and the threshold key are as in PowerInfer's layout.
+//   fc1/fc2 and the threshold key are as in PowerInfer's layout, except that predictors
+//   hearth-sparsify fitted are linear: "hearth.sparse.predictor_activation" = "identity" (the
+//   default, "relu", is PowerInfer's), logit fc2 · (fc1 · x).
 //
 // Magnitude-sparse files (a SwiGLU model made sparse by thresholds, no predictors): magic GGUF,
 // "hearth.sparse.layout" = "magnitude" (and, for information, "hearth.sparse.target_sparsity");

@@ -106,7 +106,7 @@ Result<std::unique_ptr<OptWeights>> bindOpt(const gguf::GgufFile& file, const Hy
         HEARTH_TRY(b.vector(p + "attn_output.bias", d, l.bo, conv));
         HEARTH_TRY(b.vector(p + "ffn_norm.weight", d, l.ffnNorm, conv));
         HEARTH_TRY(b.vector(p + "ffn_norm.bias", d, l.ffnNormBias, conv));
-        HEARTH_TRY(bindFamilyFfn(b, file, p, hp, l.ffn));
+        HEARTH_TRY(bindFamilyFfn(b, p, hp, l.ffn));
         HEARTH_TRY(b.vector(p + "ffn_up.bias", hp.nFf, l.ffn.upBias, conv));
         HEARTH_TRY(b.vector(p + "ffn_down.bias", d, l.ffn.downBias, conv));
         l.ffn.activation = DenseActivation::Relu;

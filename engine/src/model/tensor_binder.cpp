@@ -64,6 +64,25 @@ Status TensorBinder::vector(const std::string& name, std::int64_t n, const float
     return tick(*t);
 }
 
+Status TensorBinder::predictor(const std::string& prefix, std::int64_t nEmbd, std::int64_t nFf,
+                               sparse::PredictorWeights& out)
+{
+    if (!has(prefix + "fc1.weight") && !has(prefix + "fc2.weight"))
+        return {};
+    // The hidden size comes from fc1 and may differ per layer.
+    const gguf::TensorInfo* fc1 = m_file.findTensor(prefix + "fc1.weight");
+    const std::int64_t hidden = fc1 && fc1->shape.size() >= 2 ? fc1->shape[1] : 0;
+    if (hidden <= 0 || hidden > (1 << 20))
+        return {ErrorCode::InvalidFile, "tensor " + prefix + "fc1.weight has an implausible shape"};
+    const std::string activation = m_file.getString(sparse::kPredictorActivationKey).value_or("relu");
+    if (activation != "relu" && activation != "identity")
+        return {ErrorCode::InvalidFile, std::string(sparse::kPredictorActivationKey) + " is \"" + activation
+                                            + "\"; Hearth knows \"relu\" and \"identity\""};
+    out.relu = activation == "relu";
+    HEARTH_TRY(matrix(prefix + "fc1.weight", nEmbd, hidden, out.fc1));
+    return matrix(prefix + "fc2.weight", hidden, nFf, out.fc2);
+}
+
 DType TensorBinder::dominantType() const
 {
     DType dominant = DType::F32;

@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "cpu/matmul.h"
+#include "sparse/predictor.h"
 
 #include <hearth/model.h>
 #include <hearth/status.h>
@@ -39,6 +40,11 @@ public:
     // is converted once into storage the binder's owner keeps (@p converted).
     Status vector(const std::string& name, std::int64_t n, const float*& out,
                   std::vector<std::vector<float>>& converted);
+
+    // The activation predictor of the layer whose tensors start with @p prefix ("blk.N."):
+    // fc1 [nEmbd, hidden] and fc2 [hidden, nFf], hidden read from fc1, and the form the file
+    // declares (sparse::kPredictorActivationKey); @p out stays empty when the layer has neither.
+    Status predictor(const std::string& prefix, std::int64_t nEmbd, std::int64_t nFf, sparse::PredictorWeights& out);
 
     [[nodiscard]] DType dominantType() const;
     [[nodiscard]] std::uint64_t parameters() const { return m_parameters; }

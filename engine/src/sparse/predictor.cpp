@@ -18,7 +18,8 @@ std::uint64_t PredictorWeights::bytes() const
 void predict(cpu::ThreadPool& pool, const PredictorWeights& p, const float* x, int tokens, float* hidden, float* logits)
 {
     cpu::matmul(pool, p.fc1, x, tokens, hidden);
-    cpu::relu(hidden, std::int64_t(tokens) * p.fc1.rows);
+    if (p.relu)
+        cpu::relu(hidden, std::int64_t(tokens) * p.fc1.rows);
     cpu::matmul(pool, p.fc2, hidden, tokens, logits);
 }
 

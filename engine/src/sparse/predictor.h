@@ -4,7 +4,9 @@
 // PowerInfer's activation predictor of one layer: logits = fc2 · ReLU(fc1 · x), no biases, x
 // the residual stream after attention (before the FFN norm) for llama/bamboo/opt and the layer
 // input for falcon. Neuron i is predicted active when logits[i] >= threshold. The hidden size
-// may differ per layer.
+// may differ per layer. Hearth's fitted predictors are linear maps of low rank, logits =
+// fc2 · (fc1 · x) without the ReLU (the file says so: kPredictorActivationKey = "identity"):
+// written in PowerInfer's form they would need each hidden unit twice (a and -a).
 
 #include "cpu/matmul.h"
 
@@ -16,9 +18,14 @@ class ThreadPool;
 
 namespace hearth::sparse {
 
+// The file key that names the activation between fc1 and fc2: "relu" (the default) or
+// "identity".
+inline constexpr const char* kPredictorActivationKey = "hearth.sparse.predictor_activation";
+
 struct PredictorWeights {
     cpu::WeightMatrix fc1; // nEmbd -> hidden
     cpu::WeightMatrix fc2; // hidden -> nFf
+    bool relu = true;      // ReLU between them (PowerInfer's); false: a linear map
 
     [[nodiscard]] bool present() const { return fc1.data && fc2.data; }
     [[nodiscard]] std::int64_t hidden() const { return fc1.rows; }

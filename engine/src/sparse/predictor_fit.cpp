@@ -16,6 +16,7 @@ namespace {
 using MatrixF = Eigen::MatrixXf;
 using RowMatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstRowMap = Eigen::Map<const RowMatrixF>;
+using RowMap = Eigen::Map<RowMatrixF>;
 
 // Scores of this many tokens at a time (tokens x nFf floats).
 constexpr std::int64_t kScoreBlock = 256;
@@ -173,7 +174,7 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
         // score >= threshold  <=>  score * (kFittedThreshold / threshold) >= kFittedThreshold.
         f *= float(double(kFittedThreshold) / threshold);
 
-        // Balance each hidden unit between fc1 and fc2 (ReLU(b z) = b ReLU(z) for b > 0), so that
+        // Balance each hidden unit between fc1 and fc2 (fc2 scaled by 1/b after fc1 by b), so that
         // neither needs a range F16 cannot hold.
         for (Eigen::Index k = 0; k < a.rows(); ++k) {
             const float inMax = a.row(k).cwiseAbs().maxCoeff();
@@ -187,23 +188,11 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
 
         fit.nEmbd = n;
         fit.nFf = nFf;
-        fit.hidden = 2 * rank;
+        fit.hidden = rank;
         fit.fc1.resize(std::size_t(fit.hidden * n));
         fit.fc2.resize(std::size_t(nFf * fit.hidden));
-        for (std::int64_t k = 0; k < rank; ++k) {
-            for (std::int64_t j = 0; j < n; ++j) {
-                const float value = a(Eigen::Index(k), Eigen::Index(j));
-                fit.fc1[std::size_t(k * n + j)] = value;
-                fit.fc1[std::size_t((rank + k) * n + j)] = -value;
-            }
-        }
-        for (std::int64_t i = 0; i < nFf; ++i) {
-            for (std::int64_t k = 0; k < rank; ++k) {
-                const float value = f(Eigen::Index(i), Eigen::Index(k));
-                fit.fc2[std::size_t(i * fit.hidden + k)] = value;
-                fit.fc2[std::size_t(i * fit.hidden + rank + k)] = -value;
-            }
-        }
+        RowMap(fit.fc1.data(), Eigen::Index(rank), Eigen::Index(n)) = a;
+        RowMap(fit.fc2.data(), Eigen::Index(nFf), Eigen::Index(rank)) = f;
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory to fit a predictor for this layer");
     }
@@ -223,8 +212,7 @@ PredictorQuality measurePredictor(const FittedPredictor& predictor, const LayerS
     for (std::int64_t t0 = 0; t0 < tokens; t0 += kScoreBlock) {
         const std::int64_t rows = std::min(kScoreBlock, tokens - t0);
         const ConstRowMap x(samples.input(t0), Eigen::Index(rows), Eigen::Index(predictor.nEmbd));
-        const RowMatrixF hidden = (x * fc1.transpose()).cwiseMax(0.0f);
-        const RowMatrixF logits = hidden * fc2.transpose();
+        const RowMatrixF logits = (x * fc1.transpose()) * fc2.transpose();
         for (std::int64_t t = 0; t < rows; ++t) {
             for (std::int64_t i = 0; i < nFf; ++i) {
                 const bool on = logits(Eigen::Index(t), Eigen::Index(i)) >= kFittedThreshold;

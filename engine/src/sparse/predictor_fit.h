@@ -11,9 +11,10 @@
 // the samples, not over all of space: the directions the residual actually takes count, the
 // others do not): P = U U^T G for the top r eigenvectors U of G C G^T, C the inputs' covariance
 // (found by subspace iteration, so a 7B layer takes seconds, not the minutes of a full
-// eigendecomposition). P = U (U^T G) is written in PowerInfer's form fc2 · ReLU(fc1 · x)
-// exactly, with the hidden units in pairs (a, -a) so that ReLU(a·x) - ReLU(-a·x) = a·x:
-// hidden = 2r.
+// eigendecomposition). P = U (U^T G) is written as fc1 = U^T G and fc2 = U, a linear
+// predictor (sparse/predictor.h: no ReLU between them, hidden = r). PowerInfer's form
+// fc2 · ReLU(fc1 · x) would hold the same map only with the hidden units in pairs (a, -a), so
+// that ReLU(a·x) - ReLU(-a·x) = a·x: twice the bytes for every token.
 //
 // Each neuron's score is scaled to unit spread, then one threshold per layer is chosen so that
 // the requested share (the recall) of the neurons that fired on the calibration text score
@@ -67,7 +68,7 @@ private:
 };
 
 struct PredictorFitOptions {
-    int rank = 0;         // of the linear map; the predictor's hidden size is twice this
+    int rank = 0;         // of the linear map: the predictor's hidden size
     double recall = 0.99; // share of the calibration firings the threshold keeps, in (0, 1]
     const std::atomic<bool>* cancel = nullptr; // optional: set, the fit stops (Cancelled) within seconds
 };
@@ -77,7 +78,7 @@ struct FittedPredictor {
     std::int64_t nFf = 0;
     std::int64_t hidden = 0;
     std::vector<float> fc1; // hidden x nEmbd, row-major
-    std::vector<float> fc2; // nFf x hidden, row-major
+    std::vector<float> fc2; // nFf x hidden, row-major; logits = fc2 · (fc1 · x), no ReLU
 };
 
 // How well a predictor's choices match the neurons that fired.
