@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // hearth-profile: runs text through a model and records how often each FFN neuron fires
 // (fraction of tokens with a non-zero activation), per layer, into a statistics file the
-// placement planner reads; for a mixture of experts, how often the router picks each expert.
+// placement planner reads; for a mixture of experts, how often the router picks each expert and,
+// where the experts are ReLU-gated, how often each neuron inside them fires when it is picked.
 // Also converts PowerInfer's activation/activation_<n>.pt counts.
 
 #include "tool_options.h"
@@ -31,31 +32,52 @@ void countActivations(void* context, int layer, int n, const float* acts, const 
     static_cast<sparse::ActivationCounter*>(context)->add(layer, n, acts);
 }
 
-void countExperts(void* context, int layer, int n, std::span<const model::ExpertChoice> choices)
+// The experts each token chose and, with ReLU-gated experts (neurons set), which of their
+// neurons fired.
+struct ExpertCounters {
+    sparse::ActivationCounter experts;
+    std::optional<sparse::ActivationCounter> neurons;
+};
+
+void countExperts(void* context, int layer, int n, const model::ExpertActivity& activity)
 {
+    auto* counters = static_cast<ExpertCounters*>(context);
     thread_local std::vector<std::int32_t> experts;
     experts.clear();
-    for (const model::ExpertChoice& c : choices)
-        experts.push_back(c.expert);
-    static_cast<sparse::ActivationCounter*>(context)->addUnits(layer, n, experts);
+    for (std::size_t i = 0; i < activity.choices.size(); ++i) {
+        const std::int32_t e = activity.choices[i].expert;
+        experts.push_back(e);
+        if (counters->neurons)
+            counters->neurons->addSlice(layer, std::int64_t(e) * activity.nFf, activity.of(i));
+    }
+    counters->experts.addUnits(layer, n, experts);
 }
 
-// The share of all routing the hottest quarter of each layer's experts takes, on average:
-// what a GPU holding a quarter of the experts would compute.
-double hottestQuarterShare(const std::vector<std::vector<float>>& freq)
+// The share of all the firing (or routing) that the hottest quarter of each group of @p group
+// units takes, averaged over groups and layers: what a GPU holding a quarter of them would
+// compute.
+double hottestQuarterShare(const std::vector<std::vector<float>>& freq, std::size_t group = 0)
 {
     double share = 0;
-    for (std::vector<float> layer : freq) {
-        std::sort(layer.begin(), layer.end(), std::greater<>());
-        double all = 0;
-        double hot = 0;
-        for (std::size_t i = 0; i < layer.size(); ++i) {
-            all += layer[i];
-            hot += i < (layer.size() + 3) / 4 ? layer[i] : 0.0f;
+    std::size_t groups = 0;
+    for (const std::vector<float>& layer : freq) {
+        const std::size_t size = group ? group : layer.size();
+        for (std::size_t first = 0; first + size <= layer.size(); first += size) {
+            std::vector<float> units(layer.begin() + std::ptrdiff_t(first), layer.begin() + std::ptrdiff_t(first + size));
+            std::sort(units.begin(), units.end(), std::greater<>());
+            double all = 0;
+            double hot = 0;
+            for (std::size_t i = 0; i < units.size(); ++i) {
+                all += units[i];
+                hot += i < (units.size() + 3) / 4 ? units[i] : 0.0f;
+            }
+            if (all > 0) {
+                share += hot / all;
+                ++groups;
+            }
         }
-        share += all > 0 ? hot / all : 0;
     }
-    return freq.empty() ? 0 : share / double(freq.size());
+    return groups ? share / double(groups) : 0;
 }
 
 int fail(const std::string& message)
@@ -137,9 +159,15 @@ int main(int argc, char** argv)
         return fail("--predicted needs a model with predictors");
     f.setFfnMode(predicted ? model::LlamaForward::FfnMode::Sparse : model::LlamaForward::FfnMode::Dense);
     const bool experts = hp.mixtureOfExperts();
+    // ReLU-gated neurons output exact zeros; SwiGLU's never do, so there is nothing to count.
+    const bool reluExperts = experts && hp.ffnActivation != model::FfnActivation::SwiGlu
+                             && hp.ffnActivation != model::FfnActivation::GeGlu;
     sparse::ActivationCounter counter(hp.nLayer, experts ? hp.nExpert : hp.nFf);
+    ExpertCounters expertCounters{sparse::ActivationCounter(hp.nLayer, hp.nExpert), std::nullopt};
+    if (reluExperts)
+        expertCounters.neurons.emplace(hp.nLayer, std::int64_t(hp.nExpert) * hp.nFfExpert);
     if (experts)
-        f.setExpertObserver(countExperts, &counter);
+        f.setExpertObserver(countExperts, &expertCounters);
     else
         f.setActivationObserver(countActivations, &counter);
 
@@ -161,18 +189,43 @@ int main(int argc, char** argv)
     std::fputc('\n', stderr);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    const auto freq = counter.frequencies();
-    if (Status s = sparse::writeStatsFile(outputPath, freq, counter.tokens(),
-                                          experts ? sparse::StatsUnit::Experts : sparse::StatsUnit::Neurons);
-        !s.ok())
-        return fail(s.message());
     if (experts) {
+        const sparse::ActivationCounter& routed = expertCounters.experts;
+        const std::vector<std::vector<float>> inside =
+            expertCounters.neurons ? sparse::expertNeuronFrequencies(routed, *expertCounters.neurons)
+                                   : std::vector<std::vector<float>>();
+        const Status written = expertCounters.neurons
+                                   ? sparse::writeExpertStatsFile(outputPath, routed, inside)
+                                   : sparse::writeStatsFile(outputPath, routed.frequencies(), routed.tokens(),
+                                                            sparse::StatsUnit::Experts);
+        if (!written.ok())
+            return fail(written.message());
         std::fprintf(stderr, "hearth-profile: %llu tokens in %.1f s, %d of %d experts per token; the hottest quarter "
-                             "of each layer's experts takes %.0f%% of the routing -> %s\n",
-                     static_cast<unsigned long long>(counter.tokens()), seconds, hp.nExpertUsed, hp.nExpert,
-                     100.0 * hottestQuarterShare(freq), outputPath.c_str());
+                             "of each layer's experts takes %.0f%% of the routing",
+                     static_cast<unsigned long long>(routed.tokens()), seconds, hp.nExpertUsed, hp.nExpert,
+                     100.0 * hottestQuarterShare(routed.frequencies()));
+        if (!inside.empty()) {
+            // Over the experts the router chose at all, each as often as it chose it.
+            double fired = 0;
+            double routedNeurons = 0;
+            for (std::size_t l = 0; l < inside.size(); ++l) {
+                for (std::size_t i = 0; i < inside[l].size(); ++i) {
+                    const double tokens = double(routed.counts()[l][i / std::size_t(hp.nFfExpert)]);
+                    fired += double(inside[l][i]) * tokens;
+                    routedNeurons += tokens;
+                }
+            }
+            std::fprintf(stderr, "; inside an expert a neuron fires on %.0f%% of its tokens, and the hottest quarter "
+                                 "of its neurons gives %.0f%% of the firing",
+                         routedNeurons > 0 ? 100.0 * fired / routedNeurons : 0.0,
+                         100.0 * hottestQuarterShare(inside, std::size_t(hp.nFfExpert)));
+        }
+        std::fprintf(stderr, " -> %s\n", outputPath.c_str());
         return 0;
     }
+    const auto freq = counter.frequencies();
+    if (Status s = sparse::writeStatsFile(outputPath, freq, counter.tokens()); !s.ok())
+        return fail(s.message());
     double mean = 0;
     for (const auto& layer : freq) {
         for (float v : layer)

@@ -445,9 +445,9 @@ private Q_SLOTS:
             if (!forward)
                 qFatal("%s", forward.message().c_str());
             if (record) {
-                (*forward)->setExpertObserver([](void* context, int layer, int, std::span<const model::ExpertChoice> choices) {
+                (*forward)->setExpertObserver([](void* context, int layer, int, const model::ExpertActivity& activity) {
                     auto& sets = *static_cast<std::vector<std::set<int>>*>(context);
-                    for (const model::ExpertChoice& c : choices)
+                    for (const model::ExpertChoice& c : activity.choices)
                         sets[std::size_t(layer)].insert(c.expert);
                 }, &chosen);
             }
@@ -502,10 +502,25 @@ private Q_SLOTS:
         QCOMPARE(lastLogits(model), reference);
     }
 
+    // hearth-profile over a mixture: how often the router picks each expert and, where the
+    // experts are ReLU-gated (SmallThinker), how often each of their neurons fires when picked;
+    // both against the same windows run one token at a time.
+    void profileCountsTheExperts_data()
+    {
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QString>("shape");
+        QTest::addColumn<bool>("reluExperts");
+        QTest::newRow("qwen3moe (SwiGLU)") << QStringLiteral("qwen3moe") << QStringLiteral("qwen3moe-tiny") << false;
+        QTest::newRow("smallthinker (ReGLU)") << QStringLiteral("smallthinker") << QStringLiteral("smallthinker-tiny") << true;
+    }
+
     void profileCountsTheExperts()
     {
+        QFETCH(QString, architecture);
+        QFETCH(QString, shape);
+        QFETCH(bool, reluExperts);
         std::string path;
-        const auto model = writeAndLoad(test::familyOptions(QStringLiteral("qwen3moe"), QStringLiteral("qwen3moe-tiny")), &path);
+        const auto model = writeAndLoad(test::familyOptions(architecture, shape), &path);
         const QString text = m_dir.filePath(QStringLiteral("text.txt"));
         std::string words;
         for (int i = 0; i < 20; ++i)
@@ -524,21 +539,34 @@ private Q_SLOTS:
         const QByteArray err = p.readAllStandardError();
         QVERIFY2(p.exitCode() == 0, err.constData());
         QVERIFY2(err.contains("2 of 8 experts per token"), err.constData());
+        QCOMPARE(err.contains("inside an expert a neuron fires"), reluExperts);
         auto stats = sparse::loadStatsFile(out.toStdString(), sparse::StatsUnit::Experts);
         QVERIFY2(stats.ok(), stats.message().c_str());
         QVERIFY(!sparse::loadStatsFile(out.toStdString()).ok()); // not neuron statistics
+        auto inside = sparse::loadStatsFile(out.toStdString(), sparse::StatsUnit::ExpertNeurons);
+        QCOMPARE(inside.ok(), reluExperts); // SwiGLU neurons never output an exact zero
 
         // The same windows, one token at a time.
         const model::LlamaModel& m = llamaOf(model);
         const model::HyperParams& hp = m.hyperParams();
         const std::vector<Token> tokens = m.tokenizer().encode(words, false, false);
-        std::vector<std::vector<double>> counts(std::size_t(hp.nLayer), std::vector<double>(std::size_t(hp.nExpert), 0.0));
+        struct Counts {
+            std::vector<std::vector<double>> routed; // [layer][expert]
+            std::vector<std::vector<double>> fired;  // [layer][expert * nFfExpert + neuron]
+        } counts{std::vector<std::vector<double>>(std::size_t(hp.nLayer), std::vector<double>(std::size_t(hp.nExpert), 0.0)),
+                 std::vector<std::vector<double>>(std::size_t(hp.nLayer),
+                                                  std::vector<double>(std::size_t(hp.nExpert * hp.nFfExpert), 0.0))};
         auto f = model::LlamaForward::create(m, window, 1, 1);
         QVERIFY(f.ok());
-        (*f)->setExpertObserver([](void* context, int layer, int, std::span<const model::ExpertChoice> choices) {
-            auto& c = *static_cast<std::vector<std::vector<double>>*>(context);
-            for (const model::ExpertChoice& choice : choices)
-                c[std::size_t(layer)][std::size_t(choice.expert)] += 1;
+        (*f)->setExpertObserver([](void* context, int layer, int, const model::ExpertActivity& activity) {
+            auto& c = *static_cast<Counts*>(context);
+            for (std::size_t i = 0; i < activity.choices.size(); ++i) {
+                const auto e = std::size_t(activity.choices[i].expert);
+                c.routed[std::size_t(layer)][e] += 1;
+                const std::span<const float> acts = activity.of(i);
+                for (std::size_t n = 0; n < acts.size(); ++n)
+                    c.fired[std::size_t(layer)][e * acts.size() + n] += acts[n] != 0.0f ? 1 : 0;
+            }
         }, &counts);
         std::vector<float> logits(std::size_t(hp.nVocab));
         double seen = 0;
@@ -558,12 +586,33 @@ private Q_SLOTS:
             for (int e = 0; e < hp.nExpert; ++e) {
                 sum += freq[std::size_t(e)];
                 // A batch and single tokens sum in different orders: a near tie may go the other way.
-                const double expected = counts[std::size_t(l)][std::size_t(e)] / seen;
+                const double expected = counts.routed[std::size_t(l)][std::size_t(e)] / seen;
                 QVERIFY2(std::abs(freq[std::size_t(e)] - expected) <= 2.0 / seen + 1e-6,
                          qPrintable(QStringLiteral("layer %1 expert %2: %3 vs %4").arg(l).arg(e).arg(freq[std::size_t(e)]).arg(expected)));
             }
             QVERIFY(std::abs(sum - hp.nExpertUsed) < 1e-4); // every token picks exactly that many
         }
+        if (!reluExperts)
+            return;
+        // Each neuron's frequency is over its expert's tokens; near ties and activations at the
+        // edge of zero may move a few counts.
+        QCOMPARE(inside->layerCount(), std::size_t(hp.nLayer));
+        double worst = 0;
+        double firing = 0;
+        for (int l = 0; l < hp.nLayer; ++l) {
+            const auto freq = inside->layer(std::size_t(l));
+            QCOMPARE(freq.size(), std::size_t(hp.nExpert * hp.nFfExpert));
+            for (std::size_t i = 0; i < freq.size(); ++i) {
+                const double routed = counts.routed[std::size_t(l)][i / std::size_t(hp.nFfExpert)];
+                const double expected = routed > 0 ? counts.fired[std::size_t(l)][i] / routed : 0.0;
+                worst = std::max(worst, std::abs(double(freq[i]) - expected) * std::max(routed, 1.0));
+                firing += freq[i];
+            }
+        }
+        QVERIFY2(worst <= 2.0, qPrintable(QStringLiteral("%1 tokens apart").arg(worst)));
+        // ReLU neurons do fire and do stay silent.
+        const double mean = firing / double(hp.nLayer * hp.nExpert * hp.nFfExpert);
+        QVERIFY2(mean > 0.1 && mean < 0.9, qPrintable(QString::number(mean)));
     }
 
     // The budgets of an emulated device at which the plan holds every layer's attention and

@@ -460,7 +460,7 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
                 m_moe->route(pool, lw.moe, hp, m_xn.data(), n);
             m_moe->run(pool, lw.moe, hp, m_xn.data(), n, m_tmp.data(), m_offload, l);
             if (m_expertObserver)
-                m_expertObserver(m_expertObserverContext, l, n, m_moe->lastChoices());
+                m_expertObserver(m_expertObserverContext, l, n, m_moe->lastActivity(hp));
             postNorm(lw.ffnPostNorm, n);
             cpu::add(m_x.data(), m_tmp.data(), n * nEmbd);
             continue;

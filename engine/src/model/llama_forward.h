@@ -101,10 +101,9 @@ public:
         m_inputObserverContext = context;
     }
 
-    // Sees the experts every mixture-of-experts layer chose for a batch: choices holds
-    // nExpertUsed entries per token, token by token (hearth-profile counts them). Null switches
-    // it off.
-    using ExpertObserver = void (*)(void* context, int layer, int n, std::span<const ExpertChoice> choices);
+    // Sees what every mixture-of-experts layer did for a batch: the experts each token chose and
+    // their neurons' activations (hearth-profile counts both). Null switches it off.
+    using ExpertObserver = void (*)(void* context, int layer, int n, const ExpertActivity& activity);
     void setExpertObserver(ExpertObserver observer, void* context)
     {
         m_expertObserver = observer;

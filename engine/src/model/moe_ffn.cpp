@@ -177,6 +177,11 @@ void MoeFfn::run(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& 
     }
 }
 
+ExpertActivity MoeFfn::lastActivity(const HyperParams& hp) const
+{
+    return {lastChoices(), m_gate.data(), m_slotOf.data(), hp.nFfExpert};
+}
+
 void MoeFfn::runOnCpu(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& hp, const float* input,
                       int tokens, std::span<const std::uint8_t> onDevice, bool deviceOnes)
 {

@@ -56,6 +56,20 @@ struct ExpertChoice {
     float weight = 0.0f;
 };
 
+// What a layer's experts did for the last batch run() computed on the CPU: each token's choices
+// and, per choice, the activations of its expert's neurons (the gated activation's output).
+struct ExpertActivity {
+    std::span<const ExpertChoice> choices; // nExpertUsed per token, token by token
+    const float* activations = nullptr;    // rows of nFf, grouped by expert
+    const std::int32_t* rowOf = nullptr;   // [choices]: the row of each choice
+    std::int64_t nFf = 0;
+
+    [[nodiscard]] std::span<const float> of(std::size_t choice) const
+    {
+        return {activations + std::size_t(rowOf[choice]) * std::size_t(nFf), std::size_t(nFf)};
+    }
+};
+
 // The @p used experts with the largest @p logits[0..nExpert), the largest first (the lower index
 // first among equals, as a stable sort gives), into @p out, weighted as @p gating says; with
 // @p normalize the chosen weights are divided by their sum.
@@ -81,6 +95,9 @@ public:
     {
         return {m_choices.data(), std::size_t(m_tokens) * std::size_t(m_used)};
     }
+    // The last run()'s choices with their experts' activations (of those the CPU computed:
+    // the device's stay there).
+    [[nodiscard]] ExpertActivity lastActivity(const HyperParams& hp) const;
 
 private:
     // The products of the experts (and the shared expert, flag nExpert) whose @p onDevice flag

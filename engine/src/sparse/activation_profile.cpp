@@ -21,7 +21,36 @@ constexpr std::int64_t kMaxNeurons = std::int64_t(1) << 24;
 
 std::string tensorName(std::size_t layer, StatsUnit unit)
 {
-    return "blk." + std::to_string(layer) + (unit == StatsUnit::Experts ? ".ffn_expert_freq" : ".ffn_freq");
+    const char* name = unit == StatsUnit::Experts         ? ".ffn_expert_freq"
+                       : unit == StatsUnit::ExpertNeurons ? ".ffn_expert_neuron_freq"
+                                                          : ".ffn_freq";
+    return "blk." + std::to_string(layer) + name;
+}
+
+struct StatsSection {
+    StatsUnit unit;
+    const std::vector<std::vector<float>>* frequencies;
+};
+
+Status writeSections(const std::string& path, std::span<const StatsSection> sections, std::uint64_t tokens)
+{
+    const std::size_t layers = sections.front().frequencies->size();
+    if (layers == 0)
+        return {ErrorCode::InvalidArgument, "no activation statistics to write"};
+    gguf::GgufWriter writer;
+    writer.setString("general.architecture", kArchitecture);
+    writer.setUInt32("hearth.stats.layer_count", std::uint32_t(layers));
+    writer.setUInt64("hearth.stats.tokens", tokens);
+    for (const StatsSection& s : sections) {
+        for (std::size_t l = 0; l < layers; ++l)
+            writer.addTensor(tensorName(l, s.unit), DType::F32, {std::int64_t((*s.frequencies)[l].size())});
+    }
+    HEARTH_TRY(writer.begin(path));
+    for (const StatsSection& s : sections) {
+        for (const auto& layer : *s.frequencies)
+            HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>(layer.data(), layer.size()))));
+    }
+    return writer.finish();
 }
 
 } // namespace
@@ -59,6 +88,17 @@ void ActivationCounter::addUnits(int layer, int tokens, std::span<const std::int
         m_tokens += std::uint64_t(tokens);
 }
 
+void ActivationCounter::addSlice(int layer, std::int64_t first, std::span<const float> acts)
+{
+    if (layer < 0 || std::size_t(layer) >= m_counts.size() || first < 0)
+        return;
+    std::vector<std::uint64_t>& c = m_counts[std::size_t(layer)];
+    if (std::size_t(first) + acts.size() > c.size())
+        return;
+    for (std::size_t i = 0; i < acts.size(); ++i)
+        c[std::size_t(first) + i] += acts[i] != 0.0f ? 1 : 0;
+}
+
 std::vector<std::vector<float>> ActivationCounter::frequencies() const
 {
     std::vector<std::vector<float>> f(m_counts.size());
@@ -82,19 +122,40 @@ std::string defaultStatsPath(const std::string& modelPath)
 Status writeStatsFile(const std::string& path, const std::vector<std::vector<float>>& frequencies, std::uint64_t tokens,
                       StatsUnit unit)
 {
-    if (frequencies.empty())
-        return {ErrorCode::InvalidArgument, "no activation statistics to write"};
-    gguf::GgufWriter writer;
-    writer.setString("general.architecture", kArchitecture);
-    writer.setUInt32("hearth.stats.layer_count", std::uint32_t(frequencies.size()));
-    writer.setUInt64("hearth.stats.tokens", tokens);
-    for (std::size_t l = 0; l < frequencies.size(); ++l)
-        writer.addTensor(tensorName(l, unit), DType::F32, {std::int64_t(frequencies[l].size())});
-    HEARTH_TRY(writer.begin(path));
-    for (const auto& layer : frequencies) {
-        HEARTH_TRY(writer.writeTensorData(std::as_bytes(std::span<const float>(layer.data(), layer.size()))));
+    const StatsSection section{unit, &frequencies};
+    return writeSections(path, std::span(&section, 1), tokens);
+}
+
+std::vector<std::vector<float>> expertNeuronFrequencies(const ActivationCounter& experts,
+                                                        const ActivationCounter& expertNeurons)
+{
+    const auto& routed = experts.counts();
+    const auto& fired = expertNeurons.counts();
+    if (routed.size() != fired.size())
+        return {};
+    std::vector<std::vector<float>> freq(fired.size());
+    for (std::size_t l = 0; l < fired.size(); ++l) {
+        const std::size_t nExpert = routed[l].size();
+        if (nExpert == 0 || fired[l].size() % nExpert != 0)
+            return {};
+        const std::size_t nFf = fired[l].size() / nExpert;
+        freq[l].resize(fired[l].size());
+        for (std::size_t i = 0; i < fired[l].size(); ++i) {
+            const std::uint64_t tokens = routed[l][i / nFf];
+            freq[l][i] = tokens ? float(double(fired[l][i]) / double(tokens)) : 0.0f;
+        }
     }
-    return writer.finish();
+    return freq;
+}
+
+Status writeExpertStatsFile(const std::string& path, const ActivationCounter& experts,
+                            const std::vector<std::vector<float>>& neuronFrequencies)
+{
+    const std::vector<std::vector<float>> expertFreq = experts.frequencies();
+    if (neuronFrequencies.size() != expertFreq.size())
+        return {ErrorCode::InvalidArgument, "expert and neuron statistics of different layer counts"};
+    const StatsSection sections[] = {{StatsUnit::Experts, &expertFreq}, {StatsUnit::ExpertNeurons, &neuronFrequencies}};
+    return writeSections(path, sections, experts.tokens());
 }
 
 Result<ActivationStats> loadStatsFile(const std::string& path, StatsUnit unit)
