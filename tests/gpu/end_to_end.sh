@@ -23,7 +23,7 @@ OUT=$2
 shift 2
 SECTIONS=${*:-models moe bench}
 BIN=$BUILD/bin
-for tool in hearth-synth hearth-cli hearth-bench hearth-profile hearth-perplexity; do
+for tool in hearth-synth hearth-cli hearth-bench hearth-profile hearth-perplexity hearth-sparsify; do
     [[ -x "$BIN/$tool" ]] || { echo "$BIN/$tool is missing"; exit 1; }
 done
 mkdir -p "$OUT"
@@ -55,6 +55,26 @@ shared_prefix() {
 
 section() { [[ " $SECTIONS " == *" $1 "* ]]; }
 
+# Generates with @p file on the CPU and the GPU and compares their texts and perplexities; with
+# "loose" the GPU computes something else by design (a magnitude-sparse file's device layers
+# compute every neuron), so only the numbers are shown.
+compare() { # name file [loose]
+    local name=$1 file=$2 cpu gpu ppl_cpu ppl_gpu verdict
+    cpu=$(generate "$file" 0) || { echo "$name: CPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; return; }
+    gpu=$(generate "$file" 8) || { echo "$name: GPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; return; }
+    grep -m 1 "placement" "$MODELS/stderr" | sed "s/^/    /"
+    ppl_cpu=$(perplexity "$file" 0) && ppl_gpu=$(perplexity "$file" 8) && [[ -n "$ppl_cpu" && -n "$ppl_gpu" ]] \
+        || { echo "$name: perplexity failed: $(tail -n 3 "$MODELS/stderr")"; status=1; return; }
+    # Quantized weights meet Q8 activations on the CPU and full floats on the GPU: the mean
+    # negative log-likelihoods (the logarithms) may part by about a percent, not more.
+    verdict=$(awk -v a="$ppl_cpu" -v b="$ppl_gpu" \
+        'BEGIN { d = log(a) - log(b); if (d < 0) d = -d; print (d > 0.02 + 0.01 * log(a) ? "DIFFERS" : "") }')
+    [[ -n "${3:-}" ]] && verdict=""
+    [[ -n "$verdict" ]] && status=1
+    printf '%-44s %8d %8d %11.4g / %-11.4g %s %q | %q\n' "$name" "${#cpu}" "$(shared_prefix "$cpu" "$gpu")" \
+        "$ppl_cpu" "$ppl_gpu" "$verdict" "${cpu:0:60}" "${gpu:0:60}"
+}
+
 section models && printf '%-44s %8s %8s %24s  %s\n' "model" "chars" "shared" "perplexity cpu / gpu" "cpu | gpu"
 section models && for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1b q4_0 4" "llama tiny-256 q6_k 0" \
             "llama tiny-256 q5_k 0" "qwen2 qwen2-tiny q4_0 0" "qwen3 qwen3-tiny q8_0 0" "gemma2 gemma2-tiny f16 0" \
@@ -73,19 +93,33 @@ section models && for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1
         status=1
         continue
     fi
-    cpu=$(generate "$file" 0) || { echo "$name: CPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; continue; }
-    gpu=$(generate "$file" 8) || { echo "$name: GPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; continue; }
-    grep -m 1 "placement" "$MODELS/stderr" | sed "s/^/    /"
-    ppl_cpu=$(perplexity "$file" 0) && ppl_gpu=$(perplexity "$file" 8) && [[ -n "$ppl_cpu" && -n "$ppl_gpu" ]] \
-        || { echo "$name: perplexity failed: $(tail -n 3 "$MODELS/stderr")"; status=1; continue; }
-    # Quantized weights meet Q8 activations on the CPU and full floats on the GPU: the mean
-    # negative log-likelihoods (the logarithms) may part by about a percent, not more.
-    verdict=$(awk -v a="$ppl_cpu" -v b="$ppl_gpu" \
-        'BEGIN { d = log(a) - log(b); if (d < 0) d = -d; print (d > 0.02 + 0.01 * log(a) ? "DIFFERS" : "") }')
-    [[ -n "$verdict" ]] && status=1
-    printf '%-44s %8d %8d %11.4g / %-11.4g %s %q | %q\n' "$name" "${#cpu}" "$(shared_prefix "$cpu" "$gpu")" \
-        "$ppl_cpu" "$ppl_gpu" "$verdict" "${cpu:0:60}" "${gpu:0:60}"
+    compare "$name" "$file"
     rm -f "$file" "$file".*
+done
+
+# Files hearth-sparsify made: a ReLU model with fitted (linear) predictors, whose hybrid layers
+# must compute what the CPU does, and a SwiGLU model made sparse by magnitude, whose layers go to
+# the GPU whole and compute every neuron there.
+section models && for spec in "reglu fitted" "swiglu magnitude"; do
+    read -r ffn kind <<<"$spec"
+    name="llama-tinyllama-1.1b-q4_0-$kind"
+    dense="$MODELS/$name-dense.gguf"
+    file="$MODELS/$name.gguf"
+    args=(--shape tinyllama-1.1b --layers 4 --type q4_0 --ffn "$ffn" -q -o "$dense")
+    [[ "$ffn" == reglu ]] && args+=(--activation-sparsity 0.85)
+    if ! "$BIN/hearth-synth" "${args[@]}" \
+        || ! "$BIN/hearth-sparsify" -m "$dense" -o "$file" --tokens 2048 --max-perplexity-increase 1000 -q >/dev/null \
+            2>"$MODELS/stderr"; then
+        if grep -q "without Eigen" "$MODELS/stderr"; then
+            echo "$name: skipped (this build cannot fit predictors: no Eigen)"
+        else
+            echo "$name: hearth-synth or hearth-sparsify failed: $(tail -n 3 "$MODELS/stderr")"
+            status=1
+        fi
+        continue
+    fi
+    compare "$name" "$file" $([[ "$kind" == magnitude ]] && echo loose)
+    rm -f "$dense" "$dense".* "$file" "$file".*
 done
 
 if section moe; then

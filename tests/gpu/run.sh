@@ -66,7 +66,8 @@ if ! cmake --build "$BUILD" -j "$JOBS" --target hearth-cuda hearth-gpu-check hea
     echo "build failed"
     exit 3
 fi
-cmake --build "$BUILD" -j "$JOBS" --target hearth-synth hearth-cli hearth-bench hearth-profile "${keep_going[@]}" \
+cmake --build "$BUILD" -j "$JOBS" --target hearth-synth hearth-cli hearth-bench hearth-profile hearth-perplexity \
+    hearth-sparsify "${keep_going[@]}" \
     || echo "the tools did not build: no whole-model runs"
 ls -l "$BUILD/lib/hearth/"
 
