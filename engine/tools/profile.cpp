@@ -162,8 +162,8 @@ int main(int argc, char** argv)
     // ReLU-gated neurons output exact zeros; SwiGLU's never do, so there is nothing to count.
     const bool reluExperts = experts && hp.ffnActivation != model::FfnActivation::SwiGlu
                              && hp.ffnActivation != model::FfnActivation::GeGlu;
-    sparse::ActivationCounter counter(hp.nLayer, experts ? hp.nExpert : hp.nFf);
-    ExpertCounters expertCounters{sparse::ActivationCounter(hp.nLayer, hp.nExpert), std::nullopt};
+    sparse::ActivationCounter counter(hp.nLayer, experts ? 0 : hp.nFf);
+    ExpertCounters expertCounters{sparse::ActivationCounter(hp.nLayer, experts ? hp.nExpert : 0), std::nullopt};
     if (reluExperts)
         expertCounters.neurons.emplace(hp.nLayer, std::int64_t(hp.nExpert) * hp.nFfExpert);
     if (experts)
