@@ -136,6 +136,28 @@ struct ScaledRows {
     std::vector<float> scales;
 };
 
+// One of RowKernels' ways of adding scaled rows (axpyRows, axpyRowsInt8).
+using AddRows = void (*sparse::RowKernels::*)(float*, const float*, const void* const*, int, std::int64_t);
+
+// Every table of @p isas that has @p add for @p type adds the first @p count of @p c's rows into
+// an output of n values starting at 0.25: within @p tolerance of @p expected (relative).
+void checkAddedRows(std::initializer_list<cpu::Isa> isas, DType type, AddRows add, const ScaledRows& c, int count,
+                    const std::vector<float>& expected, double tolerance)
+{
+    for (cpu::Isa isa : isas) {
+        const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
+        if (!k || !(k->forType(type)->*add))
+            continue;
+        std::vector<float> y(expected.size(), 0.25f);
+        (k->forType(type)->*add)(y.data(), c.scales.data(), c.rows.data(), count, std::int64_t(y.size()));
+        const double err = maxRelativeError(y, expected);
+        QVERIFY2(err < tolerance, qPrintable(QStringLiteral("%1, %2 rows: relative error %3")
+                                                 .arg(QString::fromLatin1(k->name))
+                                                 .arg(count)
+                                                 .arg(err)));
+    }
+}
+
 ScaledRows scaledRows(DType type, int n, int count, unsigned seed, int spreads = 1)
 {
     ScaledRows c;
@@ -669,18 +691,10 @@ private slots:
             std::vector<float> expected(std::size_t(n), 0.25f);
             for (int r = 0; r < count; ++r)
                 ref->axpy(expected.data(), scales[std::size_t(r)], rows[std::size_t(r)], n);
-            for (cpu::Isa isa : {cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}) {
-                const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
-                if (!k)
-                    continue;
-                std::vector<float> y(std::size_t(n), 0.25f);
-                k->forType(t)->axpyRows(y.data(), scales.data(), rows.data(), count, n);
-                const double err = maxRelativeError(y, expected);
-                QVERIFY2(err < 1e-5, qPrintable(QStringLiteral("%1, %2 rows: relative error %3")
-                                                    .arg(QString::fromLatin1(k->name))
-                                                    .arg(count)
-                                                    .arg(err)));
-            }
+            checkAddedRows({cpu::Isa::Scalar, cpu::Isa::Avx2, cpu::Isa::Avx512}, t, &sparse::RowKernels::axpyRows, c,
+                           count, expected, 1e-5);
+            if (QTest::currentTestFailed())
+                return;
         }
     }
 
@@ -713,18 +727,10 @@ private slots:
             ref->axpyRowsInt8(expected.data(), scales.data(), rows.data(), count, n);
             const double rounding = maxRelativeError(expected, exact);
             QVERIFY2(rounding > 0.0 && rounding < 2e-4, qPrintable(QStringLiteral("%1 rows: %2").arg(count).arg(rounding)));
-            for (cpu::Isa isa : {cpu::Isa::Avx2, cpu::Isa::Avx512}) {
-                const sparse::NeuronKernels* k = sparse::neuronKernelsFor(isa);
-                if (!k || !k->forType(t)->axpyRowsInt8)
-                    continue;
-                std::vector<float> y(std::size_t(n), 0.25f);
-                k->forType(t)->axpyRowsInt8(y.data(), scales.data(), rows.data(), count, n);
-                const double err = maxRelativeError(y, expected);
-                QVERIFY2(err < 1e-6, qPrintable(QStringLiteral("%1, %2 rows: relative error %3")
-                                                    .arg(QString::fromLatin1(k->name))
-                                                    .arg(count)
-                                                    .arg(err)));
-            }
+            checkAddedRows({cpu::Isa::Avx2, cpu::Isa::Avx512}, t, &sparse::RowKernels::axpyRowsInt8, c, count, expected,
+                           1e-6);
+            if (QTest::currentTestFailed())
+                return;
         }
     }
 
