@@ -82,7 +82,8 @@ int main(int argc, char** argv)
                      "of neurons inactive on average, plus its statistics file",
                      &sparsity);
     options.addFloat("--activation-sparsity", "X",
-                     "write a dense ReLU model (llama with --ffn reglu/drelu/relu2) without predictors whose neurons "
+                     "write a dense ReLU model (llama with --ffn reglu/drelu/relu2, falcon or opt with relu) without "
+                     "predictors whose neurons "
                      "fire with power-law frequencies leaving this share inactive on average (hearth-sparsify's input)",
                      &activationSparsity);
     options.addString("--layout", "NAME", "sparse file layout: powerinfer or hearth (default powerinfer)", &layoutName);

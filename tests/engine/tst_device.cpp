@@ -331,13 +331,16 @@ void TestDevice::predictor()
     op.activeCount = scratch(d, 4);
     op.threshold = 0.05f;
 
-    // PowerInfer's form, then Hearth's linear one (no ReLU between fc1 and fc2), against the
-    // host's sparse::predict.
+    // PowerInfer's form, then Hearth's linear one (no ReLU between fc1 and fc2), then the linear
+    // one with a bias (fitted to a LayerNorm's output), against the host's sparse::predict.
+    const auto bias = randomFloats(std::size_t(nFF), 34, 0.5f);
+    const DeviceBuffer deviceBias = put(d, bias.data(), bias.size() * 4);
     std::vector<std::int32_t> previous;
-    for (const bool relu : {true, false}) {
+    for (const auto& [relu, biased] : {std::pair{true, false}, std::pair{false, false}, std::pair{false, true}}) {
         cpu::ThreadPool pool(1);
         const sparse::PredictorWeights host{cpu::WeightMatrix{DType::F16, fc1.data(), hidden, nEmbd},
-                                            cpu::WeightMatrix{DType::F16, fc2.data(), nFF, hidden}, relu};
+                                            cpu::WeightMatrix{DType::F16, fc2.data(), nFF, hidden}, relu,
+                                            biased ? bias.data() : nullptr};
         std::vector<float> h(static_cast<std::size_t>(hidden));
         std::vector<float> logits(static_cast<std::size_t>(nFF));
         sparse::predict(pool, host, x.data(), 1, h.data(), logits.data());
@@ -351,6 +354,7 @@ void TestDevice::predictor()
         previous = want;
 
         op.relu = relu;
+        op.bias = biased ? deviceBias : DeviceBuffer{};
         QVERIFY(d.predictor(op).ok());
         std::int32_t count = -1;
         std::vector<std::int32_t> active(std::size_t(nFF), -1);
@@ -365,6 +369,9 @@ void TestDevice::predictor()
 
     PredictorOp bad = op;
     bad.fc2 = &*m1; // widths do not chain
+    QCOMPARE(d.predictor(bad).code(), ErrorCode::InvalidArgument);
+    bad = op;
+    bad.bias = slice(deviceBias, 0, std::uint64_t(nFF - 1) * 4); // a bias too short
     QCOMPARE(d.predictor(bad).code(), ErrorCode::InvalidArgument);
 }
 

@@ -8,6 +8,7 @@
 
 #include "logits_test_support.h"
 #include "session_test_support.h"
+#include "synth/synthetic_families.h"
 #include "synth/synthetic_model.h"
 #include "synth/synthetic_sparse.h"
 #include "test_support.h"
@@ -41,6 +42,20 @@ synth::SynthOptions reluModel(const std::string& activation = "reglu", DType typ
     o.shape.layerCount = 3;
     o.type = type;
     o.ffnActivation = activation;
+    o.activationSparsity = 0.8;
+    return o;
+}
+
+// The same for a LayerNorm family: @p architecture "opt" or "falcon", @p shape one of its tiny
+// shapes (falcon-tiny-gqa has the FFN's own LayerNorm, as Falcon-40B).
+synth::SynthOptions layerNormModel(const std::string& architecture, const std::string& shape)
+{
+    synth::SynthOptions o;
+    o.architecture = architecture;
+    o.shape = *synth::shapeByName(architecture, shape);
+    o.shape.layerCount = 3;
+    o.type = DType::F32;
+    o.ffnActivation = "relu";
     o.activationSparsity = 0.8;
     return o;
 }
@@ -134,6 +149,111 @@ private slots:
         }
         QVERIFY(report->expectedSpeedup > 1.2);
         QVERIFY(report->sparsePerplexity <= report->densePerplexity * 1.05);
+    }
+
+    // Falcon and OPT normalize the FFN input with a LayerNorm and OPT adds an up bias: their
+    // predictors read the normalized input and add a bias of their own (sparse/predictor.h). The
+    // fit reaches the recall, the file runs densely as its input did and sparsely close to it,
+    // and the hybrid session (the biased predictors and the hot neurons on the emulated device)
+    // computes what the CPU does.
+    void layerNormFamilies_data()
+    {
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QString>("shape");
+        QTest::newRow("opt") << QStringLiteral("opt") << QStringLiteral("opt-tiny");
+        QTest::newRow("falcon") << QStringLiteral("falcon") << QStringLiteral("falcon-tiny");
+        QTest::newRow("falcon, two norms") << QStringLiteral("falcon") << QStringLiteral("falcon-tiny-gqa");
+    }
+
+    void layerNormFamilies()
+    {
+        QFETCH(QString, architecture);
+        QFETCH(QString, shape);
+        const std::string input = path("family.gguf");
+        QVERIFY(synth::writeSyntheticModel(layerNormModel(architecture.toStdString(), shape.toStdString()), input).ok());
+        QVERIFY(checkSparsifiable(input).ok());
+        SparsifyParams p = params("family-sparse.gguf");
+        p.input = input;
+        p.overwrite = true;
+        // The synthetic pre-activations are a neuron's offset plus isotropic noise, which a
+        // map of rank n_embd / 8 sees little of (trained models' live in a small subspace).
+        p.predictorRank = 32;
+        auto report = sparsifyModel(p);
+        QVERIFY2(report.ok(), report.message().c_str());
+        QCOMPARE(report->layers.size(), std::size_t(3));
+        for (const SparsifyLayerReport& layer : report->layers) {
+            const QString numbers = QStringLiteral("recall %1 precision %2 predicted %3 fired %4")
+                                        .arg(layer.recall).arg(layer.precision).arg(layer.predictedShare).arg(layer.firedShare);
+            QVERIFY2(layer.firedShare > 0.1 && layer.firedShare < 0.45, qPrintable(numbers));
+            QVERIFY2(layer.recall >= 0.985, qPrintable(numbers));
+            QVERIFY2(layer.predictedShare < 0.6 && layer.precision > 0.5, qPrintable(numbers));
+        }
+        QVERIFY2(report->expectedSpeedup > 1.2, qPrintable(QString::number(report->expectedSpeedup)));
+
+        auto file = gguf::GgufFile::open(p.output);
+        QVERIFY2(file.ok(), file.message().c_str());
+        QCOMPARE((*file)->getString(sparse::kPredictorInputKey).value_or(""), std::string("ffn_input"));
+        const gguf::TensorInfo* bias = (*file)->findTensor("blk.1.fc2.bias");
+        QVERIFY(bias && bias->type == DType::F32);
+        QVERIFY((*file)->findTensor("blk.1.ffn_neurons.weight"));
+        QVERIFY(!(*file)->findTensor("blk.1.ffn_up.weight") && !(*file)->findTensor("blk.1.ffn_down.weight"));
+        QCOMPARE(bool((*file)->findTensor("blk.1.ffn_up.bias")), architecture == QLatin1String("opt"));
+
+        // Densely, the input (the neurons and OPT's up biases moved together).
+        const std::vector<Token> prompt = test::calibrationPrompt(input, 40);
+        const auto dense = test::promptLogits(input, prompt, 128, 0);
+        QVERIFY(!dense.empty());
+        const double exact = test::relativeRms(test::promptLogits(p.output, prompt, 128, 0, true), dense);
+        QVERIFY2(exact < 1e-5, qPrintable(QString::number(exact)));
+        // Sparsely, the error is the missed neurons': it falls as the recall rises, and a
+        // predictor of full rank, the exact affine map, misses none (a bias-free one over the
+        // residual could not be exact: the LayerNorm divides by a spread and adds a bias).
+        double previous = 1.0;
+        for (const double recall : {0.9, 0.99, 0.999}) {
+            SparsifyParams r = p;
+            r.recall = recall;
+            r.output = path("family-recall.gguf");
+            QVERIFY(sparsifyModel(r).ok());
+            const double error = test::relativeRms(test::decodedLogits(r.output, prompt), dense);
+            qInfo("recall %.3f: relative RMS error of the logits %.5f", recall, error);
+            QVERIFY2(error < previous, qPrintable(QString::number(error)));
+            QVERIFY2(recall < 0.99 || error < 0.05, qPrintable(QString::number(error)));
+            previous = error;
+        }
+        SparsifyParams full = p;
+        full.predictorRank = 100000;
+        full.output = path("family-full-rank.gguf");
+        auto exactFit = sparsifyModel(full);
+        QVERIFY2(exactFit.ok(), exactFit.message().c_str());
+        for (const SparsifyLayerReport& layer : exactFit->layers)
+            QVERIFY2(layer.recall >= 0.999 && layer.precision > 0.9, qPrintable(QString::number(layer.precision)));
+        const double fullRank = test::relativeRms(test::decodedLogits(full.output, prompt), dense);
+        QVERIFY2(fullRank < 2e-3, qPrintable(QString::number(fullRank)));
+
+        // The hybrid session: with a budget that holds part of the FFN, the predictors (with
+        // their biases) and the hottest neurons run on the emulated device.
+        auto model = Model::load(p.output);
+        QVERIFY2(model.ok(), model.message().c_str());
+        const std::vector<Token> text = test::calibrationPrompt(input, 24);
+        const std::vector<Token> start(text.begin(), text.begin() + 4);
+        const auto next = [&text](int i, std::span<const float>) { return text[std::size_t(4 + i)]; };
+        const test::SessionRun cpu = test::runSession(*model, test::deviceSessionParams({}, 0, 128, 32), start, 20, next);
+        bool found = false;
+        for (std::uint64_t bytes = 64 * 1024; bytes <= (std::uint64_t(1) << 30) && !found; bytes += bytes / 4) {
+            const SessionParams device = test::deviceSessionParams("emulated:" + std::to_string(bytes), -1, 128, 32);
+            auto session = Session::create(*model, device);
+            QVERIFY2(session.ok(), session.message().c_str());
+            const std::string placed = (*session)->placementReport();
+            const auto [hot, total] = test::hotCounts(placed);
+            if (hot <= 0 || hot >= total || placed.find("predictors of 0/") != std::string::npos)
+                continue;
+            found = true;
+            const test::SessionRun hybrid = test::runSession(*model, device, start, 20, next);
+            QCOMPARE(hybrid.logits.size(), cpu.logits.size());
+            for (std::size_t i = 0; i < cpu.logits.size(); ++i)
+                QVERIFY2(test::relativeError(hybrid.logits[i], cpu.logits[i]) < 1e-4, placed.c_str());
+        }
+        QVERIFY2(found, "no budget placed the predictors and part of the FFN on the device");
     }
 
     // The fused file run densely is the input model exactly (F32: the neurons' rows are the
@@ -372,26 +492,48 @@ private slots:
             QVERIFY2(layer.recall >= 0.985 && layer.precision > 0.9, qPrintable(QString::number(layer.precision)));
     }
 
-    // A file naming a predictor activation Hearth does not know is refused, naming the key.
-    void unknownPredictorActivationIsRefused()
+    // A file naming a predictor activation or input Hearth does not know is refused, naming
+    // the key.
+    void unknownPredictorFormIsRefused_data()
     {
-        SparsifyParams p = params("activation-source.gguf");
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QByteArray>("hostile");
+        QTest::newRow("activation") << QStringLiteral("llama") << QByteArray(sparse::kPredictorActivationKey)
+                                    << QByteArrayLiteral("identity") << QByteArrayLiteral("softplus");
+        QTest::newRow("input") << QStringLiteral("opt") << QByteArray(sparse::kPredictorInputKey)
+                               << QByteArrayLiteral("ffn_input") << QByteArrayLiteral("attention");
+    }
+
+    void unknownPredictorFormIsRefused()
+    {
+        QFETCH(QString, architecture);
+        QFETCH(QByteArray, key);
+        QFETCH(QByteArray, value);
+        QFETCH(QByteArray, hostile);
+        SparsifyParams p = params("form-source.gguf");
+        p.overwrite = true;
+        if (architecture == QLatin1String("opt")) {
+            p.input = path("form-opt.gguf");
+            QVERIFY(synth::writeSyntheticModel(layerNormModel("opt", "opt-tiny"), p.input).ok());
+        }
         QVERIFY(sparsifyModel(p).ok());
         QFile in(QString::fromStdString(p.output));
         QVERIFY(in.open(QIODevice::ReadOnly));
         QByteArray bytes = in.readAll();
-        const qsizetype key = bytes.indexOf(sparse::kPredictorActivationKey);
-        const qsizetype at = bytes.indexOf(QByteArrayLiteral("identity"), key);
-        QVERIFY(key > 0 && at > key);
-        bytes.replace(at, 8, QByteArrayLiteral("softplus"));
-        const std::string hostile = path("activation-hostile.gguf");
-        QFile out(QString::fromStdString(hostile));
+        const qsizetype at = bytes.indexOf(value, bytes.indexOf(key));
+        QVERIFY(bytes.indexOf(key) > 0 && at > bytes.indexOf(key));
+        // The same length, so the header stays whole.
+        bytes.replace(at, value.size(), hostile.leftJustified(value.size(), '_'));
+        const std::string edited = path("form-hostile.gguf");
+        QFile out(QString::fromStdString(edited));
         QVERIFY(out.open(QIODevice::WriteOnly));
         QCOMPARE(out.write(bytes), bytes.size());
         out.close();
-        auto model = Model::load(hostile);
+        auto model = Model::load(edited);
         QCOMPARE(model.code(), ErrorCode::InvalidFile);
-        QVERIFY2(model.message().find(sparse::kPredictorActivationKey) != std::string::npos, model.message().c_str());
+        QVERIFY2(model.message().find(key.toStdString()) != std::string::npos, model.message().c_str());
     }
 
     // A user's own text replaces the built-in one.

@@ -97,16 +97,18 @@ section models && for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1
     rm -f "$file" "$file".*
 done
 
-# Files hearth-sparsify made: a ReLU model with fitted (linear) predictors, whose hybrid layers
-# must compute what the CPU does, and a SwiGLU model made sparse by magnitude, whose layers go to
-# the GPU whole and compute every neuron there.
-section models && for spec in "reglu fitted" "swiglu magnitude"; do
-    read -r ffn kind <<<"$spec"
-    name="llama-tinyllama-1.1b-q4_0-$kind"
+# Files hearth-sparsify made: ReLU models with fitted (linear) predictors, whose hybrid layers
+# must compute what the CPU does (OPT's predictors read the LayerNorm's output and add a bias),
+# and a SwiGLU model made sparse by magnitude, whose layers go to the GPU whole and compute every
+# neuron there.
+section models && for spec in "llama tinyllama-1.1b q4_0 reglu fitted" "opt opt-125m q8_0 relu fitted" \
+            "llama tinyllama-1.1b q4_0 swiglu magnitude"; do
+    read -r arch shape type ffn kind <<<"$spec"
+    name="$arch-$shape-$type-$kind"
     dense="$MODELS/$name-dense.gguf"
     file="$MODELS/$name.gguf"
-    args=(--shape tinyllama-1.1b --layers 4 --type q4_0 --ffn "$ffn" -q -o "$dense")
-    [[ "$ffn" == reglu ]] && args+=(--activation-sparsity 0.85)
+    args=(--arch "$arch" --shape "$shape" --layers 4 --type "$type" --ffn "$ffn" -q -o "$dense")
+    [[ "$kind" == fitted ]] && args+=(--activation-sparsity 0.85)
     if ! "$BIN/hearth-synth" "${args[@]}" \
         || ! "$BIN/hearth-sparsify" -m "$dense" -o "$file" --tokens 2048 --max-perplexity-increase 1000 -q >/dev/null \
             2>"$MODELS/stderr"; then

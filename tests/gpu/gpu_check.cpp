@@ -354,10 +354,11 @@ public:
         record("biasAdd", relativeError(g, r), 1e-6);
     }
 
-    // relu false: Hearth's fitted linear predictors.
-    void predictor(DType t, bool relu = true)
+    // relu false: Hearth's fitted linear predictors; biased: those fitted to a LayerNorm's output.
+    void predictor(DType t, bool relu = true, bool biased = false)
     {
-        const std::string name = std::string(relu ? "predictor " : "linear predictor ") + typeName(t);
+        const std::string name = std::string(relu ? "predictor " : "linear predictor ") + (biased ? "with bias " : "")
+                                 + typeName(t);
         const std::int64_t nEmbd = 2048, hidden = 256, nFF = 8192;
         Pair p(m_gpu, m_ref);
         auto fc1 = p.matrix(t, randomMatrix(t, hidden, nEmbd, 9), hidden, nEmbd);
@@ -368,9 +369,13 @@ public:
         auto bl = p.zeros(std::size_t(nFF) * 4);
         auto ba = p.zeros(std::size_t(nFF) * 4);
         auto bc = p.zeros(4);
+        const auto bias = randomFloats(std::size_t(nFF), 12);
+        auto bb = p.put(bias.data(), bias.size() * 4);
         const float threshold = 0.1f;
-        PredictorOp og{&fc1.gpu, &fc2.gpu, bx.gpu, threshold, bh.gpu, bl.gpu, ba.gpu, bc.gpu, relu};
-        PredictorOp orf{&fc1.ref, &fc2.ref, bx.ref, threshold, bh.ref, bl.ref, ba.ref, bc.ref, relu};
+        PredictorOp og{&fc1.gpu, &fc2.gpu, bx.gpu, threshold, bh.gpu, bl.gpu, ba.gpu, bc.gpu, relu,
+                       biased ? bb.gpu : DeviceBuffer{}};
+        PredictorOp orf{&fc1.ref, &fc2.ref, bx.ref, threshold, bh.ref, bl.ref, ba.ref, bc.ref, relu,
+                        biased ? bb.ref : DeviceBuffer{}};
         if (p.failed() || !m_gpu.predictor(og).ok() || !m_ref.predictor(orf).ok())
             return failed(name, "could not run");
         std::vector<float> lg, lr;
@@ -900,6 +905,7 @@ int main(int argc, char** argv)
     c.predictor(DType::F16);
     c.predictor(DType::Q4_0);
     c.predictor(DType::Q8_0, false);
+    c.predictor(DType::Q8_0, false, true);
     c.rmsNormAndAdd();
     c.layerNormAndBias();
     c.attention(32, 8, 128, 128, 40);

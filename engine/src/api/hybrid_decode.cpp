@@ -98,7 +98,10 @@ public:
         const std::int64_t nEmbd = w.up.cols;
         std::unique_ptr<UpOnlyFfnLayer> layer(new UpOnlyFfnLayer());
         layer->m_w = w;
-        layer->m_neurons = sparse::NeuronWeights::separate(cpu::WeightMatrix{}, w.up, w.downT, sparse::NeuronActivation::Relu);
+        layer->m_neurons = w.neurons.data
+                               ? sparse::NeuronWeights::fused(w.neurons, nEmbd, sparse::NeuronActivation::Relu)
+                               : sparse::NeuronWeights::separate(cpu::WeightMatrix{}, w.up, w.downT,
+                                                                 sparse::NeuronActivation::Relu);
         layer->m_neurons.upBias = w.upBias;
         if (!layer->m_neurons.valid())
             return Status(ErrorCode::Unsupported, "the CPU sparse kernels cannot use these FFN weights");
@@ -125,20 +128,21 @@ public:
             return layer;
         layer->m_device = device;
         layer->m_scratch = scratch;
-        const std::size_t stride = rowBytes(w.up.type, nEmbd);
+        const std::size_t row = rowBytes(w.up.type, nEmbd);
         const cpu::WeightMatrix* sources[2] = {&w.up, &w.downT};
         device::DeviceMatrix* targets[2] = {&layer->m_up, &layer->m_downT};
         const char* labels[2] = {"hot FFN up rows", "hot FFN down rows"};
         for (int i = 0; i < 2; ++i) {
             std::vector<std::uint8_t> rows;
             try {
-                rows.resize(stride * layer->m_hot.size());
+                rows.resize(row * layer->m_hot.size());
             } catch (const std::bad_alloc&) {
                 return Status(ErrorCode::OutOfMemory, "not enough host memory to stage the hot FFN rows");
             }
             const auto* base = static_cast<const std::uint8_t*>(sources[i]->data);
+            const std::size_t stride = cpu::rowStrideOf(*sources[i]); // fused rows: up and down interleaved
             for (std::size_t j = 0; j < layer->m_hot.size(); ++j)
-                std::memcpy(rows.data() + j * stride, base + std::size_t(layer->m_hot[j]) * stride, stride);
+                std::memcpy(rows.data() + j * row, base + std::size_t(layer->m_hot[j]) * stride, row);
             auto m = device->uploadMatrix(sources[i]->type, rows.data(), std::int64_t(layer->m_hot.size()), nEmbd,
                                           labels[i]);
             if (!m)
@@ -330,11 +334,15 @@ bool openFor(bool sparseModel, const SessionParams& params, std::unique_ptr<devi
     return true;
 }
 
-// An up-only layer's FFN as the device path takes it. Hearth's fused neurons and a plain
-// ffn_down come without up rows, which createUpOnly() turns down.
+// An up-only layer's FFN as the device path takes it: PowerInfer's up and ffn_down_t, or views
+// of Hearth's fused rows. A plain ffn_down comes without up rows, which createUpOnly() turns down.
 HybridDecode::UpOnlyWeights upOnlyWeights(const model::UpDownFfn& ffn)
 {
-    return {ffn.fusedNeurons || !ffn.downTransposed ? cpu::WeightMatrix{} : ffn.up, ffn.down, ffn.upBias};
+    if (ffn.fusedNeurons) {
+        const model::UpDownFfn view = ffn.denseView();
+        return {view.up, view.down, ffn.upBias, ffn.neurons};
+    }
+    return {ffn.downTransposed ? ffn.up : cpu::WeightMatrix{}, ffn.down, ffn.upBias, {}};
 }
 
 // Then, once the family has checked its layers: the planner and its parameters, and the GPU
@@ -466,7 +474,7 @@ std::unique_ptr<HybridDecode> HybridDecode::createUpOnly(const model::FamilyMode
     if (!openFor(sparseModel, params, h->m_device, report))
         return nullptr;
     for (std::size_t l = 0; l < layers.size(); ++l) {
-        // Hearth's fused neurons and a plain ffn_down come without up rows here (see upOnlyWeights()).
+        // A plain ffn_down comes without up rows here (see upOnlyWeights()).
         const UpOnlyWeights& w = layers[l];
         const bool same = w.up.data && w.downT.data && w.up.type == w.downT.type && w.up.rows == w.downT.rows
                           && w.up.cols == w.downT.cols && w.up.cols == layers.front().up.cols;

@@ -73,6 +73,7 @@ public:
         cpu::WeightMatrix up;
         cpu::WeightMatrix downT;
         const float* upBias = nullptr;
+        cpu::WeightMatrix neurons; // Hearth's fused rows (up | down), of which up and downT are views
     };
 
 private:

@@ -32,10 +32,8 @@ void HybridDeviceLayers::freeAll()
     m_attention.clear();
     m_attnScratch.reset();
     m_output.reset();
-    for (Predictor& p : m_predictors) {
-        m_device.free(p.fc1.data);
-        m_device.free(p.fc2.data);
-    }
+    for (Predictor& p : m_predictors)
+        freePredictor(p);
     m_predictors.clear();
     for (device::DeviceBuffer* b : {&m_x, &m_out, &m_hidden, &m_logits, &m_active, &m_count})
         m_device.free(*b);
@@ -116,24 +114,9 @@ std::unique_ptr<HybridDeviceLayers> HybridDeviceLayers::create(device::Device& d
                 notes.push_back("attention of layer " + std::to_string(l) + " stays on the CPU: " + a.message());
         }
         if (wanted(choice.predictor, l) && predictor.present() && h->m_count.ptr) {
-            Predictor p;
-            auto fc1 = dev.uploadMatrix(predictor.fc1.type, predictor.fc1.data, predictor.fc1.rows, predictor.fc1.cols,
-                                        "predictor fc1");
-            if (fc1) {
-                p.fc1 = *fc1;
-                auto fc2 = dev.uploadMatrix(predictor.fc2.type, predictor.fc2.data, predictor.fc2.rows,
-                                            predictor.fc2.cols, "predictor fc2");
-                if (fc2) {
-                    p.fc2 = *fc2;
-                    p.relu = predictor.relu;
-                    h->m_predictors[std::size_t(l)] = p;
-                } else {
-                    dev.free(p.fc1.data);
-                    notes.push_back("predictor of layer " + std::to_string(l) + " stays on the CPU: " + fc2.message());
-                }
-            } else {
-                notes.push_back("predictor of layer " + std::to_string(l) + " stays on the CPU: " + fc1.message());
-            }
+            const Status st = h->uploadPredictor(predictor, h->m_predictors[std::size_t(l)]);
+            if (!st.ok())
+                notes.push_back("predictor of layer " + std::to_string(l) + " stays on the CPU: " + st.message());
         }
     }
     if (choice.output) {
@@ -187,12 +170,49 @@ bool HybridDeviceLayers::runOutput(const float* x, int rows, float* logits)
     return m_output && m_output->runUnlessFailed(x, rows, logits, m_failure);
 }
 
+Status HybridDeviceLayers::uploadPredictor(const sparse::PredictorWeights& w, Predictor& out)
+{
+    Predictor p;
+    p.relu = w.relu;
+    const auto upload = [&]() -> Status {
+        auto fc1 = m_device.uploadMatrix(w.fc1.type, w.fc1.data, w.fc1.rows, w.fc1.cols, "predictor fc1");
+        if (!fc1)
+            return fc1.status();
+        p.fc1 = *fc1;
+        auto fc2 = m_device.uploadMatrix(w.fc2.type, w.fc2.data, w.fc2.rows, w.fc2.cols, "predictor fc2");
+        if (!fc2)
+            return fc2.status();
+        p.fc2 = *fc2;
+        if (!w.bias)
+            return {};
+        auto bias = m_device.allocateAndUpload(w.bias, std::uint64_t(w.fc2.rows) * 4, "predictor bias");
+        if (!bias)
+            return bias.status();
+        p.bias = *bias;
+        return {};
+    };
+    const Status st = upload();
+    if (!st.ok()) {
+        freePredictor(p);
+        return st;
+    }
+    out = p;
+    return {};
+}
+
+void HybridDeviceLayers::freePredictor(Predictor& p)
+{
+    m_device.free(p.fc1.data);
+    m_device.free(p.fc2.data);
+    m_device.free(p.bias);
+}
+
 std::int64_t HybridDeviceLayers::predict(int layer, const float* x, float threshold, std::int32_t* active)
 {
     if (!m_failure.empty() || layer < 0 || layer >= m_nLayer || m_predictors[std::size_t(layer)].fc1.data.empty())
         return -1;
     const Predictor& p = m_predictors[std::size_t(layer)];
-    device::PredictorOp op{&p.fc1, &p.fc2, m_x, threshold, m_hidden, m_logits, m_active, m_count, p.relu};
+    device::PredictorOp op{&p.fc1, &p.fc2, m_x, threshold, m_hidden, m_logits, m_active, m_count, p.relu, p.bias};
     Status st = m_device.upload(m_x, 0, x, std::uint64_t(m_nEmbd) * 4);
     if (st.ok())
         st = m_device.predictor(op);
@@ -229,7 +249,7 @@ std::uint64_t HybridDeviceLayers::deviceBytes() const
     for (const auto& a : m_attention)
         total += a ? a->deviceBytes() : 0;
     for (const Predictor& p : m_predictors)
-        total += p.fc1.data.charged + p.fc2.data.charged;
+        total += p.fc1.data.charged + p.fc2.data.charged + p.bias.charged;
     for (const device::DeviceBuffer* b : {&m_x, &m_out, &m_hidden, &m_logits, &m_active, &m_count})
         total += b->charged;
     return total + (m_output ? m_output->deviceBytes() : 0);

@@ -17,6 +17,7 @@
 #include "device/output_head.h"
 #include "model/layer_offload.h"
 #include "sparse/placement_plan.h"
+#include "sparse/predictor.h"
 
 #include <hearth/model.h>
 #include <hearth/status.h>
@@ -72,8 +73,12 @@ public:
 private:
     struct Predictor {
         device::DeviceMatrix fc1, fc2;
+        device::DeviceBuffer bias; // empty: none
         bool relu = true; // sparse::PredictorWeights::relu
     };
+    // Uploads @p w into @p out; on failure nothing stays on the device.
+    [[nodiscard]] Status uploadPredictor(const sparse::PredictorWeights& w, Predictor& out);
+    void freePredictor(Predictor& p);
     explicit HybridDeviceLayers(device::Device& device)
         : m_device(device)
     {

@@ -6,6 +6,7 @@
 #include "convert/sparsify_file.h"
 #include "cpu/quant.h"
 #include "gguf/gguf_file.h"
+#include "model/architecture_forward.h"
 #include "model/llama_forward.h"
 #include "model/llama_model.h"
 
@@ -72,13 +73,18 @@ Status writeTransposed(const gguf::TensorInfo& matrix, DType type, std::int64_t 
 
 Result<CalibrationWindows> CalibrationWindows::cut(const model::LlamaModel& llama, const SparsifyParams& params)
 {
+    return cut(llama, llama.hyperParams().nCtxTrain, params);
+}
+
+Result<CalibrationWindows> CalibrationWindows::cut(const Model& model, int trainedContext, const SparsifyParams& params)
+{
     CalibrationWindows c;
     const std::string_view text = params.calibrationText.empty() ? calibrationText() : params.calibrationText;
-    c.tokens = llama.tokenizer().encode(std::string(text), false, false);
+    c.tokens = model.tokenizer().encode(std::string(text), false, false);
     if (params.maxTokens > 0 && c.tokens.size() > std::size_t(params.maxTokens))
         c.tokens.resize(std::size_t(params.maxTokens));
-    c.bos = llama.tokenizer().bos();
-    c.window = std::min(kCalibrationWindow, std::max(8, llama.hyperParams().nCtxTrain));
+    c.bos = model.tokenizer().bos();
+    c.window = std::min(kCalibrationWindow, std::max(8, trainedContext));
     c.perWindow = c.window - c.skip();
     c.windows = int(c.tokens.size()) / c.perWindow;
     if (c.windows < kMinimumWindows)
@@ -112,10 +118,14 @@ int CalibrationWindows::heldOutTokenCount() const
     return count;
 }
 
-Status runCalibration(model::LlamaForward& forward, const CalibrationWindows& windows, const SparsifyParams& params,
-                      float progressFrom, float progressTo, const std::function<void(bool heldOut)>& beforeWindow)
+namespace {
+
+// Runs @p forward (a LlamaForward or an ArchitectureForward: the same forward()) over every window.
+template <typename Forward>
+Status calibrate(Forward& forward, int vocabSize, const CalibrationWindows& windows, const SparsifyParams& params,
+                 float progressFrom, float progressTo, const std::function<void(bool heldOut)>& beforeWindow)
 {
-    std::vector<float> logits(std::size_t(forward.model().hyperParams().nVocab));
+    std::vector<float> logits(static_cast<std::size_t>(vocabSize));
     std::vector<Token> chunk;
     try {
         for (int w = 0; w < windows.windows; ++w) {
@@ -134,6 +144,22 @@ Status runCalibration(model::LlamaForward& forward, const CalibrationWindows& wi
         return {ErrorCode::OutOfMemory, "not enough memory for the calibration samples; use fewer tokens"};
     }
     return {};
+}
+
+} // namespace
+
+Status runCalibration(model::LlamaForward& forward, const CalibrationWindows& windows, const SparsifyParams& params,
+                      float progressFrom, float progressTo, const std::function<void(bool heldOut)>& beforeWindow)
+{
+    return calibrate(forward, forward.model().hyperParams().nVocab, windows, params, progressFrom, progressTo,
+                     beforeWindow);
+}
+
+Status runCalibration(model::ArchitectureForward& forward, int vocabSize, const CalibrationWindows& windows,
+                      const SparsifyParams& params, float progressFrom, float progressTo,
+                      const std::function<void(bool heldOut)>& beforeWindow)
+{
+    return calibrate(forward, vocabSize, windows, params, progressFrom, progressTo, beforeWindow);
 }
 
 namespace {

@@ -29,6 +29,7 @@ struct TensorInfo;
 }
 
 namespace hearth::model {
+class ArchitectureForward;
 class LlamaForward;
 class LlamaModel;
 } // namespace hearth::model
@@ -51,6 +52,8 @@ struct CalibrationWindows {
     // The text of @p params (or the built-in one) in @p llama's tokens; InvalidArgument when it
     // is too short.
     static Result<CalibrationWindows> cut(const model::LlamaModel& llama, const SparsifyParams& params);
+    // The same for any model, @p trainedContext its training context (the windows fit in it).
+    static Result<CalibrationWindows> cut(const Model& model, int trainedContext, const SparsifyParams& params);
 
     [[nodiscard]] static bool heldOut(int window) { return window % kHeldOutEvery == kHeldOutEvery - 1; }
     // Leading tokens of a window that observers should leave out: decoding never sees BOS, and
@@ -91,6 +94,10 @@ struct CalibrationWindows {
 // observers at the training or held-out samples); progress goes from @p progressFrom to
 // @p progressTo.
 [[nodiscard]] Status runCalibration(model::LlamaForward& forward, const CalibrationWindows& windows,
+                                    const SparsifyParams& params, float progressFrom, float progressTo,
+                                    const std::function<void(bool heldOut)>& beforeWindow);
+// The same for the other families' forward passes (@p vocabSize: the logits' width).
+[[nodiscard]] Status runCalibration(model::ArchitectureForward& forward, int vocabSize, const CalibrationWindows& windows,
                                     const SparsifyParams& params, float progressFrom, float progressTo,
                                     const std::function<void(bool heldOut)>& beforeWindow);
 

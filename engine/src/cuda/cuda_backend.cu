@@ -452,10 +452,11 @@ int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, con
     return launched(ctx, "activate");
 }
 
-// logits = fc2 . f(fc1 . x), f ReLU or (@p relu false) nothing; the active ids compacted.
-int predictWith(bool relu, HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2,
-                const float* x, float threshold, float* hidden, float* logits, std::int32_t* active,
-                std::int32_t* activeCount)
+// logits = fc2 . f(fc1 . x) + bias, f ReLU or (@p relu false) nothing, bias optional; the active
+// ids compacted.
+int predictWith(bool relu, const float* bias, HearthCudaContext* ctx, const HearthCudaMatrix* fc1,
+                const HearthCudaMatrix* fc2, const float* x, float threshold, float* hidden, float* logits,
+                std::int32_t* active, std::int32_t* activeCount)
 {
     if (int rc = checkMatrix(ctx, fc1))
         return rc;
@@ -470,6 +471,8 @@ int predictWith(bool relu, HearthCudaContext* ctx, const HearthCudaMatrix* fc1, 
         launchRelu(hidden, fc1->rows, ctx->stream);
     launchRowDot(fc2->type, fc2->data, fc2->row_bytes, fc2->cols, hidden, fc2->cols, nullptr, fc2->rows, logits,
                  fc2->rows, 1, ctx->stream);
+    if (bias)
+        launchBiasAdd(logits, bias, fc2->rows, 1, ctx->stream);
     launchCompact(logits, fc2->rows, threshold, active, activeCount, ctx->stream);
     return launched(ctx, "predictor");
 }
@@ -477,13 +480,22 @@ int predictWith(bool relu, HearthCudaContext* ctx, const HearthCudaMatrix* fc1, 
 int predictor(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2, const float* x,
               float threshold, float* hidden, float* logits, std::int32_t* active, std::int32_t* activeCount)
 {
-    return predictWith(true, ctx, fc1, fc2, x, threshold, hidden, logits, active, activeCount);
+    return predictWith(true, nullptr, ctx, fc1, fc2, x, threshold, hidden, logits, active, activeCount);
 }
 
 int predictorLinear(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2, const float* x,
                     float threshold, float* hidden, float* logits, std::int32_t* active, std::int32_t* activeCount)
 {
-    return predictWith(false, ctx, fc1, fc2, x, threshold, hidden, logits, active, activeCount);
+    return predictWith(false, nullptr, ctx, fc1, fc2, x, threshold, hidden, logits, active, activeCount);
+}
+
+int predictorBiased(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2, const float* x,
+                    int relu, const float* bias, float threshold, float* hidden, float* logits, std::int32_t* active,
+                    std::int32_t* activeCount)
+{
+    if (!bias || (relu != 0 && relu != 1))
+        return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "predictor: bad bias or form");
+    return predictWith(relu == 1, bias, ctx, fc1, fc2, x, threshold, hidden, logits, active, activeCount);
 }
 
 int rmsNorm(HearthCudaContext* ctx, const float* x, const float* weight, float eps, std::int64_t n,
@@ -573,6 +585,7 @@ const HearthCudaBackendV1 kTable = {
     attentionRope,
     matmulTransposed,
     predictorLinear,
+    predictorBiased,
 };
 
 } // namespace

@@ -25,8 +25,8 @@ extern "C" {
 
 // 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6,
 // cache rows taken in turn (sliding-window caches); 5: half_cache; 6: activate's mask, matmul_transposed;
-// 7: predictor_linear
-#define HEARTH_CUDA_ABI_VERSION 7u
+// 7: predictor_linear; 8: predictor_biased
+#define HEARTH_CUDA_ABI_VERSION 8u
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -128,6 +128,11 @@ typedef struct HearthCudaBackendV1 {
     int (*predictor_linear)(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2,
                             const float* x, float threshold, float* hidden, float* logits, int32_t* active,
                             int32_t* active_count);
+    // predictor (with the ReLU when relu is 1, without when 0) whose logits get bias (fc2 rows
+    // floats) added before the threshold (ABI 8): predictors fitted to a LayerNorm's output.
+    int (*predictor_biased)(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2,
+                            const float* x, int relu, const float* bias, float threshold, float* hidden,
+                            float* logits, int32_t* active, int32_t* active_count);
 } HearthCudaBackendV1;
 
 // What every module of ABI 1 provides: the table up to and including add.

@@ -207,6 +207,15 @@ Status CudaDevice::predictor(const PredictorOp& op)
     HEARTH_TRY(checkOp(op));
     const HearthCudaMatrix fc1 = cudaMatrix(*op.fc1);
     const HearthCudaMatrix fc2 = cudaMatrix(*op.fc2);
+    if (!op.bias.empty()) {
+        auto biased = optional(&HearthCudaBackendV1::predictor_biased, offsetof(HearthCudaBackendV1, predictor_biased));
+        if (!biased)
+            return Status(ErrorCode::Unsupported, "the CUDA module predates predictors with a bias; update it");
+        return check(biased(m_ctx, &fc1, &fc2, op.x.as<const float>(), op.relu ? 1 : 0, op.bias.as<const float>(),
+                            op.threshold, op.hidden.as<float>(), op.logits.as<float>(), op.active.as<std::int32_t>(),
+                            op.activeCount.as<std::int32_t>()),
+                     "predictor");
+    }
     auto fn = m_api->predictor;
     if (!op.relu) {
         fn = optional(&HearthCudaBackendV1::predictor_linear, offsetof(HearthCudaBackendV1, predictor_linear));

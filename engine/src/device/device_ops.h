@@ -68,7 +68,8 @@ struct ActivateOp {
 };
 
 // The sparsity predictor: logits = fc2 . ReLU(fc1 . x) (without the ReLU when relu is false:
-// sparse::PredictorWeights::relu); active = ascending ids with logit >= threshold, count written
+// sparse::PredictorWeights::relu), plus bias (fc2.rows floats) when there is one; active =
+// ascending ids with logit >= threshold, count written
 // to activeCount (one I32). hidden (fc1.rows floats) and logits (fc2.rows floats) are scratch the
 // caller owns; active holds fc2.rows I32.
 struct PredictorOp {
@@ -81,6 +82,7 @@ struct PredictorOp {
     DeviceBuffer active;
     DeviceBuffer activeCount;
     bool relu = true;
+    DeviceBuffer bias; // empty: none
 };
 
 // out[t] = x[t] / sqrt(mean(x[t]^2) + eps) * weight, over tokens rows of n. out may be x.

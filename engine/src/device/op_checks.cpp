@@ -111,6 +111,8 @@ Status checkOp(const PredictorOp& op)
     HEARTH_TRY(need("predictor", "hidden", op.hidden, op.fc1->rows, 4));
     HEARTH_TRY(need("predictor", "logits", op.logits, op.fc2->rows, 4));
     HEARTH_TRY(need("predictor", "active", op.active, op.fc2->rows, 4));
+    if (!op.bias.empty())
+        HEARTH_TRY(need("predictor", "bias", op.bias, op.fc2->rows, 4));
     return need("predictor", "activeCount", op.activeCount, 1, 4);
 }
 

@@ -228,6 +228,8 @@ std::int32_t predictor(const PredictorOp& op)
     if (op.relu)
         cpu::relu(hidden, op.fc1->rows);
     cpu::matmul(inlinePool(), hostMatrix(*op.fc2), hidden, 1, logits);
+    if (!op.bias.empty())
+        cpu::add(logits, op.bias.as<const float>(), op.fc2->rows);
     auto* active = op.active.as<std::int32_t>();
     std::int32_t count = 0;
     for (std::int64_t i = 0; i < op.fc2->rows; ++i) {

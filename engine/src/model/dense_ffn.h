@@ -103,6 +103,8 @@ public:
     // [tokens][nFf]) zeroes the activations of the neurons it leaves out (a sparse prompt).
     void run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* input, int tokens, float* out,
              const std::uint8_t* mask = nullptr);
+    // The last run()'s activations, [tokens][nFf] (what calibration records).
+    [[nodiscard]] const float* activations() const { return m_hidden.data(); }
 
 private:
     std::vector<float> m_hidden; // [maxBatch][nFf]

@@ -35,6 +35,17 @@ FalconModel::FalconModel(std::unique_ptr<gguf::GgufFile> file, std::unique_ptr<T
 
 FalconModel::~FalconModel() = default;
 
+Result<DenseActivation> falconActivation(const gguf::GgufFile& file)
+{
+    if (const auto name = file.getString("hearth.ffn_activation")) {
+        const auto parsed = parseDenseActivation(*name);
+        if (!parsed)
+            return Status(ErrorCode::Unsupported, "FFN activation \"" + *name + "\" is not supported for falcon (use gelu or relu)");
+        return *parsed;
+    }
+    return file.magic() == gguf::Magic::PowerInfer ? DenseActivation::Relu : DenseActivation::Gelu;
+}
+
 namespace {
 
 // Packs the matrices the dense products read (family_model.h). The pages of a tied output
@@ -110,13 +121,9 @@ Result<std::shared_ptr<const Model>> loadFalconModel(std::unique_ptr<gguf::GgufF
         hp->ropeFreqBase = float(*base);
     }
 
-    DenseActivation activation = file->magic() == gguf::Magic::PowerInfer ? DenseActivation::Relu : DenseActivation::Gelu;
-    if (const auto name = file->getString("hearth.ffn_activation")) {
-        const auto parsed = parseDenseActivation(*name);
-        if (!parsed)
-            return fail({ErrorCode::Unsupported, "FFN activation \"" + *name + "\" is not supported for falcon (use gelu or relu)"});
-        activation = *parsed;
-    }
+    const auto activation = falconActivation(*file);
+    if (!activation)
+        return fail(activation.status());
 
     auto tokenizer = createFamilyTokenizer(*file, *hp);
     if (!tokenizer)
@@ -125,16 +132,16 @@ Result<std::shared_ptr<const Model>> loadFalconModel(std::unique_ptr<gguf::GgufF
     auto scaled = familyBindingProgress(params);
     if (!scaled)
         return scaled.status();
-    auto weights = bindFalcon(*file, *hp, activation, *scaled);
+    auto weights = bindFalcon(*file, *hp, *activation, *scaled);
     if (!weights)
         return weights.code() == ErrorCode::Cancelled ? weights.status() : fail(weights.status());
 
     lockFamilyMapping(*file, params);
 
-    ModelInfo info = familyModelInfo(path, *file, *hp, **weights, activation);
+    ModelInfo info = familyModelInfo(path, *file, *hp, **weights, *activation);
 
     return std::shared_ptr<const Model>(std::make_shared<FalconModel>(std::move(file), std::move(tokenizer).value(),
-                                                                      std::move(hp).value(), activation,
+                                                                      std::move(hp).value(), *activation,
                                                                       std::move(weights).value(), std::move(info)));
 }
 

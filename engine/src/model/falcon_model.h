@@ -46,6 +46,10 @@ private:
     std::unique_ptr<FalconWeights> m_weights;
 };
 
+// The FFN activation @p file declares ("hearth.ffn_activation"); without one PowerInfer's files
+// are ReLU (ReluFalcon) and others GELU.
+[[nodiscard]] Result<DenseActivation> falconActivation(const gguf::GgufFile& file);
+
 // Model::load for general.architecture "falcon"; @p path is used for messages and ModelInfo.
 [[nodiscard]] Result<std::shared_ptr<const Model>> loadFalconModel(std::unique_ptr<gguf::GgufFile> file,
                                                                    const std::string& path, const LoadParams& params);

@@ -187,7 +187,7 @@ Status bindFamilyFfn(TensorBinder& binder, const std::string& prefix, const Hype
 std::size_t familyFfnTensorCount(const gguf::GgufFile& file)
 {
     const std::size_t matrices = file.findTensor("blk.0.ffn_neurons.weight") ? 1 : 2;
-    return matrices + (file.findTensor("blk.0.fc1.weight") ? 2 : 0);
+    return matrices + (file.findTensor("blk.0.fc1.weight") ? 2 : 0) + (file.findTensor("blk.0.fc2.bias") ? 1 : 0);
 }
 
 Status readSparseThreshold(const gguf::GgufFile& file, float& threshold)

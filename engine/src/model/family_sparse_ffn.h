@@ -6,8 +6,9 @@
 //
 //   out = sum over active i of ReLU(up_i . x + upBias_i) * down_i + downBias
 //
-// The predictor reads FfnBatch::predictorInput (falcon: the layer input; opt: the residual
-// stream before the FFN norm), the neurons the normalized FFN input. There is no gate row, so a
+// PowerInfer's predictor reads FfnBatch::predictorInput (falcon: the layer input; opt: the
+// residual stream before the FFN norm), Hearth's fitted ones the normalized FFN input as the
+// neurons do (sparse/predictor.h). There is no gate row, so a
 // neuron is two rows (up, down) instead of the llama family's three; the fc1 bias of OPT goes
 // with its neuron, the fc2 (down) bias is added once per token. Rows come from PowerInfer's
 // separate matrices (ffn_up, ffn_down_t) or Hearth's fused ffn_neurons.
@@ -90,15 +91,16 @@ public:
         if ((!predicted && (!ffn.fusedNeurons || n > 1)) || !neurons.valid())
             return false;
         sparse::NeuronSelection::Active active = m_selection.all();
+        const float* predictorInput = ffn.predictor.input(batch.predictorInput, batch.input);
         // A decoded token's predictor may run on the device, which returns the ids as the CPU would.
         const std::int64_t offloaded =
             predicted && n == 1 && m_offload
-                ? m_offload->predict(batch.layer, batch.predictorInput, m_threshold, m_selection.idBuffer())
+                ? m_offload->predict(batch.layer, predictorInput, m_threshold, m_selection.idBuffer())
                 : -1;
         if (offloaded >= 0) {
             active = m_selection.predicted(offloaded);
         } else if (predicted) {
-            active = m_selection.predict(pool, ffn.predictor, batch.predictorInput, n, m_threshold);
+            active = m_selection.predict(pool, ffn.predictor, predictorInput, n, m_threshold);
             if (n > 1 && sparse::NeuronSelection::denseIsCheaper(active.pairs, n, neurons.nFf)) {
                 dense.run(pool, ffn.denseView(), batch.input, n, batch.out, active.mask);
                 return true;

@@ -302,15 +302,16 @@ bool LlamaForward::neuronFfn(int layer, int n)
     const std::int64_t nFf = hp.nFf;
 
     sparse::NeuronSelection::Active active = m_selection.all();
+    // PowerInfer's predictor sees the residual stream before the FFN norm.
+    const float* predictorInput = lw.predictor.input(m_x.data(), m_xn.data());
     // A decoded token's predictor may run on the device, which returns the ids as selectActive does.
     const std::int64_t offloaded =
-        predicted && n == 1 && m_offload ? m_offload->predict(layer, m_x.data(), m_threshold, m_selection.idBuffer())
+        predicted && n == 1 && m_offload ? m_offload->predict(layer, predictorInput, m_threshold, m_selection.idBuffer())
                                          : -1;
     if (offloaded >= 0) {
         active = m_selection.predicted(offloaded);
     } else if (predicted) {
-        // The predictor sees the residual stream before the FFN norm.
-        active = m_selection.predict(*m_pool, lw.predictor, m_x.data(), n, m_threshold);
+        active = m_selection.predict(*m_pool, lw.predictor, predictorInput, n, m_threshold);
     }
     // The device's hot neurons take a prompt too, as matrices; the CPU's prompt path is next.
     if (predicted && m_decodeFfn && !m_observer

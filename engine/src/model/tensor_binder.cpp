@@ -79,8 +79,22 @@ Status TensorBinder::predictor(const std::string& prefix, std::int64_t nEmbd, st
         return {ErrorCode::InvalidFile, std::string(sparse::kPredictorActivationKey) + " is \"" + activation
                                             + "\"; Hearth knows \"relu\" and \"identity\""};
     out.relu = activation == "relu";
+    const std::string input = m_file.getString(sparse::kPredictorInputKey).value_or("residual");
+    if (input != "residual" && input != "ffn_input")
+        return {ErrorCode::InvalidFile, std::string(sparse::kPredictorInputKey) + " is \"" + input
+                                            + "\"; Hearth knows \"residual\" and \"ffn_input\""};
+    out.readsFfnInput = input == "ffn_input";
     HEARTH_TRY(matrix(prefix + "fc1.weight", nEmbd, hidden, out.fc1));
-    return matrix(prefix + "fc2.weight", hidden, nFf, out.fc2);
+    HEARTH_TRY(matrix(prefix + "fc2.weight", hidden, nFf, out.fc2));
+    if (!has(prefix + "fc2.bias"))
+        return {};
+    // Written by Hearth alone, in F32: read in place.
+    const gguf::TensorInfo* bias = nullptr;
+    HEARTH_TRY(find(prefix + "fc2.bias", {nFf}, bias));
+    if (bias->type != DType::F32)
+        return {ErrorCode::InvalidFile, "tensor " + prefix + "fc2.bias is not F32"};
+    out.bias = reinterpret_cast<const float*>(bias->data);
+    return tick(*bias);
 }
 
 DType TensorBinder::dominantType() const

@@ -43,7 +43,9 @@ public:
 
     // The activation predictor of the layer whose tensors start with @p prefix ("blk.N."):
     // fc1 [nEmbd, hidden] and fc2 [hidden, nFf], hidden read from fc1, and the form the file
-    // declares (sparse::kPredictorActivationKey); @p out stays empty when the layer has neither.
+    // declares (sparse::kPredictorActivationKey), fc2.bias (F32 [nFf]) when there is one, and
+    // the input the file names (sparse::kPredictorInputKey); @p out stays empty when the layer
+    // has neither matrix.
     Status predictor(const std::string& prefix, std::int64_t nEmbd, std::int64_t nFf, sparse::PredictorWeights& out);
 
     [[nodiscard]] DType dominantType() const;

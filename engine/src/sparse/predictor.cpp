@@ -12,7 +12,8 @@ std::uint64_t PredictorWeights::bytes() const
     if (!present())
         return 0;
     return std::uint64_t(rowBytes(fc1.type, fc1.cols)) * std::uint64_t(fc1.rows)
-           + std::uint64_t(rowBytes(fc2.type, fc2.cols)) * std::uint64_t(fc2.rows);
+           + std::uint64_t(rowBytes(fc2.type, fc2.cols)) * std::uint64_t(fc2.rows)
+           + (bias ? 4 * std::uint64_t(fc2.rows) : 0);
 }
 
 void predict(cpu::ThreadPool& pool, const PredictorWeights& p, const float* x, int tokens, float* hidden, float* logits)
@@ -21,6 +22,10 @@ void predict(cpu::ThreadPool& pool, const PredictorWeights& p, const float* x, i
     if (p.relu)
         cpu::relu(hidden, std::int64_t(tokens) * p.fc1.rows);
     cpu::matmul(pool, p.fc2, hidden, tokens, logits);
+    if (p.bias) {
+        for (int t = 0; t < tokens; ++t)
+            cpu::add(logits + std::size_t(t) * std::size_t(p.fc2.rows), p.bias, p.fc2.rows);
+    }
 }
 
 std::int64_t selectActive(const float* logits, std::int64_t nFf, float threshold, std::int32_t* ids)

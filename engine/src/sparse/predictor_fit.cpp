@@ -85,6 +85,8 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
         return Status(ErrorCode::InvalidArgument, "fitting a predictor needs at least two calibration tokens");
     if (options.rank <= 0 || !(options.recall > 0.0 && options.recall <= 1.0))
         return Status(ErrorCode::InvalidArgument, "the predictor's rank must be positive and its recall in (0, 1]");
+    if (!options.bias.empty() && (!options.affine || options.bias.size() != std::size_t(nFf)))
+        return Status(ErrorCode::InvalidArgument, "a pre-activation bias needs an affine fit and one value per neuron");
     const std::int64_t rank = std::min({std::int64_t(options.rank), n, nFf});
 
     FittedPredictor fit;
@@ -102,7 +104,13 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
         }
         if (validationRows.empty()) // too few tokens to set any aside: all of them do both
             validationRows = fitRows;
-        const RowMatrixF xFit = x(fitRows, Eigen::all);
+        RowMatrixF xFit = x(fitRows, Eigen::all);
+        // Affine: the map is fitted to the inputs' deviations from their mean.
+        Eigen::RowVectorXf mean = Eigen::RowVectorXf::Zero(Eigen::Index(n));
+        if (options.affine) {
+            mean = xFit.colwise().mean();
+            xFit.rowwise() -= mean;
+        }
 
         // The fitting inputs' covariance C, shrunk towards its mean variance (Ledoit-Wolf style):
         // with fewer samples than dimensions the sample covariance has directions it never saw,
@@ -140,13 +148,23 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
         const Eigen::VectorXf variance = ritz.eigenvalues().tail(Eigen::Index(rank)).cwiseMax(0.0f);
         MatrixF a = u.transpose() * g; // rank x n
         MatrixF f = u;                 // nFf x rank
+        // Each neuron's mean pre-activation, less what the map gives the mean input.
+        Eigen::VectorXf beta = Eigen::VectorXf::Zero(Eigen::Index(nFf));
+        if (options.affine) {
+            const Eigen::VectorXf gm = g * mean.transpose();
+            beta = gm - u * (u.transpose() * gm);
+            if (!options.bias.empty())
+                beta += Eigen::Map<const Eigen::VectorXf>(options.bias.data(), Eigen::Index(nFf));
+        }
 
         // Unit spread per neuron: the score of neuron i is sum_k U_ik (U^T G x)_k, and the
         // (U^T G x)_k are uncorrelated over the samples with variances `variance`.
         for (Eigen::Index i = 0; i < f.rows(); ++i) {
             const float spread = std::sqrt(f.row(i).array().square().matrix().dot(variance));
-            if (spread > 0)
+            if (spread > 0) {
                 f.row(i) /= spread;
+                beta(i) /= spread;
+            }
         }
 
         // The threshold that keeps options.recall of the firings on the validation tokens.
@@ -156,7 +174,8 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
         const auto validationTokens = std::int64_t(validationRows.size());
         for (std::int64_t t0 = 0; t0 < validationTokens; t0 += kScoreBlock) {
             const std::int64_t rows = std::min(kScoreBlock, validationTokens - t0);
-            const RowMatrixF scores = hidden.middleRows(Eigen::Index(t0), Eigen::Index(rows)) * ff.transpose();
+            RowMatrixF scores = hidden.middleRows(Eigen::Index(t0), Eigen::Index(rows)) * ff.transpose();
+            scores.rowwise() += beta.transpose();
             for (std::int64_t t = 0; t < rows; ++t) {
                 const Eigen::Index token = validationRows[std::size_t(t0 + t)];
                 for (std::int64_t i = 0; i < nFf; ++i) {
@@ -173,6 +192,7 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
         }
         // score >= threshold  <=>  score * (kFittedThreshold / threshold) >= kFittedThreshold.
         f *= float(double(kFittedThreshold) / threshold);
+        beta *= float(double(kFittedThreshold) / threshold);
 
         // Balance each hidden unit between fc1 and fc2 (fc2 scaled by 1/b after fc1 by b), so that
         // neither needs a range F16 cannot hold.
@@ -193,6 +213,8 @@ Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const Layer
         fit.fc2.resize(std::size_t(nFf * fit.hidden));
         RowMap(fit.fc1.data(), Eigen::Index(rank), Eigen::Index(n)) = a;
         RowMap(fit.fc2.data(), Eigen::Index(nFf), Eigen::Index(rank)) = f;
+        if (options.affine)
+            fit.bias.assign(beta.data(), beta.data() + nFf);
     } catch (const std::bad_alloc&) {
         return Status(ErrorCode::OutOfMemory, "not enough memory to fit a predictor for this layer");
     }
@@ -212,7 +234,9 @@ PredictorQuality measurePredictor(const FittedPredictor& predictor, const LayerS
     for (std::int64_t t0 = 0; t0 < tokens; t0 += kScoreBlock) {
         const std::int64_t rows = std::min(kScoreBlock, tokens - t0);
         const ConstRowMap x(samples.input(t0), Eigen::Index(rows), Eigen::Index(predictor.nEmbd));
-        const RowMatrixF logits = (x * fc1.transpose()) * fc2.transpose();
+        RowMatrixF logits = (x * fc1.transpose()) * fc2.transpose();
+        if (!predictor.bias.empty())
+            logits.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(predictor.bias.data(), Eigen::Index(nFf));
         for (std::int64_t t = 0; t < rows; ++t) {
             for (std::int64_t i = 0; i < nFf; ++i) {
                 const bool on = logits(Eigen::Index(t), Eigen::Index(i)) >= kFittedThreshold;

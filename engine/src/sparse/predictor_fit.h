@@ -16,6 +16,11 @@
 // fc2 · ReLU(fc1 · x) would hold the same map only with the hidden units in pairs (a, -a), so
 // that ReLU(a·x) - ReLU(-a·x) = a·x: twice the bytes for every token.
 //
+// Falcon and OPT (sparse/predictor.h) read a LayerNorm's output xn, and a neuron's pre-activation
+// gate_i · xn + b_i has an offset: those predictors are affine. The map is fitted to the
+// centered inputs and the bias restores each neuron's mean pre-activation, b + G m - P m for
+// the inputs' mean m.
+//
 // Each neuron's score is scaled to unit spread, then one threshold per layer is chosen so that
 // the requested share (the recall) of the neurons that fired on the calibration text score
 // above it; the scores are scaled once more so that this threshold is kFittedThreshold for every
@@ -31,6 +36,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace hearth::sparse {
@@ -71,6 +77,8 @@ struct PredictorFitOptions {
     int rank = 0;         // of the linear map: the predictor's hidden size
     double recall = 0.99; // share of the calibration firings the threshold keeps, in (0, 1]
     const std::atomic<bool>* cancel = nullptr; // optional: set, the fit stops (Cancelled) within seconds
+    bool affine = false;                   // fit a bias too (inputs from a LayerNorm)
+    std::span<const float> bias;           // affine: the pre-activations' own bias (nFf); empty: none
 };
 
 struct FittedPredictor {
@@ -78,7 +86,8 @@ struct FittedPredictor {
     std::int64_t nFf = 0;
     std::int64_t hidden = 0;
     std::vector<float> fc1; // hidden x nEmbd, row-major
-    std::vector<float> fc2; // nFf x hidden, row-major; logits = fc2 · (fc1 · x), no ReLU
+    std::vector<float> fc2; // nFf x hidden, row-major; logits = fc2 · (fc1 · x) + bias, no ReLU
+    std::vector<float> bias; // nFf; empty unless affine
 };
 
 // How well a predictor's choices match the neurons that fired.
@@ -89,7 +98,8 @@ struct PredictorQuality {
     double firedShare = 0;      // neurons that fired / (tokens x nFf)
 };
 
-// @p gate: nFf rows of nEmbd floats, gate row i times the FFN norm's weights elementwise.
+// @p gate: nFf rows of nEmbd floats, gate row i times the FFN norm's weights elementwise (or,
+// affine, the rows that multiply the normalized input).
 // InvalidArgument for shapes that do not match or too few samples (fewer than two tokens).
 [[nodiscard]] Result<FittedPredictor> fitPredictor(const std::vector<float>& gate, const LayerSamples& samples,
                                                    const PredictorFitOptions& options);

@@ -5,6 +5,8 @@
 // head, as in Falcon-40B.
 
 #include "synth/synthetic_families.h"
+#include "synth/random.h"
+#include "synth/synthetic_sparse.h"
 
 #include "gguf/gguf_writer.h"
 
@@ -24,19 +26,28 @@ std::vector<SynthTensor> plannedFalconTensors(const SynthOptions& options)
     auto scale = [](std::int64_t nIn) { return 1.0f / std::sqrt(static_cast<float>(nIn)); };
     constexpr float kNormSpread = 0.05f;
 
+    // Activation locality: the FFN's LayerNorm adds 1 to every output, so an up row of mean a
+    // gives a pre-activation of about a n_embd + N(0, 1) (Falcon's up projection has no bias).
+    const bool locality = options.activationSparsity > 0.0;
+    const float ffnNormBias = locality ? 1.0f : 0.0f;
     std::vector<SynthTensor> t;
     t.push_back({"token_embd.weight", {embd, vocab}, w, 0.0f, 1.0f});
     for (int l = 0; l < s.layerCount; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
         t.push_back({p + "attn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
-        t.push_back({p + "attn_norm.bias", {embd}, DType::F32, 0.0f, kNormSpread});
+        t.push_back({p + "attn_norm.bias", {embd}, DType::F32, s.kvHeadCount > 1 ? 0.0f : ffnNormBias, kNormSpread});
         if (s.kvHeadCount > 1) {
             t.push_back({p + "attn_norm_2.weight", {embd}, DType::F32, 1.0f, kNormSpread});
-            t.push_back({p + "attn_norm_2.bias", {embd}, DType::F32, 0.0f, kNormSpread});
+            t.push_back({p + "attn_norm_2.bias", {embd}, DType::F32, ffnNormBias, kNormSpread});
         }
         t.push_back({p + "attn_qkv.weight", {embd, embd + 2 * kv}, w, 0.0f, scale(embd)});
         t.push_back({p + "attn_output.weight", {embd, embd}, w, 0.0f, scale(embd)});
         t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
+        if (locality) {
+            t.back().rowMeans = activationLocalityOffsets(ff, options.activationSparsity, mixSeed(options.seed, std::uint64_t(l)));
+            for (float& m : t.back().rowMeans)
+                m /= float(embd);
+        }
         t.push_back({p + "ffn_down.weight", {ff, embd}, w, 0.0f, scale(ff)});
     }
     t.push_back({"output_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});

@@ -71,6 +71,12 @@ Status validateFamilyOptions(const SynthOptions& options)
     } else {
         return {ErrorCode::InvalidArgument, "unknown architecture '" + options.architecture + "'"};
     }
+    if (options.activationSparsity != 0.0) {
+        if (!(options.activationSparsity > 0.0 && options.activationSparsity < 1.0))
+            return {ErrorCode::InvalidArgument, "the activation sparsity must be in (0, 1)"};
+        if (a != "relu")
+            return {ErrorCode::InvalidArgument, "activation sparsity needs a ReLU FFN"};
+    }
     return {};
 }
 

@@ -5,6 +5,8 @@
 // token embeddings, as in OPT.
 
 #include "synth/synthetic_families.h"
+#include "synth/random.h"
+#include "synth/synthetic_sparse.h"
 
 #include "gguf/gguf_writer.h"
 
@@ -39,6 +41,10 @@ std::vector<SynthTensor> plannedOptTensors(const SynthOptions& options)
         t.push_back({p + "ffn_norm.bias", {embd}, DType::F32, 0.0f, kNormSpread});
         t.push_back({p + "ffn_up.weight", {embd, ff}, w, 0.0f, scale(embd)});
         t.push_back({p + "ffn_up.bias", {ff}, DType::F32, 0.0f, kBiasSpread});
+        // Activation locality: each neuron's up bias sets how often it fires (an up row of
+        // spread 1/sqrt(n_embd) over the LayerNorm's unit-variance output gives N(0, 1)).
+        if (options.activationSparsity > 0.0)
+            t.back().values = activationLocalityOffsets(ff, options.activationSparsity, mixSeed(options.seed, std::uint64_t(l)));
         t.push_back({p + "ffn_down.weight", {ff, embd}, w, 0.0f, scale(ff)});
         t.push_back({p + "ffn_down.bias", {embd}, DType::F32, 0.0f, kBiasSpread});
     }

@@ -352,16 +352,24 @@ std::vector<float> powerLawFrequencies(std::int64_t nFf, double sparsity, double
     return f;
 }
 
-std::vector<float> activationLocalityGateMeans(std::int64_t nEmbd, std::int64_t nFf, double sparsity, std::uint64_t seed)
+std::vector<float> activationLocalityOffsets(std::int64_t nFf, double sparsity, std::uint64_t seed)
 {
     const std::vector<float> byRank = powerLawFrequencies(nFf, sparsity, 1.0);
-    std::vector<float> means(byRank.size());
-    for (std::size_t i = 0; i < means.size(); ++i)
-        means[i] = float(normalQuantile(byRank[i]) * std::sqrt(2.0) / double(nEmbd));
+    std::vector<float> offsets(byRank.size());
+    for (std::size_t i = 0; i < offsets.size(); ++i)
+        offsets[i] = float(normalQuantile(byRank[i]));
     // Fisher-Yates with the generator of the weights, so the same seed gives the same order.
     SplitMix64 rng(seed);
-    for (std::size_t i = means.size(); i > 1; --i)
-        std::swap(means[i - 1], means[std::size_t(rng.next() % i)]);
+    for (std::size_t i = offsets.size(); i > 1; --i)
+        std::swap(offsets[i - 1], offsets[std::size_t(rng.next() % i)]);
+    return offsets;
+}
+
+std::vector<float> activationLocalityGateMeans(std::int64_t nEmbd, std::int64_t nFf, double sparsity, std::uint64_t seed)
+{
+    std::vector<float> means = activationLocalityOffsets(nFf, sparsity, seed);
+    for (float& m : means)
+        m = float(double(m) * std::sqrt(2.0) / double(nEmbd));
     return means;
 }
 

@@ -42,12 +42,17 @@ struct SparseSynthOptions {
 // Target per-neuron frequencies by rank (descending) for @p nFf neurons.
 [[nodiscard]] std::vector<float> powerLawFrequencies(std::int64_t nFf, double sparsity, double exponent);
 
+// Per-neuron offsets of one layer's pre-activations, in units of their spread, for which neuron i
+// fires with the power-law frequency f_i of powerLawFrequencies (Phi^-1(f_i)), shuffled by
+// @p seed so that hot neurons are scattered through the matrix, as in trained models. OPT's
+// synthetic up biases are these.
+[[nodiscard]] std::vector<float> activationLocalityOffsets(std::int64_t nFf, double sparsity, std::uint64_t seed);
+
 // The row means of one layer's ffn_gate (n_ff rows of n_embd) in a dense model with activation
 // locality (SynthOptions::activationSparsity): the embeddings are 1 + N(0, 1), so a normalized
 // FFN input x sums to about n_embd / sqrt(2), and a gate row of mean a and spread 1/sqrt(n_embd)
 // gives a pre-activation of a n_embd / sqrt(2) + N(0, 1), positive with probability
-// Phi(a n_embd / sqrt(2)). a follows the power law of powerLawFrequencies; the neurons are
-// shuffled by @p seed so that hot ones are scattered through the matrix, as in trained models.
+// Phi(a n_embd / sqrt(2)): a = activationLocalityOffsets * sqrt(2) / n_embd.
 [[nodiscard]] std::vector<float> activationLocalityGateMeans(std::int64_t nEmbd, std::int64_t nFf, double sparsity,
                                                              std::uint64_t seed);
 
