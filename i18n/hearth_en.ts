@@ -2179,6 +2179,10 @@
         <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</source>
         <translation>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</translation>
     </message>
+    <message>
+        <source>%1 read from the disk as needed (not enough free memory)</source>
+        <translation>%1 read from the disk as needed (not enough free memory)</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::FileDialogSupport</name>

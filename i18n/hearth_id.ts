@@ -2172,6 +2172,10 @@
         <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</source>
         <translation>Percakapan (%1 token) tidak lagi muat dalam konteks model sebesar %2 token. Hapus pesan sebelumnya, atur Pengaturan Obrolan agar meninggalkan pesan paling lama, atau mulai obrolan baru.</translation>
     </message>
+    <message>
+        <source>%1 read from the disk as needed (not enough free memory)</source>
+        <translation>%1 dibaca dari disk saat diperlukan (memori bebas tidak cukup)</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::FileDialogSupport</name>

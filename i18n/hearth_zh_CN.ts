@@ -2172,6 +2172,10 @@
         <source>The conversation (%1 tokens) no longer fits the model&apos;s context of %2 tokens. Delete earlier messages, let Chat Settings leave the oldest out, or start a new chat.</source>
         <translation>对话（%1 个词元）已超出模型 %2 个词元的上下文。请删除较早的消息、在聊天设置中选择略去最早的消息，或开始新的聊天。</translation>
     </message>
+    <message>
+        <source>%1 read from the disk as needed (not enough free memory)</source>
+        <translation>%1 按需从磁盘读取（可用内存不足）</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::FileDialogSupport</name>

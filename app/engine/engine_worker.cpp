@@ -7,6 +7,7 @@
 
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QLocale>
 
 #include <algorithm>
 #include <cmath>
@@ -247,8 +248,13 @@ void EngineWorker::loadModel(const QString& path)
 
     const hearth::ModelInfo& info = m_model->info();
     const QString name = info.name.empty() ? file.completeBaseName() : QString::fromStdString(info.name);
-    const QString description = QStringLiteral("%1 · %2").arg(
+    QString description = QStringLiteral("%1 · %2").arg(
         QString::fromStdString(info.architecture), QString::fromStdString(info.weightType));
+    // A model larger than the free memory still runs, reading part of its weights from the disk.
+    if (info.bytesLeftMapped > 0)
+        description += QStringLiteral(" · ")
+            + tr("%1 read from the disk as needed (not enough free memory)")
+                  .arg(QLocale().formattedDataSize(qint64(info.bytesLeftMapped)));
     const Placement placement = this->placement();
     qCInfo(lcEngine) << "loaded" << name << description << placement.report;
     LoadedModel loaded { file.completeBaseName(), name, m_session->contextLength(), info.trainedContextLength };

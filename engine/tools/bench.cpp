@@ -243,6 +243,7 @@ int main(int argc, char** argv)
     bool json = false;
     bool skipBandwidth = false;
     bool dense = false;
+    float memoryBudgetGiB = 0.0f;
     tools::ToolOptions options("hearth-bench", "Measures prefill and decode speed against the machine's memory bandwidth.");
     options.addString("-m,--model", "FILE", "model file (GGUF)", &modelPath);
     options.addInt("-t,--threads", "N", "threads (default: one per physical core)", &threads, 0, 1024);
@@ -257,6 +258,10 @@ int main(int argc, char** argv)
     options.addFlag("--no-bandwidth", "skip the memory bandwidth measurement", &skipBandwidth);
     options.addFlag("--dense", "sparse models: run the dense FFN only (default: sparse, then dense for comparison)",
                     &dense);
+    options.addFloat("--memory-budget", "GIB",
+                     "memory the weights' repacked copies may take; the rest is read from the file mapping "
+                     "(default: what the system has available)",
+                     &memoryBudgetGiB);
     tools::DeviceOptions device;
     options.addDeviceOptions(&device);
     switch (options.parse(argc, argv)) {
@@ -276,7 +281,9 @@ int main(int argc, char** argv)
     }
     const std::uint64_t bytesPerToken = weightBytesPerToken(**file);
 
-    auto model = Model::load(modelPath);
+    LoadParams loadParams;
+    loadParams.memoryBudgetBytes = std::uint64_t(std::max(0.0, double(memoryBudgetGiB)) * double(1ULL << 30));
+    auto model = Model::load(modelPath, loadParams);
     if (!model) {
         std::fprintf(stderr, "hearth-bench: cannot load '%s': %s\n", modelPath.c_str(), model.message().c_str());
         return 1;
@@ -420,6 +427,7 @@ int main(int argc, char** argv)
         out.add("model_name", info.name);
         out.add("weight_type", info.weightType);
         out.add("parameters", info.parameterCount);
+        out.add("bytes_left_mapped", info.bytesLeftMapped);
         out.add("threads", threadCount);
         out.add("isa", isa);
         out.add("cpu", cpuModelName());
@@ -461,6 +469,9 @@ int main(int argc, char** argv)
         return 0;
     }
     std::printf("model:          %s (%s, %s)\n", info.name.c_str(), info.weightType.c_str(), tools::formatBytes(info.fileSize).c_str());
+    if (info.bytesLeftMapped > 0)
+        std::printf("memory short:   %s of weights read through the file mapping\n",
+                    tools::formatBytes(info.bytesLeftMapped).c_str());
     std::printf("threads / ISA:  %d / %s (%s)\n", threadCount, isa.c_str(), cpuModelName().c_str());
     std::printf("prefill:        %.2f tok/s (%d tokens, median of %d)\n", prefill, promptTokens, repetitions);
     std::printf("decode:         %.2f tok/s (%d tokens, median of %d)\n", decode, generateTokens, repetitions);

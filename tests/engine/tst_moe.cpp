@@ -41,6 +41,10 @@
 #include <numeric>
 #include <set>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 using namespace hearth;
 
 namespace {
@@ -97,6 +101,30 @@ std::vector<int> rankedExperts(const std::vector<double>& logits)
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return logits[std::size_t(a)] > logits[std::size_t(b)]; });
     return order;
+}
+
+// The share of @p m's pages in memory (mincore: for a file mapping, the page cache's).
+double residentShare(const cpu::WeightMatrix& m)
+{
+    const auto page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(m.data) / page * page;
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(m.data) + cpu::rowStrideOf(m) * std::size_t(m.rows);
+    std::vector<unsigned char> pages((end - first + page - 1) / page);
+    if (mincore(reinterpret_cast<void*>(first), end - first, pages.data()) != 0)
+        return -1.0;
+    return double(std::count_if(pages.begin(), pages.end(), [](unsigned char p) { return p & 1; })) / double(pages.size());
+}
+
+// Writes @p path's pages to the disk and drops them from the page cache (those no process has
+// mapped in); false when the calls fail.
+bool dropFromPageCache(const std::string& path)
+{
+    const int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0)
+        return false;
+    const bool dropped = fdatasync(fd) == 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+    close(fd);
+    return dropped;
 }
 
 } // namespace
@@ -479,6 +507,100 @@ private Q_SLOTS:
         const std::vector<float> after = run(*loaded, false);
         QVERIFY(std::all_of(after.begin(), after.end(), [](float v) { return std::isfinite(v); }));
         QCOMPARE(after, reference);
+    }
+
+    // Where memory is short (LoadParams::memoryBudgetBytes), what does not fit stays in the file
+    // mapping, the routed experts first, and computes the same logits.
+    void expertsStayMappedWhenMemoryIsShort()
+    {
+        std::string path;
+        const auto packed = writeAndLoad(test::familyOptions(QStringLiteral("qwen3moe"), QStringLiteral("qwen3moe-tiny"),
+                                                             DType::Q4_0), &path);
+        const model::LlamaWeights& all = llamaOf(packed).weights();
+        QCOMPARE(packed->info().bytesLeftMapped, std::uint64_t(0));
+        QVERIFY(all.layers[0].moe.experts[0].gate.packing != cpu::Packing::None);
+        QVERIFY(!all.readExpertsAhead);
+        const std::vector<float> reference = lastLogits(packed);
+
+        // Room for every matrix but the routed experts, then for nothing.
+        std::uint64_t expertBytes = 0;
+        for (const model::LlamaLayerWeights& l : all.layers) {
+            for (const model::GatedFfnWeights& e : l.moe.experts) {
+                for (const cpu::WeightMatrix* m : {&e.gate, &e.up, &e.down})
+                    expertBytes += cpu::rowStrideOf(*m) * std::uint64_t(m->rows);
+            }
+        }
+        // Less than one expert matrix over the rest: the allocations' alignment only.
+        const std::uint64_t rest = all.packedBytes() - expertBytes + 1024;
+        for (const std::uint64_t budget : {rest, std::uint64_t(1)}) {
+            LoadParams params;
+            params.memoryBudgetBytes = budget;
+            auto loaded = Model::load(path, params);
+            QVERIFY2(loaded.ok(), loaded.message().c_str());
+            const model::LlamaWeights& w = llamaOf(*loaded).weights();
+            QVERIFY((*loaded)->info().bytesLeftMapped >= expertBytes);
+            QVERIFY(w.readExpertsAhead);
+            for (const model::LlamaLayerWeights& l : w.layers) {
+                QCOMPARE(l.moe.experts.back().down.packing, cpu::Packing::None);
+                QCOMPARE(l.wq.packing == cpu::Packing::None, budget == 1);
+            }
+            const double error = test::relativeError(reference, lastLogits(*loaded));
+            QVERIFY2(error < 1e-5, qPrintable(QString::number(error)));
+        }
+    }
+
+    // The experts a router chooses are read from the disk before they are used: after the
+    // file's pages are dropped from the page cache, asking for the chosen experts brings theirs
+    // back, and not the others'.
+    void chosenExpertsAreReadAhead()
+    {
+        std::string path;
+        auto options = test::familyOptions(QStringLiteral("smallthinker"), QStringLiteral("smallthinker-tiny"), DType::F32);
+        options.shape.expertFeedForwardSize = 1024; // experts of many pages each
+        (void)writeAndLoad(options, &path);
+        LoadParams params;
+        params.memoryBudgetBytes = 1;
+        auto loaded = Model::load(path, params);
+        QVERIFY2(loaded.ok(), loaded.message().c_str());
+        const model::LlamaModel& llama = llamaOf(*loaded);
+        const model::HyperParams& hp = llama.hyperParams();
+        const model::MoeWeights& moe = llama.weights().layers[0].moe;
+        QVERIFY(llama.weights().readExpertsAhead);
+
+        model::MoeFfn ffn;
+        QVERIFY(ffn.reserve(hp, 1).ok());
+        cpu::ThreadPool pool(1);
+        std::vector<float> x(std::size_t(hp.nEmbd));
+        for (std::size_t i = 0; i < x.size(); ++i)
+            x[i] = std::sin(0.7f * float(i));
+        ffn.route(pool, moe, hp, x.data(), 1);
+        std::set<int> chosen;
+        for (const model::ExpertChoice& c : ffn.lastChoices())
+            chosen.insert(c.expert);
+        QCOMPARE(int(chosen.size()), hp.nExpertUsed);
+
+        const auto resident = [&](int e) { return residentShare(moe.experts[std::size_t(e)].up); };
+        // Whatever loading read of the experts leaves this process's page tables first.
+        for (const model::GatedFfnWeights& e : moe.experts) {
+            for (const cpu::WeightMatrix* m : {&e.gate, &e.up, &e.down})
+                cpu::releaseMappedPages(m->data, cpu::rowStrideOf(*m) * std::size_t(m->rows));
+        }
+        // The first drop may find pages still in writeback.
+        for (int tries = 0; tries < 5 && resident(*chosen.begin()) > 0.0; ++tries) {
+            if (!dropFromPageCache(path))
+                QSKIP("the page cache cannot be dropped here");
+        }
+        if (resident(*chosen.begin()) > 0.5)
+            QSKIP("this file system keeps the file's pages in memory");
+        ffn.readChosenAhead(moe);
+        for (int wait = 0; wait < 200 && resident(*chosen.begin()) < 1.0; ++wait)
+            QTest::qWait(10);
+        for (int e = 0; e < hp.nExpert; ++e) {
+            if (chosen.contains(e))
+                QVERIFY2(resident(e) == 1.0, qPrintable(QString::number(resident(e))));
+            else
+                QVERIFY2(resident(e) < 1.0, qPrintable(QStringLiteral("expert %1: %2").arg(e).arg(resident(e))));
+        }
     }
 
     void smallThinkerPiecesMatter()

@@ -21,6 +21,10 @@ using ProgressCallback = std::function<bool(float progress)>;
 struct LoadParams {
     ProgressCallback progress;  ///< optional
     bool lockInMemory = false;  ///< mlock the mapping (fewer page faults during the first tokens)
+    /// Memory the weights' repacked copies (faster kernels' layouts) may take; what does not fit
+    /// is read from the file mapping as needed, a mixture's routed experts first. 0: what the
+    /// system has available (MemAvailable, a memory cgroup's limit) less room for a session.
+    std::uint64_t memoryBudgetBytes = 0;
 };
 
 /// Hyper-parameters and facts shown to users (model picker, --version, benchmarks).
@@ -35,6 +39,9 @@ struct ModelInfo {
     /// decoding skips the neurons that matter least, without predictors.
     bool magnitudeSparse = false;
     std::uint64_t fileSize = 0;
+    /// Weight bytes left in the file mapping because memory was short (LoadParams::
+    /// memoryBudgetBytes): read from the disk cache, or the disk, as tokens need them.
+    std::uint64_t bytesLeftMapped = 0;
     std::uint64_t parameterCount = 0;
     int layerCount = 0;
     int embeddingSize = 0;

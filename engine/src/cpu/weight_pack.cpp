@@ -206,11 +206,16 @@ void PackedWeightStore::ArenaList::release()
 std::uint8_t* PackedWeightStore::allocate(std::size_t bytes)
 {
     bytes = roundUp(bytes, kAlignment);
+    if (bytes > m_limit || m_allocated > m_limit - bytes) {
+        m_refused += bytes;
+        return nullptr;
+    }
     if (!m_arenas.arenas.empty()) {
         Arena& last = m_arenas.arenas.back();
         if (last.size - last.used >= bytes) {
             std::uint8_t* p = last.base + last.used;
             last.used += bytes;
+            m_allocated += bytes;
             return p;
         }
     }
@@ -243,6 +248,7 @@ std::uint8_t* PackedWeightStore::allocate(std::size_t bytes)
 #endif
     a.used = bytes;
     m_arenas.arenas.push_back(a);
+    m_allocated += bytes;
     return a.base;
 }
 
@@ -298,6 +304,24 @@ void releaseMappedPages(const void* data, std::size_t bytes)
         // Fails harmlessly on locked pages; the pages are only a cache of the file either way.
         (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
     }
+#else
+    (void)data;
+    (void)bytes;
+#endif
+}
+
+void readAhead(const void* data, std::size_t bytes)
+{
+#if defined(__linux__)
+    const long page = sysconf(_SC_PAGESIZE);
+    if (!data || page <= 0 || bytes == 0) {
+        return;
+    }
+    // Every page the range touches: the first one starts before it.
+    const auto pageSize = static_cast<std::uintptr_t>(page);
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(data) / pageSize * pageSize;
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(data) + bytes;
+    (void)madvise(reinterpret_cast<void*>(first), end - first, MADV_WILLNEED);
 #else
     (void)data;
     (void)bytes;

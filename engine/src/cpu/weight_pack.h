@@ -194,6 +194,12 @@ public:
     // Bytes held by packed copies.
     [[nodiscard]] std::size_t bytes() const { return m_bytes; }
 
+    // Copies beyond @p bytes in all are refused (their matrices stay as they are): they live in
+    // memory the kernel cannot reclaim, where a file mapping's pages come and go as needed.
+    void setLimit(std::size_t bytes) { m_limit = bytes; }
+    // Bytes of the copies the limit refused.
+    [[nodiscard]] std::size_t refusedBytes() const { return m_refused; }
+
     // Whether packing is enabled for this process (HEARTH_CPU_REPACK unset or not "0").
     [[nodiscard]] static bool enabled();
     // Whether packed copies ask for transparent huge pages (HEARTH_CPU_HUGEPAGES unset or not
@@ -229,6 +235,9 @@ private:
 
     ArenaList m_arenas;
     std::size_t m_bytes = 0;
+    std::size_t m_allocated = 0; // handed out by allocate()
+    std::size_t m_limit = SIZE_MAX;
+    std::size_t m_refused = 0;
 };
 
 // Drops this process's resident pages of [data, data + bytes) (the whole pages inside it), so a
@@ -236,5 +245,9 @@ private:
 // file: such pages come back from the file if anything reads them again (getRow() on a packed
 // matrix still works), whereas anonymous memory would lose its contents. No-op off Linux.
 void releaseMappedPages(const void* data, std::size_t bytes);
+
+// Asks the kernel to start reading the pages of [data, data + bytes) of a file mapping
+// (MADV_WILLNEED) and returns at once. No-op off Linux.
+void readAhead(const void* data, std::size_t bytes);
 
 } // namespace hearth::cpu

@@ -19,6 +19,7 @@
 #include "core/mapped_file.h"
 #include "gguf/gguf_file.h"
 #include "model/families/families.h"
+#include "model/packing_limit.h"
 #include "model/tensor_binder.h"
 
 #include <cmath>
@@ -61,9 +62,11 @@ void packWeights(FalconWeights& w, bool ownOutput, bool fileMapped)
 }
 
 Result<std::unique_ptr<FalconWeights>> bindFalcon(const gguf::GgufFile& file, const HyperParams& hp,
-                                                  DenseActivation activation, const ProgressCallback& progress)
+                                                  DenseActivation activation, const ProgressCallback& progress,
+                                                  std::uint64_t packingLimit)
 {
     auto w = std::make_unique<FalconWeights>();
+    w->packed.setLimit(std::size_t(packingLimit));
     const bool tied = file.findTensor("output.weight") == nullptr;
     const bool separateFfnNorm = file.findTensor("blk.0.attn_norm_2.weight") != nullptr;
     TensorBinder b(file, progress,
@@ -132,7 +135,7 @@ Result<std::shared_ptr<const Model>> loadFalconModel(std::unique_ptr<gguf::GgufF
     auto scaled = familyBindingProgress(params);
     if (!scaled)
         return scaled.status();
-    auto weights = bindFalcon(*file, *hp, *activation, *scaled);
+    auto weights = bindFalcon(*file, *hp, *activation, *scaled, packingLimit(params));
     if (!weights)
         return weights.code() == ErrorCode::Cancelled ? weights.status() : fail(weights.status());
 

@@ -126,6 +126,7 @@ ModelInfo familyModelInfo(const std::string& path, const gguf::GgufFile& file, c
     info.ffnActivation = std::string(denseActivationName(activation));
     info.sparse = weights.sparse;
     info.parameterCount = weights.parameterCount;
+    info.bytesLeftMapped = weights.packed.refusedBytes();
     return info;
 }
 

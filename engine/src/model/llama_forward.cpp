@@ -442,9 +442,13 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         const LlamaLayerWeights& lw = w.layers[std::size_t(l)];
         m_batchLayer = l;
 
-        // A router that reads the layer's input chooses before attention (SmallThinker).
-        if (lw.moe.present() && hp.flavour.routerBeforeAttention)
+        // A router that reads the layer's input chooses before attention (SmallThinker): experts
+        // read from the disk arrive while attention runs.
+        if (lw.moe.present() && hp.flavour.routerBeforeAttention) {
             m_moe->route(pool, lw.moe, hp, m_x.data(), n);
+            if (w.readExpertsAhead)
+                m_moe->readChosenAhead(lw.moe);
+        }
 
         // Attention block.
         if (!m_offload || !m_offload->hasAttention(l)
@@ -457,8 +461,11 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
         for (int t = 0; t < n; ++t)
             cpu::rmsNorm(m_x.data() + t * nEmbd, lw.ffnNorm, hp.normEps, nEmbd, m_xn.data() + t * nEmbd);
         if (lw.moe.present()) {
-            if (!hp.flavour.routerBeforeAttention)
+            if (!hp.flavour.routerBeforeAttention) {
                 m_moe->route(pool, lw.moe, hp, m_xn.data(), n);
+                if (w.readExpertsAhead)
+                    m_moe->readChosenAhead(lw.moe);
+            }
             m_moe->run(pool, lw.moe, hp, m_xn.data(), n, m_tmp.data(), m_offload, l);
             if (m_expertObserver)
                 m_expertObserver(m_expertObserverContext, l, n, m_moe->lastActivity(hp));

@@ -52,9 +52,10 @@ Status bindExperts(TensorBinder& b, const std::string& p, const HyperParams& hp,
 } // namespace
 
 Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& file, const HyperParams& hp,
-                                                          const ProgressCallback& progress)
+                                                          const ProgressCallback& progress, std::uint64_t packingLimit)
 {
     auto w = std::make_unique<LlamaWeights>();
+    w->m_packed.setLimit(std::size_t(packingLimit));
     const bool tied = file.findTensor("output.weight") == nullptr;
     const std::size_t extras = (hp.flavour.qkvBias ? 3 : 0) + (hp.flavour.qkNorm ? 2 : 0)
                                + (hp.mixtureOfExperts() ? 1 : 0) + (file.findTensor("blk.0.ffn_gate_inp_shexp.weight") ? 4 : 0);
@@ -223,8 +224,11 @@ void LlamaWeights::packForKernels(bool fileMapped)
     // Only what the dense matmuls read; the mapped rows stay valid for getRow() and row-wise
     // readers (embeddings, the sparse FFN), and a matrix that cannot be packed simply is not.
     const auto pack = [&](cpu::WeightMatrix& m) {
-        if (m_packed.pack(m) && fileMapped)
+        if (!m_packed.pack(m))
+            return false;
+        if (fileMapped)
             cpu::releaseMappedPages(m.data, std::size_t(m.packedRows) * rowBytes(m.type, m.cols));
+        return true;
     };
     // The sparse FFN reads its neuron rows in place; huge pages spare the hardware prefetcher a
     // stop at every 4 KiB page of the mapping.
@@ -238,10 +242,6 @@ void LlamaWeights::packForKernels(bool fileMapped)
                 pack(*m);
         }
         pack(l.moe.router);
-        for (GatedFfnWeights& expert : l.moe.experts) {
-            for (cpu::WeightMatrix* m : {&expert.gate, &expert.up, &expert.down})
-                pack(*m);
-        }
         for (cpu::WeightMatrix* m : {&l.moe.shared.gate, &l.moe.shared.up, &l.moe.shared.down})
             pack(*m);
         // Predictors are dense matmuls read for every token.
@@ -266,6 +266,17 @@ void LlamaWeights::packForKernels(bool fileMapped)
             pack(l.up);
             if (!l.downTransposed)
                 pack(l.down);
+        }
+    }
+    // The routed experts last: where memory is short, they are what stays in the mapping, read
+    // a few experts a token (MoeFfn asks for them ahead of use) where every other matrix is read
+    // for every token.
+    for (LlamaLayerWeights& l : layers) {
+        for (GatedFfnWeights& expert : l.moe.experts) {
+            for (cpu::WeightMatrix* m : {&expert.gate, &expert.up, &expert.down}) {
+                const bool packed = pack(*m);
+                readExpertsAhead = readExpertsAhead || (!packed && fileMapped && m_packed.refusedBytes() > 0);
+            }
         }
     }
 }

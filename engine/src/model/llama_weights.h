@@ -81,6 +81,9 @@ struct LlamaWeights {
     bool sparse = false;              // every layer has a predictor: decode runs the sparse FFN
     float sparseThreshold = 0.0f;     // powerinfer.sparse_threshold: active when logit >= it
     bool magnitudeSparse = false;     // every layer has gateThresholds: decode skips small neurons
+    // Memory was short and routed experts stayed in the file mapping: the forward pass asks for
+    // the chosen ones ahead of use (MoeFfn::readChosenAhead).
+    bool readExpertsAhead = false;
 
     // The frequency divisors (cpu::ropeTables) of a session of @p contextLength tokens, or null.
     [[nodiscard]] const float* ropeFactors(const HyperParams& hp, int contextLength) const
@@ -91,9 +94,15 @@ struct LlamaWeights {
     }
 
     // Finds and checks every tensor of @p hp's architecture in @p file. @p progress (optional)
-    // sees the fraction of tensors bound and may cancel (ErrorCode::Cancelled).
+    // sees the fraction of tensors bound and may cancel (ErrorCode::Cancelled). Packed copies
+    // take at most @p packingLimit bytes (model/packing_limit.h).
     static Result<std::unique_ptr<LlamaWeights>> bind(const gguf::GgufFile& file, const HyperParams& hp,
-                                                      const ProgressCallback& progress);
+                                                      const ProgressCallback& progress,
+                                                      std::uint64_t packingLimit = SIZE_MAX);
+
+    // Bytes of the packed copies, and the weight bytes the packing limit left in the file mapping.
+    [[nodiscard]] std::uint64_t packedBytes() const { return m_packed.bytes(); }
+    [[nodiscard]] std::uint64_t bytesLeftMapped() const { return m_packed.refusedBytes(); }
 
 private:
     // Binds each layer's thresholds in a magnitude-sparse file.

@@ -50,6 +50,7 @@
 
 #include "model/architecture.h"
 #include "model/llama_model.h"
+#include "model/packing_limit.h"
 
 #include "core/mapped_file.h"
 #include "gguf/gguf_file.h"
@@ -94,7 +95,7 @@ Result<std::shared_ptr<const Model>> loadLlamaModel(std::unique_ptr<gguf::GgufFi
         return Status(ErrorCode::Cancelled, "loading was cancelled");
 
     const ProgressCallback scaled = [&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); };
-    auto weights = LlamaWeights::bind(*file, *hp, scaled);
+    auto weights = LlamaWeights::bind(*file, *hp, scaled, packingLimit(params));
     if (!weights)
         return Status(weights.code(), weights.code() == ErrorCode::Cancelled ? weights.message()
                                                                               : path + ": " + weights.message());
@@ -107,6 +108,7 @@ Result<std::shared_ptr<const Model>> loadLlamaModel(std::unique_ptr<gguf::GgufFi
     info.name = file->getString("general.name").value_or(std::filesystem::path(path).filename().string());
     info.architecture = hp->architecture;
     info.weightType = std::string(dtypeName((*weights)->dominantType));
+    info.bytesLeftMapped = (*weights)->bytesLeftMapped();
     info.ffnActivation = std::string(ffnActivationName(hp->ffnActivation));
     info.sparse = (*weights)->sparse;
     info.magnitudeSparse = (*weights)->magnitudeSparse;

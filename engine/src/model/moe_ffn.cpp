@@ -2,6 +2,7 @@
 #include "model/moe_ffn.h"
 
 #include "cpu/ops.h"
+#include "cpu/weight_pack.h"
 #include "model/hyper_params.h"
 
 #include <algorithm>
@@ -91,6 +92,7 @@ Status MoeFfn::reserve(const HyperParams& hp, int maxBatch)
         m_logits.resize(b * std::size_t(hp.nExpert));
         m_choices.resize(rows);
         m_first.resize(std::size_t(hp.nExpert) + 1);
+        m_readAhead.resize(std::size_t(hp.nExpert));
         m_slotOf.resize(rows);
         m_gathered.resize(rows * std::size_t(hp.nEmbd));
         m_gate.resize(rows * std::size_t(hp.nFfExpert));
@@ -117,6 +119,22 @@ void MoeFfn::route(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams
     for (int t = 0; t < tokens; ++t)
         routeToken(m_logits.data() + std::size_t(t) * std::size_t(nExpert), nExpert, used, hp.expertGating,
                    hp.flavour.normalizeExpertWeights, m_choices.data() + std::size_t(t) * std::size_t(used));
+}
+
+void MoeFfn::readChosenAhead(const MoeWeights& w)
+{
+    // Each chosen expert once: a prompt's tokens choose most experts many times over.
+    std::fill(m_readAhead.begin(), m_readAhead.end(), 0);
+    for (const ExpertChoice& c : lastChoices()) {
+        const auto e = std::size_t(c.expert);
+        if (std::exchange(m_readAhead[e], 1))
+            continue;
+        const GatedFfnWeights& x = w.experts[e];
+        for (const cpu::WeightMatrix* m : {&x.gate, &x.up, &x.down}) {
+            if (m->packing == cpu::Packing::None)
+                cpu::readAhead(m->data, cpu::rowStrideOf(*m) * std::size_t(m->rows));
+        }
+    }
 }
 
 void MoeFfn::run(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& hp, const float* input, int tokens,

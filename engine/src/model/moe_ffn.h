@@ -84,6 +84,12 @@ public:
     // the layer's input for a family whose router runs before attention).
     void route(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams& hp, const float* routerInput, int tokens);
 
+    // Asks the kernel to read ahead the weights of the experts route() chose that are still in
+    // the file mapping (LlamaWeights::readExpertsAhead: memory was short), so that their pages
+    // come from the disk while attention runs (a router before attention) or all at once
+    // instead of one page fault at a time.
+    void readChosenAhead(const MoeWeights& w);
+
     // @p out = the layer's FFN output for @p tokens rows of the normalized @p input, through the
     // experts route() chose for the same tokens. The experts @p offload holds for @p layer run
     // there, at the same time as the CPU's.
@@ -110,6 +116,7 @@ private:
     std::vector<float> m_logits;         // [B][nExpert + 1]: the router's, then the shared gate's
     std::vector<ExpertChoice> m_choices; // [B][used]
     std::vector<std::int32_t> m_first;   // [nExpert + 1]: where each expert's rows start
+    std::vector<std::uint8_t> m_readAhead; // [nExpert]: asked for by readChosenAhead()
     std::vector<std::int32_t> m_slotOf;  // [B][used]: the gathered row of each choice
     std::vector<float> m_gathered;       // [B * used][nEmbd] inputs, grouped by expert
     std::vector<float> m_gate;           // [B * used][nFfExpert], then the activation

@@ -19,6 +19,7 @@
 #include "core/mapped_file.h"
 #include "gguf/gguf_file.h"
 #include "model/families/families.h"
+#include "model/packing_limit.h"
 #include "model/tensor_binder.h"
 
 #include <cstdint>
@@ -76,9 +77,10 @@ void packWeights(OptWeights& w, bool ownOutput, bool fileMapped)
 }
 
 Result<std::unique_ptr<OptWeights>> bindOpt(const gguf::GgufFile& file, const HyperParams& hp,
-                                            const ProgressCallback& progress)
+                                            const ProgressCallback& progress, std::uint64_t packingLimit)
 {
     auto w = std::make_unique<OptWeights>();
+    w->packed.setLimit(std::size_t(packingLimit));
     const bool tied = file.findTensor("output.weight") == nullptr;
     TensorBinder b(file, progress, std::size_t(hp.nLayer) * (14 + familyFfnTensorCount(file)) + 4 + (tied ? 0 : 1));
     auto& conv = w->convertedNorms;
@@ -143,7 +145,7 @@ Result<std::shared_ptr<const Model>> loadOptModel(std::unique_ptr<gguf::GgufFile
     auto scaled = familyBindingProgress(params);
     if (!scaled)
         return scaled.status();
-    auto weights = bindOpt(*file, *hp, *scaled);
+    auto weights = bindOpt(*file, *hp, *scaled, packingLimit(params));
     if (!weights)
         return weights.code() == ErrorCode::Cancelled ? weights.status() : fail(weights.status());
 
