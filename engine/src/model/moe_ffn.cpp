@@ -123,11 +123,17 @@ void MoeFfn::route(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams
 
 void MoeFfn::readChosenAhead(const MoeWeights& w)
 {
-    // Each chosen expert once: a prompt's tokens choose most experts many times over.
+    // Each chosen expert once. A batch that chooses most of the layer reads it in order anyway,
+    // with the kernel's own read-ahead: asking for all of it at once only evicts sooner what a
+    // tight memory limit holds (measured: prompts 10-30 % slower).
     std::fill(m_readAhead.begin(), m_readAhead.end(), 0);
-    for (const ExpertChoice& c : lastChoices()) {
-        const auto e = std::size_t(c.expert);
-        if (std::exchange(m_readAhead[e], 1))
+    std::size_t chosen = 0;
+    for (const ExpertChoice& c : lastChoices())
+        chosen += std::exchange(m_readAhead[std::size_t(c.expert)], 1) == 0 ? 1 : 0;
+    if (2 * chosen > m_readAhead.size())
+        return;
+    for (std::size_t e = 0; e < m_readAhead.size(); ++e) {
+        if (!m_readAhead[e])
             continue;
         const GatedFfnWeights& x = w.experts[e];
         for (const cpu::WeightMatrix* m : {&x.gate, &x.up, &x.down}) {
