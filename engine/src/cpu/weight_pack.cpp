@@ -289,7 +289,19 @@ bool PackedWeightStore::pack(WeightMatrix& w)
     return packFor(activeKernels(), w);
 }
 
-void releaseMappedPages(const void* data, std::size_t bytes)
+namespace {
+
+#if defined(__linux__)
+constexpr int kDropPages = MADV_DONTNEED;
+constexpr int kReadPagesAhead = MADV_WILLNEED;
+#else
+constexpr int kDropPages = 0;
+constexpr int kReadPagesAhead = 0;
+#endif
+
+// madvise(@p advice) over the pages of [data, data + bytes): those wholly inside it when
+// @p inside (dropping pages must not touch a neighbour's), else every page it touches.
+void advisePages(const void* data, std::size_t bytes, [[maybe_unused]] int advice, bool inside)
 {
 #if defined(__linux__)
     const long page = sysconf(_SC_PAGESIZE);
@@ -298,34 +310,29 @@ void releaseMappedPages(const void* data, std::size_t bytes)
     }
     const auto p = reinterpret_cast<std::uintptr_t>(data);
     const auto pageSize = static_cast<std::uintptr_t>(page);
-    const std::uintptr_t first = (p + pageSize - 1) / pageSize * pageSize;
-    const std::uintptr_t last = (p + bytes) / pageSize * pageSize;
+    const std::uintptr_t first = (inside ? p + pageSize - 1 : p) / pageSize * pageSize;
+    const std::uintptr_t last = inside ? (p + bytes) / pageSize * pageSize : p + bytes;
     if (first < last) {
-        // Fails harmlessly on locked pages; the pages are only a cache of the file either way.
-        (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+        (void)madvise(reinterpret_cast<void*>(first), last - first, advice);
     }
 #else
     (void)data;
     (void)bytes;
+    (void)inside;
 #endif
+}
+
+} // namespace
+
+void releaseMappedPages(const void* data, std::size_t bytes)
+{
+    // Fails harmlessly on locked pages; the pages are only a cache of the file either way.
+    advisePages(data, bytes, kDropPages, true);
 }
 
 void readAhead(const void* data, std::size_t bytes)
 {
-#if defined(__linux__)
-    const long page = sysconf(_SC_PAGESIZE);
-    if (!data || page <= 0 || bytes == 0) {
-        return;
-    }
-    // Every page the range touches: the first one starts before it.
-    const auto pageSize = static_cast<std::uintptr_t>(page);
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(data) / pageSize * pageSize;
-    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(data) + bytes;
-    (void)madvise(reinterpret_cast<void*>(first), end - first, MADV_WILLNEED);
-#else
-    (void)data;
-    (void)bytes;
-#endif
+    advisePages(data, bytes, kReadPagesAhead, false);
 }
 
 std::uint8_t* PackedWeightStore::copyRows(const WeightMatrix& w)
