@@ -54,12 +54,19 @@ std::optional<std::uint64_t> cgroupRoom()
         std::optional<std::uint64_t> limit, usage, files;
         if (controllers.empty()) {
             const std::string dir = "/sys/fs/cgroup" + path;
-            limit = readNumber(dir + "/memory.max");
             usage = readNumber(dir + "/memory.current");
             files = readKey(dir + "/memory.stat", "file", false);
+            // The group's own limit or a parent's, whichever is lower.
+            for (std::string up = path; !up.empty(); up = up.substr(0, up.rfind('/'))) {
+                if (const auto max = readNumber("/sys/fs/cgroup" + up + "/memory.max"))
+                    limit = std::min(*max, limit.value_or(*max));
+            }
         } else if (controllers == "memory") {
             const std::string dir = "/sys/fs/cgroup/memory" + path;
-            limit = readNumber(dir + "/memory.limit_in_bytes");
+            // hierarchical_memory_limit: the lowest limit on the way up.
+            limit = readKey(dir + "/memory.stat", "hierarchical_memory_limit", false);
+            if (!limit)
+                limit = readNumber(dir + "/memory.limit_in_bytes");
             usage = readNumber(dir + "/memory.usage_in_bytes");
             files = readKey(dir + "/memory.stat", "total_cache", false);
         } else {
