@@ -3,6 +3,7 @@
 
 #include "cpu/ops.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace hearth::sparse {
@@ -42,18 +43,26 @@ std::int64_t selectActive(const float* logits, std::int64_t nFf, float threshold
 std::int64_t selectActiveBatch(const float* logits, int tokens, std::int64_t nFf, float threshold, std::uint8_t* mask,
                                std::int32_t* ids, std::int64_t* pairs)
 {
-    std::int64_t count = 0;
+    // Token by token in the logits' own order (a neuron's logits are nFf floats apart), each
+    // neuron's "any token" flag kept in ids until the union is compacted over it: ids[count] is
+    // written only after flag i >= count has been read.
+    std::fill_n(ids, nFf, 0);
     std::int64_t set = 0;
-    for (std::int64_t i = 0; i < nFf; ++i) {
-        bool any = false;
-        for (int t = 0; t < tokens; ++t) {
-            const bool on = logits[std::size_t(t) * std::size_t(nFf) + std::size_t(i)] >= threshold;
-            mask[std::size_t(t) * std::size_t(nFf) + std::size_t(i)] = on ? 1 : 0;
-            any = any || on;
-            set += on ? 1 : 0;
+    for (int t = 0; t < tokens; ++t) {
+        const float* row = logits + std::size_t(t) * std::size_t(nFf);
+        std::uint8_t* flags = mask + std::size_t(t) * std::size_t(nFf);
+        for (std::int64_t i = 0; i < nFf; ++i) {
+            const std::uint8_t on = row[i] >= threshold ? 1 : 0;
+            flags[i] = on;
+            ids[i] |= on;
+            set += on;
         }
-        if (any)
-            ids[count++] = std::int32_t(i);
+    }
+    std::int64_t count = 0;
+    for (std::int64_t i = 0; i < nFf; ++i) {
+        const bool any = ids[i] != 0;
+        ids[count] = std::int32_t(i);
+        count += any ? 1 : 0;
     }
     if (pairs)
         *pairs = set;
