@@ -39,9 +39,9 @@ std::optional<std::uint64_t> readKey(const std::string& path, const std::string&
 }
 
 // The memory cgroup's room: limit - (usage - file pages), or nothing outside a limited group.
-std::optional<std::uint64_t> cgroupRoom()
+std::optional<std::uint64_t> cgroupRoom(const std::string& root)
 {
-    std::ifstream groups("/proc/self/cgroup");
+    std::ifstream groups(root + "proc/self/cgroup");
     std::string line;
     while (std::getline(groups, line)) {
         // "0::/path" (v2) or "N:memory:/path" (v1).
@@ -53,16 +53,16 @@ std::optional<std::uint64_t> cgroupRoom()
         const std::string path = line.substr(second + 1);
         std::optional<std::uint64_t> limit, usage, files;
         if (controllers.empty()) {
-            const std::string dir = "/sys/fs/cgroup" + path;
+            const std::string dir = root + "sys/fs/cgroup" + path;
             usage = readNumber(dir + "/memory.current");
             files = readKey(dir + "/memory.stat", "file", false);
             // The group's own limit or a parent's, whichever is lower.
             for (std::string up = path; !up.empty(); up = up.substr(0, up.rfind('/'))) {
-                if (const auto max = readNumber("/sys/fs/cgroup" + up + "/memory.max"))
+                if (const auto max = readNumber(root + "sys/fs/cgroup" + up + "/memory.max"))
                     limit = std::min(*max, limit.value_or(*max));
             }
         } else if (controllers == "memory") {
-            const std::string dir = "/sys/fs/cgroup/memory" + path;
+            const std::string dir = root + "sys/fs/cgroup/memory" + path;
             // hierarchical_memory_limit: the lowest limit on the way up.
             limit = readKey(dir + "/memory.stat", "hierarchical_memory_limit", false);
             if (!limit)
@@ -83,15 +83,17 @@ std::optional<std::uint64_t> cgroupRoom()
 
 } // namespace
 
-std::uint64_t availableMemoryBytes()
+std::uint64_t availableMemoryBytes(const std::string& root)
 {
 #if defined(__linux__)
-    const std::optional<std::uint64_t> system = readKey("/proc/meminfo", "MemAvailable", true);
-    const std::optional<std::uint64_t> group = cgroupRoom();
+    const std::string base = root.ends_with('/') ? root : root + "/";
+    const std::optional<std::uint64_t> system = readKey(base + "proc/meminfo", "MemAvailable", true);
+    const std::optional<std::uint64_t> group = cgroupRoom(base);
     if (system && group)
         return std::min(*system, *group);
     return system ? *system : group.value_or(0);
 #else
+    (void)root;
     return 0;
 #endif
 }

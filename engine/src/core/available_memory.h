@@ -10,9 +10,11 @@
 // less what the group holds beyond reclaimable file pages.
 
 #include <cstdint>
+#include <string>
 
 namespace hearth {
 
-[[nodiscard]] std::uint64_t availableMemoryBytes();
+// @p root: where /proc and /sys are found (tests give a folder of their own).
+[[nodiscard]] std::uint64_t availableMemoryBytes(const std::string& root = "/");
 
 } // namespace hearth
