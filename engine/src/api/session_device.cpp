@@ -182,9 +182,7 @@ Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLengt
     if (!known)
         return Status(ErrorCode::Unsupported, "the " + model.info().architecture + " architecture has no device layers");
     const model::BlockKind block = known->architecture().block;
-    const model::HyperParams& hp = block == model::BlockKind::Llama
-                                       ? static_cast<const model::LlamaModel&>(*known).hyperParams()
-                                       : static_cast<const model::FamilyModel&>(*known).hyperParams();
+    const model::HyperParams& hp = known->hyperParams();
     DeviceModelLayers out;
     static_cast<device::AttentionParams&>(out.params) = attentionParams(hp, contextLength);
     out.params.nFF = hp.nFf;

@@ -108,8 +108,11 @@ struct Layout {
     DType type = DType::F32;
     std::int64_t nEmbd = 0;
     std::int64_t nFf = 0;
-    bool gated = true;   // llama-block: a neuron is a gate, an up and a down row; falcon/opt: up and down
-    bool affine = false; // the predictors read the FFN's normalized input and add a bias
+    bool gated = true; // llama-block: a neuron is a gate, an up and a down row; falcon/opt: up and down
+
+    // The gateless families (falcon, opt) normalize the FFN input with a LayerNorm: their
+    // predictors read that input and add a bias (sparse/predictor.h).
+    [[nodiscard]] bool affine() const { return !gated; }
 
     // The input tensor whose place the layer's fused neurons and predictor take.
     [[nodiscard]] const char* firstRows() const { return gated ? "ffn_gate.weight" : "ffn_up.weight"; }
@@ -143,7 +146,7 @@ template <typename FamilyModel>
 Result<std::vector<NeuronSource>> familySources(const FamilyModel& m, const std::string& name, Layout& layout)
 {
     const auto& layers = m.weights().layers;
-    layout = {layers.front().ffn.up.type, m.hyperParams().nEmbd, m.hyperParams().nFf, false, true};
+    layout = {layers.front().ffn.up.type, m.hyperParams().nEmbd, m.hyperParams().nFf, false};
     std::vector<NeuronSource> sources;
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const model::UpDownFfn& ffn = layers[l].ffn;
@@ -167,7 +170,7 @@ Result<std::vector<NeuronSource>> neuronSources(const model::ArchitectureModel& 
     }
     const auto& llama = static_cast<const model::LlamaModel&>(known);
     const model::LlamaWeights& w = llama.weights();
-    layout = {w.layers[0].gate.type, llama.hyperParams().nEmbd, llama.hyperParams().nFf, true, false};
+    layout = {w.layers[0].gate.type, llama.hyperParams().nEmbd, llama.hyperParams().nFf, true};
     std::vector<NeuronSource> sources;
     for (std::size_t l = 0; l < w.layers.size(); ++l) {
         const model::LlamaLayerWeights& lw = w.layers[l];
@@ -270,7 +273,7 @@ Status fitLayer(const NeuronSource& source, int l, const Layout& layout, sparse:
         for (std::int64_t j = 0; source.scale && j < layout.nEmbd; ++j)
             g[j] *= source.scale[j];
     }
-    options.affine = layout.affine;
+    options.affine = layout.affine();
     if (source.bias)
         options.bias = std::span<const float>(source.bias, std::size_t(layout.nFf));
     auto fit = sparse::fitPredictor(rows, training, options);
@@ -466,7 +469,7 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
     writer.setString("hearth.sparse.neuron_order", "frequency");
     writer.setString("hearth.sparse.predictor", "fitted");
     writer.setString(sparse::kPredictorActivationKey, "identity"); // fc2 · (fc1 · x): predictor_fit.h
-    if (s.affine)
+    if (s.affine())
         writer.setString(sparse::kPredictorInputKey, "ffn_input");
     writer.setFloat32("hearth.sparse.recall", float(recall));
 
@@ -487,7 +490,7 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
             writer.addTensor(p + "ffn_neurons.weight", s.type, {s.rowsPerNeuron() * s.nEmbd, s.nFf});
             writer.addTensor(p + "fc1.weight", predictorType(s.nEmbd, hidden), {s.nEmbd, hidden});
             writer.addTensor(p + "fc2.weight", predictorType(s.nEmbd, hidden), {hidden, s.nFf});
-            if (s.affine)
+            if (s.affine())
                 writer.addTensor(p + "fc2.bias", DType::F32, {s.nFf});
             items.push_back({What::Neurons, nullptr, layer});
         } else if (kind == "ffn_up.bias" && layer < int(sources.size()) && sources[std::size_t(layer)].bias) {
@@ -521,21 +524,13 @@ Status writeSparseFile(const gguf::GgufFile& in, const std::string& path, const 
                 std::copy_n(p.fc2.data() + std::size_t(order[r]) * std::size_t(p.hidden), p.hidden,
                             fc2.data() + r * std::size_t(p.hidden));
             HEARTH_TRY(writer.writeTensorData(encodeRows(type, fc2.data(), s.nFf, p.hidden)));
-            if (s.affine)
+            if (s.affine())
                 HEARTH_TRY(writer.writeTensorData(reorderedFloats(p.bias.data(), order)));
         }
         if (!reportSparsifyProgress(params, kFitted + (kWritten - kFitted) * float(k + 1) / float(items.size())))
             return sparsifyCancelled();
     }
     return writer.finish();
-}
-
-// The hyper-parameters of a llama-block or a falcon/opt model.
-const model::HyperParams& hyperParamsOf(const model::ArchitectureModel& known)
-{
-    if (known.architecture().block == model::BlockKind::Llama)
-        return static_cast<const model::LlamaModel&>(known).hyperParams();
-    return static_cast<const model::FamilyModel&>(known).hyperParams();
 }
 
 Result<SparsifyReport> sparsifyWithPredictors(const SparsifyParams& params, std::shared_ptr<const Model> loaded,
@@ -547,7 +542,7 @@ Result<SparsifyReport> sparsifyWithPredictors(const SparsifyParams& params, std:
     auto sources = neuronSources(known, quotedFileName(params.input), layout);
     if (!sources)
         return sources.status();
-    const model::HyperParams& hp = hyperParamsOf(known);
+    const model::HyperParams& hp = known.hyperParams();
     auto windows = CalibrationWindows::cut(*loaded, hp.nCtxTrain, params);
     if (!windows)
         return windows.status();
@@ -614,7 +609,7 @@ Result<SparsifyReport> sparsify(const SparsifyParams& params, const std::string&
         return Status(ErrorCode::Internal, "the loaded model has no architecture");
     HEARTH_TRY(checkSparsifiable(known->file(), params.input));
     if (known->architecture().block == model::BlockKind::Llama
-        && static_cast<const model::LlamaModel&>(*known).hyperParams().ffnActivation == model::FfnActivation::SwiGlu)
+        && known->hyperParams().ffnActivation == model::FfnActivation::SwiGlu)
         return sparsifyByMagnitude(params, std::move(loaded).value(), partial);
 #if HEARTH_HAVE_PREDICTOR_FIT
     return sparsifyWithPredictors(params, std::move(loaded).value(), partial, partialStats);

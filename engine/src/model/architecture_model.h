@@ -19,6 +19,8 @@ class GgufFile;
 
 namespace hearth::model {
 
+struct HyperParams;
+
 class ArchitectureModel : public Model {
 public:
     explicit ArchitectureModel(const Architecture& architecture)
@@ -27,6 +29,8 @@ public:
     }
 
     [[nodiscard]] const Architecture& architecture() const { return m_architecture; }
+    // The hyper-parameters every block kind reads from its file.
+    [[nodiscard]] virtual const HyperParams& hyperParams() const = 0;
     // The file the weights are mapped from (its tensor table sizes the device placement).
     [[nodiscard]] virtual const gguf::GgufFile& file() const = 0;
 

@@ -52,7 +52,7 @@ public:
     [[nodiscard]] const Tokenizer& tokenizer() const override { return *m_tokenizer; }
     [[nodiscard]] const std::string& chatTemplateSource() const override { return m_chatTemplate; }
 
-    [[nodiscard]] const HyperParams& hyperParams() const { return m_hp; }
+    [[nodiscard]] const HyperParams& hyperParams() const override { return m_hp; }
     [[nodiscard]] const gguf::GgufFile& file() const override { return *m_file; }
 
 private:

@@ -28,7 +28,7 @@ public:
     [[nodiscard]] const Tokenizer& tokenizer() const override { return *m_tokenizer; }
     [[nodiscard]] const std::string& chatTemplateSource() const override { return m_chatTemplate; }
 
-    [[nodiscard]] const HyperParams& hyperParams() const { return m_hp; }
+    [[nodiscard]] const HyperParams& hyperParams() const override { return m_hp; }
     [[nodiscard]] const LlamaWeights& weights() const { return *m_weights; }
     [[nodiscard]] const gguf::GgufFile& file() const override { return *m_file; }
 
