@@ -593,7 +593,11 @@ private Q_SLOTS:
         if (resident(*chosen.begin()) > 0.5)
             QSKIP("this file system keeps the file's pages in memory");
         ffn.readChosenAhead(moe);
-        for (int wait = 0; wait < 200 && resident(*chosen.begin()) < 1.0; ++wait)
+        // The reads are asynchronous: wait for every chosen expert (a loaded machine is slower).
+        const auto allRead = [&] {
+            return std::all_of(chosen.begin(), chosen.end(), [&](int e) { return resident(e) == 1.0; });
+        };
+        for (int wait = 0; wait < 500 && !allRead(); ++wait)
             QTest::qWait(10);
         for (int e = 0; e < hp.nExpert; ++e) {
             if (chosen.contains(e))
