@@ -371,6 +371,72 @@ private slots:
         }
     }
 
+    // A prompt's two halves: SparseFfn::activations writes each (token, neuron) pair's activation
+    // (bit for bit what run() records) and zero elsewhere, and DownProjection over them gives the
+    // masked FFN, whichever way it adds the rows (tiles, each token's list, integer columns).
+    void activationsThenDownProjection_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<bool>("fused");
+        QTest::addColumn<int>("activation");
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("every"); // every n-th neuron listed
+        for (DType t : {DType::F32, DType::Q4_0, DType::Q8_0, DType::Q4_K}) {
+            for (int tokens : {2, 12, 40}) {
+                for (int every : {1, 4}) {
+                    QTest::addRow("%s-fused-%d-1/%d", dtypeName(t).data(), tokens, every)
+                        << int(t) << true << int(sparse::NeuronActivation::ReGlu) << tokens << every;
+                    QTest::addRow("%s-up-only-%d-1/%d", dtypeName(t).data(), tokens, every)
+                        << int(t) << false << int(sparse::NeuronActivation::Relu) << tokens << every;
+                }
+            }
+        }
+    }
+
+    void activationsThenDownProjection()
+    {
+        QFETCH(int, type);
+        QFETCH(bool, fused);
+        QFETCH(int, activation);
+        QFETCH(int, tokens);
+        QFETCH(int, every);
+        const DType t = DType(type);
+        const auto act = sparse::NeuronActivation(activation);
+        NeuronFixture f = makeNeurons(t, fused, act, 7);
+        cpu::WeightMatrix down{t, f.down.data(), kFf, kEmbd};
+        if (act == sparse::NeuronActivation::Relu)
+            f.weights = sparse::NeuronWeights::separate({}, {t, f.up.data(), kFf, kEmbd}, down, act);
+        else
+            down.data = f.weights.down, down.rowStride = f.weights.stride;
+        QVERIFY(f.weights.valid());
+        const std::vector<float> x = randomInput(tokens, 9);
+        std::vector<std::int32_t> ids;
+        for (std::int32_t i = 1; i < kFf; i += every)
+            ids.push_back(i);
+        std::vector<std::uint8_t> mask(std::size_t(tokens * kFf), 1);
+        for (int tk = 0; tk < tokens; ++tk)
+            for (std::int32_t i = tk % 5; i < kFf; i += 5)
+                mask[std::size_t(tk * kFf + i)] = 0;
+        const std::vector<float> expected = reference(f, x, tokens, ids, mask);
+
+        auto ffn = sparse::SparseFfn::create(kEmbd, tokens, 2);
+        auto projection = sparse::DownProjection::create(2, kEmbd, tokens, kFf);
+        QVERIFY(ffn.ok() && projection.ok());
+        cpu::ThreadPool pool(2);
+        const sparse::FfnInput in = (*ffn)->prepareInput(t, x.data(), tokens);
+        std::vector<float> recorded(std::size_t(tokens * kFf), 0.0f);
+        std::vector<float> out(x.size());
+        (*ffn)->run(pool, f.weights, in, tokens, ids.data(), std::int64_t(ids.size()), mask.data(), out.data(),
+                    recorded.data());
+        std::vector<float> acts(std::size_t(tokens * kFf), -1.0f);
+        (*ffn)->activations(pool, f.weights, in, tokens, ids.data(), std::int64_t(ids.size()), mask.data(), acts.data());
+        QCOMPARE(acts, recorded);
+        (*projection)->run(pool, down, acts.data(), tokens, out.data());
+        // The integer columns round the rows to 8 bits as well.
+        const double err = maxRelativeError(out, expected);
+        QVERIFY2(err < tolerance(t) + (t == DType::F32 ? 0.0 : 0.015), qPrintable(QString::number(err)));
+    }
+
     // Magnitude-sparse SwiGLU: silu(gate) comes computed, each neuron reads its up row, and an
     // activation under its floor (times the token's scale) skips the down row. Decode (one
     // token, paired down rows) and batches, on every ISA path.

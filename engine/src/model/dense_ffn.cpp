@@ -66,6 +66,11 @@ void DenseFfn::run(cpu::ThreadPool& pool, const UpDownFfn& ffn, const float* inp
         for (std::int64_t i = 0; i < count; ++i)
             m_hidden[std::size_t(i)] = mask[i] ? m_hidden[std::size_t(i)] : 0.0f;
     }
+    project(pool, ffn, tokens, out);
+}
+
+void DenseFfn::project(cpu::ThreadPool& pool, const UpDownFfn& ffn, int tokens, float* out)
+{
     if (ffn.downTransposed) {
         m_downProjection->run(pool, ffn.down, m_hidden.data(), tokens, out);
         addBias(out, ffn.downBias, tokens, ffn.down.cols);

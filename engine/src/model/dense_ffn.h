@@ -105,6 +105,11 @@ public:
              const std::uint8_t* mask = nullptr);
     // The last run()'s activations, [tokens][nFf] (what calibration records).
     [[nodiscard]] const float* activations() const { return m_hidden.data(); }
+    // The second half of run() for activations computed elsewhere (a sparse prompt's): out =
+    // down . hidden() + downBias for @p tokens rows, @p ffn's down neuron-major when it was
+    // reserved with transposedDown.
+    [[nodiscard]] float* hidden() { return m_hidden.data(); }
+    void project(cpu::ThreadPool& pool, const UpDownFfn& ffn, int tokens, float* out);
 
 private:
     std::vector<float> m_hidden; // [maxBatch][nFf]

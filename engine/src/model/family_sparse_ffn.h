@@ -14,9 +14,11 @@
 // separate matrices (ffn_up, ffn_down_t) or Hearth's fused ffn_neurons.
 //
 // Decoded tokens may be handed to a FamilyDecodeFfn (the hybrid CPU/device path lives in the
-// api layer); prompt batches whose predicted union is most of the layer take the dense matrix
+// api layer). Prompt batches whose tokens need many neurons each take the dense matrix
 // products instead, which reuse each weight block across the batch, with each token's
-// unpredicted neurons zeroed so that a prompt computes what its tokens' decodes would.
+// unpredicted neurons zeroed so that a prompt computes what its tokens' decodes would; the
+// others compute each token's own neurons and pass the activations to the dense FFN's down
+// projection (sparse::DownProjection, which reads only the rows some token needs).
 //
 // Header-only: it belongs to the forward passes in family_forward.h, which are header-only too.
 
@@ -106,7 +108,14 @@ public:
                 return true;
             }
         }
-        const bool device = n == 1 && predicted && m_decodeFfn
+        if (n > 1) {
+            // Each token's own neurons, then their down rows through the dense FFN's projection.
+            const sparse::FfnInput in = m_cpu->prepareInput(neurons.type, batch.input, n);
+            m_cpu->activations(pool, neurons, in, n, active.ids, active.count, active.mask, dense.hidden());
+            dense.project(pool, ffn.denseView(), n, batch.out);
+            return true;
+        }
+        const bool device = predicted && m_decodeFfn
                             && m_decodeFfn->run(pool, batch.layer, batch.input, active.ids, active.count, batch.out);
         if (!device) {
             const sparse::FfnInput in = m_cpu->prepareInput(neurons.type, batch.input, n);

@@ -323,12 +323,21 @@ bool LlamaForward::neuronFfn(int layer, int n)
         denseFfn(layer, n, active.mask);
         return true;
     }
+    const sparse::FfnInput in = m_sparseFfn->prepareInput(neurons.type, m_xn.data(), n);
+    if (n > 1 && !neurons.interleaved && m_downProjection) {
+        // Each token's own neurons, then their down rows through the down projection, which reads
+        // only the rows some token needs.
+        m_sparseFfn->activations(*m_pool, neurons, in, n, active.ids, active.count, active.mask, m_gate.data());
+        if (m_observer)
+            m_observer(m_observerContext, layer, n, m_gate.data(), m_x.data());
+        m_downProjection->run(*m_pool, denseFfnMatrices(layer).down, m_gate.data(), n, m_tmp.data());
+        return true;
+    }
     float* acts = nullptr;
     if (m_observer) {
         acts = m_gate.data();
         std::fill_n(acts, std::size_t(n) * std::size_t(nFf), 0.0f);
     }
-    const sparse::FfnInput in = m_sparseFfn->prepareInput(neurons.type, m_xn.data(), n);
     m_sparseFfn->run(*m_pool, neurons, in, n, active.ids, active.count, active.mask, m_tmp.data(), acts);
     if (m_observer)
         m_observer(m_observerContext, layer, n, acts, m_x.data());

@@ -45,8 +45,11 @@ constexpr std::int64_t kDecodeAhead = 4;
 // @p stride apart in @p scratch: F16, Q4_0 and Q8_0 in one vector pass (the CPU table's
 // dequantizers), the other types with a row kernel by their own axpy into zeros (vector code
 // too, where the generic decoder is not), the rest by the generic decoder.
+// @p used (optional, indexed by row): only the rows it marks are decoded, the others' slices are
+// left as they were.
 const float* decodeRowBlock(const cpu::WeightMatrix& w, const RowKernels* own, std::int64_t i0, std::int64_t count,
-                            std::size_t offset, std::int64_t width, float* scratch, std::int64_t stride)
+                            std::size_t offset, std::int64_t width, float* scratch, std::int64_t stride,
+                            const std::uint8_t* used = nullptr)
 {
     const bool vectorDequantize = w.type == DType::F16 || w.type == DType::Q4_0 || w.type == DType::Q8_0;
     const std::size_t rowBytes = cpu::rowStrideOf(w);
@@ -56,7 +59,7 @@ const float* decodeRowBlock(const cpu::WeightMatrix& w, const RowKernels* own, s
     // Rows past the block too: the next call decodes them.
     const std::int64_t available = w.rows - i0;
     const auto prefetchRow = [&](std::int64_t i) {
-        if (i < available)
+        if (i < available && (!used || used[i0 + i]))
             for (std::size_t l = 0; l < sliceLines; ++l)
                 prefetchLine(block + std::size_t(i) * rowBytes + l * kLine);
     };
@@ -64,6 +67,8 @@ const float* decodeRowBlock(const cpu::WeightMatrix& w, const RowKernels* own, s
         prefetchRow(i);
     for (std::int64_t i = 0; i < count; ++i) {
         prefetchRow(i + kDecodeAhead);
+        if (used && !used[i0 + i])
+            continue;
         float* decoded = scratch + i * stride;
         if (own && !vectorDequantize) {
             std::fill_n(decoded, width, 0.0f);
@@ -105,6 +110,7 @@ Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std:
         d->m_partial.resize(std::size_t(threads) * std::size_t(kAxpyTileTokens - 1) * std::size_t(columns));
         d->m_active.resize(std::size_t(d->m_maxTokens) * std::size_t(d->m_maxRows));
         d->m_activeCount.resize(std::size_t(d->m_maxTokens));
+        d->m_rowUsed.resize(std::size_t(d->m_maxRows));
         d->m_cursor.resize(std::size_t(threads) * std::size_t(d->m_maxTokens));
         if (maxTokens >= kColumnTokens && maxRows > 0) {
             d->m_columnTokens = maxTokens;
@@ -166,7 +172,8 @@ void DownProjection::run(cpu::ThreadPool& pool, const cpu::WeightMatrix& downT, 
                 const std::uint8_t* block = rows + std::size_t(i0) * rowBytes + offset;
                 std::size_t stride = rowBytes;
                 if (!direct) {
-                    const float* decoded = decodeRowBlock(w, own, i0, count, offset, width, scratch, kColumns);
+                    const float* decoded = decodeRowBlock(w, own, i0, count, offset, width, scratch, kColumns,
+                                                          job.lists ? m_rowUsed.data() : nullptr);
                     block = reinterpret_cast<const std::uint8_t*>(decoded);
                     stride = kColumns * sizeof(float);
                 }
@@ -283,7 +290,19 @@ bool DownProjection::listActiveRows(cpu::ThreadPool& pool)
     for (int t = 0; t < m_job.tokens; ++t)
         active += m_activeCount[std::size_t(t)];
     const double share = takesColumns(w, m_job.tokens) ? kMaxActiveShareColumns : kMaxActiveShare;
-    return double(active) <= share * double(m_job.tokens) * double(w.rows);
+    if (double(active) > share * double(m_job.tokens) * double(w.rows))
+        return false;
+    // The rows some token needs: a sparse prompt's union can leave many unread (cold neurons).
+    pool.parallelFor(w.rows, [this](std::int64_t begin, std::int64_t end, int) {
+        const std::int64_t rows = m_job.downT->rows;
+        std::fill(m_rowUsed.begin() + begin, m_rowUsed.begin() + end, std::uint8_t(0));
+        for (int t = 0; t < m_job.tokens; ++t) {
+            const float* a = m_job.acts + std::size_t(t) * std::size_t(rows);
+            for (std::int64_t i = begin; i < end; ++i)
+                m_rowUsed[std::size_t(i)] |= a[i] != 0.0f ? 1 : 0;
+        }
+    });
+    return true;
 }
 
 void DownProjection::runByRows(cpu::ThreadPool& pool)

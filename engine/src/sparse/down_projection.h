@@ -96,6 +96,7 @@ private:
     std::int64_t m_maxRows = 0;
     std::vector<std::uint16_t> m_active;    // per token, m_maxRows apart: its non-zero rows, ascending
     std::vector<std::int64_t> m_activeCount; // per token
+    std::vector<std::uint8_t> m_rowUsed;     // per row: some token's list has it (only those are decoded)
     std::vector<std::int64_t> m_cursor;      // per thread and token: the next entry of m_active
     int m_columnTokens = 0; // capacity of the column path (0: none)
     std::int64_t m_columnRows = 0;

@@ -38,17 +38,21 @@ constexpr std::size_t kCounterStride = kLine / sizeof(std::uint64_t);
 
 // What prefetchRows() asks for per neuron, worked out once per call rather than per neuron.
 struct PrefetchPlan {
-    std::size_t blockLines = 0; // fused layout: lines of the whole block, else 0
+    std::size_t blockLines = 0; // fused layout: lines of the block (without its down row when !down)
     std::size_t rowLines = 0;   // separate matrices: lines per row
+    bool down = true;           // the down row is read too (not by activations())
 };
 
-PrefetchPlan prefetchPlan(const NeuronWeights& w)
+PrefetchPlan prefetchPlan(const NeuronWeights& w, bool down = true)
 {
     PrefetchPlan plan;
-    if (w.gate && w.stride >= w.neuronBytes())
-        plan.blockLines = std::min<std::size_t>(kPrefetchLines, (w.neuronBytes() + kLine - 1) / kLine);
-    else
+    plan.down = down;
+    if (w.gate && w.stride >= w.neuronBytes()) {
+        const std::size_t bytes = down ? w.neuronBytes() : 2 * w.rowSize();
+        plan.blockLines = std::min<std::size_t>(kPrefetchLines, (bytes + kLine - 1) / kLine);
+    } else {
         plan.rowLines = std::min<std::size_t>(kPrefetchRowLines, (w.rowSize() + kLine - 1) / kLine);
+    }
     return plan;
 }
 
@@ -62,7 +66,8 @@ inline void prefetchRows(const NeuronWeights& w, const PrefetchPlan& plan, std::
         if (w.gate)
             prefetchLine(w.gate + offset + l * kLine);
         prefetchLine(w.up + offset + l * kLine);
-        prefetchLine(w.down + offset + l * kLine);
+        if (plan.down)
+            prefetchLine(w.down + offset + l * kLine);
     }
 }
 
@@ -83,6 +88,62 @@ inline float activate(NeuronActivation a, float g, float u)
         return g * u; // g: silu(gate) from FfnInput::gateActs
     }
     return 0.0f;
+}
+
+// The row kernels for @p w with @p in, or null when @p in lacks the input form they need.
+// Interleaved rows take the active ISA's interleaved dot, whatever table the caller chose
+// (@p scratch holds the combined table).
+const RowKernels* rowKernelsFor(const NeuronKernels& kernels, const NeuronWeights& w, const FfnInput& in,
+                                RowKernels& scratch)
+{
+    const RowKernels* k = kernels.forType(w.type);
+    if (!k || !w.valid())
+        return nullptr;
+    const cpu::ActivationFormat format = neuronInputFormat(w.type);
+    if ((format == cpu::ActivationFormat::Q8 && !in.xq) || (format == cpu::ActivationFormat::Q8K && !in.xk)
+        || (w.activation == NeuronActivation::GateGiven && !in.gateActs))
+        return nullptr;
+    if (!w.interleaved)
+        return k;
+    const RowKernels* best = neuronKernels().forType(w.type);
+    if (!in.xi || !best || !best->dot2Interleaved)
+        return nullptr;
+    scratch = *k;
+    scratch.dot2 = best->dot2Interleaved;
+    return &scratch;
+}
+
+// Token t's input in the form the kernels take.
+const void* tokenInput(const NeuronWeights& w, const FfnInput& in, int t)
+{
+    const std::int64_t nEmbd = w.nEmbd;
+    if (w.interleaved)
+        return in.xi + std::size_t(t) * std::size_t(nEmbd / kInterleavedElements) * kInterleavedActGroupBytes;
+    switch (neuronInputFormat(w.type)) {
+    case cpu::ActivationFormat::Q8:
+        return in.xq + std::size_t(t) * std::size_t(nEmbd / QK8_0);
+    case cpu::ActivationFormat::Q8K:
+        return in.xk + std::size_t(t) * std::size_t(nEmbd / cpu::QK_K);
+    case cpu::ActivationFormat::Floats:
+        break;
+    }
+    return in.x + std::size_t(t) * std::size_t(nEmbd);
+}
+
+// Neuron i's activation for token t of a batch (its input @p x): gate and up rows, or the up
+// row with its bias, a given gate and the floor.
+inline float neuronActivation(const RowKernels& k, const NeuronWeights& w, const FfnInput& in, const void* x, int t,
+                              std::int64_t i)
+{
+    const std::size_t offset = std::size_t(i) * w.stride;
+    if (w.gate) {
+        float gu[2];
+        k.dot2(w.gate + offset, w.up + offset, x, w.nEmbd, gu);
+        return activate(w.activation, gu[0], gu[1]);
+    }
+    const float g = in.gateActs ? in.gateActs[std::size_t(t) * std::size_t(w.nFf) + std::size_t(i)] : 0.0f;
+    const float a = activate(w.activation, g, k.dot1(w.up + offset, x, w.nEmbd) + (w.upBias ? w.upBias[i] : 0.0f));
+    return in.activationFloor && std::fabs(a) < in.activationFloor[i] * in.floorScale[t] ? 0.0f : a;
 }
 
 } // namespace
@@ -110,46 +171,19 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
                                 const std::int32_t* ids, std::int64_t count, const std::uint8_t* mask, float* out,
                                 float* acts)
 {
-    RowKernels k2 = {};
-    const RowKernels* k = kernels.forType(w.type);
-    if (!k || !w.valid() || count <= 0 || tokens <= 0)
+    RowKernels scratch = {};
+    const RowKernels* k = rowKernelsFor(kernels, w, in, scratch);
+    if (!k || count <= 0 || tokens <= 0)
         return 0;
-    const cpu::ActivationFormat format = neuronInputFormat(w.type);
-    if ((format == cpu::ActivationFormat::Q8 && !in.xq) || (format == cpu::ActivationFormat::Q8K && !in.xk)
-        || (w.activation == NeuronActivation::GateGiven && !in.gateActs))
-        return 0;
-    if (w.interleaved) {
-        // Interleaved rows need the interleaved dot, whatever table the caller chose.
-        const RowKernels* best = neuronKernels().forType(w.type);
-        if (!in.xi || !best || !best->dot2Interleaved)
-            return 0;
-        k2 = *k;
-        k2.dot2 = best->dot2Interleaved;
-        k = &k2;
-    }
     const PrefetchPlan plan = prefetchPlan(w);
     const std::int64_t nEmbd = w.nEmbd;
-    // Token t's input in the form the kernels take.
-    const auto tokenInput = [&](int t) -> const void* {
-        if (w.interleaved)
-            return in.xi + std::size_t(t) * std::size_t(nEmbd / kInterleavedElements) * kInterleavedActGroupBytes;
-        switch (format) {
-        case cpu::ActivationFormat::Q8:
-            return in.xq + std::size_t(t) * std::size_t(nEmbd / QK8_0);
-        case cpu::ActivationFormat::Q8K:
-            return in.xk + std::size_t(t) * std::size_t(nEmbd / cpu::QK_K);
-        case cpu::ActivationFormat::Floats:
-            break;
-        }
-        return in.x + std::size_t(t) * std::size_t(nEmbd);
-    };
     std::uint64_t downRows = 0;
     for (std::int64_t j = 0; j < std::min(count, kPrefetchAhead); ++j)
         prefetchRows(w, plan, ids[j]);
     if (tokens == 1 && !mask) {
         // Decode: down rows go in groups, so the output is loaded and stored once per group of
         // neurons instead of once per neuron (RowKernels::axpyRows).
-        const void* x = tokenInput(0);
+        const void* x = tokenInput(w, in, 0);
         const void* pending[kAxpyRowsGroup];
         float pendingA[kAxpyRowsGroup];
         int pendingCount = 0;
@@ -208,26 +242,11 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
         const std::int64_t i = ids[j];
         if (j + kPrefetchAhead < count)
             prefetchRows(w, plan, ids[j + kPrefetchAhead]);
-        const std::size_t offset = std::size_t(i) * w.stride;
-        const std::uint8_t* gate = w.gate ? w.gate + offset : nullptr;
-        const std::uint8_t* up = w.up + offset;
-        const std::uint8_t* down = w.down + offset;
-        const float bias = w.upBias ? w.upBias[i] : 0.0f;
+        const std::uint8_t* down = w.down + std::size_t(i) * w.stride;
         for (int t = 0; t < tokens; ++t) {
             if (mask && !mask[std::size_t(t) * std::size_t(w.nFf) + std::size_t(i)])
                 continue;
-            const void* x = tokenInput(t);
-            float a;
-            if (gate) {
-                float gu[2];
-                k->dot2(gate, up, x, nEmbd, gu);
-                a = activate(w.activation, gu[0], gu[1]);
-            } else {
-                const float g = in.gateActs ? in.gateActs[std::size_t(t) * std::size_t(w.nFf) + std::size_t(i)] : 0.0f;
-                a = activate(w.activation, g, k->dot1(up, x, nEmbd) + bias);
-                if (in.activationFloor && std::fabs(a) < in.activationFloor[i] * in.floorScale[t])
-                    a = 0.0f;
-            }
+            const float a = neuronActivation(*k, w, in, tokenInput(w, in, t), t, i);
             if (acts)
                 acts[std::size_t(t) * std::size_t(w.nFf) + std::size_t(i)] = a;
             if (a == 0.0f)
@@ -237,6 +256,29 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
         }
     }
     return downRows;
+}
+
+void computeActivations(const NeuronKernels& kernels, const NeuronWeights& w, const FfnInput& in, int tokens,
+                        const std::int32_t* ids, std::int64_t count, const std::uint8_t* mask, float* acts)
+{
+    RowKernels scratch = {};
+    const RowKernels* k = rowKernelsFor(kernels, w, in, scratch);
+    if (!k || count <= 0 || tokens <= 0)
+        return;
+    const PrefetchPlan plan = prefetchPlan(w, false);
+    for (std::int64_t j = 0; j < std::min(count, kPrefetchAhead); ++j)
+        prefetchRows(w, plan, ids[j]);
+    // Neuron by neuron, so that its rows stay in L1 for every token that needs it.
+    for (std::int64_t j = 0; j < count; ++j) {
+        const std::int64_t i = ids[j];
+        if (j + kPrefetchAhead < count)
+            prefetchRows(w, plan, ids[j + kPrefetchAhead]);
+        for (int t = 0; t < tokens; ++t) {
+            const std::size_t at = std::size_t(t) * std::size_t(w.nFf) + std::size_t(i);
+            if (!mask || mask[at])
+                acts[at] = neuronActivation(*k, w, in, tokenInput(w, in, t), t, i);
+        }
+    }
 }
 
 SparseFfn::~SparseFfn() = default;
@@ -332,6 +374,28 @@ void SparseFfn::run(cpu::ThreadPool& pool, const NeuronWeights& w, const FfnInpu
     g_downRows.fetch_add(downRows, std::memory_order_relaxed);
     g_bytes.fetch_add(std::uint64_t(std::max<std::int64_t>(count, 0)) * inputRows * row
                           + std::min<std::uint64_t>(downRows, std::uint64_t(std::max<std::int64_t>(count, 0))) * row,
+                      std::memory_order_relaxed);
+}
+
+void SparseFfn::activations(cpu::ThreadPool& pool, const NeuronWeights& w, const FfnInput& in, int tokens,
+                            const std::int32_t* ids, std::int64_t count, const std::uint8_t* mask, float* acts)
+{
+    if (tokens <= 0 || tokens > m_maxTokens || w.nEmbd != m_nEmbd || pool.size() > m_threads)
+        return;
+    m_job = {&w, &in, tokens, ids, count, mask, nullptr, acts};
+    pool.parallelFor(tokens, [this](std::int64_t begin, std::int64_t end, int) {
+        std::fill(m_job.acts + std::size_t(begin) * std::size_t(m_job.w->nFf),
+                  m_job.acts + std::size_t(end) * std::size_t(m_job.w->nFf), 0.0f);
+    });
+    pool.run([this](int thread, int threadCount) {
+        const Job& job = m_job;
+        const std::int64_t begin = job.count * thread / threadCount;
+        const std::int64_t end = job.count * (thread + 1) / threadCount;
+        computeActivations(*m_kernels, *job.w, *job.in, job.tokens, job.ids + begin, end - begin, job.mask, job.acts);
+    });
+    g_calls.fetch_add(1, std::memory_order_relaxed);
+    g_neurons.fetch_add(std::uint64_t(std::max<std::int64_t>(count, 0)), std::memory_order_relaxed);
+    g_bytes.fetch_add(std::uint64_t(std::max<std::int64_t>(count, 0)) * (w.gated() ? 2 : 1) * w.rowSize(),
                       std::memory_order_relaxed);
 }
 

@@ -66,6 +66,12 @@ std::uint64_t accumulateNeurons(const NeuronKernels& kernels, const NeuronWeight
                                 int tokens, const std::int32_t* ids, std::int64_t count, const std::uint8_t* mask,
                                 float* out, float* acts = nullptr);
 
+// Like accumulateNeurons, but writes each (token, neuron) pair's activation to acts (tokens x
+// w.nFf) and adds no down row: a prompt's down projection then goes through DownProjection.
+// Entries of pairs not computed are left alone.
+void computeActivations(const NeuronKernels& kernels, const NeuronWeights& w, const FfnInput& in, int tokens,
+                        const std::int32_t* ids, std::int64_t count, const std::uint8_t* mask, float* acts);
+
 class SparseFfn {
 public:
     // Buffers for up to @p maxTokens tokens of @p nEmbd and @p threads threads.
@@ -80,6 +86,14 @@ public:
     // accumulateNeurons). Uses every thread of @p pool (its size must not exceed create()'s).
     void run(cpu::ThreadPool& pool, const NeuronWeights& w, const FfnInput& in, int tokens, const std::int32_t* ids,
              std::int64_t count, const std::uint8_t* mask, float* out, float* acts = nullptr);
+
+    // A prompt's first half: acts (tokens x w.nFf) = each token's activations of the neurons
+    // ids[0..count) (masked as in run()), zero for every other neuron. Its down projection is
+    // left to the caller: sparse::DownProjection adds a token's few non-zero rows from a list, or
+    // many through integer products, where run() adds each pair's down row into its token's
+    // output, a round trip through that output per pair.
+    void activations(cpu::ThreadPool& pool, const NeuronWeights& w, const FfnInput& in, int tokens,
+                     const std::int32_t* ids, std::int64_t count, const std::uint8_t* mask, float* acts);
 
     // Kernel table override for tests (null: the active ISA's).
     void setKernels(const NeuronKernels* kernels) { m_kernels = kernels ? kernels : &neuronKernels(); }
