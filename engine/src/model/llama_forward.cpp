@@ -83,11 +83,8 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
                 return l.attentionInputMajor || l.gateUpInputMajor;
             });
             const std::int64_t columns = inputMajor ? std::max({hp.nEmbd, hp.qDim(), hp.nFf}) : hp.nEmbd;
-            // Input sparsity's thresholds would draw a prompt's inputs apart from its decodes'
-            // at the 8-bit columns' rounding (on a synthetic model, half as far as the sparsity
-            // itself moves the logits): its files take the wide ones.
             auto down = sparse::DownProjection::create(f->m_pool->size(), columns, f->m_maxBatch,
-                                                       std::max(hp.nFf, hp.qDim()), inputMajor);
+                                                       std::max(hp.nFf, hp.qDim()));
             if (!down)
                 return down.status();
             f->m_downProjection = std::move(down).value();

@@ -93,7 +93,7 @@ std::size_t DownProjection::packedBytes()
 }
 
 Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std::int64_t columns, int maxTokens,
-                                                               std::int64_t maxRows, bool exactPrompts)
+                                                               std::int64_t maxRows)
 {
     if (threads <= 0 || columns <= 0 || maxTokens < 0 || maxRows < 0)
         return Status(ErrorCode::InvalidArgument, "the down projection needs a thread and outputs");
@@ -116,10 +116,8 @@ Result<std::unique_ptr<DownProjection>> DownProjection::create(int threads, std:
             d->m_columnTokens = maxTokens;
             d->m_columnRows = maxRows;
             d->m_actRowBlocks = std::size_t((maxRows + QK8_0 - 1) / QK8_0);
-            d->m_wideColumns = exactPrompts;
-            const std::size_t blockBytes = exactPrompts ? sizeof(ActBlockQ16) : sizeof(cpu::ActBlockQ8);
-            d->m_actBlocks.resize(std::size_t(maxTokens) * d->m_actRowBlocks * blockBytes);
-            d->m_actRow.resize(std::size_t(threads) * d->m_actRowBlocks * blockBytes);
+            d->m_actBlocks.resize(std::size_t(maxTokens) * d->m_actRowBlocks);
+            d->m_actRow.resize(std::size_t(threads) * d->m_actRowBlocks);
             d->m_packed.resize(std::size_t(threads) * packedBytes());
         }
     } catch (const std::bad_alloc&) {
@@ -214,25 +212,16 @@ bool DownProjection::takesColumns(const cpu::WeightMatrix& w, int tokens) const
 
 void DownProjection::runByColumns(cpu::ThreadPool& pool)
 {
+    const auto quantize = cpu::activeKernels().quantizeActivations;
     const ColumnKernels& k = m_kernels->columns;
-    if (m_wideColumns)
-        runByColumns<ActBlockQ16>(pool, quantizeActivationsQ16, k.packWide, k.gemmWide, kWideColumnBlockBytes);
-    else
-        runByColumns<cpu::ActBlockQ8>(pool, cpu::activeKernels().quantizeActivations, k.pack, k.gemm,
-                                      kColumnBlockBytes);
-}
-
-template <typename Act>
-void DownProjection::runByColumns(cpu::ThreadPool& pool, QuantizeFn<Act> quantize, PackFn pack, GemmFn<Act> gemm,
-                                  std::size_t blockBytes)
-{
+    constexpr std::size_t blockBytes = kColumnBlockBytes;
     const cpu::WeightMatrix& w = *m_job.downT;
     const std::size_t blocks = std::size_t(w.rows / QK8_0);
     // The tokens' blocks side by side, so a tile of tokens reads one run per block.
     const std::size_t tokens = std::size_t(m_job.tokens);
-    Act* acts = reinterpret_cast<Act*>(m_actBlocks.data());
+    cpu::ActBlockQ8* acts = m_actBlocks.data();
     pool.parallelFor(m_job.tokens, [&](std::int64_t begin, std::int64_t end, int thread) {
-        Act* row = reinterpret_cast<Act*>(m_actRow.data()) + std::size_t(thread) * m_actRowBlocks;
+        cpu::ActBlockQ8* row = m_actRow.data() + std::size_t(thread) * m_actRowBlocks;
         for (std::int64_t t = begin; t < end; ++t) {
             quantize(m_job.acts + std::size_t(t) * std::size_t(w.rows), row, w.rows);
             for (std::size_t b = 0; b < blocks; ++b)
@@ -256,12 +245,12 @@ void DownProjection::runByColumns(cpu::ThreadPool& pool, QuantizeFn<Act> quantiz
                     const float* rows = decodeRowBlock(w, own, i0 + b * QK8_0, QK8_0, offset, width, scratch,
                                                        kColumnRowFloats);
                     for (std::int64_t g = 0; g < width / kColumnOutputs; ++g)
-                        pack(rows + g * kColumnOutputs, std::size_t(kColumnRowFloats), QK8_0,
+                        k.pack(rows + g * kColumnOutputs, std::size_t(kColumnRowFloats), QK8_0,
                              packed + std::size_t(g) * groupBytes + std::size_t(b) * blockBytes);
                 }
                 // Each group's blocks (18 KiB) stay in L1 while every token passes them.
                 for (std::int64_t g = 0; g < width / kColumnOutputs; ++g)
-                    gemm(m_job.out + first + g * kColumnOutputs, w.cols, acts + std::size_t(i0 / QK8_0) * tokens,
+                    k.gemm(m_job.out + first + g * kColumnOutputs, w.cols, acts + std::size_t(i0 / QK8_0) * tokens,
                          tokens, m_job.tokens, packed + std::size_t(g) * groupBytes, count / QK8_0);
             }
         }
@@ -313,8 +302,9 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
         const cpu::WeightMatrix& w = *job.downT;
         const RowKernels* direct = m_kernels->forType(w.type);
         const RowKernels& k = direct ? *direct : m_kernels->f32;
-        const auto addRows = k.axpyRowsInt8 ? k.axpyRowsInt8 : k.axpyRows;
-        const int groupSize = k.axpyRowsInt8 ? kAxpyRowsInt8Pass : kAxpyRowsGroup;
+        const bool integer = k.axpyRowsInt8 && w.cols % cpu::QK_K == 0;
+        const auto addRows = integer ? k.axpyRowsInt8 : k.axpyRows;
+        const int groupSize = integer ? kAxpyRowsInt8Pass : kAxpyRowsGroup;
         const std::size_t cols = std::size_t(w.cols);
         const std::size_t rowBytes = cpu::rowStrideOf(w);
         const auto* rows = static_cast<const std::uint8_t*>(w.data);

@@ -13,20 +13,18 @@
 // masks, few activations non-zero: at most 30 %, or 10 % where the integer products below
 // apply) lists each token's non-zero rows once and adds only those, a token at a time
 // (NeuronKernels::axpyActiveRows): at 90 % sparsity a tile of eight tokens still touches over
-// half the rows. Otherwise quantized rows and prompts of kColumnTokens or more go through
-// integer products, as the dense products do: the activations quantized once, each range's
-// rows decoded 32 at a time and requantized along the rows, 16 outputs together
-// (ColumnKernels), blocks of 1024 rows then passed by tiles of eight tokens. The 8-bit columns
-// round the weights about as much as Q8_0 activations round a token (0.5 % of an output) and
-// run at four times the float tiles' rate; callers whose later decisions hinge on exact values
-// (input sparsity's thresholds, which a prompt and its decodes should draw alike) ask for the
-// 16-bit ones at create(), sixty times finer at half that rate. The rest (float weights,
+// half the rows; only the rows some token lists are decoded. Otherwise quantized rows and
+// prompts of kColumnTokens or more go through integer products, as the dense products do: the
+// activations quantized once, each range's rows decoded 32 at a time and requantized along the
+// rows to 8 bits, 16 outputs together (ColumnKernels), blocks of 1024 rows then passed by tiles
+// of eight tokens. The columns round the weights about as much as Q8_0 activations round a
+// token (0.5 % of an output) and run at four times the float tiles' rate. The rest (float weights,
 // short prompts) pass blocks of 512 rows while tiles of eight tokens' outputs stay in registers
 // (RowKernels::axpyTile); rows that are zero for every token of a tile are skipped. Fewer
 // tokens (a decoded one): the threads take ranges of rows and add the rows some token needs
 // whole, in groups of eight (neighbours or not, the next group's starts prefetched;
 // RowKernels::axpyRows), or of sixteen through integer products where the table has them
-// (RowKernels::axpyRowsInt8: Q4_K), into their own sums, added up in thread order; reading a
+// (RowKernels::axpyRowsInt8: Q4_0 and Q4_K), into their own sums, added up in thread order; reading a
 // row in slices of 256 outputs, one range at a time, streamed at two thirds of the speed. Rows no token needs are not read: input sparsity (input_sparsity.h)
 // rests on that. Either way the result depends on the thread count only. Rows without a tile kernel
 // (K-quants), without neuron kernels at all (BF16, ...) or added from the lists (all but F32)
@@ -53,10 +51,9 @@ namespace hearth::sparse {
 class DownProjection {
 public:
     // Scratch for up to @p threads threads, outputs of up to @p columns and, for sparse prompts
-    // and integer products, @p maxTokens tokens of up to @p maxRows neurons (0: neither);
-    // @p exactPrompts takes the wide (16-bit) columns.
+    // and integer products, @p maxTokens tokens of up to @p maxRows neurons (0: neither).
     static Result<std::unique_ptr<DownProjection>> create(int threads, std::int64_t columns, int maxTokens = 0,
-                                                          std::int64_t maxRows = 0, bool exactPrompts = false);
+                                                          std::int64_t maxRows = 0);
 
     // out (tokens x downT.cols) = acts (tokens x downT.rows) x downT. The pool may not have more
     // threads than create() was given; downT.cols must be a multiple of the type's block.
@@ -75,15 +72,6 @@ private:
     // A longer prompt: integer products over the rows requantized by columns (ColumnKernels).
     [[nodiscard]] bool takesColumns(const cpu::WeightMatrix& w, int tokens) const;
     void runByColumns(cpu::ThreadPool& pool);
-    template <typename Act>
-    using QuantizeFn = void (*)(const float* x, Act* out, std::int64_t n);
-    using PackFn = decltype(ColumnKernels::pack);
-    template <typename Act>
-    using GemmFn = void (*)(float* y, std::int64_t yStride, const Act* x, std::size_t blockStride, int tokens,
-                            const std::uint8_t* packed, std::int64_t blocks);
-    template <typename Act>
-    void runByColumns(cpu::ThreadPool& pool, QuantizeFn<Act> quantize, PackFn pack, GemmFn<Act> gemm,
-                      std::size_t blockBytes);
     // Bytes of one thread's requantized block of rows.
     static std::size_t packedBytes();
 
@@ -100,10 +88,9 @@ private:
     std::vector<std::int64_t> m_cursor;      // per thread and token: the next entry of m_active
     int m_columnTokens = 0; // capacity of the column path (0: none)
     std::int64_t m_columnRows = 0;
-    bool m_wideColumns = false;
     std::size_t m_actRowBlocks = 0;
-    std::vector<std::byte> m_actBlocks; // the prompt's activations quantized along the rows, block-major
-    std::vector<std::byte> m_actRow;    // per thread: one token's, token-major
+    std::vector<cpu::ActBlockQ8> m_actBlocks; // the prompt's activations quantized along the rows, block-major
+    std::vector<cpu::ActBlockQ8> m_actRow;    // per thread: one token's, token-major
     std::vector<std::uint8_t> m_packed; // per thread: a block of rows requantized by columns
 
     // The call in flight, read by the worker threads (captured by pointer only).

@@ -6,20 +6,6 @@
 
 namespace hearth::sparse {
 
-void quantizeActivationsQ16(const float* x, ActBlockQ16* out, std::int64_t n)
-{
-    for (std::int64_t b = 0; b < n / 32; ++b) {
-        const float* v = x + b * 32;
-        float max = 0.0f;
-        for (int i = 0; i < 32; ++i)
-            max = std::max(max, std::fabs(v[i]));
-        out[b].d = max / float(kWideLevels);
-        const float inverse = max > 0.0f ? float(kWideLevels) / max : 0.0f;
-        for (int i = 0; i < 32; ++i)
-            out[b].qs[i] = std::int16_t(std::nearbyint(v[i] * inverse));
-    }
-}
-
 const NeuronKernels* neuronKernelsFor(cpu::Isa isa)
 {
 #if HEARTH_SPARSE_X86_KERNELS

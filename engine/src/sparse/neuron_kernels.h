@@ -42,12 +42,12 @@ struct RowKernels {
     // reloaded once per row or pair, y's loads and stores, not the rows, set the pace.
     void (*axpyRows)(float* y, const float* s, const void* const* rows, int count, std::int64_t n);
     // axpyRows through integer products, for decoded tokens over quantized rows (input-major
-    // projections): in each group of up to kAxpyRowsGroup rows and each run of 32 outputs under
-    // one scale, the factors s[k] x the run's scale are rounded to two signed bytes (a coarse
-    // one against the largest of them, and 1/128ths of it) and the rows' levels are summed as
-    // integers, four rows to a vpdpbusd per byte, before one multiply-add per output, where
-    // the float axpyRows converts and multiplies every weight (Q4_K rows in L2, one Zen 4
-    // thread: 13.7 GB/s against 7.4). Null where the table or type has none (axpyRows then).
+    // projections), n a multiple of 256: in each group of up to kAxpyRowsGroup rows and each run
+    // of 32 outputs under one scale, the factors s[k] x the run's scale are rounded to signed
+    // bytes against the largest of them (as Q8_0 rounds a dense product's activations) and the
+    // rows' levels are summed as integers, four rows to a vpdpbusd, before one multiply-add per
+    // output, where the float axpyRows converts and multiplies every weight. Null where the table
+    // or type has none (axpyRows then).
     void (*axpyRowsInt8)(float* y, const float* s, const void* const* rows, int count, std::int64_t n);
 };
 
@@ -68,32 +68,15 @@ inline constexpr int kAxpyTileTokens = 8;
 using AxpyActiveRowsFn = void (*)(float* y, const float* a, const std::uint16_t* ids, std::int64_t count,
                                   std::int64_t firstRow, const float* rows, std::size_t rowStride, std::int64_t n);
 
-// One block of 32 activations in 16 bits for the wide columns below: q = round(x / d), with d
-// = max |x| / kWideLevels.
-struct ActBlockQ16 {
-    float d;
-    std::int16_t qs[32];
-};
-
-// Levels of the wide columns' weights and activations either side of zero: 32 products of two
-// such values still sum within an int32.
-inline constexpr int kWideLevels = 8191;
-
-// Quantizes @p n floats (a multiple of 32) to @p n / 32 blocks.
-void quantizeActivationsQ16(const float* x, ActBlockQ16* out, std::int64_t n);
-
 // A prompt's product over neuron-major rows through integer dot products (DownProjection):
 // rows decoded to floats are requantized, 16 outputs at a time, along the rows, which every
 // token's activations, quantized the same way, then multiply as the dense products'
-// interleaved tiles do. Narrow columns are 8-bit: Q8_0 against cpu::ActBlockQ8, per group of 16
+// interleaved tiles do. The columns are 8-bit: Q8_0 against cpu::ActBlockQ8, per group of 16
 // outputs and block of 32 rows kColumnBlockBytes bytes:
 //   [ 16 x float scale (output r: max over the block's rows of |value| / 127) |
 //     8 x 64 bytes: register k, int32 lane r, byte i = round(value of row 4k + i, output r / scale) ]
-// Wide columns are 16-bit against ActBlockQ16, kWideColumnBlockBytes a block:
-//   [ 16 x float scale (max / kWideLevels) | 16 x 64 bytes: register k, int32 lane r, int16 i =
-//     the value of row 2k + i, output r, over the scale ]
-// The narrow ones round the weights about as much as Q8_0 activations round a token and run at
-// the dense products' rate; the wide ones round about sixty times less at half that rate.
+// They round the weights about as much as Q8_0 activations round a token and run at the dense
+// products' rate.
 // Requantizing costs about what five tokens cost through float tiles; a prompt of
 // kColumnTokens or more gains it back.
 struct ColumnKernels {
@@ -105,14 +88,9 @@ struct ColumnKernels {
     // t < @p tokens.
     void (*gemm)(float* y, std::int64_t yStride, const cpu::ActBlockQ8* x, std::size_t blockStride, int tokens,
                  const std::uint8_t* packed, std::int64_t blocks);
-    // The same with wide columns.
-    void (*packWide)(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out);
-    void (*gemmWide)(float* y, std::int64_t yStride, const ActBlockQ16* x, std::size_t blockStride, int tokens,
-                     const std::uint8_t* packed, std::int64_t blocks);
 };
 
 inline constexpr std::size_t kColumnBlockBytes = 16 * sizeof(float) + 16 * 32;
-inline constexpr std::size_t kWideColumnBlockBytes = 16 * sizeof(float) + 16 * 32 * sizeof(std::int16_t);
 inline constexpr int kColumnOutputs = 16;
 inline constexpr int kColumnTokens = 16;
 
