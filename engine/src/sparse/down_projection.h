@@ -24,7 +24,7 @@
 // tokens (a decoded one): the threads take ranges of rows and add the rows some token needs
 // whole, in groups of eight (neighbours or not, the next group's starts prefetched;
 // RowKernels::axpyRows), or of sixteen through integer products where the table has them
-// (RowKernels::axpyRowsInt8: Q4_0 and Q4_K), into their own sums, added up in thread order; reading a
+// (RowKernels::axpyRowsInt8: Q4_K), into their own sums, added up in thread order; reading a
 // row in slices of 256 outputs, one range at a time, streamed at two thirds of the speed. Rows no token needs are not read: input sparsity (input_sparsity.h)
 // rests on that. Either way the result depends on the thread count only. Rows without a tile kernel
 // (K-quants), without neuron kernels at all (BF16, ...) or added from the lists (all but F32)

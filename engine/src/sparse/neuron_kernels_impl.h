@@ -758,18 +758,23 @@ constexpr auto axpyRowsQ5K = axpyRowsK<cpu::BlockQ5_K>;
 #endif
 
 #if defined(__AVX512VNNI__)
-// RowKernels::axpyRowsInt8 for Q4_0 and Q4_K (the scalar table holds the reference and its
-// rounding): a pass of up to kAxpyRowsInt8Pass rows rounds its factors (runByRows' s times each
-// run's scale) to signed bytes once per unit of 256 outputs and group of eight rows, then adds
-// four rows at a time, one vpdpbusd for 16 outputs of the four.
+// RowKernels::axpyRowsInt8 for Q4_K (the scalar table holds the reference and its rounding):
+// a pass of up to kAxpyRowsInt8Pass rows rounds its factors (runByRows' s times each run's
+// scale) to signed bytes once per super-block and group of eight rows, then adds four rows at a
+// time, one vpdpbusd for 16 outputs of the four.
 //
 // A byte per factor rounds a token's inputs about as a dense product's Q8_0 activations do.
-// Two bytes (1/16256 of the group's largest) ran 20-25 % slower on Q4_K; they kept a decode's
-// logits within 0.08 (relative RMS) of its prompt's on tst_magnitude_sparsity's input-sparse
-// model where one byte leaves 0.12, but both decodes stayed as close to the file's dense logits
-// as its prompts (0.30 over 96 positions): the thresholds turn any rounding into inputs dropped
-// or kept on either side, and which rounding does not matter. With two bytes an integer Q4_0
-// was no faster than its float row adds (12.7 GB/s in L2 on one Zen 4 thread, against 12.5).
+// Two bytes (1/16256 of the group's largest) ran 20-25 % slower; they kept a decode's logits
+// within 0.08 (relative RMS) of its prompt's on tst_magnitude_sparsity's input-sparse model
+// where one byte leaves 0.12, but both decodes stayed as close to the file's dense logits as its
+// prompts (0.30 over 96 positions): the thresholds turn any rounding into inputs dropped or kept
+// on either side, and which rounding does not matter.
+//
+// Q4_0 keeps the float axpyRows, which adds its rows at about the integer kernels' rate (12.5
+// GB/s in L2 on one Zen 4 thread, against the float Q4_K's 7.4). An integer Q4_0 with a byte
+// of factors (eight blocks a unit, their levels gathered by vpermt2w) added rows from L2 at
+// 1.1-1.3x the float kernel's rate, and decoded the 7B-shape input-sparse files no faster:
+// their scattered rows come from memory at 7-9 GB/s a thread either way.
 
 // Rows x runs of factor bytes, two rows to a 128-bit lane, become dwords of four rows' bytes
 // for one run: vpermd takes lane 2q + h from dword h of rows 4q-4q+3, vpshufb transposes the
@@ -804,12 +809,11 @@ inline __m512i fourRows16(const std::uint8_t* const* p, std::size_t offset)
 }
 
 // A unit's eight runs of factors for 4 x Quads rows (rows past the group's have factor 0),
-// each rounded to a signed byte k: k[8q + g] holds run g's of rows 4q-4q+3, scale[g] run g's
-// scale (per unit of k) and sum[g] the sum of run g's k.
+// each rounded to a signed byte k: k[8q + g] holds run g's of rows 4q-4q+3 and scale[g] run g's
+// scale (per unit of k).
 struct RoundedFactors {
     alignas(64) std::int32_t k[16];
     alignas(32) float scale[8];
-    alignas(32) std::int32_t sum[8]; // of run g's k over the group's rows
 };
 
 // Bytes of 8 rows x 8 runs, two rows to an xmm, as dwords of four rows' bytes for one run.
@@ -836,15 +840,9 @@ inline void roundFactors(const __m512* e, RoundedFactors& f)
     _mm256_store_ps(f.scale, _mm512_castps512_ps256(_mm512_div_ps(max, _mm512_set1_ps(127.0f))));
     const __m512 inverse = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(max, _mm512_setzero_ps(), _CMP_GT_OQ),
                                                _mm512_set1_ps(127.0f), max);
-    __m512i sum = _mm512_setzero_si512();
     __m128i k[4] = {};
-    for (int p = 0; p < kPairs; ++p) {
-        const __m512i rounded = _mm512_cvtps_epi32(_mm512_mul_ps(e[p], inverse));
-        sum = _mm512_add_epi32(sum, rounded);
-        k[p] = _mm512_cvtepi32_epi8(rounded);
-    }
-    _mm256_store_si256(reinterpret_cast<__m256i*>(f.sum),
-                       _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1)));
+    for (int p = 0; p < kPairs; ++p)
+        k[p] = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(_mm512_mul_ps(e[p], inverse)));
     _mm512_store_si512(f.k, factorDwords(k));
 }
 
@@ -864,7 +862,9 @@ inline void prefetchRows(const std::uint8_t* const* p, std::size_t offset, std::
     }
 }
 
-// The factors of a pass of 4 x Quads rows: groups of two quads, each rounded on its own.
+// A pass of 4 x Quads rows (the last quad padded with factor 0): groups of two quads, each
+// with its own factors, added one after another to the outputs, which stay in registers for
+// the whole pass.
 template <int Quads>
 struct Int8Pass {
     static constexpr int kGroups = (Quads + 1) / 2;
@@ -872,6 +872,13 @@ struct Int8Pass {
     RoundedFactors factors[kGroups];
 };
 
+// Q4_K, a super-block a unit, its 128 bytes of levels in two registers per row: byte i of
+// half H holds the low nibble of output 128H + 64(i / 32) + i % 32 (run 4H + 2(i / 32)) and
+// the high one 32 further (the next run). Four rows' registers are interleaved by vpunpck*,
+// which stay inside 128-bit lanes: register j of the four then holds, in lane l, dword i, byte
+// 16l + 4j + i of each of the rows, so each lane is one run's (its factors and scales are
+// picked per lane), and the sums come out with lanes and registers transposed, which one 4 x 4
+// transposition of lanes per 64 outputs undoes at the end of the pass.
 struct alignas(64) Q4KLaneIndex {
     std::int32_t run[2][2][16]; // [half][nibble]: lane l takes run 4 half + 2 (l / 2) + nibble
 };
@@ -959,142 +966,54 @@ inline __m512i scalesMinsQ4K(__m512i headers)
                                                                     load(kQ4KHeaders.highMask)), 4));
 }
 
-// The Q4_K rows of a pass: a unit is a super-block. Byte i of half H of its levels (64 bytes
-// at offset 64H) holds the low nibble of output 128H + 64(i / 32) + i % 32 (run 4H + 2(i / 32))
-// and the high one 32 further (the next run); the mins go in as float offsets.
-struct Q4KInt8 {
-    static constexpr std::size_t kUnitBytes = sizeof(cpu::BlockQ4_K);
-
-    // The factors of eight rows of unit b (the second quad's only when @p quads is 2), rounded,
-    // and each run's offset.
-    static void factors(const std::uint8_t* const* rows, int quads, const float* s, std::int64_t b, RoundedFactors& f,
-                        float* offsets)
-    {
-        const std::size_t header = std::size_t(b) * kUnitBytes;
-        const __m512i headers[2] = {fourRows16(rows, header), quads == 2 ? fourRows16(rows + 4, header) : _mm512_setzero_si512()};
-        // d and dmin of the eight rows, times the rows' factors: [s d of rows 0-7, -s dmin of rows 0-7].
-        const __m256 factors = _mm256_loadu_ps(s);
-        const __m512 scaled = _mm512_mul_ps(
-            _mm512_cvtph_ps(_mm512_castsi512_si256(
-                _mm512_permutex2var_epi16(headers[0], _mm512_load_si512(kQ4KHeaders.dmin), headers[1]))),
-            _mm512_insertf32x8(_mm512_castps256_ps512(factors), _mm256_xor_ps(factors, _mm256_set1_ps(-0.0f)), 1));
-        // Qwords: the scales of four rows, then their mins.
-        __m512i scalesMins[2];
-        for (int q = 0; q < quads; ++q)
-            scalesMins[q] = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), scalesMinsQ4K(headers[q]));
-        __m512 e[4];
-        __m512 offset = _mm512_setzero_ps(); // even rows in the low half, odd ones in the high
-        for (int p = 0; p < 2 * quads; ++p) {
-            const __m512i& unpacked = scalesMins[p / 2];
-            const __m512 scales = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
-                p % 2 ? _mm512_extracti32x4_epi32(unpacked, 1) : _mm512_castsi512_si128(unpacked)));
-            const __m512 mins = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
-                p % 2 ? _mm512_extracti32x4_epi32(unpacked, 3) : _mm512_extracti32x4_epi32(unpacked, 2)));
-            const __m512i rowOf = _mm512_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p + 1,
-                                                    2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1,
-                                                    2 * p + 1);
-            e[p] = _mm512_mul_ps(_mm512_permutexvar_ps(rowOf, scaled), scales);
-            offset = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_add_epi32(rowOf, _mm512_set1_epi32(8)), scaled), mins,
-                                     offset);
-        }
-        if (quads == 2)
-            roundFactors<2>(e, f);
-        else
-            roundFactors<1>(e, f);
-        _mm256_store_ps(offsets, _mm256_add_ps(_mm512_castps512_ps256(offset), _mm512_extractf32x8_ps(offset, 1)));
-    }
-
-    static __m512i levels(const std::uint8_t* row, std::int64_t b, int half)
-    {
-        return _mm512_loadu_si512(row + std::size_t(b) * kUnitBytes + offsetof(cpu::BlockQ4_K, qs) + std::size_t(64 * half));
-    }
-
-    static const std::int32_t* lanes(int half, int nibble) { return kQ4KLanes.run[half][nibble]; }
-    // Where lane l of a transposed sum starts in the unit's outputs.
-    static constexpr int output(int half, int nibble, int l) { return 128 * half + 64 * (l / 2) + 32 * nibble + 16 * (l % 2); }
-};
-
-// Q4_0 rows, eight blocks (144 bytes) a unit, so that a unit has a Q4_K super-block's outputs and
-// runs. Half H of a unit is its blocks 4H-4H+3, gathered without their scales (one vpermt2w from
-// two loads), one block to a 128-bit lane: each lane one run, both nibbles of it (byte i: outputs
-// i and i + 16 of the block). The levels are 0-15 for weights q - 8, so each run's factors add
-// an offset of -8 x their sum.
-struct alignas(64) Q4Int8Index {
-    std::int16_t levels[2][32]; // [half]: word 8l + i from word 9l + 1 + i of the half's two loads
-    std::int32_t run[2][16];    // [half]: lane l takes run 4 half + l
-};
-
-constexpr Q4Int8Index makeQ4Int8Index()
-{
-    Q4Int8Index x{};
-    for (int h = 0; h < 2; ++h) {
-        for (int l = 0; l < 4; ++l) {
-            for (int i = 0; i < 8; ++i)
-                x.levels[h][8 * l + i] = std::int16_t(9 * l + 1 + i + (h ? 4 : 0));
-            for (int i = 0; i < 4; ++i)
-                x.run[h][4 * l + i] = 4 * h + l;
-        }
-    }
-    return x;
-}
-
-constexpr Q4Int8Index kQ4Int8 = makeQ4Int8Index();
-
-struct Q4Int8 {
-    static constexpr std::size_t kUnitBytes = 8 * sizeof(BlockQ4_0);
-
-    static void factors(const std::uint8_t* const* rows, int quads, const float* s, std::int64_t b, RoundedFactors& f,
-                        float* offsets)
-    {
-        __m512 e[4];
-        for (int p = 0; p < 2 * quads; ++p) {
-            const auto scales = [&](int r) {
-                return _mm256_mul_ps(_mm256_set1_ps(s[r]),
-                                     q4Scales8(reinterpret_cast<const BlockQ4_0*>(rows[r] + std::size_t(b) * kUnitBytes)));
-            };
-            e[p] = _mm512_insertf32x8(_mm512_castps256_ps512(scales(2 * p)), scales(2 * p + 1), 1);
-        }
-        if (quads == 2)
-            roundFactors<2>(e, f);
-        else
-            roundFactors<1>(e, f);
-        _mm256_store_ps(offsets, _mm256_mul_ps(_mm256_mul_ps(_mm256_load_ps(f.scale), _mm256_cvtepi32_ps(_mm256_load_si256(
-                                                                                           reinterpret_cast<const __m256i*>(f.sum)))),
-                                               _mm256_set1_ps(-8.0f)));
-    }
-
-    static __m512i levels(const std::uint8_t* row, std::int64_t b, int half)
-    {
-        const std::uint8_t* unit = row + std::size_t(b) * kUnitBytes;
-        const __m512i index = _mm512_load_si512(kQ4Int8.levels[half]);
-        if (half == 0)
-            return _mm512_permutex2var_epi16(_mm512_loadu_si512(unit), index, _mm512_loadu_si512(unit + 64));
-        // Block 7's 16 bytes end the unit: the second load reads no further.
-        return _mm512_permutex2var_epi16(_mm512_loadu_si512(unit + 64), index, _mm512_maskz_loadu_epi16(0xff, unit + 128));
-    }
-
-    static const std::int32_t* lanes(int half, int) { return kQ4Int8.run[half]; }
-    static constexpr int output(int half, int nibble, int l) { return 128 * half + 32 * l + 16 * nibble; }
-};
-
-// A pass of 4 x Quads rows (the last quad padded with factor 0): groups of two quads, each with
-// its own factors, added one after another to the outputs, which stay in registers for the whole
-// unit. Four rows' levels are interleaved by vpunpck*, which stay inside 128-bit lanes: register
-// j of the four then holds, in lane l, dword i, byte 16l + 4j + i of each of the rows, so each
-// lane is one run's (its factors and scales are picked per lane), and the sums come out with
-// lanes and registers transposed, which one 4 x 4 transposition of lanes per 64 outputs undoes.
-template <typename Format, int Quads>
-void axpyPassInt8(float* y, const float* s, const std::uint8_t* const* w, std::int64_t n)
+template <int Quads>
+void axpyPassQ4KInt8(float* y, const float* s, const std::uint8_t* const* w, std::int64_t n)
 {
     using Pass = Int8Pass<Quads>;
     const __m512i low = _mm512_set1_epi8(0x0f);
     Pass pass;
     alignas(32) float offsets[Pass::kGroups][8];
-    const std::int64_t units = n / cpu::QK_K;
-    for (std::int64_t b = 0; b < units; ++b) {
-        prefetchRows<4 * Quads>(w, std::size_t(b) * Format::kUnitBytes, std::size_t(units) * Format::kUnitBytes);
-        for (int j = 0; j < Pass::kGroups; ++j)
-            Format::factors(w + 8 * j, Pass::quadsOf(j), s + 8 * j, b, pass.factors[j], offsets[j]);
+    for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
+        prefetchRows<4 * Quads>(w, std::size_t(b) * sizeof(cpu::BlockQ4_K),
+                                std::size_t(n / cpu::QK_K) * sizeof(cpu::BlockQ4_K));
+        for (int j = 0; j < Pass::kGroups; ++j) {
+            const std::uint8_t* const* rows = w + 8 * j;
+            const std::size_t header = std::size_t(b) * sizeof(cpu::BlockQ4_K);
+            const __m512i headers[2] = {fourRows16(rows, header),
+                                        Pass::quadsOf(j) == 2 ? fourRows16(rows + 4, header) : _mm512_setzero_si512()};
+            // d and dmin of the eight rows, times the rows' factors: [s d of rows 0-7, -s dmin of rows 0-7].
+            const __m256 factors = _mm256_loadu_ps(s + 8 * j);
+            const __m512 scaled = _mm512_mul_ps(
+                _mm512_cvtph_ps(_mm512_castsi512_si256(
+                    _mm512_permutex2var_epi16(headers[0], _mm512_load_si512(kQ4KHeaders.dmin), headers[1]))),
+                _mm512_insertf32x8(_mm512_castps256_ps512(factors), _mm256_xor_ps(factors, _mm256_set1_ps(-0.0f)), 1));
+            // Qwords: the scales of four rows, then their mins.
+            __m512i scalesMins[2];
+            for (int q = 0; q < Pass::quadsOf(j); ++q)
+                scalesMins[q] = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7),
+                                                         scalesMinsQ4K(headers[q]));
+            __m512 e[4];
+            __m512 offset = _mm512_setzero_ps(); // even rows in the low half, odd ones in the high
+            for (int p = 0; p < 2 * Pass::quadsOf(j); ++p) {
+                const __m512i& unpacked = scalesMins[p / 2];
+                const __m512 scales = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                    p % 2 ? _mm512_extracti32x4_epi32(unpacked, 1) : _mm512_castsi512_si128(unpacked)));
+                const __m512 mins = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                    p % 2 ? _mm512_extracti32x4_epi32(unpacked, 3) : _mm512_extracti32x4_epi32(unpacked, 2)));
+                const __m512i rowOf = _mm512_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p, 2 * p,
+                                                        2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1,
+                                                        2 * p + 1, 2 * p + 1);
+                e[p] = _mm512_mul_ps(_mm512_permutexvar_ps(rowOf, scaled), scales);
+                offset = _mm512_fmadd_ps(_mm512_permutexvar_ps(_mm512_add_epi32(rowOf, _mm512_set1_epi32(8)), scaled),
+                                         mins, offset);
+            }
+            if (Pass::quadsOf(j) == 2)
+                roundFactors<2>(e, pass.factors[j]);
+            else
+                roundFactors<1>(e, pass.factors[j]);
+            _mm256_store_ps(offsets[j], _mm256_add_ps(_mm512_castps512_ps256(offset), _mm512_extractf32x8_ps(offset, 1)));
+        }
+        const std::size_t qs = std::size_t(b) * sizeof(cpu::BlockQ4_K) + offsetof(cpu::BlockQ4_K, qs);
         for (int h = 0; h < 2; ++h) {
             // [nibble][register]: the pass's sums, lanes and registers transposed.
             __m512 sum[2][4];
@@ -1110,10 +1029,11 @@ void axpyPassInt8(float* y, const float* s, const std::uint8_t* const* w, std::i
                         v = _mm512_setzero_si512();
                 for (int q = 0; q < Pass::quadsOf(j); ++q) {
                     const std::uint8_t* const* p = w + 8 * j + 4 * q;
-                    const __m512i r0 = Format::levels(p[0], b, h);
-                    const __m512i r1 = Format::levels(p[1], b, h);
-                    const __m512i r2 = Format::levels(p[2], b, h);
-                    const __m512i r3 = Format::levels(p[3], b, h);
+                    const std::size_t at = qs + std::size_t(64 * h);
+                    const __m512i r0 = _mm512_loadu_si512(p[0] + at);
+                    const __m512i r1 = _mm512_loadu_si512(p[1] + at);
+                    const __m512i r2 = _mm512_loadu_si512(p[2] + at);
+                    const __m512i r3 = _mm512_loadu_si512(p[3] + at);
                     const __m512i lo01 = _mm512_unpacklo_epi8(r0, r1);
                     const __m512i hi01 = _mm512_unpackhi_epi8(r0, r1);
                     const __m512i lo23 = _mm512_unpacklo_epi8(r2, r3);
@@ -1122,7 +1042,7 @@ void axpyPassInt8(float* y, const float* s, const std::uint8_t* const* w, std::i
                                              _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
                     const __m512i quad = _mm512_set1_epi32(8 * q);
                     for (int nibble = 0; nibble < 2; ++nibble) {
-                        const __m512i lanes = _mm512_add_epi32(_mm512_load_si512(Format::lanes(h, nibble)), quad);
+                        const __m512i lanes = _mm512_add_epi32(_mm512_load_si512(kQ4KLanes.run[h][nibble]), quad);
                         const __m512i k = _mm512_permutexvar_epi32(lanes, factors);
                         for (int r = 0; r < 4; ++r) {
                             const __m512i levels = _mm512_and_si512(nibble ? _mm512_srli_epi16(rows[r], 4) : rows[r], low);
@@ -1131,7 +1051,7 @@ void axpyPassInt8(float* y, const float* s, const std::uint8_t* const* w, std::i
                     }
                 }
                 for (int nibble = 0; nibble < 2; ++nibble) {
-                    const __m512i lanes = _mm512_load_si512(Format::lanes(h, nibble));
+                    const __m512i lanes = _mm512_load_si512(kQ4KLanes.run[h][nibble]);
                     const __m512 scale = _mm512_permutexvar_ps(lanes, _mm512_castps256_ps512(_mm256_load_ps(f.scale)));
                     const __m512 offset = _mm512_permutexvar_ps(lanes, _mm512_castps256_ps512(_mm256_load_ps(offsets[j])));
                     for (int r = 0; r < 4; ++r)
@@ -1143,7 +1063,7 @@ void axpyPassInt8(float* y, const float* s, const std::uint8_t* const* w, std::i
                 __m512 out[4];
                 transposeLanes(sum[nibble], out);
                 for (int l = 0; l < 4; ++l) {
-                    float* yl = y + b * cpu::QK_K + Format::output(h, nibble, l);
+                    float* yl = y + b * cpu::QK_K + 128 * h + 64 * (l / 2) + 32 * nibble + 16 * (l % 2);
                     _mm512_storeu_ps(yl, _mm512_add_ps(_mm512_loadu_ps(yl), out[l]));
                 }
             }
@@ -1153,13 +1073,12 @@ void axpyPassInt8(float* y, const float* s, const std::uint8_t* const* w, std::i
 
 // Passes of up to kAxpyRowsInt8Pass rows, padded with factor 0 (and the pass's first row) to
 // whole quads.
-template <typename Format>
-void axpyRowsInt8(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+void axpyRowsQ4KInt8(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
 {
     static_assert(kAxpyRowsInt8Pass == 16 && kAxpyRowsGroup == 8);
     using Kernel = void (*)(float*, const float*, const std::uint8_t* const*, std::int64_t);
-    static constexpr std::array<Kernel, 4> passes = {axpyPassInt8<Format, 1>, axpyPassInt8<Format, 2>,
-                                                     axpyPassInt8<Format, 3>, axpyPassInt8<Format, 4>};
+    static constexpr std::array<Kernel, 4> passes = {axpyPassQ4KInt8<1>, axpyPassQ4KInt8<2>, axpyPassQ4KInt8<3>,
+                                                     axpyPassQ4KInt8<4>};
     for (int k0 = 0; k0 < count; k0 += kAxpyRowsInt8Pass) {
         const int size = std::min(kAxpyRowsInt8Pass, count - k0);
         const int quads = (size + 3) / 4;
@@ -1173,12 +1092,8 @@ void axpyRowsInt8(float* y, const float* s, const void* const* rows, int count, 
     }
 }
 
-constexpr auto axpyRowsQ4KInt8 = axpyRowsInt8<Q4KInt8>;
-constexpr auto axpyRowsQ4Int8 = axpyRowsInt8<Q4Int8>;
-
 #else
 constexpr decltype(RowKernels::axpyRowsInt8) axpyRowsQ4KInt8 = nullptr;
-constexpr decltype(RowKernels::axpyRowsInt8) axpyRowsQ4Int8 = nullptr;
 #endif
 
 // Values of a row at element e (a multiple of kLanes), one vector, for axpyTile.
@@ -1506,7 +1421,7 @@ constinit const NeuronKernels HEARTH_NEURON_TABLE = {
      axpyRowsFloat<float>, nullptr},
     {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyOneRow<axpyRowsFloat<std::uint16_t>>, nullptr,
      axpyTile<FloatValues<std::uint16_t>>, axpyRowsFloat<std::uint16_t>, nullptr},
-    {kDot2Q4, kDot1Q4, axpyQ4, kDot2Interleaved, axpyTile<Q4Values>, axpyRowsQ4, axpyRowsQ4Int8},
+    {kDot2Q4, kDot1Q4, axpyQ4, kDot2Interleaved, axpyTile<Q4Values>, axpyRowsQ4, nullptr},
     {dot2Quantized<BlockQ8_0, blockDotQ8>, dot1Quantized<BlockQ8_0, blockDotQ8>,
      axpyOneRow<axpyRowsBytes<BlockQ8_0, q8Bytes>>, nullptr, axpyTile<Q8Values>, axpyRowsBytes<BlockQ8_0, q8Bytes>,
      nullptr},

@@ -153,59 +153,19 @@ void axpyRows(float* y, const float* s, const void* const* rows, int count, std:
 }
 
 // RowKernels::axpyRowsInt8's reference. Rows are added in passes of kAxpyRowsInt8Pass, each
-// in groups of kAxpyRowsGroup, outputs in units of eight runs of 32 (a Q4_K super-block, eight
-// Q4_0 blocks). Run g of row r has the factor e = s[r] x its scale; the factors of one run round
-// against the largest of the group's:
+// in groups of kAxpyRowsGroup, outputs in units of eight runs of 32 (a Q4_K super-block). Run g
+// of row r has the factor e = s[r] x its scale and adds the offset -s[r] x dmin x its min; the
+// factors of one run round against the largest of the group's:
 //   k = round(e x 127 / max |e|), scale = max |e| / 127,
-//   sum[i] = fma(sum over the group's rows of k x level(i), scale, sum[i] + offset),
-// where Q4_K's offset adds each row's -s[r] x dmin x its min (by fma over the even rows, then
-// over the odd ones, then the two added) and Q4_0's is scale x (the sum of the k) x -8 (its
-// levels are the weights plus 8). A pass's sums, from 0, are then added to y. The vector kernels
-// compute the same in the same order.
-struct Q4KInt8 {
-    using Block = cpu::BlockQ4_K;
-    static const Block& block(const void* row, std::int64_t b, int) { return static_cast<const Block*>(row)[b]; }
-    static void factors(const void* row, std::int64_t b, float s, float* e, float* offsets)
-    {
-        const Block& w = block(row, b, 0);
-        const float d = s * halfToFloat(w.d);
-        const float m = -s * halfToFloat(w.dmin);
-        for (int g = 0; g < 8; ++g) {
-            std::int32_t scale = 0, min = 0;
-            cpu::scaleMinK4(w.scales, g, scale, min);
-            e[g] = d * float(scale);
-            offsets[g] = std::fma(m, float(min), offsets[g]);
-        }
-    }
-    static float offset(const float (&parity)[2][8], int g, float, std::int32_t) { return parity[0][g] + parity[1][g]; }
-    static std::int32_t level(const void* row, std::int64_t b, int g, int i)
-    {
-        const std::uint8_t q = block(row, b, g).qs[32 * (g / 2) + i];
-        return g % 2 == 0 ? q & 0x0f : q >> 4;
-    }
-};
-
-struct Q4Int8 {
-    static const BlockQ4_0& block(const void* row, std::int64_t b, int g)
-    {
-        return static_cast<const BlockQ4_0*>(row)[8 * b + g];
-    }
-    static void factors(const void* row, std::int64_t b, float s, float* e, float*)
-    {
-        for (int g = 0; g < 8; ++g)
-            e[g] = s * halfToFloat(block(row, b, g).d);
-    }
-    static float offset(const float (&)[2][8], int, float scale, std::int32_t sum) { return scale * float(sum) * -8.0f; }
-    static std::int32_t level(const void* row, std::int64_t b, int g, int i)
-    {
-        const BlockQ4_0& w = block(row, b, g);
-        return i < 16 ? w.qs[i] & 0x0f : w.qs[i - 16] >> 4;
-    }
-};
-
-template <typename Format>
-void axpyRowsInt8(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
+//   sum[i] = fma(sum over the group's rows of k x level(i), scale, sum[i] + the rows' offsets),
+// the offsets summed by fma over the even rows, then over the odd ones, then the two added,
+// a pass's sums, from 0, are then added to y. The vector kernels compute the same in the same
+// order.
+void axpyRowsQ4KInt8(float* y, const float* s, const void* const* rows, int count, std::int64_t n)
 {
+    const auto block = [&](int r, std::int64_t b) -> const cpu::BlockQ4_K& {
+        return static_cast<const cpu::BlockQ4_K*>(rows[r])[b];
+    };
     for (int p0 = 0; p0 < count; p0 += kAxpyRowsInt8Pass) {
         const int passEnd = std::min(count, p0 + kAxpyRowsInt8Pass);
         for (std::int64_t b = 0; b < n / cpu::QK_K; ++b) {
@@ -214,8 +174,17 @@ void axpyRowsInt8(float* y, const float* s, const void* const* rows, int count, 
                 const int group = std::min(kAxpyRowsGroup, passEnd - k0);
                 float e[kAxpyRowsGroup][8] = {};
                 float parity[2][8] = {};
-                for (int r = 0; r < group; ++r)
-                    Format::factors(rows[k0 + r], b, s[k0 + r], e[r], parity[r % 2]);
+                for (int r = 0; r < group; ++r) {
+                    const cpu::BlockQ4_K& w = block(k0 + r, b);
+                    const float d = s[k0 + r] * halfToFloat(w.d);
+                    const float m = -s[k0 + r] * halfToFloat(w.dmin);
+                    for (int g = 0; g < 8; ++g) {
+                        std::int32_t scale = 0, min = 0;
+                        cpu::scaleMinK4(w.scales, g, scale, min);
+                        e[r][g] = d * float(scale);
+                        parity[r % 2][g] = std::fma(m, float(min), parity[r % 2][g]);
+                    }
+                }
                 for (int g = 0; g < 8; ++g) {
                     float max = 0.0f;
                     for (int r = 0; r < group; ++r)
@@ -223,16 +192,15 @@ void axpyRowsInt8(float* y, const float* s, const void* const* rows, int count, 
                     const float scale = max / 127.0f;
                     const float inverse = max > 0.0f ? 127.0f / max : 0.0f;
                     std::int32_t k[kAxpyRowsGroup];
-                    std::int32_t kSum = 0;
-                    for (int r = 0; r < group; ++r) {
+                    for (int r = 0; r < group; ++r)
                         k[r] = std::int32_t(std::nearbyint(e[r][g] * inverse));
-                        kSum += k[r];
-                    }
-                    const float offset = Format::offset(parity, g, scale, kSum);
+                    const float offset = parity[0][g] + parity[1][g];
                     for (int i = 0; i < 32; ++i) {
                         std::int32_t dot = 0;
-                        for (int r = 0; r < group; ++r)
-                            dot += k[r] * Format::level(rows[k0 + r], b, g, i);
+                        for (int r = 0; r < group; ++r) {
+                            const std::uint8_t q = block(k0 + r, b).qs[32 * (g / 2) + i];
+                            dot += k[r] * (g % 2 == 0 ? q & 0x0f : q >> 4);
+                        }
                         sum[32 * g + i] = std::fma(float(dot), scale, sum[32 * g + i] + offset);
                     }
                 }
@@ -250,7 +218,7 @@ void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int
         axpyF32(y, a[ids[k]], rows + std::size_t(ids[k] - firstRow) * rowStride, n);
 }
 
-// Columns of Q (int8_t or int16_t) values, Levels either side of zero: lane r of register k
+// Columns of Q (int8_t) values, Levels either side of zero: lane r of register k
 // holds rows k * lanes .. of output r, lanes = 4 / sizeof(Q).
 template <typename Q, int Levels>
 void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
@@ -310,10 +278,10 @@ constinit const NeuronKernels kScalarNeuronKernels = {
     {packColumns<std::int8_t, 127>, gemmColumns<std::int8_t, ActBlockQ8>},
     {dot2<dotF32>, dotF32, axpyF32, nullptr, axpyTile<axpyF32>, axpyRows<axpyF32>, nullptr},
     {dot2<dotF16>, dotF16, axpyF16, nullptr, axpyTile<axpyF16>, axpyRows<axpyF16>, nullptr},
-    {dot2<dotQ4>, dotQ4, axpyQ4, nullptr, axpyTile<axpyQ4>, axpyRows<axpyQ4>, axpyRowsInt8<Q4Int8>},
+    {dot2<dotQ4>, dotQ4, axpyQ4, nullptr, axpyTile<axpyQ4>, axpyRows<axpyQ4>, nullptr},
     {dot2<dotQ8>, dotQ8, axpyQ8, nullptr, axpyTile<axpyQ8>, axpyRows<axpyQ8>, nullptr},
     {dot2<dotBlocks<DType::Q4_K>>, dotBlocks<DType::Q4_K>, axpyBlocks<DType::Q4_K>, nullptr, nullptr,
-     axpyRows<axpyBlocks<DType::Q4_K>>, axpyRowsInt8<Q4KInt8>},
+     axpyRows<axpyBlocks<DType::Q4_K>>, axpyRowsQ4KInt8},
     {dot2<dotBlocks<DType::Q5_K>>, dotBlocks<DType::Q5_K>, axpyBlocks<DType::Q5_K>, nullptr, nullptr,
      axpyRows<axpyBlocks<DType::Q5_K>>, nullptr},
     {dot2<dotBlocks<DType::Q6_K>>, dotBlocks<DType::Q6_K>, axpyBlocks<DType::Q6_K>, nullptr, nullptr,
