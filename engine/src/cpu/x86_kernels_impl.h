@@ -910,23 +910,23 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
         __m512 body[T]; // sum over runs of scale * level sum, per row
         for (int t = 0; t < T; ++t)
             body[t] = _mm512_setzero_ps();
-        // Run r's levels in register k: the low or high nibbles of register k of its pair of
-        // runs, @p q (plus the fifth bits r of @p high, or through the codebook).
-        const auto runLevels = [&](__m512i q, __m512i high, int run) {
-            __m512i levels = _mm512_and_si512(run % 2 ? _mm512_srli_epi16(q, 4) : q, lowMask);
-            if constexpr (codebook)
-                levels = _mm512_shuffle_epi8(levelOf, levels);
-            if constexpr (fifthBit) {
-                const __mmask64 set = _mm512_test_epi8_mask(high, _mm512_set1_epi8(static_cast<char>(1 << run)));
-                levels = _mm512_mask_add_epi8(levels, set, levels, _mm512_set1_epi8(16));
+        for (int run = 0; run < 8; ++run) {
+            const std::uint8_t* q = p + quantOffset + 512 * (run / 2);
+            const int shift = 4 * (run % 2);
+            __m512i sum[T];
+            for (int t = 0; t < T; ++t)
+                sum[t] = _mm512_setzero_si512();
+            for (int k = 0; k < 8; ++k) {
+                __m512i levels = _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(q + 64 * k), shift), lowMask);
+                if constexpr (codebook)
+                    levels = _mm512_shuffle_epi8(levelOf, levels);
+                if constexpr (fifthBit) {
+                    const __m512i high = _mm512_loadu_si512(p + kQ5Kx16HighOffset + 64 * k);
+                    const __mmask64 set = _mm512_test_epi8_mask(high, _mm512_set1_epi8(static_cast<char>(1 << run)));
+                    levels = _mm512_mask_add_epi8(levels, set, levels, _mm512_set1_epi8(16));
+                }
+                dotLevels<T>(sum, levels, x, b, 32 * run + 4 * k);
             }
-            return levels;
-        };
-        const auto quants = [p](int run, int k) { return _mm512_loadu_si512(p + quantOffset + 512 * (run / 2) + 64 * k); };
-        const auto fifthBits = [p](int k) {
-            return fifthBit ? _mm512_loadu_si512(p + kQ5Kx16HighOffset + 64 * k) : _mm512_setzero_si512();
-        };
-        const auto runScale = [p](int run) {
             __m512i scales;
             if constexpr (codebook) {
                 // The run's signed scale: the low or high int16 of its pair.
@@ -936,36 +936,9 @@ inline void q45kx16Tile(const GemmArgs& a, std::int64_t group, std::int64_t t0)
             } else {
                 scales = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kQ4Kx16ScaleOffset + 16 * run)));
             }
-            return _mm512_cvtepi32_ps(scales);
-        };
-        if constexpr (T == 1) {
-            // Decode: each register of levels is loaded once for both of its runs (and each of
-            // fifth bits once for all eight), every run summed in its own accumulator.
-            __m512i sum[8][1];
-            for (auto& run : sum)
-                run[0] = _mm512_setzero_si512();
-            for (int k = 0; k < 8; ++k) {
-                const __m512i high = fifthBits(k);
-                for (int run = 0; run < 8; run += 2) {
-                    const __m512i q = quants(run, k);
-                    dotLevels<1>(sum[run], runLevels(q, high, run), x, b, 32 * run + 4 * k);
-                    dotLevels<1>(sum[run + 1], runLevels(q, high, run + 1), x, b, 32 * (run + 1) + 4 * k);
-                }
-            }
-            for (int run = 0; run < 8; ++run)
-                body[0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[run][0]), runScale(run), body[0]);
-        } else {
-            // A prompt: a run at a time, its registers loaded once for all the tile's tokens.
-            for (int run = 0; run < 8; ++run) {
-                __m512i sum[T];
-                for (int t = 0; t < T; ++t)
-                    sum[t] = _mm512_setzero_si512();
-                for (int k = 0; k < 8; ++k)
-                    dotLevels<T>(sum, runLevels(quants(run, k), fifthBits(k), run), x, b, 32 * run + 4 * k);
-                const __m512 scale = runScale(run);
-                for (int t = 0; t < T; ++t)
-                    body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
-            }
+            const __m512 scale = _mm512_cvtepi32_ps(scales);
+            for (int t = 0; t < T; ++t)
+                body[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[t]), scale, body[t]);
         }
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
         const __m512 dmin = codebook ? _mm512_mul_ps(d, _mm512_set1_ps(128.0f))
