@@ -1240,14 +1240,12 @@ inline std::int32_t activationWord(const ActBlockQ8& a, int offset)
 // by a flip of their top bit (+128), which the activation sum takes back out; without it
 // maddubs wants an unsigned operand, so each weight's sign moves onto the activation (each
 // product at most 127 x 127: no saturation).
-struct NarrowColumns {
-    using Act = ActBlockQ8;
-    static constexpr std::size_t kBlockBytes = kColumnBlockBytes;
+struct ColumnWeights {
     static constexpr int kRegisters = 8;
     static constexpr int kLevels = 127;
 #if defined(__AVX512VNNI__)
     static __m512i load(const std::uint8_t* q) { return _mm512_xor_si512(_mm512_loadu_si512(q), _mm512_set1_epi8(-128)); }
-    static __m512i dot(const __m512i (&w)[kRegisters], const Act& a)
+    static __m512i dot(const __m512i (&w)[kRegisters], const ActBlockQ8& a)
     {
         __m512i dot = _mm512_set1_epi32(-128 * a.sum);
         for (int k = 0; k < kRegisters; ++k)
@@ -1256,7 +1254,7 @@ struct NarrowColumns {
     }
 #else
     // The half of each register at @p q (64 bytes apart).
-    static __m256i dotHalf(const std::uint8_t* q, const Act& a)
+    static __m256i dotHalf(const std::uint8_t* q, const ActBlockQ8& a)
     {
         __m256i dot = _mm256_setzero_si256();
         for (int k = 0; k < kRegisters; ++k) {
@@ -1270,17 +1268,16 @@ struct NarrowColumns {
 #endif
 };
 
-// Requantizes 16 outputs of decoded rows into Columns' layout: 32 / Columns::kRegisters rows'
-// values to each int32 lane, Columns::kLevels either side of zero.
+// Requantizes 16 outputs of decoded rows into ColumnWeights' layout: four rows' values to
+// each int32 lane, ColumnWeights::kLevels either side of zero.
 #if defined(__AVX512F__)
-template <typename Columns>
 void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
 {
-    constexpr int PerLane = 32 / Columns::kRegisters;
+    constexpr int PerLane = 32 / ColumnWeights::kRegisters;
     constexpr int bits = 32 / PerLane;
-    const __m512 levels = _mm512_set1_ps(float(Columns::kLevels));
+    const __m512 levels = _mm512_set1_ps(float(ColumnWeights::kLevels));
     const __m512i lowBits = _mm512_set1_epi32((1 << bits) - 1);
-    for (std::int64_t b = 0; b < count / 32; ++b, out += Columns::kBlockBytes) {
+    for (std::int64_t b = 0; b < count / 32; ++b, out += kColumnBlockBytes) {
         const float* block = rows + std::size_t(b) * 32 * stride;
         __m512 max = _mm512_setzero_ps();
         for (int i = 0; i < 32; ++i)
@@ -1301,15 +1298,14 @@ void packColumns(const float* rows, std::size_t stride, std::int64_t count, std:
     }
 }
 #else
-template <typename Columns>
 void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
 {
-    constexpr int PerLane = 32 / Columns::kRegisters;
+    constexpr int PerLane = 32 / ColumnWeights::kRegisters;
     constexpr int bits = 32 / PerLane;
-    const __m256 levels = _mm256_set1_ps(float(Columns::kLevels));
+    const __m256 levels = _mm256_set1_ps(float(ColumnWeights::kLevels));
     const __m256 sign = _mm256_set1_ps(-0.0f);
     const __m256i lowBits = _mm256_set1_epi32((1 << bits) - 1);
-    for (std::int64_t b = 0; b < count / 32; ++b, out += Columns::kBlockBytes) {
+    for (std::int64_t b = 0; b < count / 32; ++b, out += kColumnBlockBytes) {
         for (int h = 0; h < 2; ++h) {
             const float* block = rows + std::size_t(b) * 32 * stride + std::size_t(8 * h);
             __m256 max = _mm256_setzero_ps();
@@ -1339,20 +1335,20 @@ constexpr int kColumnTileTokens = 8;
 
 // T tokens x 16 outputs, one accumulator per token; a block's weights stay in registers while
 // the tokens pass.
-template <typename Columns, int T>
-void columnTile(float* y, std::int64_t yStride, const typename Columns::Act* x, std::size_t blockStride,
+template <int T>
+void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride,
                 const std::uint8_t* p, std::int64_t blocks)
 {
     __m512 acc[T];
     for (int t = 0; t < T; ++t)
         acc[t] = _mm512_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
-    for (std::int64_t b = 0; b < blocks; ++b, p += Columns::kBlockBytes, x += blockStride) {
+    for (std::int64_t b = 0; b < blocks; ++b, p += kColumnBlockBytes, x += blockStride) {
         const __m512 scale = _mm512_loadu_ps(p);
-        __m512i w[Columns::kRegisters];
-        for (int k = 0; k < Columns::kRegisters; ++k)
-            w[k] = Columns::load(p + kColumnOutputs * sizeof(float) + 64 * k);
+        __m512i w[ColumnWeights::kRegisters];
+        for (int k = 0; k < ColumnWeights::kRegisters; ++k)
+            w[k] = ColumnWeights::load(p + kColumnOutputs * sizeof(float) + 64 * k);
         for (int t = 0; t < T; ++t) {
-            const __m512i dot = Columns::dot(w, x[t]);
+            const __m512i dot = ColumnWeights::dot(w, x[t]);
             acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(scale, _mm512_set1_ps(x[t].d)), acc[t]);
         }
     }
@@ -1363,8 +1359,8 @@ void columnTile(float* y, std::int64_t yStride, const typename Columns::Act* x, 
 constexpr int kColumnTileTokens = 4;
 
 // T tokens x 16 outputs as two halves of 8.
-template <typename Columns, int T>
-void columnTile(float* y, std::int64_t yStride, const typename Columns::Act* x, std::size_t blockStride,
+template <int T>
+void columnTile(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride,
                 const std::uint8_t* p, std::int64_t blocks)
 {
     __m256 acc[2][T];
@@ -1372,11 +1368,11 @@ void columnTile(float* y, std::int64_t yStride, const typename Columns::Act* x, 
         acc[0][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride));
         acc[1][t] = _mm256_loadu_ps(y + std::size_t(t) * std::size_t(yStride) + 8);
     }
-    for (std::int64_t b = 0; b < blocks; ++b, p += Columns::kBlockBytes, x += blockStride) {
+    for (std::int64_t b = 0; b < blocks; ++b, p += kColumnBlockBytes, x += blockStride) {
         for (int h = 0; h < 2; ++h) {
             const __m256 scale = _mm256_loadu_ps(reinterpret_cast<const float*>(p) + 8 * h);
             for (int t = 0; t < T; ++t) {
-                const __m256i dot = Columns::dotHalf(p + kColumnOutputs * sizeof(float) + 32 * h, x[t]);
+                const __m256i dot = ColumnWeights::dotHalf(p + kColumnOutputs * sizeof(float) + 32 * h, x[t]);
                 acc[h][t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(scale, _mm256_set1_ps(x[t].d)),
                                             acc[h][t]);
             }
@@ -1390,25 +1386,24 @@ void columnTile(float* y, std::int64_t yStride, const typename Columns::Act* x, 
 #endif
 
 // Tiles of T tokens, then the rest a smaller tile at a time.
-template <typename Columns, int T>
-void columnTiles(float* y, std::int64_t yStride, const typename Columns::Act* x, std::size_t blockStride, int tokens,
+template <int T>
+void columnTiles(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, int tokens,
                  const std::uint8_t* packed, std::int64_t blocks)
 {
     int t = 0;
     for (; t + T <= tokens; t += T)
-        columnTile<Columns, T>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, packed, blocks);
+        columnTile<T>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride, packed, blocks);
     if constexpr (T > 1) {
         if (t < tokens)
-            columnTiles<Columns, T - 1>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride,
+            columnTiles<T - 1>(y + std::size_t(t) * std::size_t(yStride), yStride, x + t, blockStride,
                                         tokens - t, packed, blocks);
     }
 }
 
-template <typename Columns>
-void gemmColumns(float* y, std::int64_t yStride, const typename Columns::Act* x, std::size_t blockStride, int tokens,
+void gemmColumns(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, int tokens,
                  const std::uint8_t* packed, std::int64_t blocks)
 {
-    columnTiles<Columns, kColumnTileTokens>(y, yStride, x, blockStride, tokens, packed, blocks);
+    columnTiles<kColumnTileTokens>(y, yStride, x, blockStride, tokens, packed, blocks);
 }
 
 } // namespace
@@ -1416,7 +1411,7 @@ void gemmColumns(float* y, std::int64_t yStride, const typename Columns::Act* x,
 constinit const NeuronKernels HEARTH_NEURON_TABLE = {
     HEARTH_NEURON_NAME,
     axpyActiveRows,
-    {packColumns<NarrowColumns>, gemmColumns<NarrowColumns>},
+    {packColumns, gemmColumns},
     {dot2Float<float>, dot1Float<float>, axpyOneRow<axpyRowsFloat<float>>, nullptr, axpyTile<FloatValues<float>>,
      axpyRowsFloat<float>, nullptr},
     {dot2Float<std::uint16_t>, dot1Float<std::uint16_t>, axpyOneRow<axpyRowsFloat<std::uint16_t>>, nullptr,

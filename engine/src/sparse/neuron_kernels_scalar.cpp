@@ -218,50 +218,53 @@ void axpyActiveRows(float* y, const float* a, const std::uint16_t* ids, std::int
         axpyF32(y, a[ids[k]], rows + std::size_t(ids[k] - firstRow) * rowStride, n);
 }
 
-// Columns of Q (int8_t) values, Levels either side of zero: lane r of register k
-// holds rows k * lanes .. of output r, lanes = 4 / sizeof(Q).
-template <typename Q, int Levels>
+// The 8-bit columns (ColumnKernels): lane r of register k holds rows 4k .. 4k + 3 of output r,
+// 127 levels either side of zero.
+constexpr int kColumnLevels = 127;
+constexpr int kRowsPerLane = 4;
+
+inline std::size_t columnByte(int row, int output)
+{
+    return std::size_t(kColumnOutputs * kRowsPerLane * (row / kRowsPerLane) + kRowsPerLane * output
+                       + row % kRowsPerLane);
+}
+
 void packColumns(const float* rows, std::size_t stride, std::int64_t count, std::uint8_t* out)
 {
-    constexpr int perLane = int(4 / sizeof(Q));
-    constexpr std::size_t blockBytes = kColumnOutputs * sizeof(float) + kColumnOutputs * 32 * sizeof(Q);
-    for (std::int64_t b = 0; b < count / 32; ++b, out += blockBytes) {
+    for (std::int64_t b = 0; b < count / 32; ++b, out += kColumnBlockBytes) {
         const float* block = rows + std::size_t(b) * 32 * stride;
         float inverse[kColumnOutputs];
         for (int r = 0; r < kColumnOutputs; ++r) {
             float max = 0.0f;
             for (int i = 0; i < 32; ++i)
                 max = std::max(max, std::fabs(block[std::size_t(i) * stride + std::size_t(r)]));
-            const float scale = max / float(Levels);
-            inverse[r] = max > 0.0f ? float(Levels) / max : 0.0f;
+            const float scale = max / float(kColumnLevels);
+            inverse[r] = max > 0.0f ? float(kColumnLevels) / max : 0.0f;
             std::memcpy(out + sizeof(float) * std::size_t(r), &scale, sizeof(scale));
         }
-        Q* q = reinterpret_cast<Q*>(out + kColumnOutputs * sizeof(float));
+        auto* q = reinterpret_cast<std::int8_t*>(out + kColumnOutputs * sizeof(float));
         for (int i = 0; i < 32; ++i) {
             for (int r = 0; r < kColumnOutputs; ++r) {
                 const float v = block[std::size_t(i) * stride + std::size_t(r)] * inverse[r];
-                q[kColumnOutputs * perLane * (i / perLane) + perLane * r + i % perLane] = Q(std::nearbyint(v));
+                q[columnByte(i, r)] = std::int8_t(std::nearbyint(v));
             }
         }
     }
 }
 
-template <typename Q, typename Act>
-void gemmColumns(float* y, std::int64_t yStride, const Act* x, std::size_t blockStride, int tokens,
+void gemmColumns(float* y, std::int64_t yStride, const ActBlockQ8* x, std::size_t blockStride, int tokens,
                  const std::uint8_t* packed, std::int64_t blocks)
 {
-    constexpr int perLane = int(4 / sizeof(Q));
-    constexpr std::size_t blockBytes = kColumnOutputs * sizeof(float) + kColumnOutputs * 32 * sizeof(Q);
     for (int t = 0; t < tokens; ++t) {
         float* yt = y + std::size_t(t) * std::size_t(yStride);
         for (std::int64_t b = 0; b < blocks; ++b) {
-            const std::uint8_t* p = packed + std::size_t(b) * blockBytes;
-            const Q* q = reinterpret_cast<const Q*>(p + kColumnOutputs * sizeof(float));
-            const Act& a = x[std::size_t(b) * blockStride + std::size_t(t)];
+            const std::uint8_t* p = packed + std::size_t(b) * kColumnBlockBytes;
+            const auto* q = reinterpret_cast<const std::int8_t*>(p + kColumnOutputs * sizeof(float));
+            const ActBlockQ8& a = x[std::size_t(b) * blockStride + std::size_t(t)];
             for (int r = 0; r < kColumnOutputs; ++r) {
                 std::int32_t dot = 0;
                 for (int i = 0; i < 32; ++i)
-                    dot += std::int32_t(q[kColumnOutputs * perLane * (i / perLane) + perLane * r + i % perLane]) * a.qs[i];
+                    dot += std::int32_t(q[columnByte(i, r)]) * a.qs[i];
                 float scale;
                 std::memcpy(&scale, p + sizeof(float) * std::size_t(r), sizeof(scale));
                 yt[r] += float(dot) * (scale * a.d);
@@ -275,7 +278,7 @@ void gemmColumns(float* y, std::int64_t yStride, const Act* x, std::size_t block
 constinit const NeuronKernels kScalarNeuronKernels = {
     "scalar",
     axpyActiveRows,
-    {packColumns<std::int8_t, 127>, gemmColumns<std::int8_t, ActBlockQ8>},
+    {packColumns, gemmColumns},
     {dot2<dotF32>, dotF32, axpyF32, nullptr, axpyTile<axpyF32>, axpyRows<axpyF32>, nullptr},
     {dot2<dotF16>, dotF16, axpyF16, nullptr, axpyTile<axpyF16>, axpyRows<axpyF16>, nullptr},
     {dot2<dotQ4>, dotQ4, axpyQ4, nullptr, axpyTile<axpyQ4>, axpyRows<axpyQ4>, nullptr},
