@@ -109,6 +109,7 @@ Pane {
             Layout.fillWidth: true
             Layout.margins: 8
             visible: ModelManager.errorText.length > 0
+            textFormat: Text.PlainText
             text: ModelManager.errorText
             color: "#c0392b"
             wrapMode: Text.Wrap
@@ -122,6 +123,8 @@ Pane {
             ModelsCatalogSection {
                 objectName: "catalogSection"
                 catalog: ModelManager.catalog
+                // The repositories' listings replace the catalog's rounded sizes, once a run.
+                onVisibleChanged: if (visible) ModelManager.refreshCatalogSizes()
                 onDownloadStarted: root.showSection(ModelsPage.Section.Downloads)
                 onVramRequested: catalogId => root.planCatalogModel(catalogId)
             }

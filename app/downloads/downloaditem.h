@@ -50,6 +50,9 @@ struct DownloadItem {
     Verification verification = Verification::None;
     QDateTime createdAt;
     QDateTime updatedAt;
+    /// Taken off the Downloads list by the user (DownloadManager::clearFromList): a completed
+    /// file stays installed, since the Installed list reads the completed downloads.
+    bool cleared = false;
 
     [[nodiscard]] QString partPath() const { return destination + QStringLiteral(".part"); }
     [[nodiscard]] bool isActive() const

@@ -343,6 +343,19 @@ bool DownloadManager::remove(qint64 id)
     return true;
 }
 
+bool DownloadManager::clearFromList(qint64 id)
+{
+    DownloadItem* item = find(id);
+    if (!item || item->state != DownloadState::Completed)
+        return remove(id);
+    if (item->cleared)
+        return true;
+    item->cleared = true;
+    save(*item);
+    Q_EMIT itemChanged(id);
+    return true;
+}
+
 // Scheduling --------------------------------------------------------------------------------
 
 void DownloadManager::scheduleNext()

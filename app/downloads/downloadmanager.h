@@ -110,6 +110,9 @@ public:
     /// Forgets a finished, failed, cancelled or paused item (its .part is deleted; a completed
     /// file stays on disk).
     bool remove(qint64 id);
+    /// Takes @p id off the Downloads list: a completed item is kept, marked cleared, so that
+    /// its model stays installed; any other is removed as remove() does.
+    bool clearFromList(qint64 id);
 
     [[nodiscard]] QList<DownloadItem> items() const;
     [[nodiscard]] std::optional<DownloadItem> item(qint64 id) const;

@@ -43,6 +43,8 @@ const QList<SchemaStep>& schemaSteps()
                                " verification TEXT NOT NULL DEFAULT 'none',"
                                " created_at INTEGER NOT NULL,"
                                " updated_at INTEGER NOT NULL)")}},
+        // A completed download the user cleared from the Downloads list stays installed.
+        {2, {QStringLiteral("ALTER TABLE hearth_downloads ADD COLUMN cleared INTEGER NOT NULL DEFAULT 0")}},
     };
     return steps;
 }
@@ -91,6 +93,7 @@ void bindItem(QSqlQuery& query, const DownloadItem& item)
     query.bindValue(QStringLiteral(":verification"), verificationName(item.verification));
     query.bindValue(QStringLiteral(":created_at"), item.createdAt.toMSecsSinceEpoch());
     query.bindValue(QStringLiteral(":updated_at"), item.updatedAt.toMSecsSinceEpoch());
+    query.bindValue(QStringLiteral(":cleared"), item.cleared ? 1 : 0);
 }
 
 } // namespace
@@ -198,9 +201,9 @@ std::optional<qint64> DownloadQueueStore::insert(const DownloadItem& item)
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
     query.prepare(QStringLiteral(
         "INSERT INTO hearth_downloads (repo, file, revision, url, destination, expected_size, expected_sha256,"
-        " bytes_done, state, error_text, retries, verification, created_at, updated_at) VALUES (:repo, :file,"
-        " :revision, :url, :destination, :expected_size, :expected_sha256, :bytes_done, :state, :error_text,"
-        " :retries, :verification, :created_at, :updated_at)"));
+        " bytes_done, state, error_text, retries, verification, created_at, updated_at, cleared) VALUES (:repo,"
+        " :file, :revision, :url, :destination, :expected_size, :expected_sha256, :bytes_done, :state,"
+        " :error_text, :retries, :verification, :created_at, :updated_at, :cleared)"));
     bindItem(query, item);
     if (!query.exec()) {
         fail(QCoreApplication::translate("hearth::DownloadQueueStore", "The download could not be saved."),
@@ -217,7 +220,8 @@ bool DownloadQueueStore::update(const DownloadItem& item)
         "UPDATE hearth_downloads SET repo = :repo, file = :file, revision = :revision, url = :url,"
         " destination = :destination, expected_size = :expected_size, expected_sha256 = :expected_sha256,"
         " bytes_done = :bytes_done, state = :state, error_text = :error_text, retries = :retries,"
-        " verification = :verification, created_at = :created_at, updated_at = :updated_at WHERE id = :id"));
+        " verification = :verification, created_at = :created_at, updated_at = :updated_at, cleared = :cleared"
+        " WHERE id = :id"));
     bindItem(query, item);
     query.bindValue(QStringLiteral(":id"), item.id);
     if (!query.exec()) {
@@ -245,7 +249,7 @@ QList<DownloadItem> DownloadQueueStore::loadAll()
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
     if (!query.exec(QStringLiteral(
             "SELECT id, repo, file, revision, url, destination, expected_size, expected_sha256, bytes_done, state,"
-            " error_text, retries, verification, created_at, updated_at FROM hearth_downloads ORDER BY id"))) {
+            " error_text, retries, verification, created_at, updated_at, cleared FROM hearth_downloads ORDER BY id"))) {
         fail(QCoreApplication::translate("hearth::DownloadQueueStore", "The download list could not be read."),
             query.lastError().text());
         return items;
@@ -268,6 +272,7 @@ QList<DownloadItem> DownloadQueueStore::loadAll()
         item.verification = verificationFromName(query.value(12).toString());
         item.createdAt = QDateTime::fromMSecsSinceEpoch(query.value(13).toLongLong());
         item.updatedAt = QDateTime::fromMSecsSinceEpoch(query.value(14).toLongLong());
+        item.cleared = query.value(15).toInt() != 0;
         items.append(item);
     }
     return items;

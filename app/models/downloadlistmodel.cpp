@@ -32,7 +32,11 @@ DownloadListModel::DownloadListModel(DownloadManager* manager, QObject* parent)
 void DownloadListModel::reload()
 {
     beginResetModel();
-    m_rows = m_manager ? m_manager->items() : QList<DownloadItem>();
+    m_rows.clear();
+    for (const DownloadItem& item : m_manager ? m_manager->items() : QList<DownloadItem>()) {
+        if (!item.cleared)
+            m_rows.append(item);
+    }
     m_live.clear();
     endResetModel();
     Q_EMIT countChanged();
@@ -193,7 +197,7 @@ bool DownloadListModel::retry(qint64 id)
 
 bool DownloadListModel::remove(qint64 id)
 {
-    return m_manager && m_manager->remove(id);
+    return m_manager && m_manager->clearFromList(id);
 }
 
 void DownloadListModel::clearFinished()
@@ -207,13 +211,13 @@ void DownloadListModel::clearFinished()
             finished.append(item.id);
     }
     for (qint64 id : finished)
-        m_manager->remove(id);
+        m_manager->clearFromList(id);
 }
 
 void DownloadListModel::onAdded(qint64 id)
 {
     const auto item = m_manager ? m_manager->item(id) : std::nullopt;
-    if (!item || rowOf(id) >= 0)
+    if (!item || item->cleared || rowOf(id) >= 0)
         return;
     beginInsertRows({}, int(m_rows.size()), int(m_rows.size()));
     m_rows.append(*item);
@@ -228,6 +232,10 @@ void DownloadListModel::onChanged(qint64 id)
     if (row < 0 || !item) {
         if (item)
             onAdded(id);
+        return;
+    }
+    if (item->cleared) {
+        onRemoved(id);
         return;
     }
     m_rows[row] = *item;

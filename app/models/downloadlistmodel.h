@@ -60,8 +60,11 @@ public:
     Q_INVOKABLE bool resume(qint64 id);
     Q_INVOKABLE bool cancel(qint64 id);
     Q_INVOKABLE bool retry(qint64 id);
+    /// Takes @p id off the list (DownloadManager::clearFromList: a completed model stays
+    /// installed).
     Q_INVOKABLE bool remove(qint64 id);
-    /// Forgets every completed, failed and cancelled entry (files stay on disk).
+    /// Takes every completed, failed and cancelled entry off the list (files stay on disk, and
+    /// completed models stay installed).
     Q_INVOKABLE void clearFinished();
 
     /// Re-reads the manager's queue (after it was opened).

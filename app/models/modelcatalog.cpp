@@ -4,8 +4,14 @@
 #include "catalogdescriptions.h"
 #include "languagechangewatcher.h"
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocale>
+#include <QSaveFile>
 #include <QVariantMap>
+
+#include <algorithm>
 
 namespace hearth::models {
 
@@ -234,6 +240,103 @@ void ModelCatalog::invalidateFits()
     if (!m_visible.isEmpty())
         Q_EMIT dataChanged(index(0), index(static_cast<int>(m_visible.size()) - 1),
             { FitKindRole, FitTextRole, FitReasonRole, TokensPerSecondRole });
+}
+
+bool ModelCatalog::applyListing(const QString& repo, const QList<HfFileEntry>& files)
+{
+    QHash<QString, quint64> sizes;
+    quint64 all = 0;
+    for (const HfFileEntry& file : files) {
+        if (!file.isFile() || file.downloadSize() <= 0)
+            continue;
+        sizes.insert(file.path, quint64(file.downloadSize()));
+        all += quint64(file.downloadSize());
+    }
+    // A "*" file is every file of the repository, as its download takes them.
+    if (all > 0)
+        sizes.insert(QStringLiteral("*"), all);
+    if (!setExactSizes(repo, sizes))
+        return false;
+    saveSizeCache();
+    return true;
+}
+
+QStringList ModelCatalog::reposWithApproximateSizes() const
+{
+    QStringList repos;
+    for (const CatalogEntry& entry : m_entries) {
+        const bool approximate = std::any_of(
+            entry.files.begin(), entry.files.end(), [](const CatalogFile& f) { return f.sizeApprox; });
+        if (approximate && !repos.contains(entry.repo))
+            repos.append(entry.repo);
+    }
+    return repos;
+}
+
+bool ModelCatalog::setExactSizes(const QString& repo, const QHash<QString, quint64>& sizes)
+{
+    bool changed = false;
+    for (int i = 0; i < m_entries.size(); ++i) {
+        CatalogEntry& entry = m_entries[i];
+        if (entry.repo != repo)
+            continue;
+        bool entryChanged = false;
+        for (CatalogFile& file : entry.files) {
+            const auto size = sizes.constFind(file.name);
+            if (size == sizes.constEnd() || *size == 0 || (!file.sizeApprox && file.size == *size))
+                continue;
+            file.size = *size;
+            file.sizeApprox = false;
+            entryChanged = true;
+        }
+        if (!entryChanged)
+            continue;
+        changed = true;
+        const int row = static_cast<int>(m_visible.indexOf(i));
+        if (row >= 0)
+            Q_EMIT dataChanged(index(row), index(row), { SizeTextRole, FilesRole });
+    }
+    return changed;
+}
+
+void ModelCatalog::setSizeCacheFile(const QString& path)
+{
+    m_sizeCacheFile.clear(); // nothing to write back while the file's own sizes apply
+    QFile file(path);
+    if (file.open(QIODevice::ReadOnly)) {
+        const QJsonObject repos = QJsonDocument::fromJson(file.readAll()).object();
+        for (auto repo = repos.begin(); repo != repos.end(); ++repo) {
+            QHash<QString, quint64> sizes;
+            const QJsonObject files = repo.value().toObject();
+            for (auto f = files.begin(); f != files.end(); ++f) {
+                const double bytes = f.value().toDouble();
+                if (bytes >= 1 && bytes < 1e18)
+                    sizes.insert(f.key(), static_cast<quint64>(bytes));
+            }
+            setExactSizes(repo.key(), sizes);
+        }
+    }
+    m_sizeCacheFile = path;
+}
+
+void ModelCatalog::saveSizeCache() const
+{
+    if (m_sizeCacheFile.isEmpty())
+        return;
+    QJsonObject repos;
+    for (const CatalogEntry& entry : m_entries) {
+        QJsonObject files = repos.value(entry.repo).toObject();
+        for (const CatalogFile& file : entry.files) {
+            if (!file.sizeApprox)
+                files.insert(file.name, static_cast<double>(file.size));
+        }
+        if (!files.isEmpty())
+            repos.insert(entry.repo, files);
+    }
+    // Only a convenience: a disk that refuses it leaves the sizes exact for this run.
+    QSaveFile out(m_sizeCacheFile);
+    if (out.open(QIODevice::WriteOnly) && out.write(QJsonDocument(repos).toJson(QJsonDocument::Compact)) >= 0)
+        out.commit();
 }
 
 } // namespace hearth::models

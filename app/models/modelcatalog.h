@@ -3,11 +3,14 @@
 
 /// @file
 /// ModelCatalog: the built-in list of known models (resources/catalog/models.json) for the model
-/// picker, filtered by a search text, each with a fit badge for this machine.
+/// picker, filtered by a search text, each with a fit badge for this machine. The catalog's file
+/// sizes are rounded ("≈ 4.1 GB"); a repository listing replaces them with the real ones, which
+/// are kept in a small cache file so that they stay exact without a network.
 
 #include "catalogentry.h"
 #include "fitbadge.h"
 #include "gpuinfo.h"
+#include "huggingfaceapi.h"
 #include "machineinfo.h"
 
 #include <QAbstractListModel>
@@ -86,6 +89,15 @@ public:
     /// Whether @p entry matches @p filter (exposed for tests).
     [[nodiscard]] static bool matches(const CatalogEntry& entry, const QString& filter);
 
+    /// Takes the sizes of @p repo's files from its listing (what a download of each yields; a
+    /// "*" file: the whole repository): exact from then on. Returns whether a size changed.
+    bool applyListing(const QString& repo, const QList<HfFileEntry>& files);
+    /// The repositories with a file whose size is still approximate.
+    [[nodiscard]] QStringList reposWithApproximateSizes() const;
+    /// Keeps the exact sizes in @p path (JSON: {repo: {file: bytes}}): those it holds apply now,
+    /// and each listing that changes a size rewrites it. An unreadable file is ignored.
+    void setSizeCacheFile(const QString& path);
+
 Q_SIGNALS:
     void filterChanged();
     void previewGpuGiBChanged();
@@ -94,6 +106,9 @@ Q_SIGNALS:
 private:
     void refilter();
     void invalidateFits();
+    /// Sets the sizes in @p sizes (file name to bytes) of @p repo's files; true when one changed.
+    bool setExactSizes(const QString& repo, const QHash<QString, quint64>& sizes);
+    void saveSizeCache() const;
     [[nodiscard]] const GpuInfo& effectiveGpu() const;
 
     QList<CatalogEntry> m_entries;
@@ -104,6 +119,7 @@ private:
     std::unique_ptr<GpuInfo> m_gpu;
     std::unique_ptr<GpuInfo> m_previewGpu;
     mutable QHash<int, FitBadge> m_fits; ///< by entry index; planned on first display
+    QString m_sizeCacheFile;
 };
 
 } // namespace hearth::models

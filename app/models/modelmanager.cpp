@@ -61,6 +61,7 @@ bool ModelManager::open(const QString& dataDir)
 {
     const QDir dir(dataDir);
     setModelsDir(dir.absoluteFilePath(QStringLiteral("models")));
+    m_catalog->setSizeCacheFile(dir.absoluteFilePath(QStringLiteral("catalog-sizes.json")));
     const bool ok = m_downloadManager->open(dir.absoluteFilePath(QStringLiteral("downloads.sqlite")));
     m_downloads->reload();
     m_library->refresh();
@@ -135,6 +136,21 @@ void ModelManager::listRepoFiles(const QString& repo)
     Q_EMIT repoFilesChanged();
 }
 
+void ModelManager::refreshCatalogSizes()
+{
+    if (m_catalogSizesRequested)
+        return;
+    m_catalogSizesRequested = true;
+    // The answers arrive through onFilesListed; a failure is no request of m_pending's, so it
+    // shows nothing.
+    for (const QString& repo : m_catalog->reposWithApproximateSizes()) {
+        if (m_listings.contains(repo))
+            m_catalog->applyListing(repo, m_listings.value(repo));
+        else
+            m_downloadManager->api()->listFiles(repo);
+    }
+}
+
 void ModelManager::downloadRepoFile(const QString& repo, const QString& path)
 {
     setErrorText({});
@@ -148,6 +164,7 @@ void ModelManager::downloadRepoFile(const QString& repo, const QString& path)
 void ModelManager::onFilesListed(quint64 requestId, const QString& repo, const QList<HfFileEntry>& files)
 {
     m_listings.insert(repo, files);
+    m_catalog->applyListing(repo, files);
     if (requestId == m_filesRequest) {
         m_filesRequest = 0;
         QVariantList models;

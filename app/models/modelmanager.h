@@ -84,6 +84,10 @@ public:
     Q_INVOKABLE bool downloadCatalogFile(const QString& catalogId, const QString& fileName);
     /// Lists @p repo's files into repoFiles (and refines its search result with them).
     Q_INVOKABLE void listRepoFiles(const QString& repo);
+    /// Lists, once a run, the catalog's repositories whose files have approximate sizes, so that
+    /// the catalog shows the real ones (kept beside the downloads for later runs). A listing that
+    /// fails leaves the sizes as they were, without a message: the user asked for nothing.
+    Q_INVOKABLE void refreshCatalogSizes();
     /// Downloads @p path of @p repo (from repoFiles, or listed first).
     Q_INVOKABLE void downloadRepoFile(const QString& repo, const QString& path);
     /// The installed copy of @p fileName from @p repo, or "" when it is not installed.
@@ -125,6 +129,7 @@ private:
     QHash<quint64, PendingDownload> m_pending;
     QHash<QString, QList<HfFileEntry>> m_listings; ///< repository listings seen in this session
     quint64 m_filesRequest = 0;
+    bool m_catalogSizesRequested = false;
     QString m_filesRepo;
     QVariantList m_repoFiles;
 };

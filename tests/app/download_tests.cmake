@@ -7,7 +7,7 @@ if(TARGET hearth-downloads)
             ${CMAKE_CURRENT_LIST_DIR}/tst_downloads.cpp
             ${CMAKE_CURRENT_LIST_DIR}/hf_test_server.cpp
             ${CMAKE_CURRENT_LIST_DIR}/hf_test_server.h
-        LIBS hearth-downloads Qt6::Network
+        LIBS hearth-downloads Qt6::Network Qt6::Sql
         TIMEOUT 120
         LABELS app downloads)
     set_target_properties(tst_downloads PROPERTIES AUTOMOC ON)

@@ -16,6 +16,8 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtEndian>
@@ -673,6 +675,67 @@ private Q_SLOTS:
         DownloadQueueStore store;
         QVERIFY(store.open(dbPath()));
         QCOMPARE(store.schemaVersion(), DownloadQueueStore::latestSchemaVersion());
+    }
+
+    void firstSchemaIsMigrated()
+    {
+        // A queue written by the first schema: its rows come through, none of them cleared.
+        const QString path = m_dir->filePath(QStringLiteral("v1.db"));
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v1"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery query(db);
+            QVERIFY(query.exec(QStringLiteral("CREATE TABLE download_schema (version INTEGER NOT NULL)")));
+            QVERIFY(query.exec(QStringLiteral("INSERT INTO download_schema (version) VALUES (1)")));
+            QVERIFY(query.exec(QStringLiteral(
+                "CREATE TABLE hearth_downloads (id INTEGER PRIMARY KEY AUTOINCREMENT, repo TEXT NOT NULL DEFAULT '',"
+                " file TEXT NOT NULL DEFAULT '', revision TEXT NOT NULL DEFAULT 'main', url TEXT NOT NULL,"
+                " destination TEXT NOT NULL, expected_size INTEGER NOT NULL DEFAULT -1,"
+                " expected_sha256 TEXT NOT NULL DEFAULT '', bytes_done INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL,"
+                " error_text TEXT NOT NULL DEFAULT '', retries INTEGER NOT NULL DEFAULT 0,"
+                " verification TEXT NOT NULL DEFAULT 'none', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)")));
+            QVERIFY(query.exec(QStringLiteral(
+                "INSERT INTO hearth_downloads (repo, file, url, destination, state, created_at, updated_at) VALUES"
+                " ('o/r', 'm.gguf', 'http://127.0.0.1/o/r/resolve/main/m.gguf', '/tmp/m.gguf', 'completed', 1, 1)")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v1"));
+        DownloadQueueStore store;
+        QVERIFY2(store.open(path), qPrintable(store.lastError()));
+        QCOMPARE(store.schemaVersion(), DownloadQueueStore::latestSchemaVersion());
+        const QList<DownloadItem> items = store.loadAll();
+        QCOMPARE(items.size(), 1);
+        QCOMPARE(items.first().file, QStringLiteral("m.gguf"));
+        QCOMPARE(items.first().state, DownloadState::Completed);
+        QVERIFY(!items.first().cleared);
+        DownloadItem cleared = items.first();
+        cleared.cleared = true;
+        QVERIFY(store.update(cleared));
+        QVERIFY(store.loadAll().first().cleared);
+    }
+
+    void clearingFromTheListKeepsCompletedItems()
+    {
+        const QByteArray body = HfTestServer::makeBody(2000, 7);
+        m_server->addFile(kRepo, QStringLiteral("done.gguf"), body);
+        newManager();
+        const qint64 done = enqueueFile(QStringLiteral("done.gguf"), body);
+        const qint64 gone = enqueueFile(QStringLiteral("gone.gguf"), body); // not in the repository
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(done), DownloadState::Completed, kWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(gone), DownloadState::Failed, kWaitMs);
+        QSignalSpy removed(m_manager.get(), &DownloadManager::itemRemoved);
+        QVERIFY(m_manager->clearFromList(done));
+        QVERIFY(m_manager->clearFromList(gone));
+        QCOMPARE(removed.count(), 1); // the failed one only
+        QVERIFY(m_manager->item(done)->cleared);
+        QVERIFY(!m_manager->item(gone));
+        QVERIFY(QFile::exists(dest(QStringLiteral("done.gguf"))));
+        // Kept so across a restart.
+        newManager();
+        QCOMPARE(m_manager->items().size(), 1);
+        QVERIFY(m_manager->items().first().cleared);
+        QCOMPARE(m_manager->items().first().state, DownloadState::Completed);
     }
 };
 

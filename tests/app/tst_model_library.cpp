@@ -297,6 +297,90 @@ private Q_SLOTS:
         QCOMPARE(library->rowCount(), 0);
     }
 
+    void clearingDownloadsKeepsModelsInstalled()
+    {
+        m_server->addFile(kRepo, QStringLiteral("tiny.gguf"), readAll(m_model));
+        const QString imported = m_data->filePath(QStringLiteral("imported.gguf"));
+        QVERIFY(QFile::copy(m_model, imported));
+        {
+            auto manager = newManager();
+            ModelLibrary* library = manager->library();
+            QVERIFY(waitForScan(library));
+            QVERIFY(import(library, imported));
+            manager->downloadRepoFile(kRepo, QStringLiteral("tiny.gguf"));
+            const QString destination = manager->destinationFor(kRepo, QStringLiteral("tiny.gguf"));
+            QTRY_VERIFY_WITH_TIMEOUT(library->rowOfPath(destination) >= 0, 20000);
+            auto* downloads = manager->downloads();
+            QVERIFY(downloads->rowCount() > 0);
+            // "Clear Finished" tidies the Downloads list; the models stay installed.
+            downloads->clearFinished();
+            QCOMPARE(downloads->rowCount(), 0);
+            QVERIFY(waitForScan(library));
+            QCOMPARE(library->rowCount(), 2);
+        }
+        auto manager = newManager();
+        QVERIFY(waitForScan(manager->library()));
+        QCOMPARE(manager->library()->rowCount(), 2);
+        QCOMPARE(manager->downloads()->rowCount(), 0);
+    }
+
+    void catalogTakesTheRealSizes()
+    {
+        // Two of the catalog's repositories answer; every other listing fails (404).
+        const QString ggufRepo = QStringLiteral("PowerInfer/ReluLLaMA-7B-PowerInfer-GGUF");
+        const QString sourceRepo = QStringLiteral("SparseLLM/ReluLLaMA-7B");
+        m_server->addFile(ggufRepo, QStringLiteral("llama-7b-relu.q4.powerinfer.gguf"), QByteArray(1234567, 'q'));
+        m_server->addFile(sourceRepo, QStringLiteral("model.safetensors"), QByteArray(5000, 's'));
+        m_server->addFile(sourceRepo, QStringLiteral("config.json"), QByteArray("{}"), false);
+        const auto sizeTexts = [](hearth::models::ModelCatalog* catalog, const QString& id) {
+            QStringList texts;
+            const QVariant files = catalog->data(catalog->index(catalog->rowOf(id)),
+                hearth::models::ModelCatalog::FilesRole);
+            for (const QVariant& file : files.toList())
+                texts.append(file.toMap().value(QStringLiteral("sizeText")).toString());
+            return texts;
+        };
+        const QString exactGguf = hearth::models::formatSize(1234567, false);
+        const QString exactSource = hearth::models::formatSize(5002, false);
+        {
+            auto manager = newManager();
+            auto* catalog = manager->catalog();
+            const int repos = int(catalog->reposWithApproximateSizes().size());
+            QVERIFY(repos > 2);
+            QVERIFY(sizeTexts(catalog, QStringLiteral("relullama-7b")).first().startsWith(QStringLiteral("≈")));
+            QSignalSpy changed(catalog, &QAbstractItemModel::dataChanged);
+            manager->refreshCatalogSizes();
+            QTRY_COMPARE_WITH_TIMEOUT(sizeTexts(catalog, QStringLiteral("relullama-7b-source")),
+                QStringList { exactSource }, 10000);
+            QTRY_COMPARE_WITH_TIMEOUT(sizeTexts(catalog, QStringLiteral("relullama-7b")).first(), exactGguf, 10000);
+            // The file the listing lacks keeps the catalog's size, marked approximate.
+            QVERIFY(sizeTexts(catalog, QStringLiteral("relullama-7b")).last().startsWith(QStringLiteral("≈")));
+            QVERIFY(!changed.isEmpty());
+            // Every repository listed once; the failures said nothing.
+            QTRY_COMPARE_WITH_TIMEOUT(m_server->requestsFor(QStringLiteral("/tree/")).size(), repos, 10000);
+            manager->refreshCatalogSizes();
+            QTest::qWait(100);
+            QCOMPARE(m_server->requestsFor(QStringLiteral("/tree/")).size(), repos);
+            QCOMPARE(manager->errorText(), QString());
+            QVERIFY(!catalog->reposWithApproximateSizes().contains(sourceRepo));
+        }
+        {
+            // The next run knows them without a network.
+            m_server->clearRequests();
+            auto manager = newManager();
+            QCOMPARE(sizeTexts(manager->catalog(), QStringLiteral("relullama-7b")).first(), exactGguf);
+            QCOMPARE(sizeTexts(manager->catalog(), QStringLiteral("relullama-7b-source")), QStringList { exactSource });
+            QVERIFY(m_server->requests().isEmpty());
+        }
+        // A damaged cache is ignored.
+        QFile cache(m_data->filePath(QStringLiteral("catalog-sizes.json")));
+        QVERIFY(cache.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        cache.write("{\"PowerInfer/ReluLLaMA-7B-PowerInfer-GGUF\": [1, 2");
+        cache.close();
+        auto manager = newManager();
+        QVERIFY(sizeTexts(manager->catalog(), QStringLiteral("relullama-7b")).first().startsWith(QStringLiteral("≈")));
+    }
+
     void keptAcrossRestart()
     {
         const QString copy = m_data->filePath(QStringLiteral("kept.gguf"));
