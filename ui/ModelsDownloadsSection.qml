@@ -74,6 +74,7 @@ Item {
                         Layout.fillWidth: true
                         Label {
                             Layout.fillWidth: true
+                            textFormat: Text.PlainText
                             text: item.repo.length > 0 ? qsTr("%1 from %2").arg(item.fileName).arg(item.repo) : item.fileName
                             font.bold: true
                             elide: Text.ElideMiddle
@@ -138,6 +139,7 @@ Item {
                         objectName: "downloadError"
                         Layout.fillWidth: true
                         visible: item.errorText.length > 0
+                        textFormat: Text.PlainText
                         text: item.errorText
                         color: "#c0392b"
                         wrapMode: Text.Wrap

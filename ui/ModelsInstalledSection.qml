@@ -53,6 +53,7 @@ Item {
             objectName: "importErrorLabel"
             Layout.fillWidth: true
             visible: root.library.errorText.length > 0
+            textFormat: Text.PlainText
             text: root.library.errorText
             color: "#c0392b"
             wrapMode: Text.Wrap
@@ -99,6 +100,7 @@ Item {
                         spacing: 8
                         Label {
                             Layout.fillWidth: true
+                            textFormat: Text.PlainText
                             text: entry.loaded ? qsTr("%1 (loaded)").arg(entry.name) : entry.name
                             font.bold: true
                             elide: Text.ElideRight
@@ -127,6 +129,7 @@ Item {
                     }
                     Label {
                         Layout.fillWidth: true
+                        textFormat: Text.PlainText
                         text: entry.path
                         elide: Text.ElideMiddle
                         opacity: 0.6

@@ -63,6 +63,7 @@ Item {
             Label {
                 Layout.fillWidth: true
                 visible: root.search.errorText.length > 0
+                textFormat: Text.PlainText
                 text: root.search.errorText
                 color: "#c0392b"
                 wrapMode: Text.Wrap
@@ -100,6 +101,7 @@ Item {
                             Layout.fillWidth: true
                             Label {
                                 Layout.fillWidth: true
+                                textFormat: Text.PlainText
                                 text: result.repoId
                                 font.bold: true
                                 elide: Text.ElideRight
@@ -112,6 +114,7 @@ Item {
                         }
                         Label {
                             Layout.fillWidth: true
+                            textFormat: Text.PlainText
                             text: result.reason
                             wrapMode: Text.Wrap
                             opacity: 0.8
@@ -150,6 +153,7 @@ Item {
                 spacing: 6
                 Label {
                     Layout.fillWidth: true
+                    textFormat: Text.PlainText
                     text: qsTr("Files of %1").arg(ModelManager.filesRepo)
                     font.bold: true
                     elide: Text.ElideMiddle
@@ -172,6 +176,7 @@ Item {
                         width: ListView.view.width - 12
                         Label {
                             Layout.fillWidth: true
+                            textFormat: Text.PlainText
                             text: qsTr("%1 (%2)").arg(fileRow.modelData.path).arg(fileRow.modelData.sizeText)
                             elide: Text.ElideMiddle
                             opacity: fileRow.modelData.isModel ? 1 : 0.6

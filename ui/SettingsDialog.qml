@@ -241,6 +241,7 @@ Dialog {
                 wrapMode: Text.Wrap
                 opacity: ServerController.errorText.length > 0 ? 1 : 0.7
                 font.bold: ServerController.errorText.length > 0
+                textFormat: Text.PlainText
                 text: ServerController.errorText.length > 0
                       ? ServerController.errorText
                       : ServerController.running

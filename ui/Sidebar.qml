@@ -91,6 +91,7 @@ Pane {
                     spacing: 2
                     Label {
                         Layout.fillWidth: true
+                        textFormat: Text.PlainText
                         text: entry.title
                         elide: Text.ElideRight
                         font.bold: entry.highlighted

@@ -23,6 +23,7 @@ ToolBar {
         Label {
             Layout.fillWidth: true
             elide: Text.ElideRight
+            textFormat: Text.PlainText
             text: root.session.modelName.length > 0
                   ? qsTr("Model: %1 (%2)").arg(root.session.modelName).arg(root.session.modelDescription)
                   : qsTr("No model loaded")
