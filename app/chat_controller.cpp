@@ -263,10 +263,14 @@ void ChatController::onFinished(quint64 requestId, const AnswerStats& stats)
     stored.tokensPerSecond = stats.tokensPerSecond();
     stored.timeToFirstTokenMs = m_firstTokenMs > 0 ? m_firstTokenMs : stats.timeToFirstTokenMs;
     stored.model = m_session->modelName();
-    m_store->finishMessage(m_answerId, stored, stats.stopped);
+    // An answer cut off at the length limit must not look finished.
+    const hearth::MessageState end = stats.stopped ? hearth::MessageState::Stopped
+        : stats.reachedMaxTokens                  ? hearth::MessageState::LengthLimit
+                                                  : hearth::MessageState::Complete;
+    m_store->finishMessage(m_answerId, stored, end);
     if (m_answerConversation == m_conversationId) {
         m_messages.finish(m_messages.rowOfId(m_answerId), stored.tokensPerSecond, stored.tokens,
-            stored.timeToFirstTokenMs, stats.stopped ? QStringLiteral("stopped") : QStringLiteral("complete"));
+            stored.timeToFirstTokenMs, hearth::messageStateName(end));
     }
     if (m_answerConversation == m_conversationId) {
         m_contextUsed = stats.contextUsed;
@@ -491,8 +495,10 @@ bool ChatController::renameConversation(qint64 id, const QString& title)
 
 bool ChatController::deleteConversation(qint64 id)
 {
-    if (id == m_answerConversation && m_answerId != 0)
-        return false; // still answering there; stop first
+    if (id == m_answerConversation && m_answerId != 0) {
+        setErrorText(tr("This chat is still being answered: stop the answer before deleting the chat."));
+        return false;
+    }
     const auto conversation = m_store->conversation(id);
     if (!conversation || !m_store->deleteConversation(id))
         return false;
@@ -502,6 +508,15 @@ bool ChatController::deleteConversation(qint64 id)
     if (id == m_conversationId)
         newConversation();
     return true;
+}
+
+void ChatController::dismissUndo()
+{
+    if (m_deletedId == 0)
+        return;
+    m_deletedId = 0;
+    m_deletedTitle.clear();
+    Q_EMIT undoChanged();
 }
 
 bool ChatController::undoDelete()

@@ -115,6 +115,9 @@ public:
     /// Moves a chat to the bin; undoDelete() brings back the last one.
     Q_INVOKABLE bool deleteConversation(qint64 id);
     Q_INVOKABLE bool undoDelete();
+    /// Gives up the chance to undo the last delete (the undo bar timed out); the chat stays in
+    /// the bin.
+    Q_INVOKABLE void dismissUndo();
     /// Writes @p id as "markdown" or "json" to @p file; returns the path written, or an empty
     /// string (and errorText says why).
     Q_INVOKABLE QString exportConversation(qint64 id, const QUrl& file, const QString& format);

@@ -776,6 +776,10 @@
         <source>Show the reasoning</source>
         <translation>Show the reasoning</translation>
     </message>
+    <message>
+        <source>Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.</source>
+        <translation>Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1733,6 +1737,10 @@
         <source>stopped</source>
         <translation>stopped</translation>
     </message>
+    <message>
+        <source>cut off at the length limit</source>
+        <translation>cut off at the length limit</translation>
+    </message>
 </context>
 <context>
     <name>hearth::ChatStore</name>
@@ -2127,6 +2135,10 @@
     <message>
         <source>The model is not ready to answer.</source>
         <translation>The model is not ready to answer.</translation>
+    </message>
+    <message>
+        <source>This chat is still being answered: stop the answer before deleting the chat.</source>
+        <translation>This chat is still being answered: stop the answer before deleting the chat.</translation>
     </message>
 </context>
 <context>

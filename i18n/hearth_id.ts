@@ -775,6 +775,10 @@
         <source>Show the reasoning</source>
         <translation>Tampilkan penalaran</translation>
     </message>
+    <message>
+        <source>Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.</source>
+        <translation>Terpotong di batas panjang: naikkan “Token maksimum” di Pengaturan Obrolan untuk jawaban yang lebih panjang.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1729,6 +1733,10 @@
         <source>stopped</source>
         <translation>dihentikan</translation>
     </message>
+    <message>
+        <source>cut off at the length limit</source>
+        <translation>terpotong di batas panjang</translation>
+    </message>
 </context>
 <context>
     <name>hearth::ChatStore</name>
@@ -2120,6 +2128,10 @@
     <message>
         <source>The model is not ready to answer.</source>
         <translation>Model belum siap menjawab.</translation>
+    </message>
+    <message>
+        <source>This chat is still being answered: stop the answer before deleting the chat.</source>
+        <translation>Obrolan ini masih dijawab: hentikan jawabannya sebelum menghapus obrolan.</translation>
     </message>
 </context>
 <context>

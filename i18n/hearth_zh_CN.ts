@@ -775,6 +775,10 @@
         <source>Show the reasoning</source>
         <translation>显示推理过程</translation>
     </message>
+    <message>
+        <source>Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.</source>
+        <translation>已在长度上限处截断：如需更长的回答，请在“对话设置”中调高“最大词元数”。</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1729,6 +1733,10 @@
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
+    <message>
+        <source>cut off at the length limit</source>
+        <translation>已在长度上限处截断</translation>
+    </message>
 </context>
 <context>
     <name>hearth::ChatStore</name>
@@ -2120,6 +2128,10 @@
     <message>
         <source>The model is not ready to answer.</source>
         <translation>模型尚未准备好回答。</translation>
+    </message>
+    <message>
+        <source>This chat is still being answered: stop the answer before deleting the chat.</source>
+        <translation>此对话仍在回答中：请先停止回答，再删除此对话。</translation>
     </message>
 </context>
 <context>

@@ -159,6 +159,7 @@ ApplicationWindow {
                 horizontalAlignment: Text.AlignHCenter
                 elide: Text.ElideRight
                 font.bold: true
+                textFormat: Text.PlainText
                 text: ChatController.conversationTitle
             }
             ToolButton {
@@ -285,6 +286,7 @@ ApplicationWindow {
                     Layout.fillWidth: true
                     Layout.margins: 8
                     visible: ChatController.errorText.length > 0
+                    textFormat: Text.PlainText
                     text: ChatController.errorText
                     color: "#c0392b"
                     wrapMode: Text.Wrap
@@ -326,7 +328,7 @@ ApplicationWindow {
         placementSummary: ModelSession.placementSummary
     }
 
-    // The undo bar after deleting a chat.
+    // The undo bar after deleting a chat, for eight seconds after each delete.
     Pane {
         objectName: "undoBar"
         visible: ChatController.canUndoDelete
@@ -341,6 +343,7 @@ ApplicationWindow {
         }
         RowLayout {
             Label {
+                textFormat: Text.PlainText
                 text: qsTr("Deleted “%1”.").arg(ChatController.deletedTitle)
             }
             Button {
@@ -351,9 +354,18 @@ ApplicationWindow {
             }
         }
         Timer {
-            running: parent.visible
+            id: undoTimer
             interval: 8000
-            onTriggered: parent.visible = Qt.binding(() => false)
+            onTriggered: ChatController.dismissUndo()
+        }
+        Connections {
+            target: ChatController
+            function onUndoChanged() {
+                if (ChatController.canUndoDelete)
+                    undoTimer.restart();
+                else
+                    undoTimer.stop();
+            }
         }
     }
 

@@ -214,12 +214,15 @@ Item {
             Label {
                 objectName: "messageStateNote"
                 visible: root.messageState === "error" || root.messageState === "interrupted"
-                         || root.messageState === "stopped"
+                         || root.messageState === "stopped" || root.messageState === "length_limit"
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 color: "#c0392b"
+                textFormat: Text.PlainText
                 text: root.messageState === "error" ? qsTr("Failed: %1").arg(root.errorText)
                       : root.messageState === "stopped" ? qsTr("Stopped before the end.")
+                      : root.messageState === "length_limit"
+                        ? qsTr("Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.")
                       : qsTr("Interrupted: Hearth closed before this answer was finished.")
             }
         }

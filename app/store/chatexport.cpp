@@ -41,6 +41,8 @@ QString statsLine(const StoredMessage& m)
         parts << tr("interrupted");
     if (m.state == MessageState::Stopped)
         parts << tr("stopped");
+    if (m.state == MessageState::LengthLimit)
+        parts << tr("cut off at the length limit");
     if (m.state == MessageState::Error)
         parts << tr("failed: %1").arg(m.errorText);
     return parts.join(QStringLiteral(" · "));

@@ -16,6 +16,8 @@ QString messageStateName(MessageState state)
         return QStringLiteral("error");
     case MessageState::Stopped:
         return QStringLiteral("stopped");
+    case MessageState::LengthLimit:
+        return QStringLiteral("length_limit");
     }
     return QStringLiteral("complete");
 }
@@ -30,6 +32,8 @@ MessageState messageStateFromName(const QString& name)
         return MessageState::Error;
     if (name == QLatin1String("stopped"))
         return MessageState::Stopped;
+    if (name == QLatin1String("length_limit"))
+        return MessageState::LengthLimit;
     return MessageState::Complete;
 }
 

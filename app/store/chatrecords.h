@@ -22,6 +22,7 @@ enum class MessageState {
     Interrupted, ///< the process ended while it streamed (a crash, a kill)
     Error,
     Stopped,     ///< the user stopped it: the text so far is the answer
+    LengthLimit, ///< it reached the answer length limit (Maximum tokens) before its end
 };
 
 /// The name stored in the database ("complete", "streaming", ...).

@@ -1213,9 +1213,11 @@ bool ChatStore::finishStream(qint64 messageId, MessageState state, const StoredA
     return true;
 }
 
-bool ChatStore::finishMessage(qint64 messageId, const StoredAnswerStats& stats, bool stoppedByUser)
+bool ChatStore::finishMessage(qint64 messageId, const StoredAnswerStats& stats, MessageState end)
 {
-    return finishStream(messageId, stoppedByUser ? MessageState::Stopped : MessageState::Complete, stats, {});
+    if (end != MessageState::Stopped && end != MessageState::LengthLimit)
+        end = MessageState::Complete;
+    return finishStream(messageId, end, stats, {});
 }
 
 bool ChatStore::markError(qint64 messageId, const QString& error)

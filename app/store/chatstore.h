@@ -126,8 +126,9 @@ public:
     /// Appends text to a streaming message. The text is kept in memory at once and written in
     /// batches; returns false only when @p messageId is not streaming in this store.
     bool appendToken(qint64 messageId, const QString& text);
-    /// Writes the final text and statistics and marks the message complete.
-    bool finishMessage(qint64 messageId, const StoredAnswerStats& stats, bool stoppedByUser = false);
+    /// Writes the final text and statistics and marks the message with how it ended: Complete,
+    /// Stopped (by the user) or LengthLimit (any other state reads as Complete).
+    bool finishMessage(qint64 messageId, const StoredAnswerStats& stats, MessageState end = MessageState::Complete);
     /// Writes the text so far and marks the message failed with @p error.
     bool markError(qint64 messageId, const QString& error);
     /// Writes all pending streaming text now. False if some of it could not be written (it

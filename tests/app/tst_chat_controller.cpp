@@ -8,6 +8,7 @@
 #include "chat_with_session.h"
 #include "chatstore.h"
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,6 +28,12 @@ private:
     QTemporaryDir m_dir;
     QString m_model;
     std::unique_ptr<ChatController> m_chat;
+
+    // An answer that ended by itself or at the length limit (not an error, not cut by a stop).
+    static bool isAnswered(const hearth::StoredMessage& m)
+    {
+        return m.state == hearth::MessageState::Complete || m.state == hearth::MessageState::LengthLimit;
+    }
 
     bool waitReady() const
     {
@@ -78,7 +85,9 @@ private Q_SLOTS:
 
         const QList<hearth::StoredMessage> path = store->activePath(m_chat->conversationId());
         QCOMPARE(path.size(), 2);
-        QCOMPARE(path.at(1).state, hearth::MessageState::Complete);
+        // Sixteen tokens of a random model: the limit, unless it happened to end its turn.
+        QCOMPARE(path.at(1).state,
+            path.at(1).stats.tokens >= 16 ? hearth::MessageState::LengthLimit : hearth::MessageState::Complete);
         QCOMPARE(path.at(1).content, m_chat->messages()->at(1).content);
         QVERIFY(path.at(1).stats.tokens > 0);
         QVERIFY(m_chat->contextUsed() > 0);
@@ -130,6 +139,21 @@ private Q_SLOTS:
         QVERIFY(m_chat->canUndoDelete());
         QVERIFY(m_chat->undoDelete());
         QCOMPARE(m_chat->conversations()->count(), 1);
+        QCOMPARE(m_chat->conversationId(), id);
+
+        // The undo bar timing out gives up the undo, not the next one.
+        QSignalSpy undo(m_chat.get(), &ChatController::undoChanged);
+        QVERIFY(m_chat->deleteConversation(id));
+        m_chat->dismissUndo();
+        QVERIFY(!m_chat->canUndoDelete());
+        QVERIFY(!m_chat->undoDelete());
+        QCOMPARE(m_chat->conversations()->count(), 0);
+        QCOMPARE(undo.count(), 2);
+        QVERIFY(m_chat->store()->restoreConversation(id));
+        m_chat->openConversation(id);
+        QVERIFY(m_chat->deleteConversation(id));
+        QVERIFY(m_chat->canUndoDelete());
+        QVERIFY(m_chat->undoDelete());
         QCOMPARE(m_chat->conversationId(), id);
     }
 
@@ -265,7 +289,7 @@ private Q_SLOTS:
         QVERIFY(m_chat->contextNote().contains(QStringLiteral("left out")));
         hearth::ChatStore* store = m_chat->store();
         const qint64 conversation = m_chat->conversationId();
-        QCOMPARE(store->activePath(conversation).last().state, hearth::MessageState::Complete);
+        QVERIFY(isAnswered(store->activePath(conversation).last()));
 
         QVariantMap sampling = m_chat->sampling();
         sampling.insert(QStringLiteral("context_overflow"), QStringLiteral("stop"));
@@ -276,6 +300,42 @@ private Q_SLOTS:
         QCOMPARE(store->activePath(conversation).last().state, hearth::MessageState::Error);
         QVERIFY2(store->activePath(conversation).last().errorText.contains(QStringLiteral("no longer fits")),
                  qPrintable(store->activePath(conversation).last().errorText));
+    }
+
+    void answerCutOffAtTheLimitSaysSo()
+    {
+        m_chat->newConversation();
+        m_chat->setMaxTokens(2);
+        m_chat->send(QStringLiteral("Tell me everything about lamps."));
+        QVERIFY(waitReady());
+        const hearth::StoredMessage answer = m_chat->store()->activePath(m_chat->conversationId()).last();
+        QCOMPARE(answer.stats.tokens, 2);
+        QCOMPARE(answer.state, hearth::MessageState::LengthLimit);
+        QCOMPARE(m_chat->messages()->at(1).state, QStringLiteral("length_limit"));
+        // Kept so in the store and said so in an export.
+        const QString markdown = m_dir.filePath(QStringLiteral("cut.md"));
+        QCOMPARE(m_chat->exportConversation(m_chat->conversationId(), QUrl::fromLocalFile(markdown),
+                     QStringLiteral("markdown")),
+            markdown);
+        QFile exported(markdown);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(exported.readAll()).contains(QStringLiteral("cut off at the length limit")));
+    }
+
+    void deletingTheAnsweringChatIsRefused()
+    {
+        m_chat->newConversation();
+        m_chat->setMaxTokens(400);
+        m_chat->send(QStringLiteral("Tell me a long story."));
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Generating);
+        const qint64 id = m_chat->conversationId();
+        QVERIFY(!m_chat->deleteConversation(id));
+        QVERIFY(m_chat->errorText().contains(QStringLiteral("stop the answer")));
+        m_chat->stop();
+        QVERIFY(waitReady());
+        QVERIFY(m_chat->store()->conversation(id).has_value());
+        QVERIFY(m_chat->deleteConversation(id));
+        QVERIFY(m_chat->undoDelete());
     }
 
     void deleteOneMessage()
@@ -399,7 +459,7 @@ private Q_SLOTS:
         QCOMPARE(m_chat->errorText(), QString());
         const auto messages = m_chat->store()->activePath(m_chat->conversationId());
         QCOMPARE(messages.size(), 2);
-        QCOMPARE(messages.last().state, hearth::MessageState::Complete);
+        QVERIFY(isAnswered(messages.last()));
 
         m_chat->session()->loadModel(m_model);
         QVERIFY(waitReady());

@@ -570,7 +570,7 @@ private Q_SLOTS:
             const qint64 q = *store.addMessage(conv, 0, QStringLiteral("user"), QStringLiteral("Go on"));
             stopped = *store.beginAssistantMessage(conv, q, QStringLiteral("tiny"));
             QVERIFY(store.appendToken(stopped, QStringLiteral("Once upon")));
-            QVERIFY(store.finishMessage(stopped, {}, true));
+            QVERIFY(store.finishMessage(stopped, {}, MessageState::Stopped));
             QCOMPARE(store.message(stopped)->state, MessageState::Stopped);
         }
         ChatStore reopened;
