@@ -489,12 +489,29 @@ void DownloadManager::sendRequest(Transfer& t)
     });
 }
 
+void DownloadManager::pinRevision(const QNetworkReply* reply, DownloadItem& item)
+{
+    // The Hub names the commit a branch resolved to. Downloading the rest of the file from that
+    // commit, not from the branch, keeps a resume from joining two versions of a file that
+    // changed in between (which would only fail its checksum and start over).
+    static const QRegularExpression kCommit(QStringLiteral("^[0-9a-f]{40}$"));
+    const QString commit = QString::fromLatin1(reply->rawHeader("X-Repo-Commit")).trimmed();
+    if (item.repo.isEmpty() || item.revision == commit || !kCommit.match(commit).hasMatch()
+        || !m_api->isEndpointOrigin(reply->url()))
+        return;
+    qCInfo(lcDownloads) << item.repo << item.file << "pinned to commit" << commit;
+    item.revision = commit;
+    item.url = m_api->fileUrl(item.repo, item.file, commit);
+    save(item);
+}
+
 bool DownloadManager::checkHeaders(Transfer& t)
 {
     if (t.headersChecked)
         return true;
     t.headersChecked = true;
     QNetworkReply* reply = t.reply;
+    pinRevision(reply, *find(t.id));
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status != 200 && status != 206) {
         t.ignoreBody = true; // redirects and errors are handled in onFinished()

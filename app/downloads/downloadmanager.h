@@ -153,6 +153,8 @@ private:
     void beginRequests(Transfer& t);
     void sendRequest(Transfer& t);
     void onReadyRead(Transfer& t);
+    /// Repository downloads follow the commit the endpoint says its first answer came from.
+    void pinRevision(const QNetworkReply* reply, DownloadItem& item);
     bool checkHeaders(Transfer& t);
     void onFinished(Transfer& t);
     void restartFromZero(Transfer& t);

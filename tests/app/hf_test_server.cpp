@@ -93,6 +93,15 @@ HfTestFile& HfTestServer::file(const QString& repo, const QString& path)
     return m_repos[repo][path];
 }
 
+QString HfTestServer::pinCommit(const QString& repo)
+{
+    const QString commit = QString::fromLatin1(
+        QCryptographicHash::hash((repo + QString::number(m_commits.size())).toUtf8(), QCryptographicHash::Sha1).toHex());
+    m_commits.insert(commit, m_repos.value(repo));
+    m_headCommit.insert(repo, commit);
+    return commit;
+}
+
 void HfTestServer::setRequiredToken(const QString& repo, const QByteArray& token)
 {
     m_tokens.insert(repo, token);
@@ -193,7 +202,7 @@ void HfTestServer::handle(QTcpSocket* socket, HfRecordedRequest& request)
     }
     if (segments.size() >= 5 && segments.at(2) == QLatin1String("resolve")) {
         serveFile(socket, request, segments.at(0) + QLatin1Char('/') + segments.at(1),
-            segments.mid(4).join(QLatin1Char('/')), false);
+            segments.mid(4).join(QLatin1Char('/')), false, segments.at(3));
         return;
     }
     sendSimple(socket, request, 404, errorJson(QStringLiteral("Not found")));
@@ -288,22 +297,27 @@ void HfTestServer::serveSearch(QTcpSocket* socket, HfRecordedRequest& request, c
         {{"Content-Type", "application/json"}});
 }
 
-void HfTestServer::serveFile(
-    QTcpSocket* socket, HfRecordedRequest& request, const QString& repo, const QString& path, bool viaCdn)
+void HfTestServer::serveFile(QTcpSocket* socket, HfRecordedRequest& request, const QString& repo, const QString& path,
+    bool viaCdn, const QString& revision)
 {
-    if (!m_repos.contains(repo) || !m_repos.value(repo).contains(path)) {
+    const bool pinned = m_commits.contains(revision);
+    if (!m_repos.contains(repo) || !(pinned ? m_commits.value(revision) : m_repos.value(repo)).contains(path)) {
         sendSimple(socket, request, 404, errorJson(QStringLiteral("Entry not found")));
         return;
     }
     // The CDN path stands for a signed URL: no token needed there, and none should arrive.
     if (!viaCdn && !checkToken(socket, request, repo))
         return;
-    HfTestFile& file = m_repos[repo][path];
+    HfTestFile& file = pinned ? m_commits[revision][path] : m_repos[repo][path];
     const bool isGet = request.method == "GET";
+    const QByteArray commit = viaCdn ? QByteArray() : m_headCommit.value(repo).toLatin1();
     if (file.redirect && !viaCdn) {
         const QString host = file.redirectHost.isEmpty() ? QStringLiteral("127.0.0.1") : file.redirectHost;
         const QByteArray location = QStringLiteral("http://%1:%2/cdn/%3/%4").arg(host).arg(port()).arg(repo, path).toUtf8();
-        sendSimple(socket, request, 302, QByteArray(), {{"Location", location}});
+        QList<QPair<QByteArray, QByteArray>> headers{{"Location", location}};
+        if (!commit.isEmpty())
+            headers.append(qMakePair(QByteArray("X-Repo-Commit"), commit));
+        sendSimple(socket, request, 302, QByteArray(), headers);
         return;
     }
     if (isGet && file.failTimes > 0) {
@@ -341,6 +355,8 @@ void HfTestServer::serveFile(
     head += "Accept-Ranges: bytes\r\n";
     head += "ETag: \"" + sha256Hex(file.body) + "\"\r\n";
     head += "X-Linked-Size: " + QByteArray::number(file.body.size()) + "\r\n";
+    if (!commit.isEmpty())
+        head += "X-Repo-Commit: " + commit + "\r\n";
     if (status == 206)
         head += "Content-Range: bytes " + QByteArray::number(from) + '-' + QByteArray::number(to) + '/' + QByteArray::number(size) + "\r\n";
     head += "Connection: close\r\n\r\n";

@@ -67,6 +67,11 @@ public:
     /// Listing and downloads of @p repo need "Authorization: Bearer <token>": 401 without, 403
     /// with another token (like a gated model whose licence was not accepted).
     void setRequiredToken(const QString& repo, const QByteArray& token);
+    /// Records the files of @p repo as they are now under a new commit id (40 hex digits), which
+    /// from then on resolves to them (resolve/<commit>/...) while later addFile() calls change
+    /// only "main"; answers to resolve requests of @p repo carry it as X-Repo-Commit, as the
+    /// Hub's do. Returns the id.
+    QString pinCommit(const QString& repo);
     /// Splits listings into pages of @p entries linked with "Link: <...>; rel=\"next\"" (0: one page).
     void setTreePageSize(int entries) { m_treePageSize = entries; }
     /// An entry of /api/models search results (needs at least "id").
@@ -89,8 +94,9 @@ private:
     void handle(QTcpSocket* socket, HfRecordedRequest& request);
     void serveTree(QTcpSocket* socket, HfRecordedRequest& request, const QString& repo);
     void serveSearch(QTcpSocket* socket, HfRecordedRequest& request, const QUrl& url);
+    /// @p revision: "main" (the current files) or a commit of pinCommit().
     void serveFile(QTcpSocket* socket, HfRecordedRequest& request, const QString& repo, const QString& path,
-        bool viaCdn);
+        bool viaCdn, const QString& revision = QStringLiteral("main"));
     void sendSimple(QTcpSocket* socket, HfRecordedRequest& request, int status, const QByteArray& body,
         const QList<QPair<QByteArray, QByteArray>>& extraHeaders = {});
     /// Sends @p data, then closes the connection unless @p keepOpen.
@@ -99,6 +105,8 @@ private:
 
     QTcpServer* m_server = nullptr;
     QMap<QString, QMap<QString, HfTestFile>> m_repos; ///< repo -> path -> file
+    QHash<QString, QMap<QString, HfTestFile>> m_commits; ///< commit -> path -> file
+    QHash<QString, QString> m_headCommit;                 ///< repo -> its last pinned commit
     QHash<QString, QByteArray> m_tokens;
     QList<QJsonObject> m_searchResults;
     QList<HfRecordedRequest> m_requests;

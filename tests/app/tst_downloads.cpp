@@ -677,6 +677,36 @@ private Q_SLOTS:
         QCOMPARE(store.schemaVersion(), DownloadQueueStore::latestSchemaVersion());
     }
 
+    void resumeStaysOnTheFirstCommit()
+    {
+        // The repository gets a new version of the file between a dropped connection and the
+        // resume: the rest comes from the commit the download began with.
+        const QByteArray first = HfTestServer::makeBody(300000, 11);
+        const QByteArray second = HfTestServer::makeBody(300000, 12);
+        m_server->addFile(kRepo, QStringLiteral("moving.gguf"), first);
+        const QString commit = m_server->pinCommit(kRepo);
+        hearth::test::HfTestFile& file = m_server->file(kRepo, QStringLiteral("moving.gguf"));
+        file.dropAfterBytes = 100000;
+        file.dropTimes = 1;
+        bool replaced = false;
+        connect(m_manager.get(), &DownloadManager::progress, this, [&] {
+            if (!replaced) // the first bytes are in: the server has sent all it will on this connection
+                m_server->addFile(kRepo, QStringLiteral("moving.gguf"), second);
+            replaced = true;
+        });
+        const qint64 id = enqueueFile(QStringLiteral("moving.gguf"), first);
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(id), DownloadState::Completed, kWaitMs);
+        QVERIFY(replaced);
+        QCOMPARE(m_manager->item(id)->revision, commit);
+        QVERIFY(sawRangeRequest(QStringLiteral("/resolve/") + commit + QStringLiteral("/moving.gguf")));
+        QFile done(dest(QStringLiteral("moving.gguf")));
+        QVERIFY(done.open(QIODevice::ReadOnly));
+        QVERIFY(done.readAll() == first);
+        // Kept for a restart too.
+        newManager();
+        QCOMPARE(m_manager->item(id)->revision, commit);
+    }
+
     void firstSchemaIsMigrated()
     {
         // A queue written by the first schema: its rows come through, none of them cleared.
