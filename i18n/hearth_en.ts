@@ -1044,6 +1044,27 @@
         <source>Make %1 sparse, so that it skips the neurons that matter least</source>
         <translation>Make %1 sparse, so that it skips the neurons that matter least</translation>
     </message>
+    <message>
+        <source>Delete…</source>
+        <comment>button: delete a downloaded model from the disk</comment>
+        <translation>Delete…</translation>
+    </message>
+    <message>
+        <source>Delete %1 from the disk</source>
+        <translation>Delete %1 from the disk</translation>
+    </message>
+    <message>
+        <source>Delete Model</source>
+        <translation>Delete Model</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Delete</translation>
+    </message>
+    <message>
+        <source>Delete %1? Its file is removed from the disk; using it again means downloading it again.</source>
+        <translation>Delete %1? Its file is removed from the disk; using it again means downloading it again.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsPage</name>
@@ -2628,6 +2649,10 @@
     <message>
         <source>%1 is already in the list.</source>
         <translation>%1 is already in the list.</translation>
+    </message>
+    <message>
+        <source>Cannot delete %1: %2</source>
+        <translation>Cannot delete %1: %2</translation>
     </message>
 </context>
 <context>

@@ -1042,6 +1042,27 @@
         <source>Make %1 sparse, so that it skips the neurons that matter least</source>
         <translation>Jadikan %1 sparse, agar melewati neuron yang paling tidak berpengaruh</translation>
     </message>
+    <message>
+        <source>Delete…</source>
+        <comment>button: delete a downloaded model from the disk</comment>
+        <translation>Hapus…</translation>
+    </message>
+    <message>
+        <source>Delete %1 from the disk</source>
+        <translation>Hapus %1 dari disk</translation>
+    </message>
+    <message>
+        <source>Delete Model</source>
+        <translation>Hapus Model</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Hapus</translation>
+    </message>
+    <message>
+        <source>Delete %1? Its file is removed from the disk; using it again means downloading it again.</source>
+        <translation>Hapus %1? Berkasnya dihapus dari disk; untuk memakainya lagi, model harus diunduh lagi.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsPage</name>
@@ -2618,6 +2639,10 @@
     <message>
         <source>%1 is already in the list.</source>
         <translation>%1 sudah ada di daftar.</translation>
+    </message>
+    <message>
+        <source>Cannot delete %1: %2</source>
+        <translation>Tidak dapat menghapus %1: %2</translation>
     </message>
 </context>
 <context>

@@ -1042,6 +1042,27 @@
         <source>Make %1 sparse, so that it skips the neurons that matter least</source>
         <translation>将 %1 稀疏化，跳过影响最小的神经元</translation>
     </message>
+    <message>
+        <source>Delete…</source>
+        <comment>button: delete a downloaded model from the disk</comment>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Delete %1 from the disk</source>
+        <translation>从磁盘删除 %1</translation>
+    </message>
+    <message>
+        <source>Delete Model</source>
+        <translation>删除模型</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete %1? Its file is removed from the disk; using it again means downloading it again.</source>
+        <translation>删除 %1？其文件将从磁盘删除；再次使用需要重新下载。</translation>
+    </message>
 </context>
 <context>
     <name>ModelsPage</name>
@@ -2618,6 +2639,10 @@
     <message>
         <source>%1 is already in the list.</source>
         <translation>%1 已在列表中。</translation>
+    </message>
+    <message>
+        <source>Cannot delete %1: %2</source>
+        <translation>无法删除 %1：%2</translation>
     </message>
 </context>
 <context>

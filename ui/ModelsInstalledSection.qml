@@ -173,6 +173,19 @@ Item {
                             onClicked: root.library.removeFromList(entry.modelId)
                             Accessible.name: qsTr("Remove %1 from the list; the file stays on disk").arg(entry.name)
                         }
+                        Button {
+                            objectName: "deleteModelButton"
+                            // An imported file is the user's own: only downloads are deleted.
+                            visible: !entry.imported
+                            text: qsTr("Delete…", "button: delete a downloaded model from the disk")
+                            enabled: !entry.loaded && !root.engineBusy
+                            onClicked: {
+                                deleteModelDialog.modelId = entry.modelId;
+                                deleteModelDialog.modelName = entry.name;
+                                deleteModelDialog.open();
+                            }
+                            Accessible.name: qsTr("Delete %1 from the disk").arg(entry.name)
+                        }
                     }
                 }
             }
@@ -191,6 +204,28 @@ Item {
 
     DialogProblem {
         id: dialogProblem
+    }
+    Dialog {
+        id: deleteModelDialog
+        objectName: "deleteModelDialog"
+
+        property var modelId: 0
+        property string modelName
+
+        title: qsTr("Delete Model")
+        modal: true
+        anchors.centerIn: parent
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        contentWidth: 360
+        Component.onCompleted: standardButton(Dialog.Ok).text = qsTr("Delete")
+        onAccepted: root.library.deleteModel(modelId)
+
+        Label {
+            width: 360 // fixed: a width from the dialog would loop through its implicit size
+            wrapMode: Text.Wrap
+            textFormat: Text.PlainText
+            text: qsTr("Delete %1? Its file is removed from the disk; using it again means downloading it again.").arg(deleteModelDialog.modelName)
+        }
     }
     FileDialog {
         id: importDialog

@@ -329,6 +329,23 @@ bool ModelLibrary::removeFromList(qint64 id)
     return m_manager && m_manager->remove(id);
 }
 
+bool ModelLibrary::deleteModel(qint64 id)
+{
+    const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(), [id](const InstalledModel& m) { return m.id == id; });
+    if (!m_manager || it == m_rows.cend() || it->imported)
+        return false;
+    const QString path = it->path;
+    QFile file(path);
+    if (file.exists() && !file.remove()) {
+        setErrorText(tr("Cannot delete %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+        return false;
+    }
+    // The neuron placement cached for this file (sparse::gpuIndexPath) would only go stale.
+    QFile::remove(path + QStringLiteral(".generated.gpuidx"));
+    setErrorText({});
+    return m_manager->remove(id);
+}
+
 void ModelLibrary::setErrorText(const QString& text)
 {
     if (text == m_errorText)

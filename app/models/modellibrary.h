@@ -96,6 +96,11 @@ public:
     void importPath(const QString& path);
     /// Takes the model off the list; the file stays on disk.
     Q_INVOKABLE bool removeFromList(qint64 id);
+    /// Deletes a downloaded model: its file and the placement cache Hearth keeps beside it go
+    /// from the disk, and it leaves the list. An imported file is the user's own and is not
+    /// deleted (false). The caller makes sure the model is not loaded. False, with errorText,
+    /// when the file cannot be deleted.
+    Q_INVOKABLE bool deleteModel(qint64 id);
     /// Looks at every entry's file again (a file deleted or moved outside the app disappears).
     Q_INVOKABLE void refresh();
     /// Row of the model at @p path, or -1.

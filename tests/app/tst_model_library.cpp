@@ -324,6 +324,44 @@ private Q_SLOTS:
         QCOMPARE(manager->downloads()->rowCount(), 0);
     }
 
+    void deletingADownloadedModelFreesTheDisk()
+    {
+        m_server->addFile(kRepo, QStringLiteral("tiny.gguf"), readAll(m_model));
+        const QString imported = m_data->filePath(QStringLiteral("mine.gguf"));
+        QVERIFY(QFile::copy(m_model, imported));
+        auto manager = newManager();
+        ModelLibrary* library = manager->library();
+        QVERIFY(waitForScan(library));
+        QVERIFY(import(library, imported));
+        manager->downloadRepoFile(kRepo, QStringLiteral("tiny.gguf"));
+        const QString destination = manager->destinationFor(kRepo, QStringLiteral("tiny.gguf"));
+        QTRY_VERIFY_WITH_TIMEOUT(library->rowOfPath(destination) >= 0, 20000);
+        QVERIFY(waitForScan(library));
+        QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 2, 20000);
+        const auto byPath = [&](const QString& path) {
+            return library->models().at(library->rowOfPath(path));
+        };
+        // A placement cache beside it goes too.
+        QFile cache(destination + QStringLiteral(".generated.gpuidx"));
+        QVERIFY(cache.open(QIODevice::WriteOnly));
+        cache.close();
+
+        // The user's own file is never deleted.
+        QVERIFY(!library->deleteModel(byPath(imported).id));
+        QVERIFY(QFile::exists(imported));
+
+        QVERIFY(library->deleteModel(byPath(destination).id));
+        QVERIFY(!QFile::exists(destination));
+        QVERIFY(!QFile::exists(cache.fileName()));
+        QCOMPARE(library->rowOfPath(destination), -1);
+        QCOMPARE(library->rowCount(), 1);
+        // Gone from the downloads too, also after a restart.
+        manager = newManager();
+        QVERIFY(waitForScan(manager->library()));
+        QCOMPARE(manager->library()->rowCount(), 1);
+        QCOMPARE(manager->library()->models().constFirst().path, imported);
+    }
+
     void catalogTakesTheRealSizes()
     {
         // Two of the catalog's repositories answer; every other listing fails (404).
