@@ -35,6 +35,15 @@ ModelSession::ModelSession(QObject* parent)
         Q_EMIT modelChanged();
     });
     connect(m_worker, &EngineWorker::sessionReplaced, this, &ModelSession::onSessionReplaced);
+    connect(m_worker, &EngineWorker::deviceFailed, this, [this](const Placement& placement) {
+        // The status bar follows (Placement::summary), and the chat says it once.
+        m_placement = placement;
+        Q_EMIT modelChanged();
+        Q_EMIT placementChanged();
+        setErrorText(tr("The GPU stopped working (%1). The model goes on with the CPU, more slowly; "
+                        "load it again to use the GPU.")
+                         .arg(QString::fromStdString(placement.facts.deviceFailure)));
+    });
     connect(m_worker, &EngineWorker::contextMeasured, this, &ModelSession::contextMeasured);
     connect(m_worker, &EngineWorker::turnsLeftOut, this, &ModelSession::turnsLeftOut);
 

@@ -2262,6 +2262,10 @@
         <source>%1 (%2 of memory)</source>
         <translation>%1 (%2 of memory)</translation>
     </message>
+    <message>
+        <source>The GPU stopped working (%1). The model goes on with the CPU, more slowly; load it again to use the GPU.</source>
+        <translation>The GPU stopped working (%1). The model goes on with the CPU, more slowly; load it again to use the GPU.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::CatalogDescription</name>

@@ -2254,6 +2254,10 @@
         <source>%1 (%2 of memory)</source>
         <translation>%1 (memori %2)</translation>
     </message>
+    <message>
+        <source>The GPU stopped working (%1). The model goes on with the CPU, more slowly; load it again to use the GPU.</source>
+        <translation>GPU berhenti bekerja (%1). Model tetap berjalan dengan CPU, lebih lambat; muat ulang model untuk memakai GPU lagi.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::CatalogDescription</name>

@@ -2254,6 +2254,10 @@
         <source>%1 (%2 of memory)</source>
         <translation>%1（内存 %2）</translation>
     </message>
+    <message>
+        <source>The GPU stopped working (%1). The model goes on with the CPU, more slowly; load it again to use the GPU.</source>
+        <translation>GPU 停止工作（%1）。模型改用 CPU 继续运行，速度较慢；重新加载模型即可再次使用 GPU。</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::CatalogDescription</name>

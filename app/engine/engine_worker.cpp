@@ -242,6 +242,7 @@ void EngineWorker::loadModel(const QString& path)
         return;
     }
     m_session = std::move(session).value();
+    m_deviceFailureReported = !m_session->placement().deviceFailure.empty(); // said at load
     m_sessionBudgetGiB = m_vramBudgetGiB;
     std::string templateProblem;
     m_chatTemplate = std::make_unique<hearth::ChatTemplate>(hearth::ChatTemplate::forModel(*m_model, &templateProblem));
@@ -291,6 +292,7 @@ void EngineWorker::replaceSession(double gib)
     }
     if (fresh) {
         m_session = std::move(fresh);
+        m_deviceFailureReported = !m_session->placement().deviceFailure.empty(); // said at load
         m_sessionBudgetGiB = gib;
     } else {
         auto restored = hearth::Session::create(m_model, sessionParams(previous));
@@ -304,6 +306,7 @@ void EngineWorker::replaceSession(double gib)
             return;
         }
         m_session = std::move(restored).value();
+        m_deviceFailureReported = !m_session->placement().deviceFailure.empty(); // said at load
     }
     Q_EMIT loadProgress(1.0);
     LoadedModel loaded = loadedModel();
@@ -426,6 +429,7 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
         return !stopRequested(requestId);
     });
     const bool stopped = takeStop(requestId);
+    checkDevice();
     if (!stats) {
         // The cache may hold part of a failed prompt; start clean next time.
         (void)takeStop(requestId);
@@ -445,6 +449,19 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     result.stopped = stopped || stats->stopReason == hearth::StopReason::Cancelled;
     result.reachedMaxTokens = stats->stopReason == hearth::StopReason::MaxTokens;
     Q_EMIT answerFinished(requestId, result);
+}
+
+void EngineWorker::checkDevice()
+{
+    // The engine goes on with the CPU by itself; the user must not be left believing otherwise.
+    if (!m_session || m_deviceFailureReported)
+        return;
+    const Placement now = placement();
+    if (now.facts.deviceFailure.empty())
+        return;
+    m_deviceFailureReported = true;
+    qCWarning(lcEngine) << "the GPU failed, the CPU goes on:" << now.facts.deviceFailure.c_str();
+    Q_EMIT deviceFailed(now);
 }
 
 } // namespace hearth::app

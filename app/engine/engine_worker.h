@@ -135,6 +135,9 @@ Q_SIGNALS:
     /// Request @p requestId ended; its text is what tokenGenerated() delivered (whole characters).
     void answerFinished(quint64 requestId, const hearth::app::AnswerStats& stats);
     void answerFailed(quint64 requestId, const QString& message);
+    /// The GPU failed while answering and its work moved to the CPU (once per session):
+    /// @p placement says so (Placement::facts.deviceFailure).
+    void deviceFailed(const hearth::app::Placement& placement);
     /// Just before answerFailed(): request @p requestId needs @p promptTokens tokens, more than the
     /// @p contextLength the session holds (an API error code of its own).
     void promptTooLong(quint64 requestId, int promptTokens, int contextLength);
@@ -165,6 +168,9 @@ private:
     void setKvCost(LoadedModel& model) const;
 
     std::shared_ptr<const hearth::Model> m_model;
+    /// Emits deviceFailed() when the session's device failed since the last check.
+    void checkDevice();
+
     std::unique_ptr<hearth::Session> m_session;
     std::unique_ptr<hearth::ChatTemplate> m_chatTemplate; ///< the model's, parsed once at load
     int m_threads = 0;
@@ -179,6 +185,7 @@ private:
     mutable std::mutex m_loadedMutex;
     LoadedModel m_loaded; ///< under m_loadedMutex
     std::atomic<bool> m_cancelLoad { false };
+    bool m_deviceFailureReported = false; ///< deviceFailed() was emitted for this session
 };
 
 } // namespace hearth::app

@@ -6,6 +6,7 @@
 
 #include "app_settings.h"
 #include "chat_with_session.h"
+#include "chatstore.h"
 #include "placementpreview.h"
 
 #include "gpuinfo.h"
@@ -98,6 +99,40 @@ private Q_SLOTS:
     }
 
     void cleanupTestCase() { m_chat.reset(); }
+
+    void gpuThatStopsWorkingIsShown()
+    {
+        // A device that fails every operation after the n-th: the smallest n that loads the
+        // model on it fails while answering. The answer still comes (from the CPU), and the
+        // status line and the chat say what happened.
+        auto chat = newController();
+        QVERIFY(chat->openStore(m_dir.filePath(QStringLiteral("failing.sqlite"))));
+        bool shown = false;
+        for (int n = 8; n < 100000 && !shown; n += n / 2) {
+            chat->session()->setDeviceOverride(kDevice + QStringLiteral(":0:%1").arg(n));
+            chat->session()->loadModel(m_model);
+            QVERIFY(waitReady(chat.get()));
+            if (!chat->session()->usesGpu())
+                continue; // it failed while loading: the load already says so
+            QSignalSpy placementChanged(chat->session(), &ModelSession::placementChanged);
+            QVERIFY(answer(chat.get(), QStringLiteral("Tell me about the fire.")));
+            if (chat->session()->usesGpu())
+                continue;
+            shown = true;
+            QVERIFY(!placementChanged.isEmpty());
+            QVERIFY2(chat->session()->placementSummary().contains(QLatin1String("failed")),
+                qPrintable(chat->session()->placementSummary()));
+            QVERIFY2(chat->errorText().contains(QLatin1String("GPU stopped working")), qPrintable(chat->errorText()));
+            const auto answered = chat->store()->activePath(chat->conversationId());
+            QVERIFY(!answered.last().content.isEmpty());
+            // The next answer says nothing more.
+            chat->send(QStringLiteral("And then?"));
+            QVERIFY(chat->errorText().isEmpty());
+            QVERIFY(waitReady(chat.get()));
+            QVERIFY(chat->errorText().isEmpty());
+        }
+        QVERIFY2(shown, "no device failure while answering");
+    }
 
     void applyPlacesTheRunningModelAgain()
     {

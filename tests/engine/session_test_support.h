@@ -139,6 +139,7 @@ struct SessionRun {
     std::vector<Token> tokens;              // decoded one by one after the prompt
     std::vector<std::vector<float>> logits; // after the prompt and after each decoded token
     std::string report;                     // the session's placement report
+    std::string reportAfter;                // the same after the run (a device that failed says so)
 };
 
 // Prefills @p prompt, then decodes @p decodeCount tokens, each the one @p next picks from its
@@ -164,6 +165,7 @@ inline SessionRun runSession(const std::shared_ptr<const Model>& model, const Se
             return run;
         run.logits.emplace_back((*session)->logits().begin(), (*session)->logits().end());
     }
+    run.reportAfter = (*session)->placementReport();
     return run;
 }
 

@@ -177,6 +177,26 @@ private slots:
         compareWithReference(run);
     }
 
+    void deviceThatStopsWorkingHandsOverToTheCpu()
+    {
+        // A device that fails every operation after the n-th: the smallest n that loads on it
+        // fails during the decode, and the CPU finishes with the same logits.
+        Run run;
+        std::uint64_t n = 8;
+        for (; n < 100000; n += n / 2) {
+            run = decode(params("emulated:1073741824:0:" + std::to_string(n)), m_reference.tokens);
+            if (run.reportAfter.find("the device failed") != std::string::npos)
+                break;
+        }
+        QVERIFY2(n < 100000, run.reportAfter.c_str());
+        QVERIFY2(run.report.starts_with("GPU "), run.report.c_str());
+        QVERIFY2(run.reportAfter.find("stopped working") != std::string::npos, run.reportAfter.c_str());
+        compareWithReference(run);
+        // Past the whole run, nothing fails.
+        const Run whole = decode(params("emulated:1073741824:0:100000000"), m_reference.tokens);
+        QVERIFY2(whole.reportAfter.find("failed") == std::string::npos, whole.reportAfter.c_str());
+    }
+
     void quantizedWeights_data()
     {
         QTest::addColumn<int>("type");

@@ -48,7 +48,9 @@ struct SessionParams {
     /// Which device to use. "": the CUDA back end when its module loads. "emulated:<bytes>": the
     /// host-memory emulated device with that budget, for tests of the hybrid path without a GPU;
     /// "emulated:<bytes>:<physical bytes>" makes allocations past the second figure fail (a
-    /// device that promised more than it has, to exercise re-planning).
+    /// device that promised more than it has, to exercise re-planning);
+    /// "emulated:<bytes>:<physical bytes>:<n>" fails every operation after the n-th (a device
+    /// that stops working mid-session; 0 for either figure: not limited).
     std::string deviceOverride;
     /// Sessions with layers on a device keep F16 rows (F32 when asked for; Q8_0 becomes F16):
     /// the device keeps its own cache in that type and copies its rows back into the host's.

@@ -270,17 +270,29 @@ Result<std::unique_ptr<device::Device>> openSessionDevice(const SessionParams& p
     }
     const std::string_view name = params.deviceOverride;
     if (name.starts_with(kEmulatedPrefix)) {
-        const std::string_view rest = name.substr(kEmulatedPrefix.size());
-        const std::size_t colon = rest.find(':');
-        std::uint64_t bytes = 0;
-        std::uint64_t physical = 0;
-        if (!parseBytes(rest.substr(0, colon), bytes)
-            || (colon != std::string_view::npos && !parseBytes(rest.substr(colon + 1), physical)))
-            return Status(ErrorCode::InvalidArgument, "bad device override '" + params.deviceOverride
-                                                          + "' (expected emulated:<bytes>[:<physical bytes>])");
+        // <bytes>[:<physical bytes>[:<operations before it fails>]]
+        std::string_view rest = name.substr(kEmulatedPrefix.size());
+        std::uint64_t fields[3] = {0, 0, 0};
+        bool ok = true;
+        for (std::uint64_t& field : fields) {
+            const std::size_t colon = rest.find(':');
+            const std::string_view text = rest.substr(0, colon);
+            // The budget must be > 0; the others may be 0 (not limited).
+            ok = ok && (parseBytes(text, field) || (&field != fields && text == "0"));
+            if (colon == std::string_view::npos) {
+                rest = {};
+                break;
+            }
+            rest = rest.substr(colon + 1);
+        }
+        if (!ok || !rest.empty())
+            return Status(ErrorCode::InvalidArgument,
+                          "bad device override '" + params.deviceOverride
+                              + "' (expected emulated:<bytes>[:<physical bytes>[:<operations before it fails>]])");
         device::EmulatedDeviceOptions options;
-        options.budgetBytes = requested > 0 ? std::min(requested, bytes) : bytes;
-        options.physicalBytes = physical;
+        options.budgetBytes = requested > 0 ? std::min(requested, fields[0]) : fields[0];
+        options.physicalBytes = fields[1];
+        options.operationsBeforeFailure = fields[2];
         return std::unique_ptr<device::Device>(std::make_unique<device::EmulatedDevice>(options));
     }
     if (!name.empty())

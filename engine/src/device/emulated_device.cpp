@@ -23,6 +23,7 @@ constexpr std::size_t kAlignment = 64;
 EmulatedDevice::EmulatedDevice(EmulatedDeviceOptions options)
     : m_budget(options.budgetBytes, options.granularity)
     , m_physical(options.physicalBytes ? options.physicalBytes : options.budgetBytes)
+    , m_operationsBeforeFailure(options.operationsBeforeFailure)
 {
     m_info.backend = "emulated";
     m_info.name = options.name;
@@ -88,8 +89,10 @@ void EmulatedDevice::run()
 
 void EmulatedDevice::enqueue(std::function<void()> work)
 {
-    ++m_queued;
-    if (m_injectedOpFailures.load() > 0) {
+    const std::uint64_t queued = ++m_queued;
+    if (m_operationsBeforeFailure > 0 && queued > m_operationsBeforeFailure) {
+        work = [] { throw std::runtime_error("the emulated device stopped working"); };
+    } else if (m_injectedOpFailures.load() > 0) {
         --m_injectedOpFailures;
         work = [] { throw std::runtime_error("injected operation failure"); };
     }

@@ -30,6 +30,8 @@ struct EmulatedDeviceOptions {
     // Real capacity; allocations past it fail although the budget allows them. 0 = the budget.
     std::uint64_t physicalBytes = 0;
     std::string name = "Hearth emulated device";
+    // > 0: every operation after this many fails, as a GPU that stops working mid-session.
+    std::uint64_t operationsBeforeFailure = 0;
 };
 
 class EmulatedDevice final : public Device {
@@ -81,6 +83,7 @@ private:
     std::atomic<int> m_injectedFailures{0};
     std::atomic<int> m_injectedOpFailures{0};
     std::atomic<std::uint64_t> m_queued{0};
+    std::uint64_t m_operationsBeforeFailure = 0;
     std::uint64_t m_nextId = 1;
     // Live buffers by id, freed with the device (as a GPU context frees its memory).
     std::unordered_map<std::uint64_t, void*> m_live;
