@@ -134,7 +134,8 @@ void ModelSession::loadModel(const QString& path)
     Q_EMIT loadProgressChanged();
     setErrorText({});
     setState(State::Loading);
-    m_engine.post([path](EngineWorker& worker) { worker.loadModel(path); });
+    // Numbered here, so that a Cancel pressed before the worker gets to it still counts.
+    m_engine.post([path, ticket = m_worker->nextLoadTicket()](EngineWorker& worker) { worker.loadModel(path, ticket); });
 }
 
 void ModelSession::loadModelUrl(const QUrl& url)
@@ -397,7 +398,7 @@ void ModelSession::startPendingReplacement()
     Q_EMIT loadProgressChanged();
     setErrorText({});
     setState(State::Loading);
-    m_engine.post([gib](EngineWorker& worker) { worker.replaceSession(gib); });
+    m_engine.post([gib, ticket = m_worker->nextLoadTicket()](EngineWorker& worker) { worker.replaceSession(gib, ticket); });
 }
 
 void ModelSession::onSessionReplaced(const Placement& placement, int contextLength, double budgetGiB, const QString& errorText)

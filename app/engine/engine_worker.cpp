@@ -188,13 +188,13 @@ hearth::SessionParams EngineWorker::sessionParams(double gib) const
     return params;
 }
 
-void EngineWorker::loadModel(const QString& path)
+void EngineWorker::loadModel(const QString& path, quint64 ticket)
 {
+    m_ticket = ticket ? ticket : nextLoadTicket();
     setLoadedModel({});
     m_session.reset();
     m_chatTemplate.reset();
     m_model.reset();
-    m_cancelLoad.store(false, std::memory_order_relaxed);
 
     const QFileInfo file(path);
     if (!file.exists()) {
@@ -221,10 +221,10 @@ void EngineWorker::loadModel(const QString& path)
             lastPercent = percent;
             Q_EMIT loadProgress(double(fraction));
         }
-        return !m_cancelLoad.load(std::memory_order_relaxed);
+        return !loadCancelled();
     };
     auto model = hearth::Model::load(enginePath, params);
-    if (m_cancelLoad.load(std::memory_order_relaxed)) {
+    if (loadCancelled()) {
         Q_EMIT modelLoadFailed(tr("Loading %1 was cancelled.").arg(file.fileName()));
         return;
     }
@@ -268,9 +268,9 @@ void EngineWorker::loadModel(const QString& path)
     }
 }
 
-void EngineWorker::replaceSession(double gib)
+void EngineWorker::replaceSession(double gib, quint64 ticket)
 {
-    m_cancelLoad.store(false, std::memory_order_relaxed);
+    m_ticket = ticket ? ticket : nextLoadTicket();
     if (!m_model || !m_session) {
         Q_EMIT sessionReplaced(Placement {}, 0, gib, tr("No model is loaded."));
         return;
@@ -285,7 +285,7 @@ void EngineWorker::replaceSession(double gib)
     QString error;
     if (auto session = hearth::Session::create(m_model, sessionParams(gib)); !session) {
         error = tr("Could not place the model for this budget: %1").arg(QString::fromStdString(session.message()));
-    } else if (m_cancelLoad.load(std::memory_order_relaxed)) {
+    } else if (loadCancelled()) {
         error = tr("Placing the model again was cancelled; the previous placement is kept.");
     } else {
         fresh = std::move(session).value();

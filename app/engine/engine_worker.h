@@ -62,8 +62,8 @@ struct LoadedModel
 
 /// Owns the engine objects and runs every engine call. Lives on its own QThread: requests arrive
 /// as queued slot calls and results leave as queued signals, so the GUI thread never waits on
-/// the engine. Only stop(), stopAll(), cancelLoad() and loadedModel() may be called from another
-/// thread.
+/// the engine. Only stop(), stopAll(), nextLoadTicket(), cancelLoad() and loadedModel() may be
+/// called from another thread.
 ///
 /// Every answer carries the request id its caller chose, so a late token of a stopped answer can
 /// never land in the next one. Callers sharing the worker (the window, the API server) keep
@@ -83,8 +83,12 @@ public:
     void stopAll() { m_stopAll.store(true, std::memory_order_relaxed); }
     /// Thread-safe: the model that requests posted now would run on (none while one loads).
     [[nodiscard]] LoadedModel loadedModel() const;
-    /// Thread-safe: a running load gives up at its next progress step.
-    void cancelLoad() { m_cancelLoad.store(true, std::memory_order_relaxed); }
+    /// Thread-safe: a number for a load or re-placement request to carry, so that cancelLoad()
+    /// reaches it even while it still waits in the worker's queue.
+    [[nodiscard]] quint64 nextLoadTicket() { return ++m_loadTickets; }
+    /// Thread-safe: the running load or re-placement, and every one numbered before, give up
+    /// (a running one at its next progress step).
+    void cancelLoad() { m_cancelledTickets.store(m_loadTickets.load()); }
 
 public Q_SLOTS:
     /// Threads for the next model load; 0 picks one per physical core.
@@ -98,13 +102,14 @@ public Q_SLOTS:
     void setContextLength(int tokens);
     /// How the next sessions store keys and values: "f16" or "q8_0" (AppSettings::kvCacheType).
     void setKvCacheType(const QString& name);
-    void loadModel(const QString& path);
+    /// @p ticket from nextLoadTicket(); 0 takes a new one.
+    void loadModel(const QString& path, quint64 ticket = 0);
     /// Places the loaded model again for a budget of @p gib (see setVramBudget), keeping the model
     /// mapped: a new session replaces the old one. The conversation lives in the caller, so only
     /// the KV cache is lost; the next answer evaluates the history again. Ends with
     /// sessionReplaced(); when the new placement fails or cancelLoad() is called, the previous
     /// budget is restored and the message says why.
-    void replaceSession(double gib);
+    void replaceSession(double gib, quint64 ticket = 0);
     /// Answers the last user turn of @p turns, rendered with the model's chat template. The KV
     /// cache keeps the prefix the previous prompt shares with this one.
     void generate(quint64 requestId, const QList<hearth::app::ChatTurn>& turns,
@@ -184,7 +189,10 @@ private:
     std::atomic<bool> m_stopAll { false };
     mutable std::mutex m_loadedMutex;
     LoadedModel m_loaded; ///< under m_loadedMutex
-    std::atomic<bool> m_cancelLoad { false };
+    [[nodiscard]] bool loadCancelled() const { return m_ticket <= m_cancelledTickets.load(); }
+    std::atomic<quint64> m_loadTickets { 0 };
+    std::atomic<quint64> m_cancelledTickets { 0 };
+    quint64 m_ticket = 0; ///< the running load's or re-placement's
     bool m_deviceFailureReported = false; ///< deviceFailed() was emitted for this session
 };
 

@@ -7,6 +7,7 @@
 #include "engine_thread.h"
 
 #include <QJsonObject>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -88,6 +89,26 @@ private Q_SLOTS:
         QVERIFY(load(m_model));
         QVERIFY(progress.size() >= 1);
         QCOMPARE(progress.last().at(0).toDouble(), 1.0);
+    }
+
+    void cancelBeforeTheLoadStarts()
+    {
+        // Cancel pressed while the load still waits behind other work on the worker thread.
+        QSemaphore busy;
+        m_engine->post([&busy](EngineWorker&) { busy.acquire(); });
+        QSignalSpy loaded(m_worker, &EngineWorker::modelLoaded);
+        QSignalSpy failed(m_worker, &EngineWorker::modelLoadFailed);
+        m_engine->post([path = m_model, ticket = m_worker->nextLoadTicket()](EngineWorker& worker) {
+            worker.loadModel(path, ticket);
+        });
+        m_worker->cancelLoad();
+        busy.release();
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.size() + failed.size() > 0, 60000);
+        QCOMPARE(loaded.size(), 0);
+        QVERIFY2(failed.first().at(0).toString().contains(QStringLiteral("cancelled")),
+                 qPrintable(failed.first().at(0).toString()));
+        // A load numbered after the Cancel runs.
+        QVERIFY(load(m_model));
     }
 
     void corruptModelIsAnError()
