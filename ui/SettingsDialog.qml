@@ -174,7 +174,7 @@ Dialog {
             Label { text: qsTr("Default answer length:") }
             SpinBox {
                 from: 1
-                to: 32768
+                to: 262144 // SamplingSettings::kMaxAnswerTokens: the longest contexts
                 editable: true
                 value: AppSettings.maxTokens
                 onValueModified: AppSettings.maxTokens = value

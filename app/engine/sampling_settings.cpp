@@ -59,7 +59,7 @@ SamplingSettings SamplingSettings::clamped() const
     s.repeatLastN = qBound(0, s.repeatLastN, 32768);
     s.presencePenalty = qBound(-2.0, finite(s.presencePenalty, 0.0), 2.0);
     s.frequencyPenalty = qBound(-2.0, finite(s.frequencyPenalty, 0.0), 2.0);
-    s.maxTokens = qBound(1, s.maxTokens, 32768);
+    s.maxTokens = qBound(1, s.maxTokens, kMaxAnswerTokens);
     s.seed = qMax<qint64>(-1, s.seed);
     return s;
 }

@@ -13,6 +13,9 @@ namespace hearth::app {
 /// ("drop_oldest" or "stop"). Missing keys take the defaults from the Settings page.
 struct SamplingSettings
 {
+    /// The longest answer length accepted (the longest contexts models have).
+    static constexpr int kMaxAnswerTokens = 262144;
+
     double temperature = 0.8;
     int topK = 40;
     double topP = 0.95;
@@ -21,7 +24,9 @@ struct SamplingSettings
     int repeatLastN = 64;          ///< recent tokens the three penalties look at
     double presencePenalty = 0.0;  ///< subtracted once from every token seen
     double frequencyPenalty = 0.0; ///< subtracted per occurrence
-    int maxTokens = 512;
+    /// Enough for a reasoning model's thinking and its answer; an answer also ends when the
+    /// context is full.
+    int maxTokens = 2048;
     qint64 seed = -1; ///< -1: a new seed for every answer
     /// When the chat outgrows the context: leave the oldest turns out of the prompt (the system
     /// prompt and the newest question stay), or stop with a message.

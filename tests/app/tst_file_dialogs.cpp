@@ -369,8 +369,8 @@ private Q_SLOTS:
 
         const int context = app.chat.session()->contextLength();
         QVERIFY(context > 0);
-        app.chat.setMaxTokens(512); // the default, on a model of a few hundred tokens or less
-        QCOMPARE(warning->isVisible(), 512 >= context);
+        app.chat.setMaxTokens(2048); // the default, on a model of a few hundred tokens or less
+        QCOMPARE(warning->isVisible(), 2048 >= context);
         app.chat.setMaxTokens(context + 1);
         QTRY_VERIFY(warning->isVisible());
         QVERIFY(warning->property("text").toString().contains(QString::number(context)));
