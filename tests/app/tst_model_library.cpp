@@ -82,6 +82,22 @@ private:
         return imported.count() > 0;
     }
 
+    /// Imports a copy of the test model (its path in @p copy) and downloads the model from the
+    /// test server through @p manager; returns the download's path, empty when either failed.
+    QString downloadAndImport(ModelManager* manager, QString& copy)
+    {
+        m_server->addFile(kRepo, QStringLiteral("tiny.gguf"), readAll(m_model));
+        copy = m_data->filePath(QStringLiteral("imported.gguf"));
+        ModelLibrary* library = manager->library();
+        if (!QFile::copy(m_model, copy) || !waitForScan(library) || !import(library, copy))
+            return {};
+        manager->downloadRepoFile(kRepo, QStringLiteral("tiny.gguf"));
+        const QString destination = manager->destinationFor(kRepo, QStringLiteral("tiny.gguf"));
+        if (!QTest::qWaitFor([&] { return library->rowOfPath(destination) >= 0; }, 20000) || !waitForScan(library))
+            return {};
+        return destination;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -299,17 +315,11 @@ private Q_SLOTS:
 
     void clearingDownloadsKeepsModelsInstalled()
     {
-        m_server->addFile(kRepo, QStringLiteral("tiny.gguf"), readAll(m_model));
-        const QString imported = m_data->filePath(QStringLiteral("imported.gguf"));
-        QVERIFY(QFile::copy(m_model, imported));
         {
             auto manager = newManager();
             ModelLibrary* library = manager->library();
-            QVERIFY(waitForScan(library));
-            QVERIFY(import(library, imported));
-            manager->downloadRepoFile(kRepo, QStringLiteral("tiny.gguf"));
-            const QString destination = manager->destinationFor(kRepo, QStringLiteral("tiny.gguf"));
-            QTRY_VERIFY_WITH_TIMEOUT(library->rowOfPath(destination) >= 0, 20000);
+            QString imported;
+            QVERIFY(!downloadAndImport(manager.get(), imported).isEmpty());
             auto* downloads = manager->downloads();
             QVERIFY(downloads->rowCount() > 0);
             // "Clear Finished" tidies the Downloads list; the models stay installed.
@@ -326,17 +336,11 @@ private Q_SLOTS:
 
     void deletingADownloadedModelFreesTheDisk()
     {
-        m_server->addFile(kRepo, QStringLiteral("tiny.gguf"), readAll(m_model));
-        const QString imported = m_data->filePath(QStringLiteral("mine.gguf"));
-        QVERIFY(QFile::copy(m_model, imported));
         auto manager = newManager();
         ModelLibrary* library = manager->library();
-        QVERIFY(waitForScan(library));
-        QVERIFY(import(library, imported));
-        manager->downloadRepoFile(kRepo, QStringLiteral("tiny.gguf"));
-        const QString destination = manager->destinationFor(kRepo, QStringLiteral("tiny.gguf"));
-        QTRY_VERIFY_WITH_TIMEOUT(library->rowOfPath(destination) >= 0, 20000);
-        QVERIFY(waitForScan(library));
+        QString imported;
+        const QString destination = downloadAndImport(manager.get(), imported);
+        QVERIFY(!destination.isEmpty());
         QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 2, 20000);
         const auto byPath = [&](const QString& path) {
             return library->models().at(library->rowOfPath(path));
