@@ -241,8 +241,7 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
                                    .arg(file.fileName(), QString::fromStdString(session.message())));
         return;
     }
-    m_session = std::move(session).value();
-    m_deviceFailureReported = !m_session->placement().deviceFailure.empty(); // said at load
+    adoptSession(std::move(session).value());
     m_sessionBudgetGiB = m_vramBudgetGiB;
     std::string templateProblem;
     m_chatTemplate = std::make_unique<hearth::ChatTemplate>(hearth::ChatTemplate::forModel(*m_model, &templateProblem));
@@ -291,8 +290,7 @@ void EngineWorker::replaceSession(double gib, quint64 ticket)
         fresh = std::move(session).value();
     }
     if (fresh) {
-        m_session = std::move(fresh);
-        m_deviceFailureReported = !m_session->placement().deviceFailure.empty(); // said at load
+        adoptSession(std::move(fresh));
         m_sessionBudgetGiB = gib;
     } else {
         auto restored = hearth::Session::create(m_model, sessionParams(previous));
@@ -305,8 +303,7 @@ void EngineWorker::replaceSession(double gib, quint64 ticket)
                                        .arg(QString::fromStdString(restored.message())));
             return;
         }
-        m_session = std::move(restored).value();
-        m_deviceFailureReported = !m_session->placement().deviceFailure.empty(); // said at load
+        adoptSession(std::move(restored).value());
     }
     Q_EMIT loadProgress(1.0);
     LoadedModel loaded = loadedModel();
@@ -449,6 +446,13 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     result.stopped = stopped || stats->stopReason == hearth::StopReason::Cancelled;
     result.reachedMaxTokens = stats->stopReason == hearth::StopReason::MaxTokens;
     Q_EMIT answerFinished(requestId, result);
+}
+
+void EngineWorker::adoptSession(std::unique_ptr<hearth::Session> session)
+{
+    m_session = std::move(session);
+    // A device that failed while the session was made: the load's placement says so already.
+    m_deviceFailureReported = !m_session->placement().deviceFailure.empty();
 }
 
 void EngineWorker::checkDevice()
