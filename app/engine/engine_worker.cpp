@@ -322,8 +322,10 @@ void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, con
         return;
     }
     int dropped = 0;
-    // Room for the answer: what it may use, but never more than half the context.
-    const int reserve = std::min(sampling.maxTokens, m_session->contextLength() / 2);
+    // Room for the answer: what it may use, but never more than a quarter of the context, so
+    // that a long answer limit does not push the chat's history out (an answer may still run on
+    // until the context is full).
+    const int reserve = std::min(sampling.maxTokens, m_session->contextLength() / 4);
     auto text = sampling.dropOldestTurns ? fitTurns(turns, reserve, dropped) : renderTurns(turns, true);
     if (!text) {
         Q_EMIT answerFailed(
