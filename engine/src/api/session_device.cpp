@@ -274,11 +274,11 @@ Result<std::unique_ptr<device::Device>> openSessionDevice(const SessionParams& p
         std::string_view rest = name.substr(kEmulatedPrefix.size());
         std::uint64_t fields[3] = {0, 0, 0};
         bool ok = true;
-        for (std::uint64_t& field : fields) {
+        for (int i = 0; i < 3; ++i) {
             const std::size_t colon = rest.find(':');
             const std::string_view text = rest.substr(0, colon);
             // The budget must be > 0; the others may be 0 (not limited).
-            ok = ok && (parseBytes(text, field) || (&field != fields && text == "0"));
+            ok = ok && (parseBytes(text, fields[i]) || (i > 0 && text == "0"));
             if (colon == std::string_view::npos) {
                 rest = {};
                 break;
