@@ -340,8 +340,8 @@ bool ModelLibrary::deleteModel(qint64 id)
         setErrorText(tr("Cannot delete %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
         return false;
     }
-    // The neuron placement cached for this file (sparse::gpuIndexPath) would only go stale.
-    QFile::remove(path + QStringLiteral(".generated.gpuidx"));
+    // The neuron placement cached for this file would only go stale.
+    QFile::remove(QFile::decodeName(hearth::placementCachePath(QFile::encodeName(path).toStdString()).c_str()));
     setErrorText({});
     return m_manager->remove(id);
 }

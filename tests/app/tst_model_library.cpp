@@ -11,6 +11,7 @@
 #include "synth/synthetic_model.h"
 
 #include <hearth/convert.h>
+#include <hearth/placement.h>
 
 #include <QFile>
 #include <QFileInfo>
@@ -346,7 +347,7 @@ private Q_SLOTS:
             return library->models().at(library->rowOfPath(path));
         };
         // A placement cache beside it goes too.
-        QFile cache(destination + QStringLiteral(".generated.gpuidx"));
+        QFile cache(QString::fromStdString(hearth::placementCachePath(destination.toStdString())));
         QVERIFY(cache.open(QIODevice::WriteOnly));
         cache.close();
 

@@ -187,4 +187,8 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+/// The neuron placement sessions cache beside a sparse model file (PowerInfer's
+/// "<model>.generated.gpuidx"); it goes stale, and may go, with the model.
+[[nodiscard]] std::string placementCachePath(const std::string& modelPath);
+
 } // namespace hearth

@@ -12,6 +12,7 @@
 #include "api/session_shape.h"
 #include "sparse/activation_stats.h"
 #include "sparse/byte_math.h"
+#include "sparse/gpu_index.h"
 #include "sparse/model_shape.h"
 #include "sparse/placement_planner.h"
 
@@ -374,6 +375,11 @@ bool PlacementModel::magnitudeSparse() const
 std::uint64_t PlacementModel::weightBytes() const
 {
     return m_impl->shape.totalWeightBytes();
+}
+
+std::string placementCachePath(const std::string& modelPath)
+{
+    return sparse::gpuIndexPath(modelPath);
 }
 
 } // namespace hearth
