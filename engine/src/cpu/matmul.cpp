@@ -2,6 +2,7 @@
 #include "cpu/matmul.h"
 
 #include "cpu/kernels.h"
+#include "cpu/prefetch.h"
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
 #include "cpu/weight_pack.h"
@@ -275,7 +276,9 @@ void runTokenBlocks(GemmFn gemm, const GemmArgs& a, std::int64_t tokenBlock, std
 }
 
 // Rows [rowBegin, rowEnd) of @p part packed a group at a time into this thread's buffer, each
-// group then run over all of the call's tokens.
+// group then run over all of the call's tokens. While the tiles work on a group, the next
+// group's rows come into L2: packing them from memory ran at 9 GB/s on one core (Zen 4, 16 rows
+// of 2.3 KiB 6.9 KiB apart), prefetched at 14.
 void runRepackedRows(const Part& part, std::int64_t rowBegin, std::int64_t rowEnd)
 {
     thread_local std::vector<std::uint8_t, AlignedAllocator<std::uint8_t>> buffer;
@@ -285,8 +288,13 @@ void runRepackedRows(const Part& part, std::int64_t rowBegin, std::int64_t rowEn
     rows.rowStride = part.args.wStride;
     GemmArgs group = part.packedArgs;
     group.w = buffer.data();
-    for (std::int64_t g = rowBegin / kQ4x16Rows; g < rowEnd / kQ4x16Rows; ++g) {
+    const auto* first = static_cast<const std::uint8_t*>(part.args.w);
+    const std::size_t usedBytes = hearth::rowBytes(part.repackType, part.args.cols);
+    const std::int64_t groupEnd = rowEnd / kQ4x16Rows;
+    for (std::int64_t g = rowBegin / kQ4x16Rows; g < groupEnd; ++g) {
         packInterleaved(rows, g, g + 1, buffer.data());
+        for (std::int64_t r = 0; g + 1 < groupEnd && r < kQ4x16Rows; ++r)
+            prefetchBytes(first + std::size_t((g + 1) * kQ4x16Rows + r) * part.args.wStride, usedBytes);
         group.y = part.args.y + g * kQ4x16Rows;
         runTokenBlocks(part.packedGemm, group, part.tokenBlock, 0, kQ4x16Rows);
     }

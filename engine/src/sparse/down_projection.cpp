@@ -4,7 +4,7 @@
 #include "cpu/kernels.h"
 #include "cpu/quant.h"
 #include "cpu/thread_pool.h"
-#include "sparse/prefetch.h"
+#include "cpu/prefetch.h"
 #include "sparse/sparse_ffn.h"
 
 #include <algorithm>
@@ -61,7 +61,7 @@ const float* decodeRowBlock(const cpu::WeightMatrix& w, const RowKernels* own, s
     const auto prefetchRow = [&](std::int64_t i) {
         if (i < available && (!used || used[i0 + i]))
             for (std::size_t l = 0; l < sliceLines; ++l)
-                prefetchLine(block + std::size_t(i) * rowBytes + l * kLine);
+                cpu::prefetchLine(block + std::size_t(i) * rowBytes + l * kLine);
     };
     for (std::int64_t i = 0; i < kDecodeAhead; ++i)
         prefetchRow(i);
@@ -234,6 +234,14 @@ void DownProjection::runByColumns(cpu::ThreadPool& pool)
         const RowKernels* own = m_kernels->forType(w.type);
         float* scratch = m_scratch.data() + std::size_t(thread) * scratchFloats(m_columns);
         std::uint8_t* packed = m_packed.data() + std::size_t(thread) * packedBytes();
+        // Rows [i0 + from, i0 + to) of column range r, the part of them a pass decodes, into L2.
+        const auto prefetch = [&](std::int64_t r, std::int64_t i0, std::int64_t from, std::int64_t to) {
+            const std::int64_t first = r * kColumns;
+            const std::size_t bytes = hearth::rowBytes(w.type, std::min(kColumns, w.cols - first));
+            const auto* slice = static_cast<const std::uint8_t*>(w.data) + hearth::rowBytes(w.type, first);
+            for (std::int64_t i = i0 + from; i < std::min(w.rows, i0 + to); ++i)
+                cpu::prefetchBytes(slice + std::size_t(i) * cpu::rowStrideOf(w), bytes);
+        };
         for (std::int64_t r = begin; r < end; ++r) {
             const std::int64_t first = r * kColumns;
             const std::int64_t width = std::min(kColumns, w.cols - first);
@@ -248,10 +256,20 @@ void DownProjection::runByColumns(cpu::ThreadPool& pool)
                         k.pack(rows + g * kColumnOutputs, std::size_t(kColumnRowFloats), QK8_0,
                              packed + std::size_t(g) * groupBytes + std::size_t(b) * blockBytes);
                 }
-                // Each group's blocks (18 KiB) stay in L1 while every token passes them.
-                for (std::int64_t g = 0; g < width / kColumnOutputs; ++g)
+                // Each group's blocks (18 KiB) stay in L1 while every token passes them; after
+                // each group a share of the next pass's rows is asked for, so that its decoding
+                // reads L2 (in sequence, the rows' slices are short runs far apart).
+                const bool last = i0 + rowBlock >= w.rows;
+                const std::int64_t nextRange = last ? r + 1 : r;
+                const std::int64_t nextI0 = last ? 0 : i0 + rowBlock;
+                const std::int64_t groups = width / kColumnOutputs;
+                const std::int64_t share = (rowBlock + groups - 1) / groups;
+                for (std::int64_t g = 0; g < groups; ++g) {
+                    if (nextRange < end)
+                        prefetch(nextRange, nextI0, g * share, (g + 1) * share);
                     k.gemm(m_job.out + first + g * kColumnOutputs, w.cols, acts + std::size_t(i0 / QK8_0) * tokens,
-                         tokens, m_job.tokens, packed + std::size_t(g) * groupBytes, count / QK8_0);
+                           tokens, m_job.tokens, packed + std::size_t(g) * groupBytes, count / QK8_0);
+                }
             }
         }
     });
@@ -336,7 +354,7 @@ void DownProjection::runByRows(cpu::ThreadPool& pool)
             if (ahead >= end)
                 return;
             for (std::size_t l = 0; l < lines; ++l)
-                prefetchLine(rows + std::size_t(ahead) * rowBytes + l * kLine);
+                cpu::prefetchLine(rows + std::size_t(ahead) * rowBytes + l * kLine);
             ++ahead;
         };
         for (int p = 0; p < groupSize; ++p)

@@ -13,7 +13,7 @@
 #include "cpu/kernels.h"
 #include "sparse/neuron_kernels.h"
 #include "sparse/neuron_pack.h"
-#include "sparse/prefetch.h"
+#include "cpu/prefetch.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 bug 105593: false uninitialized warnings inside its own AVX-512 headers.
@@ -856,9 +856,9 @@ inline void prefetchRows(const std::uint8_t* const* p, std::size_t offset, std::
     if (offset + kInt8Ahead >= end)
         return;
     for (int r = 0; r < Rows; ++r) {
-        prefetchLine(p[r] + offset + kInt8Ahead);
-        prefetchLine(p[r] + offset + kInt8Ahead + 64);
-        prefetchLine(p[r] + offset + kInt8Ahead + 128);
+        cpu::prefetchLine(p[r] + offset + kInt8Ahead);
+        cpu::prefetchLine(p[r] + offset + kInt8Ahead + 64);
+        cpu::prefetchLine(p[r] + offset + kInt8Ahead + 128);
     }
 }
 

@@ -4,7 +4,7 @@
 #include "cpu/block_dot.h"
 #include "cpu/thread_pool.h"
 #include "sparse/neuron_pack.h"
-#include "sparse/prefetch.h"
+#include "cpu/prefetch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,13 +61,13 @@ inline void prefetchRows(const NeuronWeights& w, const PrefetchPlan& plan, std::
     const std::size_t offset = std::size_t(neuron) * w.stride;
     // Fused: one block, gate then up then down.
     for (std::size_t l = 0; l < plan.blockLines; ++l)
-        prefetchLine(w.gate + offset + l * kLine);
+        cpu::prefetchLine(w.gate + offset + l * kLine);
     for (std::size_t l = 0; l < plan.rowLines; ++l) {
         if (w.gate)
-            prefetchLine(w.gate + offset + l * kLine);
-        prefetchLine(w.up + offset + l * kLine);
+            cpu::prefetchLine(w.gate + offset + l * kLine);
+        cpu::prefetchLine(w.up + offset + l * kLine);
         if (plan.down)
-            prefetchLine(w.down + offset + l * kLine);
+            cpu::prefetchLine(w.down + offset + l * kLine);
     }
 }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Software prefetch for the sparse kernels, whose rows are scattered where the hardware
-// prefetcher expects a stream.
+// Software prefetch, for reads the hardware prefetcher does not see coming: the sparse kernels'
+// scattered rows, and the next rows a prompt packs or decodes while the tiles work on the last.
 
+#include <cstddef>
 #include <cstdint>
 
-namespace hearth::sparse {
+namespace hearth::cpu {
 
 // One cache line into L2. Not a bare __builtin_prefetch: GCC (-O2 and up, C++11 and later,
 // through -ffinite-loops) deletes a loop whose body is nothing but __builtin_prefetch calls as
@@ -24,4 +25,12 @@ inline void prefetchLine(const std::uint8_t* p)
 #endif
 }
 
-} // namespace hearth::sparse
+// The @p bytes from @p p into L2, a line at a time.
+inline void prefetchBytes(const std::uint8_t* p, std::size_t bytes)
+{
+    constexpr std::size_t kLine = 64;
+    for (std::size_t offset = 0; offset < bytes; offset += kLine)
+        prefetchLine(p + offset);
+}
+
+} // namespace hearth::cpu
