@@ -228,8 +228,38 @@ void ChatController::startAnswer()
     answer.state = QStringLiteral("streaming");
     m_messages.append(answer);
     refreshSiblings(m_messages.rowCount() - 1);
+    m_earlierTokens = 0;
+    m_earlierFirstTokenMs = 0;
+    requestAnswer(*answerId, turns);
+}
 
-    m_answerId = *answerId;
+void ChatController::continueAnswer(int row)
+{
+    if (m_session->state() != ModelSession::State::Ready || m_session->remote() || m_answerId != 0
+        || row < 0 || row != m_messages.rowCount() - 1)
+        return;
+    const MessageModel::Message& cut = m_messages.at(row);
+    if (cut.role != QLatin1String("assistant")
+        || (cut.state != QLatin1String("length_limit") && cut.state != QLatin1String("stopped")))
+        return;
+    setErrorText({});
+    if (!m_store->resumeAssistantMessage(cut.id)) {
+        setErrorText(m_store->lastError());
+        return;
+    }
+    // The answer goes on from its text as the model wrote it, thinking included.
+    QList<ChatTurn> turns = openTurns();
+    turns.removeLast();
+    m_earlierTokens = cut.tokenCount;
+    m_earlierFirstTokenMs = cut.timeToFirstTokenMs;
+    const QString answerStart = cut.content;
+    m_messages.resume(row);
+    requestAnswer(cut.id, turns, answerStart);
+}
+
+void ChatController::requestAnswer(qint64 answerId, const QList<ChatTurn>& turns, const QString& answerStart)
+{
+    m_answerId = answerId;
     m_answerConversation = m_conversationId;
     m_firstTokenMs = 0;
     m_sinceRequest.start();
@@ -237,7 +267,7 @@ void ChatController::startAnswer()
         m_contextNote.clear(); // the worker says again if this answer leaves turns out too
         Q_EMIT contextChanged();
     }
-    m_requestId = m_session->generate(turns, m_sampling);
+    m_requestId = m_session->generate(turns, m_sampling, answerStart);
     if (m_requestId == 0) // the model is busy or gone: the row says so instead of streaming forever
         onFailed(0, tr("The model is not ready to answer."));
 }
@@ -259,9 +289,11 @@ void ChatController::onFinished(quint64 requestId, const AnswerStats& stats)
     if (requestId != m_requestId || m_answerId == 0)
         return;
     hearth::StoredAnswerStats stored;
-    stored.tokens = stats.generatedTokens;
+    stored.tokens = m_earlierTokens + stats.generatedTokens;
     stored.tokensPerSecond = stats.tokensPerSecond();
-    stored.timeToFirstTokenMs = m_firstTokenMs > 0 ? m_firstTokenMs : stats.timeToFirstTokenMs;
+    stored.timeToFirstTokenMs = m_earlierFirstTokenMs > 0 ? m_earlierFirstTokenMs
+        : m_firstTokenMs > 0                            ? m_firstTokenMs
+                                                        : stats.timeToFirstTokenMs;
     stored.model = m_session->modelName();
     // An answer cut off at the length limit must not look finished.
     const hearth::MessageState end = stats.stopped ? hearth::MessageState::Stopped

@@ -95,6 +95,9 @@ public:
     Q_INVOKABLE void stop();
     /// Answers again the question before the answer in @p row; the old answer stays as a sibling.
     Q_INVOKABLE void regenerate(int row);
+    /// Lets the answer in @p row, the last one, cut off at the length limit or stopped, go on
+    /// where it ended (local models).
+    Q_INVOKABLE void continueAnswer(int row);
     /// Replaces the user message in @p row with @p text on a new branch and answers it.
     Q_INVOKABLE void editAndResend(int row, const QString& text);
     /// Shows the previous (-1) or next (+1) alternative of the message in @p row.
@@ -146,6 +149,9 @@ private:
     [[nodiscard]] bool ensureConversation(const QString& firstMessage);
     /// Starts an answer below the last row of the view.
     void startAnswer();
+    // Asks the model for the answer in message @p answerId (on screen, streaming) to @p turns,
+    // going on from @p answerStart.
+    void requestAnswer(qint64 answerId, const QList<ChatTurn>& turns, const QString& answerStart = {});
     void onToken(quint64 requestId, const QString& text);
     void onFinished(quint64 requestId, const AnswerStats& stats);
     /// A message's text as the store has it, streamed pieces not yet written included: the one
@@ -175,6 +181,9 @@ private:
     qint64 m_answerConversation = 0;
     QElapsedTimer m_sinceRequest;
     double m_firstTokenMs = 0;
+    // What a continued answer had before: its tokens count too, its first token stays the first.
+    int m_earlierTokens = 0;
+    double m_earlierFirstTokenMs = 0;
 
     qint64 m_deletedId = 0;
     QString m_deletedTitle;

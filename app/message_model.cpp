@@ -135,6 +135,18 @@ void MessageModel::finish(int row, double tokensPerSecond, int tokenCount, doubl
         { StreamingRole, TokensPerSecondRole, TokenCountRole, TimeToFirstTokenRole, StateRole, ErrorTextRole });
 }
 
+void MessageModel::resume(int row)
+{
+    if (row < 0 || row >= m_messages.size())
+        return;
+    Message& message = m_messages[row];
+    message.streaming = true;
+    message.state = QStringLiteral("streaming");
+    message.errorText.clear();
+    const QModelIndex changed = index(row);
+    Q_EMIT dataChanged(changed, changed, { StreamingRole, StateRole, ErrorTextRole });
+}
+
 void MessageModel::setSiblings(int row, int index, int count)
 {
     if (row < 0 || row >= m_messages.size())

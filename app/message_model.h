@@ -64,6 +64,8 @@ public:
     /// Drops every row from @p row on (regenerate, edit-and-resend: a new branch follows).
     void truncate(int row);
     void appendToContent(int row, const QString& text);
+    /// Makes the finished answer in @p row stream again (Continue).
+    void resume(int row);
     void finish(int row, double tokensPerSecond, int tokenCount = 0, double timeToFirstTokenMs = 0,
         const QString& state = QStringLiteral("complete"), const QString& errorText = {});
     void setSiblings(int row, int index, int count);

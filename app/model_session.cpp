@@ -274,9 +274,9 @@ void ModelSession::onRemoteListFailed(const QString& message)
     setState(hasModel() ? State::Ready : State::NoModel);
 }
 
-quint64 ModelSession::generate(const QList<ChatTurn>& turns, const SamplingSettings& sampling)
+quint64 ModelSession::generate(const QList<ChatTurn>& turns, const SamplingSettings& sampling, const QString& answerStart)
 {
-    if (m_state != State::Ready)
+    if (m_state != State::Ready || (m_usingRemote && !answerStart.isEmpty()))
         return 0;
     const quint64 id = ++m_requestId;
     setState(State::Generating);
@@ -287,7 +287,9 @@ quint64 ModelSession::generate(const QList<ChatTurn>& turns, const SamplingSetti
             clamped.maxTokens = qMin(clamped.maxTokens, m_contextLength);
         m_remote.generate(id, turns, clamped);
     } else {
-        m_engine.post([id, turns, sampling](EngineWorker& worker) { worker.generate(id, turns, sampling); });
+        m_engine.post([id, turns, sampling, answerStart](EngineWorker& worker) {
+            worker.generate(id, turns, sampling, answerStart);
+        });
     }
     return id;
 }

@@ -141,8 +141,10 @@ public:
     Q_INVOKABLE void applyKvCacheType(const QString& name);
 
     /// Starts an answer to @p turns (state Generating until it ends); returns its request id,
-    /// which every signal about it carries. Only while Ready.
-    quint64 generate(const QList<ChatTurn>& turns, const SamplingSettings& sampling);
+    /// which every signal about it carries. Only while Ready. With @p answerStart the answer
+    /// continues that text (Continue on a cut-off answer; local models only, as the chat API
+    /// of remote servers has no way to ask for it: 0 there).
+    quint64 generate(const QList<ChatTurn>& turns, const SamplingSettings& sampling, const QString& answerStart = {});
     /// Ends the answer @p requestId early; it finishes as stopped.
     void stop(quint64 requestId);
     /// Counts the tokens @p turns take with the loaded model: answered with contextMeasured().

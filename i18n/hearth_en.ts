@@ -777,8 +777,17 @@
         <translation>Show the reasoning</translation>
     </message>
     <message>
-        <source>Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.</source>
-        <translation>Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.</translation>
+        <source>Cut off at the length limit: Continue lets it go on; raise “Maximum tokens” in Chat Settings for longer answers.</source>
+        <translation>Cut off at the length limit: Continue lets it go on; raise “Maximum tokens” in Chat Settings for longer answers.</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <comment>button: let a cut-off answer go on</comment>
+        <translation>Continue</translation>
+    </message>
+    <message>
+        <source>Let the answer go on where it ended</source>
+        <translation>Let the answer go on where it ended</translation>
     </message>
 </context>
 <context>
@@ -1916,6 +1925,10 @@
     <message>
         <source>There is no conversation %1 to export.</source>
         <translation>There is no conversation %1 to export.</translation>
+    </message>
+    <message>
+        <source>Continuing an answer</source>
+        <translation>Continuing an answer</translation>
     </message>
 </context>
 <context>

@@ -776,8 +776,17 @@
         <translation>Tampilkan penalaran</translation>
     </message>
     <message>
-        <source>Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.</source>
-        <translation>Terpotong di batas panjang: naikkan “Token maksimum” di Pengaturan Obrolan untuk jawaban yang lebih panjang.</translation>
+        <source>Cut off at the length limit: Continue lets it go on; raise “Maximum tokens” in Chat Settings for longer answers.</source>
+        <translation>Terpotong di batas panjang: Lanjutkan membuatnya berlanjut; naikkan “Token maksimum” di Pengaturan Obrolan untuk jawaban yang lebih panjang.</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <comment>button: let a cut-off answer go on</comment>
+        <translation>Lanjutkan</translation>
+    </message>
+    <message>
+        <source>Let the answer go on where it ended</source>
+        <translation>Lanjutkan jawaban dari tempat ia berhenti</translation>
     </message>
 </context>
 <context>
@@ -1912,6 +1921,10 @@
     <message>
         <source>There is no conversation %1 to export.</source>
         <translation>Tidak ada percakapan %1 untuk diekspor.</translation>
+    </message>
+    <message>
+        <source>Continuing an answer</source>
+        <translation>Melanjutkan jawaban</translation>
     </message>
 </context>
 <context>

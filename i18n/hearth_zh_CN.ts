@@ -776,8 +776,17 @@
         <translation>显示推理过程</translation>
     </message>
     <message>
-        <source>Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.</source>
-        <translation>已在长度上限处截断：如需更长的回答，请在“对话设置”中调高“最大词元数”。</translation>
+        <source>Cut off at the length limit: Continue lets it go on; raise “Maximum tokens” in Chat Settings for longer answers.</source>
+        <translation>已在长度上限处截断：点击“继续”可接着生成；如需更长的回答，请在“对话设置”中调高“最大词元数”。</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <comment>button: let a cut-off answer go on</comment>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Let the answer go on where it ended</source>
+        <translation>从回答中断处继续生成</translation>
     </message>
 </context>
 <context>
@@ -1912,6 +1921,10 @@
     <message>
         <source>There is no conversation %1 to export.</source>
         <translation>没有可导出的对话 %1。</translation>
+    </message>
+    <message>
+        <source>Continuing an answer</source>
+        <translation>继续回答</translation>
     </message>
 </context>
 <context>

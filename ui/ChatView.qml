@@ -37,6 +37,9 @@ Item {
 
         delegate: MessageDelegate {
             actionsEnabled: root.session.state === ModelSession.Ready
+            // Only the newest answer can go on, and only where the model runs here.
+            continueAvailable: index === list.count - 1 && !root.session.remote
+            onContinueRequested: row => root.controller.continueAnswer(row)
             onCopyRequested: row => root.controller.copyMessage(row)
             onRegenerateRequested: row => root.controller.regenerate(row)
             onEditRequested: (row, text) => root.controller.editAndResend(row, text)

@@ -23,12 +23,15 @@ Item {
 
     /// Actions are enabled (a model is loaded and no answer is streaming).
     property bool actionsEnabled: true
+    // Whether this answer may go on where it ended (the newest one, on a local model).
+    property bool continueAvailable: false
 
     signal copyRequested(int row)
     signal regenerateRequested(int row)
     signal editRequested(int row, string text)
     signal siblingRequested(int row, int delta)
     signal deleteRequested(int row)
+    signal continueRequested(int row)
 
     readonly property bool fromUser: role === "user"
     property bool editing: false
@@ -222,7 +225,7 @@ Item {
                 text: root.messageState === "error" ? qsTr("Failed: %1").arg(root.errorText)
                       : root.messageState === "stopped" ? qsTr("Stopped before the end.")
                       : root.messageState === "length_limit"
-                        ? qsTr("Cut off at the length limit: raise “Maximum tokens” in Chat Settings for longer answers.")
+                        ? qsTr("Cut off at the length limit: Continue lets it go on; raise “Maximum tokens” in Chat Settings for longer answers.")
                       : qsTr("Interrupted: Hearth closed before this answer was finished.")
             }
         }
@@ -264,6 +267,15 @@ Item {
             text: qsTr("Copy", "button: copy the message")
             onClicked: root.copyRequested(root.index)
             Accessible.name: qsTr("Copy the message")
+        }
+        ToolButton {
+            objectName: "continueButton"
+            visible: !root.fromUser && root.continueAvailable
+                     && (root.messageState === "length_limit" || root.messageState === "stopped")
+            text: qsTr("Continue", "button: let a cut-off answer go on")
+            enabled: root.actionsEnabled
+            onClicked: root.continueRequested(root.index)
+            Accessible.name: qsTr("Let the answer go on where it ended")
         }
         ToolButton {
             visible: !root.fromUser

@@ -315,7 +315,8 @@ void EngineWorker::replaceSession(double gib, quint64 ticket)
     Q_EMIT sessionReplaced(placement, m_session->contextLength(), m_sessionBudgetGiB, error);
 }
 
-void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, const SamplingSettings& sampling)
+void EngineWorker::generate(
+    quint64 requestId, const QList<ChatTurn>& turns, const SamplingSettings& sampling, const QString& answerStart)
 {
     if (!m_model) {
         Q_EMIT answerFailed(requestId, tr("No model is loaded."));
@@ -334,7 +335,10 @@ void EngineWorker::generate(quint64 requestId, const QList<ChatTurn>& turns, con
     }
     if (dropped > 0)
         Q_EMIT turnsLeftOut(requestId, dropped);
-    run(requestId, text.value(), true, sampling);
+    // The earlier part of the answer is what the model generated after this very prompt: parsed
+    // like it, so that a thinking tag it wrote becomes its token again, and the cache keeps the
+    // tokens the answer had so far.
+    run(requestId, text.value() + answerStart.toStdString(), true, sampling);
 }
 
 void EngineWorker::measureContext(qint64 conversationId, const QList<ChatTurn>& turns)

@@ -111,9 +111,11 @@ public Q_SLOTS:
     /// budget is restored and the message says why.
     void replaceSession(double gib, quint64 ticket = 0);
     /// Answers the last user turn of @p turns, rendered with the model's chat template. The KV
-    /// cache keeps the prefix the previous prompt shares with this one.
+    /// cache keeps the prefix the previous prompt shares with this one. With @p answerStart the
+    /// answer goes on from that text (an answer cut off earlier), which follows the rendered
+    /// turns as the model wrote it.
     void generate(quint64 requestId, const QList<hearth::app::ChatTurn>& turns,
-        const hearth::app::SamplingSettings& sampling);
+        const hearth::app::SamplingSettings& sampling, const QString& answerStart = {});
     /// Continues @p text as is, without a chat template (self-test, story models, the API's
     /// completions).
     void complete(quint64 requestId, const QString& text, const hearth::app::SamplingSettings& sampling);

@@ -1063,6 +1063,38 @@ std::optional<qint64> ChatStore::beginAssistantMessage(qint64 conversationId, qi
     return id;
 }
 
+bool ChatStore::resumeAssistantMessage(qint64 messageId)
+{
+    const std::optional<StoredMessage> stored = message(messageId);
+    if (!stored || stored->role != QLatin1String("assistant")
+        || (stored->state != MessageState::LengthLimit && stored->state != MessageState::Stopped))
+        return false;
+    {
+        QMutexLocker lock(&m_mutex);
+        if (m_streams.contains(messageId))
+            return false;
+    }
+    auto db = database();
+    if (!db)
+        return false;
+    // Marked streaming first, so that a crash while it continues leaves it "interrupted" with
+    // its text, as any answer.
+    QSqlQuery q(*db);
+    q.prepare(QStringLiteral("UPDATE messages SET state = ? WHERE id = ?"));
+    q.addBindValue(messageStateName(MessageState::Streaming));
+    q.addBindValue(messageId);
+    if (!exec(q, tr("Continuing an answer")))
+        return false;
+    PendingStream stream;
+    stream.conversationId = stored->conversationId;
+    stream.text = stored->content;
+    stream.stats = stored->stats;
+    stream.sinceWrite.start();
+    QMutexLocker lock(&m_mutex);
+    m_streams.insert(messageId, stream);
+    return true;
+}
+
 bool ChatStore::appendToken(qint64 messageId, const QString& text)
 {
     QMutexLocker lock(&m_mutex);

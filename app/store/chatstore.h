@@ -123,6 +123,10 @@ public:
     /// active leaf. Regenerate is this call with the old answer's parent.
     [[nodiscard]] std::optional<qint64> beginAssistantMessage(
         qint64 conversationId, qint64 parentId, const QString& model = {});
+    /// Streams a finished answer further (Continue): the assistant message @p messageId, cut off
+    /// at the length limit or stopped, becomes streaming again with its text so far, and
+    /// appendToken() adds to it. False for any other message or one already streaming.
+    bool resumeAssistantMessage(qint64 messageId);
     /// Appends text to a streaming message. The text is kept in memory at once and written in
     /// batches; returns false only when @p messageId is not streaming in this store.
     bool appendToken(qint64 messageId, const QString& text);

@@ -322,6 +322,88 @@ private Q_SLOTS:
         QVERIFY(QString::fromUtf8(exported.readAll()).contains(QStringLiteral("cut off at the length limit")));
     }
 
+    void continueGoesOnWhereTheAnswerEnded()
+    {
+        m_chat->newConversation();
+        m_chat->setMaxTokens(5);
+        m_chat->send(QStringLiteral("Tell me about candles."));
+        QVERIFY(waitReady());
+        QCOMPARE(m_chat->messages()->at(1).state, QStringLiteral("length_limit"));
+        const QString cut = m_chat->messages()->at(1).content;
+        const double firstToken = m_chat->messages()->at(1).timeToFirstTokenMs;
+
+        m_chat->setMaxTokens(7);
+        bool streamedAgain = false;
+        const auto connection = connect(m_chat.get(), &ChatController::answerToken, this, [&] {
+            // The same row streams again, its text so far kept in the store.
+            const hearth::StoredMessage row = m_chat->store()->activePath(m_chat->conversationId()).last();
+            streamedAgain = streamedAgain || (row.state == hearth::MessageState::Streaming && row.content.startsWith(cut));
+        });
+        m_chat->continueAnswer(1);
+        QCOMPARE(m_chat->messages()->at(1).state, QStringLiteral("streaming"));
+        QVERIFY(waitReady());
+        disconnect(connection);
+        QVERIFY(streamedAgain);
+        QCOMPARE(m_chat->messages()->rowCount(), 2);
+        const hearth::StoredMessage answer = m_chat->store()->activePath(m_chat->conversationId()).last();
+        QVERIFY(answer.content.startsWith(cut) && answer.content.size() > cut.size());
+        QCOMPARE(m_chat->messages()->at(1).content, answer.content);
+        // This random model does not end its turn this early: both parts ran to their limits.
+        QCOMPARE(answer.stats.tokens, 12);
+        QCOMPARE(answer.state, hearth::MessageState::LengthLimit);
+        QCOMPARE(answer.stats.timeToFirstTokenMs, firstToken);
+        QCOMPARE(m_chat->store()->siblings(answer.id).count(), 1); // no new alternative
+
+        // Only the newest answer, and only one cut off or stopped: otherwise nothing happens.
+        m_chat->setMaxTokens(16);
+        m_chat->send(QStringLiteral("And lamps?"));
+        QVERIFY(waitReady());
+        const int last = m_chat->messages()->rowCount() - 1;
+        const QString lastText = m_chat->messages()->at(last).content;
+        m_chat->continueAnswer(1);
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Ready);
+        m_chat->continueAnswer(last - 1); // a question
+        QCOMPARE(m_chat->session()->state(), ModelSession::State::Ready);
+        QCOMPARE(m_chat->messages()->at(last).content, lastText);
+        QCOMPARE(m_chat->store()->activePath(m_chat->conversationId()).at(1).content, answer.content);
+    }
+
+    // On a model that writes text (../shared's stories260K), greedily: an answer cut off and
+    // continued is the answer that never was cut off.
+    void continuedAnswerEqualsAnUncutOne()
+    {
+        const QString shared = QStringLiteral(HEARTH_SHARED_DIR "/models/stories260K.gguf");
+        if (!QFileInfo::exists(shared))
+            QSKIP("../shared/models/stories260K.gguf is absent");
+        hearth::test::ChatWithSession chat;
+        QVERIFY(chat.openStore(m_dir.filePath(QStringLiteral("stories.sqlite"))));
+        chat.session()->loadModel(shared);
+        const auto ready = [&] {
+            return QTest::qWaitFor([&] { return chat.session()->state() == ModelSession::State::Ready; }, 60000);
+        };
+        QVERIFY(ready());
+        QVariantMap greedy = chat.sampling();
+        greedy.insert(QStringLiteral("temperature"), 0.0);
+        chat.setSampling(greedy);
+        chat.setMaxTokens(24);
+        chat.send(QStringLiteral("Once upon a time"));
+        QVERIFY(ready());
+        const QString whole = chat.messages()->at(1).content;
+
+        chat.newConversation();
+        chat.setSampling(greedy); // a new chat starts from the settings' defaults
+        chat.setMaxTokens(9);
+        chat.send(QStringLiteral("Once upon a time"));
+        QVERIFY(ready());
+        QCOMPARE(chat.messages()->at(1).state, QStringLiteral("length_limit"));
+        chat.setMaxTokens(15);
+        chat.continueAnswer(1);
+        QVERIFY(ready());
+        QVERIFY2(chat.messages()->at(1).content == whole,
+            qPrintable(chat.messages()->at(1).content + QStringLiteral(" | ") + whole));
+        QCOMPARE(chat.store()->activePath(chat.conversationId()).last().stats.tokens, 24);
+    }
+
     void deletingTheAnsweringChatIsRefused()
     {
         m_chat->newConversation();

@@ -10,6 +10,7 @@
 
 #include <QQmlApplicationEngine>
 #include <QQmlExtensionPlugin>
+#include <QQuickItem>
 #include <QQuickStyle>
 #include <QQuickWindow>
 #include <QTemporaryDir>
@@ -132,6 +133,49 @@ private Q_SLOTS:
         QVERIFY(languages.setLanguage(QStringLiteral("zh_CN")));
         QTRY_COMPARE(label->property("text").toString(), QStringLiteral("仅 CPU"));
         QVERIFY(languages.setLanguage(QStringLiteral("en")));
+    }
+
+    void continueIsOfferedOnTheNewestCutOffAnswer()
+    {
+        QTemporaryDir dir;
+        const QString model = hearth::test::makeTinyModel(dir.path());
+        if (model.isEmpty())
+            QSKIP("no test model: hearth-synth is not built and ../shared is absent");
+        Window w(dir.path());
+        hearth::app::ChatController& chat = w.chat;
+        QVERIFY(chat.openStore(dir.filePath(QStringLiteral("chats.sqlite"))));
+        QVERIFY(w.load());
+        QObject* window = w.engine.rootObjects().constFirst();
+        chat.session()->loadModel(model);
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
+        // The list's delegates are its content item's visual children, not QObject children.
+        auto* list = window->findChild<QQuickItem*>(QStringLiteral("messageList"));
+        QVERIFY(list);
+        const auto visibleButtons = [list] {
+            QList<QQuickItem*> shown;
+            QList<QQuickItem*> items = list->property("contentItem").value<QQuickItem*>()->childItems();
+            while (!items.isEmpty()) {
+                QQuickItem* item = items.takeLast();
+                if (item->objectName() == QLatin1String("continueButton") && item->isVisible())
+                    shown.append(item);
+                items.append(item->childItems());
+            }
+            return shown;
+        };
+        chat.setMaxTokens(3);
+        chat.send(QStringLiteral("Tell me about candles."));
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
+        QTRY_COMPARE(visibleButtons().size(), 1);
+        QVERIFY(QMetaObject::invokeMethod(visibleButtons().constFirst(), "clicked"));
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
+        QCOMPARE(chat.messages()->rowCount(), 2);
+        QCOMPARE(chat.messages()->at(1).tokenCount, 6);
+        // A newer question and answer: the earlier answer can no longer go on.
+        chat.setMaxTokens(64);
+        chat.send(QStringLiteral("And lamps?"));
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
+        const bool newestCut = chat.messages()->at(3).state == QLatin1String("length_limit");
+        QTRY_COMPARE(visibleButtons().size(), newestCut ? 1 : 0);
     }
 };
 
