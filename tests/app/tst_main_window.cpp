@@ -43,6 +43,16 @@ struct Window
         return engine.rootObjects().size() == 1;
     }
 
+    /// load(), then @p model into the chat's session; false when either fails.
+    bool loadWithModel(const QString& model)
+    {
+        if (!load())
+            return false;
+        chat.session()->loadModel(model);
+        return QTest::qWaitFor(
+            [this] { return chat.session()->state() == hearth::app::ModelSession::State::Ready; }, 60000);
+    }
+
     hearth::app::AppInfo info;
     hearth::test::ChatWithSession chat;
     hearth::app::LanguageManager languages { nullptr };
@@ -53,6 +63,17 @@ struct Window
 class TestMainWindow : public QObject
 {
     Q_OBJECT
+
+    // The tiny model the chat checks load, made once; empty without hearth-synth and ../shared.
+    QString tinyModel()
+    {
+        if (m_model.isEmpty())
+            m_model = hearth::test::makeTinyModel(m_dir.path());
+        return m_model;
+    }
+
+    QTemporaryDir m_dir;
+    QString m_model;
 
 private Q_SLOTS:
     void initTestCase() { QQuickStyle::setStyle(QStringLiteral("Fusion")); }
@@ -114,17 +135,12 @@ private Q_SLOTS:
     {
         // Where the model runs is worded by the app from the engine's facts, so it switches
         // language with the rest of the window (it was the engine's English before).
-        QTemporaryDir dir;
-        const QString model = hearth::test::makeTinyModel(dir.path());
-        if (model.isEmpty())
+        if (tinyModel().isEmpty())
             QSKIP("no test model: hearth-synth is not built and ../shared is absent");
-        Window w(dir.path());
-        hearth::app::ChatController& chat = w.chat;
+        Window w(m_dir.path());
         hearth::app::LanguageManager& languages = w.languages;
-        QVERIFY(w.load());
+        QVERIFY(w.loadWithModel(tinyModel()));
         QObject* window = w.engine.rootObjects().constFirst();
-        chat.session()->loadModel(model);
-        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
         auto* label = window->findChild<QObject*>(QStringLiteral("placementLabel"));
         QVERIFY(label);
         QTRY_COMPARE(label->property("text").toString(), QStringLiteral("CPU only"));
@@ -137,17 +153,13 @@ private Q_SLOTS:
 
     void continueIsOfferedOnTheNewestCutOffAnswer()
     {
-        QTemporaryDir dir;
-        const QString model = hearth::test::makeTinyModel(dir.path());
-        if (model.isEmpty())
+        if (tinyModel().isEmpty())
             QSKIP("no test model: hearth-synth is not built and ../shared is absent");
-        Window w(dir.path());
+        Window w(m_dir.path());
         hearth::app::ChatController& chat = w.chat;
-        QVERIFY(chat.openStore(dir.filePath(QStringLiteral("chats.sqlite"))));
-        QVERIFY(w.load());
+        QVERIFY(chat.openStore(m_dir.filePath(QStringLiteral("chats.sqlite"))));
+        QVERIFY(w.loadWithModel(tinyModel()));
         QObject* window = w.engine.rootObjects().constFirst();
-        chat.session()->loadModel(model);
-        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->state(), hearth::app::ModelSession::State::Ready, 60000);
         // The list's delegates are its content item's visual children, not QObject children.
         auto* list = window->findChild<QQuickItem*>(QStringLiteral("messageList"));
         QVERIFY(list);
