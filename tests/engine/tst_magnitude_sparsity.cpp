@@ -16,6 +16,7 @@
 
 #include "api/perplexity.h"
 #include "gguf/gguf_file.h"
+#include "sparse/activation_profile.h"
 #include "sparse/sparse_ffn.h"
 
 #include <hearth/convert.h>
@@ -29,7 +30,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <numeric>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -130,7 +134,6 @@ private slots:
         auto report = sparsifyModel(params("sparse.gguf"));
         QVERIFY2(report.ok(), report.message().c_str());
         QCOMPARE(report->method, SparsifyMethod::Magnitude);
-        QVERIFY(report->statisticsOutput.empty());
         QCOMPARE(report->layers.size(), std::size_t(3));
         for (const SparsifyLayerReport& l : report->layers) {
             // About 60% of the activations kept on held-out text, fewer down rows than up rows,
@@ -156,6 +159,29 @@ private slots:
         }
         // Sparse already: not again.
         QCOMPARE(checkSparsifiable(report->output).code(), ErrorCode::InvalidArgument);
+
+        // Beside it, how often each neuron's activation was kept; the neurons are in the file
+        // most kept first, so the hot ones are its first rows.
+        QCOMPARE(report->statisticsOutput, sparse::defaultStatsPath(report->output));
+        auto stats = sparse::loadStatsFile(report->statisticsOutput);
+        QVERIFY2(stats.ok(), stats.message().c_str());
+        QCOMPARE(stats->layerCount(), std::size_t(3));
+        for (std::size_t l = 0; l < 3; ++l) {
+            const std::span<const float> f = stats->layer(l);
+            QCOMPARE(f.size(), std::size_t(swigluModel(DType::F32).shape.feedForwardSize));
+            QVERIFY(std::is_sorted(f.begin(), f.end(), std::greater<float>()));
+            QVERIFY(f.front() > f.back());
+            // Their mean is the share of activations kept (the file's calibration text, all of it).
+            const double mean = std::accumulate(f.begin(), f.end(), 0.0) / double(f.size());
+            QVERIFY2(std::abs(mean - report->layers[l].firedShare / report->layers[l].recall) < 0.1,
+                     qPrintable(QStringLiteral("%1 %2").arg(mean).arg(report->layers[l].firedShare)));
+        }
+        // Reordered, the neurons compute what they did: all of them (the dense mode) give the
+        // dense file's logits.
+        const std::vector<Token> prompt = test::calibrationPrompt(m_dense, 24);
+        const std::vector<float> dense = test::promptLogits(m_dense, prompt, 64);
+        const double all = test::relativeRms(test::promptLogits(report->output, prompt, 64, 0, true), dense);
+        QVERIFY2(!dense.empty() && all < 1e-5, qPrintable(QString::number(all)));
     }
 
     // No threshold: the same logits as the dense file, prompt and decode, up to float rounding

@@ -9,6 +9,7 @@
 #include "gguf/gguf_writer.h"
 #include "model/llama_forward.h"
 #include "model/llama_model.h"
+#include "sparse/activation_profile.h"
 
 #include <algorithm>
 #include <array>
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <span>
 #include <new>
 
@@ -104,6 +106,9 @@ struct ScoreRecorder {
     };
     std::vector<Scores>* scores = nullptr;   // first pass; null: a held-out window
     std::vector<Screens>* screens = nullptr; // second pass
+    // Second pass, every window: how often each neuron's score passes ([layer][neuron]), the
+    // frequencies the statistics file holds.
+    std::vector<std::vector<std::uint32_t>>* kept = nullptr;
     const std::vector<std::vector<float>>* downNorms = nullptr; // [layer][neuron]
     const std::vector<std::vector<float>>* meanUp = nullptr;    // [layer][neuron], second pass
     const std::vector<float>* thresholds = nullptr;             // [layer], second pass
@@ -132,8 +137,10 @@ struct ScoreRecorder {
                     const float screen = gated * (*r->meanUp)[L][std::size_t(i)];
                     s.all.add(screen);
                     s.scores.add(gated * u);
-                    if (gated * u >= (*r->thresholds)[L])
+                    if (gated * u >= (*r->thresholds)[L]) {
                         s.ofKept.add(screen);
+                        ++(*r->kept)[L][std::size_t(i)];
+                    }
                 }
             }
         }
@@ -225,8 +232,11 @@ struct LayerThresholds {
     std::vector<float> attnInput, attnOutput, ffnInput; // [nEmbd], [qDim], [nEmbd]
 };
 
+// @p order[l] (empty: as they are) is the order layer l's neurons are written in: their gate and
+// up rows, their ffn_down_t rows and their thresholds.
 Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& path,
-                          const std::vector<LayerThresholds>& thresholds, InputMajorParts parts,
+                          const std::vector<LayerThresholds>& thresholds,
+                          const std::vector<std::vector<std::int32_t>>& order, InputMajorParts parts,
                           const SparsifyParams& params)
 {
     const gguf::GgufFile& in = llama.file();
@@ -245,6 +255,7 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
         DType type = DType::F32;
         std::int64_t rows = 0, cols = 0;        // of the tensor as stored
         const std::vector<float>* values = nullptr; // thresholds
+        const std::vector<std::int32_t>* order = nullptr; // the rows' (or transposed, columns') order
     };
     std::vector<Item> items;
     const auto transposedName = [](const std::string& name, std::size_t suffix) {
@@ -259,12 +270,18 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
         const bool down = role == "ffn_down";
         const bool attention = parts.attention && (role == "attn_q" || role == "attn_k" || role == "attn_v" || role == "attn_output");
         const bool gateUp = parts.gateUp && (role == "ffn_gate" || role == "ffn_up");
+        const int layer = role.empty() ? -1 : std::atoi(t.name.c_str() + 4);
+        const std::vector<std::int32_t>* neuronOrder =
+            layer >= 0 && std::size_t(layer) < order.size() && !order[std::size_t(layer)].empty()
+                ? &order[std::size_t(layer)]
+                : nullptr;
         if (!down && !attention && !gateUp) {
             writer.addTensor(t.name, t.type, t.shape);
             items.push_back({&t});
+            if (role == "ffn_gate" || role == "ffn_up")
+                items.back().order = neuronOrder;
             continue;
         }
-        const int layer = std::atoi(t.name.c_str() + 4);
         const model::LlamaLayerWeights& lw = llama.weights().layers[std::size_t(layer)];
         const std::int64_t cols = t.shape[0];
         const std::int64_t rows = t.shape[1];
@@ -272,7 +289,7 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
         // takes up's type.
         const DType type = down && !parts.gateUp ? lw.up.type : inputMajorType(t.type, rows);
         writer.addTensor(transposedName(t.name, suffix), type, {rows, cols});
-        items.push_back({&t, true, type, rows, cols});
+        items.push_back({&t, true, type, rows, cols, nullptr, down ? neuronOrder : nullptr});
         const LayerThresholds& th = thresholds[std::size_t(layer)];
         const std::string p = t.name.substr(0, dot + 1);
         std::vector<std::pair<std::string, const std::vector<float>*>> vectors;
@@ -301,8 +318,21 @@ Status writeMagnitudeFile(const model::LlamaModel& llama, const std::string& pat
             } catch (const std::bad_alloc&) {
                 return {ErrorCode::OutOfMemory, "not enough memory to transpose " + item.tensor->name};
             }
-            HEARTH_TRY(writeTransposed(*item.tensor, item.type, item.rows, item.cols, {}, rows.data(),
+            HEARTH_TRY(writeTransposed(*item.tensor, item.type, item.rows, item.cols,
+                                       item.order ? *item.order : std::vector<std::int32_t>(), rows.data(),
                                        rowBytes(item.type, item.rows)));
+            HEARTH_TRY(writer.writeTensorData(rows));
+        } else if (item.order) {
+            // Whole rows in the neurons' order: exact for every type.
+            const std::size_t row = item.tensor->byteSize / item.order->size();
+            std::vector<std::byte> rows;
+            try {
+                rows.resize(item.tensor->byteSize);
+            } catch (const std::bad_alloc&) {
+                return {ErrorCode::OutOfMemory, "not enough memory to reorder " + item.tensor->name};
+            }
+            for (std::size_t k = 0; k < item.order->size(); ++k)
+                std::memcpy(rows.data() + k * row, item.tensor->data + std::size_t((*item.order)[k]) * row, row);
             HEARTH_TRY(writer.writeTensorData(rows));
         } else {
             HEARTH_TRY(writer.writeTensorData(std::span<const std::byte>(item.tensor->data, item.tensor->byteSize)));
@@ -337,7 +367,7 @@ double expectedSpeedup(const model::LlamaWeights& w, const std::vector<SparsifyL
 } // namespace
 
 Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::shared_ptr<const Model> loaded,
-                                           const std::string& partial)
+                                           const std::string& partial, const std::string& partialStats)
 {
     const auto start = std::chrono::steady_clock::now();
     const auto& llama = static_cast<const model::LlamaModel&>(*model::ArchitectureModel::of(*loaded));
@@ -361,6 +391,7 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
     // Input-major gate/up layers have no screen: one pass records everything, the held-out
     // windows' scores apart.
     std::vector<ScoreRecorder::Scores> heldOutScores(parts.gateUp ? std::size_t(hp.nLayer) : 0);
+    std::vector<std::vector<std::uint32_t>> kept;
     try {
         std::vector<ScoreRecorder::Scores> scores(std::size_t(hp.nLayer));
         for (ScoreRecorder::Scores& h : heldOutScores)
@@ -384,7 +415,7 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
             return forward.status();
         model::LlamaForward& f = **forward;
         f.setFfnMode(model::LlamaForward::FfnMode::Dense);
-        ScoreRecorder recorder{nullptr, nullptr, &downNorms, &meanUp, &scoreThresholds, windows->skip(), hp.nEmbd, hp.nFf};
+        ScoreRecorder recorder{nullptr, nullptr, nullptr, &downNorms, &meanUp, &scoreThresholds, windows->skip(), hp.nEmbd, hp.nFf};
         f.setGateObserver(&ScoreRecorder::observe, &recorder);
         if (parts.attention || parts.gateUp)
             f.setInputObserver(&InputRecorder::observe, &inputs);
@@ -404,6 +435,8 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
         if (!parts.gateUp) {
             training.resize(std::size_t(hp.nLayer));
             heldOut.resize(std::size_t(hp.nLayer));
+            kept.assign(std::size_t(hp.nLayer), std::vector<std::uint32_t>(std::size_t(hp.nFf), 0));
+            recorder.kept = &kept;
             recorder.scores = nullptr;
             f.setInputObserver(nullptr, nullptr);
             HEARTH_TRY(runCalibration(f, *windows, params, firstPass, kRecorded,
@@ -468,17 +501,47 @@ Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params, std::sh
         result.layers.push_back(layer);
     }
     inputs.layers.clear();
+
+    // With the gate screen, each layer's neurons go into the file most kept first, and their
+    // frequencies beside it (the statistics file): the hot ones are then the first rows, which
+    // the placement can hand to a device as one block. A stable order: without thresholds (every
+    // neuron kept) the file keeps the input's order, and so its logits bit for bit.
+    std::vector<std::vector<std::int32_t>> order(kept.size());
+    std::vector<std::vector<float>> frequencies(kept.size());
+    const double observed = double(windows->tokenCount()); // the observers leave out each window's BOS
+    for (std::size_t l = 0; l < kept.size(); ++l) {
+        std::vector<std::int32_t>& o = order[l];
+        o.resize(std::size_t(hp.nFf));
+        std::iota(o.begin(), o.end(), 0);
+        std::stable_sort(o.begin(), o.end(), [&](std::int32_t a, std::int32_t b) { return kept[l][std::size_t(a)] > kept[l][std::size_t(b)]; });
+        for (const std::int32_t i : o)
+            frequencies[l].push_back(observed > 0 ? float(std::min(1.0, double(kept[l][std::size_t(i)]) / observed)) : 0.0f);
+        LayerThresholds& th = thresholds[l];
+        const auto reorder = [&](std::vector<float>& values) {
+            std::vector<float> sorted;
+            for (const std::int32_t i : o)
+                sorted.push_back(values[std::size_t(i)]);
+            values = std::move(sorted);
+        };
+        reorder(th.gate);
+        reorder(th.activation);
+    }
     result.heldOutTokens = windows->heldOutTokenCount();
     result.calibrationTokens = windows->tokenCount() - result.heldOutTokens;
     result.expectedSpeedup = expectedSpeedup(llama.weights(), result.layers, parts);
 
     // 3. Write.
     HEARTH_TRY(checkFreeSpace(params.output, llama.file().bytes().size() + (std::uint64_t(1) << 20)));
-    HEARTH_TRY(writeMagnitudeFile(llama, partial, thresholds, parts, params));
+    HEARTH_TRY(writeMagnitudeFile(llama, partial, thresholds, order, parts, params));
+    if (!frequencies.empty()) {
+        HEARTH_TRY(sparse::writeStatsFile(partialStats, frequencies, std::uint64_t(observed)));
+        result.statisticsOutput = sparse::defaultStatsPath(params.output);
+    }
     loaded.reset(); // the input's mapping is no longer needed
 
     // 4. Check.
-    HEARTH_TRY(checkAndCommit(params, *windows, partial, {}, kWritten, result));
+    HEARTH_TRY(checkAndCommit(params, *windows, partial, frequencies.empty() ? std::string() : partialStats, kWritten,
+                              result));
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

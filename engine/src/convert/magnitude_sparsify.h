@@ -18,7 +18,9 @@
 //    for block types), the input-sparse projections stored input-major likewise, and the
 //    thresholds (model_loader.cpp). A decoded token then reads the gate densely and up rows for
 //    the neurons the screen lets through, or, with input sparsity, the rows of the inputs it
-//    keeps; and down rows for the activations it keeps.
+//    keeps; and down rows for the activations it keeps. With the gate screen each layer's
+//    neurons are written most often kept first, and how often each was kept goes into the
+//    statistics file beside the model (as a fitted ReLU model's frequencies do).
 // 4. calibration_run.h checks it: it loads and answers, and reads the held-out text within the
 //    perplexity bound.
 
@@ -57,9 +59,11 @@ private:
 };
 
 // The whole of SparsifyMethod::Magnitude for an input already loaded and checked
-// (checkSparsifiable); writes @p partial, which takes params.output's name only when it passes.
+// (checkSparsifiable); writes @p partial (and, with the gate screen, the neurons' frequencies to
+// @p partialStats), which take params.output's names only when it passes.
 [[nodiscard]] Result<SparsifyReport> sparsifyByMagnitude(const SparsifyParams& params,
                                                          std::shared_ptr<const Model> loaded,
-                                                         const std::string& partial);
+                                                         const std::string& partial,
+                                                         const std::string& partialStats);
 
 } // namespace hearth::convert

@@ -610,7 +610,7 @@ Result<SparsifyReport> sparsify(const SparsifyParams& params, const std::string&
     HEARTH_TRY(checkSparsifiable(known->file(), params.input));
     if (known->architecture().block == model::BlockKind::Llama
         && known->hyperParams().ffnActivation == model::FfnActivation::SwiGlu)
-        return sparsifyByMagnitude(params, std::move(loaded).value(), partial);
+        return sparsifyByMagnitude(params, std::move(loaded).value(), partial, partialStats);
 #if HEARTH_HAVE_PREDICTOR_FIT
     return sparsifyWithPredictors(params, std::move(loaded).value(), partial, partialStats);
 #else
