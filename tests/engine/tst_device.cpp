@@ -307,6 +307,46 @@ void TestDevice::activate()
         d.free(dg);
     }
     QCOMPARE(d.activate(ActivateOp{Activation(7), du, du, 1}).code(), ErrorCode::InvalidArgument);
+
+    // Floors: three tokens of 111 neurons, each neuron its two floors, each token its scale; a
+    // neuron is kept when its silu and its activation both reach theirs.
+    const std::int64_t width = 111;
+    std::vector<float> gateFloor(static_cast<std::size_t>(width)), activationFloor(static_cast<std::size_t>(width));
+    for (std::int64_t j = 0; j < width; ++j) {
+        gateFloor[std::size_t(j)] = 0.1f * float(j % 5);
+        activationFloor[std::size_t(j)] = 0.05f * float(j % 3);
+    }
+    const std::vector<float> scale = {0.5f, 1.0f, 2.0f};
+    DeviceBuffer dgf = put(d, gateFloor.data(), std::size_t(width) * 4);
+    DeviceBuffer daf = put(d, activationFloor.data(), std::size_t(width) * 4);
+    DeviceBuffer ds = put(d, scale.data(), scale.size() * 4);
+    DeviceBuffer dg = put(d, gate.data(), n * 4);
+    ActivateOp floored{Activation::SwiGlu, dg, du, std::int64_t(n)};
+    floored.gateFloor = dgf;
+    floored.activationFloor = daf;
+    floored.floorScale = ds;
+    floored.floorWidth = width;
+    QVERIFY(d.activate(floored).ok());
+    auto silu = gate;
+    cpu::silu(silu.data(), std::int64_t(n));
+    auto want = gate;
+    cpu::swiglu(want.data(), up.data(), std::int64_t(n));
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float s = scale[i / std::size_t(width)];
+        const std::size_t j = i % std::size_t(width);
+        const bool keep = std::fabs(silu[i]) >= gateFloor[j] * s && std::fabs(want[i]) >= activationFloor[j] * s;
+        want[i] = keep ? want[i] : 0.0f;
+        kept += keep ? 1 : 0;
+    }
+    QVERIFY(kept > n / 5 && kept < n * 4 / 5);
+    QVERIFY(sameFloats(fetch(d, dg, n), want));
+    // Whole rows, a gated kind and no mask.
+    floored.floorWidth = 100;
+    QCOMPARE(d.activate(floored).code(), ErrorCode::InvalidArgument);
+    floored.floorWidth = width;
+    floored.kind = Activation::Relu;
+    QCOMPARE(d.activate(floored).code(), ErrorCode::InvalidArgument);
 }
 
 void TestDevice::predictor()

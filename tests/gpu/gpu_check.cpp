@@ -323,6 +323,50 @@ public:
         for (std::size_t i = 0; i < n; i += 3)
             zeroed = zeroed && g[i] == 0.0f;
         record("activate masked", zeroed ? relativeError(g, r) : 1.0, 1e-5);
+
+        // Floors (ABI 9): rows of 1000 neurons, each token its scale, about half the neurons
+        // under one floor or the other. A value within float rounding of its floor may fall
+        // either way on the two sides; the rest must agree.
+        const std::int64_t width = 1000;
+        std::vector<float> gateFloor(static_cast<std::size_t>(width)), activationFloor(static_cast<std::size_t>(width));
+        for (std::int64_t j = 0; j < width; ++j) {
+            gateFloor[std::size_t(j)] = 0.05f * float(j % 10);
+            activationFloor[std::size_t(j)] = 0.04f * float(j % 7);
+        }
+        std::vector<float> scale(n / std::size_t(width));
+        for (std::size_t t = 0; t < scale.size(); ++t)
+            scale[t] = 0.5f + 0.01f * float(t);
+        auto bgf = p.put(gateFloor.data(), std::size_t(width) * 4);
+        auto baf = p.put(activationFloor.data(), std::size_t(width) * 4);
+        auto bs = p.put(scale.data(), scale.size() * 4);
+        for (const Activation kind : {Activation::SwiGlu, Activation::ReGlu, Activation::DRelu}) {
+            auto bf = p.put(gate.data(), n * 4);
+            ActivateOp fg{kind, bf.gpu, bu.gpu, std::int64_t(n)};
+            ActivateOp fr{kind, bf.ref, bu.ref, std::int64_t(n)};
+            fg.gateFloor = bgf.gpu;
+            fg.activationFloor = baf.gpu;
+            fg.floorScale = bs.gpu;
+            fg.floorWidth = width;
+            fr.gateFloor = bgf.ref;
+            fr.activationFloor = baf.ref;
+            fr.floorScale = bs.ref;
+            fr.floorWidth = width;
+            const std::string name = "activate floored kind " + std::to_string(int(kind));
+            if (p.failed() || !m_gpu.activate(fg).ok() || !m_ref.activate(fr).ok())
+                return failed(name, "could not run");
+            std::vector<float> fgot, fref;
+            p.fetch(bf, n, fgot, fref);
+            std::size_t differ = 0, zeros = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                zeros += fref[i] == 0.0f ? 1 : 0;
+                if ((fgot[i] == 0.0f) != (fref[i] == 0.0f))
+                    ++differ;
+                else
+                    fgot[i] = fref[i] == 0.0f ? 0.0f : fgot[i];
+            }
+            const bool balanced = zeros > n / 5 && zeros < n * 4 / 5;
+            record(name, balanced && differ <= n / 10000 ? relativeError(fgot, fref) : 1.0, 1e-5);
+        }
     }
 
     // LayerNorm with weight and bias (and without a bias), then a bias added to every row.

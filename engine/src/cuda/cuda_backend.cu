@@ -452,6 +452,19 @@ int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, con
     return launched(ctx, "activate");
 }
 
+int activateFloored(HearthCudaContext* ctx, int kind, float* gate, const float* up, const float* gateFloor,
+                    const float* activationFloor, const float* scale, std::int64_t width, std::int64_t n)
+{
+    const bool gated = kind <= 3 || kind == 6;
+    if (kind < 0 || !gated || width <= 0 || n < 0 || n % width != 0 || (n > 0 && (!up || !gateFloor || !activationFloor || !scale)))
+        return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "floors need a gated activation, whole rows and their floors");
+    if (n == 0)
+        return HEARTH_CUDA_OK;
+    cudaSetDevice(ctx->device);
+    launchActivateFloored(kind, gate, up, gateFloor, activationFloor, scale, width, n, ctx->stream);
+    return launched(ctx, "activateFloored");
+}
+
 // logits = fc2 . f(fc1 . x) + bias, f ReLU or (@p relu false) nothing, bias optional; the active
 // ids compacted.
 int predictWith(bool relu, const float* bias, HearthCudaContext* ctx, const HearthCudaMatrix* fc1,
@@ -586,6 +599,7 @@ const HearthCudaBackendV1 kTable = {
     matmulTransposed,
     predictorLinear,
     predictorBiased,
+    activateFloored,
 };
 
 } // namespace

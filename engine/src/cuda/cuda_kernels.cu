@@ -138,6 +138,48 @@ __global__ void activateKernel(int kind, float* gate, const float* up, const std
     }
 }
 
+// A gated activation whose result is kept only above two floors in units of the token's scale
+// (device::ActivateOp's floors): the gate part |g(gate)| against gateFloor, the result against
+// activationFloor. Kinds 0-3 and 6.
+__global__ void activateFlooredKernel(int kind, float* gate, const float* up, const float* gateFloor,
+                                      const float* activationFloor, const float* scale, std::int64_t width,
+                                      std::int64_t n)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const float g = gate[i];
+    const float u = up[i];
+    const float r = fmaxf(g, 0.0f);
+    float part = r;
+    float result = 0.0f;
+    switch (kind) {
+    case 0: // swiglu
+        part = g / (1.0f + expf(-g));
+        result = part * u;
+        break;
+    case 1: // reglu
+        result = r * u;
+        break;
+    case 2: // drelu
+        result = r * fmaxf(u, 0.0f);
+        break;
+    case 3: // relu2
+        part = r * r;
+        result = part * u;
+        break;
+    default: { // 6: geglu
+        const float k = 0.7978845608028654f;
+        part = 0.5f * g * (1.0f + tanhf(k * g * (1.0f + 0.044715f * g * g)));
+        result = part * u;
+        break;
+    }
+    }
+    const std::int64_t j = i % width;
+    const float s = scale[i / width];
+    gate[i] = fabsf(part) >= gateFloor[j] * s && fabsf(result) >= activationFloor[j] * s ? result : 0.0f;
+}
+
 __global__ void reluKernel(float* x, std::int64_t n)
 {
     const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -475,6 +517,13 @@ void launchActivate(int kind, float* gate, const float* up, const std::uint8_t* 
                     cudaStream_t stream)
 {
     activateKernel<<<blocksFor(n, 256), 256, 0, stream>>>(kind, gate, up, mask, n);
+}
+
+void launchActivateFloored(int kind, float* gate, const float* up, const float* gateFloor, const float* activationFloor,
+                           const float* scale, std::int64_t width, std::int64_t n, cudaStream_t stream)
+{
+    activateFlooredKernel<<<blocksFor(n, 256), 256, 0, stream>>>(kind, gate, up, gateFloor, activationFloor, scale,
+                                                                 width, n);
 }
 
 void launchRelu(float* x, std::int64_t n, cudaStream_t stream)

@@ -82,6 +82,11 @@ void launchDequantize(std::uint32_t type, const void* w, std::uint64_t rowBytes,
 // kind as device::Activation: 0-3 and 6 gated (read up), 4 ReLU, 5 GELU (gate alone; up may be null).
 void launchActivate(int kind, float* gate, const float* up, const std::uint8_t* mask, std::int64_t n,
                     cudaStream_t stream);
+// The gated kinds with device::ActivateOp's floors (no mask): gate[i] = f(gate[i], up[i]) where
+// its gate part and it pass gateFloor[i % width] and activationFloor[i % width] times
+// scale[i / width], else 0.
+void launchActivateFloored(int kind, float* gate, const float* up, const float* gateFloor, const float* activationFloor,
+                           const float* scale, std::int64_t width, std::int64_t n, cudaStream_t stream);
 // y[t * n + i] += bias[i] for t < tokens.
 void launchBiasAdd(float* y, const float* bias, std::int64_t n, std::int64_t tokens, cudaStream_t stream);
 // LayerNorm over tokens rows of n, one block per row, mean and variance in double as on the CPU;

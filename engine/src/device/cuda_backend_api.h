@@ -25,8 +25,8 @@ extern "C" {
 
 // 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6,
 // cache rows taken in turn (sliding-window caches); 5: half_cache; 6: activate's mask, matmul_transposed;
-// 7: predictor_linear; 8: predictor_biased
-#define HEARTH_CUDA_ABI_VERSION 8u
+// 7: predictor_linear; 8: predictor_biased; 9: activate_floored
+#define HEARTH_CUDA_ABI_VERSION 9u
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -133,6 +133,11 @@ typedef struct HearthCudaBackendV1 {
     int (*predictor_biased)(HearthCudaContext* ctx, const HearthCudaMatrix* fc1, const HearthCudaMatrix* fc2,
                             const float* x, int relu, const float* bias, float threshold, float* hidden,
                             float* logits, int32_t* active, int32_t* active_count);
+    // activate for the gated kinds (0-3, 6) keeping gate[i] only where its gate part and the
+    // result reach gate_floor[i % width] and act_floor[i % width] times scale[i / width] in
+    // magnitude, else 0 (ABI 9): a magnitude-sparse layer's hot neurons.
+    int (*activate_floored)(HearthCudaContext* ctx, int kind, float* gate, const float* up, const float* gate_floor,
+                            const float* act_floor, const float* scale, int64_t width, int64_t n);
 } HearthCudaBackendV1;
 
 // What every module of ABI 1 provides: the table up to and including add.

@@ -196,6 +196,15 @@ Status CudaDevice::activate(const ActivateOp& op)
     HEARTH_TRY(checkOp(op));
     if (op.n == 0)
         return {};
+    if (op.floorWidth > 0) {
+        auto floored = optional(&HearthCudaBackendV1::activate_floored, offsetof(HearthCudaBackendV1, activate_floored));
+        if (!floored)
+            return Status(ErrorCode::Unsupported, "the CUDA module predates activation floors; update it");
+        return check(floored(m_ctx, int(op.kind), op.gate.as<float>(), op.up.as<const float>(),
+                             op.gateFloor.as<const float>(), op.activationFloor.as<const float>(),
+                             op.floorScale.as<const float>(), op.floorWidth, op.n),
+                     "activate");
+    }
     return check(m_api->activate(m_ctx, int(op.kind), op.gate.as<float>(),
                                  isGated(op.kind) ? op.up.as<const float>() : nullptr,
                                  op.mask.as<const std::uint8_t>(), op.n),

@@ -59,12 +59,21 @@ enum class Activation : int { SwiGlu = 0, ReGlu = 1, DRelu = 2, Relu2 = 3, Relu 
 
 // mask (optional, n bytes): gate[i] = 0 where mask[i] is 0, whatever f gives: the neurons a
 // prompt's token does not use, as its decode would skip them.
+// Floors (optional, gated kinds; floorWidth > 0 divides n): with w = floorWidth, gate[i] = 0
+// unless |g(gate[i])| >= gateFloor[i % w] * floorScale[i / w] and |f(gate[i], up[i])| >=
+// activationFloor[i % w] * floorScale[i / w], g the activation's gate part (silu for SwiGLU, ReLU
+// for the ReLU kinds, squared for ReLU², the GELU for GeGLU): a magnitude-sparse layer's neurons
+// (w of them per token), thresholded in units of each token's residual as the CPU does.
 struct ActivateOp {
     Activation kind = Activation::ReGlu;
     DeviceBuffer gate;
     DeviceBuffer up;
     std::int64_t n = 0;
     DeviceBuffer mask;
+    DeviceBuffer gateFloor;       // [floorWidth] F32
+    DeviceBuffer activationFloor; // [floorWidth] F32
+    DeviceBuffer floorScale;      // [n / floorWidth] F32
+    std::int64_t floorWidth = 0;  // 0: no floors
 };
 
 // The sparsity predictor: logits = fc2 . ReLU(fc1 . x) (without the ReLU when relu is false:

@@ -96,6 +96,13 @@ Status checkOp(const ActivateOp& op)
     HEARTH_TRY(need("activate", "gate", op.gate, op.n, 4));
     if (!op.mask.empty())
         HEARTH_TRY(need("activate", "mask", op.mask, op.n, 1));
+    if (op.floorWidth != 0) {
+        if (!isGated(op.kind) || op.floorWidth < 0 || op.n % op.floorWidth != 0 || !op.mask.empty())
+            return Status(ErrorCode::InvalidArgument, "activate: floors need a gated activation, whole rows and no mask");
+        HEARTH_TRY(need("activate", "gate floor", op.gateFloor, op.floorWidth, 4));
+        HEARTH_TRY(need("activate", "activation floor", op.activationFloor, op.floorWidth, 4));
+        HEARTH_TRY(need("activate", "floor scale", op.floorScale, op.n / op.floorWidth, 4));
+    }
     if (!isGated(op.kind))
         return {}; // up is not read
     return need("activate", "up", op.up, op.n, 4);

@@ -213,10 +213,38 @@ void activate(const ActivateOp& op)
     if (op.n <= 0)
         return;
     float* gate = op.gate.as<float>();
+    // The gate part the floors compare, from the gate before the activation replaces it: silu
+    // through cpu::silu, as a magnitude-sparse layer's CPU path computes it.
+    std::vector<float> part;
+    if (op.floorWidth > 0) {
+        part.assign(gate, gate + op.n);
+        if (op.kind == Activation::SwiGlu) {
+            cpu::silu(part.data(), op.n);
+        } else {
+            for (float& v : part) {
+                const float r = std::max(v, 0.0f);
+                v = op.kind == Activation::Relu2 ? r * r
+                    : op.kind == Activation::GeGlu
+                        ? 0.5f * v * (1.0f + std::tanh(0.7978845608028654f * v * (1.0f + 0.044715f * v * v)))
+                        : r;
+            }
+        }
+    }
     activate(op.kind, gate, isGated(op.kind) ? op.up.as<const float>() : nullptr, op.n);
     if (const auto* mask = op.mask.as<const std::uint8_t>()) {
         for (std::int64_t i = 0; i < op.n; ++i)
             gate[i] = mask[i] ? gate[i] : 0.0f;
+    }
+    if (op.floorWidth > 0) {
+        const float* gateFloor = op.gateFloor.as<const float>();
+        const float* activationFloor = op.activationFloor.as<const float>();
+        const float* scale = op.floorScale.as<const float>();
+        for (std::int64_t i = 0; i < op.n; ++i) {
+            const std::int64_t j = i % op.floorWidth;
+            const float s = scale[i / op.floorWidth];
+            const bool kept = std::fabs(part[std::size_t(i)]) >= gateFloor[j] * s && std::fabs(gate[i]) >= activationFloor[j] * s;
+            gate[i] = kept ? gate[i] : 0.0f;
+        }
     }
 }
 
