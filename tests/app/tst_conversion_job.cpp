@@ -294,7 +294,8 @@ private Q_SLOTS:
         QCOMPARE(missing.state(), ConversionJob::Failed);
         QVERIFY(missing.message().contains(QStringLiteral("nothing.txt")));
 
-        // SwiGLU: magnitude thresholds, no statistics file, and the numbers in the message.
+        // SwiGLU: magnitude thresholds, the neurons' statistics beside them (for the GPU's
+        // placement), and the numbers in the message.
         const QString swiglu = dir + QStringLiteral("/swiglu.gguf");
         options.ffnActivation = "swiglu";
         options.activationSparsity = 0;
@@ -307,8 +308,9 @@ private Q_SLOTS:
         QVERIFY(runToEnd(magnitude));
         QVERIFY2(magnitude.state() == ConversionJob::Succeeded, qPrintable(magnitude.message()));
         QVERIFY2(magnitude.message().contains(QStringLiteral("of the neurons' outputs")), qPrintable(magnitude.message()));
-        QCOMPARE(filesIn(dir).size(), 5);
+        QCOMPARE(filesIn(dir).size(), 6);
         QVERIFY(filesIn(dir).contains(QStringLiteral("swiglu-sparse.gguf")));
+        QVERIFY(filesIn(dir).contains(QStringLiteral("swiglu-sparse.hearth-stats.gguf")));
 
         // GeGLU (Gemma): refused, with the reason.
         const QString geglu = dir + QStringLiteral("/geglu.gguf");
@@ -325,7 +327,7 @@ private Q_SLOTS:
         QVERIFY(runToEnd(refused));
         QCOMPARE(refused.state(), ConversionJob::Failed);
         QVERIFY2(refused.message().contains(QStringLiteral("cannot be made sparse")), qPrintable(refused.message()));
-        QCOMPARE(filesIn(dir).size(), 6);
+        QCOMPARE(filesIn(dir).size(), 7);
     }
 
     void cancelLeavesNothing_data()

@@ -105,6 +105,7 @@ class TestKernels : public QObject {
 
 private Q_SLOTS:
     void isaSelection();
+    void rowsViewKeepsThePackedCopy();
     void halfToFloatMatches_data() { addVariantRows(); }
     void halfToFloatMatches();
     void floatToHalfMatches_data() { addVariantRows(); }
@@ -446,6 +447,38 @@ void TestKernels::f16DecodeKeepsNonFiniteWeights()
             } else {
                 QVERIFY2(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)),
                          qPrintable(QStringLiteral("row %1: %2 vs %3").arg(r).arg(got).arg(want)));
+            }
+        }
+    }
+}
+
+// A view of a matrix's later rows (a magnitude-sparse layer's cold neurons) computes those rows
+// of the whole product, through the packed copy where the view starts on a packed group, for
+// every packing: interleaved groups, and plain rows (F32, F16).
+void TestKernels::rowsViewKeepsThePackedCopy()
+{
+    const std::int64_t rows = 80;
+    const std::int64_t cols = 256;
+    std::mt19937 rng(5);
+    const std::vector<float> x = randomFloats(rng, std::size_t(cols), 1.0f);
+    ThreadPool pool(2);
+    for (const DType dtype : {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K}) {
+        const std::vector<std::uint8_t> wq = encode(dtype, randomFloats(rng, std::size_t(rows * cols), 0.05f), rows, cols);
+        WeightMatrix w{dtype, wq.data(), rows, cols};
+        PackedWeightStore store;
+        (void)store.pack(w);
+        std::vector<float> all(static_cast<std::size_t>(rows));
+        matmul(pool, w, x.data(), 1, all.data());
+        for (const std::int64_t begin : {std::int64_t(16), std::int64_t(21), std::int64_t(64)}) {
+            const WeightMatrix view = rowsView(w, begin, rows);
+            QCOMPARE(view.rows, rows - begin);
+            QCOMPARE(view.packing != Packing::None, w.packing == Packing::Rows || (w.packing != Packing::None && begin % 16 == 0));
+            std::vector<float> part(static_cast<std::size_t>(rows - begin));
+            matmul(pool, view, x.data(), 1, part.data());
+            for (std::int64_t r = begin; r < rows; ++r) {
+                const float want = all[std::size_t(r)];
+                QVERIFY2(std::fabs(part[std::size_t(r - begin)] - want) <= 1e-5f * (1.0f + std::fabs(want)),
+                         qPrintable(QStringLiteral("%1 from %2, row %3").arg(QString::fromLatin1(dtypeName(dtype).data())).arg(begin).arg(r)));
             }
         }
     }

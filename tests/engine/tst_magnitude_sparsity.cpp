@@ -21,6 +21,7 @@
 
 #include <hearth/convert.h>
 #include <hearth/model.h>
+#include <hearth/placement.h>
 #include <hearth/session.h>
 
 #include <QCryptographicHash>
@@ -358,15 +359,16 @@ private slots:
         QVERIFY2(sparse > 1e-3, qPrintable(QString::number(sparse)));
     }
 
-    // Under a VRAM budget whole layers go to the device, as for a dense file (the planner places
-    // magnitude files so): it multiplies the neuron-major and input-major matrices transposed and
-    // computes every neuron and input. With every layer there a conversation's logits are those
-    // of the file's dense mode on the CPU; with some there, the device's layers are dense and the
-    // CPU's sparse, and a prompt still computes what its decoded tokens would.
+    // Without neurons to place by (input sparsity, or a gate-screen file without its statistics)
+    // whole layers go to the device under a VRAM budget, as for a dense file: it multiplies the
+    // neuron-major and input-major matrices transposed and computes every neuron and input. With
+    // every layer there a conversation's logits are those of the file's dense mode on the CPU;
+    // with some there, the device's layers are dense and the CPU's sparse, and a prompt still
+    // computes what its decoded tokens would.
     void deviceLayersComputeEveryNeuron_data()
     {
         QTest::addColumn<double>("inputSparsity");
-        QTest::newRow("gate screen") << 0.0;
+        QTest::newRow("gate screen, no statistics") << 0.0;
         QTest::newRow("input-major") << 0.4;
     }
 
@@ -377,6 +379,11 @@ private slots:
         p.overwrite = true;
         auto report = sparsifyModel(p);
         QVERIFY2(report.ok(), report.message().c_str());
+        if (!report->statisticsOutput.empty())
+            QVERIFY(QFile::remove(QString::fromStdString(report->statisticsOutput)));
+        auto placement = PlacementModel::fromFile(report->output);
+        QVERIFY2(placement.ok(), placement.message().c_str());
+        QVERIFY(placement->magnitudeSparse() && !placement->sparseCapable());
         auto model = Model::load(report->output);
         QVERIFY2(model.ok(), model.message().c_str());
         const auto sessionParams = [](const std::string& device, bool denseFfn = false) {
@@ -422,6 +429,66 @@ private slots:
         const std::vector<float> dense = test::promptLogits(*model, sessionParams({}, true), prompt);
         QVERIFY(test::relativeError(sparse, prefilled) > 1e-3);
         QVERIFY(test::relativeError(dense, prefilled) > 1e-3);
+    }
+
+    // With the statistics beside it, a gate-screen file goes to the device by neuron: each
+    // layer's most kept neurons (its first rows) with their floors, while the CPU screens the
+    // rest. Whatever the budget, a conversation's logits are the CPU's.
+    void hotNeuronsOnTheDeviceGiveTheCpuLogits()
+    {
+        SparsifyParams p = params("hot.gguf", 0.5);
+        p.overwrite = true;
+        auto report = sparsifyModel(p);
+        QVERIFY2(report.ok(), report.message().c_str());
+        QVERIFY(!report->statisticsOutput.empty());
+        // The VRAM panel plans it by neuron too.
+        auto placement = PlacementModel::fromFile(report->output);
+        QVERIFY2(placement.ok(), placement.message().c_str());
+        QVERIFY(placement->magnitudeSparse() && placement->sparseCapable());
+        PlacementRequest request;
+        request.emulatedDevice = true;
+        request.contextLength = 40;
+        request.batchSize = 4;
+        bool plannedSome = false;
+        for (request.budgetBytes = 64 * 1024; request.budgetBytes < (std::uint64_t(1) << 30) && !plannedSome;
+             request.budgetBytes += request.budgetBytes / 2) {
+            auto planned = placement->plan(request);
+            QVERIFY2(planned.ok(), planned.message().c_str());
+            plannedSome = planned->hotNeuronCount() > 0 && planned->hotNeuronCount() < planned->neuronCount();
+        }
+        QVERIFY(plannedSome);
+
+        auto model = Model::load(report->output);
+        QVERIFY2(model.ok(), model.message().c_str());
+        const auto sessionParams = [](const std::string& device) {
+            return test::deviceSessionParams(device, device.empty() ? 0 : -1, 40, 4);
+        };
+        auto cpu = Session::create(*model, sessionParams({}));
+        QVERIFY(cpu.ok());
+        const auto expected = test::converse(**cpu, 11);
+        QCOMPARE(expected.size(), std::size_t(14));
+
+        // Budgets growing by a half, from nothing on the device to every neuron there.
+        int partial = 0;
+        bool everyNeuron = false;
+        for (std::uint64_t bytes = 64 * 1024; bytes < (std::uint64_t(1) << 30) && !everyNeuron; bytes += bytes / 2) {
+            auto session = Session::create(*model, sessionParams("emulated:" + std::to_string(bytes)));
+            QVERIFY(session.ok());
+            const SessionPlacement placed = (*session)->placement();
+            if (placed.hotNeurons == 0)
+                continue;
+            QVERIFY2(test::offloadedLayers((*session)->placementReport()) < 1, (*session)->placementReport().c_str());
+            everyNeuron = placed.hotNeurons == placed.neurons;
+            partial += everyNeuron ? 0 : 1;
+            const auto run = test::converse(**session, 11);
+            QCOMPARE(run.size(), expected.size());
+            for (std::size_t i = 0; i < run.size(); ++i) {
+                const double error = test::relativeError(expected[i], run[i]);
+                QVERIFY2(error < 1e-4, qPrintable(QStringLiteral("%1 hot, step %2: %3").arg(placed.hotNeurons).arg(i).arg(error)));
+            }
+        }
+        QVERIFY(partial > 0);
+        QVERIFY(everyNeuron);
     }
 
     // A decoded token reads the rows of the inputs it keeps: about the bytes the report promised.

@@ -56,8 +56,8 @@ shared_prefix() {
 section() { [[ " $SECTIONS " == *" $1 "* ]]; }
 
 # Generates with @p file on the CPU and the GPU and compares their texts and perplexities; with
-# "loose" the GPU computes something else by design (a magnitude-sparse file's device layers
-# compute every neuron), so only the numbers are shown.
+# "loose" the GPU computes something else by design (a magnitude-sparse file's whole device
+# layers compute every neuron), so only the numbers are shown.
 compare() { # name file [loose]
     local name=$1 file=$2 cpu gpu ppl_cpu ppl_gpu verdict
     cpu=$(generate "$file" 0) || { echo "$name: CPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; return; }
@@ -99,8 +99,9 @@ done
 
 # Files hearth-sparsify made: ReLU models with fitted (linear) predictors, whose hybrid layers
 # must compute what the CPU does (OPT's predictors read the LayerNorm's output and add a bias),
-# and a SwiGLU model made sparse by magnitude, whose layers go to the GPU whole and compute every
-# neuron there.
+# and a SwiGLU model made sparse by magnitude, whose most kept neurons go to the GPU with their
+# floors (the same text as the CPU's), then, without its statistics file, whose layers go to
+# the GPU whole and compute every neuron there.
 section models && for spec in "llama tinyllama-1.1b q4_0 reglu fitted" "opt opt-125m q8_0 relu fitted" \
             "llama tinyllama-1.1b q4_0 swiglu magnitude"; do
     read -r arch shape type ffn kind <<<"$spec"
@@ -120,8 +121,12 @@ section models && for spec in "llama tinyllama-1.1b q4_0 reglu fitted" "opt opt-
         fi
         continue
     fi
-    compare "$name" "$file" $([[ "$kind" == magnitude ]] && echo loose)
-    rm -f "$dense" "$dense".* "$file" "$file".*
+    compare "$name" "$file"
+    if [[ "$kind" == magnitude ]]; then
+        rm -f "${file%.gguf}.hearth-stats.gguf" "$file".*
+        compare "$name-layers" "$file" loose
+    fi
+    rm -f "$dense" "$dense".* "$file" "$file".* "${file%.gguf}".hearth-stats.gguf
 done
 
 if section moe; then

@@ -173,10 +173,12 @@ public:
     [[nodiscard]] const std::string& architecture() const;
     [[nodiscard]] const std::string& weightType() const;
     [[nodiscard]] int layerCount() const;
-    /// Predictors present: sparse placement is possible.
+    /// Placement by neuron is possible: predictors, or a magnitude-sparse file that screens its
+    /// neurons with its statistics beside it.
     [[nodiscard]] bool sparseCapable() const;
     /// A SwiGLU model made sparse by thresholds (sparsifyModel, SparsifyMethod::Magnitude): it
-    /// skips neurons on the CPU and has no hot neurons to place.
+    /// skips neurons on the CPU; its most kept neurons go to the GPU when sparseCapable(), else
+    /// whole layers.
     [[nodiscard]] bool magnitudeSparse() const;
     /// Every weight byte (what the file or download roughly weighs).
     [[nodiscard]] std::uint64_t weightBytes() const;

@@ -9,6 +9,7 @@
 #include "model/falcon_model.h"
 #include "model/llama_model.h"
 #include "model/opt_model.h"
+#include "device/screened_ffn.h"
 #include "sparse/gpu_index.h"
 #include "sparse/model_shape.h"
 #include "sparse/neuron_selection.h"
@@ -349,10 +350,12 @@ HybridDecode::UpOnlyWeights upOnlyWeights(const model::UpDownFfn& ffn)
 // index cache. False (with @p report) when the session stays on the CPU. The shape, statistics
 // and costs are the ones PlacementModel plans with (session_shape.h), so the VRAM panel's plan is
 // this placement.
+// @p measuredOnly: without a statistics file beside the model the session does not place
+// neurons (a magnitude-sparse file then goes to the device by whole layers).
 bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const device::DeviceInfo& info,
              const SessionParams& params, int contextLength, int batchSize,
              std::optional<sparse::PlacementPlanner>& plannerOut, sparse::PlannerParams& pp, std::string& notes,
-             std::string& report)
+             std::string& report, bool measuredOnly = false)
 {
     auto shape = fileShape(file);
     if (!shape) {
@@ -361,9 +364,10 @@ bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const dev
     }
     *shape = sessionShape(std::move(shape).value(), /*sparse=*/true, deviceHalfCache(params.kvCache));
     std::string statsNote;
-    auto stats = sessionStats(*shape, modelPath, kDefaultAssumedSparsity, statsNote);
-    if (!stats) {
-        report = cpuOnlyReport(stats.message());
+    auto stats = measuredOnly ? Result<sparse::ActivationStats>(measuredStats(*shape, modelPath, statsNote))
+                              : sessionStats(*shape, modelPath, kDefaultAssumedSparsity, statsNote);
+    if (!stats || stats->empty()) {
+        report = cpuOnlyReport(!stats ? stats.message() : statsNote);
         return false;
     }
     auto planner = sparse::PlacementPlanner::create(*shape, *stats);
@@ -402,6 +406,8 @@ std::unique_ptr<HybridDecode> HybridDecode::create(const model::LlamaModel& mode
                                                    int contextLength, int batchSize, std::string& report)
 {
     const model::LlamaWeights& w = model.weights();
+    if (w.magnitudeSparse)
+        return createScreened(model, params, contextLength, batchSize, report);
     std::unique_ptr<HybridDecode> h(new HybridDecode());
     Setup setup;
     setup.modelPath = model.info().path;
@@ -496,6 +502,111 @@ std::unique_ptr<HybridDecode> HybridDecode::createUpOnly(const model::FamilyMode
     return finish(std::move(h), setup, params, report);
 }
 
+namespace {
+
+// The layers of @p plan on @p device: each layer's hot neurons must be the first of its rows
+// (hearth-sparsify writes them most kept first; a cached placement of other ids keeps only its
+// leading run), in whole groups of 16 so the CPU's packed gate starts on a group.
+Status placeScreenedOnce(device::Device& device, const sparse::PlacementPlan& plan,
+                         const std::vector<device::ScreenedFfnWeights>& layers,
+                         std::unique_ptr<device::ScreenedFfnScratch>& scratch,
+                         std::vector<std::unique_ptr<device::ScreenedFfnLayer>>& out)
+{
+    std::vector<std::int64_t> hot(layers.size(), 0);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const std::vector<std::int32_t> ids = plan.layers[l].hotNeurons();
+        std::int64_t prefix = 0;
+        while (prefix < std::int64_t(ids.size()) && ids[std::size_t(prefix)] == prefix)
+            ++prefix;
+        hot[l] = prefix / cpu::kQ4x16Rows * cpu::kQ4x16Rows;
+    }
+    const std::int64_t maxHot = *std::max_element(hot.begin(), hot.end());
+    if (maxHot == 0)
+        return {};
+    auto made = device::ScreenedFfnScratch::create(device, layers.front().gate.cols, maxHot);
+    if (!made)
+        return made.status();
+    scratch = std::move(*made);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        auto layer = device::ScreenedFfnLayer::create(device, *scratch, layers[l], hot[l]);
+        if (!layer)
+            return layer.status();
+        out.push_back(std::move(*layer));
+    }
+    return {};
+}
+
+} // namespace
+
+std::unique_ptr<HybridDecode> HybridDecode::createScreened(const model::LlamaModel& model, const SessionParams& params,
+                                                           int contextLength, int batchSize, std::string& report)
+{
+    const model::LlamaWeights& w = model.weights();
+    const bool screened = std::all_of(w.layers.begin(), w.layers.end(), [](const model::LlamaLayerWeights& lw) {
+        return lw.gateThresholds && lw.activationThresholds && !lw.gateUpInputMajor && lw.downTransposed;
+    });
+    std::unique_ptr<HybridDecode> h(new HybridDecode());
+    Setup setup;
+    setup.modelPath = model.info().path;
+    if (!screened) {
+        report = cpuOnlyReport("the model's inputs are thresholded, not its neurons");
+        return nullptr;
+    }
+    if (!openFor(true, params, h->m_device, report))
+        return nullptr;
+    const device::Activation activation = deviceActivation(model.hyperParams().ffnActivation);
+    try {
+        for (const model::LlamaLayerWeights& lw : w.layers)
+            h->m_screenedWeights.push_back({lw.gate, lw.up, lw.down, lw.gateThresholds, lw.activationThresholds, activation});
+    } catch (const std::bad_alloc&) {
+        report = cpuOnlyReport("not enough memory");
+        return nullptr;
+    }
+    if (!prepare(model.file(), setup.modelPath, h->m_device->info(), params, contextLength, batchSize, setup.planner,
+                 setup.params, setup.notes, report, /*measuredOnly=*/true))
+        return nullptr;
+    device::Device& device = *h->m_device;
+    const Status placed = device::placeWithReplanning(
+        *setup.planner, setup.params, {}, h->m_placement,
+        [&](const sparse::PlacementPlan& plan) {
+            return placeScreenedOnce(device, plan, h->m_screenedWeights, h->m_screenedScratch, h->m_screened);
+        },
+        [&] {
+            h->m_screened.clear(); // layers first: they use the scratch
+            h->m_screenedScratch.reset();
+        });
+    if (!placed.ok()) {
+        report = cpuOnlyReport("placing the hot neurons failed: " + placed.message());
+        return nullptr;
+    }
+    return finish(std::move(h), setup, params, report);
+}
+
+std::int64_t HybridDecode::screenedHot(int layer) const
+{
+    if (!m_failure.empty() || layer < 0 || std::size_t(layer) >= m_screened.size())
+        return 0;
+    return m_screened[std::size_t(layer)]->hot();
+}
+
+bool HybridDecode::queueScreened(int layer, const float* xn, float scale)
+{
+    if (screenedHot(layer) == 0)
+        return false;
+    const Status st = m_screened[std::size_t(layer)]->queue(xn, scale);
+    if (!st.ok())
+        m_failure = st.message();
+    return st.ok();
+}
+
+bool HybridDecode::addScreened(int layer, float* y)
+{
+    const Status st = m_screened[std::size_t(layer)]->addTo(y);
+    if (!st.ok())
+        m_failure = st.message();
+    return st.ok();
+}
+
 std::unique_ptr<HybridDecode> HybridDecode::finish(std::unique_ptr<HybridDecode> h, Setup& setup,
                                                    const SessionParams& params, std::string& report)
 {
@@ -505,7 +616,9 @@ std::unique_ptr<HybridDecode> HybridDecode::finish(std::unique_ptr<HybridDecode>
     for (const std::string& note : h->m_placement.notes)
         notes += "; " + note;
 
-    const bool cpuOnlyPlacement = h->m_upOnly.empty() ? h->m_placement.cpuOnly() : !h->m_upOnlyScratch;
+    const bool cpuOnlyPlacement = !h->m_upOnly.empty()       ? !h->m_upOnlyScratch
+                                  : !h->m_screenedWeights.empty() ? !h->m_screenedScratch
+                                                                  : h->m_placement.cpuOnly();
     if (cpuOnlyPlacement) {
         std::string why;
         if (params.disableGpuIndex)

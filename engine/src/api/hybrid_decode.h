@@ -7,13 +7,16 @@
 // device and the CPU. Anything that goes wrong leaves the session on the CPU with a report that
 // says why; nothing here fails a session.
 //
-// Two kinds of FFN: the llama family's gated one (gate, up, down_t rows per neuron, placed by
-// device::placeHybridFfn), and falcon's and opt's up-only one (up and down_t rows, OPT's up
-// bias; see UpOnlyFfnLayer in the .cpp), which the device computes with the same operations:
-// the up rows' dot products, the bias, ReLU as ReGLU against ones, and the down rows.
+// Three kinds of FFN: the llama family's gated one (gate, up, down_t rows per neuron, placed by
+// device::placeHybridFfn), falcon's and opt's up-only one (up and down_t rows, OPT's up bias;
+// see UpOnlyFfnLayer in the .cpp), which the device computes with the same operations: the up
+// rows' dot products, the bias, ReLU as ReGLU against ones, and the down rows; and a
+// magnitude-sparse file's screened one, whose most kept neurons are each layer's first rows
+// (device/screened_ffn.h) and whose hot set is planned from the statistics file beside it.
 
 #include "device/device.h"
 #include "device/hybrid_placement.h"
+#include "device/screened_ffn.h"
 #include "model/family_sparse_ffn.h"
 #include "model/llama_forward.h"
 
@@ -59,6 +62,11 @@ public:
                                 const std::int32_t* active, std::int64_t count, const std::uint8_t* mask,
                                 float* y) override;
 
+    // A magnitude-sparse layer's first neurons on the device (model::LlamaForward::DecodeFfn).
+    [[nodiscard]] std::int64_t screenedHot(int layer) const override;
+    [[nodiscard]] bool queueScreened(int layer, const float* xn, float scale) override;
+    [[nodiscard]] bool addScreened(int layer, float* y) override;
+
     // The placement, plus what went wrong on the device since (it then runs on the CPU).
     [[nodiscard]] std::string report() const;
     [[nodiscard]] SessionPlacement placement() const;
@@ -80,6 +88,11 @@ private:
     HybridDecode();
 
     struct Setup; // what every family's create() shares (hybrid_decode.cpp)
+    // A magnitude-sparse llama-block file: its most kept neurons (each layer's first rows) on the
+    // device, the CPU screening the rest; null without a statistics file beside it.
+    [[nodiscard]] static std::unique_ptr<HybridDecode> createScreened(const model::LlamaModel& model,
+                                                                      const SessionParams& params, int contextLength,
+                                                                      int batchSize, std::string& report);
     [[nodiscard]] static std::unique_ptr<HybridDecode> createUpOnly(const model::FamilyModel& model, bool sparse,
                                                                     std::vector<UpOnlyWeights> layers,
                                                                     const SessionParams& params, int contextLength,
@@ -95,6 +108,9 @@ private:
     device::HybridPlacement m_placement;                  // gated FFNs
     std::unique_ptr<UpOnlyFfnScratch> m_upOnlyScratch;    // up-only FFNs
     std::vector<std::unique_ptr<UpOnlyFfnLayer>> m_upOnly;
+    std::vector<device::ScreenedFfnWeights> m_screenedWeights;           // magnitude-sparse FFNs
+    std::unique_ptr<device::ScreenedFfnScratch> m_screenedScratch;
+    std::vector<std::unique_ptr<device::ScreenedFfnLayer>> m_screened;
     std::string m_report;
     std::string m_failure; // the first device error; the FFN is on the CPU from then on
 };

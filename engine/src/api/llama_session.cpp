@@ -204,7 +204,9 @@ Result<std::unique_ptr<model::ArchitectureForward>> createForward(const Model& m
         } else {
             parts.hybrid = HybridDecode::create(llama, params, contextLength, maxBatch, report);
             hybrid = parts.hybrid.get();
-            parts.dense = denseOffload(llama, llama.weights().sparse, params, contextLength, maxBatch, report);
+            // A magnitude-sparse file goes by neuron when it can (statistics beside it), else by
+            // whole layers as a dense file.
+            parts.dense = denseOffload(llama, llama.weights().sparse || parts.hybrid, params, contextLength, maxBatch, report);
             parts.layers = hybridDeviceLayers(parts.hybrid.get(), llama, params, contextLength, maxBatch);
         }
         return std::unique_ptr<model::ArchitectureForward>(

@@ -165,6 +165,9 @@ Result<PlacementModel> PlacementModel::fromFile(const std::string& path, double 
             return found.status();
         }
         stats = std::move(found).value();
+    } else if (shape->screensNeurons()) {
+        std::string note;
+        stats = measuredStats(*shape, path, note); // none: whole layers, as a dense file's
     }
     auto impl = Impl::create(std::move(shape).value(), stats);
     if (!impl) {
@@ -227,7 +230,7 @@ Result<std::unique_ptr<PlacementModel::Impl>> PlacementModel::Impl::create(
 {
     auto impl = std::make_unique<PlacementModel::Impl>();
     impl->shape = std::move(shape);
-    if (impl->shape.hasPredictors() || impl->shape.mixtureOfExperts()) {
+    if (impl->shape.hasPredictors() || impl->shape.mixtureOfExperts() || !stats.empty()) {
         HEARTH_TRY(impl->setStats(std::move(stats)));
         return impl;
     }
@@ -240,7 +243,7 @@ Result<std::unique_ptr<PlacementModel::Impl>> PlacementModel::Impl::create(
 Status PlacementModel::Impl::setStats(sparse::ActivationStats newStats)
 {
     // Checked by making the planner the default request uses; the others follow on demand.
-    const bool sparse = shape.hasPredictors() && !shape.mixtureOfExperts() && !newStats.empty();
+    const bool sparse = shape.selectsNeurons() && !shape.mixtureOfExperts() && !newStats.empty();
     auto planner = make(sparse, true, newStats);
     if (!planner)
         return planner.status();

@@ -123,8 +123,7 @@ Result<sparse::ActivationStats> assumedStats(const sparse::ModelShape& shape, do
     return sparse::ActivationStats::fromFrequencies(std::move(layers));
 }
 
-Result<sparse::ActivationStats> sessionStats(const sparse::ModelShape& shape, const std::string& modelPath,
-                                             double assumedSparsity, std::string& note)
+sparse::ActivationStats measuredStats(const sparse::ModelShape& shape, const std::string& modelPath, std::string& note)
 {
     // Earlier versions of hearth-profile and hearth-synth named the file "<model>.gguf.hearth-stats.gguf".
     std::string statsPath = sparse::defaultStatsPath(modelPath);
@@ -139,10 +138,21 @@ Result<sparse::ActivationStats> sessionStats(const sparse::ModelShape& shape, co
         else if (const std::string mismatch = statsMismatch(*loaded, shape); !mismatch.empty())
             note = "statistics ignored: " + mismatch;
         else
-            return loaded;
+            return std::move(loaded).value();
     }
     if (note.empty())
-        note = "no activation statistics: neurons placed in file order";
+        note = "no activation statistics";
+    return {};
+}
+
+Result<sparse::ActivationStats> sessionStats(const sparse::ModelShape& shape, const std::string& modelPath,
+                                             double assumedSparsity, std::string& note)
+{
+    sparse::ActivationStats measured = measuredStats(shape, modelPath, note);
+    if (!measured.empty())
+        return measured;
+    if (note == "no activation statistics")
+        note += ": neurons placed in file order";
     return assumedStats(shape, assumedSparsity);
 }
 

@@ -40,6 +40,11 @@ namespace hearth {
 // The file's shape, its windows from its hyper-parameters, before sessionShape().
 [[nodiscard]] Result<sparse::ModelShape> fileShape(const gguf::GgufFile& file);
 
+// The statistics file beside the model when it loads and matches @p shape, else none (@p note
+// says why). A magnitude-sparse file is placed by neuron only with these.
+[[nodiscard]] sparse::ActivationStats measuredStats(const sparse::ModelShape& shape, const std::string& modelPath,
+                                                    std::string& note);
+
 // The statistics a sparse session plans with: the file beside the model when it has one that
 // loads (@p note says when one was ignored), otherwise a power law of @p assumedSparsity over the
 // neuron ids (each layer's neurons are then placed in file order).

@@ -239,6 +239,29 @@ Inputs prepareInputs(const CpuKernels& k, const float* x, std::int64_t tokens, s
     return in;
 }
 
+} // namespace
+
+WeightMatrix rowsView(const WeightMatrix& w, std::int64_t begin, std::int64_t end)
+{
+    WeightMatrix view = w;
+    view.data = static_cast<const std::uint8_t*>(w.data) + std::size_t(begin) * rowStrideOf(w);
+    view.rows = end - begin;
+    if (w.packing == Packing::Rows && begin < w.packedRows) {
+        view.packed = static_cast<const std::uint8_t*>(w.packed) + std::size_t(begin) * rowBytes(w.type, w.cols);
+        view.packedRows = std::min(w.packedRows, end) - begin;
+    } else if (w.packing != Packing::None && begin % kQ4x16Rows == 0 && begin < w.packedRows) {
+        view.packed = static_cast<const std::uint8_t*>(w.packed) + std::size_t(begin / kQ4x16Rows) * packedGroupBytes(w.packing, w.cols);
+        view.packedRows = std::min(w.packedRows, end) - begin;
+    } else {
+        view.packed = nullptr;
+        view.packing = Packing::None;
+        view.packedRows = 0;
+    }
+    return view;
+}
+
+namespace {
+
 // One weight matrix of a (possibly shared) call, with its place in the concatenated row space.
 struct Part {
     GemmFn gemm = nullptr;

@@ -54,6 +54,10 @@ struct WeightMatrix {
     return w.rowStride ? w.rowStride : rowBytes(w.type, w.cols);
 }
 
+// Rows [begin, end) of @p w as a matrix of their own, its packed copy kept where @p begin starts
+// a packed group (a magnitude-sparse layer's cold neurons after the hot ones on a device).
+[[nodiscard]] WeightMatrix rowsView(const WeightMatrix& w, std::int64_t begin, std::int64_t end);
+
 // Y[t][r] = sum_c W[r][c] * X[t][c] for t < tokens.
 // X is tokens x cols floats (row stride cols), Y is tokens x rows floats (row stride rows).
 // tokens == 1 is decode (memory-bound: stream W once); tokens > 1 reuses each loaded weight

@@ -228,18 +228,26 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
     }
     const sparse::NeuronWeights& neurons = m_neurons[std::size_t(layer)];
     if (n == 1 && neurons.valid()) {
-        // The gate densely (one streamed matrix), then the up and down rows of the neurons that
-        // pass: the bytes of the others are never read.
-        cpu::matmul(*m_pool, lw.gate, m_xn.data(), 1, m_gate.data());
-        cpu::silu(m_gate.data(), nFf);
         // Thresholds are in units of the residual's size: what a skipped neuron leaves out
         // matters relative to the stream it is added to.
         const float scale = cpu::rootMeanSquare(m_x.data(), nEmbd);
+        // The first neurons may be on a device, which computes them meanwhile (with the same
+        // floors); if it fails, the CPU computes every neuron.
+        const std::int64_t hot = skips && m_decodeFfn ? m_decodeFfn->screenedHot(layer) : 0;
+        const bool onDevice = hot > 0 && m_decodeFfn->queueScreened(layer, m_xn.data(), scale);
+        const std::int64_t first = onDevice ? hot : 0;
+        // The gate densely (one streamed matrix), then the up and down rows of the neurons that
+        // pass: the bytes of the others are never read.
+        if (first < nFf) {
+            cpu::matmul(*m_pool, first > 0 ? cpu::rowsView(lw.gate, first, nFf) : lw.gate, m_xn.data(), 1,
+                        m_gate.data() + first);
+            cpu::silu(m_gate.data() + first, nFf - first);
+        }
         sparse::NeuronSelection::Active active = m_selection.all();
         if (skips) {
             std::int32_t* ids = m_selection.idBuffer();
             std::int64_t count = 0;
-            for (std::int64_t i = 0; i < nFf; ++i) {
+            for (std::int64_t i = first; i < nFf; ++i) {
                 if (std::fabs(m_gate[std::size_t(i)]) >= lw.gateThresholds[i] * scale)
                     ids[count++] = std::int32_t(i);
             }
@@ -250,6 +258,8 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
         in.activationFloor = skips ? lw.activationThresholds : nullptr;
         in.floorScale = &scale;
         m_sparseFfn->run(*m_pool, neurons, in, 1, active.ids, active.count, nullptr, m_tmp.data());
+        if (onDevice && !m_decodeFfn->addScreened(layer, m_tmp.data()))
+            return magnitudeFfn(layer, n); // screenedHot() is 0 from now on
         return true;
     }
     // A prompt: the dense products (every weight block serves the whole batch), with the neurons

@@ -55,6 +55,12 @@ bool ModelShape::hasPredictors() const
         && std::all_of(layers.begin(), layers.end(), [](const LayerShape& l) { return l.predictorBytes > 0; });
 }
 
+bool ModelShape::screensNeurons() const
+{
+    return magnitudeSparse && !layers.empty()
+        && std::all_of(layers.begin(), layers.end(), [](const LayerShape& l) { return l.screenBytes > 0; });
+}
+
 bool ModelShape::mixtureOfExperts() const
 {
     return std::any_of(layers.begin(), layers.end(), [](const LayerShape& l) { return l.activeFF > 0; });
@@ -203,6 +209,7 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
         std::int64_t nFF = -1;
         std::int64_t sharedFF = 0; // a mixture's shared expert
         std::int64_t fusedRowLength = 0; // ffn_neurons: elements per neuron
+        std::uint64_t gateRowBytes = 0;  // a separate ffn_gate's rows
     };
     std::vector<Acc> acc;
     bool tiedOutput = true;
@@ -267,6 +274,8 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
                 a.fusedRowLength = t.rowLength();
             } else if (rest == "ffn_up_shexp.weight") {
                 a.sharedFF = t.rows();
+            } else if (rest == "ffn_gate.weight" && t.rows() > 0) {
+                a.gateRowBytes = t.byteSize / std::uint64_t(t.rows());
             }
         } else {
             a.shape.normBytes += t.byteSize; // small per-layer extras travel with the norms
@@ -292,6 +301,7 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     if (shape.nEmbdQ == 0)
         shape.nEmbdQ = fusedQkvRows > 2 * shape.nEmbdKv ? fusedQkvRows - 2 * shape.nEmbdKv : shape.nEmbd;
     shape.kvType = "F16";
+    shape.magnitudeSparse = file.getString("hearth.sparse.layout").value_or("") == "magnitude";
     for (std::size_t i = 0; i < acc.size(); ++i) {
         Acc& a = acc[i];
         if (a.nFF <= 0) {
@@ -308,6 +318,9 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
         if (a.fusedRowLength > 0 && shape.nEmbd > 0) // the device keeps each row kind apart
             a.shape.ffnTensors = std::uint32_t(std::max<std::int64_t>(a.fusedRowLength / shape.nEmbd, 1));
         a.shape.kvBytesPerToken = 2 * 2 * static_cast<std::uint64_t>(std::max<std::int64_t>(shape.nEmbdKv, 0));
+        // A magnitude-sparse layer with the gate screen reads every neuron's gate row.
+        if (shape.magnitudeSparse)
+            a.shape.screenBytes = a.gateRowBytes;
         shape.layers.push_back(a.shape);
     }
     if (const auto* up = file.findTensor("blk.0.ffn_up.weight")) {
@@ -317,7 +330,6 @@ Result<ModelShape> shapeFromGguf(const gguf::GgufFile& file)
     } else if (const auto* neurons = file.findTensor("blk.0.ffn_neurons.weight")) {
         shape.weightType = std::string(dtypeName(neurons->type));
     }
-    shape.magnitudeSparse = file.getString("hearth.sparse.layout").value_or("") == "magnitude";
     HEARTH_TRY(shape.validate());
     return shape;
 }

@@ -29,6 +29,9 @@ struct LayerShape {
     // have no gate), including biases. Neuron-major storage makes this a fixed size per layer.
     std::uint64_t neuronBytes = 0;
     std::uint32_t ffnTensors = 3;      // 3 with a gate, 2 without
+    // A magnitude-sparse layer with the gate screen: the part of neuronBytes read for every
+    // neuron on the CPU, kept or not (its gate row); the rest only for the neurons it keeps.
+    std::uint64_t screenBytes = 0;
     std::int64_t nFF = 0;
     // A mixture of experts: the neurons one token runs (its chosen experts' and the shared
     // expert's), fewer than nFF; 0 for a plain FFN. The tensor table cannot tell (the routing is
@@ -68,10 +71,16 @@ struct ModelShape {
     std::int64_t nEmbdQ = 0;          // n_head * head_dim (0: n_embd)
     std::int64_t nHead = 0;
     // A SwiGLU model made sparse by thresholds (hearth.sparse.layout "magnitude"): it skips
-    // neurons on the CPU; there are no hot neurons to place.
+    // neurons on the CPU; with the gate screen (screensNeurons) its most kept neurons can be
+    // placed on a GPU as a predictor model's hot neurons are.
     bool magnitudeSparse = false;
 
     [[nodiscard]] bool hasPredictors() const;
+    // Every layer of a magnitude-sparse file screens its neurons by their gate.
+    [[nodiscard]] bool screensNeurons() const;
+    // Each token computes some of each layer's neurons, chosen by predictors or the gate screen:
+    // the FFN can be placed by neuron.
+    [[nodiscard]] bool selectsNeurons() const { return hasPredictors() || screensNeurons(); }
     [[nodiscard]] bool mixtureOfExperts() const;
     [[nodiscard]] std::int64_t maxFF() const;
     [[nodiscard]] std::int64_t maxPredictorHidden() const;

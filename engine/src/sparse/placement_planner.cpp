@@ -251,7 +251,7 @@ Result<PlacementPlanner> PlacementPlanner::create(ModelShape shape, const Activa
     }
 
     PlacementPlanner planner;
-    planner.m_sparseCapable = !stats.empty() && shape.hasPredictors();
+    planner.m_sparseCapable = !stats.empty() && shape.selectsNeurons();
     planner.m_statsFingerprint = stats.empty() ? 0 : stats.fingerprint();
     const std::size_t n = shape.layers.size();
     planner.m_rankings.resize(n);
@@ -322,13 +322,18 @@ void PlacementPlanner::buildGroupOrder(std::int64_t groupSize)
         const LayerShape& s = m_shape.layers[l];
         const std::vector<double>& prefix = m_prefixFrequency[l];
         const double bytesPerNeuron = static_cast<double>(s.neuronBytes + kIndexBytesPerNeuron);
+        // A screened neuron's gate row is read for every token: that share of it counts as
+        // always active.
+        const double screenShare = s.neuronBytes > 0 ? double(s.screenBytes) / double(s.neuronBytes) : 0.0;
         double previous = std::numeric_limits<double>::infinity();
         for (std::int64_t start = 0; start < s.nFF; start += groupSize) {
             const std::int64_t end = std::min(start + groupSize, s.nFF);
+            const double count = static_cast<double>(end - start);
             const double sum = prefix[static_cast<std::size_t>(end)] - prefix[static_cast<std::size_t>(start)];
+            const double read = sum * (1.0 - screenShare) + count * screenShare;
             // Rounding in the prefix sums must not let a later group of a layer overtake an
             // earlier one: the hot set of a layer has to stay a prefix of its ranking.
-            const double priority = std::min(previous, sum / (static_cast<double>(end - start) * bytesPerNeuron));
+            const double priority = std::min(previous, read / (count * bytesPerNeuron));
             previous = priority;
             priorities[l].push_back(priority);
         }
@@ -577,8 +582,14 @@ void PlacementPlanner::finish(PlacementPlan& plan, const PlannerParams& p) const
         // A mixture of experts its chosen experts' (and its shared expert's).
         const double activeNeurons = plan.sparse ? frequencySum(l, lp.nFF)
                                                  : static_cast<double>(s.activeFF > 0 ? s.activeFF : lp.nFF);
-        const double ffnGpu = lp.gpuActivationShare * activeNeurons * static_cast<double>(s.neuronBytes);
-        const double ffnCpu = (1.0 - lp.gpuActivationShare) * activeNeurons * static_cast<double>(s.neuronBytes);
+        // A screened layer reads every neuron's gate row where the neuron lives, the rest of an
+        // active neuron's bytes only.
+        const double screen = plan.sparse ? static_cast<double>(s.screenBytes) : 0.0;
+        const double perActive = static_cast<double>(s.neuronBytes) - screen;
+        const double hot = static_cast<double>(lp.hotCount);
+        const double ffnGpu = lp.gpuActivationShare * activeNeurons * perActive + hot * screen;
+        const double ffnCpu =
+            (1.0 - lp.gpuActivationShare) * activeNeurons * perActive + (static_cast<double>(lp.nFF) - hot) * screen;
         sequential += std::max(ffnCpu / cpuBw, ffnGpu / gpuBw);
         layerCpu += ffnCpu;
         layerGpu += ffnGpu;

@@ -18,6 +18,9 @@
 // either, so a larger budget yields a longer prefix, a superset of the smaller one's placement.
 // Groups are small (32 neurons by default) so the waste is small too.
 //
+// A magnitude-sparse file with the gate screen is placed by neuron too, by how often each neuron
+// is kept (its statistics file), a neuron's gate row counting as read for every token.
+//
 // Dense models (no predictors or no statistics) place whole layers instead, llama.cpp style:
 // attention + KV + norms + the whole FFN of layer 0, 1, ..., then the output matrix.
 //

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+#include "device/screened_ffn.h"
+
+#include "cpu/ops.h"
+
+#include <algorithm>
+#include <new>
+
+namespace hearth::device {
+
+Result<std::unique_ptr<ScreenedFfnScratch>> ScreenedFfnScratch::create(Device& device, std::int64_t nEmbd,
+                                                                       std::int64_t maxHot)
+{
+    if (nEmbd <= 0 || maxHot <= 0)
+        return Status(ErrorCode::InvalidArgument, "screened FFN scratch: bad sizes");
+    std::unique_ptr<ScreenedFfnScratch> s(new ScreenedFfnScratch(device));
+    s->m_nEmbd = nEmbd;
+    s->m_maxHot = maxHot;
+    const std::uint64_t embd = std::uint64_t(nEmbd) * 4;
+    const std::uint64_t hot = std::uint64_t(maxHot) * 4;
+    struct Item {
+        DeviceBuffer* buffer;
+        std::uint64_t bytes;
+        const char* label;
+    } items[] = {{&s->m_x, embd, "FFN input"},
+                 {&s->m_scale, 4, "FFN residual scale"},
+                 {&s->m_gate, hot, "FFN gate activations"},
+                 {&s->m_up, hot, "FFN up activations"},
+                 {&s->m_y, embd, "FFN device output"}};
+    for (const Item& item : items) {
+        auto b = device.allocate(item.bytes, item.label);
+        if (!b)
+            return b.status(); // the destructor frees what was made
+        *item.buffer = *b;
+    }
+    return s;
+}
+
+ScreenedFfnScratch::~ScreenedFfnScratch()
+{
+    for (DeviceBuffer* b : {&m_x, &m_scale, &m_gate, &m_up, &m_y})
+        m_device.free(*b);
+}
+
+Result<std::unique_ptr<ScreenedFfnLayer>> ScreenedFfnLayer::create(Device& device, ScreenedFfnScratch& scratch,
+                                                                   const ScreenedFfnWeights& w, std::int64_t hot)
+{
+    const std::int64_t nFf = w.gate.rows;
+    if (!w.gate.data || !w.up.data || !w.downT.data || !w.gateFloor || !w.activationFloor || w.up.rows != nFf
+        || w.downT.rows != nFf || w.up.cols != w.gate.cols || w.downT.cols != w.gate.cols || hot < 0 || hot > nFf)
+        return Status(ErrorCode::InvalidArgument, "screened FFN: bad weights or hot count");
+    if (hot > scratch.maxHot() || w.gate.cols != scratch.nEmbd())
+        return Status(ErrorCode::InvalidArgument, "screened FFN scratch is too small for the layer");
+    std::unique_ptr<ScreenedFfnLayer> layer(new ScreenedFfnLayer(device, scratch));
+    layer->m_activation = w.activation;
+    try {
+        layer->m_out.resize(std::size_t(w.gate.cols));
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the FFN layer's buffers");
+    }
+    if (hot == 0)
+        return layer;
+    // The first rows of each matrix, as the file stores them.
+    const cpu::WeightMatrix* sources[3] = {&w.gate, &w.up, &w.downT};
+    DeviceMatrix* targets[3] = {&layer->m_gate, &layer->m_up, &layer->m_downT};
+    const char* labels[3] = {"hot FFN gate rows", "hot FFN up rows", "hot FFN down rows"};
+    for (int i = 0; i < 3; ++i) {
+        auto m = device.uploadMatrix(sources[i]->type, sources[i]->data, hot, sources[i]->cols, labels[i]);
+        if (!m)
+            return m.status(); // the layer's destructor frees what was uploaded
+        *targets[i] = *m;
+    }
+    layer->m_hot = hot;
+    auto gateFloor = device.allocateAndUpload(w.gateFloor, std::uint64_t(hot) * 4, "hot FFN gate floors");
+    if (!gateFloor)
+        return gateFloor.status();
+    layer->m_gateFloor = *gateFloor;
+    auto activationFloor = device.allocateAndUpload(w.activationFloor, std::uint64_t(hot) * 4, "hot FFN activation floors");
+    if (!activationFloor)
+        return activationFloor.status();
+    layer->m_activationFloor = *activationFloor;
+    HEARTH_TRY(device.synchronize());
+    return layer;
+}
+
+ScreenedFfnLayer::~ScreenedFfnLayer()
+{
+    for (DeviceBuffer* b : {&m_gate.data, &m_up.data, &m_downT.data, &m_gateFloor, &m_activationFloor})
+        m_device.free(*b);
+}
+
+std::uint64_t ScreenedFfnLayer::deviceBytes() const
+{
+    return m_gate.data.charged + m_up.data.charged + m_downT.data.charged + m_gateFloor.charged
+           + m_activationFloor.charged;
+}
+
+Status ScreenedFfnLayer::queue(const float* x, float scale)
+{
+    if (m_hot == 0)
+        return Status(ErrorCode::InvalidArgument, "screened FFN: nothing on the device");
+    Device& d = m_device;
+    ScreenedFfnScratch& s = m_scratch;
+    m_scale = scale;
+    const Status queued = [&]() -> Status {
+        HEARTH_TRY(d.upload(s.m_x, 0, x, std::uint64_t(s.m_nEmbd) * 4));
+        HEARTH_TRY(d.upload(s.m_scale, 0, &m_scale, 4));
+        HEARTH_TRY(d.matmul(MatmulOp{&m_gate, s.m_x, s.m_gate, 1}));
+        HEARTH_TRY(d.matmul(MatmulOp{&m_up, s.m_x, s.m_up, 1}));
+        ActivateOp activate{m_activation, s.m_gate, s.m_up, m_hot};
+        activate.gateFloor = m_gateFloor;
+        activate.activationFloor = m_activationFloor;
+        activate.floorScale = s.m_scale;
+        activate.floorWidth = m_hot;
+        HEARTH_TRY(d.activate(activate));
+        HEARTH_TRY(d.matmul(MatmulOp{&m_downT, s.m_gate, s.m_y, 1, true}));
+        return d.download(s.m_y, 0, m_out.data(), std::uint64_t(s.m_nEmbd) * 4);
+    }();
+    if (!queued.ok())
+        (void)d.synchronize();
+    return queued;
+}
+
+Status ScreenedFfnLayer::addTo(float* y)
+{
+    HEARTH_TRY(m_device.synchronize());
+    cpu::add(y, m_out.data(), std::int64_t(m_out.size()));
+    return {};
+}
+
+} // namespace hearth::device

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The most kept neurons of a magnitude-sparse layer on a device. Such a layer screens every
+// neuron on the CPU: its gate is computed for all of them and only the neurons over the floors
+// read their up and down rows (model/llama_weights.h). hearth-sparsify writes each layer's
+// neurons most often kept first, so the hot ones are its first rows: the device holds rows
+// [0, hot) of gate, up and down_t with their floors and computes them all for a decoded token,
+// floored as the CPU would, while the CPU screens rows [hot, n_ff); the outputs are summed.
+//
+//   layer->queue(xn, residualRms);   // the device starts
+//   ... the CPU's share into y ...
+//   layer->addTo(y);                 // waits and adds the device's share
+
+#include "cpu/matmul.h"
+#include "device/device.h"
+
+#include <hearth/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace hearth::device {
+
+// One layer as its file stores it: gate and up rows per neuron, down_t (a row per neuron), one
+// type for the three, and the neurons' floors in units of the residual's root mean square.
+struct ScreenedFfnWeights {
+    cpu::WeightMatrix gate;
+    cpu::WeightMatrix up;
+    cpu::WeightMatrix downT;
+    const float* gateFloor = nullptr;       // [n_ff]
+    const float* activationFloor = nullptr; // [n_ff]
+    Activation activation = Activation::SwiGlu;
+};
+
+// Device buffers every layer shares: one decoded token's.
+class ScreenedFfnScratch {
+public:
+    [[nodiscard]] static Result<std::unique_ptr<ScreenedFfnScratch>> create(Device& device, std::int64_t nEmbd,
+                                                                            std::int64_t maxHot);
+    ~ScreenedFfnScratch();
+
+    [[nodiscard]] std::int64_t nEmbd() const { return m_nEmbd; }
+    [[nodiscard]] std::int64_t maxHot() const { return m_maxHot; }
+
+private:
+    friend class ScreenedFfnLayer;
+    explicit ScreenedFfnScratch(Device& device)
+        : m_device(device)
+    {
+    }
+    Device& m_device;
+    std::int64_t m_nEmbd = 0;
+    std::int64_t m_maxHot = 0;
+    DeviceBuffer m_x;     // [nEmbd] the layer input
+    DeviceBuffer m_scale; // [1] the residual's root mean square
+    DeviceBuffer m_gate;  // [maxHot] gate products, then activations
+    DeviceBuffer m_up;    // [maxHot]
+    DeviceBuffer m_y;     // [nEmbd] the device's share of the output
+};
+
+class ScreenedFfnLayer {
+public:
+    // Uploads the first @p hot neurons of @p w (0: none, the layer stays on the CPU). The
+    // weights must outlive the layer; OutOfMemory frees what this call made.
+    [[nodiscard]] static Result<std::unique_ptr<ScreenedFfnLayer>> create(Device& device, ScreenedFfnScratch& scratch,
+                                                                         const ScreenedFfnWeights& w, std::int64_t hot);
+    ~ScreenedFfnLayer();
+    ScreenedFfnLayer(const ScreenedFfnLayer&) = delete;
+    ScreenedFfnLayer& operator=(const ScreenedFfnLayer&) = delete;
+
+    [[nodiscard]] std::int64_t hot() const { return m_hot; }
+    [[nodiscard]] std::uint64_t deviceBytes() const;
+
+    // Queues the hot neurons' output for the normalized input @p x (n_embd floats) of a token
+    // whose residual has root mean square @p scale.
+    [[nodiscard]] Status queue(const float* x, float scale);
+    // Waits for what queue() started and adds it to @p y (n_embd floats).
+    [[nodiscard]] Status addTo(float* y);
+
+private:
+    ScreenedFfnLayer(Device& device, ScreenedFfnScratch& scratch)
+        : m_device(device)
+        , m_scratch(scratch)
+    {
+    }
+
+    Device& m_device;
+    ScreenedFfnScratch& m_scratch;
+    Activation m_activation = Activation::SwiGlu;
+    std::int64_t m_hot = 0;
+    DeviceMatrix m_gate; // rows [0, hot)
+    DeviceMatrix m_up;
+    DeviceMatrix m_downT;
+    DeviceBuffer m_gateFloor;       // [hot]
+    DeviceBuffer m_activationFloor; // [hot]
+    float m_scale = 0.0f;           // queue()'s, until the device has read it
+    std::vector<float> m_out;       // [nEmbd]
+};
+
+} // namespace hearth::device
