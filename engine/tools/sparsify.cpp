@@ -118,8 +118,11 @@ int main(int argc, char** argv)
     std::printf("held-out perplexity %.4f dense, %.4f sparse (%+.2f%%)\n", report->densePerplexity,
                 report->sparsePerplexity, 100.0 * (report->sparsePerplexity / report->densePerplexity - 1.0));
     std::printf("expected decode speed-up where memory bandwidth limits: %.2fx\n", report->expectedSpeedup);
-    if (magnitude)
+    if (magnitude && report->statisticsOutput.empty())
         std::printf("wrote %s in %.1f s\n", report->output.c_str(), report->seconds);
+    else if (magnitude)
+        std::printf("wrote %s and %s in %.1f s\n", report->output.c_str(), report->statisticsOutput.c_str(),
+                    report->seconds);
     else
         std::printf("wrote %s and %s in %.1f s (fitting %.1f s)\n", report->output.c_str(),
                     report->statisticsOutput.c_str(), report->seconds, report->fitSeconds);

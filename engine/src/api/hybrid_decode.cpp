@@ -37,22 +37,13 @@ public:
         s->m_nEmbd = nEmbd;
         s->m_maxHot = maxHot;
         const std::uint64_t hot = std::uint64_t(std::max<std::int64_t>(maxHot, 1)) * 4;
-        struct Item {
-            device::DeviceBuffer* buffer;
-            std::uint64_t bytes;
-            const char* label;
-        } items[] = {{&s->x, std::uint64_t(nEmbd) * 4, "FFN input"},
-                     {&s->slots, hot, "FFN active hot slots"},
-                     {&s->act, hot, "FFN up activations"},
-                     {&s->bias, hot, "FFN up biases"},
-                     {&s->ones, hot, "FFN ReLU multipliers"},
-                     {&s->y, std::uint64_t(nEmbd) * 4, "FFN device output"}};
-        for (const Item& item : items) {
-            auto b = device.allocate(item.bytes, item.label);
-            if (!b)
-                return b.status(); // the destructor frees what was made
-            *item.buffer = *b;
-        }
+        // On failure the destructor frees what was made.
+        HEARTH_TRY(device.allocateEach({{&s->x, std::uint64_t(nEmbd) * 4, "FFN input"},
+                                        {&s->slots, hot, "FFN active hot slots"},
+                                        {&s->act, hot, "FFN up activations"},
+                                        {&s->bias, hot, "FFN up biases"},
+                                        {&s->ones, hot, "FFN ReLU multipliers"},
+                                        {&s->y, std::uint64_t(nEmbd) * 4, "FFN device output"}}));
         // ReLU(u) = ReGLU(u, 1): the device's gated activation with an up operand of ones.
         std::vector<float> ones(std::size_t(std::max<std::int64_t>(maxHot, 1)), 1.0f);
         HEARTH_TRY(device.upload(s->ones, 0, ones.data(), hot));

@@ -12,6 +12,17 @@ std::uint64_t Device::chargedBytes(std::uint64_t bytes) const
     return (bytes == 0 ? 1 : (bytes - 1) / g + 1) * g;
 }
 
+Status Device::allocateEach(std::initializer_list<BufferRequest> requests)
+{
+    for (const BufferRequest& r : requests) {
+        auto b = allocate(r.bytes, r.label);
+        if (!b)
+            return b.status();
+        *r.buffer = *b;
+    }
+    return {};
+}
+
 Result<DeviceBuffer> Device::allocateAndUpload(const void* host, std::uint64_t bytes, const char* label)
 {
     auto buffer = allocate(bytes, label);

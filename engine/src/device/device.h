@@ -23,6 +23,7 @@
 #include <hearth/status.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 namespace hearth::device {
@@ -79,6 +80,14 @@ public:
     [[nodiscard]] virtual Status layerNorm(const LayerNormOp& op) = 0;
     [[nodiscard]] virtual Status biasAdd(const BiasAddOp& op) = 0;
 
+    // One buffer for each request, in order. At the first failure its error comes back; the
+    // buffers made before stay in their requests' places, for their owner to free.
+    struct BufferRequest {
+        DeviceBuffer* buffer;
+        std::uint64_t bytes;
+        const char* label;
+    };
+    [[nodiscard]] Status allocateEach(std::initializer_list<BufferRequest> requests);
     // Allocates and uploads in one step; returns once the data is on the device (it
     // synchronizes), so @p host may go away right after. For weights, not per-token data.
     [[nodiscard]] Result<DeviceBuffer> allocateAndUpload(const void* host, std::uint64_t bytes, const char* label);

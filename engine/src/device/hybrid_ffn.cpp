@@ -88,22 +88,13 @@ Result<std::unique_ptr<HybridFfnScratch>> HybridFfnScratch::create(Device& devic
     s->m_rows = rows;
     const std::uint64_t hot = std::uint64_t(std::max<std::int64_t>(maxHot, 1));
     const std::uint64_t r = std::uint64_t(rows);
-    struct Item {
-        DeviceBuffer* buffer;
-        std::uint64_t bytes;
-        const char* label;
-    } items[] = {{&s->m_x, r * std::uint64_t(nEmbd) * 4, "FFN input"},
-                 {&s->m_slots, hot * 4, "FFN active hot slots"},
-                 {&s->m_mask, r * hot, "FFN hot neurons per prompt token"},
-                 {&s->m_gate, r * hot * 4, "FFN gate activations"},
-                 {&s->m_up, r * hot * 4, "FFN up activations"},
-                 {&s->m_y, r * std::uint64_t(nEmbd) * 4, "FFN device output"}};
-    for (const Item& item : items) {
-        auto b = device.allocate(item.bytes, item.label);
-        if (!b)
-            return b.status(); // the destructor frees what was made
-        *item.buffer = *b;
-    }
+    // On failure the destructor frees what was made.
+    HEARTH_TRY(device.allocateEach({{&s->m_x, r * std::uint64_t(nEmbd) * 4, "FFN input"},
+                                    {&s->m_slots, hot * 4, "FFN active hot slots"},
+                                    {&s->m_mask, r * hot, "FFN hot neurons per prompt token"},
+                                    {&s->m_gate, r * hot * 4, "FFN gate activations"},
+                                    {&s->m_up, r * hot * 4, "FFN up activations"},
+                                    {&s->m_y, r * std::uint64_t(nEmbd) * 4, "FFN device output"}}));
     return s;
 }
 

@@ -18,21 +18,12 @@ Result<std::unique_ptr<ScreenedFfnScratch>> ScreenedFfnScratch::create(Device& d
     s->m_maxHot = maxHot;
     const std::uint64_t embd = std::uint64_t(nEmbd) * 4;
     const std::uint64_t hot = std::uint64_t(maxHot) * 4;
-    struct Item {
-        DeviceBuffer* buffer;
-        std::uint64_t bytes;
-        const char* label;
-    } items[] = {{&s->m_x, embd, "FFN input"},
-                 {&s->m_scale, 4, "FFN residual scale"},
-                 {&s->m_gate, hot, "FFN gate activations"},
-                 {&s->m_up, hot, "FFN up activations"},
-                 {&s->m_y, embd, "FFN device output"}};
-    for (const Item& item : items) {
-        auto b = device.allocate(item.bytes, item.label);
-        if (!b)
-            return b.status(); // the destructor frees what was made
-        *item.buffer = *b;
-    }
+    // On failure the destructor frees what was made.
+    HEARTH_TRY(device.allocateEach({{&s->m_x, embd, "FFN input"},
+                                    {&s->m_scale, 4, "FFN residual scale"},
+                                    {&s->m_gate, hot, "FFN gate activations"},
+                                    {&s->m_up, hot, "FFN up activations"},
+                                    {&s->m_y, embd, "FFN device output"}}));
     return s;
 }
 

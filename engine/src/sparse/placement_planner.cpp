@@ -582,12 +582,13 @@ void PlacementPlanner::finish(PlacementPlan& plan, const PlannerParams& p) const
         // A mixture of experts its chosen experts' (and its shared expert's).
         const double activeNeurons = plan.sparse ? frequencySum(l, lp.nFF)
                                                  : static_cast<double>(s.activeFF > 0 ? s.activeFF : lp.nFF);
-        // A screened layer reads every neuron's gate row where the neuron lives, the rest of an
-        // active neuron's bytes only.
+        // A screened layer's CPU reads every cold neuron's gate row, the rest of an active
+        // one's bytes only; its device computes every hot neuron (device/screened_ffn.h).
         const double screen = plan.sparse ? static_cast<double>(s.screenBytes) : 0.0;
         const double perActive = static_cast<double>(s.neuronBytes) - screen;
         const double hot = static_cast<double>(lp.hotCount);
-        const double ffnGpu = lp.gpuActivationShare * activeNeurons * perActive + hot * screen;
+        const double ffnGpu = screen > 0 ? hot * static_cast<double>(s.neuronBytes)
+                                         : lp.gpuActivationShare * activeNeurons * perActive;
         const double ffnCpu =
             (1.0 - lp.gpuActivationShare) * activeNeurons * perActive + (static_cast<double>(lp.nFF) - hot) * screen;
         sequential += std::max(ffnCpu / cpuBw, ffnGpu / gpuBw);
