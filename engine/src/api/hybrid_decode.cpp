@@ -9,7 +9,6 @@
 #include "model/falcon_model.h"
 #include "model/llama_model.h"
 #include "model/opt_model.h"
-#include "device/screened_ffn.h"
 #include "sparse/gpu_index.h"
 #include "sparse/model_shape.h"
 #include "sparse/neuron_selection.h"
@@ -358,7 +357,9 @@ bool prepare(const gguf::GgufFile& file, const std::string& modelPath, const dev
     auto stats = measuredOnly ? Result<sparse::ActivationStats>(measuredStats(*shape, modelPath, statsNote))
                               : sessionStats(*shape, modelPath, kDefaultAssumedSparsity, statsNote);
     if (!stats || stats->empty()) {
-        report = cpuOnlyReport(!stats ? stats.message() : statsNote);
+        report = cpuOnlyReport(!stats             ? stats.message()
+                               : statsNote.empty() ? std::string("no activation statistics beside the model")
+                                                   : statsNote);
         return false;
     }
     auto planner = sparse::PlacementPlanner::create(*shape, *stats);

@@ -140,8 +140,6 @@ sparse::ActivationStats measuredStats(const sparse::ModelShape& shape, const std
         else
             return std::move(loaded).value();
     }
-    if (note.empty())
-        note = "no activation statistics";
     return {};
 }
 
@@ -151,8 +149,8 @@ Result<sparse::ActivationStats> sessionStats(const sparse::ModelShape& shape, co
     sparse::ActivationStats measured = measuredStats(shape, modelPath, note);
     if (!measured.empty())
         return measured;
-    if (note == "no activation statistics")
-        note += ": neurons placed in file order";
+    if (note.empty())
+        note = "no activation statistics: neurons placed in file order";
     return assumedStats(shape, assumedSparsity);
 }
 

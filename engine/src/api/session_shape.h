@@ -41,7 +41,7 @@ namespace hearth {
 [[nodiscard]] Result<sparse::ModelShape> fileShape(const gguf::GgufFile& file);
 
 // The statistics file beside the model when it loads and matches @p shape, else none (@p note
-// says why). A magnitude-sparse file is placed by neuron only with these.
+// says why one there was ignored). A magnitude-sparse file is placed by neuron only with these.
 [[nodiscard]] sparse::ActivationStats measuredStats(const sparse::ModelShape& shape, const std::string& modelPath,
                                                     std::string& note);
 
