@@ -352,62 +352,69 @@ void TestDevice::activate()
 }
 
 // A magnitude-sparse layer's first neurons on the device: all of them computed, each kept only
-// over its floors, against the same sum taken here.
+// over its floors in units of its token's scale, against the same sums taken here; one token, and
+// five through a scratch of two rows (three slices).
 void TestDevice::screenedNeurons()
 {
     const std::int64_t nEmbd = 64;
     const std::int64_t nFF = 96;
     const std::int64_t hot = 48;
+    const auto embd = static_cast<std::size_t>(nEmbd);
     for (const DType type : {DType::F32, DType::Q8_0}) {
         const auto gate = randomMatrix(type, nFF, nEmbd, 41);
         const auto up = randomMatrix(type, nFF, nEmbd, 42);
         const auto down = randomMatrix(type, nFF, nEmbd, 43);
-        const auto x = randomFloats(std::size_t(nEmbd), 44);
         std::vector<float> gateFloor(static_cast<std::size_t>(nFF)), activationFloor(static_cast<std::size_t>(nFF));
         for (std::int64_t i = 0; i < nFF; ++i) {
             gateFloor[std::size_t(i)] = 0.05f * float(i % 4);
             activationFloor[std::size_t(i)] = 0.03f * float(i % 3);
         }
-        const float scale = 1.5f;
         device::ScreenedFfnWeights w;
         w.gate = {type, gate.data(), nFF, nEmbd};
         w.up = {type, up.data(), nFF, nEmbd};
         w.downT = {type, down.data(), nFF, nEmbd};
         w.gateFloor = gateFloor.data();
         w.activationFloor = activationFloor.data();
+        for (const int tokens : {1, 5}) {
+            const auto x = randomFloats(std::size_t(tokens) * embd, 44);
+            std::vector<float> scales(static_cast<std::size_t>(tokens));
+            for (int t = 0; t < tokens; ++t)
+                scales[std::size_t(t)] = 1.0f + 0.25f * float(t);
+            std::vector<float> want(std::size_t(tokens) * embd, 0.0f);
+            std::vector<float> g(static_cast<std::size_t>(nFF)), u(static_cast<std::size_t>(nFF)), row(embd);
+            cpu::ThreadPool pool(1);
+            int kept = 0;
+            for (int t = 0; t < tokens; ++t) {
+                cpu::matmul(pool, w.gate, x.data() + std::size_t(t) * embd, 1, g.data());
+                cpu::matmul(pool, w.up, x.data() + std::size_t(t) * embd, 1, u.data());
+                const float scale = scales[std::size_t(t)];
+                for (std::int64_t i = 0; i < hot; ++i) {
+                    const float part = g[std::size_t(i)] / (1.0f + std::exp(-g[std::size_t(i)]));
+                    const float a = part * u[std::size_t(i)];
+                    if (std::fabs(part) < gateFloor[std::size_t(i)] * scale || std::fabs(a) < activationFloor[std::size_t(i)] * scale)
+                        continue;
+                    ++kept;
+                    cpu::getRow(w.downT, i, row.data());
+                    cpu::axpy(want.data() + std::size_t(t) * embd, a, row.data(), nEmbd);
+                }
+            }
+            QVERIFY(kept > tokens * hot / 5 && kept < tokens * hot);
 
-        const auto embd = static_cast<std::size_t>(nEmbd);
-        const auto ff = static_cast<std::size_t>(nFF);
-        std::vector<float> want(embd, 0.0f), g(ff), u(ff), row(embd);
-        cpu::ThreadPool pool(1);
-        cpu::matmul(pool, w.gate, x.data(), 1, g.data());
-        cpu::matmul(pool, w.up, x.data(), 1, u.data());
-        int kept = 0;
-        for (std::int64_t i = 0; i < hot; ++i) {
-            const float part = g[std::size_t(i)] / (1.0f + std::exp(-g[std::size_t(i)]));
-            const float a = part * u[std::size_t(i)];
-            if (std::fabs(part) < gateFloor[std::size_t(i)] * scale || std::fabs(a) < activationFloor[std::size_t(i)] * scale)
-                continue;
-            ++kept;
-            cpu::getRow(w.downT, i, row.data());
-            cpu::axpy(want.data(), a, row.data(), nEmbd);
+            EmulatedDevice d;
+            auto scratch = device::ScreenedFfnScratch::create(d, nEmbd, hot, 2);
+            QVERIFY(scratch.ok());
+            auto layer = device::ScreenedFfnLayer::create(d, **scratch, w, hot);
+            QVERIFY2(layer.ok(), layer.message().c_str());
+            QCOMPARE((*layer)->hot(), hot);
+            std::vector<float> y(want.size(), 0.25f);
+            QVERIFY((*layer)->queue(x.data(), tokens, scales.data()).ok());
+            QVERIFY((*layer)->addTo(y.data(), tokens).ok());
+            for (float& v : y)
+                v -= 0.25f;
+            QVERIFY2(maxRelativeError(y, want) < 1e-4f, qPrintable(QString::number(maxRelativeError(y, want))));
+            // More neurons than the scratch holds.
+            QCOMPARE(device::ScreenedFfnLayer::create(d, **scratch, w, hot + 1).status().code(), ErrorCode::InvalidArgument);
         }
-        QVERIFY(kept > hot / 5 && kept < hot);
-
-        EmulatedDevice d;
-        auto scratch = device::ScreenedFfnScratch::create(d, nEmbd, hot);
-        QVERIFY(scratch.ok());
-        auto layer = device::ScreenedFfnLayer::create(d, **scratch, w, hot);
-        QVERIFY2(layer.ok(), layer.message().c_str());
-        QCOMPARE((*layer)->hot(), hot);
-        std::vector<float> y(std::size_t(nEmbd), 0.25f);
-        QVERIFY((*layer)->queue(x.data(), scale).ok());
-        QVERIFY((*layer)->addTo(y.data()).ok());
-        for (float& v : y)
-            v -= 0.25f;
-        QVERIFY2(maxRelativeError(y, want) < 1e-4f, qPrintable(QString::number(maxRelativeError(y, want))));
-        // More neurons than the scratch holds.
-        QCOMPARE(device::ScreenedFfnLayer::create(d, **scratch, w, hot + 1).status().code(), ErrorCode::InvalidArgument);
     }
 }
 

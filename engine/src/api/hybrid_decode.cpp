@@ -12,6 +12,7 @@
 #include "sparse/gpu_index.h"
 #include "sparse/model_shape.h"
 #include "sparse/neuron_selection.h"
+#include "sparse/scratch_layout.h"
 #include "sparse/sparse_ffn.h"
 
 #include <hearth/placement.h>
@@ -499,7 +500,7 @@ namespace {
 // The layers of @p plan on @p device: each layer's hot neurons must be the first of its rows
 // (hearth-sparsify writes them most kept first; a cached placement of other ids keeps only its
 // leading run), in whole groups of 16 so the CPU's packed gate starts on a group.
-Status placeScreenedOnce(device::Device& device, const sparse::PlacementPlan& plan,
+Status placeScreenedOnce(device::Device& device, const sparse::PlacementPlan& plan, std::int64_t batchSize,
                          const std::vector<device::ScreenedFfnWeights>& layers,
                          std::unique_ptr<device::ScreenedFfnScratch>& scratch,
                          std::vector<std::unique_ptr<device::ScreenedFfnLayer>>& out)
@@ -515,7 +516,8 @@ Status placeScreenedOnce(device::Device& device, const sparse::PlacementPlan& pl
     const std::int64_t maxHot = *std::max_element(hot.begin(), hot.end());
     if (maxHot == 0)
         return {};
-    auto made = device::ScreenedFfnScratch::create(device, layers.front().gate.cols, maxHot);
+    const std::int64_t rows = std::clamp<std::int64_t>(batchSize, 1, sparse::kHybridFfnRows);
+    auto made = device::ScreenedFfnScratch::create(device, layers.front().gate.cols, maxHot, rows);
     if (!made)
         return made.status();
     scratch = std::move(*made);
@@ -561,7 +563,8 @@ std::unique_ptr<HybridDecode> HybridDecode::createScreened(const model::LlamaMod
     const Status placed = device::placeWithReplanning(
         *setup.planner, setup.params, {}, h->m_placement,
         [&](const sparse::PlacementPlan& plan) {
-            return placeScreenedOnce(device, plan, h->m_screenedWeights, h->m_screenedScratch, h->m_screened);
+            return placeScreenedOnce(device, plan, setup.params.batchSize, h->m_screenedWeights, h->m_screenedScratch,
+                                     h->m_screened);
         },
         [&] {
             h->m_screened.clear(); // layers first: they use the scratch
@@ -581,19 +584,19 @@ std::int64_t HybridDecode::screenedHot(int layer) const
     return m_screened[std::size_t(layer)]->hot();
 }
 
-bool HybridDecode::queueScreened(int layer, const float* xn, float scale)
+bool HybridDecode::queueScreened(int layer, const float* xn, int tokens, const float* scales)
 {
     if (screenedHot(layer) == 0)
         return false;
-    const Status st = m_screened[std::size_t(layer)]->queue(xn, scale);
+    const Status st = m_screened[std::size_t(layer)]->queue(xn, tokens, scales);
     if (!st.ok())
         m_failure = st.message();
     return st.ok();
 }
 
-bool HybridDecode::addScreened(int layer, float* y)
+bool HybridDecode::addScreened(int layer, float* y, int tokens)
 {
-    const Status st = m_screened[std::size_t(layer)]->addTo(y);
+    const Status st = m_screened[std::size_t(layer)]->addTo(y, tokens);
     if (!st.ok())
         m_failure = st.message();
     return st.ok();

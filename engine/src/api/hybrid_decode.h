@@ -64,8 +64,8 @@ public:
 
     // A magnitude-sparse layer's first neurons on the device (model::LlamaForward::DecodeFfn).
     [[nodiscard]] std::int64_t screenedHot(int layer) const override;
-    [[nodiscard]] bool queueScreened(int layer, const float* xn, float scale) override;
-    [[nodiscard]] bool addScreened(int layer, float* y) override;
+    [[nodiscard]] bool queueScreened(int layer, const float* xn, int tokens, const float* scales) override;
+    [[nodiscard]] bool addScreened(int layer, float* y, int tokens) override;
 
     // The placement, plus what went wrong on the device since (it then runs on the CPU).
     [[nodiscard]] std::string report() const;

@@ -9,18 +9,20 @@
 namespace hearth::device {
 
 Result<std::unique_ptr<ScreenedFfnScratch>> ScreenedFfnScratch::create(Device& device, std::int64_t nEmbd,
-                                                                       std::int64_t maxHot)
+                                                                       std::int64_t maxHot, std::int64_t rows)
 {
-    if (nEmbd <= 0 || maxHot <= 0)
+    if (nEmbd <= 0 || maxHot <= 0 || rows <= 0)
         return Status(ErrorCode::InvalidArgument, "screened FFN scratch: bad sizes");
     std::unique_ptr<ScreenedFfnScratch> s(new ScreenedFfnScratch(device));
     s->m_nEmbd = nEmbd;
     s->m_maxHot = maxHot;
-    const std::uint64_t embd = std::uint64_t(nEmbd) * 4;
-    const std::uint64_t hot = std::uint64_t(maxHot) * 4;
+    s->m_rows = rows;
+    const std::uint64_t r = std::uint64_t(rows);
+    const std::uint64_t embd = r * std::uint64_t(nEmbd) * 4;
+    const std::uint64_t hot = r * std::uint64_t(maxHot) * 4;
     // On failure the destructor frees what was made.
     HEARTH_TRY(device.allocateEach({{&s->m_x, embd, "FFN input"},
-                                    {&s->m_scale, 4, "FFN residual scale"},
+                                    {&s->m_scale, r * 4, "FFN residual scales"},
                                     {&s->m_gate, hot, "FFN gate activations"},
                                     {&s->m_up, hot, "FFN up activations"},
                                     {&s->m_y, embd, "FFN device output"}}));
@@ -44,11 +46,6 @@ Result<std::unique_ptr<ScreenedFfnLayer>> ScreenedFfnLayer::create(Device& devic
         return Status(ErrorCode::InvalidArgument, "screened FFN scratch is too small for the layer");
     std::unique_ptr<ScreenedFfnLayer> layer(new ScreenedFfnLayer(device, scratch));
     layer->m_activation = w.activation;
-    try {
-        layer->m_out.resize(std::size_t(w.gate.cols));
-    } catch (const std::bad_alloc&) {
-        return Status(ErrorCode::OutOfMemory, "not enough memory for the FFN layer's buffers");
-    }
     if (hot == 0)
         return layer;
     // The first rows of each matrix, as the file stores them.
@@ -86,35 +83,47 @@ std::uint64_t ScreenedFfnLayer::deviceBytes() const
            + m_activationFloor.charged;
 }
 
-Status ScreenedFfnLayer::queue(const float* x, float scale)
+Status ScreenedFfnLayer::queue(const float* x, int tokens, const float* scales)
 {
-    if (m_hot == 0)
-        return Status(ErrorCode::InvalidArgument, "screened FFN: nothing on the device");
+    if (m_hot == 0 || tokens <= 0)
+        return Status(ErrorCode::InvalidArgument, "screened FFN: nothing on the device, or no tokens");
     Device& d = m_device;
     ScreenedFfnScratch& s = m_scratch;
-    m_scale = scale;
+    const std::int64_t nEmbd = s.m_nEmbd;
+    try {
+        m_out.resize(std::size_t(tokens) * std::size_t(nEmbd));
+    } catch (const std::bad_alloc&) {
+        return Status(ErrorCode::OutOfMemory, "not enough memory for the FFN layer's output");
+    }
+    // A slice of the scratch's rows at a time; each runs while the host works on the rest.
     const Status queued = [&]() -> Status {
-        HEARTH_TRY(d.upload(s.m_x, 0, x, std::uint64_t(s.m_nEmbd) * 4));
-        HEARTH_TRY(d.upload(s.m_scale, 0, &m_scale, 4));
-        HEARTH_TRY(d.matmul(MatmulOp{&m_gate, s.m_x, s.m_gate, 1}));
-        HEARTH_TRY(d.matmul(MatmulOp{&m_up, s.m_x, s.m_up, 1}));
-        ActivateOp activate{m_activation, s.m_gate, s.m_up, m_hot};
-        activate.gateFloor = m_gateFloor;
-        activate.activationFloor = m_activationFloor;
-        activate.floorScale = s.m_scale;
-        activate.floorWidth = m_hot;
-        HEARTH_TRY(d.activate(activate));
-        HEARTH_TRY(d.matmul(MatmulOp{&m_downT, s.m_gate, s.m_y, 1, true}));
-        return d.download(s.m_y, 0, m_out.data(), std::uint64_t(s.m_nEmbd) * 4);
+        for (std::int64_t t0 = 0; t0 < tokens; t0 += s.m_rows) {
+            const std::int64_t n = std::min<std::int64_t>(s.m_rows, tokens - t0);
+            HEARTH_TRY(d.upload(s.m_x, 0, x + t0 * nEmbd, std::uint64_t(n * nEmbd) * 4));
+            HEARTH_TRY(d.upload(s.m_scale, 0, scales + t0, std::uint64_t(n) * 4));
+            HEARTH_TRY(d.matmul(MatmulOp{&m_gate, s.m_x, s.m_gate, n}));
+            HEARTH_TRY(d.matmul(MatmulOp{&m_up, s.m_x, s.m_up, n}));
+            ActivateOp activate{m_activation, s.m_gate, s.m_up, n * m_hot};
+            activate.gateFloor = m_gateFloor;
+            activate.activationFloor = m_activationFloor;
+            activate.floorScale = s.m_scale;
+            activate.floorWidth = m_hot;
+            HEARTH_TRY(d.activate(activate));
+            HEARTH_TRY(d.matmul(MatmulOp{&m_downT, s.m_gate, s.m_y, n, true}));
+            HEARTH_TRY(d.download(s.m_y, 0, m_out.data() + t0 * nEmbd, std::uint64_t(n * nEmbd) * 4));
+        }
+        return {};
     }();
     if (!queued.ok())
         (void)d.synchronize();
     return queued;
 }
 
-Status ScreenedFfnLayer::addTo(float* y)
+Status ScreenedFfnLayer::addTo(float* y, int tokens)
 {
     HEARTH_TRY(m_device.synchronize());
+    if (std::size_t(tokens) * std::size_t(m_scratch.m_nEmbd) != m_out.size())
+        return Status(ErrorCode::InvalidArgument, "screened FFN: not the tokens queued");
     cpu::add(y, m_out.data(), std::int64_t(m_out.size()));
     return {};
 }

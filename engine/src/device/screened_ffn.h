@@ -8,9 +8,11 @@
 // [0, hot) of gate, up and down_t with their floors and computes them all for a decoded token,
 // floored as the CPU would, while the CPU screens rows [hot, n_ff); the outputs are summed.
 //
-//   layer->queue(xn, residualRms);   // the device starts
+// A prompt's tokens go the same way, each with its own residual scale.
+//
+//   layer->queue(xn, tokens, residualRms);   // the device starts
 //   ... the CPU's share into y ...
-//   layer->addTo(y);                 // waits and adds the device's share
+//   layer->addTo(y, tokens);                 // waits and adds the device's share
 
 #include "cpu/matmul.h"
 #include "device/device.h"
@@ -34,15 +36,16 @@ struct ScreenedFfnWeights {
     Activation activation = Activation::SwiGlu;
 };
 
-// Device buffers every layer shares: one decoded token's.
+// Device buffers every layer shares: @p rows tokens at a time (a prompt goes in slices).
 class ScreenedFfnScratch {
 public:
     [[nodiscard]] static Result<std::unique_ptr<ScreenedFfnScratch>> create(Device& device, std::int64_t nEmbd,
-                                                                            std::int64_t maxHot);
+                                                                            std::int64_t maxHot, std::int64_t rows = 1);
     ~ScreenedFfnScratch();
 
     [[nodiscard]] std::int64_t nEmbd() const { return m_nEmbd; }
     [[nodiscard]] std::int64_t maxHot() const { return m_maxHot; }
+    [[nodiscard]] std::int64_t rows() const { return m_rows; }
 
 private:
     friend class ScreenedFfnLayer;
@@ -53,11 +56,12 @@ private:
     Device& m_device;
     std::int64_t m_nEmbd = 0;
     std::int64_t m_maxHot = 0;
-    DeviceBuffer m_x;     // [nEmbd] the layer input
-    DeviceBuffer m_scale; // [1] the residual's root mean square
-    DeviceBuffer m_gate;  // [maxHot] gate products, then activations
-    DeviceBuffer m_up;    // [maxHot]
-    DeviceBuffer m_y;     // [nEmbd] the device's share of the output
+    std::int64_t m_rows = 1;
+    DeviceBuffer m_x;     // [rows][nEmbd] the layer input
+    DeviceBuffer m_scale; // [rows] the residual's root mean square
+    DeviceBuffer m_gate;  // [rows][maxHot] gate products, then activations
+    DeviceBuffer m_up;    // [rows][maxHot]
+    DeviceBuffer m_y;     // [rows][nEmbd] the device's share of the output
 };
 
 class ScreenedFfnLayer {
@@ -73,11 +77,12 @@ public:
     [[nodiscard]] std::int64_t hot() const { return m_hot; }
     [[nodiscard]] std::uint64_t deviceBytes() const;
 
-    // Queues the hot neurons' output for the normalized input @p x (n_embd floats) of a token
-    // whose residual has root mean square @p scale.
-    [[nodiscard]] Status queue(const float* x, float scale);
-    // Waits for what queue() started and adds it to @p y (n_embd floats).
-    [[nodiscard]] Status addTo(float* y);
+    // Queues the hot neurons' output for the normalized inputs @p x (@p tokens rows of n_embd
+    // floats) of tokens whose residuals have root mean squares @p scales. @p x and @p scales must
+    // stay as they are until addTo().
+    [[nodiscard]] Status queue(const float* x, int tokens, const float* scales);
+    // Waits for what queue() started and adds it to @p y (the same rows).
+    [[nodiscard]] Status addTo(float* y, int tokens);
 
 private:
     ScreenedFfnLayer(Device& device, ScreenedFfnScratch& scratch)
@@ -95,8 +100,7 @@ private:
     DeviceMatrix m_downT;
     DeviceBuffer m_gateFloor;       // [hot]
     DeviceBuffer m_activationFloor; // [hot]
-    float m_scale = 0.0f;           // queue()'s, until the device has read it
-    std::vector<float> m_out;       // [nEmbd]
+    std::vector<float> m_out;       // [tokens][nEmbd] the device's share, once downloaded
 };
 
 } // namespace hearth::device

@@ -234,7 +234,7 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
         // The first neurons may be on a device, which computes them meanwhile (with the same
         // floors); if it fails, the CPU computes every neuron.
         const std::int64_t hot = skips && m_decodeFfn ? m_decodeFfn->screenedHot(layer) : 0;
-        const bool onDevice = hot > 0 && m_decodeFfn->queueScreened(layer, m_xn.data(), scale);
+        const bool onDevice = hot > 0 && m_decodeFfn->queueScreened(layer, m_xn.data(), 1, &scale);
         const std::int64_t first = onDevice ? hot : 0;
         // The gate densely (one streamed matrix), then the up and down rows of the neurons that
         // pass: the bytes of the others are never read.
@@ -258,35 +258,51 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
         in.activationFloor = skips ? lw.activationThresholds : nullptr;
         in.floorScale = &scale;
         m_sparseFfn->run(*m_pool, neurons, in, 1, active.ids, active.count, nullptr, m_tmp.data());
-        if (onDevice && !m_decodeFfn->addScreened(layer, m_tmp.data()))
+        if (onDevice && !m_decodeFfn->addScreened(layer, m_tmp.data(), 1))
             return magnitudeFfn(layer, n); // screenedHot() is 0 from now on
         return true;
     }
     // A prompt: the dense products (every weight block serves the whole batch), with the neurons
     // a decoded token would skip set to zero, so that prompt and decode agree.
-    {
+    if (!skips) {
         const cpu::WeightMatrix ws[2] = {lw.gate, lw.up};
         float* const ys[2] = {m_gate.data(), m_up.data()};
         cpu::matmulShared(*m_pool, ws, ys, 2, m_xn.data(), n);
-    }
-    if (!skips) {
         cpu::swiglu(m_gate.data(), m_up.data(), std::int64_t(n) * nFf);
         m_downProjection->run(*m_pool, lw.down, m_gate.data(), n, m_tmp.data());
         return true;
     }
-    cpu::silu(m_gate.data(), std::int64_t(n) * nFf);
-    for (int t = 0; t < n; ++t) {
-        float* g = m_gate.data() + std::size_t(t) * std::size_t(nFf);
-        const float* u = m_up.data() + std::size_t(t) * std::size_t(nFf);
-        const float scale = cpu::rootMeanSquare(m_x.data() + std::size_t(t) * std::size_t(nEmbd), nEmbd);
-        for (std::int64_t i = 0; i < nFf; ++i) {
-            const float a = g[i] * u[i];
-            const bool kept = std::fabs(g[i]) >= lw.gateThresholds[i] * scale
-                              && std::fabs(a) >= lw.activationThresholds[i] * scale;
-            g[i] = kept ? a : 0.0f;
+    std::vector<float> scales(static_cast<std::size_t>(n));
+    for (int t = 0; t < n; ++t)
+        scales[std::size_t(t)] = cpu::rootMeanSquare(m_x.data() + std::size_t(t) * std::size_t(nEmbd), nEmbd);
+    // As for a decoded token, the device may take the first neurons of every token.
+    const std::int64_t hot = m_decodeFfn ? m_decodeFfn->screenedHot(layer) : 0;
+    const bool onDevice = hot > 0 && m_decodeFfn->queueScreened(layer, m_xn.data(), n, scales.data());
+    const std::int64_t first = onDevice ? hot : 0;
+    const std::int64_t rows = nFf - first; // per token, in m_gate and m_up
+    if (rows > 0) {
+        const cpu::WeightMatrix ws[2] = {cpu::rowsView(lw.gate, first, nFf), cpu::rowsView(lw.up, first, nFf)};
+        float* const ys[2] = {m_gate.data(), m_up.data()};
+        cpu::matmulShared(*m_pool, ws, ys, 2, m_xn.data(), n);
+        cpu::silu(m_gate.data(), std::int64_t(n) * rows);
+        for (int t = 0; t < n; ++t) {
+            float* g = m_gate.data() + std::size_t(t) * std::size_t(rows);
+            const float* u = m_up.data() + std::size_t(t) * std::size_t(rows);
+            const float scale = scales[std::size_t(t)];
+            for (std::int64_t j = 0; j < rows; ++j) {
+                const std::int64_t i = first + j;
+                const float a = g[j] * u[j];
+                const bool kept = std::fabs(g[j]) >= lw.gateThresholds[i] * scale
+                                  && std::fabs(a) >= lw.activationThresholds[i] * scale;
+                g[j] = kept ? a : 0.0f;
+            }
         }
+        m_downProjection->run(*m_pool, cpu::rowsView(lw.down, first, nFf), m_gate.data(), n, m_tmp.data());
+    } else {
+        std::fill_n(m_tmp.data(), std::size_t(n) * std::size_t(nEmbd), 0.0f);
     }
-    m_downProjection->run(*m_pool, lw.down, m_gate.data(), n, m_tmp.data());
+    if (onDevice && !m_decodeFfn->addScreened(layer, m_tmp.data(), n))
+        return magnitudeFfn(layer, n); // screenedHot() is 0 from now on
     return true;
 }
 

@@ -129,12 +129,16 @@ public:
             return false;
         }
         // A magnitude-sparse layer's first neurons elsewhere (device/screened_ffn.h): how many
-        // (0: none), and for a decoded token, start them on the normalized input @p xn with the
-        // residual's root mean square @p scale, then wait and add their output to @p y. False:
-        // the CPU computes them (queue), or must compute them again (add).
+        // (0: none), and for @p tokens rows, start them on the normalized inputs @p xn with the
+        // residual's root mean square per token, @p scales, then wait and add their output to
+        // @p y. False: the CPU computes them (queue), or must compute them again (add).
         [[nodiscard]] virtual std::int64_t screenedHot(int /*layer*/) const { return 0; }
-        [[nodiscard]] virtual bool queueScreened(int /*layer*/, const float* /*xn*/, float /*scale*/) { return false; }
-        [[nodiscard]] virtual bool addScreened(int /*layer*/, float* /*y*/) { return false; }
+        [[nodiscard]] virtual bool queueScreened(int /*layer*/, const float* /*xn*/, int /*tokens*/,
+                                                 const float* /*scales*/)
+        {
+            return false;
+        }
+        [[nodiscard]] virtual bool addScreened(int /*layer*/, float* /*y*/, int /*tokens*/) { return false; }
     };
     // Null switches it off. @p ffn must outlive every later forward().
     void setDecodeFfn(DecodeFfn* ffn) { m_decodeFfn = ffn; }
