@@ -401,7 +401,7 @@ void TestDevice::screenedNeurons()
             QVERIFY(kept > tokens * hot / 5 && kept < tokens * hot);
 
             EmulatedDevice d;
-            auto scratch = device::ScreenedFfnScratch::create(d, nEmbd, hot, 2);
+            auto scratch = device::HybridFfnScratch::create(d, nEmbd, hot, 2);
             QVERIFY(scratch.ok());
             auto layer = device::ScreenedFfnLayer::create(d, **scratch, w, hot);
             QVERIFY2(layer.ok(), layer.message().c_str());

@@ -502,7 +502,7 @@ namespace {
 // leading run), in whole groups of 16 so the CPU's packed gate starts on a group.
 Status placeScreenedOnce(device::Device& device, const sparse::PlacementPlan& plan, std::int64_t batchSize,
                          const std::vector<device::ScreenedFfnWeights>& layers,
-                         std::unique_ptr<device::ScreenedFfnScratch>& scratch,
+                         std::unique_ptr<device::HybridFfnScratch>& scratch,
                          std::vector<std::unique_ptr<device::ScreenedFfnLayer>>& out)
 {
     std::vector<std::int64_t> hot(layers.size(), 0);
@@ -517,7 +517,7 @@ Status placeScreenedOnce(device::Device& device, const sparse::PlacementPlan& pl
     if (maxHot == 0)
         return {};
     const std::int64_t rows = std::clamp<std::int64_t>(batchSize, 1, sparse::kHybridFfnRows);
-    auto made = device::ScreenedFfnScratch::create(device, layers.front().gate.cols, maxHot, rows);
+    auto made = device::HybridFfnScratch::create(device, layers.front().gate.cols, maxHot, rows);
     if (!made)
         return made.status();
     scratch = std::move(*made);

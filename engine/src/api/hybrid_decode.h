@@ -109,7 +109,7 @@ private:
     std::unique_ptr<UpOnlyFfnScratch> m_upOnlyScratch;    // up-only FFNs
     std::vector<std::unique_ptr<UpOnlyFfnLayer>> m_upOnly;
     std::vector<device::ScreenedFfnWeights> m_screenedWeights;           // magnitude-sparse FFNs
-    std::unique_ptr<device::ScreenedFfnScratch> m_screenedScratch;
+    std::unique_ptr<device::HybridFfnScratch> m_screenedScratch;
     std::vector<std::unique_ptr<device::ScreenedFfnLayer>> m_screened;
     std::string m_report;
     std::string m_failure; // the first device error; the FFN is on the CPU from then on

@@ -94,19 +94,21 @@ Result<std::unique_ptr<HybridFfnScratch>> HybridFfnScratch::create(Device& devic
                                     {&s->m_mask, r * hot, "FFN hot neurons per prompt token"},
                                     {&s->m_gate, r * hot * 4, "FFN gate activations"},
                                     {&s->m_up, r * hot * 4, "FFN up activations"},
-                                    {&s->m_y, r * std::uint64_t(nEmbd) * 4, "FFN device output"}}));
+                                    {&s->m_y, r * std::uint64_t(nEmbd) * 4, "FFN device output"},
+                                    {&s->m_scale, r * 4, "FFN residual scales"}}));
     return s;
 }
 
 HybridFfnScratch::~HybridFfnScratch()
 {
-    for (DeviceBuffer* b : {&m_x, &m_slots, &m_mask, &m_gate, &m_up, &m_y})
+    for (DeviceBuffer* b : {&m_x, &m_slots, &m_mask, &m_gate, &m_up, &m_y, &m_scale})
         m_device.free(*b);
 }
 
 std::uint64_t HybridFfnScratch::bytes() const
 {
-    return m_x.charged + m_slots.charged + m_mask.charged + m_gate.charged + m_up.charged + m_y.charged;
+    return m_x.charged + m_slots.charged + m_mask.charged + m_gate.charged + m_up.charged + m_y.charged
+           + m_scale.charged;
 }
 
 // --- HybridFfnLayer ---

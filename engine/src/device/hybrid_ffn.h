@@ -55,7 +55,8 @@ struct FfnWeights {
 };
 
 // Device buffers shared by every layer of a model (the planner counts them as scratch): one
-// decoded token's, or @p rows tokens of a prompt at once.
+// decoded token's, or @p rows tokens of a prompt at once. Magnitude-sparse files' screened layers
+// (device/screened_ffn.h) use them too.
 class HybridFfnScratch {
 public:
     [[nodiscard]] static Result<std::unique_ptr<HybridFfnScratch>> create(Device& device, std::int64_t nEmbd,
@@ -68,6 +69,7 @@ public:
 
 private:
     friend class HybridFfnLayer;
+    friend class ScreenedFfnLayer;
     explicit HybridFfnScratch(Device& device)
         : m_device(device)
     {
@@ -82,6 +84,7 @@ private:
     DeviceBuffer m_gate;  // [rows][maxHot] gate dot products, then activations
     DeviceBuffer m_up;    // [rows][maxHot] up dot products
     DeviceBuffer m_y;     // [rows][nEmbd] the device's partial output
+    DeviceBuffer m_scale; // [rows] the residual's root mean square per token (screened layers' floors)
 };
 
 struct HybridFfnStats {

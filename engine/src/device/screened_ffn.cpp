@@ -8,34 +8,7 @@
 
 namespace hearth::device {
 
-Result<std::unique_ptr<ScreenedFfnScratch>> ScreenedFfnScratch::create(Device& device, std::int64_t nEmbd,
-                                                                       std::int64_t maxHot, std::int64_t rows)
-{
-    if (nEmbd <= 0 || maxHot <= 0 || rows <= 0)
-        return Status(ErrorCode::InvalidArgument, "screened FFN scratch: bad sizes");
-    std::unique_ptr<ScreenedFfnScratch> s(new ScreenedFfnScratch(device));
-    s->m_nEmbd = nEmbd;
-    s->m_maxHot = maxHot;
-    s->m_rows = rows;
-    const std::uint64_t r = std::uint64_t(rows);
-    const std::uint64_t embd = r * std::uint64_t(nEmbd) * 4;
-    const std::uint64_t hot = r * std::uint64_t(maxHot) * 4;
-    // On failure the destructor frees what was made.
-    HEARTH_TRY(device.allocateEach({{&s->m_x, embd, "FFN input"},
-                                    {&s->m_scale, r * 4, "FFN residual scales"},
-                                    {&s->m_gate, hot, "FFN gate activations"},
-                                    {&s->m_up, hot, "FFN up activations"},
-                                    {&s->m_y, embd, "FFN device output"}}));
-    return s;
-}
-
-ScreenedFfnScratch::~ScreenedFfnScratch()
-{
-    for (DeviceBuffer* b : {&m_x, &m_scale, &m_gate, &m_up, &m_y})
-        m_device.free(*b);
-}
-
-Result<std::unique_ptr<ScreenedFfnLayer>> ScreenedFfnLayer::create(Device& device, ScreenedFfnScratch& scratch,
+Result<std::unique_ptr<ScreenedFfnLayer>> ScreenedFfnLayer::create(Device& device, HybridFfnScratch& scratch,
                                                                    const ScreenedFfnWeights& w, std::int64_t hot)
 {
     const std::int64_t nFf = w.gate.rows;
@@ -88,7 +61,7 @@ Status ScreenedFfnLayer::queue(const float* x, int tokens, const float* scales)
     if (m_hot == 0 || tokens <= 0)
         return Status(ErrorCode::InvalidArgument, "screened FFN: nothing on the device, or no tokens");
     Device& d = m_device;
-    ScreenedFfnScratch& s = m_scratch;
+    HybridFfnScratch& s = m_scratch;
     const std::int64_t nEmbd = s.m_nEmbd;
     try {
         m_out.resize(std::size_t(tokens) * std::size_t(nEmbd));

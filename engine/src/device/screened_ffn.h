@@ -16,6 +16,7 @@
 
 #include "cpu/matmul.h"
 #include "device/device.h"
+#include "device/hybrid_ffn.h"
 
 #include <hearth/status.h>
 
@@ -36,39 +37,12 @@ struct ScreenedFfnWeights {
     Activation activation = Activation::SwiGlu;
 };
 
-// Device buffers every layer shares: @p rows tokens at a time (a prompt goes in slices).
-class ScreenedFfnScratch {
-public:
-    [[nodiscard]] static Result<std::unique_ptr<ScreenedFfnScratch>> create(Device& device, std::int64_t nEmbd,
-                                                                            std::int64_t maxHot, std::int64_t rows = 1);
-    ~ScreenedFfnScratch();
-
-    [[nodiscard]] std::int64_t nEmbd() const { return m_nEmbd; }
-    [[nodiscard]] std::int64_t maxHot() const { return m_maxHot; }
-    [[nodiscard]] std::int64_t rows() const { return m_rows; }
-
-private:
-    friend class ScreenedFfnLayer;
-    explicit ScreenedFfnScratch(Device& device)
-        : m_device(device)
-    {
-    }
-    Device& m_device;
-    std::int64_t m_nEmbd = 0;
-    std::int64_t m_maxHot = 0;
-    std::int64_t m_rows = 1;
-    DeviceBuffer m_x;     // [rows][nEmbd] the layer input
-    DeviceBuffer m_scale; // [rows] the residual's root mean square
-    DeviceBuffer m_gate;  // [rows][maxHot] gate products, then activations
-    DeviceBuffer m_up;    // [rows][maxHot]
-    DeviceBuffer m_y;     // [rows][nEmbd] the device's share of the output
-};
-
 class ScreenedFfnLayer {
 public:
-    // Uploads the first @p hot neurons of @p w (0: none, the layer stays on the CPU). The
-    // weights must outlive the layer; OutOfMemory frees what this call made.
-    [[nodiscard]] static Result<std::unique_ptr<ScreenedFfnLayer>> create(Device& device, ScreenedFfnScratch& scratch,
+    // Uploads the first @p hot neurons of @p w (0: none, the layer stays on the CPU); a prompt
+    // goes through @p scratch's rows a slice at a time. The weights must outlive the layer;
+    // OutOfMemory frees what this call made.
+    [[nodiscard]] static Result<std::unique_ptr<ScreenedFfnLayer>> create(Device& device, HybridFfnScratch& scratch,
                                                                          const ScreenedFfnWeights& w, std::int64_t hot);
     ~ScreenedFfnLayer();
     ScreenedFfnLayer(const ScreenedFfnLayer&) = delete;
@@ -85,14 +59,14 @@ public:
     [[nodiscard]] Status addTo(float* y, int tokens);
 
 private:
-    ScreenedFfnLayer(Device& device, ScreenedFfnScratch& scratch)
+    ScreenedFfnLayer(Device& device, HybridFfnScratch& scratch)
         : m_device(device)
         , m_scratch(scratch)
     {
     }
 
     Device& m_device;
-    ScreenedFfnScratch& m_scratch;
+    HybridFfnScratch& m_scratch;
     Activation m_activation = Activation::SwiGlu;
     std::int64_t m_hot = 0;
     DeviceMatrix m_gate; // rows [0, hot)
