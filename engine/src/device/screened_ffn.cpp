@@ -50,12 +50,6 @@ ScreenedFfnLayer::~ScreenedFfnLayer()
         m_device.free(*b);
 }
 
-std::uint64_t ScreenedFfnLayer::deviceBytes() const
-{
-    return m_gate.data.charged + m_up.data.charged + m_downT.data.charged + m_gateFloor.charged
-           + m_activationFloor.charged;
-}
-
 Status ScreenedFfnLayer::queue(const float* x, int tokens, const float* scales)
 {
     if (m_hot == 0 || tokens <= 0)

@@ -49,7 +49,6 @@ public:
     ScreenedFfnLayer& operator=(const ScreenedFfnLayer&) = delete;
 
     [[nodiscard]] std::int64_t hot() const { return m_hot; }
-    [[nodiscard]] std::uint64_t deviceBytes() const;
 
     // Queues the hot neurons' output for the normalized inputs @p x (@p tokens rows of n_embd
     // floats) of tokens whose residuals have root mean squares @p scales. @p x and @p scales must
