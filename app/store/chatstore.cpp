@@ -1065,6 +1065,8 @@ std::optional<qint64> ChatStore::beginAssistantMessage(qint64 conversationId, qi
 
 bool ChatStore::resumeAssistantMessage(qint64 messageId)
 {
+    if (!canWrite())
+        return false;
     const std::optional<StoredMessage> stored = message(messageId);
     if (!stored || stored->role != QLatin1String("assistant")
         || (stored->state != MessageState::LengthLimit && stored->state != MessageState::Stopped))

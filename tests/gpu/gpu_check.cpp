@@ -341,16 +341,16 @@ public:
         auto bs = p.put(scale.data(), scale.size() * 4);
         for (const Activation kind : {Activation::SwiGlu, Activation::ReGlu, Activation::DRelu}) {
             auto bf = p.put(gate.data(), n * 4);
-            ActivateOp fg{kind, bf.gpu, bu.gpu, std::int64_t(n)};
-            ActivateOp fr{kind, bf.ref, bu.ref, std::int64_t(n)};
-            fg.gateFloor = bgf.gpu;
-            fg.activationFloor = baf.gpu;
-            fg.floorScale = bs.gpu;
-            fg.floorWidth = width;
-            fr.gateFloor = bgf.ref;
-            fr.activationFloor = baf.ref;
-            fr.floorScale = bs.ref;
-            fr.floorWidth = width;
+            const auto floored = [&](DeviceBuffer Pair::Buf::*side) {
+                ActivateOp op{kind, bf.*side, bu.*side, std::int64_t(n)};
+                op.gateFloor = bgf.*side;
+                op.activationFloor = baf.*side;
+                op.floorScale = bs.*side;
+                op.floorWidth = width;
+                return op;
+            };
+            const ActivateOp fg = floored(&Pair::Buf::gpu);
+            const ActivateOp fr = floored(&Pair::Buf::ref);
             const std::string name = "activate floored kind " + std::to_string(int(kind));
             if (p.failed() || !m_gpu.activate(fg).ok() || !m_ref.activate(fr).ok())
                 return failed(name, "could not run");
