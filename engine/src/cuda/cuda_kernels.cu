@@ -95,6 +95,32 @@ __global__ void dequantizeKernel(const std::uint8_t* w, std::uint64_t rowBytes, 
     out[i] = __float2half(elementAt<Type>(w + std::uint64_t(row) * rowBytes, std::int64_t(i - row * cols)));
 }
 
+// The gated kinds (0-3 and 6): f(g, u), and in @p part the gate's own factor (silu, ReLU, ReLU²,
+// or the GELU written as cpu::geglu computes it), which magnitude-sparse floors compare.
+__device__ inline float gatedActivation(int kind, float g, float u, float& part)
+{
+    const float r = fmaxf(g, 0.0f);
+    switch (kind) {
+    case 0: // swiglu
+        part = g / (1.0f + expf(-g));
+        return part * u;
+    case 1: // reglu
+        part = r;
+        return r * u;
+    case 2: // drelu
+        part = r;
+        return r * fmaxf(u, 0.0f);
+    case 3: // relu2
+        part = r * r;
+        return part * u;
+    default: { // 6: geglu
+        const float k = 0.7978845608028654f;
+        part = 0.5f * g * (1.0f + tanhf(k * g * (1.0f + 0.044715f * g * g)));
+        return part * u;
+    }
+    }
+}
+
 __global__ void activateKernel(int kind, float* gate, const float* up, const std::uint8_t* mask, std::int64_t n)
 {
     const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -105,41 +131,20 @@ __global__ void activateKernel(int kind, float* gate, const float* up, const std
         return;
     }
     const float g = gate[i];
-    const float u = up ? up[i] : 0.0f;
-    switch (kind) {
-    case 0: // swiglu
-        gate[i] = g / (1.0f + expf(-g)) * u;
-        break;
-    case 1: // reglu
-        gate[i] = fmaxf(g, 0.0f) * u;
-        break;
-    case 2: // drelu
-        gate[i] = fmaxf(g, 0.0f) * fmaxf(u, 0.0f);
-        break;
-    case 3: { // relu2
-        const float r = fmaxf(g, 0.0f);
-        gate[i] = r * r * u;
-        break;
-    }
-    case 4: // relu
+    if (kind == 4) { // relu
         gate[i] = fmaxf(g, 0.0f);
-        break;
-    case 6: { // geglu, with the GELU written as cpu::geglu computes it
+    } else if (kind == 5) { // gelu, tanh approximation written as the CPU's dense FFN computes it
         const float k = 0.7978845608028654f;
-        gate[i] = 0.5f * g * (1.0f + tanhf(k * g * (1.0f + 0.044715f * g * g))) * u;
-        break;
-    }
-    default: { // gelu, tanh approximation written as the CPU's dense FFN computes it
-        const float k = 0.7978845608028654f;
-        const float v = g;
-        const float t = k * v * (1.0f + 0.044715f * v * v);
-        gate[i] = v / (1.0f + expf(-2.0f * t));
-    }
+        const float t = k * g * (1.0f + 0.044715f * g * g);
+        gate[i] = g / (1.0f + expf(-2.0f * t));
+    } else {
+        float part;
+        gate[i] = gatedActivation(kind, g, up[i], part);
     }
 }
 
 // A gated activation whose result is kept only above two floors in units of the token's scale
-// (device::ActivateOp's floors): the gate part |g(gate)| against gateFloor, the result against
+// (device::ActivateOp's floors): the gate part against gateFloor, the result against
 // activationFloor. Kinds 0-3 and 6.
 __global__ void activateFlooredKernel(int kind, float* gate, const float* up, const float* gateFloor,
                                       const float* activationFloor, const float* scale, std::int64_t width,
@@ -148,33 +153,8 @@ __global__ void activateFlooredKernel(int kind, float* gate, const float* up, co
     const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    const float g = gate[i];
-    const float u = up[i];
-    const float r = fmaxf(g, 0.0f);
-    float part = r;
-    float result = 0.0f;
-    switch (kind) {
-    case 0: // swiglu
-        part = g / (1.0f + expf(-g));
-        result = part * u;
-        break;
-    case 1: // reglu
-        result = r * u;
-        break;
-    case 2: // drelu
-        result = r * fmaxf(u, 0.0f);
-        break;
-    case 3: // relu2
-        part = r * r;
-        result = part * u;
-        break;
-    default: { // 6: geglu
-        const float k = 0.7978845608028654f;
-        part = 0.5f * g * (1.0f + tanhf(k * g * (1.0f + 0.044715f * g * g)));
-        result = part * u;
-        break;
-    }
-    }
+    float part;
+    const float result = gatedActivation(kind, gate[i], up[i], part);
     const std::int64_t j = i % width;
     const float s = scale[i / width];
     gate[i] = fabsf(part) >= gateFloor[j] * s && fabsf(result) >= activationFloor[j] * s ? result : 0.0f;

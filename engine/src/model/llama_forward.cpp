@@ -57,6 +57,7 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         f->m_x.resize(b * hp.nEmbd);
         f->m_xn.resize(b * hp.nEmbd);
         f->m_tmp.resize(b * hp.nEmbd);
+        f->m_residualScales.resize(b);
         f->m_q.resize(b * hp.qDim());
         f->m_k.resize(b * hp.kvDim());
         f->m_v.resize(b * hp.kvDim());
@@ -272,12 +273,12 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
         m_downProjection->run(*m_pool, lw.down, m_gate.data(), n, m_tmp.data());
         return true;
     }
-    std::vector<float> scales(static_cast<std::size_t>(n));
+    float* const scales = m_residualScales.data();
     for (int t = 0; t < n; ++t)
-        scales[std::size_t(t)] = cpu::rootMeanSquare(m_x.data() + std::size_t(t) * std::size_t(nEmbd), nEmbd);
+        scales[t] = cpu::rootMeanSquare(m_x.data() + std::size_t(t) * std::size_t(nEmbd), nEmbd);
     // As for a decoded token, the device may take the first neurons of every token.
     const std::int64_t hot = m_decodeFfn ? m_decodeFfn->screenedHot(layer) : 0;
-    const bool onDevice = hot > 0 && m_decodeFfn->queueScreened(layer, m_xn.data(), n, scales.data());
+    const bool onDevice = hot > 0 && m_decodeFfn->queueScreened(layer, m_xn.data(), n, scales);
     const std::int64_t first = onDevice ? hot : 0;
     const std::int64_t rows = nFf - first; // per token, in m_gate and m_up
     if (rows > 0) {
@@ -288,7 +289,7 @@ bool LlamaForward::magnitudeFfn(int layer, int n)
         for (int t = 0; t < n; ++t) {
             float* g = m_gate.data() + std::size_t(t) * std::size_t(rows);
             const float* u = m_up.data() + std::size_t(t) * std::size_t(rows);
-            const float scale = scales[std::size_t(t)];
+            const float scale = scales[t];
             for (std::int64_t j = 0; j < rows; ++j) {
                 const std::int64_t i = first + j;
                 const float a = g[j] * u[j];

@@ -205,6 +205,7 @@ private:
     std::vector<float> m_x;      // [B][nEmbd] residual stream
     std::vector<float> m_xn;     // [B][nEmbd] normalized input of a block
     std::vector<float> m_tmp;    // [B][nEmbd] block output before the residual add
+    std::vector<float> m_residualScales; // [B] each token's residual RMS (magnitude-sparse floors)
     std::vector<float> m_q;      // [B][qDim]
     std::vector<float> m_k;      // [B][kvDim]
     std::vector<float> m_v;      // [B][kvDim]
