@@ -340,8 +340,11 @@ bool ModelLibrary::deleteModel(qint64 id)
         setErrorText(tr("Cannot delete %1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
         return false;
     }
-    // The neuron placement cached for this file would only go stale.
-    QFile::remove(QFile::decodeName(hearth::placementCachePath(QFile::encodeName(path).toStdString()).c_str()));
+    // What was made for this file alone goes with it: the neuron placement cached for it and the
+    // activation statistics hearth-profile wrote beside it.
+    const std::string enginePath = QFile::encodeName(path).toStdString();
+    for (const std::string& madeForIt : {hearth::placementCachePath(enginePath), hearth::statisticsPathFor(enginePath)})
+        QFile::remove(QFile::decodeName(madeForIt.c_str()));
     setErrorText({});
     return m_manager->remove(id);
 }

@@ -346,10 +346,13 @@ private Q_SLOTS:
         const auto byPath = [&](const QString& path) {
             return library->models().at(library->rowOfPath(path));
         };
-        // A placement cache beside it goes too.
+        // A placement cache and a statistics file beside it go too.
         QFile cache(QString::fromStdString(hearth::placementCachePath(destination.toStdString())));
         QVERIFY(cache.open(QIODevice::WriteOnly));
         cache.close();
+        QFile stats(QString::fromStdString(hearth::statisticsPathFor(destination.toStdString())));
+        QVERIFY(stats.open(QIODevice::WriteOnly));
+        stats.close();
 
         // The user's own file is never deleted.
         QVERIFY(!library->deleteModel(byPath(imported).id));
@@ -358,6 +361,7 @@ private Q_SLOTS:
         QVERIFY(library->deleteModel(byPath(destination).id));
         QVERIFY(!QFile::exists(destination));
         QVERIFY(!QFile::exists(cache.fileName()));
+        QVERIFY(!QFile::exists(stats.fileName()));
         QCOMPARE(library->rowOfPath(destination), -1);
         QCOMPARE(library->rowCount(), 1);
         // Gone from the downloads too, also after a restart.
