@@ -228,8 +228,7 @@ void ChatController::startAnswer()
     answer.state = QStringLiteral("streaming");
     m_messages.append(answer);
     refreshSiblings(m_messages.rowCount() - 1);
-    m_earlierTokens = 0;
-    m_earlierFirstTokenMs = 0;
+    m_continued.reset();
     requestAnswer(*answerId, turns);
 }
 
@@ -239,8 +238,7 @@ void ChatController::continueAnswer(int row)
         || row < 0 || row != m_messages.rowCount() - 1)
         return;
     const MessageModel::Message& cut = m_messages.at(row);
-    if (cut.role != QLatin1String("assistant")
-        || (cut.state != QLatin1String("length_limit") && cut.state != QLatin1String("stopped")))
+    if (cut.role != QLatin1String("assistant") || !hearth::endedEarly(hearth::messageStateFromName(cut.state)))
         return;
     setErrorText({});
     if (!m_store->resumeAssistantMessage(cut.id)) {
@@ -250,8 +248,7 @@ void ChatController::continueAnswer(int row)
     // The answer goes on from its text as the model wrote it, thinking included.
     QList<ChatTurn> turns = openTurns();
     turns.removeLast();
-    m_earlierTokens = cut.tokenCount;
-    m_earlierFirstTokenMs = cut.timeToFirstTokenMs;
+    m_continued = cut;
     const QString answerStart = cut.content;
     m_messages.resume(row);
     requestAnswer(cut.id, turns, answerStart);
@@ -289,15 +286,17 @@ void ChatController::onFinished(quint64 requestId, const AnswerStats& stats)
     if (requestId != m_requestId || m_answerId == 0)
         return;
     hearth::StoredAnswerStats stored;
-    stored.tokens = m_earlierTokens + stats.generatedTokens;
+    const double earlierFirstTokenMs = m_continued ? m_continued->timeToFirstTokenMs : 0;
+    stored.tokens = (m_continued ? m_continued->tokenCount : 0) + stats.generatedTokens;
     stored.tokensPerSecond = stats.tokensPerSecond();
-    stored.timeToFirstTokenMs = m_earlierFirstTokenMs > 0 ? m_earlierFirstTokenMs
-        : m_firstTokenMs > 0                            ? m_firstTokenMs
-                                                        : stats.timeToFirstTokenMs;
+    stored.timeToFirstTokenMs = earlierFirstTokenMs > 0 ? earlierFirstTokenMs
+        : m_firstTokenMs > 0                           ? m_firstTokenMs
+                                                       : stats.timeToFirstTokenMs;
     stored.model = m_session->modelName();
-    // An answer cut off at the length limit must not look finished.
+    // An answer cut off by a limit must not look finished.
     const hearth::MessageState end = stats.stopped ? hearth::MessageState::Stopped
         : stats.reachedMaxTokens                  ? hearth::MessageState::LengthLimit
+        : stats.contextFull                       ? hearth::MessageState::ContextFull
                                                   : hearth::MessageState::Complete;
     m_store->finishMessage(m_answerId, stored, end);
     if (m_answerConversation == m_conversationId) {
@@ -317,9 +316,24 @@ void ChatController::onFailed(quint64 requestId, const QString& message)
 {
     if (requestId != m_requestId || m_answerId == 0)
         return;
-    m_store->markError(m_answerId, message);
-    if (m_answerConversation == m_conversationId)
-        m_messages.finish(m_messages.rowOfId(m_answerId), 0, 0, 0, QStringLiteral("error"), message);
+    if (m_continued) {
+        // The answer stays what it was (with any text the continuation added): a conversation
+        // that no longer fits says so in the error bar, not as a failed answer.
+        hearth::StoredAnswerStats earlier;
+        earlier.tokens = m_continued->tokenCount;
+        earlier.tokensPerSecond = m_continued->tokensPerSecond;
+        earlier.timeToFirstTokenMs = m_continued->timeToFirstTokenMs;
+        earlier.model = m_session->modelName();
+        m_store->finishMessage(m_answerId, earlier, hearth::messageStateFromName(m_continued->state));
+        if (m_answerConversation == m_conversationId) {
+            m_messages.finish(m_messages.rowOfId(m_answerId), earlier.tokensPerSecond, earlier.tokens,
+                earlier.timeToFirstTokenMs, m_continued->state);
+        }
+    } else {
+        m_store->markError(m_answerId, message);
+        if (m_answerConversation == m_conversationId)
+            m_messages.finish(m_messages.rowOfId(m_answerId), 0, 0, 0, QStringLiteral("error"), message);
+    }
     const QString answer = storedText(m_answerId);
     m_answerId = 0;
     setErrorText(message);

@@ -14,6 +14,7 @@
 #include <QtQml/qqmlregistration.h>
 
 #include <memory>
+#include <optional>
 
 class QQmlEngine;
 class QJSEngine;
@@ -181,9 +182,9 @@ private:
     qint64 m_answerConversation = 0;
     QElapsedTimer m_sinceRequest;
     double m_firstTokenMs = 0;
-    // What a continued answer had before: its tokens count too, its first token stays the first.
-    int m_earlierTokens = 0;
-    double m_earlierFirstTokenMs = 0;
+    // A continued answer as it was before: its tokens count too, its first token stays the
+    // first, and a continuation that fails leaves it so.
+    std::optional<MessageModel::Message> m_continued;
 
     qint64 m_deletedId = 0;
     QString m_deletedTitle;

@@ -27,7 +27,8 @@ public:
         TimeToFirstTokenRole, ///< milliseconds, 0 when unknown
         SiblingIndexRole, ///< 0-based place among the alternatives sharing the parent
         SiblingCountRole, ///< how many alternatives there are (1: none)
-        StateRole, ///< "complete", "streaming", "stopped", "length_limit", "interrupted" or "error"
+        StateRole, ///< "complete", "streaming", "stopped", "length_limit", "context_full",
+                   ///< "interrupted" or "error"
         ErrorTextRole,
     };
     Q_ENUM(Role)

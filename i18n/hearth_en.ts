@@ -789,6 +789,10 @@
         <source>Let the answer go on where it ended</source>
         <translation>Let the answer go on where it ended</translation>
     </message>
+    <message>
+        <source>Cut off: the conversation filled the model&apos;s context. Continue goes on without the oldest messages where Chat Settings lets it leave them out; a longer context or a new chat gives more room.</source>
+        <translation>Cut off: the conversation filled the model&apos;s context. Continue goes on without the oldest messages where Chat Settings lets it leave them out; a longer context or a new chat gives more room.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1770,6 +1774,10 @@
     <message>
         <source>cut off at the length limit</source>
         <translation>cut off at the length limit</translation>
+    </message>
+    <message>
+        <source>cut off: the context was full</source>
+        <translation>cut off: the context was full</translation>
     </message>
 </context>
 <context>

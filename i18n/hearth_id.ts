@@ -788,6 +788,10 @@
         <source>Let the answer go on where it ended</source>
         <translation>Lanjutkan jawaban dari tempat ia berhenti</translation>
     </message>
+    <message>
+        <source>Cut off: the conversation filled the model&apos;s context. Continue goes on without the oldest messages where Chat Settings lets it leave them out; a longer context or a new chat gives more room.</source>
+        <translation>Terpotong: percakapan memenuhi konteks model. Lanjutkan meneruskannya tanpa pesan-pesan terlama bila Pengaturan Obrolan mengizinkan pesan itu ditinggalkan; konteks yang lebih panjang atau obrolan baru memberi lebih banyak ruang.</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1766,6 +1770,10 @@
     <message>
         <source>cut off at the length limit</source>
         <translation>terpotong di batas panjang</translation>
+    </message>
+    <message>
+        <source>cut off: the context was full</source>
+        <translation>terpotong: konteks sudah penuh</translation>
     </message>
 </context>
 <context>

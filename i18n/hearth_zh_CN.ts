@@ -788,6 +788,10 @@
         <source>Let the answer go on where it ended</source>
         <translation>从回答中断处继续生成</translation>
     </message>
+    <message>
+        <source>Cut off: the conversation filled the model&apos;s context. Continue goes on without the oldest messages where Chat Settings lets it leave them out; a longer context or a new chat gives more room.</source>
+        <translation>已截断：对话已占满模型的上下文。若“对话设置”允许略去最早的消息，点击“继续”会在略去它们后接着生成；更长的上下文或新对话能提供更多空间。</translation>
+    </message>
 </context>
 <context>
     <name>ModelsCatalogSection</name>
@@ -1766,6 +1770,10 @@
     <message>
         <source>cut off at the length limit</source>
         <translation>已在长度上限处截断</translation>
+    </message>
+    <message>
+        <source>cut off: the context was full</source>
+        <translation>已截断：上下文已满</translation>
     </message>
 </context>
 <context>

@@ -25,6 +25,9 @@ Item {
     property bool actionsEnabled: true
     // Whether this answer may go on where it ended (the newest one, on a local model).
     property bool continueAvailable: false
+    // Ended before its end of turn: stopped, or cut off by the length limit or a full context.
+    readonly property bool endedEarly: messageState === "stopped" || messageState === "length_limit"
+                                       || messageState === "context_full"
 
     signal copyRequested(int row)
     signal regenerateRequested(int row)
@@ -216,8 +219,7 @@ Item {
             }
             Label {
                 objectName: "messageStateNote"
-                visible: root.messageState === "error" || root.messageState === "interrupted"
-                         || root.messageState === "stopped" || root.messageState === "length_limit"
+                visible: root.messageState === "error" || root.messageState === "interrupted" || root.endedEarly
                 Layout.fillWidth: true
                 wrapMode: Text.Wrap
                 color: "#c0392b"
@@ -226,6 +228,8 @@ Item {
                       : root.messageState === "stopped" ? qsTr("Stopped before the end.")
                       : root.messageState === "length_limit"
                         ? qsTr("Cut off at the length limit: Continue lets it go on; raise “Maximum tokens” in Chat Settings for longer answers.")
+                      : root.messageState === "context_full"
+                        ? qsTr("Cut off: the conversation filled the model's context. Continue goes on without the oldest messages where Chat Settings lets it leave them out; a longer context or a new chat gives more room.")
                       : qsTr("Interrupted: Hearth closed before this answer was finished.")
             }
         }
@@ -270,8 +274,7 @@ Item {
         }
         ToolButton {
             objectName: "continueButton"
-            visible: !root.fromUser && root.continueAvailable
-                     && (root.messageState === "length_limit" || root.messageState === "stopped")
+            visible: !root.fromUser && root.continueAvailable && root.endedEarly
             text: qsTr("Continue", "button: let a cut-off answer go on")
             enabled: root.actionsEnabled
             onClicked: root.continueRequested(root.index)

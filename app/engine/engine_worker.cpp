@@ -53,7 +53,8 @@ hearth::Result<std::string> EngineWorker::renderTurns(const QList<ChatTurn>& tur
     return m_chatTemplate->apply(messages, addGenerationPrompt);
 }
 
-hearth::Result<std::string> EngineWorker::fitTurns(QList<ChatTurn> turns, int reserve, int& dropped)
+hearth::Result<std::string> EngineWorker::fitTurns(
+    QList<ChatTurn> turns, const std::string& answerStart, int reserve, int& dropped)
 {
     dropped = 0;
     const int first = !turns.isEmpty() && turns.first().role == QLatin1String("system") ? 1 : 0;
@@ -71,7 +72,8 @@ hearth::Result<std::string> EngineWorker::fitTurns(QList<ChatTurn> turns, int re
         return renderTurns(kept, true);
     };
     const auto fits = [&](const std::string& text) {
-        return int(m_model->tokenizer().encode(text, true, true).size()) + reserve <= m_session->contextLength();
+        return int(m_model->tokenizer().encode(text + answerStart, true, true).size()) + reserve
+            <= m_session->contextLength();
     };
     auto text = render(0);
     if (!text || fits(text.value()) || starts.size() < 2)
@@ -327,7 +329,8 @@ void EngineWorker::generate(
     // that a long answer limit does not push the chat's history out (an answer may still run on
     // until the context is full).
     const int reserve = std::min(sampling.maxTokens, m_session->contextLength() / 4);
-    auto text = sampling.dropOldestTurns ? fitTurns(turns, reserve, dropped) : renderTurns(turns, true);
+    const std::string start = answerStart.toStdString();
+    auto text = sampling.dropOldestTurns ? fitTurns(turns, start, reserve, dropped) : renderTurns(turns, true);
     if (!text) {
         Q_EMIT answerFailed(
             requestId, tr("The chat template failed: %1").arg(QString::fromStdString(text.message())));
@@ -338,7 +341,7 @@ void EngineWorker::generate(
     // The earlier part of the answer is what the model generated after this very prompt: parsed
     // like it, so that a thinking tag it wrote becomes its token again, and the cache keeps the
     // tokens the answer had so far.
-    run(requestId, text.value() + answerStart.toStdString(), true, sampling);
+    run(requestId, text.value() + start, true, sampling);
 }
 
 void EngineWorker::measureContext(qint64 conversationId, const QList<ChatTurn>& turns)
@@ -451,6 +454,7 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     result.contextUsed = m_session->position();
     result.stopped = stopped || stats->stopReason == hearth::StopReason::Cancelled;
     result.reachedMaxTokens = stats->stopReason == hearth::StopReason::MaxTokens;
+    result.contextFull = stats->stopReason == hearth::StopReason::ContextFull;
     Q_EMIT answerFinished(requestId, result);
 }
 

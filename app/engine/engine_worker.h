@@ -39,6 +39,7 @@ struct AnswerStats
     int contextUsed = 0;
     bool stopped = false; ///< stop() ended it
     bool reachedMaxTokens = false; ///< it ended at SamplingSettings::maxTokens, not at an end of turn
+    bool contextFull = false; ///< it ended because the context window had no room for another token
 
     [[nodiscard]] double tokensPerSecond() const
     {
@@ -158,9 +159,11 @@ private:
     /// @p turns through the model's chat template, empty system prompts left out; a template that
     /// runs into the renderer's limits is replaced by the built-in fallback, and the text rendered again.
     [[nodiscard]] hearth::Result<std::string> renderTurns(const QList<ChatTurn>& turns, bool addGenerationPrompt);
-    /// The prompt for @p turns that leaves @p reserve tokens of the context for the answer,
-    /// leaving out the oldest turns after the system prompt as needed; @p dropped says how many.
-    [[nodiscard]] hearth::Result<std::string> fitTurns(QList<ChatTurn> turns, int reserve, int& dropped);
+    /// The prompt for @p turns that leaves @p reserve tokens of the context for the answer
+    /// after @p answerStart (a continued answer's text so far), leaving out the oldest turns
+    /// after the system prompt as needed; @p dropped says how many. Without @p answerStart.
+    [[nodiscard]] hearth::Result<std::string> fitTurns(
+        QList<ChatTurn> turns, const std::string& answerStart, int reserve, int& dropped);
 
     void run(quint64 requestId, const std::string& promptText, bool parseSpecial,
         const SamplingSettings& sampling);

@@ -179,12 +179,11 @@ class AnswerWriter
 {
 public:
     AnswerWriter(CompletionRequest request, std::shared_ptr<PendingAnswer> answer, quint64 id, QString model,
-        int contextLength, EngineWorker* worker)
+        EngineWorker* worker)
         : m_request(std::move(request))
         , m_answer(std::move(answer))
         , m_id(id)
         , m_model(std::move(model))
-        , m_contextLength(contextLength)
         , m_worker(worker)
         , m_filter(m_request.stop)
         , m_created(QDateTime::currentSecsSinceEpoch())
@@ -293,7 +292,7 @@ private:
     {
         const QString tail = m_filter.finish();
         m_text += tail;
-        const bool full = stats.reachedMaxTokens || (m_contextLength > 0 && stats.contextUsed >= m_contextLength);
+        const bool full = stats.reachedMaxTokens || stats.contextFull;
         const QString reason = !m_filter.stopped() && full ? QStringLiteral("length") : QStringLiteral("stop");
         bool ok = true;
         if (m_request.stream) {
@@ -328,7 +327,6 @@ private:
     const std::shared_ptr<PendingAnswer> m_answer;
     const quint64 m_id;
     const QString m_model;
-    const int m_contextLength;
     EngineWorker* const m_worker;
     StopSequenceFilter m_filter;
     const qint64 m_created;
@@ -396,7 +394,7 @@ void ApiServer::Private::complete(const httplib::Request& httpRequest, httplib::
     }
 
     const bool stream = request.stream;
-    auto writer = std::make_shared<AnswerWriter>(std::move(request), answer, id, model.id, model.contextLength, engine.worker());
+    auto writer = std::make_shared<AnswerWriter>(std::move(request), answer, id, model.id, engine.worker());
     response.set_header("Cache-Control", "no-cache");
     response.set_chunked_content_provider(stream ? "text/event-stream" : "application/json",
         [writer](size_t, httplib::DataSink& sink) { return writer->step(sink); },

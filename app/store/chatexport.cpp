@@ -43,6 +43,8 @@ QString statsLine(const StoredMessage& m)
         parts << tr("stopped");
     if (m.state == MessageState::LengthLimit)
         parts << tr("cut off at the length limit");
+    if (m.state == MessageState::ContextFull)
+        parts << tr("cut off: the context was full");
     if (m.state == MessageState::Error)
         parts << tr("failed: %1").arg(m.errorText);
     return parts.join(QStringLiteral(" · "));

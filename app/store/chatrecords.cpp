@@ -18,6 +18,8 @@ QString messageStateName(MessageState state)
         return QStringLiteral("stopped");
     case MessageState::LengthLimit:
         return QStringLiteral("length_limit");
+    case MessageState::ContextFull:
+        return QStringLiteral("context_full");
     }
     return QStringLiteral("complete");
 }
@@ -34,6 +36,8 @@ MessageState messageStateFromName(const QString& name)
         return MessageState::Stopped;
     if (name == QLatin1String("length_limit"))
         return MessageState::LengthLimit;
+    if (name == QLatin1String("context_full"))
+        return MessageState::ContextFull;
     return MessageState::Complete;
 }
 

@@ -23,7 +23,14 @@ enum class MessageState {
     Error,
     Stopped,     ///< the user stopped it: the text so far is the answer
     LengthLimit, ///< it reached the answer length limit (Maximum tokens) before its end
+    ContextFull, ///< the conversation filled the model's context window before its end
 };
+
+/// An answer that ended before its end of turn, which Continue may take further.
+[[nodiscard]] constexpr bool endedEarly(MessageState state)
+{
+    return state == MessageState::Stopped || state == MessageState::LengthLimit || state == MessageState::ContextFull;
+}
 
 /// The name stored in the database ("complete", "streaming", ...).
 [[nodiscard]] QString messageStateName(MessageState state);

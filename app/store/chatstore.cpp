@@ -1068,8 +1068,7 @@ bool ChatStore::resumeAssistantMessage(qint64 messageId)
     if (!canWrite())
         return false;
     const std::optional<StoredMessage> stored = message(messageId);
-    if (!stored || stored->role != QLatin1String("assistant")
-        || (stored->state != MessageState::LengthLimit && stored->state != MessageState::Stopped))
+    if (!stored || stored->role != QLatin1String("assistant") || !endedEarly(stored->state))
         return false;
     {
         QMutexLocker lock(&m_mutex);
@@ -1249,7 +1248,7 @@ bool ChatStore::finishStream(qint64 messageId, MessageState state, const StoredA
 
 bool ChatStore::finishMessage(qint64 messageId, const StoredAnswerStats& stats, MessageState end)
 {
-    if (end != MessageState::Stopped && end != MessageState::LengthLimit)
+    if (!endedEarly(end))
         end = MessageState::Complete;
     return finishStream(messageId, end, stats, {});
 }

@@ -123,15 +123,16 @@ public:
     /// active leaf. Regenerate is this call with the old answer's parent.
     [[nodiscard]] std::optional<qint64> beginAssistantMessage(
         qint64 conversationId, qint64 parentId, const QString& model = {});
-    /// Streams a finished answer further (Continue): the assistant message @p messageId, cut off
-    /// at the length limit or stopped, becomes streaming again with its text so far, and
+    /// Streams a finished answer further (Continue): the assistant message @p messageId, ended
+    /// early (endedEarly()), becomes streaming again with its text so far, and
     /// appendToken() adds to it. False for any other message or one already streaming.
     bool resumeAssistantMessage(qint64 messageId);
     /// Appends text to a streaming message. The text is kept in memory at once and written in
     /// batches; returns false only when @p messageId is not streaming in this store.
     bool appendToken(qint64 messageId, const QString& text);
     /// Writes the final text and statistics and marks the message with how it ended: Complete,
-    /// Stopped (by the user) or LengthLimit (any other state reads as Complete).
+    /// or one of the early ends (endedEarly(): Stopped, LengthLimit, ContextFull); any other
+    /// state reads as Complete.
     bool finishMessage(qint64 messageId, const StoredAnswerStats& stats, MessageState end = MessageState::Complete);
     /// Writes the text so far and marks the message failed with @p error.
     bool markError(qint64 messageId, const QString& error);

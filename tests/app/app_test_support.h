@@ -54,22 +54,25 @@ inline QString makeTinyModelWithTemplate(const QString& dir, const QString& name
     return process.waitForFinished(120000) && process.exitCode() == 0 && QFileInfo::exists(model) ? model : QString();
 }
 
-/// Writes a tiny random model of hearth-synth's @p shape into @p dir; empty when hearth-synth is
-/// missing or fails. The "tiny" shape falls back to ../shared's stories260K.
-inline QString makeTinyModel(const QString& dir, const QString& shape = QStringLiteral("tiny"))
+/// Writes a tiny random model of hearth-synth's @p shape, made with hearth-synth's @p extraArguments,
+/// into @p dir; empty when hearth-synth is missing or fails. The "tiny" shape without extra
+/// arguments falls back to ../shared's stories260K.
+inline QString makeTinyModel(const QString& dir, const QString& shape = QStringLiteral("tiny"),
+    const QStringList& extraArguments = {})
 {
     const QString synth = QStringLiteral(HEARTH_BIN_DIR "/hearth-synth" HEARTH_EXE_SUFFIX);
-    const QString model = dir + QLatin1Char('/') + shape + QStringLiteral(".gguf");
+    const QString name = extraArguments.isEmpty() ? shape : shape + extraArguments.join(QString()).remove(QLatin1Char(' '));
+    const QString model = dir + QLatin1Char('/') + name + QStringLiteral(".gguf");
     if (QFileInfo::exists(synth)) {
         QProcess process;
         process.setProcessChannelMode(QProcess::MergedChannels);
-        process.start(synth, { QStringLiteral("--shape"), shape, QStringLiteral("--type"),
-                                 QStringLiteral("q8_0"), QStringLiteral("-o"), model });
+        process.start(synth, QStringList { QStringLiteral("--shape"), shape, QStringLiteral("--type"),
+                                 QStringLiteral("q8_0"), QStringLiteral("-o"), model } + extraArguments);
         if (process.waitForFinished(120000) && process.exitCode() == 0 && QFileInfo::exists(model))
             return model;
     }
     const QString shared = QStringLiteral(HEARTH_SHARED_DIR "/models/stories260K.gguf");
-    return shape == QLatin1String("tiny") && QFileInfo::exists(shared) ? shared : QString();
+    return shape == QLatin1String("tiny") && extraArguments.isEmpty() && QFileInfo::exists(shared) ? shared : QString();
 }
 
 } // namespace hearth::test

@@ -404,6 +404,66 @@ private Q_SLOTS:
         QCOMPARE(chat.store()->activePath(chat.conversationId()).last().stats.tokens, 24);
     }
 
+    void answerThatFillsTheContextSaysSoAndContinues()
+    {
+        // A vocabulary of 16000 random tokens: sampled, the end of turn is as good as never picked,
+        // so without a length limit the model writes until its context (256 tokens) is full.
+        const QString model = hearth::test::makeTinyModel(m_dir.path(), QStringLiteral("tiny"),
+            { QStringLiteral("--vocab"), QStringLiteral("16000") });
+        if (model.isEmpty())
+            QSKIP("hearth-synth is not built");
+        hearth::test::ChatWithSession chat;
+        QVERIFY(chat.openStore(m_dir.filePath(QStringLiteral("full.sqlite"))));
+        chat.session()->loadModel(model);
+        const auto ready = [&] {
+            return QTest::qWaitFor([&] { return chat.session()->state() == ModelSession::State::Ready; }, 60000);
+        };
+        QVERIFY(ready());
+        const int context = chat.session()->contextLength();
+        const auto answerToTheEnd = [&](const QString& question) {
+            QVariantMap seeded = chat.sampling();
+            seeded.insert(QStringLiteral("seed"), 1);
+            chat.setSampling(seeded);
+            chat.setMaxTokens(4 * context);
+            chat.send(question);
+            return ready();
+        };
+        const auto last = [&] { return chat.store()->activePath(chat.conversationId()).last(); };
+        QVERIFY(answerToTheEnd(QStringLiteral("Tell me everything.")));
+        QCOMPARE(chat.messages()->at(1).state, QStringLiteral("context_full"));
+        QCOMPARE(chat.contextUsed(), context);
+        QCOMPARE(last().state, hearth::MessageState::ContextFull);
+        // With nothing older to leave out, Continue cannot make room: the answer stays as it
+        // was, and the error bar says why.
+        const hearth::StoredMessage alone = last();
+        chat.continueAnswer(1);
+        QVERIFY(ready());
+        QVERIFY2(chat.errorText().contains(QStringLiteral("no longer fits")), qPrintable(chat.errorText()));
+        QCOMPARE(last().state, hearth::MessageState::ContextFull);
+        QCOMPARE(last().content, alone.content);
+        QCOMPARE(last().stats.tokens, alone.stats.tokens);
+        QCOMPARE(chat.messages()->at(1).state, QStringLiteral("context_full"));
+
+        // After an earlier exchange, Continue leaves that out and the answer goes on.
+        chat.newConversation();
+        chat.setMaxTokens(8);
+        chat.send(QStringLiteral("Hello."));
+        QVERIFY(ready());
+        QVERIFY(answerToTheEnd(QStringLiteral("Now tell me everything.")));
+        QCOMPARE(chat.messages()->at(3).state, QStringLiteral("context_full"));
+        const hearth::StoredMessage cut = last();
+        chat.continueAnswer(3);
+        QVERIFY(ready());
+        QCOMPARE(chat.errorText(), QString());
+        QVERIFY(!chat.contextNote().isEmpty()); // it says that older messages were left out
+        const hearth::StoredMessage continued = last();
+        QCOMPARE(continued.id, cut.id);
+        QVERIFY2(continued.content.startsWith(cut.content) && continued.content.size() > cut.content.size(),
+            qPrintable(continued.content));
+        QVERIFY(continued.stats.tokens > cut.stats.tokens);
+        QCOMPARE(continued.state, hearth::MessageState::ContextFull);
+    }
+
     void deletingTheAnsweringChatIsRefused()
     {
         m_chat->newConversation();
