@@ -3,6 +3,7 @@
 // machine's memory bandwidth (decode reads every weight once per token, so bandwidth bounds it).
 
 #include "device_params.h"
+#include "draft_options.h"
 #include "json_writer.h"
 #include "tool_options.h"
 
@@ -230,6 +231,41 @@ Result<ModeResult> measureMode(const std::shared_ptr<const Model>& model, const 
     return r;
 }
 
+// Greedy generation from the prompt, token by token and with a drafter's guesses, alternating in
+// one fresh session: tokens per second of each (medians) and how many guesses were taken.
+struct GuessResult {
+    double plain = 0;
+    double guessed = 0;
+    int drafted = 0;
+    int accepted = 0;
+};
+
+Result<GuessResult> measureGuesses(const std::shared_ptr<const Model>& model, const SessionParams& params,
+                                   Drafter& drafter, std::span<const Token> prompt, int tokens, int repetitions)
+{
+    auto session = Session::create(model, params);
+    if (!session)
+        return session.status();
+    GuessResult r;
+    std::vector<double> plain;
+    std::vector<double> guessed;
+    for (int i = 0; i < repetitions; ++i) {
+        for (Drafter* d : {static_cast<Drafter*>(nullptr), &drafter}) {
+            (*session)->reset();
+            Sampler sampler(SamplingParams::greedy());
+            auto stats = (*session)->generate(prompt, sampler, tokens, nullptr, d);
+            if (!stats)
+                return stats.status();
+            (d ? guessed : plain).push_back(stats->generateSeconds > 0 ? stats->generatedTokens / stats->generateSeconds : 0);
+            r.drafted += stats->draftedTokens;
+            r.accepted += stats->acceptedTokens;
+        }
+    }
+    r.plain = median(plain);
+    r.guessed = median(guessed);
+    return r;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -264,6 +300,8 @@ int main(int argc, char** argv)
                      &memoryBudgetGiB);
     tools::DeviceOptions device;
     options.addDeviceOptions(&device);
+    tools::DraftOptions draft;
+    tools::addDraftOptions(options, &draft);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess: return 0;
     case tools::ToolOptions::Outcome::ExitFailure: return 1;
@@ -301,6 +339,11 @@ int main(int argc, char** argv)
     }
     const std::string placement = (*session)->placementReport();
     std::fprintf(stderr, "placement: %s\n", placement.c_str());
+    auto drafter = tools::makeDrafter(draft, **model, sessionParams, sessionParams.contextLength);
+    if (!drafter) {
+        std::fprintf(stderr, "hearth-bench: %s\n", drafter.message().c_str());
+        return 1;
+    }
     const int threadCount = threads > 0 ? threads : cpu::ThreadPool::physicalCoreCount();
 
     const std::vector<Token> all = benchmarkTokens((*model)->tokenizer(), depth + promptTokens + generateTokens);
@@ -397,6 +440,15 @@ int main(int argc, char** argv)
         const std::uint64_t gate = magnitude ? tensorBytes(**file, {".ffn_gate.weight"}) : 0;
         sparseBytes = double(denseBytes - ffn) + double(predictor) + double(gate) + sparseMode.ffnBytesPerToken;
     }
+    GuessResult guesses;
+    if (*drafter) {
+        auto measured = measureGuesses(*model, sessionParams, **drafter, prompt, generateTokens, repetitions);
+        if (!measured) {
+            std::fprintf(stderr, "hearth-bench: %s\n", measured.message().c_str());
+            return 1;
+        }
+        guesses = *measured;
+    }
     const double theoreticalRatio = sparseBytes > 0 ? double(denseBytes) / sparseBytes : 0;
     const double achievedRatio = denseMode.decode > 0 ? sparseMode.decode / denseMode.decode : 0;
     const double cpuRatio = sparseMode.cpuPerToken > 0 ? denseMode.cpuPerToken / sparseMode.cpuPerToken : 0;
@@ -465,6 +517,13 @@ int main(int argc, char** argv)
             out.add("achieved_speedup_cpu_time", cpuRatio);
             out.add("fraction_of_theoretical", theoreticalRatio > 0 ? achievedRatio / theoreticalRatio : 0);
         }
+        if (*drafter) {
+            out.add("greedy_tokens_per_second", guesses.plain);
+            out.add("speculative_tokens_per_second", guesses.guessed);
+            out.add("speculative_speedup", guesses.plain > 0 ? guesses.guessed / guesses.plain : 0);
+            out.add("draft_tokens", static_cast<std::int64_t>(guesses.drafted));
+            out.add("draft_tokens_accepted", static_cast<std::int64_t>(guesses.accepted));
+        }
         std::printf("%s\n", out.str().c_str());
         return 0;
     }
@@ -495,6 +554,11 @@ int main(int argc, char** argv)
                     denseMode.cpuPerToken * 1e3, tools::formatBytes(denseBytes).c_str());
         std::printf("speed-up:       %.2fx (CPU time %.2fx) of %.2fx theoretical -> %.0f%%\n", achievedRatio, cpuRatio,
                     theoreticalRatio, theoreticalRatio > 0 ? 100 * achievedRatio / theoreticalRatio : 0);
+    }
+    if (*drafter) {
+        std::printf("speculative:    %.2f tok/s greedy with guesses, %.2f without (%.2fx); %d of %d guesses taken\n",
+                    guesses.guessed, guesses.plain, guesses.plain > 0 ? guesses.guessed / guesses.plain : 0,
+                    guesses.accepted, guesses.drafted);
     }
     return 0;
 }

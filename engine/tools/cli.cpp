@@ -2,6 +2,7 @@
 // hearth-cli: one-shot generation (-p) or an interactive chat on the terminal.
 
 #include "device_params.h"
+#include "draft_options.h"
 #include "tool_options.h"
 
 #include <hearth/hearth.h>
@@ -30,6 +31,7 @@ struct CliSettings {
     int contextLength = 0;
     bool raw = false;
     SamplingParams sampling;
+    Drafter* drafter = nullptr; // speculative decoding; null: none
 };
 
 // Prints what one generate() call achieved, to stderr so stdout stays the model's text.
@@ -39,6 +41,8 @@ void printStats(const GenerationStats& stats, double firstTokenSeconds)
     std::fprintf(stderr, "[prompt: %d tokens, %.2f tok/s | generation: %d tokens, %.2f tok/s | time to first token: %.1f ms]\n",
                  stats.promptTokens, rate(stats.promptTokens, stats.promptSeconds), stats.generatedTokens,
                  rate(stats.generatedTokens, stats.generateSeconds), firstTokenSeconds * 1000.0);
+    if (stats.draftedTokens > 0)
+        std::fprintf(stderr, "[speculative decoding: %d of %d guesses taken]\n", stats.acceptedTokens, stats.draftedTokens);
     if (stats.stopReason == StopReason::ContextFull)
         std::fprintf(stderr, "[the context window is full]\n");
 }
@@ -58,7 +62,7 @@ std::vector<Token> tokenizePrompt(const Tokenizer& tokenizer, const std::string&
 }
 
 // Runs one generation, streaming text to stdout. Returns the generated text, or an error.
-Result<std::string> run(Session& session, Sampler& sampler, std::span<const Token> prompt, int maxTokens)
+Result<std::string> run(Session& session, Sampler& sampler, std::span<const Token> prompt, const CliSettings& settings)
 {
     std::string reply;
     const auto start = Clock::now();
@@ -74,7 +78,7 @@ Result<std::string> run(Session& session, Sampler& sampler, std::span<const Toke
         reply += text;
         return true;
     };
-    auto stats = session.generate(prompt, sampler, maxTokens, onToken);
+    auto stats = session.generate(prompt, sampler, settings.maxTokens, onToken, settings.drafter);
     if (!first)
         std::fputc('\n', stdout); // a reply ends its line, so the next prompt starts clean
     std::fflush(stdout);
@@ -101,7 +105,7 @@ int oneShot(Session& session, const Model& model, const CliSettings& settings)
         tokens = tokenizePrompt(tokenizer, *text, true);
     }
     Sampler sampler(settings.sampling);
-    auto reply = run(session, sampler, tokens, settings.maxTokens);
+    auto reply = run(session, sampler, tokens, settings);
     if (!reply) {
         std::fprintf(stderr, "\nhearth-cli: %s\n", reply.message().c_str());
         return 1;
@@ -163,7 +167,7 @@ int interactive(Session& session, const Model& model, const CliSettings& setting
             --common; // prefill needs at least one token to produce logits
         session.truncate(static_cast<int>(common));
 
-        auto reply = run(session, sampler, std::span<const Token>(tokens).subspan(common), settings.maxTokens);
+        auto reply = run(session, sampler, std::span<const Token>(tokens).subspan(common), settings);
         if (!reply) {
             std::fprintf(stderr, "hearth-cli: %s\n", reply.message().c_str());
             conversation.pop_back();
@@ -204,6 +208,8 @@ int main(int argc, char** argv)
     options.addFlag("--dense", "models with predictors: compute every FFN neuron instead of the predicted ones", &dense);
     tools::DeviceOptions device;
     options.addDeviceOptions(&device);
+    tools::DraftOptions draft;
+    tools::addDraftOptions(options, &draft);
     switch (options.parse(argc, argv)) {
     case tools::ToolOptions::Outcome::ExitSuccess: return 0;
     case tools::ToolOptions::Outcome::ExitFailure: return 1;
@@ -238,6 +244,12 @@ int main(int argc, char** argv)
         return 1;
     }
     std::fprintf(stderr, "[placement: %s]\n", (*session)->placementReport().c_str());
+    auto drafter = tools::makeDrafter(draft, **model, sessionParams, (*session)->contextLength());
+    if (!drafter) {
+        std::fprintf(stderr, "hearth-cli: %s\n", drafter.message().c_str());
+        return 1;
+    }
+    settings.drafter = drafter->get();
 
     if (options.wasSet("-p"))
         return oneShot(**session, **model, settings);

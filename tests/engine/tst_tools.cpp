@@ -61,6 +61,7 @@ private Q_SLOTS:
     void cliRejectsUnknownFlags();
     void cliPrintsVersion();
     void benchWritesJson();
+    void speculativeDecodingInTheTools();
     void benchMissingModelIsAClearError();
 
 private:
@@ -209,6 +210,35 @@ void TestTools::benchWritesJson()
     const double weights = 2 * (2 * 64 * 64 + 2 * 64 * 32 + 3 * 64 * 192) + 320 * 64 + 64;
     QCOMPARE(o.value("weight_bytes_per_token").toDouble(), weights / 32 * 34);
     QVERIFY(o.value("memory_bandwidth_gb_per_second").isNull()); // --no-bandwidth
+}
+
+void TestTools::speculativeDecodingInTheTools()
+{
+    // Guesses change how fast the text comes, not the text.
+    const QStringList greedy{"-m", m_model, "-p", "Tell me a story", "-n", "24", "-t", "1", "--temp", "0"};
+    const auto plain = runTool(QStringLiteral("hearth-cli"), greedy);
+    QVERIFY2(plain.exitCode == 0, plain.err.constData());
+    for (const QStringList& extra : {QStringList{"--draft", m_model}, QStringList{"--prompt-lookup"},
+                                     QStringList{"--prompt-lookup", "--draft-max", "2"}}) {
+        const auto guessed = runTool(QStringLiteral("hearth-cli"), greedy + extra);
+        QVERIFY2(guessed.exitCode == 0, guessed.err.constData());
+        QCOMPARE(guessed.out, plain.out);
+    }
+    const auto bench = runTool(QStringLiteral("hearth-bench"), {"-m", m_model, "-t", "1", "-p", "8", "-n", "8", "-r", "1",
+                                                                "--json", "--no-bandwidth", "--draft", m_model});
+    QVERIFY2(bench.exitCode == 0, bench.err.constData());
+    const QJsonObject o = QJsonDocument::fromJson(bench.out).object();
+    for (const char* key : {"greedy_tokens_per_second", "speculative_tokens_per_second", "speculative_speedup",
+                            "draft_tokens", "draft_tokens_accepted"})
+        QVERIFY2(o.contains(QLatin1String(key)), key);
+    QVERIFY(o.value("speculative_tokens_per_second").toDouble() > 0);
+    // A draft model that is not there, or two drafters at once, are clear errors.
+    auto r = runTool(QStringLiteral("hearth-cli"), greedy + QStringList{"--draft", m_dir.filePath(QStringLiteral("no-draft.gguf"))});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("no-draft.gguf"), r.err.constData());
+    r = runTool(QStringLiteral("hearth-cli"), greedy + QStringList{"--draft", m_model, "--prompt-lookup"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("exclude each other"), r.err.constData());
 }
 
 void TestTools::benchMissingModelIsAClearError()

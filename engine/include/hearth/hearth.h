@@ -8,5 +8,6 @@
 #include <hearth/model.h>
 #include <hearth/sampling.h>
 #include <hearth/session.h>
+#include <hearth/speculative.h>
 #include <hearth/status.h>
 #include <hearth/tokenizer.h>

@@ -88,7 +88,11 @@ struct GenerationStats {
     double promptSeconds = 0;   ///< prefill time (also time to first token minus sampling)
     double generateSeconds = 0; ///< decode time
     StopReason stopReason = StopReason::EndOfGeneration;
+    int draftedTokens = 0;  ///< speculative decoding: guesses the model checked
+    int acceptedTokens = 0; ///< of those, the ones it sampled itself
 };
+
+class Drafter;
 
 class Session {
 public:
@@ -139,8 +143,10 @@ public:
     using TokenCallback = std::function<bool(Token token, const std::string& text)>;
 
     /// Prefills @p prompt, then samples up to @p maxTokens tokens, streaming them to @p onToken.
+    /// With @p drafter, its guesses of the next tokens are checked in batched passes
+    /// (hearth/speculative.h); the tokens are sampled the same way.
     Result<GenerationStats> generate(std::span<const Token> prompt, Sampler& sampler, int maxTokens,
-                                     const TokenCallback& onToken);
+                                     const TokenCallback& onToken, Drafter* drafter = nullptr);
 };
 
 } // namespace hearth
