@@ -357,11 +357,17 @@ double AppSettings::vramBudgetGiB(const QString& modelPath) const
 
 namespace {
 
-// QSettings keys must not contain a path's '/' or '\\'; a hash of the path is stable and short.
-QString contextLengthKey(const QString& modelPath)
+// A setting of the model at @p modelPath in @p group. QSettings keys must not contain a path's
+// '/' or '\\'; a hash of the path is stable and short.
+QString modelKey(const QString& group, const QString& modelPath)
 {
     const QByteArray hash = QCryptographicHash::hash(modelPath.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
-    return QStringLiteral("contextLength/") + QString::fromLatin1(hash);
+    return group + QLatin1Char('/') + QString::fromLatin1(hash);
+}
+
+QString contextLengthKey(const QString& modelPath)
+{
+    return modelKey(QStringLiteral("contextLength"), modelPath);
 }
 
 } // namespace
@@ -381,6 +387,21 @@ void AppSettings::setContextLength(const QString& modelPath, int tokens)
         m_settings->setValue(contextLengthKey(modelPath), tokens);
     else
         m_settings->remove(contextLengthKey(modelPath));
+}
+
+QString AppSettings::speculation(const QString& modelPath) const
+{
+    return modelPath.isEmpty() ? QString() : m_settings->value(modelKey(QStringLiteral("speculation"), modelPath)).toString();
+}
+
+void AppSettings::setSpeculation(const QString& modelPath, const QString& choice)
+{
+    if (modelPath.isEmpty())
+        return;
+    if (choice.isEmpty())
+        m_settings->remove(modelKey(QStringLiteral("speculation"), modelPath));
+    else
+        m_settings->setValue(modelKey(QStringLiteral("speculation"), modelPath), choice);
 }
 
 QString AppSettings::kvCacheType() const

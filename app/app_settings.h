@@ -134,6 +134,11 @@ public:
     /// the engine's default (the trained context, at most 4096).
     [[nodiscard]] int contextLength(const QString& modelPath) const;
     void setContextLength(const QString& modelPath, int tokens);
+    /// How answers of the model at @p modelPath come sooner by guessing ahead (speculative
+    /// decoding, Chat Settings): "" not at all, "lookup" from the conversation's own text, or
+    /// the path of a smaller draft model of the same vocabulary.
+    [[nodiscard]] QString speculation(const QString& modelPath) const;
+    void setSpeculation(const QString& modelPath, const QString& choice);
     /// How sessions store the conversation's keys and values, by the engine's name ("f16", the
     /// default, or "q8_0": about half the memory); for every model.
     [[nodiscard]] QString kvCacheType() const;

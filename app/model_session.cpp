@@ -46,6 +46,10 @@ ModelSession::ModelSession(QObject* parent)
     });
     connect(m_worker, &EngineWorker::contextMeasured, this, &ModelSession::contextMeasured);
     connect(m_worker, &EngineWorker::turnsLeftOut, this, &ModelSession::turnsLeftOut);
+    connect(m_worker, &EngineWorker::speculationApplied, this, [this](const QString& errorText) {
+        m_speculationError = errorText;
+        Q_EMIT speculationChanged();
+    });
 
     // A local and a remote model answer through the same signals; the state follows the answer.
     const auto forwardAnswers = [this](auto* engine) {
@@ -56,6 +60,9 @@ ModelSession::ModelSession(QObject* parent)
             if (requestId == m_requestId) {
                 m_lastTokensPerSecond = stats.tokensPerSecond();
                 Q_EMIT lastTokensPerSecondChanged();
+                m_lastDrafted = stats.draftedTokens;
+                m_lastAccepted = stats.acceptedTokens;
+                Q_EMIT speculationChanged();
             }
             onAnswerEnded(requestId);
             Q_EMIT answerFinished(requestId, stats);
@@ -117,10 +124,15 @@ void ModelSession::loadModel(const QString& path)
     // The budget the VRAM panel remembered for this file, else automatic.
     m_vramBudgetGiB = m_settings ? m_settings->vramBudgetGiB(path) : -1.0;
     const int tokens = m_settings ? m_settings->contextLength(path) : 0; // Chat Settings' choices
-    m_engine.post([gib = m_vramBudgetGiB, tokens, kvCache = kvCacheType()](EngineWorker& worker) {
+    m_speculation = m_settings ? m_settings->speculation(path) : QString();
+    m_speculationError.clear();
+    m_lastDrafted = m_lastAccepted = 0;
+    Q_EMIT speculationChanged();
+    m_engine.post([gib = m_vramBudgetGiB, tokens, kvCache = kvCacheType(), speculation = m_speculation](EngineWorker& worker) {
         worker.setVramBudget(gib);
         worker.setContextLength(tokens);
         worker.setKvCacheType(kvCache);
+        worker.setSpeculation(speculation);
     });
     m_trainedContextLength = 0;
     m_kvCacheTypeInUse.clear();
@@ -360,6 +372,31 @@ void ModelSession::applyContextLength(int tokens)
         m_settings->setContextLength(m_modelPath, tokens);
     m_engine.post([tokens](EngineWorker& worker) { worker.setContextLength(tokens); });
     replaceSessionKeepingBudget(); // the same budget, the new length
+}
+
+void ModelSession::applySpeculation(const QString& choice)
+{
+    if (m_state == State::NoModel || m_usingRemote || choice == m_speculation)
+        return;
+    m_speculation = choice;
+    if (m_settings)
+        m_settings->setSpeculation(m_modelPath, choice);
+    m_lastDrafted = m_lastAccepted = 0;
+    Q_EMIT speculationChanged();
+    m_engine.post([choice](EngineWorker& worker) {
+        worker.setSpeculation(choice);
+        worker.applySpeculation();
+    });
+}
+
+QString ModelSession::speculationResult() const
+{
+    if (m_speculation.isEmpty() || m_lastDrafted == 0)
+        return {};
+    return tr("Last answer: %1 of %2 guessed tokens were right (%3 %).")
+        .arg(m_lastAccepted)
+        .arg(m_lastDrafted)
+        .arg(qRound(100.0 * m_lastAccepted / m_lastDrafted));
 }
 
 void ModelSession::replaceSessionKeepingBudget()

@@ -65,6 +65,13 @@ class ModelSession : public QObject
     Q_PROPERTY(QString kvCacheTypeInUse READ kvCacheTypeInUse NOTIFY contextChanged)
     /// The speed of the last answer, in generated tokens per second.
     Q_PROPERTY(double lastTokensPerSecond READ lastTokensPerSecond NOTIFY lastTokensPerSecondChanged)
+    /// How the loaded model's answers guess ahead (AppSettings::speculation): "", "lookup" or a
+    /// draft model's path.
+    Q_PROPERTY(QString speculation READ speculation NOTIFY speculationChanged)
+    /// Why answers do not guess ahead as chosen (a draft model that cannot be used); empty when they do.
+    Q_PROPERTY(QString speculationError READ speculationError NOTIFY speculationChanged)
+    /// How the last answer's guesses went ("12 of 20 guessed tokens were right"); empty before one.
+    Q_PROPERTY(QString speculationResult READ speculationResult NOTIFY speculationChanged)
 
 public:
     enum class State {
@@ -117,6 +124,9 @@ public:
     [[nodiscard]] QString kvCacheType() const;
     [[nodiscard]] QString kvCacheTypeInUse() const { return m_kvCacheTypeInUse; }
     [[nodiscard]] double lastTokensPerSecond() const { return m_lastTokensPerSecond; }
+    [[nodiscard]] QString speculation() const { return m_speculation; }
+    [[nodiscard]] QString speculationError() const { return m_speculationError; }
+    [[nodiscard]] QString speculationResult() const;
 
     Q_INVOKABLE void loadModel(const QString& path);
     Q_INVOKABLE void loadModelUrl(const QUrl& url);
@@ -139,6 +149,9 @@ public:
     /// Stores @p name for every model and, with a local model loaded, starts a new session that
     /// uses it (the chat stays).
     Q_INVOKABLE void applyKvCacheType(const QString& name);
+    /// Lets the loaded model's answers guess ahead as @p choice says (see speculation), remembered
+    /// for its file; the next answer uses it.
+    Q_INVOKABLE void applySpeculation(const QString& choice);
 
     /// Starts an answer to @p turns (state Generating until it ends); returns its request id,
     /// which every signal about it carries. Only while Ready. With @p answerStart the answer
@@ -158,6 +171,7 @@ Q_SIGNALS:
     void errorTextChanged();
     void contextChanged();
     void lastTokensPerSecondChanged();
+    void speculationChanged();
     /// A model was loaded or connected and answers.
     void modelReady();
     /// A re-placement ended; the placement report is current.
@@ -217,6 +231,10 @@ private:
     QString m_errorText;
     quint64 m_requestId = 0; ///< the newest answer's
     double m_lastTokensPerSecond = 0;
+    QString m_speculation;
+    QString m_speculationError;
+    int m_lastDrafted = 0;  // the last answer's guessed tokens
+    int m_lastAccepted = 0; // and of those, the right ones
 };
 
 } // namespace hearth::app

@@ -161,6 +161,36 @@
         <source>This model keeps 16-bit: its attention heads do not suit 8-bit blocks.</source>
         <translation>This model keeps 16-bit: its attention heads do not suit 8-bit blocks.</translation>
     </message>
+    <message>
+        <source>Guess ahead:</source>
+        <translation>Guess ahead:</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Off</translation>
+    </message>
+    <message>
+        <source>From the conversation&apos;s own text</source>
+        <translation>From the conversation&apos;s own text</translation>
+    </message>
+    <message>
+        <source>With %1 (%2)</source>
+        <comment>a draft model and its size</comment>
+        <translation>With %1 (%2)</translation>
+    </message>
+    <message>
+        <source>With %1</source>
+        <comment>a draft model</comment>
+        <translation>With %1</translation>
+    </message>
+    <message>
+        <source>Guess ahead</source>
+        <translation>Guess ahead</translation>
+    </message>
+    <message>
+        <source>Something quick guesses the next words and the model checks several at once, keeping only what it would have written itself: answers stay the same and come sooner when the guesses are good. A draft model must be a smaller one of the same family (the same vocabulary); it runs on the processor and takes its own memory.</source>
+        <translation>Something quick guesses the next words and the model checks several at once, keeping only what it would have written itself: answers stay the same and come sooner when the guesses are good. A draft model must be a smaller one of the same family (the same vocabulary); it runs on the processor and takes its own memory.</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -2237,6 +2267,14 @@
         <source>%1 read from the disk as needed (not enough free memory)</source>
         <translation>%1 read from the disk as needed (not enough free memory)</translation>
     </message>
+    <message>
+        <source>The draft model %1 cannot be loaded: %2</source>
+        <translation>The draft model %1 cannot be loaded: %2</translation>
+    </message>
+    <message>
+        <source>The draft model %1 cannot guess for this model: %2</source>
+        <translation>The draft model %1 cannot guess for this model: %2</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::FileDialogSupport</name>
@@ -2286,6 +2324,10 @@
     <message>
         <source>The GPU stopped working (%1). The model goes on with the CPU, more slowly; load it again to use the GPU.</source>
         <translation>The GPU stopped working (%1). The model goes on with the CPU, more slowly; load it again to use the GPU.</translation>
+    </message>
+    <message>
+        <source>Last answer: %1 of %2 guessed tokens were right (%3 %).</source>
+        <translation>Last answer: %1 of %2 guessed tokens were right (%3 %).</translation>
     </message>
 </context>
 <context>

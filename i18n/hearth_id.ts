@@ -160,6 +160,36 @@
         <source>This model keeps 16-bit: its attention heads do not suit 8-bit blocks.</source>
         <translation>Model ini tetap 16-bit: kepala atensinya tidak cocok dengan blok 8-bit.</translation>
     </message>
+    <message>
+        <source>Guess ahead:</source>
+        <translation>Tebak ke depan:</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Mati</translation>
+    </message>
+    <message>
+        <source>From the conversation&apos;s own text</source>
+        <translation>Dari teks percakapan itu sendiri</translation>
+    </message>
+    <message>
+        <source>With %1 (%2)</source>
+        <comment>a draft model and its size</comment>
+        <translation>Dengan %1 (%2)</translation>
+    </message>
+    <message>
+        <source>With %1</source>
+        <comment>a draft model</comment>
+        <translation>Dengan %1</translation>
+    </message>
+    <message>
+        <source>Guess ahead</source>
+        <translation>Tebak ke depan</translation>
+    </message>
+    <message>
+        <source>Something quick guesses the next words and the model checks several at once, keeping only what it would have written itself: answers stay the same and come sooner when the guesses are good. A draft model must be a smaller one of the same family (the same vocabulary); it runs on the processor and takes its own memory.</source>
+        <translation>Sesuatu yang cepat menebak kata-kata berikutnya dan model memeriksa beberapa sekaligus, hanya menyimpan yang akan ia tulis sendiri: jawaban tetap sama dan datang lebih cepat bila tebakannya bagus. Model draf harus model yang lebih kecil dari keluarga yang sama (kosakata yang sama); ia berjalan di prosesor dan memakai memorinya sendiri.</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -2230,6 +2260,14 @@
         <source>%1 read from the disk as needed (not enough free memory)</source>
         <translation>%1 dibaca dari disk saat diperlukan (memori bebas tidak cukup)</translation>
     </message>
+    <message>
+        <source>The draft model %1 cannot be loaded: %2</source>
+        <translation>Model draf %1 tidak dapat dimuat: %2</translation>
+    </message>
+    <message>
+        <source>The draft model %1 cannot guess for this model: %2</source>
+        <translation>Model draf %1 tidak dapat menebak untuk model ini: %2</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::FileDialogSupport</name>
@@ -2278,6 +2316,10 @@
     <message>
         <source>The GPU stopped working (%1). The model goes on with the CPU, more slowly; load it again to use the GPU.</source>
         <translation>GPU berhenti bekerja (%1). Model tetap berjalan dengan CPU, lebih lambat; muat ulang model untuk memakai GPU lagi.</translation>
+    </message>
+    <message>
+        <source>Last answer: %1 of %2 guessed tokens were right (%3 %).</source>
+        <translation>Jawaban terakhir: %1 dari %2 token tebakan benar (%3 %).</translation>
     </message>
 </context>
 <context>

@@ -160,6 +160,36 @@
         <source>This model keeps 16-bit: its attention heads do not suit 8-bit blocks.</source>
         <translation>此模型保持 16 位：其注意力头不适合 8 位块。</translation>
     </message>
+    <message>
+        <source>Guess ahead:</source>
+        <translation>提前猜测：</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>From the conversation&apos;s own text</source>
+        <translation>根据对话本身的文字</translation>
+    </message>
+    <message>
+        <source>With %1 (%2)</source>
+        <comment>a draft model and its size</comment>
+        <translation>使用 %1（%2）</translation>
+    </message>
+    <message>
+        <source>With %1</source>
+        <comment>a draft model</comment>
+        <translation>使用 %1</translation>
+    </message>
+    <message>
+        <source>Guess ahead</source>
+        <translation>提前猜测</translation>
+    </message>
+    <message>
+        <source>Something quick guesses the next words and the model checks several at once, keeping only what it would have written itself: answers stay the same and come sooner when the guesses are good. A draft model must be a smaller one of the same family (the same vocabulary); it runs on the processor and takes its own memory.</source>
+        <translation>由一个快速的方式猜测接下来的词，模型一次检查多个，只保留它自己本来会写出的内容：回答保持不变，猜得好时来得更快。草稿模型必须是同一系列中更小的模型（词表相同）；它在处理器上运行，并占用自己的内存。</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -2230,6 +2260,14 @@
         <source>%1 read from the disk as needed (not enough free memory)</source>
         <translation>%1 按需从磁盘读取（可用内存不足）</translation>
     </message>
+    <message>
+        <source>The draft model %1 cannot be loaded: %2</source>
+        <translation>无法加载草稿模型 %1：%2</translation>
+    </message>
+    <message>
+        <source>The draft model %1 cannot guess for this model: %2</source>
+        <translation>草稿模型 %1 无法为此模型猜测：%2</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::FileDialogSupport</name>
@@ -2278,6 +2316,10 @@
     <message>
         <source>The GPU stopped working (%1). The model goes on with the CPU, more slowly; load it again to use the GPU.</source>
         <translation>GPU 停止工作（%1）。模型改用 CPU 继续运行，速度较慢；重新加载模型即可再次使用 GPU。</translation>
+    </message>
+    <message>
+        <source>Last answer: %1 of %2 guessed tokens were right (%3 %).</source>
+        <translation>上一个回答：猜测的 %2 个词元中有 %1 个正确（%3 %）。</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 #include <hearth/hearth.h>
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QLocale>
 
@@ -15,6 +16,19 @@
 #include <random>
 
 namespace hearth::app {
+
+namespace {
+
+std::string enginePath(const QString& path)
+{
+#ifdef Q_OS_WIN
+    return path.toStdString(); // the engine takes UTF-8 paths on Windows
+#else
+    return QFile::encodeName(path).toStdString();
+#endif
+}
+
+} // namespace
 
 EngineWorker::EngineWorker(QObject* parent)
     : QObject(parent)
@@ -148,6 +162,9 @@ void EngineWorker::setKvCost(LoadedModel& model) const
 void EngineWorker::unloadModel()
 {
     setLoadedModel({});
+    m_drafter.reset();
+    m_draftModel.reset();
+    m_draftPath.clear();
     m_session.reset();
     m_chatTemplate.reset();
     m_model.reset();
@@ -190,10 +207,57 @@ hearth::SessionParams EngineWorker::sessionParams(double gib) const
     return params;
 }
 
+void EngineWorker::setSpeculation(const QString& choice)
+{
+    m_speculation = choice;
+}
+
+void EngineWorker::applySpeculation()
+{
+    m_drafter.reset();
+    if (!m_session || !m_model)
+        return;
+    QString error;
+    if (m_speculation == QLatin1String("lookup")) {
+        m_drafter = std::make_unique<hearth::PromptLookup>();
+    } else if (!m_speculation.isEmpty()) {
+        const QString fileName = QFileInfo(m_speculation).fileName();
+        if (m_speculation != m_draftPath || !m_draftModel) {
+            m_draftModel.reset();
+            m_draftPath = m_speculation;
+            qCInfo(lcEngine) << "loading the draft model" << m_draftPath;
+            auto draft = hearth::Model::load(enginePath(m_draftPath));
+            if (draft)
+                m_draftModel = std::move(draft).value();
+            else
+                error = tr("The draft model %1 cannot be loaded: %2").arg(fileName, QString::fromStdString(draft.message()));
+        }
+        if (m_draftModel) {
+            // On the CPU, where it does not take the GPU memory the placement counted on; as long
+            // a context as the session's, or the draft model's own when that is shorter.
+            hearth::SessionParams params;
+            params.threads = m_threads;
+            params.vramBudgetGiB = 0;
+            params.contextLength = m_session->contextLength();
+            if (const int trained = m_draftModel->info().trainedContextLength; trained > 0)
+                params.contextLength = std::min(params.contextLength, trained);
+            auto drafter = hearth::DraftModel::create(m_draftModel, *m_model, params);
+            if (drafter)
+                m_drafter = std::move(drafter).value();
+            else
+                error = tr("The draft model %1 cannot guess for this model: %2").arg(fileName, QString::fromStdString(drafter.message()));
+        }
+    }
+    if (!error.isEmpty())
+        qCWarning(lcEngine) << error;
+    Q_EMIT speculationApplied(error);
+}
+
 void EngineWorker::loadModel(const QString& path, quint64 ticket)
 {
     m_ticket = ticket ? ticket : nextLoadTicket();
     setLoadedModel({});
+    m_drafter.reset();
     m_session.reset();
     m_chatTemplate.reset();
     m_model.reset();
@@ -209,11 +273,6 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
     }
 
     qCInfo(lcEngine) << "loading" << path;
-#ifdef Q_OS_WIN
-    const std::string enginePath = path.toStdString(); // the engine takes UTF-8 paths on Windows
-#else
-    const std::string enginePath = QFile::encodeName(path).toStdString();
-#endif
     hearth::LoadParams params;
     // Whole percents only: the GUI does not need thousands of queued signals.
     int lastPercent = -1;
@@ -225,7 +284,7 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
         }
         return !loadCancelled();
     };
-    auto model = hearth::Model::load(enginePath, params);
+    auto model = hearth::Model::load(enginePath(path), params);
     if (loadCancelled()) {
         Q_EMIT modelLoadFailed(tr("Loading %1 was cancelled.").arg(file.fileName()));
         return;
@@ -433,7 +492,7 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
         if (!piece.empty())
             Q_EMIT tokenGenerated(requestId, QString::fromStdString(piece));
         return !stopRequested(requestId);
-    });
+    }, m_drafter.get());
     const bool stopped = takeStop(requestId);
     checkDevice();
     if (!stats) {
@@ -455,12 +514,15 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     result.stopped = stopped || stats->stopReason == hearth::StopReason::Cancelled;
     result.reachedMaxTokens = stats->stopReason == hearth::StopReason::MaxTokens;
     result.contextFull = stats->stopReason == hearth::StopReason::ContextFull;
+    result.draftedTokens = stats->draftedTokens;
+    result.acceptedTokens = stats->acceptedTokens;
     Q_EMIT answerFinished(requestId, result);
 }
 
 void EngineWorker::adoptSession(std::unique_ptr<hearth::Session> session)
 {
     m_session = std::move(session);
+    applySpeculation(); // a draft session as long as the new one
     // A device that failed while the session was made: the load's placement says so already.
     m_deviceFailureReported = !m_session->placement().deviceFailure.empty();
 }

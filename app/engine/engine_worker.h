@@ -17,6 +17,7 @@
 
 namespace hearth {
 class ChatTemplate;
+class Drafter;
 class Model;
 class Session;
 struct SessionParams;
@@ -39,6 +40,8 @@ struct AnswerStats
     int contextUsed = 0;
     bool stopped = false; ///< stop() ended it
     bool reachedMaxTokens = false; ///< it ended at SamplingSettings::maxTokens, not at an end of turn
+    int draftedTokens = 0; ///< speculative decoding: tokens guessed ahead and checked
+    int acceptedTokens = 0; ///< of those, the ones the model wrote itself
     bool contextFull = false; ///< it ended because the context window had no room for another token
 
     [[nodiscard]] double tokensPerSecond() const
@@ -103,6 +106,11 @@ public Q_SLOTS:
     void setContextLength(int tokens);
     /// How the next sessions store keys and values: "f16" or "q8_0" (AppSettings::kvCacheType).
     void setKvCacheType(const QString& name);
+    /// How answers guess ahead (AppSettings::speculation): "", "lookup" or a draft model's path;
+    /// from the next load or re-placement on, or at once with applySpeculation().
+    void setSpeculation(const QString& choice);
+    /// Makes the loaded session guess ahead as setSpeculation() said; ends with speculationApplied().
+    void applySpeculation();
     /// @p ticket from nextLoadTicket(); 0 takes a new one.
     void loadModel(const QString& path, quint64 ticket = 0);
     /// Places the loaded model again for a budget of @p gib (see setVramBudget), keeping the model
@@ -154,6 +162,9 @@ Q_SIGNALS:
     void chatTemplateReplaced(const QString& reason, const QString& builtinName);
     /// Request @p requestId left its @p turns oldest turns out of the prompt to fit the context.
     void turnsLeftOut(quint64 requestId, int turns);
+    /// The speculation setSpeculation() asked for is in place for the loaded session, or
+    /// @p errorText says why answers go on without guessing ahead.
+    void speculationApplied(const QString& errorText);
 
 private:
     /// @p turns through the model's chat template, empty system prompts left out; a template that
@@ -185,6 +196,10 @@ private:
 
     std::unique_ptr<hearth::Session> m_session;
     std::unique_ptr<hearth::ChatTemplate> m_chatTemplate; ///< the model's, parsed once at load
+    QString m_speculation; ///< AppSettings::speculation of the loaded model
+    std::shared_ptr<const hearth::Model> m_draftModel; ///< loaded once for m_draftPath
+    QString m_draftPath;
+    std::unique_ptr<hearth::Drafter> m_drafter; ///< null: answers do not guess ahead
     int m_threads = 0;
     double m_vramBudgetGiB = -1; ///< for the next load
     double m_sessionBudgetGiB = -1; ///< the running session's

@@ -349,6 +349,25 @@ bool ModelLibrary::deleteModel(qint64 id)
     return m_manager->remove(id);
 }
 
+QVariantList ModelLibrary::draftCandidates(const QString& modelPath) const
+{
+    const int row = rowOfPath(modelPath);
+    const quint64 size = row >= 0 ? m_rows.at(row).size : quint64(QFileInfo(modelPath).size());
+    QList<InstalledModel> smaller;
+    for (const InstalledModel& model : m_rows) {
+        if (model.path != modelPath && model.size < size)
+            smaller.append(model);
+    }
+    std::sort(smaller.begin(), smaller.end(), [](const InstalledModel& a, const InstalledModel& b) { return a.size < b.size; });
+    QVariantList candidates;
+    for (const InstalledModel& model : smaller) {
+        candidates.append(QVariantMap {{QStringLiteral("path"), model.path},
+                                       {QStringLiteral("name"), model.name},
+                                       {QStringLiteral("sizeText"), formatSize(model.size)}});
+    }
+    return candidates;
+}
+
 void ModelLibrary::setErrorText(const QString& text)
 {
     if (text == m_errorText)

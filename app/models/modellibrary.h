@@ -18,6 +18,7 @@
 #include <QFutureWatcher>
 #include <QPointer>
 #include <QUrl>
+#include <QVariantList>
 #include <QtQmlIntegration>
 
 namespace hearth::models {
@@ -96,7 +97,7 @@ public:
     void importPath(const QString& path);
     /// Takes the model off the list; the file stays on disk.
     Q_INVOKABLE bool removeFromList(qint64 id);
-    /// Deletes a downloaded model: its file and the placement cache Hearth keeps beside it go
+    /// Deletes a downloaded model: its file, the placement cache and statistics beside it go
     /// from the disk, and it leaves the list. An imported file is the user's own and is not
     /// deleted (false). The caller makes sure the model is not loaded. False, with errorText,
     /// when the file cannot be deleted.
@@ -105,6 +106,10 @@ public:
     Q_INVOKABLE void refresh();
     /// Row of the model at @p path, or -1.
     Q_INVOKABLE int rowOfPath(const QString& path) const;
+    /// The models that could guess ahead for the one at @p modelPath (a draft model for
+    /// speculative decoding): the smaller ones, smallest first, as {path, name, sizeText}.
+    /// Whether their vocabulary is the same shows when one is chosen.
+    Q_INVOKABLE QVariantList draftCandidates(const QString& modelPath) const;
 
     /// The worker-thread part of a scan: nullopt when @p path is not a loadable model file.
     [[nodiscard]] static std::optional<InstalledModel> inspect(

@@ -464,6 +464,67 @@ private Q_SLOTS:
         QCOMPARE(continued.state, hearth::MessageState::ContextFull);
     }
 
+    void guessingAheadKeepsTheAnswers()
+    {
+        // Greedy answers are the same whether the model guesses ahead or not; the choice is
+        // remembered for the file and comes back with it; a draft model of another vocabulary
+        // is refused with a reason, and answers go on without it.
+        hearth::app::AppSettings settings(m_dir.filePath(QStringLiteral("speculation.ini")));
+        hearth::test::ChatWithSession chat;
+        QVERIFY(chat.openStore(m_dir.filePath(QStringLiteral("speculation.sqlite"))));
+        chat.session()->setSettings(&settings);
+        chat.setSettings(&settings);
+        const auto ready = [&] {
+            return QTest::qWaitFor([&] { return chat.session()->state() == ModelSession::State::Ready; }, 60000);
+        };
+        chat.session()->loadModel(m_model);
+        QVERIFY(ready());
+        const auto answer = [&] {
+            chat.newConversation();
+            QVariantMap greedy = chat.sampling();
+            greedy.insert(QStringLiteral("temperature"), 0.0);
+            chat.setSampling(greedy);
+            chat.setMaxTokens(24);
+            chat.send(QStringLiteral("Once upon a time"));
+            return ready() ? chat.messages()->at(1).content : QStringLiteral("(no answer)");
+        };
+        const QString plain = answer();
+        QVERIFY(!plain.isEmpty());
+        QCOMPARE(chat.session()->speculationResult(), QString());
+
+        for (const QString& choice : {QStringLiteral("lookup"), m_model}) {
+            chat.session()->applySpeculation(choice);
+            QCOMPARE(chat.session()->speculation(), choice);
+            QCOMPARE(settings.speculation(m_model), choice);
+            QCOMPARE(answer(), plain);
+            QCOMPARE(chat.session()->speculationError(), QString());
+        }
+        // stories260K (../shared) is sure of its next words often enough for its own guesses to count.
+        if (m_model.endsWith(QStringLiteral("stories260K.gguf")))
+            QVERIFY2(chat.session()->speculationResult().contains(QStringLiteral("were right")),
+                     qPrintable(chat.session()->speculationResult()));
+
+        // Loaded again, the model guesses ahead as it did.
+        chat.session()->loadModel(m_model);
+        QVERIFY(ready());
+        QCOMPARE(chat.session()->speculation(), m_model);
+        QCOMPARE(answer(), plain);
+
+        // Another vocabulary: refused, said so, and the answers go on.
+        const QString other = hearth::test::makeTinyModel(m_dir.path(), QStringLiteral("tiny"), { QStringLiteral("--vocab"), QStringLiteral("2000") });
+        if (other.isEmpty())
+            QSKIP("hearth-synth is not built");
+        chat.session()->applySpeculation(other);
+        QTRY_VERIFY_WITH_TIMEOUT(!chat.session()->speculationError().isEmpty(), 60000);
+        QVERIFY2(chat.session()->speculationError().contains(QStringLiteral("vocabulary")), qPrintable(chat.session()->speculationError()));
+        QCOMPARE(answer(), plain);
+        chat.session()->applySpeculation(QString());
+        QTRY_COMPARE_WITH_TIMEOUT(chat.session()->speculationError(), QString(), 60000);
+        QCOMPARE(settings.speculation(m_model), QString());
+        chat.session()->setSettings(nullptr);
+        chat.setSettings(nullptr);
+    }
+
     void deletingTheAnsweringChatIsRefused()
     {
         m_chat->newConversation();
