@@ -19,6 +19,7 @@ struct DraftOptions {
     std::string model;  // empty: no draft model
     bool promptLookup = false;
     int maxDraft = 0;   // 0: the drafter's own default
+    float minProbability = 0.75f;
 };
 
 inline void addDraftOptions(ToolOptions& options, DraftOptions* target)
@@ -30,6 +31,9 @@ inline void addDraftOptions(ToolOptions& options, DraftOptions* target)
                     &target->promptLookup);
     options.addInt("--draft-max", "N", "speculative decoding: tokens guessed at most per pass (default 4, 8 for --prompt-lookup)",
                    &target->maxDraft, 0, 64);
+    options.addFloat("--draft-p-min", "P",
+                     "speculative decoding: the least probability the draft model must give a guess (default 0.75)",
+                     &target->minProbability);
 }
 
 // The drafter @p draft asks for (null when none), its session made like @p params (the draft
@@ -50,7 +54,8 @@ inline Result<std::unique_ptr<Drafter>> makeDrafter(const DraftOptions& draft, c
     draftParams.threads = params.threads;
     draftParams.contextLength = contextLength;
     draftParams.vramBudgetGiB = 0;
-    auto drafter = DraftModel::create(*model, target, draftParams, draft.maxDraft > 0 ? draft.maxDraft : 4);
+    auto drafter = DraftModel::create(*model, target, draftParams, draft.maxDraft > 0 ? draft.maxDraft : 4,
+                                      draft.minProbability);
     if (!drafter)
         return Status(drafter.code(), "cannot use the draft model '" + draft.model + "': " + drafter.message());
     return std::unique_ptr<Drafter>(std::move(*drafter));

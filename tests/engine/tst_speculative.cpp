@@ -3,7 +3,9 @@
 // vocabulary, the conversation's own text) the session samples the tokens it would sample
 // without one, keeps exactly them in its cache, and stops where it would.
 
+#include "session_test_support.h"
 #include "synth/synthetic_model.h"
+#include "synth/synthetic_sparse.h"
 #include "synth_test_support.h"
 
 #include <hearth/model.h>
@@ -172,6 +174,60 @@ private Q_SLOTS:
                 QVERIFY(got.stats.acceptedTokens * 4 < got.stats.draftedTokens);
         }
         checkCacheHoldsItsHistory(*s);
+    }
+
+    void guessesOnTheDevice_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<double>("budgetGiB");
+        QTest::addRow("dense, every layer") << QStringLiteral("dense") << 1.0;
+        QTest::addRow("sparse, hot neurons") << QStringLiteral("sparse") << 0.0005;
+        QTest::addRow("mixture, some experts") << QStringLiteral("moe") << 0.0005;
+    }
+
+    void guessesOnTheDevice()
+    {
+        // Sessions with work on the (emulated) device check guesses in the same batched passes
+        // and truncate their device caches as the CPU's.
+        QFETCH(QString, kind);
+        QFETCH(double, budgetGiB);
+        std::shared_ptr<const Model> model;
+        if (kind == QLatin1String("dense")) {
+            model = m_model;
+        } else if (kind == QLatin1String("sparse")) {
+            synth::SynthOptions o;
+            o.shape = *synth::shapeByName("tiny");
+            o.type = DType::F32;
+            o.ffnActivation = "reglu";
+            synth::SparseSynthOptions sparse;
+            sparse.sparsity = 0.7;
+            sparse.predictorHidden = 32;
+            const std::string path = m_dir.filePath(QStringLiteral("sparse.gguf")).toStdString();
+            QVERIFY(synth::writeSparseSyntheticModel(o, sparse, path).ok());
+            auto loaded = Model::load(path);
+            QVERIFY2(loaded.ok(), loaded.message().c_str());
+            model = *loaded;
+        } else {
+            model = test::writeAndLoad(m_dir, QStringLiteral("moe.gguf"), test::familyOptions(QStringLiteral("qwen3moe"), QStringLiteral("qwen3moe-tiny")));
+        }
+        const SessionParams params = test::deviceSessionParams("emulated:1073741824", budgetGiB, 96, 8);
+        auto plain = Session::create(model, params);
+        auto s = Session::create(model, params);
+        QVERIFY2(plain.ok() && s.ok(), (plain.ok() ? s.message() : plain.message()).c_str());
+        QVERIFY2((*s)->placement().usesGpu(), (*s)->placementReport().c_str());
+        SessionParams draftParams;
+        draftParams.threads = 2;
+        auto drafter = DraftModel::create(model, *model, draftParams, 4, 0.0f);
+        QVERIFY2(drafter.ok(), drafter.message().c_str());
+        const Generated expected = generate(**plain, true, 40, nullptr);
+        const Generated got = generate(**s, true, 40, drafter->get());
+        QCOMPARE(got.tokens, expected.tokens);
+        QVERIFY(got.stats.acceptedTokens > 0);
+        // The device cache holds what the CPU's does: the next token's logits agree.
+        QVERIFY((*s)->decode(99).ok());
+        QVERIFY((*plain)->decode(99).ok());
+        QVERIFY2(maxAbsDiff((*s)->logits(), (*plain)->logits()) < 1e-3f,
+                 qPrintable(QString::number(maxAbsDiff((*s)->logits(), (*plain)->logits()))));
     }
 
     void unsureGuessesAreNotChecked()

@@ -37,9 +37,9 @@ head -c 4000 "$(dirname "$0")/../../engine/src/convert/calibration.txt" >"$TEXT"
 # Long enough to take the prompt path of quantized weights (16 tokens or more: F16 tiles, cuBLAS).
 PROMPT="Once upon a time, in a small village by the sea, there lived an old fisherman who went out every morning"
 
-generate() { # model budget
+generate() { # model budget [hearth-cli options]
     timeout 120 "$BIN/hearth-cli" -m "$1" -p "$PROMPT" -n 32 --temp 0 --repeat-penalty 1 --raw \
-        --vram-budget "$2" 2>"$MODELS/stderr"
+        --vram-budget "$2" "${@:3}" 2>"$MODELS/stderr"
 }
 
 perplexity() { # model budget
@@ -57,12 +57,19 @@ section() { [[ " $SECTIONS " == *" $1 "* ]]; }
 
 # Generates with @p file on the CPU and the GPU and compares their texts and perplexities; with
 # "loose" the GPU computes something else by design (a magnitude-sparse file's whole device
-# layers compute every neuron), so only the numbers are shown.
+# layers compute every neuron), so only the numbers are shown. The GPU runs again with the model
+# guessing ahead for itself (speculative decoding: batched passes, device caches cut back); its
+# text is shown beside the GPU's (a batched pass rounds differently from a decoded token, so a
+# random model's near ties may part them, as they part the CPU's and the GPU's).
 compare() { # name file [loose]
-    local name=$1 file=$2 cpu gpu ppl_cpu ppl_gpu verdict
+    local name=$1 file=$2 cpu gpu guessed ppl_cpu ppl_gpu verdict
     cpu=$(generate "$file" 0) || { echo "$name: CPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; return; }
+    guessed=$(generate "$file" 8 --draft "$file" --draft-p-min 0) \
+        || { echo "$name: GPU run with guesses failed: $(tail -n 3 "$MODELS/stderr")"; status=1; return; }
+    grep -m 1 "speculative" "$MODELS/stderr" | sed "s/^/    /"
     gpu=$(generate "$file" 8) || { echo "$name: GPU run failed: $(tail -n 3 "$MODELS/stderr")"; status=1; return; }
     grep -m 1 "placement" "$MODELS/stderr" | sed "s/^/    /"
+    echo "    guessing ahead: $(shared_prefix "$guessed" "$gpu") of ${#gpu} characters as without"
     ppl_cpu=$(perplexity "$file" 0) && ppl_gpu=$(perplexity "$file" 8) && [[ -n "$ppl_cpu" && -n "$ppl_gpu" ]] \
         || { echo "$name: perplexity failed: $(tail -n 3 "$MODELS/stderr")"; status=1; return; }
     # Quantized weights meet Q8 activations on the CPU and full floats on the GPU: the mean
