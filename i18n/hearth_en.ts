@@ -188,8 +188,8 @@
         <translation>Guess ahead</translation>
     </message>
     <message>
-        <source>Something quick guesses the next words and the model checks several at once, keeping only what it would have written itself: answers stay the same and come sooner when the guesses are good. A draft model must be a smaller one of the same family (the same vocabulary); it runs on the processor and takes its own memory.</source>
-        <translation>Something quick guesses the next words and the model checks several at once, keeping only what it would have written itself: answers stay the same and come sooner when the guesses are good. A draft model must be a smaller one of the same family (the same vocabulary); it runs on the processor and takes its own memory.</translation>
+        <source>The model checks several guessed words at once and keeps only what it would have written itself: the same answers, sooner when the guesses are good. A draft model must be a smaller one of the same family; it runs on the processor.</source>
+        <translation>The model checks several guessed words at once and keeps only what it would have written itself: the same answers, sooner when the guesses are good. A draft model must be a smaller one of the same family; it runs on the processor.</translation>
     </message>
 </context>
 <context>
@@ -529,6 +529,54 @@
     <message>
         <source>Cannot open the file chooser</source>
         <translation>Cannot open the file chooser</translation>
+    </message>
+</context>
+<context>
+    <name>EngineError</name>
+    <message>
+        <source>A setting or request is out of range.</source>
+        <translation>A setting or request is out of range.</translation>
+    </message>
+    <message>
+        <source>The system refused to read or write a file (is the disk full, or was the file moved?).</source>
+        <translation>The system refused to read or write a file (is the disk full, or was the file moved?).</translation>
+    </message>
+    <message>
+        <source>The file is damaged or incomplete.</source>
+        <translation>The file is damaged or incomplete.</translation>
+    </message>
+    <message>
+        <source>The file uses something Hearth cannot run yet.</source>
+        <translation>The file uses something Hearth cannot run yet.</translation>
+    </message>
+    <message>
+        <source>There is not enough memory.</source>
+        <translation>There is not enough memory.</translation>
+    </message>
+    <message>
+        <source>It was cancelled.</source>
+        <translation>It was cancelled.</translation>
+    </message>
+    <message>
+        <source>The conversation does not fit the model&apos;s context.</source>
+        <translation>The conversation does not fit the model&apos;s context.</translation>
+    </message>
+    <message>
+        <source>The input asks for more work or memory than Hearth allows.</source>
+        <translation>The input asks for more work or memory than Hearth allows.</translation>
+    </message>
+    <message>
+        <source>The result is not as good as asked for.</source>
+        <translation>The result is not as good as asked for.</translation>
+    </message>
+    <message>
+        <source>%1 (Engine: %2)</source>
+        <comment>a sentence, then the engine&apos;s English words</comment>
+        <translation>%1 (Engine: %2)</translation>
+    </message>
+    <message>
+        <source>Hearth met an internal error; please report it with these details.</source>
+        <translation>Hearth met an internal error; please report it with these details.</translation>
     </message>
 </context>
 <context>

@@ -187,8 +187,8 @@
         <translation>Tebak ke depan</translation>
     </message>
     <message>
-        <source>Something quick guesses the next words and the model checks several at once, keeping only what it would have written itself: answers stay the same and come sooner when the guesses are good. A draft model must be a smaller one of the same family (the same vocabulary); it runs on the processor and takes its own memory.</source>
-        <translation>Sesuatu yang cepat menebak kata-kata berikutnya dan model memeriksa beberapa sekaligus, hanya menyimpan yang akan ia tulis sendiri: jawaban tetap sama dan datang lebih cepat bila tebakannya bagus. Model draf harus model yang lebih kecil dari keluarga yang sama (kosakata yang sama); ia berjalan di prosesor dan memakai memorinya sendiri.</translation>
+        <source>The model checks several guessed words at once and keeps only what it would have written itself: the same answers, sooner when the guesses are good. A draft model must be a smaller one of the same family; it runs on the processor.</source>
+        <translation>Model memeriksa beberapa kata tebakan sekaligus dan hanya menyimpan yang akan ia tulis sendiri: jawaban yang sama, lebih cepat bila tebakannya bagus. Model draf harus model yang lebih kecil dari keluarga yang sama; ia berjalan di prosesor.</translation>
     </message>
 </context>
 <context>
@@ -528,6 +528,54 @@
     <message>
         <source>Cannot open the file chooser</source>
         <translation>Pemilih berkas tidak dapat dibuka</translation>
+    </message>
+</context>
+<context>
+    <name>EngineError</name>
+    <message>
+        <source>A setting or request is out of range.</source>
+        <translation>Sebuah pengaturan atau permintaan di luar batas.</translation>
+    </message>
+    <message>
+        <source>The system refused to read or write a file (is the disk full, or was the file moved?).</source>
+        <translation>Sistem menolak membaca atau menulis berkas (apakah disk penuh, atau berkas dipindahkan?).</translation>
+    </message>
+    <message>
+        <source>The file is damaged or incomplete.</source>
+        <translation>Berkas rusak atau tidak lengkap.</translation>
+    </message>
+    <message>
+        <source>The file uses something Hearth cannot run yet.</source>
+        <translation>Berkas memakai sesuatu yang belum dapat dijalankan Hearth.</translation>
+    </message>
+    <message>
+        <source>There is not enough memory.</source>
+        <translation>Memori tidak cukup.</translation>
+    </message>
+    <message>
+        <source>It was cancelled.</source>
+        <translation>Dibatalkan.</translation>
+    </message>
+    <message>
+        <source>The conversation does not fit the model&apos;s context.</source>
+        <translation>Percakapan tidak muat dalam konteks model.</translation>
+    </message>
+    <message>
+        <source>The input asks for more work or memory than Hearth allows.</source>
+        <translation>Masukan meminta kerja atau memori lebih dari yang diizinkan Hearth.</translation>
+    </message>
+    <message>
+        <source>The result is not as good as asked for.</source>
+        <translation>Hasilnya tidak sebaik yang diminta.</translation>
+    </message>
+    <message>
+        <source>%1 (Engine: %2)</source>
+        <comment>a sentence, then the engine&apos;s English words</comment>
+        <translation>%1 (Mesin: %2)</translation>
+    </message>
+    <message>
+        <source>Hearth met an internal error; please report it with these details.</source>
+        <translation>Hearth mengalami galat internal; mohon laporkan beserta rincian ini.</translation>
     </message>
 </context>
 <context>

@@ -187,8 +187,8 @@
         <translation>提前猜测</translation>
     </message>
     <message>
-        <source>Something quick guesses the next words and the model checks several at once, keeping only what it would have written itself: answers stay the same and come sooner when the guesses are good. A draft model must be a smaller one of the same family (the same vocabulary); it runs on the processor and takes its own memory.</source>
-        <translation>由一个快速的方式猜测接下来的词，模型一次检查多个，只保留它自己本来会写出的内容：回答保持不变，猜得好时来得更快。草稿模型必须是同一系列中更小的模型（词表相同）；它在处理器上运行，并占用自己的内存。</translation>
+        <source>The model checks several guessed words at once and keeps only what it would have written itself: the same answers, sooner when the guesses are good. A draft model must be a smaller one of the same family; it runs on the processor.</source>
+        <translation>模型一次检查多个猜测的词，只保留它自己本来会写出的内容：回答相同，猜得好时更快。草稿模型必须是同一系列中更小的模型；它在处理器上运行。</translation>
     </message>
 </context>
 <context>
@@ -528,6 +528,54 @@
     <message>
         <source>Cannot open the file chooser</source>
         <translation>无法打开文件选择器</translation>
+    </message>
+</context>
+<context>
+    <name>EngineError</name>
+    <message>
+        <source>A setting or request is out of range.</source>
+        <translation>某项设置或请求超出范围。</translation>
+    </message>
+    <message>
+        <source>The system refused to read or write a file (is the disk full, or was the file moved?).</source>
+        <translation>系统拒绝读取或写入文件（磁盘是否已满，或文件是否已被移动？）。</translation>
+    </message>
+    <message>
+        <source>The file is damaged or incomplete.</source>
+        <translation>文件已损坏或不完整。</translation>
+    </message>
+    <message>
+        <source>The file uses something Hearth cannot run yet.</source>
+        <translation>该文件使用了 Hearth 尚不能运行的内容。</translation>
+    </message>
+    <message>
+        <source>There is not enough memory.</source>
+        <translation>内存不足。</translation>
+    </message>
+    <message>
+        <source>It was cancelled.</source>
+        <translation>已取消。</translation>
+    </message>
+    <message>
+        <source>The conversation does not fit the model&apos;s context.</source>
+        <translation>对话超出了模型的上下文。</translation>
+    </message>
+    <message>
+        <source>The input asks for more work or memory than Hearth allows.</source>
+        <translation>输入要求的计算量或内存超过了 Hearth 允许的范围。</translation>
+    </message>
+    <message>
+        <source>The result is not as good as asked for.</source>
+        <translation>结果没有达到要求的质量。</translation>
+    </message>
+    <message>
+        <source>%1 (Engine: %2)</source>
+        <comment>a sentence, then the engine&apos;s English words</comment>
+        <translation>%1（引擎：%2）</translation>
+    </message>
+    <message>
+        <source>Hearth met an internal error; please report it with these details.</source>
+        <translation>Hearth 遇到内部错误；请连同这些细节一起报告。</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "engine_worker.h"
+#include "engine_error.h"
 
 #include "enginelogging.h"
 
@@ -230,7 +231,7 @@ void EngineWorker::applySpeculation()
             if (draft)
                 m_draftModel = std::move(draft).value();
             else
-                error = tr("The draft model %1 cannot be loaded: %2").arg(fileName, QString::fromStdString(draft.message()));
+                error = tr("The draft model %1 cannot be loaded: %2").arg(fileName, engineErrorText(draft.status()));
         }
         if (m_draftModel) {
             // On the CPU, where it does not take the GPU memory the placement counted on; as long
@@ -245,7 +246,7 @@ void EngineWorker::applySpeculation()
             if (drafter)
                 m_drafter = std::move(drafter).value();
             else
-                error = tr("The draft model %1 cannot guess for this model: %2").arg(fileName, QString::fromStdString(drafter.message()));
+                error = tr("The draft model %1 cannot guess for this model: %2").arg(fileName, engineErrorText(drafter.status()));
         }
     }
     if (!error.isEmpty())
@@ -291,7 +292,7 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
     }
     if (!model) {
         Q_EMIT modelLoadFailed(
-            tr("Could not load %1: %2").arg(file.fileName(), QString::fromStdString(model.message())));
+            tr("Could not load %1: %2").arg(file.fileName(), engineErrorText(model.status())));
         return;
     }
     m_model = std::move(model).value(); // sessionParams() reads its trained context
@@ -299,7 +300,7 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
     if (!session) {
         m_model.reset();
         Q_EMIT modelLoadFailed(tr("Could not start a session with %1: %2")
-                                   .arg(file.fileName(), QString::fromStdString(session.message())));
+                                   .arg(file.fileName(), engineErrorText(session.status())));
         return;
     }
     adoptSession(std::move(session).value());
@@ -344,7 +345,7 @@ void EngineWorker::replaceSession(double gib, quint64 ticket)
     std::unique_ptr<hearth::Session> fresh;
     QString error;
     if (auto session = hearth::Session::create(m_model, sessionParams(gib)); !session) {
-        error = tr("Could not place the model for this budget: %1").arg(QString::fromStdString(session.message()));
+        error = tr("Could not place the model for this budget: %1").arg(engineErrorText(session.status()));
     } else if (loadCancelled()) {
         error = tr("Placing the model again was cancelled; the previous placement is kept.");
     } else {
@@ -361,7 +362,7 @@ void EngineWorker::replaceSession(double gib, quint64 ticket)
             m_chatTemplate.reset();
             m_model.reset();
             Q_EMIT modelLoadFailed(tr("Could not restore the previous placement: %1")
-                                       .arg(QString::fromStdString(restored.message())));
+                                       .arg(engineErrorText(restored.status())));
             return;
         }
         adoptSession(std::move(restored).value());
@@ -499,7 +500,7 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
         // The cache may hold part of a failed prompt; start clean next time.
         (void)takeStop(requestId);
         m_session->reset();
-        Q_EMIT answerFailed(requestId, QString::fromStdString(stats.message()));
+        Q_EMIT answerFailed(requestId, engineErrorText(stats.status()));
         return;
     }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "conversionjob.h"
+#include "engine_error.h"
 
 #include <hearth/model.h>
 #include <hearth/session.h>
@@ -482,7 +483,7 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
         return Outcome{Cancelled, tr("Cancelled. No file was written."), {}};
     };
     const auto failed = [](const QString& message) { return Outcome{Failed, message, {}}; };
-    const auto detail = [](const Status& status) { return QString::fromStdString(status.message()); };
+    const auto detail = [](const Status& status) { return app::engineErrorText(status); };
 
     // 1. Read the headers and size the output.
     report(0.0, currentPhase);

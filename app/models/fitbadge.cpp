@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "fitbadge.h"
+#include "engine_error.h"
 
 #include "catalogentry.h"
 #include "gpuinfo.h"
@@ -48,7 +49,7 @@ FitBadge estimateFit(PlacementModel& model, const MachineInfo& machine, const Gp
     if (!planned) {
         badge.kind = FitBadge::Unknown;
         badge.text = FitBadge::tr("Unknown fit");
-        badge.reason = QString::fromStdString(planned.message());
+        badge.reason = app::engineErrorText(planned.status());
         return badge;
     }
     const PlacementSummary& s = planned.value();
@@ -97,7 +98,7 @@ FitBadge estimateFit(const ModelDescription& description, double assumedSparsity
     if (!model) {
         FitBadge badge;
         badge.text = FitBadge::tr("Unknown fit");
-        badge.reason = QString::fromStdString(model.message());
+        badge.reason = app::engineErrorText(model.status());
         return badge;
     }
     return estimateFit(model.value(), machine, gpu, contextLength);

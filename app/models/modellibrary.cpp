@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "modellibrary.h"
+#include "engine_error.h"
 
 #include "catalogentry.h"
 #include "ggufprobe.h"
@@ -199,7 +200,7 @@ std::optional<InstalledModel> ModelLibrary::inspect(
     model.size = quint64(info.size());
     auto placement = PlacementModel::fromFile(encodedPath(path));
     if (!placement) {
-        model.note = tr("Cannot read the model's layout: %1").arg(QString::fromStdString(placement.message()));
+        model.note = tr("Cannot read the model's layout: %1").arg(app::engineErrorText(placement.status()));
         return model;
     }
     model.inspected = true;
@@ -280,7 +281,7 @@ QString ModelLibrary::validateImport(const QString& path)
     // The probe looks at the header only; the tensor table tells a complete file from a cut one.
     auto placement = PlacementModel::fromFile(encodedPath(path));
     if (!placement) {
-        return tr("%1 cannot be used: %2").arg(info.fileName(), QString::fromStdString(placement.message()));
+        return tr("%1 cannot be used: %2").arg(info.fileName(), app::engineErrorText(placement.status()));
     }
     return {};
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "placementpreview.h"
+#include "engine_error.h"
 
 #include "catalogentry.h"
 #include "fitbadge.h"
@@ -75,7 +76,7 @@ void PlacementPreview::setModelPath(const QString& path)
     auto model = PlacementModel::fromFile(path.toStdString());
     if (!model) {
         adoptModel(std::nullopt, {}, QFileInfo(path).fileName(),
-            tr("Cannot plan this model: %1").arg(QString::fromStdString(model.message())));
+            tr("Cannot plan this model: %1").arg(app::engineErrorText(model.status())));
         return;
     }
     adoptModel(std::move(model.value()), path, QFileInfo(path).completeBaseName(), {});
@@ -110,7 +111,7 @@ void PlacementPreview::loadModelPath(const QString& path)
         if (!loaded || !*loaded) {
             adoptModel(std::nullopt, {}, QFileInfo(path).fileName(),
                 tr("Cannot plan this model: %1")
-                    .arg(loaded ? QString::fromStdString(loaded->message()) : QString()));
+                    .arg(loaded ? app::engineErrorText(loaded->status()) : QString()));
         } else {
             adoptModel(std::move(loaded->value()), path, QFileInfo(path).completeBaseName(), {});
         }
@@ -142,7 +143,7 @@ void PlacementPreview::setCatalogId(const QString& id)
     auto model = PlacementModel::fromDescription(it->planningDescription(0), it->assumedSparsity());
     if (!model) {
         adoptModel(std::nullopt, {}, it->name,
-            tr("Cannot plan this model: %1").arg(QString::fromStdString(model.message())));
+            tr("Cannot plan this model: %1").arg(app::engineErrorText(model.status())));
         return;
     }
     adoptModel(std::move(model.value()), QStringLiteral("catalog:") + id, it->name, {});
@@ -351,7 +352,7 @@ void PlacementPreview::replan()
         if (planned) {
             next = std::move(planned.value());
         } else {
-            m_errorText = tr("Cannot plan this model: %1").arg(QString::fromStdString(planned.message()));
+            m_errorText = tr("Cannot plan this model: %1").arg(app::engineErrorText(planned.status()));
         }
     }
 

@@ -11,6 +11,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTranslator>
 
 #include <memory>
 
@@ -121,7 +122,18 @@ private Q_SLOTS:
         QSignalSpy failed(m_worker, &EngineWorker::modelLoadFailed);
         QVERIFY(!load(corrupt));
         QCOMPARE(failed.size(), 1);
-        QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("corrupt.gguf")));
+        const QString message = failed.at(0).at(0).toString();
+        QVERIFY(message.contains(QStringLiteral("corrupt.gguf")));
+        // Why, in the interface language, with the engine's own words marked as its own.
+        QVERIFY2(message.contains(QStringLiteral("The file is damaged or incomplete. (Engine: ")), qPrintable(message));
+        QTranslator indonesian;
+        QVERIFY(indonesian.load(QStringLiteral(":/i18n/hearth_id.qm")));
+        QCoreApplication::installTranslator(&indonesian);
+        QVERIFY(!load(corrupt));
+        QCoreApplication::removeTranslator(&indonesian);
+        QCOMPARE(failed.size(), 2);
+        QVERIFY2(failed.at(1).at(0).toString().contains(QStringLiteral("Berkas rusak atau tidak lengkap. (Mesin: ")),
+                 qPrintable(failed.at(1).at(0).toString()));
 
         // Asking for an answer without a model fails with a message too.
         QSignalSpy answerFailed(m_worker, &EngineWorker::answerFailed);
