@@ -234,11 +234,14 @@ void EngineWorker::applySpeculation()
                 error = tr("The draft model %1 cannot be loaded: %2").arg(fileName, engineErrorText(draft.status()));
         }
         if (m_draftModel) {
-            // On the CPU, where it does not take the GPU memory the placement counted on; as long
-            // a context as the session's, or the draft model's own when that is shorter.
+            // A draft model on the CPU guessing for a model on the GPU would take longer for its
+            // guesses than the model for its tokens: with the budget on Auto it gets what GPU
+            // memory the model left; under a budget of the user's, and without a GPU, the CPU.
+            // As long a context as the session's, or the draft model's own when that is shorter.
             hearth::SessionParams params;
             params.threads = m_threads;
-            params.vramBudgetGiB = 0;
+            params.vramBudgetGiB = m_session->placement().usesGpu() && m_sessionBudgetGiB < 0 ? -1.0 : 0.0;
+            params.deviceOverride = m_deviceOverride;
             params.contextLength = m_session->contextLength();
             if (const int trained = m_draftModel->info().trainedContextLength; trained > 0)
                 params.contextLength = std::min(params.contextLength, trained);
@@ -303,8 +306,7 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
                                    .arg(file.fileName(), engineErrorText(session.status())));
         return;
     }
-    adoptSession(std::move(session).value());
-    m_sessionBudgetGiB = m_vramBudgetGiB;
+    adoptSession(std::move(session).value(), m_vramBudgetGiB);
     std::string templateProblem;
     m_chatTemplate = std::make_unique<hearth::ChatTemplate>(hearth::ChatTemplate::forModel(*m_model, &templateProblem));
 
@@ -338,7 +340,9 @@ void EngineWorker::replaceSession(double gib, quint64 ticket)
     }
     gib = std::isfinite(gib) ? std::max(-1.0, gib) : -1.0;
     const double previous = m_sessionBudgetGiB;
-    // The old session's device memory must be free before the new one asks for its share.
+    // The old session's device memory (and its draft model's) must be free before the new one
+    // asks for its share.
+    m_drafter.reset();
     m_session.reset();
     Q_EMIT loadProgress(0.1);
     qCInfo(lcEngine) << "placing again with a budget of" << gib << "GiB";
@@ -352,8 +356,7 @@ void EngineWorker::replaceSession(double gib, quint64 ticket)
         fresh = std::move(session).value();
     }
     if (fresh) {
-        adoptSession(std::move(fresh));
-        m_sessionBudgetGiB = gib;
+        adoptSession(std::move(fresh), gib);
     } else {
         auto restored = hearth::Session::create(m_model, sessionParams(previous));
         if (!restored) {
@@ -365,7 +368,7 @@ void EngineWorker::replaceSession(double gib, quint64 ticket)
                                        .arg(engineErrorText(restored.status())));
             return;
         }
-        adoptSession(std::move(restored).value());
+        adoptSession(std::move(restored).value(), previous);
     }
     Q_EMIT loadProgress(1.0);
     LoadedModel loaded = loadedModel();
@@ -520,9 +523,10 @@ void EngineWorker::run(quint64 requestId, const std::string& promptText, bool pa
     Q_EMIT answerFinished(requestId, result);
 }
 
-void EngineWorker::adoptSession(std::unique_ptr<hearth::Session> session)
+void EngineWorker::adoptSession(std::unique_ptr<hearth::Session> session, double budgetGiB)
 {
     m_session = std::move(session);
+    m_sessionBudgetGiB = budgetGiB;
     applySpeculation(); // a draft session as long as the new one
     // A device that failed while the session was made: the load's placement says so already.
     m_deviceFailureReported = !m_session->placement().deviceFailure.empty();

@@ -189,8 +189,8 @@ private:
     void setKvCost(LoadedModel& model) const;
 
     std::shared_ptr<const hearth::Model> m_model;
-    /// Makes @p session the current one.
-    void adoptSession(std::unique_ptr<hearth::Session> session);
+    /// Makes @p session, placed for @p budgetGiB, the current one.
+    void adoptSession(std::unique_ptr<hearth::Session> session, double budgetGiB);
     /// Emits deviceFailed() when the session's device failed since the last check.
     void checkDevice();
 

@@ -339,7 +339,7 @@ int main(int argc, char** argv)
     }
     const std::string placement = (*session)->placementReport();
     std::fprintf(stderr, "placement: %s\n", placement.c_str());
-    auto drafter = tools::makeDrafter(draft, **model, sessionParams, sessionParams.contextLength);
+    auto drafter = tools::makeDrafter(draft, **session, sessionParams);
     if (!drafter) {
         std::fprintf(stderr, "hearth-bench: %s\n", drafter.message().c_str());
         return 1;

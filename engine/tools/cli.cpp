@@ -244,7 +244,7 @@ int main(int argc, char** argv)
         return 1;
     }
     std::fprintf(stderr, "[placement: %s]\n", (*session)->placementReport().c_str());
-    auto drafter = tools::makeDrafter(draft, **model, sessionParams, (*session)->contextLength());
+    auto drafter = tools::makeDrafter(draft, **session, sessionParams);
     if (!drafter) {
         std::fprintf(stderr, "hearth-cli: %s\n", drafter.message().c_str());
         return 1;

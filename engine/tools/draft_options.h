@@ -10,6 +10,7 @@
 #include <hearth/hearth.h>
 #include <hearth/speculative.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -36,10 +37,11 @@ inline void addDraftOptions(ToolOptions& options, DraftOptions* target)
                      &target->minProbability);
 }
 
-// The drafter @p draft asks for (null when none), its session made like @p params (the draft
-// model on the CPU, with the target's context length).
-inline Result<std::unique_ptr<Drafter>> makeDrafter(const DraftOptions& draft, const Model& target,
-                                                    const SessionParams& params, int contextLength)
+// The drafter @p draft asks for (null when none), for @p target made with @p params: a draft
+// model gets the same threads and context, and the GPU memory the target left when the target
+// is on the GPU under an automatic budget (a draft on the CPU would be slower than the target).
+inline Result<std::unique_ptr<Drafter>> makeDrafter(const DraftOptions& draft, const Session& target,
+                                                    const SessionParams& params)
 {
     if (!draft.model.empty() && draft.promptLookup)
         return Status(ErrorCode::InvalidArgument, "--draft and --prompt-lookup exclude each other");
@@ -52,9 +54,12 @@ inline Result<std::unique_ptr<Drafter>> makeDrafter(const DraftOptions& draft, c
         return Status(model.code(), "cannot load the draft model '" + draft.model + "': " + model.message());
     SessionParams draftParams;
     draftParams.threads = params.threads;
-    draftParams.contextLength = contextLength;
-    draftParams.vramBudgetGiB = 0;
-    auto drafter = DraftModel::create(*model, target, draftParams, draft.maxDraft > 0 ? draft.maxDraft : 4,
+    draftParams.contextLength = std::min(target.contextLength(), (*model)->info().trainedContextLength > 0
+                                                                     ? (*model)->info().trainedContextLength
+                                                                     : target.contextLength());
+    draftParams.vramBudgetGiB = target.placement().usesGpu() && params.vramBudgetGiB < 0 ? -1.0 : 0.0;
+    draftParams.deviceOverride = params.deviceOverride;
+    auto drafter = DraftModel::create(*model, target.model(), draftParams, draft.maxDraft > 0 ? draft.maxDraft : 4,
                                       draft.minProbability);
     if (!drafter)
         return Status(drafter.code(), "cannot use the draft model '" + draft.model + "': " + drafter.message());
