@@ -237,14 +237,11 @@ void EngineWorker::applySpeculation()
             // A draft model on the CPU guessing for a model on the GPU would take longer for its
             // guesses than the model for its tokens: with the budget on Auto it gets what GPU
             // memory the model left; under a budget of the user's, and without a GPU, the CPU.
-            // As long a context as the session's, or the draft model's own when that is shorter.
             hearth::SessionParams params;
             params.threads = m_threads;
             params.vramBudgetGiB = m_session->placement().usesGpu() && m_sessionBudgetGiB < 0 ? -1.0 : 0.0;
             params.deviceOverride = m_deviceOverride;
             params.contextLength = m_session->contextLength();
-            if (const int trained = m_draftModel->info().trainedContextLength; trained > 0)
-                params.contextLength = std::min(params.contextLength, trained);
             auto drafter = hearth::DraftModel::create(m_draftModel, *m_model, params);
             if (drafter)
                 m_drafter = std::move(drafter).value();

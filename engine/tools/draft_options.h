@@ -10,7 +10,6 @@
 #include <hearth/hearth.h>
 #include <hearth/speculative.h>
 
-#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -54,9 +53,7 @@ inline Result<std::unique_ptr<Drafter>> makeDrafter(const DraftOptions& draft, c
         return Status(model.code(), "cannot load the draft model '" + draft.model + "': " + model.message());
     SessionParams draftParams;
     draftParams.threads = params.threads;
-    draftParams.contextLength = std::min(target.contextLength(), (*model)->info().trainedContextLength > 0
-                                                                     ? (*model)->info().trainedContextLength
-                                                                     : target.contextLength());
+    draftParams.contextLength = target.contextLength();
     draftParams.vramBudgetGiB = target.placement().usesGpu() && params.vramBudgetGiB < 0 ? -1.0 : 0.0;
     draftParams.deviceOverride = params.deviceOverride;
     auto drafter = DraftModel::create(*model, target.model(), draftParams, draft.maxDraft > 0 ? draft.maxDraft : 4,

@@ -45,7 +45,8 @@ public:
 class DraftModel final : public Drafter {
 public:
     /// Fails with Unsupported, saying why, when @p draft's vocabulary is not @p target's (other
-    /// token texts, BOS or EOS, or sizes more than 128 apart).
+    /// token texts, BOS or EOS, or sizes more than 128 apart). @p params make the draft's
+    /// session; a context longer than @p draft was trained on is cut to that.
     [[nodiscard]] static Result<std::unique_ptr<DraftModel>> create(std::shared_ptr<const Model> draft,
                                                                     const Model& target,
                                                                     const SessionParams& params = {},

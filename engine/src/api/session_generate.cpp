@@ -73,6 +73,7 @@ public:
     }
 
     [[nodiscard]] int tokensLeft() const { return m_maxTokens - m_stats.generatedTokens; }
+    [[nodiscard]] GenerationStats& stats() { return m_stats; }
 
 private:
     Session& m_session;
@@ -118,8 +119,9 @@ Status keepFirst(Session& session, int keep, std::vector<Token>& scratch)
 // (on a CPU, a pass over 5 tokens about twice one over a single token), so the session asks
 // for as many guesses as the last pass had right plus one, twice as many after a pass that
 // took them all.
-Status decodeWithGuesses(Session& session, Generation& generation, Drafter& drafter, GenerationStats& stats)
+Status decodeWithGuesses(Session& session, Generation& generation, Drafter& drafter)
 {
+    GenerationStats& stats = generation.stats();
     std::optional<Token> pending; // shown to the caller, not yet in the cache
     std::span<const float> logits = session.logits();
     std::vector<Token> guesses;
@@ -211,7 +213,7 @@ Result<GenerationStats> Session::generate(std::span<const Token> prompt, Sampler
 
     const auto generateStart = std::chrono::steady_clock::now();
     Generation generation(*this, sampler, maxTokens, onToken, stats);
-    HEARTH_TRY(drafter ? decodeWithGuesses(*this, generation, *drafter, stats) : decodeOneByOne(*this, generation));
+    HEARTH_TRY(drafter ? decodeWithGuesses(*this, generation, *drafter) : decodeOneByOne(*this, generation));
     stats.generateSeconds = secondsSince(generateStart);
     return stats;
 }

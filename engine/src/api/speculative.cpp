@@ -55,7 +55,12 @@ Result<std::unique_ptr<DraftModel>> DraftModel::create(std::shared_ptr<const Mod
     if (maxDraft < 1)
         return Status(ErrorCode::InvalidArgument, "a draft model must guess at least one token");
     HEARTH_TRY(checkDraftVocabulary(*draft, target));
-    auto session = Session::create(std::move(draft), params);
+    // A context longer than the draft model was trained on is cut to that: it then guesses
+    // nothing further into a conversation (draft()).
+    SessionParams own = params;
+    if (const int trained = draft->info().trainedContextLength; trained > 0 && own.contextLength > trained)
+        own.contextLength = trained;
+    auto session = Session::create(std::move(draft), own);
     if (!session)
         return session.status();
     return std::unique_ptr<DraftModel>(
