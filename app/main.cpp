@@ -212,8 +212,15 @@ int main(int argc, char** argv)
         QString model = options.modelPath;
         if (model.isEmpty() && !settings.recentModels().isEmpty())
             model = settings.recentModels().constFirst();
-        return hearth::app::ServeCommand(model.isEmpty() ? QString() : QFileInfo(model).absoluteFilePath(), server, settings.threads())
-            .run(out, err);
+        if (!model.isEmpty())
+            model = QFileInfo(model).absoluteFilePath();
+        hearth::app::ServedModelSettings served;
+        served.threads = settings.threads();
+        served.vramBudgetGiB = settings.vramBudgetGiB(model);
+        served.contextLength = settings.contextLength(model);
+        served.kvCacheType = settings.kvCacheType();
+        served.speculation = settings.speculation(model);
+        return hearth::app::ServeCommand(model, server, served).run(out, err);
     }
     case CommandLineOptions::Action::RunGui:
         break;

@@ -5,6 +5,7 @@
 
 #include <QCoreApplication>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QTextStream>
 
 #ifdef Q_OS_UNIX
@@ -28,10 +29,10 @@ void onTerminationSignal(int)
 #endif
 } // namespace
 
-ServeCommand::ServeCommand(QString modelPath, hearth::openai::ApiServerOptions options, int threads)
+ServeCommand::ServeCommand(QString modelPath, hearth::openai::ApiServerOptions options, ServedModelSettings model)
     : m_modelPath(std::move(modelPath))
     , m_options(std::move(options))
-    , m_threads(threads)
+    , m_model(std::move(model))
 {
 }
 
@@ -54,6 +55,16 @@ int ServeCommand::run(QTextStream& out, QTextStream& err)
                 out << QCoreApplication::translate("ServeCommand", "Placement: %1").arg(placement.summary()) << "\n";
             out << QCoreApplication::translate("ServeCommand", "Serving the OpenAI-compatible API at %1").arg(server.baseUrl()) << Qt::endl;
         });
+    QObject::connect(engine.worker(), &EngineWorker::speculationApplied, &context, [&](const QString& errorText) {
+        if (!errorText.isEmpty()) {
+            err << errorText << Qt::endl;
+        } else if (m_model.speculation == QLatin1String("lookup")) {
+            out << QCoreApplication::translate("ServeCommand", "Guessing ahead from the conversation's own text") << "\n";
+        } else if (!m_model.speculation.isEmpty()) {
+            out << QCoreApplication::translate("ServeCommand", "Guessing ahead with %1").arg(QFileInfo(m_model.speculation).fileName())
+                << "\n";
+        }
+    });
     QObject::connect(engine.worker(), &EngineWorker::modelLoadFailed, &context, [&](const QString& message) {
         err << message << Qt::endl;
         exitCode = 1;
@@ -75,9 +86,12 @@ int ServeCommand::run(QTextStream& out, QTextStream& err)
         std::signal(SIGTERM, onTerminationSignal);
     }
 #endif
-    const int threads = m_threads;
-    engine.post([threads, path = m_modelPath](EngineWorker& worker) {
-        worker.setThreads(threads);
+    engine.post([model = m_model, path = m_modelPath](EngineWorker& worker) {
+        worker.setThreads(model.threads);
+        worker.setVramBudget(model.vramBudgetGiB);
+        worker.setContextLength(model.contextLength);
+        worker.setKvCacheType(model.kvCacheType);
+        worker.setSpeculation(model.speculation);
         if (!path.isEmpty())
             worker.loadModel(path);
     });

@@ -1417,6 +1417,14 @@
         <source>Stopping the server.</source>
         <translation>Stopping the server.</translation>
     </message>
+    <message>
+        <source>Guessing ahead from the conversation&apos;s own text</source>
+        <translation>Guessing ahead from the conversation&apos;s own text</translation>
+    </message>
+    <message>
+        <source>Guessing ahead with %1</source>
+        <translation>Guessing ahead with %1</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>

@@ -1413,6 +1413,14 @@
         <source>Stopping the server.</source>
         <translation>Menghentikan server.</translation>
     </message>
+    <message>
+        <source>Guessing ahead from the conversation&apos;s own text</source>
+        <translation>Menebak ke depan dari teks percakapan itu sendiri</translation>
+    </message>
+    <message>
+        <source>Guessing ahead with %1</source>
+        <translation>Menebak ke depan dengan %1</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>

@@ -1413,6 +1413,14 @@
         <source>Stopping the server.</source>
         <translation>正在停止服务器。</translation>
     </message>
+    <message>
+        <source>Guessing ahead from the conversation&apos;s own text</source>
+        <translation>根据对话本身的文字提前猜测</translation>
+    </message>
+    <message>
+        <source>Guessing ahead with %1</source>
+        <translation>使用 %1 提前猜测</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The hearth executable as users and the package check run it.
 
+#include "app_settings.h"
+#include "app_test_support.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -151,6 +154,39 @@ private Q_SLOTS:
         QCOMPARE(run.status, QProcess::NormalExit);
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains(QString::number(taken.serverPort())), qPrintable(run.err));
+    }
+
+    void serveUsesWhatTheWindowRemembers()
+    {
+        // The context chosen in Chat Settings and guessing ahead, remembered for the file in the
+        // data folder's settings, hold for the served model too.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString model = hearth::test::makeTinyModel(dir.path(), QStringLiteral("tiny"), { QStringLiteral("--seed"), QStringLiteral("3") });
+        if (model.isEmpty())
+            QSKIP("hearth-synth is not built");
+        {
+            hearth::app::AppSettings settings(dir.filePath(QStringLiteral("settings.ini")));
+            settings.setContextLength(model, 128);
+            settings.setSpeculation(model, QStringLiteral("lookup"));
+        }
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
+        env.remove(QStringLiteral("LANGUAGE"));
+        process.setProcessEnvironment(env);
+        QString output;
+        connect(&process, &QProcess::readyReadStandardOutput, this,
+                [&] { output += QString::fromUtf8(process.readAllStandardOutput()); });
+        process.start(QStringLiteral(HEARTH_BIN_DIR "/hearth" HEARTH_EXE_SUFFIX),
+                      { QStringLiteral("--serve"), QStringLiteral("--port"), QStringLiteral("0"), QStringLiteral("--model"), model,
+                        QStringLiteral("--data-dir"), dir.path() });
+        QTRY_VERIFY2_WITH_TIMEOUT(output.contains(QStringLiteral("Serving")), qPrintable(output), 60000);
+        QVERIFY2(output.contains(QStringLiteral("context of 128 tokens")), qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("Guessing ahead from the conversation's own text")), qPrintable(output));
+        process.terminate();
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 0);
     }
 
     void selfTestAnswers()
