@@ -8,6 +8,7 @@
 
 #include <hearth/convert.h>
 #include <hearth/placement.h>
+#include <hearth/speculative.h>
 
 #include <QDir>
 #include <QFile>
@@ -210,6 +211,8 @@ std::optional<InstalledModel> ModelLibrary::inspect(
     model.sparsifiable = !model.sparse && checkSparsifiable(encodedPath(path)).ok();
     model.layers = placement->layerCount();
     model.fit = estimateFit(placement.value(), machine, gpu);
+    if (const auto vocabulary = hearth::vocabularyFingerprint(encodedPath(path)))
+        model.vocabulary = *vocabulary;
     return model;
 }
 
@@ -354,9 +357,11 @@ QVariantList ModelLibrary::draftCandidates(const QString& modelPath) const
 {
     const int row = rowOfPath(modelPath);
     const quint64 size = row >= 0 ? m_rows.at(row).size : quint64(QFileInfo(modelPath).size());
+    const quint64 vocabulary = row >= 0 ? m_rows.at(row).vocabulary : 0;
     QList<InstalledModel> smaller;
     for (const InstalledModel& model : m_rows) {
-        if (model.path != modelPath && model.size < size)
+        const bool sameVocabulary = vocabulary == 0 || model.vocabulary == 0 || model.vocabulary == vocabulary;
+        if (model.path != modelPath && model.size < size && sameVocabulary)
             smaller.append(model);
     }
     std::sort(smaller.begin(), smaller.end(), [](const InstalledModel& a, const InstalledModel& b) { return a.size < b.size; });

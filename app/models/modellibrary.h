@@ -37,6 +37,7 @@ struct InstalledModel
     bool sparse = false; ///< predictors or magnitude thresholds: it skips neurons ("Sparse")
     bool sparsifiable = false; ///< a dense ReLU or SwiGLU model that can be made sparse ("Make Sparse…")
     int layers = 0;
+    quint64 vocabulary = 0; ///< hearth::vocabularyFingerprint(); 0 when unknown
     FitBadge fit;
     QString note; ///< translated: why details are missing, or how the file was checked
 };
@@ -107,8 +108,9 @@ public:
     /// Row of the model at @p path, or -1.
     Q_INVOKABLE int rowOfPath(const QString& path) const;
     /// The models that could guess ahead for the one at @p modelPath (a draft model for
-    /// speculative decoding): the smaller ones, smallest first, as {path, name, sizeText}.
-    /// Whether their vocabulary is the same shows when one is chosen.
+    /// speculative decoding): the smaller ones of the same vocabulary, smallest first, as
+    /// {path, name, sizeText}. When the vocabularies are not known, every smaller one; a
+    /// choice that cannot guess says so when it is made.
     Q_INVOKABLE QVariantList draftCandidates(const QString& modelPath) const;
 
     /// The worker-thread part of a scan: nullopt when @p path is not a loadable model file.

@@ -159,6 +159,38 @@ private Q_SLOTS:
     }
 
     // A dense ReLU model offers "Make Sparse…"; once sparse, it no longer does.
+    void offersSmallerModelsOfTheSameVocabularyAsDrafts()
+    {
+        // Speculative decoding's draft models: smaller files with the same vocabulary, smallest
+        // first; not the model itself, not a larger one, not one of another vocabulary.
+        const auto write = [&](const QString& name, hearth::DType type, int vocab) {
+            hearth::synth::SynthOptions options;
+            options.shape = *hearth::synth::shapeByName("tiny");
+            options.shape.vocabSize = vocab;
+            options.type = type;
+            const QString path = m_fixtures.filePath(name);
+            return hearth::synth::writeSyntheticModel(options, path.toStdString()).ok() ? path : QString();
+        };
+        const QString target = write(QStringLiteral("target-f16.gguf"), hearth::DType::F16, 300);
+        const QString q8 = write(QStringLiteral("draft-q8.gguf"), hearth::DType::Q8_0, 300);
+        const QString q4 = write(QStringLiteral("draft-q4.gguf"), hearth::DType::Q4_0, 300);
+        const QString larger = write(QStringLiteral("larger-f32.gguf"), hearth::DType::F32, 300);
+        const QString other = write(QStringLiteral("other-q4.gguf"), hearth::DType::Q4_0, 2000);
+        auto manager = newManager();
+        ModelLibrary* library = manager->library();
+        QVERIFY(waitForScan(library));
+        QString error;
+        for (const QString& path : {target, q8, q4, larger, other})
+            QVERIFY2(!path.isEmpty() && import(library, path, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(library->rowCount(), 5, 20000);
+        QVERIFY(waitForScan(library));
+        QStringList offered;
+        for (const QVariant& candidate : library->draftCandidates(target))
+            offered << candidate.toMap().value(QStringLiteral("path")).toString();
+        QCOMPARE(offered, (QStringList {q4, q8}));
+        QVERIFY(library->draftCandidates(q4).isEmpty());
+    }
+
     void offersToMakeDenseModelsSparse()
     {
         hearth::synth::SynthOptions options;

@@ -299,7 +299,14 @@ private Q_SLOTS:
         options.shape = *synth::shapeByName("tiny");
         options.shape.vocabSize = 600;
         options.type = DType::F32;
-        const auto wider = test::writeAndLoad(m_dir, QStringLiteral("wider.gguf"), options);
+        std::string widerPath;
+        const auto wider = test::writeAndLoad(m_dir, QStringLiteral("wider.gguf"), options, &widerPath);
+        // The fingerprint the app filters its draft models by says the same without loading them.
+        const auto fingerprint = [](const QString& path) { return vocabularyFingerprint(path.toStdString()).value(); };
+        QCOMPARE(fingerprint(m_dir.filePath(QStringLiteral("tiny.gguf"))), fingerprint(m_dir.filePath(QStringLiteral("other.gguf"))));
+        QCOMPARE(fingerprint(m_dir.filePath(QStringLiteral("tiny.gguf"))), fingerprint(m_dir.filePath(QStringLiteral("tiny-q8.gguf"))));
+        QVERIFY(fingerprint(m_dir.filePath(QStringLiteral("tiny.gguf"))) != vocabularyFingerprint(widerPath).value());
+        QCOMPARE(vocabularyFingerprint(m_dir.filePath(QStringLiteral("missing.gguf")).toStdString()).code(), ErrorCode::IoError);
         const auto refused = DraftModel::create(wider, *m_model);
         QCOMPARE(refused.code(), ErrorCode::Unsupported);
         QVERIFY2(QString::fromStdString(refused.message()).contains(QStringLiteral("vocabulary")), refused.message().c_str());

@@ -20,8 +20,10 @@
 #include <hearth/status.h>
 #include <hearth/tokenizer.h>
 
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace hearth {
@@ -85,5 +87,11 @@ private:
 
 /// Whether @p draft can guess tokens for @p target: OK, or Unsupported with the reason.
 [[nodiscard]] Status checkDraftVocabulary(const Model& draft, const Model& target);
+
+/// A fingerprint of the vocabulary of the GGUF file at @p path, read from its metadata without
+/// loading the model (to offer only draft models that can guess for it): the texts of its first
+/// 65536 tokens and its BOS and EOS ids. Models of one family share it, whatever the padding at
+/// the end of their vocabularies; checkDraftVocabulary() still checks every token.
+[[nodiscard]] Result<std::uint64_t> vocabularyFingerprint(const std::string& path);
 
 } // namespace hearth

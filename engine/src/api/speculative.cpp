@@ -4,6 +4,8 @@
 
 #include <hearth/speculative.h>
 
+#include "gguf/gguf_file.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -110,6 +112,36 @@ Status DraftModel::draft(std::span<const Token> history, Token next, int count, 
             HEARTH_TRY(m_session->decode(guess));
     }
     return {};
+}
+
+Result<std::uint64_t> vocabularyFingerprint(const std::string& path)
+{
+    auto file = gguf::GgufFile::open(path);
+    if (!file)
+        return file.status();
+    const gguf::ArrayValue* tokens = (*file)->getArray("tokenizer.ggml.tokens");
+    if (!tokens || tokens->strings.empty())
+        return Status(ErrorCode::InvalidFile, "the file has no vocabulary (tokenizer.ggml.tokens)");
+    // FNV-1a over each text with its length, then the two ids.
+    std::uint64_t hash = 0xcbf29ce484222325ULL;
+    const auto mix = [&hash](const void* data, std::size_t size) {
+        for (std::size_t i = 0; i < size; ++i) {
+            hash ^= static_cast<const unsigned char*>(data)[i];
+            hash *= 0x100000001b3ULL;
+        }
+    };
+    constexpr std::size_t fingerprintTokens = 65536;
+    for (std::size_t i = 0; i < std::min(tokens->strings.size(), fingerprintTokens); ++i) {
+        const std::string& text = tokens->strings[i];
+        const std::uint64_t size = text.size();
+        mix(&size, sizeof size);
+        mix(text.data(), text.size());
+    }
+    for (const char* key : {"tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"}) {
+        const std::int64_t id = (*file)->getInt(key).value_or(-1);
+        mix(&id, sizeof id);
+    }
+    return hash;
 }
 
 PromptLookup::PromptLookup(int maxDraft, int shortestMatch, int longestMatch)
