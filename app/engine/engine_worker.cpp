@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "engine_worker.h"
 #include "engine_error.h"
+#include "engine_path.h"
 
 #include "enginelogging.h"
 
 #include <hearth/hearth.h>
 
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileInfo>
 #include <QLocale>
 
@@ -17,19 +17,6 @@
 #include <random>
 
 namespace hearth::app {
-
-namespace {
-
-std::string enginePath(const QString& path)
-{
-#ifdef Q_OS_WIN
-    return path.toStdString(); // the engine takes UTF-8 paths on Windows
-#else
-    return QFile::encodeName(path).toStdString();
-#endif
-}
-
-} // namespace
 
 EngineWorker::EngineWorker(QObject* parent)
     : QObject(parent)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "conversionjob.h"
 #include "engine_error.h"
+#include "engine_path.h"
 
 #include <hearth/model.h>
 #include <hearth/session.h>
@@ -27,10 +28,7 @@ constexpr double kWriteEnd = 0.85;
 // Greedy tokens the result must produce after its prompt.
 constexpr int kCheckTokens = 4;
 
-std::string enginePath(const QString& path)
-{
-    return QFile::encodeName(QDir::toNativeSeparators(path)).toStdString();
-}
+using app::enginePath;
 
 std::filesystem::path fsPath(const QString& path)
 {
@@ -652,7 +650,7 @@ ConversionJob::Outcome ConversionJob::run(const Spec& spec)
 
     // 5. Rename into place: the statistics first, so the model never appears without them.
     QString error;
-    const QString stats = QString::fromStdString(statisticsPathFor(enginePath(spec.destination)));
+    const QString stats = QString::fromStdString(statisticsPathFor(spec.destination.toStdString()));
     if (!statsWritten.isEmpty() && !moveInto(statsWritten, stats, spec.replace, &error)) {
         cleanUp();
         return failed(tr("The new model could not be saved as %1: %2").arg(QDir::toNativeSeparators(stats), error));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "modellibrary.h"
 #include "engine_error.h"
+#include "engine_path.h"
 
 #include "catalogentry.h"
 #include "ggufprobe.h"
@@ -21,14 +22,7 @@ namespace hearth::models {
 
 namespace {
 
-std::string encodedPath(const QString& path)
-{
-#ifdef Q_OS_WIN
-    return path.toStdString(); // the engine takes UTF-8 paths on Windows
-#else
-    return QFile::encodeName(path).toStdString();
-#endif
-}
+using app::enginePath;
 
 bool isPartial(const QString& path)
 {
@@ -199,7 +193,7 @@ std::optional<InstalledModel> ModelLibrary::inspect(
                                                                                         : info.fileName();
     model.imported = imported;
     model.size = quint64(info.size());
-    auto placement = PlacementModel::fromFile(encodedPath(path));
+    auto placement = PlacementModel::fromFile(enginePath(path));
     if (!placement) {
         model.note = tr("Cannot read the model's layout: %1").arg(app::engineErrorText(placement.status()));
         return model;
@@ -208,10 +202,10 @@ std::optional<InstalledModel> ModelLibrary::inspect(
     model.architecture = QString::fromStdString(placement->architecture());
     model.weightType = QString::fromStdString(placement->weightType());
     model.sparse = placement->sparseCapable() || placement->magnitudeSparse();
-    model.sparsifiable = !model.sparse && checkSparsifiable(encodedPath(path)).ok();
+    model.sparsifiable = !model.sparse && checkSparsifiable(enginePath(path)).ok();
     model.layers = placement->layerCount();
     model.fit = estimateFit(placement.value(), machine, gpu);
-    if (const auto vocabulary = hearth::vocabularyFingerprint(encodedPath(path)))
+    if (const auto vocabulary = hearth::vocabularyFingerprint(enginePath(path)))
         model.vocabulary = *vocabulary;
     return model;
 }
@@ -282,7 +276,7 @@ QString ModelLibrary::validateImport(const QString& path)
     if (!probe.ok)
         return probe.errorText;
     // The probe looks at the header only; the tensor table tells a complete file from a cut one.
-    auto placement = PlacementModel::fromFile(encodedPath(path));
+    auto placement = PlacementModel::fromFile(enginePath(path));
     if (!placement) {
         return tr("%1 cannot be used: %2").arg(info.fileName(), app::engineErrorText(placement.status()));
     }
@@ -346,8 +340,8 @@ bool ModelLibrary::deleteModel(qint64 id)
     }
     // What was made for this file alone goes with it: the neuron placement cached for it and the
     // activation statistics hearth-profile wrote beside it.
-    const std::string enginePath = QFile::encodeName(path).toStdString();
-    for (const std::string& madeForIt : {hearth::placementCachePath(enginePath), hearth::statisticsPathFor(enginePath)})
+    const std::string model = enginePath(path);
+    for (const std::string& madeForIt : {hearth::placementCachePath(model), hearth::statisticsPathFor(model)})
         QFile::remove(QFile::decodeName(madeForIt.c_str()));
     setErrorText({});
     return m_manager->remove(id);

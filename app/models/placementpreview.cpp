@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "placementpreview.h"
 #include "engine_error.h"
+#include "engine_path.h"
 
 #include "catalogentry.h"
 #include "fitbadge.h"
@@ -73,7 +74,7 @@ void PlacementPreview::setModelPath(const QString& path)
         return;
     }
     // Reads the tensor table only (a few milliseconds even for a 70B file).
-    auto model = PlacementModel::fromFile(path.toStdString());
+    auto model = PlacementModel::fromFile(app::enginePath(path));
     if (!model) {
         adoptModel(std::nullopt, {}, QFileInfo(path).fileName(),
             tr("Cannot plan this model: %1").arg(app::engineErrorText(model.status())));
@@ -118,7 +119,7 @@ void PlacementPreview::loadModelPath(const QString& path)
         Q_EMIT loadingChanged();
     });
     watcher->setFuture(QtConcurrent::run([path] {
-        return std::make_shared<Result<PlacementModel>>(PlacementModel::fromFile(path.toStdString()));
+        return std::make_shared<Result<PlacementModel>>(PlacementModel::fromFile(app::enginePath(path)));
     }));
 }
 
