@@ -169,6 +169,17 @@ inline SessionRun runSession(const std::shared_ptr<const Model>& model, const Se
     return run;
 }
 
+// Largest |a - b|; infinity when the sizes differ.
+inline float maxAbsDiff(std::span<const float> a, std::span<const float> b)
+{
+    if (a.size() != b.size())
+        return std::numeric_limits<float>::infinity();
+    float worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::abs(a[i] - b[i]));
+    return worst;
+}
+
 // Largest |a - b| over the largest |a|: a relative error that ignores near-zero logits.
 // Infinity when the sizes differ.
 inline double relativeError(std::span<const float> a, std::span<const float> b)

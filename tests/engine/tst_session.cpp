@@ -2,6 +2,7 @@
 // Sessions: batched prefill against token-by-token decode, truncation, the context window,
 // generation, and the real stories260K model against llama.cpp's reference logits.
 
+#include "session_test_support.h"
 #include "synth/synthetic_model.h"
 #include "test_support.h"
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 using namespace hearth;
+using test::maxAbsDiff;
 
 namespace {
 
@@ -30,15 +32,6 @@ double meanAbsDiff(std::span<const float> a, std::span<const float> b)
     return a.empty() ? 0.0 : sum / double(a.size());
 }
 
-float maxAbsDiff(std::span<const float> a, std::span<const float> b)
-{
-    if (a.size() != b.size())
-        return INFINITY;
-    float worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::abs(a[i] - b[i]));
-    return worst;
-}
 
 Token argmax(std::span<const float> logits)
 {

@@ -20,18 +20,9 @@
 #include <vector>
 
 using namespace hearth;
+using test::maxAbsDiff;
 
 namespace {
-
-float maxAbsDiff(std::span<const float> a, std::span<const float> b)
-{
-    if (a.size() != b.size())
-        return INFINITY;
-    float worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::abs(a[i] - b[i]));
-    return worst;
-}
 
 const std::vector<Token> kPrompt{1, 40, 77, 114, 151, 188, 225, 262};
 
