@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "message_model.h"
 
+#include "chatrecords.h"
+
 namespace hearth::app {
 
 MessageModel::MessageModel(QObject* parent)
@@ -42,6 +44,8 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const
         return message.state;
     case ErrorTextRole:
         return message.errorText;
+    case EndedEarlyRole:
+        return hearth::endedEarly(hearth::messageStateFromName(message.state));
     default:
         return {};
     }
@@ -61,6 +65,7 @@ QHash<int, QByteArray> MessageModel::roleNames() const
         { SiblingCountRole, "siblingCount" },
         { StateRole, "messageState" },
         { ErrorTextRole, "errorText" },
+        { EndedEarlyRole, "endedEarly" },
     };
 }
 
@@ -132,7 +137,7 @@ void MessageModel::finish(int row, double tokensPerSecond, int tokenCount, doubl
     message.errorText = errorText;
     const QModelIndex changed = index(row);
     Q_EMIT dataChanged(changed, changed,
-        { StreamingRole, TokensPerSecondRole, TokenCountRole, TimeToFirstTokenRole, StateRole, ErrorTextRole });
+        { StreamingRole, TokensPerSecondRole, TokenCountRole, TimeToFirstTokenRole, StateRole, ErrorTextRole, EndedEarlyRole });
 }
 
 void MessageModel::resume(int row)
@@ -144,7 +149,7 @@ void MessageModel::resume(int row)
     message.state = QStringLiteral("streaming");
     message.errorText.clear();
     const QModelIndex changed = index(row);
-    Q_EMIT dataChanged(changed, changed, { StreamingRole, StateRole, ErrorTextRole });
+    Q_EMIT dataChanged(changed, changed, { StreamingRole, StateRole, ErrorTextRole, EndedEarlyRole });
 }
 
 void MessageModel::setSiblings(int row, int index, int count)

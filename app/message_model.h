@@ -30,6 +30,7 @@ public:
         StateRole, ///< "complete", "streaming", "stopped", "length_limit", "context_full",
                    ///< "interrupted" or "error"
         ErrorTextRole,
+        EndedEarlyRole, ///< stopped, or cut off by the length limit or a full context (Continue may go on)
     };
     Q_ENUM(Role)
 

@@ -19,15 +19,14 @@ Item {
     required property int siblingIndex
     required property int siblingCount
     required property string messageState
+    // Ended before its end of turn: stopped, or cut off by the length limit or a full context.
+    required property bool endedEarly
     required property string errorText
 
     /// Actions are enabled (a model is loaded and no answer is streaming).
     property bool actionsEnabled: true
     // Whether this answer may go on where it ended (the newest one, on a local model).
     property bool continueAvailable: false
-    // Ended before its end of turn: stopped, or cut off by the length limit or a full context.
-    readonly property bool endedEarly: messageState === "stopped" || messageState === "length_limit"
-                                       || messageState === "context_full"
 
     signal copyRequested(int row)
     signal regenerateRequested(int row)

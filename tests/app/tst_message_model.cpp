@@ -94,6 +94,25 @@ private Q_SLOTS:
         QCOMPARE(roles.value(MessageModel::ContentRole), QByteArray("content"));
         QCOMPARE(roles.value(MessageModel::TokensPerSecondRole), QByteArray("tokensPerSecond"));
     }
+
+    void answersThatEndedEarlySaySo()
+    {
+        // Continue is offered from this role; it follows the state as an answer ends.
+        MessageModel model;
+        MessageModel::Message answer;
+        answer.role = QStringLiteral("assistant");
+        model.append(answer);
+        const QModelIndex row = model.index(0);
+        QVERIFY(!model.data(row, MessageModel::EndedEarlyRole).toBool());
+        for (const char* state : {"stopped", "length_limit", "context_full"}) {
+            model.finish(0, 0, 0, 0, QString::fromLatin1(state));
+            QVERIFY2(model.data(row, MessageModel::EndedEarlyRole).toBool(), state);
+        }
+        model.resume(0);
+        QVERIFY(!model.data(row, MessageModel::EndedEarlyRole).toBool());
+        model.finish(0, 0, 0, 0, QStringLiteral("error"), QStringLiteral("failed"));
+        QVERIFY(!model.data(row, MessageModel::EndedEarlyRole).toBool());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMessageModel)

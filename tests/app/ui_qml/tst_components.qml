@@ -40,6 +40,7 @@ Item {
             siblingIndex: 1
             siblingCount: 3
             messageState: "complete"
+            endedEarly: false
             errorText: ""
         }
     }
@@ -57,6 +58,7 @@ Item {
             siblingIndex: 0
             siblingCount: 1
             messageState: "complete"
+            endedEarly: false
             errorText: ""
         }
     }
@@ -74,6 +76,7 @@ Item {
             siblingIndex: 0
             siblingCount: 1
             messageState: "complete"
+            endedEarly: false
             errorText: ""
         }
     }
@@ -91,6 +94,7 @@ Item {
             siblingIndex: 0
             siblingCount: 1
             messageState: "complete"
+            endedEarly: false
             errorText: ""
         }
     }
