@@ -221,14 +221,8 @@ void EngineWorker::applySpeculation()
                 error = tr("The draft model %1 cannot be loaded: %2").arg(fileName, engineErrorText(draft.status()));
         }
         if (m_draftModel) {
-            // A draft model on the CPU guessing for a model on the GPU would take longer for its
-            // guesses than the model for its tokens: with the budget on Auto it gets what GPU
-            // memory the model left; under a budget of the user's, and without a GPU, the CPU.
-            hearth::SessionParams params;
-            params.threads = m_threads;
-            params.vramBudgetGiB = m_session->placement().usesGpu() && m_sessionBudgetGiB < 0 ? -1.0 : 0.0;
-            params.deviceOverride = m_deviceOverride;
-            params.contextLength = m_session->contextLength();
+            const hearth::SessionParams params =
+                hearth::DraftModel::sessionParamsFor(*m_session, sessionParams(m_sessionBudgetGiB));
             auto drafter = hearth::DraftModel::create(m_draftModel, *m_model, params);
             if (drafter)
                 m_drafter = std::move(drafter).value();

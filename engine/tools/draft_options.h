@@ -36,9 +36,8 @@ inline void addDraftOptions(ToolOptions& options, DraftOptions* target)
                      &target->minProbability);
 }
 
-// The drafter @p draft asks for (null when none), for @p target made with @p params: a draft
-// model gets the same threads and context, and the GPU memory the target left when the target
-// is on the GPU under an automatic budget (a draft on the CPU would be slower than the target).
+// The drafter @p draft asks for (null when none), for @p target made with @p params (a draft
+// model's session as DraftModel::sessionParamsFor says).
 inline Result<std::unique_ptr<Drafter>> makeDrafter(const DraftOptions& draft, const Session& target,
                                                     const SessionParams& params)
 {
@@ -51,11 +50,7 @@ inline Result<std::unique_ptr<Drafter>> makeDrafter(const DraftOptions& draft, c
     auto model = Model::load(draft.model);
     if (!model)
         return Status(model.code(), "cannot load the draft model '" + draft.model + "': " + model.message());
-    SessionParams draftParams;
-    draftParams.threads = params.threads;
-    draftParams.contextLength = target.contextLength();
-    draftParams.vramBudgetGiB = target.placement().usesGpu() && params.vramBudgetGiB < 0 ? -1.0 : 0.0;
-    draftParams.deviceOverride = params.deviceOverride;
+    const SessionParams draftParams = DraftModel::sessionParamsFor(target, params);
     auto drafter = DraftModel::create(*model, target.model(), draftParams, draft.maxDraft > 0 ? draft.maxDraft : 4,
                                       draft.minProbability);
     if (!drafter)

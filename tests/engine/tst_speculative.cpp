@@ -267,6 +267,27 @@ private Q_SLOTS:
                  qPrintable(QString::number(maxAbsDiff((*s)->logits(), (*plain)->logits()))));
     }
 
+    void draftSessionFollowsItsModel()
+    {
+        // Onto the device's memory the model left when the model is there under an automatic
+        // budget; on the CPU under a budget of the user's or with the model on the CPU.
+        const SessionParams onDevice = test::deviceSessionParams("emulated:1073741824", -1, 96, 8);
+        auto target = Session::create(m_model, onDevice);
+        QVERIFY(target.ok() && (*target)->placement().usesGpu());
+        SessionParams draft = DraftModel::sessionParamsFor(**target, onDevice);
+        QCOMPARE(draft.vramBudgetGiB, -1.0);
+        QCOMPARE(draft.deviceOverride, onDevice.deviceOverride);
+        QCOMPARE(draft.contextLength, 96);
+        QCOMPARE(draft.threads, 2);
+        QCOMPARE(draft.kvCache, onDevice.kvCache);
+        const SessionParams budgeted = test::deviceSessionParams("emulated:1073741824", 1.0, 96, 8);
+        target = Session::create(m_model, budgeted);
+        QVERIFY(target.ok() && (*target)->placement().usesGpu());
+        QCOMPARE(DraftModel::sessionParamsFor(**target, budgeted).vramBudgetGiB, 0.0);
+        auto cpu = session(m_model, 64);
+        QCOMPARE(DraftModel::sessionParamsFor(*cpu, SessionParams{}).vramBudgetGiB, 0.0);
+    }
+
     void unsureGuessesAreNotChecked()
     {
         auto drafter = draftModel(m_model, 4, 0.75f);

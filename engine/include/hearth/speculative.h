@@ -55,6 +55,12 @@ public:
                                                                     int maxDraft = 4, float minProbability = 0.75f);
     ~DraftModel() override;
 
+    /// The parameters of a draft session for @p target, made with @p targetParams: the same
+    /// threads, device, cache type and context; on the GPU memory the target left when the
+    /// target is on the GPU under an automatic budget (a draft model on the CPU would guess
+    /// slower than the model writes), else on the CPU.
+    [[nodiscard]] static SessionParams sessionParamsFor(const Session& target, const SessionParams& targetParams);
+
     Status draft(std::span<const Token> history, Token next, int count, std::vector<Token>& out) override;
     [[nodiscard]] int maxDraft() const override { return m_maxDraft; }
     [[nodiscard]] const Session& session() const { return *m_session; }

@@ -79,6 +79,17 @@ DraftModel::DraftModel(std::unique_ptr<Session> session, int targetVocab, int ma
 
 DraftModel::~DraftModel() = default;
 
+SessionParams DraftModel::sessionParamsFor(const Session& target, const SessionParams& targetParams)
+{
+    SessionParams params;
+    params.threads = targetParams.threads;
+    params.contextLength = target.contextLength();
+    params.kvCache = targetParams.kvCache;
+    params.deviceOverride = targetParams.deviceOverride;
+    params.vramBudgetGiB = target.placement().usesGpu() && targetParams.vramBudgetGiB < 0 ? -1.0 : 0.0;
+    return params;
+}
+
 Status DraftModel::draft(std::span<const Token> history, Token next, int count, std::vector<Token>& out)
 {
     out.clear();
