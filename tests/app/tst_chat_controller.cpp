@@ -40,6 +40,16 @@ private:
         return QTest::qWaitFor([this] { return m_chat->session()->state() == ModelSession::State::Ready; }, 60000);
     }
 
+    // A new chat starts from the settings' defaults, a random seed among them: the fixed one
+    // again, so that the random model writes the same tokens on every run.
+    void newChat()
+    {
+        m_chat->newConversation();
+        QVariantMap sampling = m_chat->sampling();
+        sampling.insert(QStringLiteral("seed"), 1);
+        m_chat->setSampling(sampling);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -198,7 +208,7 @@ private Q_SLOTS:
             if (m_chat->session()->state() == ModelSession::State::Generating)
                 whileStreaming.append(m_chat->contextUsed());
         });
-        m_chat->newConversation();
+        newChat();
         m_chat->setMaxTokens(8); // a new chat starts from the default settings
         m_chat->send(QStringLiteral("Tell me a long story about a little flame that lived in a lamp by the sea, "
                                     "and the fisherman who carried it home every night."));
@@ -209,7 +219,7 @@ private Q_SLOTS:
         const int longUse = m_chat->contextUsed();
         QVERIFY(longUse > 20);
 
-        m_chat->newConversation();
+        newChat();
         QCOMPARE(m_chat->contextUsed(), 0); // an empty chat: nothing of the previous one
         QTRY_COMPARE(m_chat->contextUsed(), 0);
         m_chat->setMaxTokens(8);
@@ -277,7 +287,7 @@ private Q_SLOTS:
     {
         // The tiny model's context is short: a few turns outgrow it. By default the oldest turns
         // are left out (and the window says so); with "stop" the answer fails with advice.
-        m_chat->newConversation();
+        newChat();
         m_chat->setMaxTokens(8);
         QCOMPARE(m_chat->sampling().value(QStringLiteral("context_overflow")).toString(), QStringLiteral("drop_oldest"));
         for (int turn = 0; turn < 40 && m_chat->contextNote().isEmpty(); ++turn) {
@@ -304,7 +314,7 @@ private Q_SLOTS:
 
     void answerCutOffAtTheLimitSaysSo()
     {
-        m_chat->newConversation();
+        newChat();
         m_chat->setMaxTokens(2);
         m_chat->send(QStringLiteral("Tell me everything about lamps."));
         QVERIFY(waitReady());
@@ -324,7 +334,7 @@ private Q_SLOTS:
 
     void continueGoesOnWhereTheAnswerEnded()
     {
-        m_chat->newConversation();
+        newChat();
         m_chat->setMaxTokens(5);
         m_chat->send(QStringLiteral("Tell me about candles."));
         QVERIFY(waitReady());
@@ -420,14 +430,16 @@ private Q_SLOTS:
         };
         QVERIFY(ready());
         const int context = chat.session()->contextLength();
-        const auto answerToTheEnd = [&](const QString& question) {
+        // A new chat starts with a random seed: the fixed one, for the same tokens on every run.
+        const auto ask = [&](const QString& question, int maxTokens) {
             QVariantMap seeded = chat.sampling();
             seeded.insert(QStringLiteral("seed"), 1);
             chat.setSampling(seeded);
-            chat.setMaxTokens(4 * context);
+            chat.setMaxTokens(maxTokens);
             chat.send(question);
             return ready();
         };
+        const auto answerToTheEnd = [&](const QString& question) { return ask(question, 4 * context); };
         const auto last = [&] { return chat.store()->activePath(chat.conversationId()).last(); };
         QVERIFY(answerToTheEnd(QStringLiteral("Tell me everything.")));
         QCOMPARE(chat.messages()->at(1).state, QStringLiteral("context_full"));
@@ -446,9 +458,7 @@ private Q_SLOTS:
 
         // After an earlier exchange, Continue leaves that out and the answer goes on.
         chat.newConversation();
-        chat.setMaxTokens(8);
-        chat.send(QStringLiteral("Hello."));
-        QVERIFY(ready());
+        QVERIFY(ask(QStringLiteral("Hello."), 8));
         QVERIFY(answerToTheEnd(QStringLiteral("Now tell me everything.")));
         QCOMPARE(chat.messages()->at(3).state, QStringLiteral("context_full"));
         const hearth::StoredMessage cut = last();
@@ -527,7 +537,7 @@ private Q_SLOTS:
 
     void deletingTheAnsweringChatIsRefused()
     {
-        m_chat->newConversation();
+        newChat();
         m_chat->setMaxTokens(400);
         m_chat->send(QStringLiteral("Tell me a long story."));
         QCOMPARE(m_chat->session()->state(), ModelSession::State::Generating);
@@ -544,7 +554,7 @@ private Q_SLOTS:
     void deleteOneMessage()
     {
         // Deleting a message in the middle keeps the ones around it and frees its context.
-        m_chat->newConversation();
+        newChat();
         m_chat->setMaxTokens(4);
         m_chat->send(QStringLiteral("First question"));
         QVERIFY(waitReady());
@@ -579,7 +589,7 @@ private Q_SLOTS:
         // 2 layers x 2 x 32 halves a token: 256 bytes, so 1024 tokens take 256 KiB.
         QVERIFY2(m_chat->session()->contextLengthLabel(1024).contains(QStringLiteral("1024")), qPrintable(m_chat->session()->contextLengthLabel(1024)));
         QVERIFY2(m_chat->session()->contextLengthLabel(1024).contains(QStringLiteral("256")), qPrintable(m_chat->session()->contextLengthLabel(1024)));
-        m_chat->newConversation();
+        newChat();
         m_chat->send(QStringLiteral("Hello"));
         QVERIFY(waitReady());
         const qint64 conversation = m_chat->conversationId();
@@ -615,7 +625,7 @@ private Q_SLOTS:
         QVERIFY(waitReady());
         // 2 layers x K and V x 2 heads of 32: 512 bytes a token in F16, 272 in Q8_0.
         QVERIFY2(m_chat->session()->contextLengthLabel(1024).contains(QStringLiteral("512")), qPrintable(m_chat->session()->contextLengthLabel(1024)));
-        m_chat->newConversation();
+        newChat();
         m_chat->send(QStringLiteral("Hello"));
         QVERIFY(waitReady());
         const qint64 conversation = m_chat->conversationId();
@@ -653,7 +663,7 @@ private Q_SLOTS:
         m_chat->session()->loadModel(runaway);
         QVERIFY(waitReady());
         QCOMPARE(m_chat->session()->chatTemplateNotice(), QString());
-        m_chat->newConversation();
+        newChat();
         m_chat->setMaxTokens(4);
         m_chat->send(QStringLiteral("Hello"));
         QVERIFY(waitReady());
@@ -674,7 +684,7 @@ private Q_SLOTS:
     void reopenedChatShowsTheStreamingAnswer()
     {
         m_chat->setMaxTokens(24);
-        m_chat->newConversation();
+        newChat();
         QString streamed;
         qint64 answering = 0;
         bool reopened = false;
