@@ -103,6 +103,38 @@ private:
         QVERIFY2(maxAbsDiff(s.logits(), fresh->logits()) < 1e-4f, qPrintable(QString::number(maxAbsDiff(s.logits(), fresh->logits()))));
     }
 
+    // Greedy generation of @p tokens in two sessions of @p model made with @p params, one with
+    // @p guesser guessing up to @p maxDraft tokens (at any probability): the same tokens, and the
+    // caches then hold the same (the next token's logits agree; on a device too, whose sessions
+    // must use it). The guessing run's statistics.
+    GenerationStats checkGuessesKeepTheAnswer(const std::shared_ptr<const Model>& model, const SessionParams& params,
+                                              const std::shared_ptr<const Model>& guesser, int maxDraft, int tokens)
+    {
+        auto plain = Session::create(model, params);
+        auto s = Session::create(model, params);
+        if (!plain || !s) {
+            QTest::qFail((plain ? s.message() : plain.message()).c_str(), __FILE__, __LINE__);
+            return {};
+        }
+        if (!params.deviceOverride.empty() && !(*s)->placement().usesGpu())
+            QTest::qFail((*s)->placementReport().c_str(), __FILE__, __LINE__);
+        SessionParams draftParams;
+        draftParams.threads = 2;
+        auto drafter = DraftModel::create(guesser, *model, draftParams, maxDraft, 0.0f);
+        if (!drafter) {
+            QTest::qFail(drafter.message().c_str(), __FILE__, __LINE__);
+            return {};
+        }
+        const Generated expected = generate(**plain, true, tokens, nullptr);
+        const Generated got = generate(**s, true, tokens, drafter->get());
+        if (got.tokens != expected.tokens)
+            QTest::qFail("the guesses changed the answer", __FILE__, __LINE__);
+        if (!(*s)->decode(99).ok() || !(*plain)->decode(99).ok()
+            || maxAbsDiff((*s)->logits(), (*plain)->logits()) >= 1e-3f)
+            QTest::qFail("the caches hold different rows after the guesses", __FILE__, __LINE__);
+        return got.stats;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -201,24 +233,9 @@ private Q_SLOTS:
         } else {
             model = test::writeAndLoad(m_dir, QStringLiteral("moe.gguf"), test::familyOptions(QStringLiteral("qwen3moe"), QStringLiteral("qwen3moe-tiny")));
         }
-        const SessionParams params = test::deviceSessionParams("emulated:1073741824", budgetGiB, 96, 8);
-        auto plain = Session::create(model, params);
-        auto s = Session::create(model, params);
-        QVERIFY2(plain.ok() && s.ok(), (plain.ok() ? s.message() : plain.message()).c_str());
-        QVERIFY2((*s)->placement().usesGpu(), (*s)->placementReport().c_str());
-        SessionParams draftParams;
-        draftParams.threads = 2;
-        auto drafter = DraftModel::create(model, *model, draftParams, 4, 0.0f);
-        QVERIFY2(drafter.ok(), drafter.message().c_str());
-        const Generated expected = generate(**plain, true, 40, nullptr);
-        const Generated got = generate(**s, true, 40, drafter->get());
-        QCOMPARE(got.tokens, expected.tokens);
-        QVERIFY(got.stats.acceptedTokens > 0);
-        // The device cache holds what the CPU's does: the next token's logits agree.
-        QVERIFY((*s)->decode(99).ok());
-        QVERIFY((*plain)->decode(99).ok());
-        QVERIFY2(maxAbsDiff((*s)->logits(), (*plain)->logits()) < 1e-3f,
-                 qPrintable(QString::number(maxAbsDiff((*s)->logits(), (*plain)->logits()))));
+        const GenerationStats stats =
+            checkGuessesKeepTheAnswer(model, test::deviceSessionParams("emulated:1073741824", budgetGiB, 96, 8), model, 4, 40);
+        QVERIFY(stats.acceptedTokens > 0);
     }
 
     void slidingWindowModels_data()
@@ -247,24 +264,10 @@ private Q_SLOTS:
         params.threads = 2;
         params.contextLength = 96;
         params.batchSize = batchSize;
-        auto plain = Session::create(model, params);
-        auto s = Session::create(model, params);
-        QVERIFY(plain.ok() && s.ok());
-        SessionParams draftParams;
-        draftParams.threads = 2;
         const auto guesser = maxDraft > 6 ? test::writeAndLoad(m_dir, shape + QStringLiteral("-q8.gguf"),
                                                                test::familyOptions(architecture, shape, DType::Q8_0))
                                           : model;
-        auto drafter = DraftModel::create(guesser, *model, draftParams, maxDraft, 0.0f);
-        QVERIFY2(drafter.ok(), drafter.message().c_str());
-        const Generated expected = generate(**plain, true, 60, nullptr);
-        const Generated got = generate(**s, true, 60, drafter->get());
-        QCOMPARE(got.tokens, expected.tokens);
-        QVERIFY(got.stats.draftedTokens > 0);
-        QVERIFY((*s)->decode(99).ok());
-        QVERIFY((*plain)->decode(99).ok());
-        QVERIFY2(maxAbsDiff((*s)->logits(), (*plain)->logits()) < 1e-3f,
-                 qPrintable(QString::number(maxAbsDiff((*s)->logits(), (*plain)->logits()))));
+        QVERIFY(checkGuessesKeepTheAnswer(model, params, guesser, maxDraft, 60).draftedTokens > 0);
     }
 
     void draftSessionFollowsItsModel()
