@@ -362,6 +362,7 @@ private Q_SLOTS:
         for (const char* name : { "qwen2", "deepseek-r1-qwen" })
             QCOMPARE(tokenizer::preTokenizerFromName(name), std::optional(tokenizer::PreTokenizerKind::Qwen2));
         QCOMPARE(tokenizer::preTokenizerFromName("tekken"), std::optional(tokenizer::PreTokenizerKind::Tekken));
+        QCOMPARE(tokenizer::preTokenizerFromName("gpt-4o"), std::optional(tokenizer::PreTokenizerKind::Gpt4o));
         QCOMPARE(tokenizer::preTokenizerFromName("deepseek-llm"), std::optional(tokenizer::PreTokenizerKind::DeepSeekLlm));
         QCOMPARE(tokenizer::preTokenizerFromName("deepseek-coder"), std::optional(tokenizer::PreTokenizerKind::DeepSeekCoder));
         for (const char* name : { "smollm", "starcoder", "refact", "command-r", "codeshell" })

@@ -270,6 +270,9 @@ struct Llama3Flavour {
     // [^\r\n\p{L}\p{N}]?((?=\p{L})[^a-z])*((?=\p{L})[^A-Z])+ | [^\r\n\p{L}\p{N}]?((?=\p{L})[^a-z])+((?=\p{L})[^A-Z])*
     bool caseWords = false;
     bool slashTail = false; // ' ?[^\s\p{L}\p{N}]+[\r\n/]*' rather than [\r\n]*
+    // GPT-4o: a contraction belongs to the word before it rather than starting a piece:
+    // word(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])? (with caseWords, contractions off)
+    bool contractionSuffix = false;
 };
 
 // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
@@ -311,19 +314,25 @@ Pieces splitLlama3(const std::vector<Unit>& units, const Pieces& pieces, const L
             return capitals > first ? runOf(capitals, isSmall) : first;
         };
 
+        // Where (?i:'s|'t|'re|'ve|'m|'ll|'d) from @p i ends, or @p i when none starts there.
+        const auto contractionEnd = [&](std::size_t i) {
+            if (cpAt(i) != '\'' || i + 1 >= end)
+                return i;
+            const char32_t next = lower(i + 1);
+            if (next == 's' || next == 't' || next == 'm' || next == 'd')
+                return i + 2;
+            const char32_t nextNext = lower(i + 2);
+            if (i + 2 < end && ((next == 'r' && nextNext == 'e') || (next == 'v' && nextNext == 'e') || (next == 'l' && nextNext == 'l')))
+                return i + 3;
+            return i;
+        };
+
         std::size_t pos = piece.begin;
         while (pos < end) {
             const std::size_t start = pos;
-            // (?i:'s|'t|'re|'ve|'m|'ll|'d)
-            if (flavour.contractions && cpAt(pos) == '\'' && pos + 1 < end) {
-                const char32_t next = lower(pos + 1);
-                if (next == 's' || next == 't' || next == 'm' || next == 'd') {
-                    emit(out, start, pos += 2);
-                    continue;
-                }
-                const char32_t nextNext = lower(pos + 2);
-                if (pos + 2 < end && ((next == 'r' && nextNext == 'e') || (next == 'v' && nextNext == 'e') || (next == 'l' && nextNext == 'l'))) {
-                    emit(out, start, pos += 3);
+            if (flavour.contractions) {
+                if (const std::size_t contraction = contractionEnd(pos); contraction > pos) {
+                    emit(out, start, pos = contraction);
                     continue;
                 }
             }
@@ -331,7 +340,7 @@ Pieces splitLlama3(const std::vector<Unit>& units, const Pieces& pieces, const L
             const std::size_t letters = !isLetter(pos) && !isNumber(pos) && !isNewline(pos) ? pos + 1 : pos;
             if (flavour.caseWords) {
                 if (const std::size_t wordEnd = caseWordEnd(letters); wordEnd > letters) {
-                    emit(out, start, pos = wordEnd);
+                    emit(out, start, pos = flavour.contractionSuffix ? contractionEnd(wordEnd) : wordEnd);
                     continue;
                 }
             } else if (isLetter(letters)) {
@@ -407,6 +416,8 @@ std::optional<PreTokenizerKind> preTokenizerFromName(std::string_view name)
         return PreTokenizerKind::DeepSeekCoder;
     if (name == "tekken")
         return PreTokenizerKind::Tekken;
+    if (name == "gpt-4o")
+        return PreTokenizerKind::Gpt4o;
     return std::nullopt;
 }
 
@@ -453,6 +464,10 @@ std::vector<std::string_view> preTokenize(std::string_view text, PreTokenizerKin
         break;
     case PreTokenizerKind::Tekken:
         pieces = splitLlama3(units, pieces, {.maxDigits = 1, .contractions = false, .caseWords = true, .slashTail = true});
+        break;
+    case PreTokenizerKind::Gpt4o:
+        pieces = splitLlama3(units, pieces,
+                             {.contractions = false, .caseWords = true, .slashTail = true, .contractionSuffix = true});
         break;
     case PreTokenizerKind::DeepSeekLlm:
         pieces = splitByClass(units, pieces, false, isNewlineUnit);

@@ -21,6 +21,7 @@ enum class PreTokenizerKind {
     Llama3,    // "llama-bpe", "llama3", "llama-v3", "falcon3", "pixtral", "dbrx", "smaug-bpe": Llama 3's pattern
     Qwen2,     // "qwen2", "deepseek-r1-qwen": Llama 3's pattern with single digits
     Tekken,    // "tekken" (Mistral Nemo, Ministral, Pixtral 12B): Qwen 2's without contractions, words split by case
+    Gpt4o,     // "gpt-4o" (o200k: gpt-oss, Phi-4-mini): Tekken's words with contractions kept on them, 3 digits
     DeepSeekLlm,   // "deepseek-llm": line breaks, letter runs, symbol runs, trailing spaces, CJK, digit runs
     DeepSeekCoder, // "deepseek-coder": line breaks, letter runs, punctuation runs, CJK, single digits
 };

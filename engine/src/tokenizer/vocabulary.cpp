@@ -19,7 +19,12 @@ constexpr std::string_view kScoresKey = "tokenizer.ggml.scores";
 // Texts that end a turn in common chat formats, whatever their ids.
 constexpr std::string_view kEndOfGenerationTexts[] = {
     "<|eot_id|>", "<|im_end|>", "<|endoftext|>", "<|end|>", "<end_of_turn>", "<|eom_id|>", "<EOT>", "</s>",
+    "<|return|>", "<|call|>",
 };
+
+// The structure of gpt-oss's messages (OpenAI's harmony format): written as text, as llama.cpp
+// shows them, so that an answer's channels can be told apart (<|channel|>analysis<|message|>...).
+constexpr std::string_view kHarmonyMarkers[] = {"<|start|>", "<|channel|>", "<|message|>", "<|constrain|>"};
 
 Status invalid(std::string message)
 {
@@ -159,6 +164,10 @@ void Vocabulary::indexTokens()
         // A later duplicate wins, as in the reference implementation.
         m_ids[m_texts[i]] = Token(i);
     }
+    for (const std::string_view marker : kHarmonyMarkers) {
+        if (const auto it = m_ids.find(marker); it != m_ids.end() && m_types[std::size_t(it->second)] == TokenType::Control)
+            m_types[std::size_t(it->second)] = TokenType::UserDefined;
+    }
 
     for (std::size_t i = 0; i < m_texts.size(); ++i) {
         const TokenType t = m_types[i];
@@ -209,6 +218,10 @@ Status Vocabulary::loadSpecialIds(const gguf::GgufFile& file)
         if (t != InvalidToken && type(t) != TokenType::Normal && type(t) != TokenType::Byte)
             m_endOfGeneration.push_back(t);
     }
+    // In the harmony format <|end|> closes a message, not the answer: with <|return|> and
+    // <|call|> there, the model goes on after its analysis (llama.cpp drops <|end|> alike).
+    if (find("<|return|>") != InvalidToken && find("<|call|>") != InvalidToken)
+        std::erase(m_endOfGeneration, find("<|end|>"));
     std::sort(m_endOfGeneration.begin(), m_endOfGeneration.end());
     m_endOfGeneration.erase(std::unique(m_endOfGeneration.begin(), m_endOfGeneration.end()), m_endOfGeneration.end());
     return {};

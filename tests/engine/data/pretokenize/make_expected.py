@@ -46,6 +46,9 @@ PATTERNS = {
     # Mistral's Tekken, in the form llama.cpp runs it: the file's \p{Lu}/\p{Ll} classes become
     # "a letter but not a-z" and "a letter but not A-Z", and \p{M} is left out.
     "tekken": [r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"],
+    # o200k (gpt-oss, Phi-4-mini), as llama.cpp runs it: Tekken's words, each with a contraction
+    # after it, and digits in threes.
+    "gpt-4o": [r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"],
     # DeepSeek LLM.
     "deepseek-llm": [
         r"[\r\n]",

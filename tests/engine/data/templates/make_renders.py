@@ -4,7 +4,8 @@
 # chat templates (a sandboxed Jinja2 environment with trim_blocks and lstrip_blocks, the
 # loopcontrols extension, raise_exception and a tojson that keeps non-ASCII text), for the
 # conversations below, with a generation prompt. strftime_now("%d %b %Y"), which dates Llama
-# 3.2's system prompt, gives @TODAY@: the test puts the day it runs in its place.
+# 3.2's system prompt, gives @TODAY@, and strftime_now("%Y-%m-%d") (gpt-oss's) @ISODATE@: the test
+# puts the day it runs in their place.
 # A template that raises for a system turn is rendered as Hearth then renders it: the system
 # text folded before the first question, separated by a blank line.
 #
@@ -27,6 +28,7 @@ TEMPLATES = {  # file: (bos_token, eos_token)
     "qwen2.5-instruct.jinja": ("", "<|im_end|>"),
     "Qwen-Qwen3-0.6B.jinja": ("", "<|im_end|>"),
     "google-gemma-3-4b-it.jinja": ("<bos>", "<eos>"),
+    "openai-gpt-oss-120b.jinja": ("<|startoftext|>", "<|return|>"),
 }
 
 CONVERSATIONS = {
@@ -70,7 +72,8 @@ def environment():
                                                        extensions=[jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = lambda fmt: "@TODAY@" if fmt == "%d %b %Y" else raise_exception(fmt)
+    dates = {"%d %b %Y": "@TODAY@", "%Y-%m-%d": "@ISODATE@"}
+    env.globals["strftime_now"] = lambda fmt: dates[fmt] if fmt in dates else raise_exception(fmt)
     return env
 
 
