@@ -104,6 +104,10 @@ private Q_SLOTS:
         QTest::newRow("qwen3 moe safetensors does not convert") << hit(
             "Qwen/Qwen3-30B-A3B", { QStringLiteral("qwen3_moe"), QStringLiteral("safetensors") })
                                         << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("qwen3_moe");
+        QTest::newRow("gpt-oss gguf") << hit("ggml-org/gpt-oss-20b-GGUF", { QStringLiteral("gpt_oss"), QStringLiteral("gguf") })
+                                      << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("gpt_oss");
+        QTest::newRow("gpt-oss gguf from the id") << hit("unsloth/gpt-oss-120b-GGUF", gguf) << QList<HfFileEntry> {}
+                                                  << S::DenseOnly << QStringLiteral("gpt_oss");
         QTest::newRow("mistral gguf") << hit("bartowski/Mistral-7B-Instruct-v0.3-GGUF", gguf)
                                       << QList<HfFileEntry> { file("Mistral-7B-Instruct-v0.3-Q4_K_M.gguf") }
                                       << S::DenseOnly << QStringLiteral("mistral");

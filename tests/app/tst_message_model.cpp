@@ -27,6 +27,19 @@ private Q_SLOTS:
         QTest::newRow("empty thinking") << QStringLiteral("<think>\n\n</think>\n\nHi") << QString() << QStringLiteral("Hi") << false;
         QTest::newRow("plain answer") << QStringLiteral("A <think> tag mid-text stays.") << QString()
                                       << QStringLiteral("A <think> tag mid-text stays.") << false;
+        // gpt-oss's channels (<|end|> ends a message and is not shown).
+        QTest::newRow("gpt-oss") << QStringLiteral("<|channel|>analysis<|message|>User greets. Reply.<|start|>assistant"
+                                                   "<|channel|>final<|message|>Hello! How can I help?")
+                                 << QStringLiteral("User greets. Reply.") << QStringLiteral("Hello! How can I help?") << false;
+        QTest::newRow("gpt-oss analysing") << QStringLiteral("<|channel|>analysis<|message|>User greets")
+                                           << QStringLiteral("User greets") << QString() << true;
+        QTest::newRow("gpt-oss between channels") << QStringLiteral("<|channel|>analysis<|message|>Done.<|start|>assistant<|channel|>fin")
+                                                  << QStringLiteral("Done.") << QString() << true;
+        QTest::newRow("gpt-oss answering at once") << QStringLiteral("<|channel|>final<|message|>Hi")
+                                                   << QString() << QStringLiteral("Hi") << false;
+        QTest::newRow("gpt-oss calling a tool") << QStringLiteral("<|channel|>analysis<|message|>Need time.<|start|>assistant"
+                                                                  "<|channel|>commentary to=functions.now <|constrain|>json<|message|>{}")
+                                                << QStringLiteral("Need time.\n\n{}") << QString() << true;
     }
 
     void reasoningIsSplitFromTheAnswer()

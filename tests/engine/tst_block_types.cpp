@@ -124,7 +124,7 @@ std::vector<float> fillRows(int rows, int n)
 }
 
 constexpr DType kBlockTypes[] = {DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::IQ4_NL, DType::Q2_K, DType::Q3_K,
-                                 DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::BF16};
+                                 DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::MXFP4, DType::BF16};
 
 // Random but valid blocks: random bytes with finite, moderate half scales where the scales are.
 std::vector<std::uint8_t> randomRow(DType type, std::int64_t n, std::mt19937& rng)
@@ -163,6 +163,9 @@ std::vector<std::uint8_t> randomRow(DType type, std::int64_t n, std::mt19937& rn
             break;
         case DType::Q6_K:
             setHalf(at + 208);
+            break;
+        case DType::MXFP4:
+            row[at] = std::uint8_t(118 + byte(rng) % 12); // an exponent byte: 2^-10 .. 2^1
             break;
         case DType::BF16:
             for (std::size_t i = 0; i < row.size(); i += 2) {

@@ -139,6 +139,8 @@ private Q_SLOTS:
     void attendHeadMatchesReference();
     void attendHeadReadsQ8_0_data() { addVariantRows(); }
     void attendHeadReadsQ8_0();
+    void attentionSinksTakeTheirShare_data() { addVariantRows(); }
+    void attentionSinksTakeTheirShare();
 };
 
 void TestKernels::isaSelection()
@@ -998,6 +1000,77 @@ void TestKernels::attendHeadMatchesReference()
                                     .arg(i)
                                     .arg(got[i])
                                     .arg(want[i])));
+        }
+    }
+}
+
+// gpt-oss's attention sinks: a sink score s joins each query's softmax with no value behind it,
+// so every output is the plain one times Z / (Z + e^s), Z the sum of e^score over the keys; the
+// vector kernels give the reference's outputs, for a prompt (one sink for the head) and for the
+// heads of one KV head (a sink each).
+void TestKernels::attentionSinksTakeTheirShare()
+{
+    FETCH_VARIANT(k);
+    std::mt19937 rng(29);
+    for (const int headDim : {64, 8}) {
+        constexpr int kQueries = 5;
+        constexpr int kFirstPos = 3;
+        const int keys = kFirstPos + kQueries;
+        const std::size_t stride = std::size_t(headDim);
+        const std::vector<float> q = randomFloats(rng, kQueries * stride, 1.0f);
+        const std::vector<float> kc = randomFloats(rng, std::size_t(keys) * stride, 1.0f);
+        const std::vector<float> vc = randomFloats(rng, std::size_t(keys) * stride, 1.0f);
+        const float sinks[kQueries] = {0.5f, -1.0f, 2.0f, 0.0f, 3.0f};
+        std::vector<float> scratch(attendHeadScratchFloats(keys, headDim));
+        AttendHeadArgs a;
+        a.q = q.data();
+        a.qStride = stride;
+        a.nq = kQueries;
+        a.firstPos = kFirstPos;
+        a.k = kc.data();
+        a.v = vc.data();
+        a.kvStride = stride;
+        a.headDim = headDim;
+        a.scale = 1.0f / std::sqrt(float(headDim));
+        a.outStride = stride;
+        a.scratch = scratch.data();
+        for (const bool samePosition : {false, true}) {
+            a.samePosition = samePosition;
+            a.firstPos = samePosition ? keys - 1 : kFirstPos;
+            std::vector<float> plain(kQueries * stride);
+            std::vector<float> want(plain.size());
+            std::vector<float> got(plain.size());
+            a.sinks = nullptr;
+            a.out = plain.data();
+            kScalarKernels.attendHead(a);
+            a.sinks = sinks;
+            a.out = want.data();
+            kScalarKernels.attendHead(a);
+            a.out = got.data();
+            k->attendHead(a);
+            for (int i = 0; i < kQueries; ++i) {
+                const int seen = samePosition ? keys : kFirstPos + i + 1;
+                double z = 0.0;
+                for (int j = 0; j < seen; ++j) {
+                    double dot = 0.0;
+                    for (int d = 0; d < headDim; ++d)
+                        dot += double(q[std::size_t(i) * stride + std::size_t(d)]) * kc[std::size_t(j) * stride + std::size_t(d)];
+                    z += std::exp(dot * a.scale);
+                }
+                const double share = z / (z + std::exp(double(sinks[samePosition ? i : 0])));
+                for (int d = 0; d < headDim; ++d) {
+                    const std::size_t e = std::size_t(i) * stride + std::size_t(d);
+                    QVERIFY2(std::fabs(want[e] - plain[e] * share) <= 1e-5 * (1.0 + std::fabs(plain[e])),
+                             qPrintable(QStringLiteral("reference, head %1, query %2").arg(headDim).arg(i)));
+                    QVERIFY2(std::fabs(got[e] - want[e]) <= 1e-5f * (1.0f + std::fabs(want[e])),
+                             qPrintable(QStringLiteral("head %1, query %2%3: %4 vs %5")
+                                            .arg(headDim)
+                                            .arg(i)
+                                            .arg(samePosition ? QStringLiteral(" (shared KV)") : QString())
+                                            .arg(got[e])
+                                            .arg(want[e])));
+                }
+            }
         }
     }
 }

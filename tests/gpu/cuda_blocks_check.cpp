@@ -56,7 +56,7 @@ Kernels kernelsOf()
 // The types of isWeightType(), as DTypes.
 constexpr DType kTypes[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0, DType::Q4_1,
                             DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::IQ4_NL, DType::Q2_K,
-                            DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS};
+                            DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::MXFP4};
 
 Kernels kernelsFor(DType t)
 {
@@ -79,6 +79,7 @@ Kernels kernelsFor(DType t)
         HEARTH_WEIGHT_TYPE(Q5_K, kQ5_K)
         HEARTH_WEIGHT_TYPE(Q6_K, kQ6_K)
         HEARTH_WEIGHT_TYPE(IQ4_XS, kIQ4_XS)
+        HEARTH_WEIGHT_TYPE(MXFP4, kMXFP4)
 #undef HEARTH_WEIGHT_TYPE
     default:
         return {nullptr, nullptr};
@@ -126,6 +127,9 @@ std::vector<std::uint8_t> randomBlocks(DType t, std::int64_t rows, std::int64_t 
             const __half h = __float2half(scale(rng));
             std::memcpy(bytes.data() + at + std::size_t(offset), &h, 2);
         }
+        // MXFP4's scale is an exponent byte: 2^-10 .. 2^1 times half a level.
+        if (t == DType::MXFP4)
+            bytes[at] = std::uint8_t(118 + byte(rng) % 12);
     }
     return bytes;
 }

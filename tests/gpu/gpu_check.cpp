@@ -929,7 +929,8 @@ int main(int argc, char** argv)
     const auto start = std::chrono::steady_clock::now();
     Checker c(gpu, ref, options.emulated);
     for (DType t : {DType::F32, DType::F16, DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::Q8_0,
-                    DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS}) {
+                    DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS,
+                    DType::MXFP4}) {
         // Odd sizes: partial warps and blocks (K-quant rows are whole 256-weight super-blocks).
         const bool superBlocks = weightBlockElements(t) == 256;
         c.matmul(t, 1000, 4096, 1);

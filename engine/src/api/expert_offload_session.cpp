@@ -31,6 +31,8 @@ device::ExpertWeights expertWeights(const model::GatedFfnWeights& w)
 // Why the device cannot compute @p model's experts, or empty.
 std::string expertProblem(const model::LlamaModel& model)
 {
+    if (std::string problem = llamaDeviceProblem(model.hyperParams()); !problem.empty())
+        return problem;
     for (const model::LlamaLayerWeights& lw : model.weights().layers) {
         for (const model::GatedFfnWeights* w : {lw.moe.experts.empty() ? nullptr : &lw.moe.experts.front(), &lw.moe.shared}) {
             if (!w || !w->present())

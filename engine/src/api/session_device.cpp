@@ -176,6 +176,40 @@ void fromOpt(const model::OptModel& model, DeviceModelLayers& out)
 
 } // namespace
 
+namespace {
+
+std::string deviceProblemOf(std::string_view architecture, const model::LlamaBlockFlavour& flavour, bool yarn,
+                            model::FfnActivation activation)
+{
+    const auto problem = [&](std::string_view what) {
+        return "the device does not compute " + std::string(architecture) + "'s " + std::string(what) + " yet";
+    };
+    if (yarn)
+        return problem("YaRN rotary embeddings");
+    if (flavour.attentionSinks)
+        return problem("attention sinks");
+    if (flavour.outputBias)
+        return problem("attention output bias");
+    if (activation == model::FfnActivation::SwiGluOai)
+        return problem("clamped SwiGLU experts");
+    return {};
+}
+
+} // namespace
+
+std::string llamaDeviceProblem(const model::HyperParams& hp)
+{
+    return deviceProblemOf(hp.architecture, hp.flavour, hp.ropeYarn, hp.ffnActivation);
+}
+
+std::string architectureDeviceProblem(std::string_view architecture)
+{
+    const model::Architecture* a = model::findArchitecture(architecture);
+    if (!a || a->block != model::BlockKind::Llama)
+        return {};
+    return deviceProblemOf(architecture, a->llama, false, a->llama.activation);
+}
+
 Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize, bool halfCache)
 {
     const model::ArchitectureModel* known = model::ArchitectureModel::of(model);
@@ -183,6 +217,10 @@ Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLengt
         return Status(ErrorCode::Unsupported, "the " + model.info().architecture + " architecture has no device layers");
     const model::BlockKind block = known->architecture().block;
     const model::HyperParams& hp = known->hyperParams();
+    if (block == model::BlockKind::Llama) {
+        if (const std::string problem = llamaDeviceProblem(hp); !problem.empty())
+            return Status(ErrorCode::Unsupported, problem);
+    }
     DeviceModelLayers out;
     static_cast<device::AttentionParams&>(out.params) = attentionParams(hp, contextLength);
     out.params.nFF = hp.nFf;
@@ -238,6 +276,8 @@ device::Activation deviceActivation(model::FfnActivation activation)
         return device::Activation::Relu2;
     case model::FfnActivation::GeGlu:
         return device::Activation::GeGlu;
+    case model::FfnActivation::SwiGluOai:
+        break; // deviceProblem() keeps such models on the CPU
     }
     return device::Activation::SwiGlu;
 }

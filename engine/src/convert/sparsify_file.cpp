@@ -86,7 +86,8 @@ Status checkSparsifiable(const gguf::GgufFile& file, const std::string& path)
     case model::FfnActivation::Relu2:
     case model::FfnActivation::SwiGlu:
         return byNeuron ? checkNeuronType(name, byNeuron->type) : Status();
-    case model::FfnActivation::GeGlu: break;
+    case model::FfnActivation::GeGlu:
+    case model::FfnActivation::SwiGluOai: break;
     }
     return {ErrorCode::Unsupported,
             name + " has a " + std::string(model::ffnActivationName(hp->ffnActivation))

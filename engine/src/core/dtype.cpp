@@ -14,7 +14,7 @@ struct Entry {
 };
 
 // From the GGUF specification; K-quants use 256-element super-blocks.
-constexpr std::array<Entry, 31> kTypes{{
+constexpr std::array<Entry, 32> kTypes{{
     {0, {"F32", 1, 4}},
     {1, {"F16", 1, 2}},
     {2, {"Q4_0", 32, 18}},
@@ -46,6 +46,7 @@ constexpr std::array<Entry, 31> kTypes{{
     {30, {"BF16", 1, 2}},
     {34, {"TQ1_0", 256, 54}},
     {35, {"TQ2_0", 256, 66}},
+    {39, {"MXFP4", 32, 17}},
 }};
 
 } // namespace

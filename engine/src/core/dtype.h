@@ -44,6 +44,7 @@ enum class DType : std::uint32_t {
     BF16 = 30,
     TQ1_0 = 34,
     TQ2_0 = 35,
+    MXFP4 = 39,
 };
 
 struct DTypeTraits {
@@ -74,6 +75,7 @@ constexpr std::int64_t weightBlockElements(DType t)
     case DType::Q5_1:
     case DType::Q8_0:
     case DType::IQ4_NL:
+    case DType::MXFP4:
         return 32;
     case DType::Q2_K:
     case DType::Q3_K:
@@ -94,7 +96,8 @@ constexpr std::int64_t computeBlockElements(DType t)
 }
 
 // True for the types the CPU's matrix products and row lookups take: the compute types and
-// the block types of cpu/block_dot.h (the other legacy quants, K-quants, IQ4_NL, IQ4_XS, BF16).
+// the block types of cpu/block_dot.h (the other legacy quants, K-quants, IQ4_NL, IQ4_XS, MXFP4,
+// BF16).
 constexpr bool isCpuWeightType(DType t)
 {
     switch (t) {
@@ -112,6 +115,7 @@ constexpr bool isCpuWeightType(DType t)
     case DType::Q6_K:
     case DType::IQ4_NL:
     case DType::IQ4_XS:
+    case DType::MXFP4:
     case DType::BF16:
         return true;
     default:

@@ -93,6 +93,16 @@ Levels32 unpack(const BlockIQ4_NL& b)
     return l;
 }
 
+Levels32 unpack(const BlockMXFP4& b)
+{
+    Levels32 l;
+    nibbles(b.qs, l.q, 32);
+    for (std::int8_t& q : l.q)
+        q = kMxfp4Values[q];
+    l.d = mxfp4HalfScale(b.e);
+    return l;
+}
+
 // A super-block: value i = d * scale[i / sub] * q[i] - dmin * min[i / sub].
 template <int SubBlocks>
 struct Levels256 {
@@ -306,11 +316,12 @@ float dotBf16(const void* row, const void* activations, std::int64_t n)
     return sum;
 }
 
-constexpr std::array<BlockFormat, 11> kFormats{{
+constexpr std::array<BlockFormat, 12> kFormats{{
     {DType::Q4_1, ActivationFormat::Q8, dequantize<BlockQ4_1>, dot32<BlockQ4_1>},
     {DType::Q5_0, ActivationFormat::Q8, dequantize<BlockQ5_0>, dot32<BlockQ5_0>},
     {DType::Q5_1, ActivationFormat::Q8, dequantize<BlockQ5_1>, dot32<BlockQ5_1>},
     {DType::IQ4_NL, ActivationFormat::Q8, dequantize<BlockIQ4_NL>, dot32<BlockIQ4_NL>},
+    {DType::MXFP4, ActivationFormat::Q8, dequantize<BlockMXFP4>, dot32<BlockMXFP4>},
     {DType::Q2_K, ActivationFormat::Q8K, dequantize<BlockQ2_K>, dot256<BlockQ2_K>},
     {DType::Q3_K, ActivationFormat::Q8K, dequantize<BlockQ3_K>, dot256<BlockQ3_K>},
     {DType::Q4_K, ActivationFormat::Q8K, dequantize<BlockQ4_K>, dot256<BlockQ4_K>},

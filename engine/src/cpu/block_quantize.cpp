@@ -607,6 +607,34 @@ void quantizeIQ4_NL(const float* x, BlockIQ4_NL* y, std::int64_t n)
     }
 }
 
+// As ggml's quantize_row_mxfp4_ref: the exponent puts the block's largest magnitude in the
+// codebook's top octave (4..12 times half the scale), each value takes the nearest level.
+void quantizeMXFP4(const float* x, BlockMXFP4* y, std::int64_t n)
+{
+    for (std::int64_t i = 0; i < n / 32; ++i, x += 32) {
+        float amax = 0.0f;
+        for (int j = 0; j < 32; ++j)
+            amax = std::max(amax, std::fabs(x[j]));
+        const int exponent = amax > 0.0f ? int(std::floor(std::log2(amax))) - 2 + 127 : 0;
+        y[i].e = std::uint8_t(std::clamp(exponent, 0, 254));
+        const float d = mxfp4HalfScale(y[i].e);
+        std::uint8_t L[32];
+        for (int j = 0; j < 32; ++j) {
+            int best = 0;
+            float bestError = std::fabs(float(kMxfp4Values[0]) * d - x[j]);
+            for (int q = 1; q < 16; ++q) {
+                const float error = std::fabs(float(kMxfp4Values[q]) * d - x[j]);
+                if (error < bestError) {
+                    best = q;
+                    bestError = error;
+                }
+            }
+            L[j] = std::uint8_t(best);
+        }
+        packNibbles32(L, y[i].qs);
+    }
+}
+
 void quantizeIQ4_XS(const float* x, BlockIQ4_XS* y, std::int64_t n)
 {
     for (std::int64_t i = 0; i < n / QK_K; ++i, x += QK_K) {
@@ -695,6 +723,9 @@ std::size_t quantizeRowBlock(DType type, const float* x, void* out, std::int64_t
         break;
     case DType::IQ4_XS:
         quantizeIQ4_XS(x, static_cast<BlockIQ4_XS*>(out), n);
+        break;
+    case DType::MXFP4:
+        quantizeMXFP4(x, static_cast<BlockMXFP4*>(out), n);
         break;
     case DType::BF16:
         quantizeBf16(x, static_cast<std::uint16_t*>(out), n);

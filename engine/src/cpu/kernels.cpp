@@ -85,6 +85,9 @@ BlockDotFn blockDotFor(const CpuKernels& kernels, DType type)
     case DType::IQ4_NL:
         own = kernels.dotIQ4_NL;
         break;
+    case DType::MXFP4:
+        own = kernels.dotMXFP4;
+        break;
     case DType::BF16:
         own = kernels.dotBF16;
         break;

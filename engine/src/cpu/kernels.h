@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace hearth::cpu {
@@ -85,10 +86,20 @@ struct AttendHeadArgs {
     float scale = 1.0f;        // applied to q . k before the softmax
     float softCap = 0.0f;      // > 0: the scaled scores become softCap * tanh(score / softCap) (Gemma 2)
     bool samePosition = false; // see above; nq <= headDim + kAttendQueryBlock (the scratch's rows)
+    // Attention sinks (gpt-oss): a learned score per head that joins each softmax with no value
+    // behind it, so a query may attend to less than all of its keys. With samePosition one per
+    // query (its head), else sinks[0] for every query; null: none.
+    const float* sinks = nullptr;
     float* out = nullptr;      // nq rows of headDim floats, outStride floats apart
     std::size_t outStride = 0;
     float* scratch = nullptr;  // attendHeadScratchFloats(firstPos + nq, headDim) floats
 };
+
+// The sink score of query @p i of @p a, or minus infinity when it has none.
+[[nodiscard]] inline float sinkOf(const AttendHeadArgs& a, int i)
+{
+    return a.sinks ? a.sinks[a.samePosition ? i : 0] : -std::numeric_limits<float>::infinity();
+}
 
 // Queries an attendHead kernel scores together, and the scratch it needs for @p keys keys.
 constexpr int kAttendQueryBlock = 8;
@@ -153,6 +164,7 @@ struct CpuKernels {
     BlockDotFn dotQ6_K;
     BlockDotFn dotIQ4_XS;
     BlockDotFn dotIQ4_NL;
+    BlockDotFn dotMXFP4;
     BlockDotFn dotBF16;
     BlockDotFn dotQ4_1;
     BlockDotFn dotQ5_0;

@@ -274,7 +274,8 @@ void attendHeadOf(const AttendHeadArgs& a)
     for (int i = 0; i < a.nq; ++i) {
         const float* q = a.q + static_cast<std::size_t>(i) * a.qStride;
         const int keys = a.samePosition ? a.firstPos + 1 : a.firstPos + i + 1;
-        float maxScore = -std::numeric_limits<float>::infinity();
+        const float sink = sinkOf(a, i);
+        float maxScore = sink;
         for (int j = 0; j < keys; ++j) {
             const KV* k = kBase + static_cast<std::size_t>(j) * a.kvStride;
             float dot = 0.0f;
@@ -285,7 +286,7 @@ void attendHeadOf(const AttendHeadArgs& a)
                 scores[j] = a.softCap * std::tanh(scores[j] / a.softCap);
             maxScore = std::max(maxScore, scores[j]);
         }
-        double sum = 0;
+        double sum = std::exp(double(sink) - double(maxScore));
         for (int j = 0; j < keys; ++j) {
             scores[j] = std::exp(scores[j] - maxScore);
             sum += scores[j];

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 
 namespace hearth::cpu {
 
@@ -52,18 +53,35 @@ void layerNorm(const float* x, const float* weight, const float* bias, float eps
     }
 }
 
+YarnRamp yarnRamp(int nRot, int originalContext, float freqBase, float betaFast, float betaSlow)
+{
+    // The pair whose wavelength fits `rotations` times into the original context.
+    const auto pairOf = [&](float rotations) {
+        return float(nRot) * std::log(float(originalContext) / (rotations * 2.0f * std::numbers::pi_v<float>))
+               / (2.0f * std::log(freqBase));
+    };
+    return {std::max(0.0f, std::floor(pairOf(betaFast))), std::min(float(nRot - 1), std::ceil(pairOf(betaSlow)))};
+}
+
 void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable,
-                const float* freqFactors, float attnFactor)
+                const float* freqFactors, float attnFactor, const YarnRamp* yarn)
 {
     // Angles in double: at positions in the thousands a float angle loses the low bits that
     // distinguish neighbouring positions in the slow-rotating dimensions.
-    const double p = double(pos) * double(freqScale);
+    const double p = double(pos);
+    const float magnitude = yarn ? attnFactor * (1.0f + 0.1f * std::log(1.0f / freqScale)) : attnFactor;
     for (int i = 0; i < nRot / 2; ++i) {
-        double theta = p * std::pow(double(freqBase), -2.0 * i / double(nRot));
+        double original = p * std::pow(double(freqBase), -2.0 * i / double(nRot));
         if (freqFactors)
-            theta /= double(freqFactors[i]);
-        cosTable[i] = float(std::cos(theta)) * attnFactor;
-        sinTable[i] = float(std::sin(theta)) * attnFactor;
+            original /= double(freqFactors[i]);
+        double theta = original * double(freqScale);
+        if (yarn) {
+            const float y = (float(i) - yarn->low) / std::max(0.001f, yarn->high - yarn->low);
+            const double keep = 1.0 - double(std::clamp(y, 0.0f, 1.0f));
+            theta = theta * (1.0 - keep) + original * keep;
+        }
+        cosTable[i] = float(std::cos(theta)) * magnitude;
+        sinTable[i] = float(std::sin(theta)) * magnitude;
     }
 }
 
@@ -136,6 +154,17 @@ void geglu(float* gate, const float* up, std::int64_t n)
     gelu(gate, n);
     for (std::int64_t i = 0; i < n; ++i)
         gate[i] *= up[i];
+}
+
+void swigluOai(float* gate, const float* up, std::int64_t n)
+{
+    constexpr float kAlpha = 1.702f;
+    constexpr float kLimit = 7.0f;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float g = std::min(gate[i], kLimit);
+        const float u = std::clamp(up[i], -kLimit, kLimit);
+        gate[i] = g / (1.0f + std::exp(kAlpha * -g)) * (u + 1.0f);
+    }
 }
 
 void drelu(float* gate, const float* up, std::int64_t n)

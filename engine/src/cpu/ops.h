@@ -25,13 +25,27 @@ void ropeNormal(float* x, int nHeads, int headDim, int nRot, const float* cosTab
 // i < nRot/2. Dimensions past nRot are left alone.
 void ropeNeox(float* x, int nHeads, int headDim, int nRot, const float* cosTable, const float* sinTable);
 
+// YaRN's blend of interpolated and original angles (rope.scaling.type "yarn"): rotated pair i
+// keeps its unscaled angle below @p low, takes the interpolated one (times freqScale) above
+// @p high, and a linear mix between; q and k then grow by 1 + 0.1 ln(1 / freqScale). As
+// ggml's rope with ext_factor 1 (ggml_rope_yarn_corr_dims gives low and high).
+struct YarnRamp {
+    float low = 0.0f;
+    float high = 0.0f;
+};
+
+// The ramp of a model trained on @p originalContext tokens at base @p freqBase, with the
+// rotations per original context that bound it (YaRN's beta_fast and beta_slow, 32 and 1).
+[[nodiscard]] YarnRamp yarnRamp(int nRot, int originalContext, float freqBase, float betaFast = 32.0f,
+                                float betaSlow = 1.0f);
+
 // Fills cosTable/sinTable (nRot / 2 each) for position @p pos:
 // angle_i = pos * freqScale * freqBase^(-2i / nRot) / freqFactors[i]. @p freqFactors (nRot / 2
 // values, or null for ones) is Llama 3.1's rope_freqs or Phi-3's LongRoPE factors: long-context
 // frequency scaling. Both tables are multiplied by @p attnFactor (LongRoPE's magnitude
-// correction, which scales q and k alike).
+// correction, which scales q and k alike). With @p yarn, the angles and magnitudes are YaRN's.
 void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable,
-                const float* freqFactors = nullptr, float attnFactor = 1.0f);
+                const float* freqFactors = nullptr, float attnFactor = 1.0f, const YarnRamp* yarn = nullptr);
 
 // x[i] *= factor for n elements.
 void scale(float* x, float factor, std::int64_t n);
@@ -47,6 +61,8 @@ void silu(float* x, std::int64_t n);
 void reglu(float* gate, const float* up, std::int64_t n);  // relu(gate) * up
 void drelu(float* gate, const float* up, std::int64_t n);  // relu(gate) * relu(up)
 void geglu(float* gate, const float* up, std::int64_t n);  // gelu(gate) * up (gelu below)
+// gpt-oss: g = min(gate, 7), u = clamp(up, -7, 7), g * sigmoid(1.702 g) * (u + 1) (ggml's swiglu_oai)
+void swigluOai(float* gate, const float* up, std::int64_t n);
 void relu2(float* gate, const float* up, std::int64_t n);  // relu(gate)^2 * up
 
 void relu(float* x, std::int64_t n);

@@ -11,6 +11,7 @@
 // Q8_1 carries it) for the 32-weight types, ActBlockQ8K for the 256-weight ones.
 
 #include <cstdint>
+#include <cstring>
 
 namespace hearth::cpu {
 
@@ -97,6 +98,26 @@ struct BlockIQ4_XS {
     std::uint8_t qs[QK_K / 2];
 };
 static_assert(sizeof(BlockIQ4_XS) == 136);
+
+// OCP microscaling FP4 (gpt-oss's experts): 32 E2M1 values sharing a power-of-two scale,
+// value = 2^(e - 128) * kMxfp4Values[q] (the table holds twice each E2M1 value, as ggml's).
+// Nibbles as IQ4_NL: element j in the low nibble of qs[j], element j + 16 in the high one.
+struct BlockMXFP4 {
+    std::uint8_t e; // E8M0 exponent
+    std::uint8_t qs[16];
+};
+static_assert(sizeof(BlockMXFP4) == 17);
+
+inline constexpr std::int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// Half the scale an MXFP4 exponent stands for, 2^(e - 128), exactly (a subnormal below e = 2).
+inline float mxfp4HalfScale(std::uint8_t e)
+{
+    const std::uint32_t bits = e < 2 ? std::uint32_t(0x00200000) << e : std::uint32_t(e - 1) << 23;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
 
 // The codebook of IQ4_NL and IQ4_XS.
 inline constexpr std::int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,

@@ -1402,14 +1402,14 @@ void siluF32(float* x, std::int64_t n)
 // values adds a value row into four queries' outputs at a time. Head sizes the vectors do not
 // divide take the scalar reference.
 // row[0..n) = softmax(row[0..n)); row[n..padded) = 0 (padded is a multiple of kLanes).
-inline void softmaxRow(float* row, int n, int padded)
+inline void softmaxRow(float* row, int n, int padded, float sink)
 {
     VecF m = vset1(-std::numeric_limits<float>::infinity());
     int j = 0;
     for (; j + kLanes <= n; j += kLanes) {
         m = vmax(m, vload(row + j));
     }
-    float maxScore = vmaxAcross(m);
+    float maxScore = std::max(vmaxAcross(m), sink);
     for (int t = j; t < n; ++t) {
         maxScore = std::max(maxScore, row[t]);
     }
@@ -1420,7 +1420,8 @@ inline void softmaxRow(float* row, int n, int padded)
         vstore(row + j, e);
         sum = vadd(sum, e);
     }
-    float tail = 0.0f;
+    // A sink takes its share of the sum and gives nothing back (exp(-inf) = 0 without one).
+    float tail = std::exp(sink - maxScore);
     for (int t = j; t < n; ++t) {
         row[t] = std::exp(row[t] - maxScore);
         tail += row[t];
@@ -1569,7 +1570,7 @@ void attendSamePosition(const AttendHeadArgs& a, const KV* kBase, const KV* vBas
     }
     for (int i = 0; i < a.nq; ++i) {
         softCapRow(scores + static_cast<std::size_t>(i) * padded, keys, a.softCap);
-        softmaxRow(scores + static_cast<std::size_t>(i) * padded, keys, keys);
+        softmaxRow(scores + static_cast<std::size_t>(i) * padded, keys, keys, sinkOf(a, i));
     }
     constexpr int kAccumulators = kSamePositionAccumulators;
     if constexpr (kWide) {
@@ -1631,7 +1632,7 @@ void attendHeadOf(const AttendHeadArgs& a)
             scores[j] = dotKv(a.q, kBase + static_cast<std::size_t>(j) * a.kvStride, hd) * a.scale;
         }
         softCapRow(scores, keys, a.softCap);
-        softmaxRow(scores, keys, keys);
+        softmaxRow(scores, keys, keys, sinkOf(a, 0));
         std::fill_n(a.out, hd, 0.0f);
         for (int j = 0; j < keys; ++j) {
             axpyKv(a.out, scores[j], vBase + static_cast<std::size_t>(j) * a.kvStride, hd);
@@ -1685,7 +1686,7 @@ void attendHeadOf(const AttendHeadArgs& a)
         }
         for (int i = 0; i < qn; ++i) {
             softCapRow(scores + static_cast<std::size_t>(i) * padded, a.firstPos + q0 + i + 1, a.softCap);
-            softmaxRow(scores + static_cast<std::size_t>(i) * padded, a.firstPos + q0 + i + 1, rowLength);
+            softmaxRow(scores + static_cast<std::size_t>(i) * padded, a.firstPos + q0 + i + 1, rowLength, sinkOf(a, 0));
         }
         // out[i] = sum over keys of p[i][j] * v[j], four queries and 4 x kLanes of the head at a
         // time; probabilities past a query's own position are 0.
@@ -1959,13 +1960,19 @@ inline __m256i signedPairSums(__m256i a, __m256i b)
 }
 
 // The 32 codebook values of one IQ4 group of 16 bytes (low nibbles first, then high ones).
-inline __m256i iq4Values(const std::uint8_t* qs)
+// The 32 levels of a block of 16 nibble pairs through a 16-entry codebook, in element order.
+inline __m256i codebookValues(const std::uint8_t* qs, const std::int8_t (&codebook)[16])
 {
     const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
     const __m128i mask = _mm_set1_epi8(0x0f);
     const __m256i nibbles = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), mask), _mm_and_si128(packed, mask));
-    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4nlValues)));
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codebook)));
     return _mm256_shuffle_epi8(table, nibbles);
+}
+
+inline __m256i iq4Values(const std::uint8_t* qs)
+{
+    return codebookValues(qs, kIq4nlValues);
 }
 
 float dotIQ4_XS(const void* row, const void* activations, std::int64_t n)
@@ -1998,6 +2005,20 @@ float dotIQ4_NL(const void* row, const void* activations, std::int64_t n)
         const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
         const __m256i sums = _mm256_madd_epi16(signedPairSums(iq4Values(blocks[b].qs), xs), one);
         acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * halfToFloatF16c(blocks[b].d)), _mm256_cvtepi32_ps(sums), acc);
+    }
+    return hsum256(acc);
+}
+
+float dotMXFP4(const void* row, const void* activations, std::int64_t n)
+{
+    const auto* blocks = static_cast<const BlockMXFP4*>(row);
+    const auto* x = static_cast<const ActBlockQ8*>(activations);
+    const __m256i one = _mm256_set1_epi16(1);
+    __m256 acc = _mm256_setzero_ps();
+    for (std::int64_t b = 0; b < n / 32; ++b) {
+        const __m256i xs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
+        const __m256i sums = _mm256_madd_epi16(signedPairSums(codebookValues(blocks[b].qs, kMxfp4Values), xs), one);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(x[b].d * mxfp4HalfScale(blocks[b].e)), _mm256_cvtepi32_ps(sums), acc);
     }
     return hsum256(acc);
 }
@@ -2538,6 +2559,7 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     dotQ6_K,
     dotIQ4_XS,
     dotIQ4_NL,
+    dotMXFP4,
     dotBF16,
     dotQ4_1,
     dotQ5_0,

@@ -30,6 +30,7 @@ enum WeightType : std::uint32_t {
     kIQ4_NL = 20,
     kIQ4_XS = 23,
     kBF16 = 30,
+    kMXFP4 = 39,
 };
 
 // Whether the kernels read rows of @p type.
@@ -51,6 +52,7 @@ inline bool isWeightType(std::uint32_t type)
     case kIQ4_NL:
     case kIQ4_XS:
     case kBF16:
+    case kMXFP4:
         return true;
     default:
         return false;

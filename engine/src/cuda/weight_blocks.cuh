@@ -22,6 +22,7 @@ constexpr int kQK_K = 256; // weights per super-block (K-quants, IQ4_XS)
 // Bytes of one block of @p Type: 32 weights, or a super-block of 256 (kSuperBlock).
 template <std::uint32_t Type>
 constexpr int kBlockBytes = Type == kQ4_0 || Type == kIQ4_NL ? 18
+                            : Type == kMXFP4                 ? 17
                             : Type == kQ4_1                  ? 20
                             : Type == kQ5_0                  ? 22
                             : Type == kQ5_1                  ? 24
@@ -36,10 +37,11 @@ constexpr int kBlockBytes = Type == kQ4_0 || Type == kIQ4_NL ? 18
 template <std::uint32_t Type>
 constexpr bool kSuperBlock = Type == kQ2_K || Type == kQ3_K || Type == kQ4_K || Type == kQ5_K || Type == kQ6_K
                              || Type == kIQ4_XS;
-// 32-weight blocks of an fp16 scale, [an fp16 offset,] [32 fifth bits,] 16 bytes of nibbles:
-// weight j is the low nibble of byte j, weight 16 + j its high nibble.
+// 32-weight blocks of a scale (fp16, or MXFP4's exponent byte), [an fp16 offset,] [32 fifth
+// bits,] 16 bytes of nibbles: weight j is the low nibble of byte j, weight 16 + j its high nibble.
 template <std::uint32_t Type>
-constexpr bool kNibbles32 = Type == kQ4_0 || Type == kQ4_1 || Type == kQ5_0 || Type == kQ5_1 || Type == kIQ4_NL;
+constexpr bool kNibbles32 =
+    Type == kQ4_0 || Type == kQ4_1 || Type == kQ5_0 || Type == kQ5_1 || Type == kIQ4_NL || Type == kMXFP4;
 template <std::uint32_t Type>
 constexpr bool kHasOffset = Type == kQ4_1 || Type == kQ5_1; // value = q * d + m
 template <std::uint32_t Type>
@@ -77,14 +79,53 @@ __host__ __device__ __forceinline__ int iq4Level(int q)
     return int(std::int8_t(std::uint8_t(word >> (8 * (q & 7)))));
 }
 
+// MXFP4's levels (cpu::kMxfp4Values: twice each E2M1 value), from two words as well.
+__host__ __device__ __forceinline__ int mxfp4Level(int q)
+{
+    const std::uint64_t word = q < 8 ? 0x0c08060403020100ull : 0xf4f8fafcfdfeff00ull;
+    return int(std::int8_t(std::uint8_t(word >> (8 * (q & 7)))));
+}
+
 // The level of weight j (nibble @p nibble, fifth bits @p qh) of a kNibbles32 block.
 template <std::uint32_t Type>
 __host__ __device__ __forceinline__ int nibbleLevel(int nibble, std::uint32_t qh, int j)
 {
     if constexpr (Type == kIQ4_NL)
         return iq4Level(nibble);
+    if constexpr (Type == kMXFP4)
+        return mxfp4Level(nibble);
     const int q = nibble | (kFifthBits<Type> ? int((qh >> j) & 1u) << 4 : 0);
     return Type == kQ4_0 ? q - 8 : Type == kQ5_0 ? q - 16 : q;
+}
+
+// The scale of a kNibbles32 block: its fp16, or 2^(e - 128) for MXFP4 (cpu::mxfp4HalfScale).
+template <std::uint32_t Type>
+__host__ __device__ __forceinline__ float blockScale(const std::uint8_t* block)
+{
+    if constexpr (Type == kMXFP4) {
+        const std::uint32_t e = block[0];
+        const std::uint32_t bits = e < 2 ? 0x00200000u << e : (e - 1) << 23;
+#ifdef __CUDA_ARCH__
+        return __uint_as_float(bits);
+#else
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+#endif
+    } else {
+        return loadHalf(block);
+    }
+}
+
+// Four nibble bytes of a kNibbles32 block from @p q: MXFP4's 17-byte blocks are not even
+// 2-byte aligned, so they are read a byte at a time.
+template <std::uint32_t Type>
+__host__ __device__ __forceinline__ std::uint32_t nibbleWord(const std::uint8_t* q)
+{
+    if constexpr (Type == kMXFP4)
+        return std::uint32_t(q[0]) | (std::uint32_t(q[1]) << 8) | (std::uint32_t(q[2]) << 16) | (std::uint32_t(q[3]) << 24);
+    else
+        return load16(q) | (load16(q + 2) << 16);
 }
 
 template <std::uint32_t Type>
@@ -274,7 +315,7 @@ __host__ __device__ float laneDot(const std::uint8_t* row, std::int64_t cols, co
         for (std::int64_t b = run; b < blocks; b += kRunsPerStep) {
             const std::uint8_t* block = row + b * kBlockBytes<Type>;
             const std::uint8_t* q = block + kBlockBytes<Type> - 16 + 4 * part;
-            const std::uint32_t v = load16(q) | (load16(q + 2) << 16);
+            const std::uint32_t v = nibbleWord<Type>(q);
             const std::uint32_t qh = fifthBits<Type>(block);
             const float* xb = x + b * kQK + 4 * part;
             float s = 0.0f;
@@ -287,7 +328,7 @@ __host__ __device__ float laneDot(const std::uint8_t* row, std::int64_t cols, co
                 if constexpr (kHasOffset<Type>)
                     xs += xb[k] + xb[k + kQK / 2];
             }
-            sum += loadHalf(block) * s;
+            sum += blockScale<Type>(block) * s;
             if constexpr (kHasOffset<Type>)
                 sum += loadHalf(block + 2) * xs;
         }
@@ -331,7 +372,7 @@ __host__ __device__ __forceinline__ float elementAt(const std::uint8_t* row, std
         const int level = nibbleLevel<Type>(j < kQK / 2 ? (byte & 0x0f) : (byte >> 4), fifthBits<Type>(block), j);
         if constexpr (kHasOffset<Type>)
             return float(level) * loadHalf(block) + loadHalf(block + 2);
-        return float(level) * loadHalf(block);
+        return float(level) * blockScale<Type>(block);
     } else if constexpr (kSuperBlock<Type>) {
         return superBlockElement<Type>(row + (e / kQK_K) * kBlockBytes<Type>, int(e % kQK_K));
     } else {

@@ -10,10 +10,10 @@ namespace hearth::model {
 namespace {
 
 // The registry. Each entry lives in its family's file under families/.
-const std::array<const Architecture*, 12> kArchitectures = {
+const std::array<const Architecture*, 13> kArchitectures = {
     &families::llama,    &families::bamboo,       &families::qwen2,  &families::qwen3,  &families::qwen2moe,
-    &families::qwen3moe, &families::smallthinker, &families::phi3,   &families::gemma2, &families::gemma3,
-    &families::falcon,   &families::opt,
+    &families::qwen3moe, &families::smallthinker, &families::gptOss, &families::phi3,   &families::gemma2,
+    &families::gemma3,   &families::falcon,       &families::opt,
 };
 
 } // namespace

@@ -43,6 +43,10 @@ enum class RopeStyle { Normal, Neox };
 struct LlamaBlockFlavour {
     RopeStyle rope = RopeStyle::Normal;
     bool qkvBias = false; // blk.N.attn_{q,k,v}.bias are required
+    bool outputBias = false; // blk.N.attn_output.bias is required (gpt-oss)
+    bool attentionSinks = false; // blk.N.attn_sinks.weight: a sink score per head (gpt-oss)
+    // The FFN's input norm: ffn_norm, or post_attention_norm where a family names it so (gpt-oss).
+    std::string_view ffnNorm = "ffn_norm";
     bool qkNorm = false;  // blk.N.attn_{q,k}_norm.weight: RMSNorm of each head's q and k before RoPE
     // The gated FFN's activation when the file has no hearth.ffn_activation key (a PowerInfer
     // PWRI file of a SwiGLU family is a ReLU-gated model and gets ReGLU instead).
@@ -53,6 +57,9 @@ struct LlamaBlockFlavour {
     // Mixtures of experts: the chosen experts' router probabilities are divided by their sum
     // (Mixtral, Qwen 3 MoE) or used as they are (Qwen 2 MoE).
     bool normalizeExpertWeights = true;
+    // blk.N.ffn_gate_inp.bias and ffn_{gate,up,down}_exps.bias are required: biases of the
+    // router and of every expert's products (gpt-oss).
+    bool expertBiases = false;
     // The router reads the layer's input before the attention block (SmallThinker, whose
     // experts can then be fetched while attention runs) instead of the FFN's normalized input.
     bool routerBeforeAttention = false;

@@ -43,9 +43,10 @@ void setKv(cpu::AttendHeadArgs& a, const KvCache& cache, int layer, int pos, int
 
 void attendCausal(const float* q, std::size_t qStride, int n, int start, const KvCache& cache, int layer, int kvOffset,
                   int headDim, float scale, float* scratch, float* out, std::size_t outStride, int window,
-                  float softCap)
+                  float softCap, const float* sink)
 {
     cpu::AttendHeadArgs a;
+    a.sinks = sink;
     a.qStride = qStride;
     a.headDim = headDim;
     a.scale = scale;
@@ -76,7 +77,7 @@ void attendCausal(const float* q, std::size_t qStride, int n, int start, const K
 }
 
 void attendSharedKv(const float* q, int nq, int pos, const KvCache& cache, int layer, int kvOffset, int headDim,
-                    float scale, float* scratch, float* out, int window, float softCap)
+                    float scale, float* scratch, float* out, int window, float softCap, const float* sinks)
 {
     const int first = window > 0 ? std::max(0, pos - window + 1) : 0;
     cpu::AttendHeadArgs a;
@@ -89,6 +90,7 @@ void attendSharedKv(const float* q, int nq, int pos, const KvCache& cache, int l
     a.headDim = headDim;
     a.scale = scale;
     a.softCap = softCap;
+    a.sinks = sinks;
     a.out = out;
     a.outStride = std::size_t(headDim);
     a.scratch = scratch;

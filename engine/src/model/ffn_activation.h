@@ -14,6 +14,9 @@ enum class FfnActivation {
     DRelu,  // relu(gate) * relu(up): bamboo
     Relu2,  // relu(gate)^2 * up
     GeGlu,  // gelu(gate) * up, GELU in the tanh approximation: Gemma
+    // gpt-oss's clamped variant: g = min(gate, 7), u = clamp(up, -7, 7),
+    // g * sigmoid(1.702 g) * (u + 1)
+    SwiGluOai,
 };
 
 [[nodiscard]] constexpr std::string_view ffnActivationName(FfnActivation a)
@@ -29,6 +32,8 @@ enum class FfnActivation {
         return "relu2";
     case FfnActivation::GeGlu:
         return "geglu";
+    case FfnActivation::SwiGluOai:
+        return "swiglu-oai";
     }
     return "swiglu";
 }
@@ -36,7 +41,7 @@ enum class FfnActivation {
 [[nodiscard]] constexpr std::optional<FfnActivation> parseFfnActivation(std::string_view name)
 {
     for (FfnActivation a : {FfnActivation::SwiGlu, FfnActivation::ReGlu, FfnActivation::DRelu, FfnActivation::Relu2,
-                            FfnActivation::GeGlu}) {
+                            FfnActivation::GeGlu, FfnActivation::SwiGluOai}) {
         if (ffnActivationName(a) == name)
             return a;
     }

@@ -102,8 +102,17 @@ Result<HyperParams> HyperParams::fromGguf(const gguf::GgufFile& file)
         hp.ropeFreqScaleSwa = 1.0f;
     }
     if (const auto type = file.getString(p + "rope.scaling.type"); type && *type != "none" && *type != "longrope") {
-        if (*type != "linear")
+        if (*type != "linear" && *type != "yarn")
             return Status(ErrorCode::Unsupported, "rope scaling \"" + *type + "\" is not supported");
+        hp.ropeYarn = *type == "yarn";
+        for (const auto& [key, beta] : {std::pair{"rope.scaling.yarn_beta_fast", &hp.yarnBetaFast},
+                                        std::pair{"rope.scaling.yarn_beta_slow", &hp.yarnBetaSlow}}) {
+            if (const auto value = file.getFloat(p + key)) {
+                if (!(*value > 0 && *value < 1e4))
+                    return invalid(p + key + " " + std::to_string(*value) + " is out of range");
+                *beta = float(*value);
+            }
+        }
         const auto factor = file.getFloat(p + "rope.scaling.factor");
         if (factor && !(*factor > 0 && std::isfinite(*factor)))
             return invalid("rope scaling factor " + std::to_string(*factor) + " is out of range");

@@ -42,6 +42,13 @@ struct HyperParams {
     // longer than it take the long factors.
     float ropeAttnFactor = 1.0f;
     int ropeOriginalContext = 0;
+    // YaRN (rope.scaling.type "yarn": gpt-oss, long-context Qwen files): ropeFreqScale
+    // interpolates only the slow dimensions, those that turn fewer than yarnBetaSlow times over
+    // ropeOriginalContext tokens, and the fast ones above yarnBetaFast keep their angles
+    // (cpu::YarnRamp, llama.cpp's defaults).
+    bool ropeYarn = false;
+    float yarnBetaFast = 32.0f;
+    float yarnBetaSlow = 1.0f;
     int slidingWindow = 0; // <arch>.attention.sliding_window: keys a query sees; 0: all
     // With a sliding window: 0, every layer uses it (Phi-3); p, every layer but each p-th
     // (layer l slides unless (l + 1) % p == 0; Gemma 2 alternates with p = 2, Gemma 3 has five

@@ -51,6 +51,12 @@ Result<std::unique_ptr<LlamaForward>> LlamaForward::create(const LlamaModel& mod
         return cache.status();
     f->m_cache = std::move(cache).value();
     f->m_ropeFactors = model.weights().ropeFactors(hp, contextLength);
+    if (hp.ropeYarn) {
+        f->m_yarn = cpu::yarnRamp(hp.nRot, hp.ropeOriginalContext, hp.ropeFreqBase, hp.yarnBetaFast, hp.yarnBetaSlow);
+        if (hp.hasLocalRope())
+            f->m_yarnLocal = cpu::yarnRamp(hp.nRot, hp.ropeOriginalContext, hp.ropeFreqBaseSwa, hp.yarnBetaFast,
+                                           hp.yarnBetaSlow);
+    }
 
     const std::size_t b = std::size_t(f->m_maxBatch);
     try {
@@ -111,6 +117,7 @@ sparse::NeuronActivation neuronActivation(FfnActivation a)
     case FfnActivation::Relu2:
         return sparse::NeuronActivation::Relu2;
     case FfnActivation::GeGlu:
+    case FfnActivation::SwiGluOai:
         break; // no neuron kernels: initNeuronFfn refuses such files
     }
     return sparse::NeuronActivation::ReGlu;
@@ -147,8 +154,9 @@ Status LlamaForward::initNeuronFfn()
     }
     if (!w.sparse && !anyFused)
         return {};
-    if (hp.ffnActivation == FfnActivation::GeGlu)
-        return {ErrorCode::Unsupported, "sparse files with a GeGLU FFN are not supported"};
+    if (hp.ffnActivation == FfnActivation::GeGlu || hp.ffnActivation == FfnActivation::SwiGluOai)
+        return {ErrorCode::Unsupported, "sparse files with a " + std::string(ffnActivationName(hp.ffnActivation))
+                                            + " FFN are not supported"};
     std::int64_t hidden = 0;
     m_neurons.resize(w.layers.size());
     for (std::size_t i = 0; i < w.layers.size(); ++i) {
@@ -415,6 +423,7 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
     const int group = hp.nHead / hp.nHeadKv;
     const int hd = hp.headDim;
     const float scale = hp.attentionScale > 0.0f ? hp.attentionScale : 1.0f / std::sqrt(float(hd));
+    const float* sinks = m_model.weights().layers[std::size_t(layer)].attnSinks;
     float* scratch = m_scores.data()
                      + std::size_t(threadIndex) * cpu::attendHeadScratchFloats(m_cache->capacity(), hd);
     if (m_batchTokens == 1) {
@@ -422,7 +431,8 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
         for (std::int64_t kvh = begin; kvh < end; ++kvh) {
             const std::size_t first = std::size_t(kvh) * std::size_t(group) * std::size_t(hd);
             attendSharedKv(m_q.data() + first, group, m_batchStart, *m_cache, layer, int(kvh) * hd, hd, scale, scratch,
-                           m_attn.data() + first, hp.windowOf(layer), hp.attnSoftCap);
+                           m_attn.data() + first, hp.windowOf(layer), hp.attnSoftCap,
+                           sinks ? sinks + kvh * group : nullptr);
         }
         return;
     }
@@ -432,7 +442,7 @@ void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, in
         const float* q = m_q.data() + std::size_t(h) * hd;
         float* out = m_attn.data() + std::size_t(h) * hd;
         attendCausal(q, hp.qDim(), m_batchTokens, m_batchStart, *m_cache, layer, kvOffset, hd, scale, scratch, out,
-                     hp.qDim(), hp.windowOf(layer), hp.attnSoftCap);
+                     hp.qDim(), hp.windowOf(layer), hp.attnSoftCap, sinks ? sinks + h : nullptr);
     }
 }
 
@@ -451,13 +461,14 @@ void LlamaForward::forward(const Token* tokens, int n, int start, float* logits,
     embed(tokens, n);
     for (int t = 0; t < n; ++t) {
         cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBase, hp.ropeFreqScale, m_cos.data() + t * half,
-                        m_sin.data() + t * half, m_ropeFactors, hp.ropeAttnFactor);
+                        m_sin.data() + t * half, m_ropeFactors, hp.ropeAttnFactor, m_yarn ? &*m_yarn : nullptr);
     }
     if (hp.hasLocalRope()) {
         const std::size_t local = std::size_t(m_maxBatch) * std::size_t(half);
         for (int t = 0; t < n; ++t) {
             cpu::ropeTables(start + t, hp.nRot, hp.ropeFreqBaseSwa, hp.ropeFreqScaleSwa, m_cos.data() + local + t * half,
-                            m_sin.data() + local + t * half, m_ropeFactors, hp.ropeAttnFactor);
+                            m_sin.data() + local + t * half, m_ropeFactors, hp.ropeAttnFactor,
+                            m_yarnLocal ? &*m_yarnLocal : nullptr);
         }
     }
 
@@ -603,6 +614,7 @@ void LlamaForward::cpuAttentionBlock(int l, int n, int start)
         inputMajorProducts(lw.attnOutputThresholds, m_attn.data(), hp.qDim(), n, {{lw.wo, m_tmp.data()}});
     else
         cpu::matmul(pool, lw.wo, m_attn.data(), n, m_tmp.data());
+    addBias(m_tmp.data(), lw.bo, n, nEmbd);
 }
 
 } // namespace hearth::model

@@ -7,6 +7,7 @@
 // allocates nothing.
 
 #include "cpu/matmul.h"
+#include "cpu/ops.h"
 #include "model/kv_cache.h"
 #include "model/layer_offload.h"
 #include "model/moe_ffn.h"
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -213,6 +215,9 @@ private:
     std::vector<float> m_gate;   // [B][nFf] gate projection, then the activation
     std::vector<float> m_up;     // [B][nFf]
     const float* m_ropeFactors = nullptr; // the RoPE frequency divisors of this context length, or null
+    // YaRN's ramps of the global and the local layers' bases (HyperParams::ropeYarn).
+    std::optional<cpu::YarnRamp> m_yarn;
+    std::optional<cpu::YarnRamp> m_yarnLocal;
     std::vector<float> m_cos;    // [B][nRot / 2] rotary tables per token; then the local layers' [B][nRot / 2]
     std::vector<float> m_sin;    // the same for sin
     std::vector<float> m_scores; // [threads][contextLength] attention scores per thread

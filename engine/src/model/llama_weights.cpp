@@ -40,6 +40,21 @@ Status bindExperts(TensorBinder& b, const std::string& p, const HyperParams& hp,
     for (std::int64_t e = 0; e < hp.nExpert; ++e)
         moe.experts[std::size_t(e)] = {rowView(gate, e * nFf, nFf), rowView(up, e * nFf, nFf),
                                        rowView(down, e * nEmbd, nEmbd)};
+    if (hp.flavour.expertBiases) {
+        HEARTH_TRY(b.vector(p + "ffn_gate_inp.bias", hp.nExpert, moe.routerBias, converted));
+        const float* gateBias = nullptr;
+        const float* upBias = nullptr;
+        const float* downBias = nullptr;
+        HEARTH_TRY(b.stackedVectors(p + "ffn_gate_exps.bias", nFf, hp.nExpert, gateBias, converted));
+        HEARTH_TRY(b.stackedVectors(p + "ffn_up_exps.bias", nFf, hp.nExpert, upBias, converted));
+        HEARTH_TRY(b.stackedVectors(p + "ffn_down_exps.bias", nEmbd, hp.nExpert, downBias, converted));
+        for (std::int64_t e = 0; e < hp.nExpert; ++e) {
+            GatedFfnWeights& x = moe.experts[std::size_t(e)];
+            x.gateBias = gateBias + e * nFf;
+            x.upBias = upBias + e * nFf;
+            x.downBias = downBias + e * nEmbd;
+        }
+    }
     if (!b.has(p + "ffn_gate_inp_shexp.weight"))
         return {};
     const std::int64_t nShared = hp.nFfSharedExpert;
@@ -58,6 +73,8 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
     w->m_packed.setLimit(std::size_t(packingLimit));
     const bool tied = file.findTensor("output.weight") == nullptr;
     const std::size_t extras = (hp.flavour.qkvBias ? 3 : 0) + (hp.flavour.qkNorm ? 2 : 0)
+                               + (hp.flavour.outputBias ? 1 : 0) + (hp.flavour.attentionSinks ? 1 : 0)
+                               + (hp.flavour.expertBiases ? 4 : 0)
                                + (hp.mixtureOfExperts() ? 1 : 0) + (file.findTensor("blk.0.ffn_gate_inp_shexp.weight") ? 4 : 0);
     TensorBinder b(file, progress, std::size_t(hp.nLayer) * (9 + extras) + 2 + (tied ? 0 : 1));
 
@@ -113,7 +130,11 @@ Result<std::unique_ptr<LlamaWeights>> LlamaWeights::bind(const gguf::GgufFile& f
             HEARTH_TRY(b.vector(p + "attn_q_norm.weight", hp.headDim, l.qNorm, w->m_convertedNorms));
             HEARTH_TRY(b.vector(p + "attn_k_norm.weight", hp.headDim, l.kNorm, w->m_convertedNorms));
         }
-        HEARTH_TRY(b.vector(p + "ffn_norm.weight", hp.nEmbd, l.ffnNorm, w->m_convertedNorms));
+        if (hp.flavour.outputBias)
+            HEARTH_TRY(b.vector(p + "attn_output.bias", hp.nEmbd, l.bo, w->m_convertedNorms));
+        if (hp.flavour.attentionSinks)
+            HEARTH_TRY(b.vector(p + "attn_sinks.weight", hp.nHead, l.attnSinks, w->m_convertedNorms));
+        HEARTH_TRY(b.vector(p + std::string(hp.flavour.ffnNorm) + ".weight", hp.nEmbd, l.ffnNorm, w->m_convertedNorms));
         if (hp.flavour.postNorms) {
             HEARTH_TRY(b.vector(p + "post_attention_norm.weight", hp.nEmbd, l.attnPostNorm, w->m_convertedNorms));
             HEARTH_TRY(b.vector(p + "post_ffw_norm.weight", hp.nEmbd, l.ffnPostNorm, w->m_convertedNorms));

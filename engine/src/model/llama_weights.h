@@ -35,6 +35,8 @@ struct LlamaLayerWeights {
     const float* bq = nullptr;       // [qDim] (qkvBias)
     const float* bk = nullptr;       // [kvDim]
     const float* bv = nullptr;       // [kvDim]
+    const float* bo = nullptr;       // [nEmbd] (outputBias)
+    const float* attnSinks = nullptr; // [nHead] (attentionSinks): each head's sink score
     const float* qNorm = nullptr;    // [headDim] (qkNorm): RMSNorm weight of every q head
     const float* kNorm = nullptr;    // [headDim]: of every k head
     const float* attnPostNorm = nullptr; // [nEmbd] (postNorms): of the attention block's output

@@ -32,6 +32,9 @@ void applyGatedActivation(FfnActivation activation, float* gate, const float* up
     case FfnActivation::GeGlu:
         cpu::geglu(gate, up, n);
         break;
+    case FfnActivation::SwiGluOai:
+        cpu::swigluOai(gate, up, n);
+        break;
     }
 }
 
@@ -116,6 +119,10 @@ void MoeFfn::route(cpu::ThreadPool& pool, const MoeWeights& w, const HyperParams
     m_tokens = tokens;
     m_used = used;
     cpu::matmul(pool, w.router, routerInput, tokens, m_logits.data());
+    if (w.routerBias) {
+        for (int t = 0; t < tokens; ++t)
+            cpu::add(m_logits.data() + std::size_t(t) * std::size_t(nExpert), w.routerBias, nExpert);
+    }
     for (int t = 0; t < tokens; ++t)
         routeToken(m_logits.data() + std::size_t(t) * std::size_t(nExpert), nExpert, used, hp.expertGating,
                    hp.flavour.normalizeExpertWeights, m_choices.data() + std::size_t(t) * std::size_t(used));
@@ -248,8 +255,15 @@ void MoeFfn::runOnCpu(cpu::ThreadPool& pool, const MoeWeights& w, const HyperPar
         if (count == 0 || !mine(e))
             continue;
         float* gate = m_gate.data() + std::size_t(begin) * nFf;
-        applyGatedActivation(hp.ffnActivation, gate, m_up.data() + std::size_t(begin) * nFf,
-                             count * std::int64_t(nFf));
+        float* up = m_up.data() + std::size_t(begin) * nFf;
+        const GatedFfnWeights& x = w.experts[std::size_t(e)];
+        if (x.gateBias) {
+            for (std::int64_t r = 0; r < count; ++r) {
+                cpu::add(gate + std::size_t(r) * nFf, x.gateBias, std::int64_t(nFf));
+                cpu::add(up + std::size_t(r) * nFf, x.upBias, std::int64_t(nFf));
+            }
+        }
+        applyGatedActivation(hp.ffnActivation, gate, up, count * std::int64_t(nFf));
         m_tasks.push_back({&w.experts[std::size_t(e)].down, gate, count,
                            m_expertOut.data() + std::size_t(begin) * nEmbd});
     }
@@ -259,6 +273,14 @@ void MoeFfn::runOnCpu(cpu::ThreadPool& pool, const MoeWeights& w, const HyperPar
         m_tasks.push_back({&w.shared.down, m_sharedGate.data(), tokens, m_sharedOut.data()});
     }
     cpu::matmulGrouped(pool, m_tasks);
+    for (int e = 0; e < nExpert; ++e) {
+        const auto [begin, count] = rowsOf(e);
+        const float* bias = w.experts[std::size_t(e)].downBias;
+        if (count == 0 || !mine(e) || !bias)
+            continue;
+        for (std::int64_t r = 0; r < count; ++r)
+            cpu::add(m_expertOut.data() + std::size_t(begin + r) * nEmbd, bias, std::int64_t(nEmbd));
+    }
 }
 
 } // namespace hearth::model

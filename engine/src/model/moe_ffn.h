@@ -37,12 +37,17 @@ struct GatedFfnWeights {
     cpu::WeightMatrix gate; // nEmbd -> nFf
     cpu::WeightMatrix up;   // nEmbd -> nFf
     cpu::WeightMatrix down; // nFf -> nEmbd
+    // Added to each product's outputs where the family has them (gpt-oss); null elsewhere.
+    const float* gateBias = nullptr; // [nFf]
+    const float* upBias = nullptr;   // [nFf]
+    const float* downBias = nullptr; // [nEmbd]
 
     [[nodiscard]] bool present() const { return gate.data != nullptr; }
 };
 
 struct MoeWeights {
     cpu::WeightMatrix router;            // ffn_gate_inp: nEmbd -> nExpert
+    const float* routerBias = nullptr;   // [nExpert], added to the router's logits (gpt-oss)
     std::vector<GatedFfnWeights> experts; // views of the stacked ffn_{gate,up,down}_exps tensors
     GatedFfnWeights shared;              // the shared expert (Qwen 2 MoE); absent elsewhere
     const float* sharedGate = nullptr;   // ffn_gate_inp_shexp [nEmbd]: the shared expert's scale

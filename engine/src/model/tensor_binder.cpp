@@ -64,6 +64,23 @@ Status TensorBinder::vector(const std::string& name, std::int64_t n, const float
     return tick(*t);
 }
 
+Status TensorBinder::stackedVectors(const std::string& name, std::int64_t n, std::int64_t count, const float*& out,
+                                    std::vector<std::vector<float>>& converted)
+{
+    const gguf::TensorInfo* t = nullptr;
+    HEARTH_TRY(find(name, {n, count}, t));
+    if (t->type == DType::F32) {
+        out = reinterpret_cast<const float*>(t->data);
+    } else {
+        auto& v = converted.emplace_back(std::size_t(n * count));
+        for (std::int64_t i = 0; i < count; ++i)
+            cpu::dequantizeRow(t->type, reinterpret_cast<const std::uint8_t*>(t->data) + rowBytes(t->type, n) * std::size_t(i),
+                               v.data() + i * n, n);
+        out = v.data();
+    }
+    return tick(*t);
+}
+
 Status TensorBinder::predictor(const std::string& prefix, std::int64_t nEmbd, std::int64_t nFf,
                                sparse::PredictorWeights& out)
 {

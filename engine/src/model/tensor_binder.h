@@ -40,6 +40,10 @@ public:
     // is converted once into storage the binder's owner keeps (@p converted).
     Status vector(const std::string& name, std::int64_t n, const float*& out,
                   std::vector<std::vector<float>>& converted);
+    // @p count vectors of @p n stacked in one tensor of ggml shape [n, count] (a mixture's
+    // expert biases), as one array of count * n floats, converted as vector() does.
+    Status stackedVectors(const std::string& name, std::int64_t n, std::int64_t count, const float*& out,
+                          std::vector<std::vector<float>>& converted);
 
     // The activation predictor of the layer whose tensors start with @p prefix ("blk.N."):
     // fc1 [nEmbd, hidden] and fc2 [hidden, nFf], hidden read from fc1, and the form the file

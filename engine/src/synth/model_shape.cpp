@@ -7,6 +7,14 @@ namespace hearth::synth {
 
 namespace {
 
+// @p shape with YaRN scaling (gpt-oss: 32x over 4096 tokens).
+ModelShape withYarn(ModelShape shape, float factor, int originalContext)
+{
+    shape.ropeYarnFactor = factor;
+    shape.yarnOriginalContext = originalContext;
+    return shape;
+}
+
 // @p shape with a mixture of experts in every layer.
 ModelShape withExperts(ModelShape shape, int count, int used, int width, int sharedWidth = 0, int gating = 0)
 {
@@ -77,6 +85,11 @@ std::vector<ModelShape> knownShapes()
         withExperts({"smallthinker-tiny-sigmoid", 64, 192, 5, 4, 2, 320, 1024, 1e-6f, 1500000.0f, {0.0f}, 0, 4096}, 8, 2, 64, 0, 2),
         withExperts({"smallthinker-4b-a0.6b", 1536, 4608, 32, 12, 2, 151936, 32768, 1e-6f, 1500000.0f, {0.0f}, 128, 4096}, 32, 4, 768, 0, 2),
         withExperts({"smallthinker-21b-a3b", 2560, 6144, 52, 28, 4, 151936, 16384, 1e-6f, 1500000.0f, {0.0f}, 128, 4096}, 64, 6, 768, 0, 1),
+        // gpt-oss (--arch gpt-oss): heads of 64 whatever n_embd, a window on the even layers
+        // (128 keys; 8 for the tiny one), YaRN 32x over 4096 tokens, 4 experts a token.
+        withYarn(withExperts({"gpt-oss-tiny", 64, 64, 2, 4, 2, 320, 2048, 1e-5f, 150000.0f, {0.0f}, 32, 8}, 8, 4, 64), 32.0f, 4096),
+        withYarn(withExperts({"gpt-oss-20b", 2880, 2880, 24, 64, 8, 201088, 131072, 1e-5f, 150000.0f, {0.0f}, 64, 128}, 32, 4, 2880), 32.0f, 4096),
+        withYarn(withExperts({"gpt-oss-120b", 2880, 2880, 36, 64, 8, 201088, 131072, 1e-5f, 150000.0f, {0.0f}, 64, 128}, 128, 4, 2880), 32.0f, 4096),
     };
 }
 

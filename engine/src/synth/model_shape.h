@@ -35,6 +35,9 @@ struct ModelShape {
     float attnSoftCap = 0.0f;   // <arch>.attn_logit_softcapping; 0: none written
     float finalSoftCap = 0.0f;  // <arch>.final_logit_softcapping
     float ropeLinearFactor = 0.0f; // rope.scaling.type linear with this factor; 0: none written
+    // rope.scaling.type yarn with this factor over yarnOriginalContext tokens (gpt-oss); 0: none.
+    float ropeYarnFactor = 0.0f;
+    int yarnOriginalContext = 0;
     // A mixture of experts in every layer (Mixtral, Qwen MoE); 0 experts: a dense FFN.
     int expertCount = 0;
     int expertUsedCount = 0;

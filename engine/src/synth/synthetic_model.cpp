@@ -41,6 +41,7 @@ std::uint32_t fileTypeOf(DType type)
     case DType::F16: return 1;
     case DType::Q4_0: return 2;
     case DType::Q8_0: return 7;
+    case DType::MXFP4: return 38; // MOSTLY_MXFP4_MOE
     default: return 0;
     }
 }
@@ -116,6 +117,11 @@ void declareMetadata(gguf::GgufWriter& writer, const SynthOptions& options, cons
     if (s.ropeLinearFactor > 0) {
         writer.setString(key("rope.scaling.type"), "linear");
         writer.setFloat32(key("rope.scaling.factor"), s.ropeLinearFactor);
+    }
+    if (s.ropeYarnFactor > 0) {
+        writer.setString(key("rope.scaling.type"), "yarn");
+        writer.setFloat32(key("rope.scaling.factor"), s.ropeYarnFactor);
+        writer.setUInt32(key("rope.scaling.original_context_length"), static_cast<std::uint32_t>(s.yarnOriginalContext));
     }
     if (s.longRopeOriginalContext > 0) {
         writer.setUInt32(key("rope.scaling.original_context_length"), static_cast<std::uint32_t>(s.longRopeOriginalContext));
@@ -238,7 +244,7 @@ Status validateOptions(const SynthOptions& options)
                                                 + "-weight blocks; use a shape such as tiny-256"};
     const std::string& a = options.ffnActivation;
     if (!model::parseFfnActivation(a))
-        return {ErrorCode::InvalidArgument, "FFN activation must be swiglu, reglu, drelu, relu2 or geglu, not '" + a + "'"};
+        return {ErrorCode::InvalidArgument, "FFN activation must be swiglu, reglu, drelu, relu2, geglu or swiglu-oai, not '" + a + "'"};
     if (options.activationSparsity != 0.0) {
         if (!(options.activationSparsity > 0.0 && options.activationSparsity < 1.0))
             return {ErrorCode::InvalidArgument, "the activation sparsity must be in (0, 1)"};
@@ -285,6 +291,10 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
             t.push_back({p + "attn_v.weight", {embd, kv}, w, 0.0f, scale(embd)});
         }
         t.push_back({p + "attn_output.weight", {q, embd}, w, 0.0f, scale(q)});
+        if (flavour.outputBias)
+            t.push_back({p + "attn_output.bias", {embd}, DType::F32, 0.0f, 0.1f});
+        if (flavour.attentionSinks)
+            t.push_back({p + "attn_sinks.weight", {s.headCount}, DType::F32, 0.0f, 1.0f});
         if (flavour.qkvBias) {
             // Qwen's biases are large next to the products (some k biases reach tens).
             t.push_back({p + "attn_q.bias", {q}, DType::F32, 0.0f, 0.5f});
@@ -297,7 +307,7 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
         }
         if (flavour.postNorms)
             t.push_back({p + "post_attention_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
-        t.push_back({p + "ffn_norm.weight", {embd}, DType::F32, 1.0f, kNormSpread});
+        t.push_back({p + std::string(flavour.ffnNorm) + ".weight", {embd}, DType::F32, 1.0f, kNormSpread});
         if (s.expertCount > 0) {
             // The router stays F32, as llama-quantize keeps it; the experts are stacked.
             const std::int64_t experts = s.expertCount;
@@ -307,6 +317,12 @@ std::vector<SynthTensor> plannedTensors(const SynthOptions& options)
             t.push_back({p + "ffn_gate_exps.weight", {embd, width, experts}, w, 0.0f, scale(embd)});
             t.push_back({p + "ffn_up_exps.weight", {embd, width, experts}, w, 0.0f, scale(embd)});
             t.push_back({p + "ffn_down_exps.weight", {width, embd, experts}, w, 0.0f, scale(width)});
+            if (flavour.expertBiases) {
+                t.push_back({p + "ffn_gate_inp.bias", {experts}, DType::F32, 0.0f, 0.5f});
+                t.push_back({p + "ffn_gate_exps.bias", {width, experts}, DType::F32, 0.0f, 0.1f});
+                t.push_back({p + "ffn_up_exps.bias", {width, experts}, DType::F32, 0.0f, 0.1f});
+                t.push_back({p + "ffn_down_exps.bias", {embd, experts}, DType::F32, 0.0f, 0.1f});
+            }
             if (shared > 0) {
                 t.push_back({p + "ffn_gate_inp_shexp.weight", {embd}, DType::F32, 0.0f, scale(embd)});
                 t.push_back({p + "ffn_gate_shexp.weight", {embd, shared}, w, 0.0f, scale(embd)});
@@ -362,7 +378,8 @@ Result<DType> parseWeightType(const std::string& name)
     const std::string n = lowerCase(name);
     std::string known;
     for (DType t : {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q6_K, DType::Q5_K, DType::Q5_1, DType::Q5_0,
-                    DType::Q4_K, DType::Q4_1, DType::Q4_0, DType::IQ4_XS, DType::IQ4_NL, DType::Q3_K, DType::Q2_K}) {
+                    DType::Q4_K, DType::Q4_1, DType::Q4_0, DType::IQ4_XS, DType::IQ4_NL, DType::MXFP4, DType::Q3_K,
+                    DType::Q2_K}) {
         const std::string typeName = lowerCase(std::string(dtypeName(t)));
         if (n == typeName)
             return t;

@@ -14,6 +14,7 @@ extern const Architecture qwen3;
 extern const Architecture qwen2moe;
 extern const Architecture qwen3moe;
 extern const Architecture smallthinker;
+extern const Architecture gptOss;
 extern const Architecture phi3;
 extern const Architecture gemma2;
 extern const Architecture gemma3;
