@@ -3,6 +3,41 @@
 
 namespace hearth::app {
 
+namespace {
+
+const QString kChannel = QStringLiteral("<|channel|>");
+const QString kMessage = QStringLiteral("<|message|>");
+const QString kStart = QStringLiteral("<|start|>");
+
+ReasoningParts splitChannels(const QString& content, qsizetype first)
+{
+    ReasoningParts parts;
+    for (qsizetype at = first; at >= 0;) {
+        const qsizetype header = content.indexOf(kMessage, at + kChannel.size());
+        if (header < 0) {
+            // The channel's name is still coming: nothing of this message to show yet.
+            parts.thinkingOpen = parts.answer.isEmpty();
+            break;
+        }
+        // "final", or "analysis", "commentary to=functions.x <|constrain|>json": the first word.
+        const QString channel = content.mid(at + kChannel.size(), header - at - kChannel.size()).trimmed()
+                                    .section(QLatin1Char(' '), 0, 0);
+        const qsizetype from = header + kMessage.size();
+        const qsizetype nextChannel = content.indexOf(kChannel, from);
+        const qsizetype nextStart = content.indexOf(kStart, from);
+        const qsizetype end = nextStart >= 0 ? nextStart : nextChannel;
+        const QString text = content.mid(from, end < 0 ? -1 : end - from).trimmed();
+        QString& into = channel == QLatin1String("final") ? parts.answer : parts.thinking;
+        if (!text.isEmpty())
+            into += (into.isEmpty() ? QString() : QStringLiteral("\n\n")) + text;
+        parts.thinkingOpen = end < 0 && channel != QLatin1String("final");
+        at = nextChannel;
+    }
+    return parts;
+}
+
+} // namespace
+
 ReasoningParts ReasoningParts::split(const QString& content)
 {
     static const QString open = QStringLiteral("<think>");
@@ -11,6 +46,9 @@ ReasoningParts ReasoningParts::split(const QString& content)
     qsizetype start = 0;
     while (start < content.size() && content.at(start).isSpace())
         ++start;
+    // gpt-oss: the model starts with a channel (the template wrote "<|start|>assistant").
+    if (content.mid(start, kChannel.size()) == kChannel)
+        return splitChannels(content, start);
     const bool opened = content.mid(start, open.size()) == open;
     const qsizetype end = content.indexOf(close, opened ? start + open.size() : 0);
     if (!opened && end < 0) {

@@ -8,7 +8,9 @@ namespace hearth::app {
 /// An answer of a reasoning model (Qwen 3, DeepSeek-R1) taken apart: the thinking between
 /// `<think>` and `</think>`, and the answer after it. Templates that open the thinking
 /// themselves leave the answer without `<think>`, so text before a lone `</think>` is thinking
-/// too. Anything else is all answer.
+/// too. gpt-oss writes channels instead (OpenAI's harmony format):
+/// `<|channel|>analysis<|message|>...<|start|>assistant<|channel|>final<|message|>...`, the
+/// final channel the answer and the others thinking. Anything else is all answer.
 struct ReasoningParts
 {
     QString thinking;

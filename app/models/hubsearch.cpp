@@ -37,13 +37,13 @@ const QStringList& convertibleArchitectures()
 }
 
 // Hugging Face's names of families the engine runs under its own name: Mistral and Mixtral
-// checkpoints are llama files once converted, the mixtures' model types lose their underscore,
-// Gemma 3's text-only checkpoints say so.
+// checkpoints are llama files once converted, the mixtures' model types lose their underscore
+// (gpt-oss's becomes a hyphen), Gemma 3's text-only checkpoints say so.
 QString engineArchitecture(const QString& hfName)
 {
     static const QHash<QString, QString> aliases = { { QStringLiteral("mistral"), QStringLiteral("llama") },
         { QStringLiteral("mixtral"), QStringLiteral("llama") }, { QStringLiteral("qwen3_moe"), QStringLiteral("qwen3moe") },
-        { QStringLiteral("qwen2_moe"), QStringLiteral("qwen2moe") },
+        { QStringLiteral("qwen2_moe"), QStringLiteral("qwen2moe") }, { QStringLiteral("gpt_oss"), QStringLiteral("gpt-oss") },
         { QStringLiteral("gemma3_text"), QStringLiteral("gemma3") } };
     return aliases.value(hfName, hfName);
 }
@@ -55,7 +55,8 @@ const QList<std::pair<QString, QString>>& spelledArchitectures()
     static const QList<std::pair<QString, QString>> names = { { QStringLiteral("qwen3-30b-a3b"), QStringLiteral("qwen3_moe") },
         { QStringLiteral("gemma-3"), QStringLiteral("gemma3") }, { QStringLiteral("gemma-2"), QStringLiteral("gemma2") },
         { QStringLiteral("phi-4"), QStringLiteral("phi3") }, { QStringLiteral("phi-3"), QStringLiteral("phi3") },
-        { QStringLiteral("mixtral"), QStringLiteral("mixtral") }, { QStringLiteral("mistral"), QStringLiteral("mistral") } };
+        { QStringLiteral("mixtral"), QStringLiteral("mixtral") }, { QStringLiteral("mistral"), QStringLiteral("mistral") },
+        { QStringLiteral("gpt-oss"), QStringLiteral("gpt_oss") } };
     return names;
 }
 
