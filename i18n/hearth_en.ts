@@ -2496,6 +2496,10 @@
         <source>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</source>
         <translation>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</translation>
     </message>
+    <message>
+        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now.</source>
+        <translation>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ConversionJob</name>

@@ -2488,6 +2488,10 @@
         <source>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</source>
         <translation>Qwen 3, 30B campuran pakar: setiap token hanya menjalankan 3B parameternya, sehingga menjawab kira-kira secepat model 3B dengan pengetahuan model yang jauh lebih besar; berpikir sebelum menjawab.</translation>
     </message>
+    <message>
+        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now.</source>
+        <translation>gpt-oss-20b dari OpenAI: campuran pakar (mixture of experts) yang menjalankan 3,6B dari 21B parameternya per token, dalam bobot MXFP4 4-bit milik OpenAI sendiri; bernalar sebelum menjawab (ditampilkan terlipat); untuk saat ini berjalan di CPU dalam Hearth.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ConversionJob</name>

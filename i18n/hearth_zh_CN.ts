@@ -2488,6 +2488,10 @@
         <source>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</source>
         <translation>Qwen 3 30B 混合专家模型：每个 token 只运行其中 3B 参数，回答速度约与 3B 模型相当，却拥有大得多的模型的知识；回答前先思考。</translation>
     </message>
+    <message>
+        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now.</source>
+        <translation>OpenAI 的 gpt-oss-20b：一个混合专家模型，每个词元只运行其 210 亿参数中的 36 亿，采用 OpenAI 自己的 4 位 MXFP4 权重；回答前先推理（折叠显示）；目前在 Hearth 中于 CPU 上运行。</translation>
+    </message>
 </context>
 <context>
     <name>hearth::models::ConversionJob</name>
