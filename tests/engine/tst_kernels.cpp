@@ -311,8 +311,9 @@ void TestKernels::matmulMatchesReference_data()
                             {5, 2048, 11}, {300, 512, 12}, {19, 320, 13}, {2, 800, 14},  {66, 192, 15},
                             {9, 224, 16},  {100, 384, 17}, {300, 4096, 1}, {257, 2048, 1}, {50, 512, 16},
                             {35, 768, 33}, {16, 256, 40}};
-    // K-quants (packed as Q4_Kx16, ...) where the width is whole super-blocks.
-    const DType types[] = {DType::F32, DType::F16, DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_XS};
+    // K-quants (packed as Q4_Kx16, ...) where the width is whole super-blocks; MXFP4 as MXFP4x16.
+    const DType types[] = {DType::F32,  DType::F16,  DType::Q4_0, DType::Q8_0,   DType::Q4_K,
+                           DType::Q5_K, DType::Q6_K, DType::IQ4_XS, DType::MXFP4};
     for (const char* name : kVariantNames) {
         if (QByteArray(name) == "scalar") {
             continue; // the reference itself

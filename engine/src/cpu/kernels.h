@@ -184,6 +184,8 @@ struct CpuKernels {
     GemmFn gemmQ5_1;
     GemmFn gemmQ2_K;
     GemmFn gemmQ3_K;
+    // MXFP4 weights in the MXFP4x16 layout (weight_pack.h), as gemmQ4_0x16 takes Q4_0x16.
+    GemmFn gemmMXFP4x16;
 };
 
 // The kernel @p kernels have for matrices packed as @p packing, or nullptr (also for Rows and

@@ -103,6 +103,8 @@ GemmFn packedGemmFor(const CpuKernels& k, Packing packing)
         return k.gemmQ6_Kx16;
     case Packing::IQ4_XSx16:
         return k.gemmIQ4_XSx16;
+    case Packing::MXFP4x16:
+        return k.gemmMXFP4x16;
     case Packing::None:
     case Packing::Rows:
         break;

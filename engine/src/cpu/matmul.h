@@ -22,6 +22,7 @@ enum class Packing : std::uint8_t {
     Q5_Kx16, // Q5_K, likewise
     Q6_Kx16, // Q6_K, likewise
     IQ4_XSx16, // IQ4_XS, likewise
+    MXFP4x16, // MXFP4, as Q4_0x16 with exponent bytes for scales
     Rows,    // the rows as stored, copied into huge-page memory (F16, F32: see weight_pack.h)
 };
 

@@ -44,6 +44,14 @@ void packQ0x16Block(const Block* const* rows, std::int64_t b, std::uint8_t* out)
         interleave4(out + 2 * kQ4x16Rows + 64 * k, [&](int r) { return rows[r][b].qs + 4 * k; });
 }
 
+void packMxfp4x16Block(const BlockMXFP4* const* rows, std::int64_t b, std::uint8_t* out)
+{
+    for (int r = 0; r < kQ4x16Rows; ++r)
+        out[r] = rows[r][b].e;
+    for (int k = 0; k < 4; ++k)
+        interleave4(out + kQ4x16Rows + 64 * k, [&](int r) { return rows[r][b].qs + 4 * k; });
+}
+
 template <typename Block>
 void packQ45Kx16Block(const Block* const* rows, std::int64_t b, std::uint8_t* out)
 {
@@ -151,6 +159,9 @@ void packInterleaved(const WeightMatrix& w, std::int64_t groupBegin, std::int64_
         break;
     case DType::IQ4_XS:
         packGroups<BlockIQ4_XS>(w, groupBegin, groupEnd, out, kIQ4XSx16BlockBytes, packIQ4XSx16Block);
+        break;
+    case DType::MXFP4:
+        packGroups<BlockMXFP4>(w, groupBegin, groupEnd, out, kMxfp4x16BlockBytes, packMxfp4x16Block);
         break;
     default:
         break;

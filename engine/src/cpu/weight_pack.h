@@ -17,6 +17,10 @@
 // bytes broadcast), and the 16 scales convert with one instruction. The packed copy has exactly
 // the size of the original rows it replaces.
 //
+// MXFP4x16 is Q4_0x16 with each row's exponent byte in place of its half scale, 272 bytes per
+// group and block column, the size of the rows it replaces:
+//   [ 16 x u8 E8M0 exponent (row order) | 4 x 64 bytes of codebook indices, arranged as Q4_0x16's ]
+//
 // Q8_0x16 is the same with whole bytes, 544 bytes per group and block column:
 //   [ 16 x fp16 scale d (row order) | 8 x 64 bytes of quants ]
 //   quant register k (k = 0..7), int32 lane r, byte i = qs[4k + i] of row 16g + r.
@@ -59,6 +63,7 @@ struct CpuKernels;
 constexpr int kQ4x16Rows = 16;
 constexpr std::size_t kQ4x16BlockBytes = kQ4x16Rows * (sizeof(std::uint16_t) + QK4_0 / 2); // 288
 constexpr std::size_t kQ8x16BlockBytes = kQ4x16Rows * (sizeof(std::uint16_t) + QK8_0); // 544
+constexpr std::size_t kMxfp4x16BlockBytes = kQ4x16Rows * sizeof(BlockMXFP4); // 272
 
 // Bytes of one packed Q4_0x16 group of @p cols columns.
 [[nodiscard]] constexpr std::size_t q4x16GroupBytes(std::int64_t cols)
@@ -100,6 +105,8 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
         return Packing::Q6_Kx16;
     case DType::IQ4_XS:
         return Packing::IQ4_XSx16;
+    case DType::MXFP4:
+        return Packing::MXFP4x16;
     default:
         return Packing::None;
     }
@@ -108,7 +115,7 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
 // The columns of one block of an interleaved layout: its rows' widths must be whole blocks.
 [[nodiscard]] constexpr std::int64_t interleavedBlockElements(Packing packing)
 {
-    return packing == Packing::Q4_0x16 || packing == Packing::Q8_0x16 ? QK4_0 : QK_K;
+    return packing == Packing::Q4_0x16 || packing == Packing::Q8_0x16 || packing == Packing::MXFP4x16 ? QK4_0 : QK_K;
 }
 
 // Bytes of one group of @p cols columns in the interleaved layout @p packing, or 0 for the
@@ -128,6 +135,8 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
         return static_cast<std::size_t>(cols / QK_K) * kQ6Kx16BlockBytes;
     case Packing::IQ4_XSx16:
         return static_cast<std::size_t>(cols / QK_K) * kIQ4XSx16BlockBytes;
+    case Packing::MXFP4x16:
+        return static_cast<std::size_t>(cols / QK4_0) * kMxfp4x16BlockBytes;
     case Packing::None:
     case Packing::Rows:
         break;
@@ -153,7 +162,7 @@ constexpr std::size_t kIQ4XSx16BlockBytes = kIQ4XSx16QuantOffset + kQ4x16Rows * 
 // Whether none of @p count halves is an infinity or a NaN.
 [[nodiscard]] bool halvesAreFinite(const std::uint16_t* halves, std::size_t count);
 
-// Writes rows [16 * groupBegin, 16 * groupEnd) of @p w (Q4_0, Q4_K, Q5_K, Q6_K or IQ4_XS) in
+// Writes rows [16 * groupBegin, 16 * groupEnd) of @p w (Q4_0, Q8_0, the K-quants, IQ4_XS or MXFP4) in
 // the type's interleaved layout to @p out, packedGroupBytes(interleavedPacking(w.type), w.cols)
 // bytes per group; nothing for other types. Used at load, by prompts over matrices kept in
 // rows (matmul.cpp) and by tests.

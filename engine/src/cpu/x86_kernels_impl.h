@@ -735,6 +735,32 @@ struct Q4x16Bytes {
     }
 };
 
+// MXFP4: each index picks its level v (twice the E2M1 value, -12..12) as the byte 128 + 8v, so
+// the offset is 128 as for Q4_0 and the factor 1/8 goes into the scales (exact). A row's scale
+// 2^(e - 128) is made from its exponent byte by a shift into a float's exponent field; the two
+// smallest exponents (below 2^-126, weights under 1e-37) become 0.
+struct Mxfp4x16Bytes {
+    static constexpr std::size_t kBlockBytes = kMxfp4x16BlockBytes;
+    static __m512 scales(const std::uint8_t* p)
+    {
+        const __m512i e = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        const __m512i bits = _mm512_slli_epi32(_mm512_sub_epi32(_mm512_max_epi32(e, _mm512_set1_epi32(1)), _mm512_set1_epi32(1)), 23);
+        return _mm512_mul_ps(_mm512_castsi512_ps(bits), _mm512_set1_ps(1.0f / 8.0f));
+    }
+    static void load(const std::uint8_t* p, __m512i (&w)[8])
+    {
+        const __m512i table = _mm512_broadcast_i32x4(
+            _mm_setr_epi8(char(128), char(136), char(144), char(152), char(160), char(176), char(192), char(224), char(128),
+                          char(120), char(112), char(104), char(96), char(80), char(64), char(32)));
+        const __m512i lowMask = _mm512_set1_epi8(0x0f);
+        for (int k = 0; k < 4; ++k) {
+            const __m512i q = _mm512_loadu_si512(p + kQ4x16Rows + 64 * k);
+            w[k] = _mm512_shuffle_epi8(table, _mm512_and_si512(q, lowMask));
+            w[4 + k] = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(q, 4), lowMask));
+        }
+    }
+};
+
 // Q8_0: the bytes become unsigned by a flip of their top bit (+128).
 struct Q8x16Bytes {
     static constexpr std::size_t kBlockBytes = kQ8x16BlockBytes;
@@ -832,6 +858,14 @@ struct Q80x16Tile {
     template <int T>
     static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q8x16Tile<T>(a, group, t0); }
 };
+
+#if defined(__AVX512VNNI__)
+// MXFP4 in the MXFP4x16 layout (weight_pack.h); VNNI only (the other tables read its rows).
+struct Mxfp4x16Tile {
+    template <int T>
+    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { bytesX16Tile<Mxfp4x16Bytes, T>(a, group, t0); }
+};
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // K-quants and IQ4_XS in their x16 layouts (weight_pack.h): as for Q4_0x16, each int32 lane
@@ -2576,6 +2610,11 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemmPromptTiles<BlockQ5_1>,
     gemmSuperBlocks<BlockQ2_K, dotQ2_K>,
     gemmSuperBlocks<BlockQ3_K, dotQ3_K>,
+#if defined(__AVX512VNNI__)
+    gemmGroupTiles<Mxfp4x16Tile, kQ4x16Tokens>,
+#else
+    nullptr,
+#endif
 };
 
 } // namespace hearth::cpu
