@@ -577,9 +577,9 @@ void gemmGroupTiles(const GemmArgs& a, std::int64_t rowBegin, std::int64_t rowEn
 }
 
 #if !defined(__AVX512VNNI__)
-// Q4_0x16 and Q8_0x16 (weight_pack.h) 256 bits at a time: the group as two halves of 8 rows
-// (the first and second 32 bytes of each 64-byte register of a block, the first and second 8
-// scales), register k against activation bytes 4k-4k+3.
+// Q4_0x16, Q8_0x16 and MXFP4x16 (weight_pack.h) 256 bits at a time: the group as two halves of
+// 8 rows (the first and second 32 bytes of each 64-byte register of a block, the first and
+// second 8 scales), register k against activation bytes 4k-4k+3.
 template <typename Layout, int T>
 inline void bytesX16Halves(const GemmArgs& a, std::int64_t group, std::int64_t t0)
 {
@@ -594,7 +594,7 @@ inline void bytesX16Halves(const GemmArgs& a, std::int64_t group, std::int64_t t
     }
     for (std::int64_t b = 0; b < blocks; ++b, p += Layout::kBlockBytes) {
         for (int h = 0; h < 2; ++h) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * h)));
+            const __m256 dw = Layout::scales(p, h);
             __m256i w[8];
             Layout::load(p, h, w);
             for (int t = 0; t < T; ++t) {
@@ -611,9 +611,16 @@ inline void bytesX16Halves(const GemmArgs& a, std::int64_t group, std::int64_t t
     }
 }
 
+// The 8 half-precision scales of half @p h of a Q4_0x16 or Q8_0x16 block.
+inline __m256 halfScales(const std::uint8_t* p, int h)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * h)));
+}
+
 // Q4_0: registers 0-3 the low nibbles (elements 0-15), 4-7 the high ones.
 struct Q4x16Halves {
     static constexpr std::size_t kBlockBytes = kQ4x16BlockBytes;
+    static __m256 scales(const std::uint8_t* p, int h) { return halfScales(p, h); }
     static void load(const std::uint8_t* p, int h, __m256i (&w)[8])
     {
         const __m256i lowMask = _mm256_set1_epi8(0x0f);
@@ -638,6 +645,7 @@ struct Q4x16Halves {
 // (each product at most 127 x 127: no saturation).
 struct Q8x16Halves {
     static constexpr std::size_t kBlockBytes = kQ8x16BlockBytes;
+    static __m256 scales(const std::uint8_t* p, int h) { return halfScales(p, h); }
     static void load(const std::uint8_t* p, int h, __m256i (&w)[8])
     {
         for (int k = 0; k < 8; ++k)
@@ -653,6 +661,30 @@ struct Q8x16Halves {
         }
         return dot;
     }
+};
+
+// MXFP4: the indices become their signed levels (kMxfp4Values, -12..12) by a shuffle, and then
+// multiply as Q8_0's bytes do; a row's scale 2^(e - 128) is its exponent byte shifted into a
+// float's exponent field (the two smallest exponents, weights under 1e-37, become 0).
+struct Mxfp4x16Halves {
+    static constexpr std::size_t kBlockBytes = kMxfp4x16BlockBytes;
+    static __m256 scales(const std::uint8_t* p, int h)
+    {
+        const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8 * h)));
+        const __m256i one = _mm256_set1_epi32(1);
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_max_epi32(e, one), one), 23));
+    }
+    static void load(const std::uint8_t* p, int h, __m256i (&w)[8])
+    {
+        const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kMxfp4Values)));
+        const __m256i lowMask = _mm256_set1_epi8(0x0f);
+        for (int k = 0; k < 4; ++k) {
+            const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + kQ4x16Rows + 64 * k + 32 * h));
+            w[k] = _mm256_shuffle_epi8(table, _mm256_and_si256(q, lowMask));
+            w[4 + k] = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(q, 4), lowMask));
+        }
+    }
+    static __m256i dot(const __m256i (&w)[8], const ActBlockQ8& ab) { return Q8x16Halves::dot(w, ab); }
 };
 #endif
 
@@ -859,13 +891,18 @@ struct Q80x16Tile {
     static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { q8x16Tile<T>(a, group, t0); }
 };
 
-#if defined(__AVX512VNNI__)
-// MXFP4 in the MXFP4x16 layout (weight_pack.h); VNNI only (the other tables read its rows).
+// MXFP4 in the MXFP4x16 layout (weight_pack.h).
 struct Mxfp4x16Tile {
     template <int T>
-    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0) { bytesX16Tile<Mxfp4x16Bytes, T>(a, group, t0); }
-};
+    static void run(const GemmArgs& a, std::int64_t group, std::int64_t t0)
+    {
+#if defined(__AVX512VNNI__)
+        bytesX16Tile<Mxfp4x16Bytes, T>(a, group, t0);
+#else
+        bytesX16Halves<Mxfp4x16Halves, T>(a, group, t0);
 #endif
+    }
+};
 
 // ---------------------------------------------------------------------------------------------
 // K-quants and IQ4_XS in their x16 layouts (weight_pack.h): as for Q4_0x16, each int32 lane
@@ -2610,11 +2647,7 @@ constinit const CpuKernels HEARTH_KERNEL_TABLE = {
     gemmPromptTiles<BlockQ5_1>,
     gemmSuperBlocks<BlockQ2_K, dotQ2_K>,
     gemmSuperBlocks<BlockQ3_K, dotQ3_K>,
-#if defined(__AVX512VNNI__)
     gemmGroupTiles<Mxfp4x16Tile, kQ4x16Tokens>,
-#else
-    nullptr,
-#endif
 };
 
 } // namespace hearth::cpu
