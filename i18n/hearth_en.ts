@@ -633,6 +633,10 @@
         <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
         <translation>%1 of %2 attention layers and %3 of %4 experts on the GPU.</translation>
     </message>
+    <message>
+        <source>Hearth runs this kind of model on the processor only, for now.</source>
+        <translation>Hearth runs this kind of model on the processor only, for now.</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2862,6 +2866,10 @@
     <message>
         <source>Experts on the GPU: %1 of %2</source>
         <translation>Experts on the GPU: %1 of %2</translation>
+    </message>
+    <message>
+        <source>Hearth runs this kind of model on the CPU only, for now: the GPU is not used.</source>
+        <translation>Hearth runs this kind of model on the CPU only, for now: the GPU is not used.</translation>
     </message>
 </context>
 <context>

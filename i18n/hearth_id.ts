@@ -632,6 +632,10 @@
         <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
         <translation>%1 dari %2 lapisan atensi dan %3 dari %4 pakar di GPU.</translation>
     </message>
+    <message>
+        <source>Hearth runs this kind of model on the processor only, for now.</source>
+        <translation>Untuk saat ini Hearth menjalankan jenis model ini hanya di prosesor.</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2852,6 +2856,10 @@
     <message>
         <source>Experts on the GPU: %1 of %2</source>
         <translation>Pakar di GPU: %1 dari %2</translation>
+    </message>
+    <message>
+        <source>Hearth runs this kind of model on the CPU only, for now: the GPU is not used.</source>
+        <translation>Untuk saat ini Hearth menjalankan jenis model ini hanya di CPU: GPU tidak dipakai.</translation>
     </message>
 </context>
 <context>

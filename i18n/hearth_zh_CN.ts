@@ -632,6 +632,10 @@
         <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
         <translation>%2 个注意力层中的 %1 个和 %4 个专家中的 %3 个在 GPU 上。</translation>
     </message>
+    <message>
+        <source>Hearth runs this kind of model on the processor only, for now.</source>
+        <translation>Hearth 目前只在处理器上运行这类模型。</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2852,6 +2856,10 @@
     <message>
         <source>Experts on the GPU: %1 of %2</source>
         <translation>GPU 上的专家：%2 个中的 %1 个</translation>
+    </message>
+    <message>
+        <source>Hearth runs this kind of model on the CPU only, for now: the GPU is not used.</source>
+        <translation>Hearth 目前只在 CPU 上运行这类模型：不使用 GPU。</translation>
     </message>
 </context>
 <context>

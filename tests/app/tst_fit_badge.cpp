@@ -69,6 +69,8 @@ private Q_SLOTS:
         QTest::newRow("Qwen3-30B-A3B on 24 GB, 32 GB RAM") << "qwen3-30b-a3b" << 0 << 32 << 24 << "fullyOnGpu";
         QTest::newRow("Qwen3-30B-A3B on 12 GB, 32 GB RAM") << "qwen3-30b-a3b" << 0 << 32 << 12 << "hybrid";
         QTest::newRow("Qwen3-30B-A3B in 16 GB RAM") << "qwen3-30b-a3b" << 0 << 16 << 0 << "doesNotFit";
+        QTest::newRow("gpt-oss-20b on 24 GB, 32 GB RAM: the CPU") << "gpt-oss-20b" << 0 << 32 << 24 << "cpuOnly";
+        QTest::newRow("gpt-oss-20b in 8 GB RAM") << "gpt-oss-20b" << 0 << 8 << 0 << "doesNotFit";
     }
 
     void badges()
@@ -107,6 +109,16 @@ private Q_SLOTS:
             FixedGpuInfo(quint64(512) << 20));
         QCOMPARE(badge.kind, FitBadge::CpuOnly);
         QVERIFY(badge.reason.contains(QStringLiteral("too small")));
+    }
+
+    void aModelTheGpuDoesNotRunSaysSo()
+    {
+        // gpt-oss's attention sinks and clamped experts are CPU work for now: a large GPU does
+        // not change that, and the badge does not blame its memory.
+        const FitBadge badge = fit("gpt-oss-20b", 32, 24);
+        QCOMPARE(badge.kind, FitBadge::CpuOnly);
+        QCOMPARE(badge.gpuBytes, quint64(0));
+        QVERIFY2(badge.reason.contains(QStringLiteral("processor only")), qPrintable(badge.reason));
     }
 
     void mixtureSaysWhereItsExpertsRun()

@@ -231,6 +231,18 @@ private Q_SLOTS:
         QVERIFY(preview.tokensPerSecond() > 0);
     }
 
+    void aModelTheGpuDoesNotRunStaysOnTheCpu()
+    {
+        // gpt-oss: whatever the slider says, nothing goes to the GPU, and the panel says why
+        // rather than blaming the budget.
+        PlacementPreview preview;
+        prepare(preview, 24, QStringLiteral("gpt-oss-20b"));
+        QVERIFY(preview.hasGpu());
+        QCOMPARE(preview.attentionLayersOnGpu(), 0);
+        QCOMPARE(preview.totalBytes(), 0.0);
+        QVERIFY2(preview.reason().contains(QStringLiteral("CPU only")), qPrintable(preview.reason()));
+    }
+
     void remembersTheBudgetPerModel()
     {
         {

@@ -319,6 +319,7 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     PlacementSummary s;
     s.sparse = plan.sparse;
     s.mixtureOfExperts = shape.mixtureOfExperts();
+    s.cpuOnlyModel = !m_impl->deviceProblem.empty();
     s.expertsByLayer = r.expertsByLayer;
     s.outputOnGpu = plan.outputOnGpu;
     s.budgetBytes = plan.budgetBytes;
