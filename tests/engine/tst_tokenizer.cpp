@@ -475,6 +475,36 @@ private Q_SLOTS:
         QCOMPARE(tok->decode(tok->encode(bytes, false, false)), bytes);
     }
 
+    // o200k_harmony (gpt-oss): <|return|> and <|call|> end an answer, <|end|> only a message
+    // (the analysis comes before the answer), and the markers that structure a message are
+    // shown as text, so the app can tell its channels apart.
+    void harmonyVocabulary()
+    {
+        VocabSpec spec = smallBpe();
+        const Token first = Token(spec.tokens.size());
+        for (const char* text : {"<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|return|>", "<|call|>"}) {
+            spec.tokens.push_back(text);
+            spec.types.push_back(3);
+        }
+        spec.extra = [first](gguf::GgufWriter& w) {
+            w.setString("tokenizer.ggml.pre", "gpt-4o");
+            w.setUInt32("tokenizer.ggml.eos_token_id", std::uint32_t(first + 4));
+        };
+        const auto tok = buildOrFail(spec);
+        QVERIFY(tok);
+        const Token start = first;
+        const Token channel = first + 1;
+        const Token message = first + 2;
+        const Token end = first + 3;
+        QVERIFY(tok->isEndOfGeneration(first + 4));
+        QVERIFY(tok->isEndOfGeneration(first + 5));
+        QVERIFY(!tok->isEndOfGeneration(end));
+        QVERIFY(!tok->isControl(channel));
+        QVERIFY(tok->isControl(end));
+        const std::vector<Token> answer = {channel, 256 + 3, message, 256 + 3, end, start};
+        QCOMPARE(tok->decode(answer), std::string("<|channel|>hello<|message|>hello<|start|>"));
+    }
+
     void invalidMetadata_data()
     {
         QTest::addColumn<int>("which");
