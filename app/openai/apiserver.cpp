@@ -5,6 +5,7 @@
 #include "engine_thread.h"
 #include "openailogging.h"
 #include "pendinganswer.h"
+#include "reasoning.h"
 #include "stopsequencefilter.h"
 
 #include <QDateTime>
@@ -24,6 +25,8 @@ namespace hearth::openai {
 
 using hearth::app::AnswerStats;
 using hearth::app::EngineWorker;
+using hearth::app::ReasoningParts;
+using hearth::app::ReasoningStream;
 
 namespace {
 
@@ -211,7 +214,7 @@ public:
             }
             if (!m_request.stream)
                 return m_sinceWrite.hasExpired(HeartbeatInterval.count()) ? heartbeat(sink) : true;
-            return text.isEmpty() || sendChunk(sink, delta(text), QJsonValue::Null);
+            return sendText(sink, text);
         }
         case AnswerEvent::Kind::Finished:
             return finish(sink, event.stats);
@@ -244,6 +247,22 @@ private:
         if (chat())
             return { { QStringLiteral("content"), text } };
         return { { QStringLiteral("text"), text } };
+    }
+
+    /// A chat answer's text as it streams: a reasoning model's thinking (Qwen 3's <think>,
+    /// gpt-oss's analysis channel) goes out as `reasoning_content`, as llama.cpp's server and
+    /// DeepSeek's API send it, the answer as `content`; a completion's text as it is.
+    bool sendText(httplib::DataSink& sink, const QString& text, bool last = false)
+    {
+        if (!chat())
+            return text.isEmpty() || sendChunk(sink, delta(text), QJsonValue::Null);
+        const ReasoningStream::Delta parts = m_reasoning.feed(text, last);
+        QJsonObject d;
+        if (!parts.thinking.isEmpty())
+            d.insert(QStringLiteral("reasoning_content"), parts.thinking);
+        if (!parts.answer.isEmpty())
+            d.insert(QStringLiteral("content"), parts.answer);
+        return d.isEmpty() || sendChunk(sink, d, QJsonValue::Null);
     }
 
     QString idText() const
@@ -296,8 +315,7 @@ private:
         const QString reason = !m_filter.stopped() && full ? QStringLiteral("length") : QStringLiteral("stop");
         bool ok = true;
         if (m_request.stream) {
-            ok = (tail.isEmpty() || sendChunk(sink, delta(tail), QJsonValue::Null))
-                && sendChunk(sink, chat() ? QJsonObject {} : delta(QString()), reason);
+            ok = sendText(sink, tail, true) && sendChunk(sink, chat() ? QJsonObject {} : delta(QString()), reason);
             if (ok && m_request.includeUsage) {
                 QJsonObject chunk = envelope(chat() ? QStringLiteral("chat.completion.chunk") : QStringLiteral("text_completion"));
                 chunk.insert(QStringLiteral("choices"), QJsonArray {});
@@ -308,8 +326,12 @@ private:
         } else {
             QJsonObject choice { { QStringLiteral("index"), 0 }, { QStringLiteral("finish_reason"), reason } };
             if (chat()) {
-                choice.insert(QStringLiteral("message"),
-                    QJsonObject { { QStringLiteral("role"), QStringLiteral("assistant") }, { QStringLiteral("content"), m_text } });
+                const ReasoningParts parts = ReasoningParts::split(m_text);
+                QJsonObject message { { QStringLiteral("role"), QStringLiteral("assistant") },
+                    { QStringLiteral("content"), parts.answer } };
+                if (!parts.thinking.isEmpty())
+                    message.insert(QStringLiteral("reasoning_content"), parts.thinking);
+                choice.insert(QStringLiteral("message"), message);
             } else {
                 choice.insert(QStringLiteral("text"), m_text);
                 choice.insert(QStringLiteral("logprobs"), QJsonValue::Null);
@@ -329,6 +351,7 @@ private:
     const QString m_model;
     EngineWorker* const m_worker;
     StopSequenceFilter m_filter;
+    ReasoningStream m_reasoning; // a chat answer's thinking and answer, as they stream
     const qint64 m_created;
     QString m_text;
     QElapsedTimer m_sinceWrite;

@@ -163,7 +163,7 @@ void RemoteEngine::generate(quint64 requestId, const QList<ChatTurn>& turns, con
     m_requestId = requestId;
     m_buffer.clear();
     m_stats = {};
-    m_done = m_stopped = m_failed = false;
+    m_done = m_stopped = m_failed = m_thinking = false;
     m_sinceRequest.start();
     m_reply = m_network.post(request(url, m_apiKey), QJsonDocument(body).toJson(QJsonDocument::Compact));
     connect(m_reply, &QNetworkReply::readyRead, this, &RemoteEngine::readEvents);
@@ -224,7 +224,20 @@ void RemoteEngine::handleEvent(const QByteArray& data)
     if (choices.isEmpty())
         return;
     const QJsonObject choice = choices.first().toObject();
-    const QString text = choice.value(QLatin1String("delta")).toObject().value(QLatin1String("content")).toString();
+    const QJsonObject delta = choice.value(QLatin1String("delta")).toObject();
+    // A reasoning model's thinking, sent apart (llama.cpp, DeepSeek, Hearth): the chat keeps it
+    // in <think> tags, as a local model writes it, and folds it the same way.
+    const QString reasoning = delta.value(QLatin1String("reasoning_content")).toString();
+    const QString content = delta.value(QLatin1String("content")).toString();
+    QString text;
+    if (!reasoning.isEmpty()) {
+        text += (m_thinking ? QString() : QStringLiteral("<think>")) + reasoning;
+        m_thinking = true;
+    }
+    if (!content.isEmpty()) {
+        text += (m_thinking ? QStringLiteral("</think>\n\n") : QString()) + content;
+        m_thinking = false;
+    }
     if (!text.isEmpty()) {
         if (m_stats.generatedTokens == 0)
             m_stats.timeToFirstTokenMs = double(m_sinceRequest.nsecsElapsed()) / 1e6;

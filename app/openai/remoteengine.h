@@ -78,6 +78,7 @@ private:
     hearth::app::AnswerStats m_stats;
     QElapsedTimer m_sinceRequest;
     bool m_done = false; ///< the server sent [DONE] or a finish reason
+    bool m_thinking = false; ///< inside the `reasoning_content` the server sent, shown as <think>
     bool m_stopped = false;
     bool m_failed = false;
 };

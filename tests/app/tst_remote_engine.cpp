@@ -9,6 +9,7 @@
 #include "chat_with_session.h"
 #include "chatstore.h"
 #include "engine_thread.h"
+#include "reasoning.h"
 #include "remoteengine.h"
 
 #include <QJsonArray>
@@ -46,6 +47,8 @@ class FailingServer : public QObject
 public:
     int dropAfter = 0; ///< 0: stream until the client goes away
     bool errorEvent = false; ///< at dropAfter, send an error event instead of dropping
+    bool finishes = false;   ///< at dropAfter, end the answer as a server does ("stop", [DONE])
+    int thoughts = 0;        ///< the first pieces come as reasoning_content ("thought 1 ", ...)
     int clientsGone = 0;
 
     FailingServer()
@@ -100,15 +103,20 @@ private:
                 if (errorEvent) {
                     socket->write("data: {\"error\":{\"message\":\"the GPU fell off the bus\",\"type\":\"server_error\"}}\n\n");
                     socket->disconnectFromHost();
+                } else if (finishes) {
+                    socket->write("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+                    socket->disconnectFromHost();
                 } else {
                     socket->abort(); // mid-answer, no [DONE]
                 }
                 return;
             }
             ++*count;
+            const bool thought = *count <= thoughts;
+            const QJsonObject delta { { thought ? QStringLiteral("reasoning_content") : QStringLiteral("content"),
+                (thought ? QStringLiteral("thought %1 ") : QStringLiteral("piece %1 ")).arg(*count) } };
             const QJsonObject chunk { { QStringLiteral("choices"),
-                QJsonArray { QJsonObject { { QStringLiteral("index"), 0 },
-                    { QStringLiteral("delta"), QJsonObject { { QStringLiteral("content"), QStringLiteral("piece %1 ").arg(*count) } } } } } } };
+                QJsonArray { QJsonObject { { QStringLiteral("index"), 0 }, { QStringLiteral("delta"), delta } } } } };
             socket->write("data: " + QJsonDocument(chunk).toJson(QJsonDocument::Compact) + "\n\n");
         });
         timer->start(20);
@@ -340,6 +348,27 @@ private Q_SLOTS:
         QTest::qWait(100);
         QVERIFY(finished.isEmpty());
         QCOMPARE(failed.size(), 1); // once, not again when the connection closes
+    }
+
+    void reasoningSentApartIsThinkingInTheChat()
+    {
+        // A server that sends a reasoning model's thinking as reasoning_content (llama.cpp,
+        // Hearth's own): the chat gets it in <think> tags, which it folds as a local model's.
+        FailingServer server;
+        server.thoughts = 2;
+        server.dropAfter = 4;
+        server.finishes = true;
+        RemoteEngine remote;
+        remote.setServer(QUrl(server.url()), {}, QStringLiteral("fake"));
+        QSignalSpy tokens(&remote, &RemoteEngine::tokenGenerated);
+        QSignalSpy finished(&remote, &RemoteEngine::answerFinished);
+        remote.generate(6, m_turns, greedy(100));
+        QVERIFY(finished.wait(10000));
+        const QString answer = joined(tokens);
+        QCOMPARE(answer, QStringLiteral("<think>thought 1 thought 2 </think>\n\npiece 3 piece 4 "));
+        const hearth::app::ReasoningParts parts = hearth::app::ReasoningParts::split(answer);
+        QCOMPARE(parts.thinking, QStringLiteral("thought 1 thought 2"));
+        QCOMPARE(parts.answer, QStringLiteral("piece 3 piece 4 "));
     }
 
     void theChatWindowUsesARemoteModel()

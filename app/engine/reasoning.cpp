@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "reasoning.h"
 
+#include <algorithm>
+
 namespace hearth::app {
 
 namespace {
@@ -69,6 +71,40 @@ ReasoningParts ReasoningParts::split(const QString& content)
         ++lead;
     parts.answer.remove(0, lead);
     return parts;
+}
+
+ReasoningStream::Delta ReasoningStream::feed(const QString& text, bool last)
+{
+    m_text += text;
+    // The longest end of the text that a tag could still grow from.
+    qsizetype pending = 0;
+    if (!last) {
+        static const QString tags[] = {QStringLiteral("<think>"), QStringLiteral("</think>"), kChannel, kMessage, kStart};
+        for (const QString& tag : tags) {
+            for (qsizetype n = std::min(tag.size() - 1, m_text.size()); n > pending; --n) {
+                if (m_text.endsWith(QStringView(tag).left(n))) {
+                    pending = n;
+                    break;
+                }
+            }
+        }
+    }
+    Delta delta;
+    const ReasoningParts parts = ReasoningParts::split(m_text.chopped(pending));
+    // (A null string does not start with an empty one.)
+    const auto grows = [](const QString& now, const QString& sent) { return sent.isEmpty() || now.startsWith(sent); };
+    m_asIs = m_asIs || !grows(parts.thinking, m_thinking) || !grows(parts.answer, m_answer);
+    if (m_asIs) {
+        delta.answer = m_text.mid(m_sent);
+        m_sent = m_text.size();
+        return delta;
+    }
+    delta.thinking = parts.thinking.mid(m_thinking.size());
+    delta.answer = parts.answer.mid(m_answer.size());
+    m_thinking = parts.thinking;
+    m_answer = parts.answer;
+    m_sent = m_text.size() - pending;
+    return delta;
 }
 
 } // namespace hearth::app
