@@ -55,6 +55,8 @@ const char* layoutName(Packing packing)
         return "q6kx16";
     case Packing::IQ4_XSx16:
         return "iq4xsx16";
+    case Packing::MXFP4x16:
+        return "mxfp4x16";
     case Packing::Rows:
         return "rows-hugepages";
     case Packing::None:
@@ -248,7 +250,8 @@ int main(int argc, char** argv)
     const std::vector<Shape> shapes = opt.quick ? std::vector<Shape>{{5632, 2048}}
                                                 : std::vector<Shape>{{5632, 2048}, {32000, 2048}};
     const DType types[] = {DType::F16,  DType::Q4_0, DType::Q8_0, DType::F32,  DType::Q4_K,   DType::Q5_K,   DType::Q6_K, DType::IQ4_XS,
-                           DType::Q3_K, DType::Q2_K, DType::BF16, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::IQ4_NL};
+                           DType::Q3_K, DType::Q2_K, DType::BF16, DType::Q4_1, DType::Q5_0, DType::Q5_1, DType::IQ4_NL,
+                           DType::MXFP4};
     constexpr std::int64_t kPrefillTokens = 128;
     const double minSeconds = opt.quick ? 0.1 : 0.3;
 
