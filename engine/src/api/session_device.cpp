@@ -174,10 +174,6 @@ void fromOpt(const model::OptModel& model, DeviceModelLayers& out)
     }
 }
 
-} // namespace
-
-namespace {
-
 std::string deviceProblemOf(std::string_view architecture, const model::LlamaBlockFlavour& flavour, bool yarn,
                             model::FfnActivation activation)
 {

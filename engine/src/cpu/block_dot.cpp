@@ -83,24 +83,25 @@ Levels32 unpack(const BlockQ5_1& b)
     return l;
 }
 
-Levels32 unpack(const BlockIQ4_NL& b)
+// 16 bytes of nibble pairs through a 16-level codebook (IQ4_NL, MXFP4), with scale @p d.
+Levels32 codebookLevels(const std::uint8_t* qs, const std::int8_t (&codebook)[16], float d)
 {
     Levels32 l;
-    nibbles(b.qs, l.q, 32);
+    nibbles(qs, l.q, 32);
     for (std::int8_t& q : l.q)
-        q = kIq4nlValues[q];
-    l.d = halfToFloat(b.d);
+        q = codebook[q];
+    l.d = d;
     return l;
+}
+
+Levels32 unpack(const BlockIQ4_NL& b)
+{
+    return codebookLevels(b.qs, kIq4nlValues, halfToFloat(b.d));
 }
 
 Levels32 unpack(const BlockMXFP4& b)
 {
-    Levels32 l;
-    nibbles(b.qs, l.q, 32);
-    for (std::int8_t& q : l.q)
-        q = kMxfp4Values[q];
-    l.d = mxfp4HalfScale(b.e);
-    return l;
+    return codebookLevels(b.qs, kMxfp4Values, mxfp4HalfScale(b.e));
 }
 
 // A super-block: value i = d * scale[i / sub] * q[i] - dmin * min[i / sub].
