@@ -135,6 +135,7 @@ void ModelSession::loadModel(const QString& path)
         worker.setSpeculation(speculation);
     });
     m_trainedContextLength = 0;
+    m_readsReasoning = false;
     m_kvCacheTypeInUse.clear();
     m_modelName.clear();
     m_modelDescription.clear();
@@ -169,6 +170,7 @@ void ModelSession::onModelLoaded(const QString& name, const QString& description
     m_modelPath = m_loadingPath;
     m_contextLength = contextLength;
     m_trainedContextLength = m_worker->loadedModel().trainedContextLength;
+    m_readsReasoning = m_worker->loadedModel().readsReasoning;
     readCacheFacts();
     Q_EMIT modelChanged();
     Q_EMIT contextChanged(); // the meter and Chat Settings compare with the new length

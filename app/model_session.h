@@ -43,6 +43,9 @@ class ModelSession : public QObject
     Q_PROPERTY(QString placementDetails READ placementDetails NOTIFY modelChanged)
     /// Set when the model's own chat template could not be used and a built-in one stands in.
     Q_PROPERTY(QString chatTemplateNotice READ chatTemplateNotice NOTIFY modelChanged)
+    /// The loaded model's chat template takes a reasoning setting (Qwen 3, gpt-oss): Chat
+    /// Settings offers it.
+    Q_PROPERTY(bool readsReasoning READ readsReasoning NOTIFY modelChanged)
     Q_PROPERTY(bool usesGpu READ usesGpu NOTIFY modelChanged)
     /// True while the chat uses a model on an OpenAI-compatible server instead of a local file.
     Q_PROPERTY(bool remote READ remote NOTIFY modelChanged)
@@ -109,6 +112,7 @@ public:
     [[nodiscard]] QString placementSummary() const;
     [[nodiscard]] QString placementDetails() const;
     [[nodiscard]] QString chatTemplateNotice() const { return m_chatTemplateNotice; }
+    [[nodiscard]] bool readsReasoning() const { return m_readsReasoning; }
     [[nodiscard]] bool usesGpu() const { return !m_usingRemote && m_placement.usesGpu(); }
     [[nodiscard]] QString modelPath() const { return m_modelPath; }
     [[nodiscard]] bool remote() const { return m_usingRemote; }
@@ -222,6 +226,7 @@ private:
     double m_vramBudgetGiB = -1;
     int m_contextLength = 0;
     int m_trainedContextLength = 0; // of the loaded model
+    bool m_readsReasoning = false;  // its chat template takes a reasoning setting
     quint64 m_kvBytesPerToken = 0;  // its session's KV cache per token of context
     quint64 m_kvFixedBytes = 0;     // and what its sliding-window layers keep whatever the length
     QString m_kvCacheTypeInUse;     // how its session stores the cache

@@ -191,6 +191,30 @@
         <source>The model checks several guessed words at once and keeps only what it would have written itself: the same answers, sooner when the guesses are good. A draft model must be a smaller one of the same family; it runs on the processor.</source>
         <translation>The model checks several guessed words at once and keeps only what it would have written itself: the same answers, sooner when the guesses are good. A draft model must be a smaller one of the same family; it runs on the processor.</translation>
     </message>
+    <message>
+        <source>Reasoning:</source>
+        <translation>Reasoning:</translation>
+    </message>
+    <message>
+        <source>The model&apos;s default</source>
+        <translation>The model&apos;s default</translation>
+    </message>
+    <message>
+        <source>Low</source>
+        <translation>Low</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>Medium</translation>
+    </message>
+    <message>
+        <source>High</source>
+        <translation>High</translation>
+    </message>
+    <message>
+        <source>How much the model reasons before it answers</source>
+        <translation>How much the model reasons before it answers</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

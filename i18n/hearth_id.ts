@@ -190,6 +190,30 @@
         <source>The model checks several guessed words at once and keeps only what it would have written itself: the same answers, sooner when the guesses are good. A draft model must be a smaller one of the same family; it runs on the processor.</source>
         <translation>Model memeriksa beberapa kata tebakan sekaligus dan hanya menyimpan yang akan ia tulis sendiri: jawaban yang sama, lebih cepat bila tebakannya bagus. Model draf harus model yang lebih kecil dari keluarga yang sama; ia berjalan di prosesor.</translation>
     </message>
+    <message>
+        <source>Reasoning:</source>
+        <translation>Penalaran:</translation>
+    </message>
+    <message>
+        <source>The model&apos;s default</source>
+        <translation>Bawaan model</translation>
+    </message>
+    <message>
+        <source>Low</source>
+        <translation>Rendah</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>Sedang</translation>
+    </message>
+    <message>
+        <source>High</source>
+        <translation>Tinggi</translation>
+    </message>
+    <message>
+        <source>How much the model reasons before it answers</source>
+        <translation>Seberapa banyak model bernalar sebelum menjawab</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

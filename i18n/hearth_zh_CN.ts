@@ -190,6 +190,30 @@
         <source>The model checks several guessed words at once and keeps only what it would have written itself: the same answers, sooner when the guesses are good. A draft model must be a smaller one of the same family; it runs on the processor.</source>
         <translation>模型一次检查多个猜测的词，只保留它自己本来会写出的内容：回答相同，猜得好时更快。草稿模型必须是同一系列中更小的模型；它在处理器上运行。</translation>
     </message>
+    <message>
+        <source>Reasoning:</source>
+        <translation>推理：</translation>
+    </message>
+    <message>
+        <source>The model&apos;s default</source>
+        <translation>模型默认</translation>
+    </message>
+    <message>
+        <source>Low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>High</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>How much the model reasons before it answers</source>
+        <translation>模型在回答前推理的程度</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>

@@ -181,6 +181,31 @@ Dialog {
             }
 
             Label {
+                text: qsTr("Reasoning:")
+                visible: reasoningBox.visible
+            }
+            FittedComboBox {
+                id: reasoningBox
+                objectName: "reasoningBox"
+                // Models whose chat template takes it (Qwen 3: thinking on or off; gpt-oss: its
+                // reasoning effort, which cannot go below Low).
+                visible: root.session.readsReasoning
+                readonly property var names: [qsTr("The model's default"), qsTr("Off"), qsTr("Low"), qsTr("Medium"), qsTr("High")]
+                Layout.fillWidth: true
+                model: ["", "off", "low", "medium", "high"]
+                currentIndex: count > 0 ? Math.max(0, model.indexOf(root.controller.sampling.reasoning_effort || "")) : -1
+                displayText: currentIndex >= 0 ? names[currentIndex] : ""
+                delegate: ItemDelegate {
+                    required property int index
+                    width: reasoningBox.width
+                    text: reasoningBox.names[index]
+                    highlighted: reasoningBox.highlightedIndex === index
+                }
+                onActivated: index => root.setValue("reasoning_effort", model[index])
+                Accessible.name: qsTr("How much the model reasons before it answers")
+            }
+
+            Label {
                 text: qsTr("Guess ahead:")
                 visible: speculationBox.visible
             }

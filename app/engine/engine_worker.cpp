@@ -18,6 +18,24 @@
 
 namespace hearth::app {
 
+namespace {
+
+// SamplingSettings::reasoning as the chat template takes it.
+hearth::Reasoning reasoningOf(const QString& name)
+{
+    if (name == QLatin1String("off"))
+        return hearth::Reasoning::Off;
+    if (name == QLatin1String("low"))
+        return hearth::Reasoning::Low;
+    if (name == QLatin1String("medium"))
+        return hearth::Reasoning::Medium;
+    if (name == QLatin1String("high"))
+        return hearth::Reasoning::High;
+    return hearth::Reasoning::Default;
+}
+
+} // namespace
+
 EngineWorker::EngineWorker(QObject* parent)
     : QObject(parent)
 {
@@ -34,7 +52,8 @@ Placement EngineWorker::placement() const
 
 EngineWorker::~EngineWorker() = default;
 
-hearth::Result<std::string> EngineWorker::renderTurns(const QList<ChatTurn>& turns, bool addGenerationPrompt)
+hearth::Result<std::string> EngineWorker::renderTurns(
+    const QList<ChatTurn>& turns, bool addGenerationPrompt, hearth::Reasoning reasoning)
 {
     std::vector<hearth::ChatMessage> messages;
     messages.reserve(size_t(turns.size()));
@@ -43,7 +62,7 @@ hearth::Result<std::string> EngineWorker::renderTurns(const QList<ChatTurn>& tur
             continue;
         messages.push_back({ turn.role.toStdString(), turn.content.toStdString() });
     }
-    auto text = m_chatTemplate->apply(messages, addGenerationPrompt);
+    auto text = m_chatTemplate->apply(messages, addGenerationPrompt, reasoning);
     if (text || !hearth::ChatTemplate::ranAway(text.code()))
         return text; // its own complaints (roles that do not alternate) are the user's to see
     // A template from a model file that would run away is not retried: the built-in format it
@@ -52,11 +71,11 @@ hearth::Result<std::string> EngineWorker::renderTurns(const QList<ChatTurn>& tur
     *m_chatTemplate = hearth::ChatTemplate::fallbackFor(*m_model);
     qCWarning(lcEngine) << "chat template replaced by" << m_chatTemplate->name().c_str() << ":" << reason;
     Q_EMIT chatTemplateReplaced(reason, QString::fromStdString(m_chatTemplate->name()));
-    return m_chatTemplate->apply(messages, addGenerationPrompt);
+    return m_chatTemplate->apply(messages, addGenerationPrompt, reasoning);
 }
 
 hearth::Result<std::string> EngineWorker::fitTurns(
-    QList<ChatTurn> turns, const std::string& answerStart, int reserve, int& dropped)
+    QList<ChatTurn> turns, const std::string& answerStart, int reserve, hearth::Reasoning reasoning, int& dropped)
 {
     dropped = 0;
     const int first = !turns.isEmpty() && turns.first().role == QLatin1String("system") ? 1 : 0;
@@ -71,7 +90,7 @@ hearth::Result<std::string> EngineWorker::fitTurns(
     const auto render = [&](int start) {
         QList<ChatTurn> kept = turns.mid(0, first);
         kept.append(turns.mid(first + start));
-        return renderTurns(kept, true);
+        return renderTurns(kept, true, reasoning);
     };
     const auto fits = [&](const std::string& text) {
         return int(m_model->tokenizer().encode(text + answerStart, true, true).size()) + reserve
@@ -300,6 +319,7 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
     const Placement placement = this->placement();
     qCInfo(lcEngine) << "loaded" << name << description << placement.report;
     LoadedModel loaded { file.completeBaseName(), name, m_session->contextLength(), info.trainedContextLength };
+    loaded.readsReasoning = m_chatTemplate->readsReasoning();
     setKvCost(loaded);
     setLoadedModel(loaded);
     Q_EMIT modelLoaded(name, description, m_session->contextLength(), placement);
@@ -371,7 +391,9 @@ void EngineWorker::generate(
     // until the context is full).
     const int reserve = std::min(sampling.maxTokens, m_session->contextLength() / 4);
     const std::string start = answerStart.toStdString();
-    auto text = sampling.dropOldestTurns ? fitTurns(turns, start, reserve, dropped) : renderTurns(turns, true);
+    const hearth::Reasoning reasoning = reasoningOf(sampling.reasoning);
+    auto text = sampling.dropOldestTurns ? fitTurns(turns, start, reserve, reasoning, dropped)
+                                         : renderTurns(turns, true, reasoning);
     if (!text) {
         Q_EMIT answerFailed(
             requestId, tr("The chat template failed: %1").arg(QString::fromStdString(text.message())));

@@ -4,6 +4,7 @@
 #include "placement.h"
 #include "sampling_settings.h"
 
+#include <hearth/chat.h>
 #include <hearth/status.h>
 
 #include <QList>
@@ -16,7 +17,6 @@
 #include <unordered_set>
 
 namespace hearth {
-class ChatTemplate;
 class Drafter;
 class Model;
 class Session;
@@ -62,6 +62,7 @@ struct LoadedModel
     quint64 kvBytesPerToken = 0;
     quint64 kvFixedBytes = 0;
     QString kvCacheType; ///< what the session stores the cache in ("f16", "q8_0", "f32"), by the engine's name
+    bool readsReasoning = false; ///< its chat template takes SamplingSettings::reasoning (Qwen 3, gpt-oss)
 };
 
 /// Owns the engine objects and runs every engine call. Lives on its own QThread: requests arrive
@@ -169,12 +170,13 @@ Q_SIGNALS:
 private:
     /// @p turns through the model's chat template, empty system prompts left out; a template that
     /// runs into the renderer's limits is replaced by the built-in fallback, and the text rendered again.
-    [[nodiscard]] hearth::Result<std::string> renderTurns(const QList<ChatTurn>& turns, bool addGenerationPrompt);
+    [[nodiscard]] hearth::Result<std::string> renderTurns(const QList<ChatTurn>& turns, bool addGenerationPrompt,
+        hearth::Reasoning reasoning = hearth::Reasoning::Default);
     /// The prompt for @p turns that leaves @p reserve tokens of the context for the answer
     /// after @p answerStart (a continued answer's text so far), leaving out the oldest turns
     /// after the system prompt as needed; @p dropped says how many. Without @p answerStart.
-    [[nodiscard]] hearth::Result<std::string> fitTurns(
-        QList<ChatTurn> turns, const std::string& answerStart, int reserve, int& dropped);
+    [[nodiscard]] hearth::Result<std::string> fitTurns(QList<ChatTurn> turns, const std::string& answerStart, int reserve,
+        hearth::Reasoning reasoning, int& dropped);
 
     void run(quint64 requestId, const std::string& promptText, bool parseSpecial,
         const SamplingSettings& sampling);

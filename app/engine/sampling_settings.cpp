@@ -19,6 +19,7 @@ QJsonObject SamplingSettings::toJson() const
         { QStringLiteral("max_tokens"), maxTokens },
         { QStringLiteral("seed"), seed },
         { QStringLiteral("context_overflow"), dropOldestTurns ? QStringLiteral("drop_oldest") : QStringLiteral("stop") },
+        { QStringLiteral("reasoning_effort"), reasoning },
     };
 }
 
@@ -38,6 +39,7 @@ SamplingSettings SamplingSettings::fromJson(const QJsonObject& json, const Sampl
     const QString overflow = json.value(QStringLiteral("context_overflow")).toString();
     if (overflow == QLatin1String("drop_oldest") || overflow == QLatin1String("stop"))
         s.dropOldestTurns = overflow == QLatin1String("drop_oldest");
+    s.reasoning = json.value(QStringLiteral("reasoning_effort")).toString(s.reasoning);
     return s.clamped();
 }
 
@@ -61,6 +63,10 @@ SamplingSettings SamplingSettings::clamped() const
     s.frequencyPenalty = qBound(-2.0, finite(s.frequencyPenalty, 0.0), 2.0);
     s.maxTokens = qBound(1, s.maxTokens, kMaxAnswerTokens);
     s.seed = qMax<qint64>(-1, s.seed);
+    static const QStringList reasonings { QString(), QStringLiteral("off"), QStringLiteral("low"), QStringLiteral("medium"),
+        QStringLiteral("high") };
+    if (!reasonings.contains(s.reasoning))
+        s.reasoning.clear();
     return s;
 }
 

@@ -9,8 +9,9 @@ namespace hearth::app {
 
 /// A chat's generation settings. Stored per conversation as JSON (ChatStore's sampling column)
 /// with the keys users know from other apps: temperature, top_k, top_p, min_p, repeat_penalty,
-/// repeat_last_n, presence_penalty, frequency_penalty, max_tokens, seed, and context_overflow
-/// ("drop_oldest" or "stop"). Missing keys take the defaults from the Settings page.
+/// repeat_last_n, presence_penalty, frequency_penalty, max_tokens, seed, context_overflow
+/// ("drop_oldest" or "stop") and reasoning_effort. Missing keys take the defaults from the
+/// Settings page.
 struct SamplingSettings
 {
     /// The longest answer length accepted (the longest contexts models have).
@@ -31,6 +32,9 @@ struct SamplingSettings
     /// When the chat outgrows the context: leave the oldest turns out of the prompt (the system
     /// prompt and the newest question stay), or stop with a message.
     bool dropOldestTurns = true;
+    /// How much a reasoning model thinks (its template's enable_thinking or reasoning_effort,
+    /// hearth::Reasoning): "" for the model's own default, "off", "low", "medium" or "high".
+    QString reasoning;
 
     [[nodiscard]] QJsonObject toJson() const;
     /// Reads @p json over @p defaults; out-of-range values are clamped, never trusted.

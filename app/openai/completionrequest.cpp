@@ -254,6 +254,16 @@ CompletionRequest CompletionRequest::parse(
     if (fields.integer("seed", -double(qint64(1) << 53), double(qint64(1) << 53), number))
         s.seed = number < 0 ? -1 : number;
     (void)fields.integer("n", 1, 1, number); // one answer per request
+    // OpenAI's reasoning_effort, for the templates that take one (Qwen 3: thinking on or off).
+    QString effort;
+    fields.string("reasoning_effort", effort);
+    if (effort == QLatin1String("none") || effort == QLatin1String("minimal"))
+        s.reasoning = QStringLiteral("off");
+    else if (effort == QLatin1String("low") || effort == QLatin1String("medium") || effort == QLatin1String("high"))
+        s.reasoning = effort;
+    else if (!effort.isEmpty())
+        fields.fail(QStringLiteral("reasoning_effort"),
+            QStringLiteral("'reasoning_effort' must be one of none, minimal, low, medium and high."));
 
     // max_completion_tokens is the newer name; either may be given.
     s.maxTokens = qMax(1, contextLength);

@@ -312,6 +312,26 @@ private Q_SLOTS:
                  qPrintable(store->activePath(conversation).last().errorText));
     }
 
+    void reasoningIsKeptPerChat()
+    {
+        // Chat Settings' Reasoning is one of the chat's settings: stored with it, and a value
+        // no template knows is not kept.
+        newChat();
+        QCOMPARE(m_chat->sampling().value(QStringLiteral("reasoning_effort")).toString(), QString());
+        QVariantMap sampling = m_chat->sampling();
+        sampling.insert(QStringLiteral("reasoning_effort"), QStringLiteral("off"));
+        m_chat->setSampling(sampling);
+        m_chat->setMaxTokens(2);
+        m_chat->send(QStringLiteral("Hello?"));
+        QVERIFY(waitReady());
+        const qint64 conversation = m_chat->conversationId();
+        QCOMPARE(hearth::app::SamplingSettings::fromJson(m_chat->store()->conversation(conversation)->sampling).reasoning,
+                 QStringLiteral("off"));
+        sampling.insert(QStringLiteral("reasoning_effort"), QStringLiteral("lots"));
+        m_chat->setSampling(sampling);
+        QCOMPARE(m_chat->sampling().value(QStringLiteral("reasoning_effort")).toString(), QString());
+    }
+
     void answerCutOffAtTheLimitSaysSo()
     {
         newChat();

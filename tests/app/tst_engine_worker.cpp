@@ -322,6 +322,33 @@ private Q_SLOTS:
         QCOMPARE(replaced.size(), 1);
     }
 
+    void reasoningReachesTheTemplate()
+    {
+        // A template that reads enable_thinking, as Qwen 3's does: the worker says so at load,
+        // and a chat's reasoning "off" puts the empty thinking block the template writes for it
+        // into the prompt; the default leaves it to the template.
+        const QString model = hearth::test::makeTinyModelWithTemplate(m_dir.path(), QStringLiteral("thinking"),
+            "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<|assistant|>"
+            "{% if enable_thinking is defined and not enable_thinking %}<think>\n\n</think>\n\n{% endif %}{% endif %}");
+        if (model.isEmpty())
+            QSKIP("hearth-synth is not built");
+        QVERIFY(load(model));
+        QVERIFY(m_worker->loadedModel().readsReasoning);
+        QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+        generate(8, 2);
+        SamplingSettings off;
+        off.reasoning = QStringLiteral("off");
+        generate(9, 2, off);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
+        const auto promptOf = [&](int i) {
+            const auto stats = finished.at(i).at(1).value<AnswerStats>();
+            return stats.promptTokens + stats.cachedPromptTokens;
+        };
+        QVERIFY2(promptOf(1) > promptOf(0), qPrintable(QStringLiteral("%1 and %2").arg(promptOf(0)).arg(promptOf(1))));
+        QVERIFY(load(m_model));
+        QVERIFY(!m_worker->loadedModel().readsReasoning);
+    }
+
     void unparsableTemplateIsReportedAtLoad()
     {
         const QString model = hearth::test::makeTinyModelWithTemplate(m_dir.path(), QStringLiteral("broken"), "{% for m in %}");

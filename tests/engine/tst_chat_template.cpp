@@ -16,6 +16,7 @@
 
 using hearth::ChatMessage;
 using hearth::ChatTemplate;
+using hearth::Reasoning;
 using hearth::Token;
 
 namespace {
@@ -262,6 +263,36 @@ private Q_SLOTS:
         expected.replace(QLatin1String("@TODAY@"), QLocale::c().toString(QDate::currentDate(), QStringLiteral("dd MMM yyyy")));
         expected.replace(QLatin1String("@ISODATE@"), QDate::currentDate().toString(Qt::ISODate));
         QCOMPARE(QString::fromStdString(*text), expected);
+    }
+
+    // How much a reasoning model thinks is its template's business: Qwen 3 reads
+    // enable_thinking (off: an empty thinking block opens the answer), gpt-oss reads
+    // reasoning_effort; templates that read neither render the same whatever is asked.
+    void reasoningSettingsReachTheTemplate()
+    {
+        const auto load = [](const char* file, const char* bos, const char* eos) {
+            QFile source(QStringLiteral(HEARTH_TEST_DATA_DIR "/templates/") + QLatin1String(file));
+            if (!source.open(QIODevice::ReadOnly))
+                qFatal("%s", file);
+            auto t = ChatTemplate::fromJinja(source.readAll().toStdString(), bos, eos);
+            if (!t)
+                qFatal("%s", t.message().c_str());
+            return std::move(t).value();
+        };
+        const std::vector<ChatMessage> question = {{"user", "Hello!"}};
+        const ChatTemplate qwen = load("Qwen-Qwen3-0.6B.jinja", "", "<|im_end|>");
+        QVERIFY(qwen.readsReasoning());
+        QVERIFY(QString::fromStdString(*qwen.apply(question, true, Reasoning::Off)).endsWith(QStringLiteral("<|im_start|>assistant\n<think>\n\n</think>\n\n")));
+        QCOMPARE(*qwen.apply(question, true, Reasoning::High), *qwen.apply(question, true));
+        const ChatTemplate gptOss = load("openai-gpt-oss-120b.jinja", "<|startoftext|>", "<|return|>");
+        QVERIFY(gptOss.readsReasoning());
+        QVERIFY(gptOss.apply(question, true)->find("Reasoning: medium") != std::string::npos);
+        QVERIFY(gptOss.apply(question, true, Reasoning::High)->find("Reasoning: high") != std::string::npos);
+        QVERIFY(gptOss.apply(question, true, Reasoning::Off)->find("Reasoning: low") != std::string::npos);
+        const ChatTemplate llama = load("meta-llama-Llama-3.1-8B-Instruct.jinja", "<|begin_of_text|>", "<|eot_id|>");
+        QVERIFY(!llama.readsReasoning());
+        QCOMPARE(*llama.apply(question, true, Reasoning::Off), *llama.apply(question, true));
+        QVERIFY(!ChatTemplate::builtin(ChatTemplate::Builtin::ChatML).readsReasoning());
     }
 
     void realTemplates()

@@ -19,6 +19,12 @@ struct ChatMessage {
     std::string content;
 };
 
+/// How much a reasoning model thinks before it answers, as its template asks: Qwen 3's
+/// `enable_thinking` (false for Off, true otherwise) and gpt-oss's `reasoning_effort` ("low",
+/// "medium", "high"; Off is "low", which it cannot go below). Default leaves both unset: the
+/// template's own default. Other templates ignore it.
+enum class Reasoning { Default, Off, Low, Medium, High };
+
 /// A chat template: the model's own Jinja template (tokenizer.chat_template), or a known fallback.
 class ChatTemplate {
 public:
@@ -46,7 +52,11 @@ public:
     /// OutOfMemory), and the caller should switch to fallbackFor() rather than retry.
     /// A system turn that the template refuses (raise_exception) or leaves out of the text is put
     /// before the first question instead, as templates without a system role expect.
-    [[nodiscard]] Result<std::string> apply(std::span<const ChatMessage> messages, bool addGenerationPrompt) const;
+    [[nodiscard]] Result<std::string> apply(std::span<const ChatMessage> messages, bool addGenerationPrompt,
+                                            Reasoning reasoning = Reasoning::Default) const;
+    /// Whether the template reads a reasoning setting (Qwen 3's, gpt-oss's): apply()'s
+    /// @p reasoning changes what it renders.
+    [[nodiscard]] bool readsReasoning() const;
     /// True for the codes apply() fails with when a template runs into the renderer's limits.
     [[nodiscard]] static bool ranAway(ErrorCode code);
     /// "jinja", "llama2", "chatml" or "plain".
@@ -55,7 +65,8 @@ public:
 private:
     struct Impl;
     explicit ChatTemplate(std::shared_ptr<const Impl> impl);
-    [[nodiscard]] Result<std::string> render(std::span<const ChatMessage> messages, bool addGenerationPrompt) const;
+    [[nodiscard]] Result<std::string> render(std::span<const ChatMessage> messages, bool addGenerationPrompt,
+                                             Reasoning reasoning) const;
     std::shared_ptr<const Impl> m_impl;
 };
 

@@ -17,6 +17,7 @@ namespace hearth {
 struct ChatTemplate::Impl {
     std::optional<Builtin> builtin; ///< set for the fallbacks; otherwise body holds the Jinja template
     jinja::Body body;
+    bool readsReasoning = false; ///< the source names enable_thinking or reasoning_effort
     std::string bosToken;
     std::string eosToken;
 };
@@ -58,6 +59,8 @@ Result<ChatTemplate> ChatTemplate::fromJinja(const std::string& source, const st
         return Result<ChatTemplate>(body.code(), "chat template: " + body.message());
     auto impl = std::make_shared<Impl>();
     impl->body = std::move(body).value();
+    impl->readsReasoning = source.find("enable_thinking") != std::string::npos
+                           || source.find("reasoning_effort") != std::string::npos;
     impl->bosToken = bosToken;
     impl->eosToken = eosToken;
     return ChatTemplate(std::move(impl));
@@ -125,7 +128,8 @@ std::vector<ChatMessage> foldSystemIntoFirstQuestion(std::span<const ChatMessage
 
 } // namespace
 
-Result<std::string> ChatTemplate::apply(std::span<const ChatMessage> messages, bool addGenerationPrompt) const
+Result<std::string> ChatTemplate::apply(std::span<const ChatMessage> messages, bool addGenerationPrompt,
+                                        Reasoning reasoning) const
 {
     if (m_impl->builtin)
         return chat::renderBuiltin(*m_impl->builtin, messages, addGenerationPrompt);
@@ -136,7 +140,7 @@ Result<std::string> ChatTemplate::apply(std::span<const ChatMessage> messages, b
         return m.role == "system" && !trimmed(m.content).empty();
     });
     if (system != messages.end()) {
-        auto text = render(messages, addGenerationPrompt);
+        auto text = render(messages, addGenerationPrompt, reasoning);
         if (!text && ranAway(text.code()))
             return text; // a runaway template is not run twice
         if (text) {
@@ -150,12 +154,17 @@ Result<std::string> ChatTemplate::apply(std::span<const ChatMessage> messages, b
                 return text;
         }
         const std::vector<ChatMessage> folded = foldSystemIntoFirstQuestion(messages);
-        auto retried = render(folded, addGenerationPrompt);
+        auto retried = render(folded, addGenerationPrompt, reasoning);
         if (retried)
             return retried;
         return text; // the template's own words (or its text) when folding does not help either
     }
-    return render(messages, addGenerationPrompt);
+    return render(messages, addGenerationPrompt, reasoning);
+}
+
+bool ChatTemplate::readsReasoning() const
+{
+    return m_impl->readsReasoning;
 }
 
 bool ChatTemplate::ranAway(ErrorCode code)
@@ -163,7 +172,8 @@ bool ChatTemplate::ranAway(ErrorCode code)
     return code == ErrorCode::LimitExceeded || code == ErrorCode::OutOfMemory;
 }
 
-Result<std::string> ChatTemplate::render(std::span<const ChatMessage> messages, bool addGenerationPrompt) const
+Result<std::string> ChatTemplate::render(std::span<const ChatMessage> messages, bool addGenerationPrompt,
+                                         Reasoning reasoning) const
 {
     jinja::ValueList list;
     list.reserve(messages.size());
@@ -178,6 +188,12 @@ Result<std::string> ChatTemplate::render(std::span<const ChatMessage> messages, 
     globals.set("add_generation_prompt", jinja::Value(addGenerationPrompt));
     globals.set("bos_token", jinja::Value(m_impl->bosToken));
     globals.set("eos_token", jinja::Value(m_impl->eosToken));
+    if (reasoning != Reasoning::Default) {
+        globals.set("enable_thinking", jinja::Value(reasoning != Reasoning::Off));
+        globals.set("reasoning_effort", jinja::Value(std::string(reasoning == Reasoning::High     ? "high"
+                                                                 : reasoning == Reasoning::Medium ? "medium"
+                                                                                                  : "low")));
+    }
     auto text = jinja::render(m_impl->body, globals);
     if (!text)
         return Result<std::string>(text.code(), "chat template: " + text.message());
