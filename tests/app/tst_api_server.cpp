@@ -179,6 +179,9 @@ private Q_SLOTS:
         QTest::newRow("model not a string") << chatPath << QByteArray("{" + hi + R"(,"model":42})") << QStringLiteral("model");
         QTest::newRow("completion without prompt") << QStringLiteral("/v1/completions") << QByteArray("{}") << QStringLiteral("prompt");
         QTest::newRow("completion of two prompts") << QStringLiteral("/v1/completions") << QByteArray(R"({"prompt":["a","b"]})") << QStringLiteral("prompt");
+        QTest::newRow("unknown reasoning effort") << QStringLiteral("/v1/chat/completions")
+                                                  << QByteArray(R"({"messages":[{"role":"user","content":"hi"}],"reasoning_effort":"extreme"})")
+                                                  << QStringLiteral("reasoning_effort");
     }
 
     void badBodiesAreRefused()
@@ -195,7 +198,7 @@ private Q_SLOTS:
             QCOMPARE(error.value(QLatin1String("param")).toString(), param);
         // Unknown fields are not errors: clients send many.
         QCOMPARE(call(url(QStringLiteral("/v1/chat/completions")),
-                     R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":2,"logit_bias":{},"user":"me","tools":[]})")
+                     R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":2,"logit_bias":{},"user":"me","tools":[],"reasoning_effort":"low"})")
                      .status,
             200);
     }
