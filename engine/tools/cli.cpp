@@ -30,6 +30,7 @@ struct CliSettings {
     int threads = 0;
     int contextLength = 0;
     bool raw = false;
+    Reasoning reasoning = Reasoning::Default; // for templates that take it (Qwen 3, gpt-oss)
     SamplingParams sampling;
     Drafter* drafter = nullptr; // speculative decoding; null: none
 };
@@ -97,7 +98,7 @@ int oneShot(Session& session, const Model& model, const CliSettings& settings)
     } else {
         const ChatTemplate chatTemplate = ChatTemplate::forModel(model);
         const std::vector<ChatMessage> messages{{"user", settings.prompt}};
-        auto text = chatTemplate.apply(messages, true);
+        auto text = chatTemplate.apply(messages, true, settings.reasoning);
         if (!text) {
             std::fprintf(stderr, "hearth-cli: cannot apply the chat template: %s\n", text.message().c_str());
             return 1;
@@ -147,7 +148,7 @@ int interactive(Session& session, const Model& model, const CliSettings& setting
             for (const auto& message : conversation)
                 text += message.content + "\n";
         } else {
-            auto rendered = chatTemplate.apply(conversation, true);
+            auto rendered = chatTemplate.apply(conversation, true, settings.reasoning);
             if (!rendered) {
                 std::fprintf(stderr, "hearth-cli: cannot apply the chat template: %s\n", rendered.message().c_str());
                 conversation.pop_back();
@@ -203,6 +204,11 @@ int main(int argc, char** argv)
     options.addFloat("--frequency-penalty", "F", "frequency penalty; 0 is off", &settings.sampling.frequencyPenalty);
     options.addUInt64("--seed", "N", "sampling seed", &settings.sampling.seed);
     options.addFlag("--raw", "use the prompt as is, without the chat template", &settings.raw);
+    std::string reasoning;
+    options.addString("--reasoning", "LEVEL",
+                      "off, low, medium or high: how much a reasoning model thinks, where its chat template takes it "
+                      "(Qwen 3, gpt-oss; default: the template's own)",
+                      &reasoning);
     options.addFlag("--version", "print version and build facts, then exit", &version);
     bool dense = false;
     options.addFlag("--dense", "models with predictors: compute every FFN neuron instead of the predicted ones", &dense);
@@ -216,6 +222,16 @@ int main(int argc, char** argv)
     case tools::ToolOptions::Outcome::Run: break;
     }
     settings.sampling.temperature = temperature;
+    if (!reasoning.empty()) {
+        const std::pair<const char*, Reasoning> levels[] = {
+            {"off", Reasoning::Off}, {"low", Reasoning::Low}, {"medium", Reasoning::Medium}, {"high", Reasoning::High}};
+        const auto level = std::find_if(std::begin(levels), std::end(levels), [&](const auto& l) { return reasoning == l.first; });
+        if (level == std::end(levels)) {
+            std::fprintf(stderr, "hearth-cli: --reasoning takes off, low, medium or high, not '%s'\n", reasoning.c_str());
+            return 1;
+        }
+        settings.reasoning = level->second;
+    }
 
     if (version) {
         const BuildInfo build = buildInfo();

@@ -59,6 +59,7 @@ private Q_SLOTS:
     void cliChatsOverStdin();
     void cliMissingModelIsAClearError();
     void cliRejectsUnknownFlags();
+    void cliTakesAReasoningLevel();
     void cliPrintsVersion();
     void benchWritesJson();
     void speculativeDecodingInTheTools();
@@ -174,6 +175,32 @@ void TestTools::cliRejectsUnknownFlags()
     r = runTool(QStringLiteral("hearth-cli"), {"--help"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("--repeat-penalty"));
+}
+
+// --reasoning reaches a template that reads it (here enable_thinking, as Qwen 3's does: off
+// writes an empty thinking block, so the prompt grows); an unknown level is refused.
+void TestTools::cliTakesAReasoningLevel()
+{
+    QFile jinja(m_dir.filePath(QStringLiteral("thinking.jinja")));
+    QVERIFY(jinja.open(QIODevice::WriteOnly));
+    jinja.write("{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<|assistant|>"
+                "{% if enable_thinking is defined and not enable_thinking %}<think></think>{% endif %}{% endif %}");
+    jinja.close();
+    const QString model = m_dir.filePath(QStringLiteral("thinking.gguf"));
+    const auto written = runTool(QStringLiteral("hearth-synth"), {"--chat-template", jinja.fileName(), "-q", "-o", model});
+    QVERIFY2(written.exitCode == 0, written.err.constData());
+    const auto promptTokens = [&](const QStringList& extra) {
+        const auto r = runTool(QStringLiteral("hearth-cli"), QStringList{"-m", model, "-p", "hi", "-n", "1", "-t", "1"} + extra);
+        const qsizetype at = r.err.indexOf("[prompt: ");
+        return r.exitCode == 0 && at >= 0 ? r.err.mid(at + 9).split(' ').first().toInt() : -1;
+    };
+    const int plain = promptTokens({});
+    QVERIFY(plain > 0);
+    QVERIFY2(promptTokens({"--reasoning", "off"}) > plain, qPrintable(QString::number(plain)));
+    QCOMPARE(promptTokens({"--reasoning", "high"}), plain);
+    const auto bad = runTool(QStringLiteral("hearth-cli"), {"-m", model, "-p", "hi", "--reasoning", "extreme"});
+    QCOMPARE(bad.exitCode, 1);
+    QVERIFY2(bad.err.contains("--reasoning"), bad.err.constData());
 }
 
 void TestTools::cliPrintsVersion()
