@@ -18,24 +18,6 @@
 
 namespace hearth::app {
 
-namespace {
-
-// SamplingSettings::reasoning as the chat template takes it.
-hearth::Reasoning reasoningOf(const QString& name)
-{
-    if (name == QLatin1String("off"))
-        return hearth::Reasoning::Off;
-    if (name == QLatin1String("low"))
-        return hearth::Reasoning::Low;
-    if (name == QLatin1String("medium"))
-        return hearth::Reasoning::Medium;
-    if (name == QLatin1String("high"))
-        return hearth::Reasoning::High;
-    return hearth::Reasoning::Default;
-}
-
-} // namespace
-
 EngineWorker::EngineWorker(QObject* parent)
     : QObject(parent)
 {
@@ -391,7 +373,8 @@ void EngineWorker::generate(
     // until the context is full).
     const int reserve = std::min(sampling.maxTokens, m_session->contextLength() / 4);
     const std::string start = answerStart.toStdString();
-    const hearth::Reasoning reasoning = reasoningOf(sampling.reasoning);
+    // clamped() keeps only names the engine knows.
+    const hearth::Reasoning reasoning = hearth::reasoningFromName(sampling.reasoning.toStdString()).value_or(hearth::Reasoning::Default);
     auto text = sampling.dropOldestTurns ? fitTurns(turns, start, reserve, reasoning, dropped)
                                          : renderTurns(turns, true, reasoning);
     if (!text) {

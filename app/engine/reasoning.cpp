@@ -7,6 +7,8 @@ namespace hearth::app {
 
 namespace {
 
+const QString kThink = QStringLiteral("<think>");
+const QString kThinkEnd = QStringLiteral("</think>");
 const QString kChannel = QStringLiteral("<|channel|>");
 const QString kMessage = QStringLiteral("<|message|>");
 const QString kStart = QStringLiteral("<|start|>");
@@ -42,8 +44,8 @@ ReasoningParts splitChannels(const QString& content, qsizetype first)
 
 ReasoningParts ReasoningParts::split(const QString& content)
 {
-    static const QString open = QStringLiteral("<think>");
-    static const QString close = QStringLiteral("</think>");
+    const QString& open = kThink;
+    const QString& close = kThinkEnd;
     ReasoningParts parts;
     qsizetype start = 0;
     while (start < content.size() && content.at(start).isSpace())
@@ -79,7 +81,7 @@ ReasoningStream::Delta ReasoningStream::feed(const QString& text, bool last)
     // The longest end of the text that a tag could still grow from.
     qsizetype pending = 0;
     if (!last) {
-        static const QString tags[] = {QStringLiteral("<think>"), QStringLiteral("</think>"), kChannel, kMessage, kStart};
+        static const QString tags[] = {kThink, kThinkEnd, kChannel, kMessage, kStart};
         for (const QString& tag : tags) {
             for (qsizetype n = std::min(tag.size() - 1, m_text.size()); n > pending; --n) {
                 if (m_text.endsWith(QStringView(tag).left(n))) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sampling_settings.h"
 
+#include <hearth/chat.h>
+
 #include <QtGlobal>
 
 namespace hearth::app {
@@ -63,9 +65,7 @@ SamplingSettings SamplingSettings::clamped() const
     s.frequencyPenalty = qBound(-2.0, finite(s.frequencyPenalty, 0.0), 2.0);
     s.maxTokens = qBound(1, s.maxTokens, kMaxAnswerTokens);
     s.seed = qMax<qint64>(-1, s.seed);
-    static const QStringList reasonings { QString(), QStringLiteral("off"), QStringLiteral("low"), QStringLiteral("medium"),
-        QStringLiteral("high") };
-    if (!reasonings.contains(s.reasoning))
+    if (!hearth::reasoningFromName(s.reasoning.toStdString()))
         s.reasoning.clear();
     return s;
 }

@@ -222,15 +222,11 @@ int main(int argc, char** argv)
     case tools::ToolOptions::Outcome::Run: break;
     }
     settings.sampling.temperature = temperature;
-    if (!reasoning.empty()) {
-        const std::pair<const char*, Reasoning> levels[] = {
-            {"off", Reasoning::Off}, {"low", Reasoning::Low}, {"medium", Reasoning::Medium}, {"high", Reasoning::High}};
-        const auto level = std::find_if(std::begin(levels), std::end(levels), [&](const auto& l) { return reasoning == l.first; });
-        if (level == std::end(levels)) {
-            std::fprintf(stderr, "hearth-cli: --reasoning takes off, low, medium or high, not '%s'\n", reasoning.c_str());
-            return 1;
-        }
-        settings.reasoning = level->second;
+    if (const auto level = reasoningFromName(reasoning)) {
+        settings.reasoning = *level;
+    } else {
+        std::fprintf(stderr, "hearth-cli: --reasoning takes off, low, medium or high, not '%s'\n", reasoning.c_str());
+        return 1;
     }
 
     if (version) {

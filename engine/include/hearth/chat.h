@@ -7,8 +7,10 @@
 #include <hearth/status.h>
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace hearth {
 
@@ -24,6 +26,9 @@ struct ChatMessage {
 /// "medium", "high"; Off is "low", which it cannot go below). Default leaves both unset: the
 /// template's own default. Other templates ignore it.
 enum class Reasoning { Default, Off, Low, Medium, High };
+
+/// "off", "low", "medium" or "high" as a Reasoning; "" is Default; nullopt for anything else.
+[[nodiscard]] std::optional<Reasoning> reasoningFromName(std::string_view name);
 
 /// A chat template: the model's own Jinja template (tokenizer.chat_template), or a known fallback.
 class ChatTemplate {

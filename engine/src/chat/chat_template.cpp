@@ -162,6 +162,20 @@ Result<std::string> ChatTemplate::apply(std::span<const ChatMessage> messages, b
     return render(messages, addGenerationPrompt, reasoning);
 }
 
+std::optional<Reasoning> reasoningFromName(std::string_view name)
+{
+    constexpr std::pair<std::string_view, Reasoning> kNames[] = {{"", Reasoning::Default},
+                                                                  {"off", Reasoning::Off},
+                                                                  {"low", Reasoning::Low},
+                                                                  {"medium", Reasoning::Medium},
+                                                                  {"high", Reasoning::High}};
+    for (const auto& [text, reasoning] : kNames) {
+        if (text == name)
+            return reasoning;
+    }
+    return std::nullopt;
+}
+
 bool ChatTemplate::readsReasoning() const
 {
     return m_impl->readsReasoning;

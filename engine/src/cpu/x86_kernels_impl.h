@@ -2030,8 +2030,8 @@ inline __m256i signedPairSums(__m256i a, __m256i b)
     return _mm256_maddubs_epi16(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
 }
 
-// The 32 codebook values of one IQ4 group of 16 bytes (low nibbles first, then high ones).
-// The 32 levels of a block of 16 nibble pairs through a 16-entry codebook, in element order.
+// The 32 levels of a block of 16 nibble pairs through a 16-entry codebook (IQ4_NL's, MXFP4's),
+// low nibbles first, then high ones.
 inline __m256i codebookValues(const std::uint8_t* qs, const std::int8_t (&codebook)[16])
 {
     const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
