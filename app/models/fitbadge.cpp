@@ -71,8 +71,6 @@ FitBadge estimateFit(PlacementModel& model, const MachineInfo& machine, const Gp
         badge.text = FitBadge::tr("CPU only, %1", "fit badge").arg(formatTokensPerSecond(s.tokensPerSecond));
         if (!gpu.present())
             badge.reason = FitBadge::tr("No GPU found: the model runs on the processor.");
-        else if (s.cpuOnlyModel)
-            badge.reason = FitBadge::tr("Hearth runs this kind of model on the processor only, for now.");
         else
             badge.reason = FitBadge::tr("The GPU's free memory is too small for any part of this model.");
     } else {

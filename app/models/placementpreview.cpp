@@ -437,8 +437,6 @@ QString PlacementPreview::reason() const
             .arg(gibText(ramBytes()));
     if (m_summary->fullyOnGpu())
         return tr("Everything is on the GPU.");
-    if (m_summary->cpuOnlyModel)
-        return tr("Hearth runs this kind of model on the CPU only, for now: the GPU is not used.");
     if (m_summary->cpuOnly())
         return effectiveBudget() == 0
             ? tr("No GPU memory budget: everything runs on the CPU.")

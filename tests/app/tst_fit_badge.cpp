@@ -69,7 +69,8 @@ private Q_SLOTS:
         QTest::newRow("Qwen3-30B-A3B on 24 GB, 32 GB RAM") << "qwen3-30b-a3b" << 0 << 32 << 24 << "fullyOnGpu";
         QTest::newRow("Qwen3-30B-A3B on 12 GB, 32 GB RAM") << "qwen3-30b-a3b" << 0 << 32 << 12 << "hybrid";
         QTest::newRow("Qwen3-30B-A3B in 16 GB RAM") << "qwen3-30b-a3b" << 0 << 16 << 0 << "doesNotFit";
-        QTest::newRow("gpt-oss-20b on 24 GB, 32 GB RAM: the CPU") << "gpt-oss-20b" << 0 << 32 << 24 << "cpuOnly";
+        QTest::newRow("gpt-oss-20b on 24 GB, 32 GB RAM") << "gpt-oss-20b" << 0 << 32 << 24 << "fullyOnGpu";
+        QTest::newRow("gpt-oss-20b on 8 GB, 32 GB RAM") << "gpt-oss-20b" << 0 << 32 << 8 << "hybrid";
         QTest::newRow("gpt-oss-20b in 8 GB RAM") << "gpt-oss-20b" << 0 << 8 << 0 << "doesNotFit";
     }
 
@@ -111,21 +112,23 @@ private Q_SLOTS:
         QVERIFY(badge.reason.contains(QStringLiteral("too small")));
     }
 
-    void aModelTheGpuDoesNotRunSaysSo()
+    void mixtureSaysWhereItsExpertsRun_data()
     {
-        // gpt-oss's attention sinks and clamped experts are CPU work for now: a large GPU does
-        // not change that, and the badge does not blame its memory.
-        const FitBadge badge = fit("gpt-oss-20b", 32, 24);
-        QCOMPARE(badge.kind, FitBadge::CpuOnly);
-        QCOMPARE(badge.gpuBytes, quint64(0));
-        QVERIFY2(badge.reason.contains(QStringLiteral("processor only")), qPrintable(badge.reason));
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("vramGiB");
+        QTest::addColumn<QString>("experts");
+        QTest::newRow("Qwen3-30B-A3B on 12 GB") << "qwen3-30b-a3b" << 12 << "of 6144 experts on the GPU";
+        // gpt-oss's attention sinks, YaRN and biased, clamped experts run on the GPU too.
+        QTest::newRow("gpt-oss-20b on 8 GB") << "gpt-oss-20b" << 8 << "of 768 experts on the GPU";
     }
-
     void mixtureSaysWhereItsExpertsRun()
     {
-        const FitBadge badge = fit("qwen3-30b-a3b", 32, 12);
+        QFETCH(QString, model);
+        QFETCH(int, vramGiB);
+        QFETCH(QString, experts);
+        const FitBadge badge = fit(qPrintable(model), 32, quint64(vramGiB));
         QCOMPARE(badge.kind, FitBadge::Hybrid);
-        QVERIFY2(badge.reason.contains(QStringLiteral("of 6144 experts on the GPU")), qPrintable(badge.reason));
+        QVERIFY2(badge.reason.contains(experts), qPrintable(badge.reason));
     }
 
     void unknownRamDoesNotRuleOut()

@@ -77,15 +77,20 @@ class TestLlamaFamilies : public QObject
 private:
     QTemporaryDir m_dir;
 
-    static void addFamilies()
+    static constexpr const char* kFamilies[] = {"qwen2", "qwen3", "phi3", "gemma2", "gemma3"};
+
+    // Each family's tiny shape; with @p yarnColumn a "yarn" column of 0 (no YaRN scaling).
+    static void addFamilies(bool yarnColumn = false)
     {
         QTest::addColumn<QString>("architecture");
         QTest::addColumn<QString>("shape");
-        QTest::newRow("qwen2") << QStringLiteral("qwen2") << QStringLiteral("qwen2-tiny");
-        QTest::newRow("qwen3") << QStringLiteral("qwen3") << QStringLiteral("qwen3-tiny");
-        QTest::newRow("phi3") << QStringLiteral("phi3") << QStringLiteral("phi3-tiny");
-        QTest::newRow("gemma2") << QStringLiteral("gemma2") << QStringLiteral("gemma2-tiny");
-        QTest::newRow("gemma3") << QStringLiteral("gemma3") << QStringLiteral("gemma3-tiny");
+        if (yarnColumn)
+            QTest::addColumn<float>("yarn");
+        for (const char* family : kFamilies) {
+            QTestData& row = QTest::newRow(family) << QString::fromLatin1(family) << QStringLiteral("%1-tiny").arg(QLatin1String(family));
+            if (yarnColumn)
+                row << 0.0f;
+        }
     }
 
 private Q_SLOTS:
@@ -282,12 +287,25 @@ private Q_SLOTS:
         QVERIFY(test::relativeError(reference, lastLogits(model)) < 1e-6);
     }
 
-    void theEmulatedDeviceRunsThem_data() { addFamilies(); }
+    void theEmulatedDeviceRunsThem_data()
+    {
+        addFamilies(/*yarnColumn=*/true);
+        // A long-context Qwen 3 file (rope.scaling.type yarn): the device folds YaRN's angles
+        // into its RoPE divisors.
+        QTest::newRow("qwen3 with YaRN") << QStringLiteral("qwen3") << QStringLiteral("qwen3-tiny") << 4.0f;
+    }
     void theEmulatedDeviceRunsThem()
     {
         QFETCH(QString, architecture);
         QFETCH(QString, shape);
-        const auto model = writeAndLoad(m_dir, test::familyOptions(architecture, shape));
+        QFETCH(float, yarn);
+        synth::SynthOptions options = test::familyOptions(architecture, shape);
+        if (yarn > 0.0f) {
+            options.shape.ropeYarnFactor = yarn;
+            options.shape.yarnOriginalContext = 64;
+        }
+        const auto model = writeAndLoad(m_dir, options);
+        QCOMPARE(hyperParamsOf(model).ropeYarn, yarn > 0.0f);
         const std::vector<float> onCpu = lastLogits(model);
         const SessionParams device = test::deviceSessionParams("emulated:268435456", 0.25, 256, 64);
         auto session = Session::create(model, device);

@@ -827,21 +827,6 @@ private Q_SLOTS:
         QCOMPARE(cpu.logits.size(), std::size_t(7));
 
         auto planner = PlacementModel::fromFile(path);
-        if (architecture == QLatin1String("gpt-oss")) {
-            // The device does not compute gpt-oss's attention sinks and biased experts yet: at
-            // any budget the plan and the session keep it on the CPU, say why, and answer as
-            // the CPU does.
-            const std::uint64_t budget = std::uint64_t(1) << 30;
-            auto plan = planner->plan(deviceRequest(budget));
-            QVERIFY(plan.ok());
-            QVERIFY(plan->cpuOnly());
-            QVERIFY2(plan->reason.find("the device does not compute gpt-oss's") != std::string::npos, plan->reason.c_str());
-            const test::SessionRun run = test::runSession(model, emulatedParams(budget), kPrompt, 6, greedy);
-            QVERIFY2(run.report.find("CPU only: the device does not compute gpt-oss's") != std::string::npos,
-                     run.report.c_str());
-            QCOMPARE(run.tokens, cpu.tokens);
-            return;
-        }
         QVERIFY2(planner.ok(), planner.message().c_str());
         const auto [partial, full] = partialAndFullBudgets(*planner);
         QVERIFY2(partial > 0, "no budget holds only some experts");

@@ -88,7 +88,7 @@ section models && for spec in "llama tinyllama-1.1b q4_k 4" "llama tinyllama-1.1
             "gemma3 gemma3-tiny q8_0 0" "phi3 phi3-tiny q4_0 0" "falcon falcon-tiny f16 0" "opt opt-tiny f16 0" \
             "llama tinyllama-1.1b q4_0 4 sparse" "llama tinyllama-1.1b q4_k 4 sparse" \
             "qwen3moe qwen3moe-tiny q4_1 0" "qwen2moe qwen2moe-tiny q8_0 0" "smallthinker smallthinker-tiny q4_0 0" \
-            "llama mixtral-tiny f16 0"; do
+            "llama mixtral-tiny f16 0" "gpt-oss gpt-oss-tiny mxfp4 0"; do
     read -r arch shape type layers sparse <<<"$spec"
     name="$arch-$shape-$type${sparse:+-sparse}"
     file="$MODELS/$name.gguf"

@@ -146,6 +146,15 @@ std::vector<float> exactRows(const cpu::WeightMatrix& w, const float* x, const s
     return out;
 }
 
+// What an attention check varies besides the heads.
+struct AttentionCase {
+    RopeStyle rope = RopeStyle::Normal;
+    bool llama3Factors = false;
+    bool halfCache = false;
+    bool sinks = false; // gpt-oss's attention sinks
+    int window = 0;     // a sliding window of keys; 0: all
+};
+
 class Checker {
 public:
     Checker(Device& gpu, Device& ref, bool emulated)
@@ -290,7 +299,7 @@ public:
         const auto gate = randomFloats(n, 7, 3.0f);
         const auto up = randomFloats(n, 8);
         auto bu = p.put(up.data(), n * 4);
-        for (int kind = 0; kind <= int(Activation::GeGlu); ++kind) {
+        for (int kind = 0; kind <= int(kLastActivation); ++kind) {
             auto bg = p.put(gate.data(), n * 4);
             // The plain kinds (ReLU, GELU) read no up operand.
             const bool gated = isGated(Activation(kind));
@@ -302,7 +311,8 @@ public:
             std::vector<float> g, r;
             p.fetch(bg, n, g, r);
             // expf and tanhf differ between the GPU and the host C library in the last bits.
-            const bool transcendental = kind == int(Activation::Gelu) || kind == int(Activation::GeGlu);
+            const bool transcendental = kind == int(Activation::Gelu) || kind == int(Activation::GeGlu)
+                                        || kind == int(Activation::SwiGluOai);
             record(name, relativeError(g, r), transcendental ? 1e-5 : 1e-6);
         }
         // A prompt's per-token neuron mask zeroes what the activation gives.
@@ -472,14 +482,17 @@ public:
         record("add", relativeError(g, r), 1e-6);
     }
 
-    void attention(int nHead, int nHeadKv, int headDim, int nRot, int positions, RopeStyle rope = RopeStyle::Normal,
-                   bool llama3Factors = false, bool halfCache = false)
+    void attention(int nHead, int nHeadKv, int headDim, int nRot, int positions, AttentionCase c = {})
     {
+        const auto [rope, llama3Factors, halfCache, withSinks, window] = c;
         const char* style = rope == RopeStyle::Neox ? " neox rope" : rope == RopeStyle::None ? " no rope" : "";
         const std::string name = "attention " + std::to_string(nHead) + "/" + std::to_string(nHeadKv) + " heads x"
                                  + std::to_string(headDim) + style + (llama3Factors ? " llama3 rope_freqs" : "")
-                                 + (halfCache ? " F16 cache" : "");
+                                 + (halfCache ? " F16 cache" : "") + (withSinks ? " sinks" : "")
+                                 + (window > 0 ? " window " + std::to_string(window) : "");
         Pair p(m_gpu, m_ref);
+        const std::vector<float> sinkValues = randomFloats(std::size_t(nHead), 400, 3.0f);
+        const Pair::Buf sinks = withSinks ? p.put(sinkValues.data(), sinkValues.size() * 4) : Pair::Buf{};
         // Llama 3.1's divisors with an original context of 64, so the positions checked cross the
         // blended band.
         const std::vector<float> factorValues = llama3Factors
@@ -521,6 +534,9 @@ public:
                     a.freqFactors = gpu ? factors.gpu : factors.ref;
                 a.rope = rope;
                 a.halfCache = halfCache;
+                a.window = window;
+                if (withSinks)
+                    a.sinks = gpu ? sinks.gpu : sinks.ref;
                 return a;
             };
             if (p.failed() || !m_gpu.attention(make(true)).ok() || !m_ref.attention(make(false)).ok())
@@ -955,12 +971,15 @@ int main(int argc, char** argv)
     c.layerNormAndBias();
     c.attention(32, 8, 128, 128, 40);
     c.attention(4, 4, 64, 32, 9);
-    c.attention(32, 8, 128, 128, 40, RopeStyle::Normal, true); // Llama 3.1's frequency scaling
-    c.attention(71, 1, 64, 64, 20, RopeStyle::Neox); // falcon-7B's heads: multi-query
-    c.attention(12, 12, 64, 0, 20, RopeStyle::None); // opt
-    c.attention(8, 2, 64, 64, 9, RopeStyle::None);   // a rotary width that must be ignored
-    c.attention(32, 8, 128, 128, 40, RopeStyle::Normal, false, true); // the sessions' F16 caches
-    c.attention(71, 1, 64, 64, 20, RopeStyle::Neox, false, true);
+    c.attention(32, 8, 128, 128, 40, {.llama3Factors = true}); // Llama 3.1's frequency scaling
+    c.attention(71, 1, 64, 64, 20, {.rope = RopeStyle::Neox}); // falcon-7B's heads: multi-query
+    c.attention(12, 12, 64, 0, 20, {.rope = RopeStyle::None}); // opt
+    c.attention(8, 2, 64, 64, 9, {.rope = RopeStyle::None});   // a rotary width that must be ignored
+    c.attention(32, 8, 128, 128, 40, {.halfCache = true}); // the sessions' F16 caches
+    c.attention(71, 1, 64, 64, 20, {.rope = RopeStyle::Neox, .halfCache = true});
+    // gpt-oss's heads: sinks in every layer, a window of keys in every other one.
+    c.attention(64, 8, 64, 64, 40, {.rope = RopeStyle::Neox, .halfCache = true, .sinks = true});
+    c.attention(64, 8, 64, 64, 40, {.rope = RopeStyle::Neox, .halfCache = true, .sinks = true, .window = 16});
     c.denseLayers(DType::F16);
     c.denseLayers(DType::Q4_0);
     c.denseLayers(DType::F16, true);

@@ -134,9 +134,6 @@ struct PlacementSummary
     /// most used first (with statistics beside the model), or layer by layer.
     bool mixtureOfExperts = false;
     bool expertsByLayer = false; ///< as asked (PlacementRequest::expertsByLayer)
-    /// The device does not compute this model's family yet (gpt-oss's attention sinks, YaRN
-    /// scaling, ...): whatever the budget, it runs on the CPU, and reason says what is missing.
-    bool cpuOnlyModel = false;
 
     [[nodiscard]] int attentionLayersOnGpu() const;
     [[nodiscard]] std::int64_t hotNeuronCount() const;

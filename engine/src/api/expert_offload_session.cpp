@@ -25,14 +25,12 @@ const model::LlamaModel* mixtureModel(const Model& model)
 
 device::ExpertWeights expertWeights(const model::GatedFfnWeights& w)
 {
-    return {w.gate, w.up, w.down};
+    return {w.gate, w.up, w.down, w.gateBias, w.upBias, w.downBias};
 }
 
 // Why the device cannot compute @p model's experts, or empty.
 std::string expertProblem(const model::LlamaModel& model)
 {
-    if (std::string problem = llamaDeviceProblem(model.hyperParams()); !problem.empty())
-        return problem;
     for (const model::LlamaLayerWeights& lw : model.weights().layers) {
         for (const model::GatedFfnWeights* w : {lw.moe.experts.empty() ? nullptr : &lw.moe.experts.front(), &lw.moe.shared}) {
             if (!w || !w->present())

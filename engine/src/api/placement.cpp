@@ -131,7 +131,6 @@ struct PlacementModel::Impl
 
     sparse::ModelShape shape; // the file's or the description's own
     sparse::ActivationStats stats;
-    std::string deviceProblem; // why sessions of this model stay on the CPU (llamaDeviceProblem), or empty
     bool sparseCapable = false; // predictors and statistics
     std::optional<sparse::PlacementPlanner> planners[2][2]; // [sparse][halfCache]
 };
@@ -174,11 +173,6 @@ Result<PlacementModel> PlacementModel::fromFile(const std::string& path, double 
     auto impl = Impl::create(std::move(shape).value(), stats);
     if (!impl) {
         return impl.status();
-    }
-    if (const model::Architecture* a = model::findArchitecture((*impl)->shape.architecture);
-        a && a->block == model::BlockKind::Llama) {
-        if (auto hp = model::HyperParams::fromGguf(**file))
-            (*impl)->deviceProblem = llamaDeviceProblem(*hp);
     }
     return PlacementModel(std::move(impl).value());
 }
@@ -229,7 +223,6 @@ Result<PlacementModel> PlacementModel::fromDescription(const ModelDescription& d
     if (!impl) {
         return impl.status();
     }
-    (*impl)->deviceProblem = architectureDeviceProblem(d.architecture);
     return PlacementModel(std::move(impl).value());
 }
 
@@ -299,9 +292,7 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     if (r.contextLength < 1 || r.contextLength > kMaxContext || r.batchSize < 1 || r.batchSize > kMaxBatch) {
         return Status(ErrorCode::InvalidArgument, "context length or batch size out of range");
     }
-    // A model the device cannot run is planned with nothing on it, as its sessions place it.
-    const std::uint64_t budget = m_impl->deviceProblem.empty() ? r.budgetBytes : 0;
-    sparse::PlannerParams params = sessionPlannerParams(budget, r.contextLength, r.batchSize, r.emulatedDevice);
+    sparse::PlannerParams params = sessionPlannerParams(r.budgetBytes, r.contextLength, r.batchSize, r.emulatedDevice);
     params.cpuBandwidthGBs = r.cpuBandwidthGBs;
     params.gpuBandwidthGBs = r.gpuBandwidthGBs;
     params.dense = r.dense;
@@ -319,7 +310,6 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     PlacementSummary s;
     s.sparse = plan.sparse;
     s.mixtureOfExperts = shape.mixtureOfExperts();
-    s.cpuOnlyModel = !m_impl->deviceProblem.empty();
     s.expertsByLayer = r.expertsByLayer;
     s.outputOnGpu = plan.outputOnGpu;
     s.budgetBytes = plan.budgetBytes;
@@ -355,9 +345,6 @@ Result<PlacementSummary> PlacementModel::plan(const PlacementRequest& r)
     if (!s.fitsInRam) {
         s.reason = "needs " + gib(s.hostBytes) + " of RAM besides the GPU's share, " + gib(r.hostMemoryBytes)
             + " available";
-    } else if (!m_impl->deviceProblem.empty()) {
-        s.reason = m_impl->deviceProblem;
-        s.budgetBytes = r.budgetBytes;
     } else if (!s.fullyOnGpu()) {
         s.reason = plan.limit;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "api/session_device.h"
 
+#include "cpu/ops.h"
 #include "device/device_loader.h"
 #include "device/emulated_device.h"
 #include "model/falcon_model.h"
@@ -12,6 +13,7 @@
 #include <charconv>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <new>
 #include <string_view>
 #include <system_error>
@@ -53,9 +55,26 @@ void noteProblems(std::string& problem, std::size_t layer, const Matrices& matri
     }
 }
 
+// The RoPE divisors of a layer rotating at @p rope with YaRN (HyperParams::ropeYarn): YaRN's
+// blend of scaled and unscaled angles folded into the file's divisors (@p fileFactors, or ones),
+// so that the device rotates at a scale of 1 with these and YaRN's magnitude as its attnFactor.
+std::shared_ptr<const std::vector<float>> yarnDivisors(const model::HyperParams& hp, model::HyperParams::Rope rope,
+                                                       const float* fileFactors)
+{
+    const cpu::YarnRamp ramp = cpu::yarnRamp(hp.nRot, hp.ropeOriginalContext, rope.freqBase, hp.yarnBetaFast,
+                                             hp.yarnBetaSlow);
+    auto divisors = std::make_shared<std::vector<float>>(std::size_t(hp.nRot / 2));
+    for (int i = 0; i < hp.nRot / 2; ++i)
+        (*divisors)[std::size_t(i)] = float((fileFactors ? double(fileFactors[i]) : 1.0)
+                                            / cpu::yarnAngleScale(ramp, i, rope.freqScale));
+    return divisors;
+}
+
 void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
 {
     const model::HyperParams& hp = model.hyperParams();
+    // YaRN's divisors of each RoPE the layers use (one, or a global and a local one).
+    std::vector<std::pair<model::HyperParams::Rope, std::shared_ptr<const std::vector<float>>>> yarn;
     out.params.activation = deviceActivation(hp.ffnActivation);
     out.output = {device::NormKind::Rms, model.weights().outputNorm, nullptr, hp.normEps, model.weights().output};
     if (hp.flavour.rope == model::RopeStyle::Neox)
@@ -68,6 +87,8 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
         w.bq = lw.bq;
         w.bk = lw.bk;
         w.bv = lw.bv;
+        w.bo = lw.bo;
+        w.sinks = lw.attnSinks;
         w.qNorm = lw.qNorm;
         w.kNorm = lw.kNorm;
         w.attnPostNorm = lw.attnPostNorm;
@@ -76,6 +97,17 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
         const model::HyperParams::Rope rope = hp.ropeOf(int(l));
         w.freqBase = rope.freqBase;
         w.freqScale = rope.freqScale;
+        if (hp.ropeYarn) {
+            auto known = std::find_if(yarn.begin(), yarn.end(), [&](const auto& y) { return y.first == rope; });
+            if (known == yarn.end()) {
+                yarn.emplace_back(rope, yarnDivisors(hp, rope, w.ropeFreqs));
+                out.ropeDivisors.push_back(yarn.back().second);
+                known = yarn.end() - 1;
+            }
+            w.ropeFreqs = known->second->data();
+            w.freqScale = 1.0f;
+            w.attnFactor = hp.ropeAttnFactor * cpu::yarnMagnitude(rope.freqScale);
+        }
         w.rotate = hp.rotates(int(l));
         w.inputMajor = lw.attentionInputMajor;
         w.gateUpInputMajor = lw.gateUpInputMajor;
@@ -174,37 +206,7 @@ void fromOpt(const model::OptModel& model, DeviceModelLayers& out)
     }
 }
 
-std::string deviceProblemOf(std::string_view architecture, const model::LlamaBlockFlavour& flavour, bool yarn,
-                            model::FfnActivation activation)
-{
-    const auto problem = [&](std::string_view what) {
-        return "the device does not compute " + std::string(architecture) + "'s " + std::string(what) + " yet";
-    };
-    if (yarn)
-        return problem("YaRN rotary embeddings");
-    if (flavour.attentionSinks)
-        return problem("attention sinks");
-    if (flavour.outputBias)
-        return problem("attention output bias");
-    if (activation == model::FfnActivation::SwiGluOai)
-        return problem("clamped SwiGLU experts");
-    return {};
-}
-
 } // namespace
-
-std::string llamaDeviceProblem(const model::HyperParams& hp)
-{
-    return deviceProblemOf(hp.architecture, hp.flavour, hp.ropeYarn, hp.ffnActivation);
-}
-
-std::string architectureDeviceProblem(std::string_view architecture)
-{
-    const model::Architecture* a = model::findArchitecture(architecture);
-    if (!a || a->block != model::BlockKind::Llama)
-        return {};
-    return deviceProblemOf(architecture, a->llama, false, a->llama.activation);
-}
 
 Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLength, int batchSize, bool halfCache)
 {
@@ -213,10 +215,6 @@ Result<DeviceModelLayers> deviceModelLayers(const Model& model, int contextLengt
         return Status(ErrorCode::Unsupported, "the " + model.info().architecture + " architecture has no device layers");
     const model::BlockKind block = known->architecture().block;
     const model::HyperParams& hp = known->hyperParams();
-    if (block == model::BlockKind::Llama) {
-        if (const std::string problem = llamaDeviceProblem(hp); !problem.empty())
-            return Status(ErrorCode::Unsupported, problem);
-    }
     DeviceModelLayers out;
     static_cast<device::AttentionParams&>(out.params) = attentionParams(hp, contextLength);
     out.params.nFF = hp.nFf;
@@ -273,7 +271,7 @@ device::Activation deviceActivation(model::FfnActivation activation)
     case model::FfnActivation::GeGlu:
         return device::Activation::GeGlu;
     case model::FfnActivation::SwiGluOai:
-        break; // deviceProblem() keeps such models on the CPU
+        return device::Activation::SwiGluOai;
     }
     return device::Activation::SwiGlu;
 }

@@ -45,13 +45,9 @@ struct DeviceModelLayers {
     // Why whole-layer offload cannot take these layers (neuron-major FFNs, weight types the
     // device does not compute), or empty.
     std::string wholeLayerProblem;
+    // RoPE divisors made for the layers (YaRN's), which their ropeFreqs point into.
+    std::vector<std::shared_ptr<const std::vector<float>>> ropeDivisors;
 };
-
-// What of a llama-block family's @p hp the device does not compute yet (YaRN, attention sinks,
-// biased attention outputs, gpt-oss's clamped SwiGLU), or empty: such models run on the CPU.
-[[nodiscard]] std::string llamaDeviceProblem(const model::HyperParams& hp);
-// The same from the family @p architecture alone (a catalog entry); empty for unknown names.
-[[nodiscard]] std::string architectureDeviceProblem(std::string_view architecture);
 
 // @p model's layers for a session of @p contextLength tokens and batches of @p batchSize, its
 // device KV caches in F16 with @p halfCache; Unsupported for other architectures.

@@ -63,23 +63,25 @@ YarnRamp yarnRamp(int nRot, int originalContext, float freqBase, float betaFast,
     return {std::max(0.0f, std::floor(pairOf(betaFast))), std::min(float(nRot - 1), std::ceil(pairOf(betaSlow)))};
 }
 
+double yarnAngleScale(const YarnRamp& ramp, int i, float freqScale)
+{
+    const float y = (float(i) - ramp.low) / std::max(0.001f, ramp.high - ramp.low);
+    const double keep = 1.0 - double(std::clamp(y, 0.0f, 1.0f));
+    return double(freqScale) * (1.0 - keep) + keep;
+}
+
 void ropeTables(std::int64_t pos, int nRot, float freqBase, float freqScale, float* cosTable, float* sinTable,
                 const float* freqFactors, float attnFactor, const YarnRamp* yarn)
 {
     // Angles in double: at positions in the thousands a float angle loses the low bits that
     // distinguish neighbouring positions in the slow-rotating dimensions.
     const double p = double(pos);
-    const float magnitude = yarn ? attnFactor * (1.0f + 0.1f * std::log(1.0f / freqScale)) : attnFactor;
+    const float magnitude = yarn ? attnFactor * yarnMagnitude(freqScale) : attnFactor;
     for (int i = 0; i < nRot / 2; ++i) {
         double original = p * std::pow(double(freqBase), -2.0 * i / double(nRot));
         if (freqFactors)
             original /= double(freqFactors[i]);
-        double theta = original * double(freqScale);
-        if (yarn) {
-            const float y = (float(i) - yarn->low) / std::max(0.001f, yarn->high - yarn->low);
-            const double keep = 1.0 - double(std::clamp(y, 0.0f, 1.0f));
-            theta = theta * (1.0 - keep) + original * keep;
-        }
+        const double theta = original * (yarn ? yarnAngleScale(*yarn, i, freqScale) : double(freqScale));
         cosTable[i] = float(std::cos(theta)) * magnitude;
         sinTable[i] = float(std::sin(theta)) * magnitude;
     }

@@ -5,6 +5,7 @@
 // FFN activations. They are a small share of the time next to the matrix products, so they are
 // plain loops the compiler can vectorize, with no ISA dispatch.
 
+#include <cmath>
 #include <cstdint>
 
 namespace hearth::cpu {
@@ -38,6 +39,15 @@ struct YarnRamp {
 // rotations per original context that bound it (YaRN's beta_fast and beta_slow, 32 and 1).
 [[nodiscard]] YarnRamp yarnRamp(int nRot, int originalContext, float freqBase, float betaFast = 32.0f,
                                 float betaSlow = 1.0f);
+
+// What YaRN multiplies rotated pair @p i's unscaled angle by: @p freqScale where the pair is
+// interpolated, 1 where it keeps its angle, a linear mix between.
+[[nodiscard]] double yarnAngleScale(const YarnRamp& ramp, int i, float freqScale);
+// What YaRN multiplies q and k by (through cos and sin) at @p freqScale.
+[[nodiscard]] inline float yarnMagnitude(float freqScale)
+{
+    return 1.0f + 0.1f * std::log(1.0f / freqScale);
+}
 
 // Fills cosTable/sinTable (nRot / 2 each) for position @p pos:
 // angle_i = pos * freqScale * freqBase^(-2i / nRot) / freqFactors[i]. @p freqFactors (nRot / 2

@@ -441,9 +441,9 @@ int downAccumulate(HearthCudaContext* ctx, const HearthCudaMatrix* w, const floa
 
 int activate(HearthCudaContext* ctx, int kind, float* gate, const float* up, const std::uint8_t* mask, std::int64_t n)
 {
-    // 0-3 and 6 gated (they read up), 4 ReLU and 5 GELU (gate alone).
-    const bool gated = kind <= 3 || kind == 6;
-    if (kind < 0 || kind > 6 || (gated && !up && n > 0))
+    // 0-3, 6 and 7 gated (they read up), 4 ReLU and 5 GELU (gate alone).
+    const bool gated = kind <= 3 || kind >= 6;
+    if (kind < 0 || kind > 7 || (gated && !up && n > 0))
         return fail(ctx, HEARTH_CUDA_INVALID_ARGUMENT, "unknown activation");
     if (n <= 0)
         return HEARTH_CUDA_OK;
@@ -521,7 +521,7 @@ int rmsNorm(HearthCudaContext* ctx, const float* x, const float* weight, float e
     return launched(ctx, "rmsNorm");
 }
 
-int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int ropeStyle)
+int attentionSinks(HearthCudaContext* ctx, const HearthCudaAttention* a, int ropeStyle, const float* sinks)
 {
     if (!a || a->n_head <= 0 || a->n_head_kv <= 0 || a->n_head % a->n_head_kv != 0 || a->pos < 0 || a->capacity <= 0
         || (a->pos >= a->capacity && (a->window <= 0 || a->window > a->capacity)) || a->n_rot < 0 || a->n_rot > a->head_dim || ropeStyle < 0 || ropeStyle > 2
@@ -532,14 +532,19 @@ int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int rope
                              a->pos, a->capacity, a->n_head, a->n_head_kv, a->head_dim, a->n_rot,  a->freq_base,
                              a->freq_scale, ropeStyle, a->freq_factors, a->attn_factor, a->window,
                              a->scale > 0.0f ? a->scale : 1.0f / sqrtf(float(a->head_dim)), a->soft_cap,
-                             a->half_cache};
+                             a->half_cache, sinks};
     launchAttention(args, ctx->stream);
     return launched(ctx, "attention");
 }
 
+int attentionRope(HearthCudaContext* ctx, const HearthCudaAttention* a, int ropeStyle)
+{
+    return attentionSinks(ctx, a, ropeStyle, nullptr);
+}
+
 int attention(HearthCudaContext* ctx, const HearthCudaAttention* a)
 {
-    return attentionRope(ctx, a, 0);
+    return attentionSinks(ctx, a, 0, nullptr);
 }
 
 int layerNorm(HearthCudaContext* ctx, const float* x, const float* weight, const float* bias, float eps,
@@ -600,6 +605,7 @@ const HearthCudaBackendV1 kTable = {
     predictorLinear,
     predictorBiased,
     activateFloored,
+    attentionSinks,
 };
 
 } // namespace

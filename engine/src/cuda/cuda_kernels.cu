@@ -95,8 +95,9 @@ __global__ void dequantizeKernel(const std::uint8_t* w, std::uint64_t rowBytes, 
     out[i] = __float2half(elementAt<Type>(w + std::uint64_t(row) * rowBytes, std::int64_t(i - row * cols)));
 }
 
-// The gated kinds (0-3 and 6): f(g, u), and in @p part the gate's own factor (silu, ReLU, ReLU²,
-// or the GELU written as cpu::geglu computes it), which magnitude-sparse floors compare.
+// The gated kinds (0-3, 6 and 7): f(g, u), and in @p part the gate's own factor (silu, ReLU,
+// ReLU², or the GELU written as cpu::geglu computes it), which magnitude-sparse floors compare
+// (not for 7, gpt-oss's clamped SwiGLU, written as cpu::swigluOai computes it).
 __device__ inline float gatedActivation(int kind, float g, float u, float& part)
 {
     const float r = fmaxf(g, 0.0f);
@@ -113,6 +114,11 @@ __device__ inline float gatedActivation(int kind, float g, float u, float& part)
     case 3: // relu2
         part = r * r;
         return part * u;
+    case 7: { // swiglu_oai
+        const float c = fminf(g, 7.0f);
+        part = c / (1.0f + expf(1.702f * -c));
+        return part * (fminf(fmaxf(u, -7.0f), 7.0f) + 1.0f);
+    }
     default: { // 6: geglu
         const float k = 0.7978845608028654f;
         part = 0.5f * g * (1.0f + tanhf(k * g * (1.0f + 0.044715f * g * g)));
@@ -370,8 +376,10 @@ __global__ void attentionKernel(AttentionArgs a)
             reduceF[threadIdx.x] = fmaxf(reduceF[threadIdx.x], reduceF[threadIdx.x + s]);
         __syncthreads();
     }
-    const float maxValue = reduceF[0];
-    double localSum = 0.0;
+    // A sink takes part in the maximum and the sum, and weighs no value.
+    const float sink = a.sinks ? a.sinks[h] : -FLT_MAX;
+    const float maxValue = fmaxf(reduceF[0], sink);
+    double localSum = a.sinks && threadIdx.x == 0 ? double(expf(sink - maxValue)) : 0.0;
     for (int j = first + threadIdx.x; j < n; j += kAttnThreads) {
         const float e = expf(scores[j - first] - maxValue);
         scores[j - first] = e;

@@ -121,6 +121,7 @@ struct AttentionArgs {
     float scale;              // of q . k
     float softCap;            // scores become softCap * tanh(score / softCap); 0: none
     int halfCache;            // the caches hold F16
+    const float* sinks;       // nHead scores that join each head's softmax with no value, or null
 };
 void launchAttention(const AttentionArgs& a, cudaStream_t stream);
 

@@ -13,8 +13,8 @@
 // module has. The engine requires HEARTH_CUDA_V1_BASE_SIZE (the first release of the table) and
 // treats a later entry that struct_size does not cover, or that is null, as an operation the
 // module does not offer (ErrorCode::Unsupported), so an older module keeps working for the
-// operations it has. Activation kinds follow device::Activation (0-3 and 6 gated, 4 ReLU, 5 GELU;
-// up is not read for 4 and 5); modules that predate a kind reject it as an invalid argument.
+// operations it has. Activation kinds follow device::Activation (0-3, 6 and 7 gated, 4 ReLU,
+// 5 GELU; up is not read for 4 and 5); modules that predate a kind reject it as an invalid argument.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,8 +25,8 @@ extern "C" {
 
 // 2: HearthCudaAttention::freq_factors; 3: attn_factor, window; 4: scale, soft_cap, activation 6,
 // cache rows taken in turn (sliding-window caches); 5: half_cache; 6: activate's mask, matmul_transposed;
-// 7: predictor_linear; 8: predictor_biased; 9: activate_floored
-#define HEARTH_CUDA_ABI_VERSION 9u
+// 7: predictor_linear; 8: predictor_biased; 9: activate_floored; 10: attention_sinks, activation 7
+#define HEARTH_CUDA_ABI_VERSION 10u
 
 enum HearthCudaResult {
     HEARTH_CUDA_OK = 0,
@@ -138,6 +138,10 @@ typedef struct HearthCudaBackendV1 {
     // magnitude, else 0 (ABI 9): a magnitude-sparse layer's hot neurons.
     int (*activate_floored)(HearthCudaContext* ctx, int kind, float* gate, const float* up, const float* gate_floor,
                             const float* act_floor, const float* scale, int64_t width, int64_t n);
+    // attention_rope whose heads' softmaxes also take sinks[h] (n_head floats on the device) as a
+    // score that weighs no value (ABI 10): gpt-oss's attention sinks.
+    int (*attention_sinks)(HearthCudaContext* ctx, const HearthCudaAttention* args, int rope_style,
+                           const float* sinks);
 } HearthCudaBackendV1;
 
 // What every module of ABI 1 provides: the table up to and including add.

@@ -256,6 +256,12 @@ Status CudaDevice::attention(const AttentionOp& op)
                                 op.attnFactor,         op.window,
                                 op.scale,              op.softCap,
                                 op.halfCache ? 1 : 0};
+    if (!op.sinks.empty()) {
+        const auto fn = optional(&HearthCudaBackendV1::attention_sinks, offsetof(HearthCudaBackendV1, attention_sinks));
+        if (!fn)
+            return Status(ErrorCode::Unsupported, "the CUDA module predates attention sinks; update it");
+        return check(fn(m_ctx, &a, int(op.rope), op.sinks.as<const float>()), "attention");
+    }
     if (op.rope == RopeStyle::Normal)
         return check(m_api->attention(m_ctx, &a), "attention");
     const auto fn = optional(&HearthCudaBackendV1::attention_rope, offsetof(HearthCudaBackendV1, attention_rope));

@@ -92,7 +92,7 @@ Result<std::unique_ptr<DenseOffload>> DenseOffload::create(Device& device, const
                                                            const std::vector<DenseLayerWeights>& layers, int maxLayers)
 {
     if (!p.validate().ok() || p.nFF <= 0 || p.maxBatch <= 0 || int(p.activation) < 0
-        || int(p.activation) > int(Activation::GeGlu))
+        || int(p.activation) > int(kLastActivation))
         return Status(ErrorCode::InvalidArgument, "dense offload: bad model parameters");
     const bool gated = isGated(p.activation);
     for (const DenseLayerWeights& w : layers) {

@@ -53,7 +53,7 @@ std::vector<VectorItem> vectorItems(const AttentionParams& p, const AttentionWei
             {w.bq, p.qDim(), "attn_q bias"},     {w.bk, p.kvDim(), "attn_k bias"},
             {w.bv, p.kvDim(), "attn_v bias"},     {w.bo, p.nEmbd, "attn_output bias"},
             {w.ropeFreqs, p.nRot / 2, "rope_freqs"}, {w.qNorm, p.headDim, "attn_q_norm"},
-            {w.kNorm, p.headDim, "attn_k_norm"}};
+            {w.kNorm, p.headDim, "attn_k_norm"}, {w.sinks, p.nHead, "attn_sinks"}};
 }
 
 // The matrices a layer uploads for its flavour.
@@ -131,6 +131,8 @@ AttentionParams layerParams(AttentionParams p, const AttentionWeights& w)
         p.freqBase = w.freqBase;
     if (w.freqScale > 0.0f)
         p.freqScale = w.freqScale;
+    if (w.attnFactor > 0.0f)
+        p.attnFactor = w.attnFactor;
     if (!w.rotate)
         p.rope = RopeStyle::None;
     return p;
@@ -153,7 +155,8 @@ DeviceAttentionLayer::~DeviceAttentionLayer()
 std::vector<DeviceBuffer*> DeviceAttentionLayer::buffers()
 {
     return {&m_norm, &m_normBias, &m_ropeFreqs, &m_wq.data, &m_wk.data, &m_wv.data, &m_wo.data, &m_wqkv.data,
-            &m_bq,   &m_bk,       &m_bv,        &m_bo,      &m_qNorm,   &m_kNorm,   &m_kCache,  &m_vCache};
+            &m_bq,   &m_bk,       &m_bv,        &m_bo,      &m_qNorm,   &m_kNorm,   &m_sinks,   &m_kCache,
+            &m_vCache};
 }
 
 void DeviceAttentionLayer::release()
@@ -191,7 +194,8 @@ Result<std::unique_ptr<DeviceAttentionLayer>> DeviceAttentionLayer::create(Devic
         return Status(ErrorCode::InvalidArgument, "device attention: the tensors do not match the model");
     std::unique_ptr<DeviceAttentionLayer> l(new DeviceAttentionLayer(device, p, w));
     DeviceBuffer* vectorTargets[] = {&l->m_norm, &l->m_normBias, &l->m_bq,        &l->m_bk,
-                                     &l->m_bv,   &l->m_bo,       &l->m_ropeFreqs, &l->m_qNorm, &l->m_kNorm};
+                                     &l->m_bv,   &l->m_bo,       &l->m_ropeFreqs, &l->m_qNorm, &l->m_kNorm,
+                                     &l->m_sinks};
     const std::vector<VectorItem> vectors = vectorItems(p, w);
     for (std::size_t i = 0; i < vectors.size(); ++i) {
         if (!vectors[i].src)
@@ -294,6 +298,7 @@ Status DeviceAttentionLayer::enqueue(AttentionScratch& s, const DeviceBuffer& x,
         a.scale = m_p.scale;
         a.softCap = m_p.softCap;
         a.halfCache = m_p.halfCache;
+        a.sinks = m_sinks;
         HEARTH_TRY(d.attention(a));
     }
     HEARTH_TRY(d.matmul(MatmulOp{&m_wo, s.m_attn, out, n, m_inputMajor}));

@@ -8,7 +8,8 @@
 //
 // The block's flavour is part of its parameters and weights, so one implementation serves every
 // family: llama (RMSNorm, separate Q/K/V, "normal" RoPE), its relatives (Qwen 2 adds Q/K/V
-// biases and NeoX RoPE, Qwen 3 an RMSNorm of every q and k head), falcon (LayerNorm with bias,
+// biases and NeoX RoPE, Qwen 3 an RMSNorm of every q and k head, gpt-oss attention sinks and an
+// output bias), falcon (LayerNorm with bias,
 // one fused QKV product, NeoX RoPE) and opt (LayerNorm with bias, separate Q/K/V/O with biases,
 // no RoPE: its learned position embeddings are added to the input on the CPU, with the token
 // embedding).
@@ -99,12 +100,15 @@ struct AttentionWeights {
     const float* ropeFreqs = nullptr; // [nRot / 2] RoPE frequency divisors (Llama 3.1's rope_freqs)
     const float* qNorm = nullptr;     // [headDim] RMSNorm weight of every q head before RoPE (Qwen 3)
     const float* kNorm = nullptr;     // [headDim] of every k head (with qNorm)
+    const float* sinks = nullptr;     // [nHead] attention sinks (gpt-oss, AttentionOp::sinks)
     // What a layer does differently from the others (Gemma's local and global layers,
-    // SmallThinker's full-attention layers without RoPE): its sliding window (-1:
-    // AttentionParams::slidingWindow, 0: none), RoPE (0: the params'), and whether it rotates.
+    // SmallThinker's full-attention layers without RoPE, YaRN's scaling folded into ropeFreqs):
+    // its sliding window (-1: AttentionParams::slidingWindow, 0: none), RoPE (0: the params'),
+    // and whether it rotates.
     std::int32_t window = -1;
     float freqBase = 0.0f;
     float freqScale = 0.0f;
+    float attnFactor = 0.0f;
     bool rotate = true;
 };
 
@@ -180,6 +184,7 @@ private:
     DeviceBuffer m_bq, m_bk, m_bv, m_bo; // empty when the model has none
     DeviceBuffer m_ropeFreqs;            // empty: plain RoPE frequencies
     DeviceBuffer m_qNorm, m_kNorm;       // empty without per-head q/k norms
+    DeviceBuffer m_sinks;                // empty without attention sinks
     DeviceBuffer m_kCache, m_vCache;     // [cacheRows][kvDim] each
 };
 

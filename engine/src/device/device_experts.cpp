@@ -56,8 +56,8 @@ void DeviceExperts::freeAll()
 {
     for (std::vector<Expert>& layer : m_experts) {
         for (Expert& e : layer) {
-            for (DeviceMatrix* m : {&e.gate, &e.up, &e.down})
-                m_device.free(m->data);
+            for (DeviceBuffer* b : e.buffers())
+                m_device.free(*b);
         }
     }
     for (DeviceBuffer* b : {&m_in, &m_gate, &m_up, &m_out})
@@ -87,14 +87,28 @@ Status DeviceExperts::place(int layer, int expert, const ExpertWeights& w)
             to = *r;
         return r.status();
     };
+    const auto uploadBias = [&](const float* bias, std::int64_t n, DeviceBuffer& to) {
+        if (!bias)
+            return Status();
+        auto r = m_device.allocateAndUpload(bias, std::uint64_t(n) * 4, "expert bias");
+        if (r)
+            to = *r;
+        return r.status();
+    };
     Status st = upload(w.gate, e.gate);
     if (st.ok())
         st = upload(w.up, e.up);
     if (st.ok())
         st = upload(w.down, e.down);
+    if (st.ok())
+        st = uploadBias(w.gateBias, nFf, e.gateBias);
+    if (st.ok())
+        st = uploadBias(w.upBias, nFf, e.upBias);
+    if (st.ok())
+        st = uploadBias(w.downBias, m_shape.nEmbd, e.downBias);
     if (!st.ok()) {
-        for (DeviceMatrix* m : {&e.gate, &e.up, &e.down})
-            m_device.free(m->data);
+        for (DeviceBuffer* b : e.buffers())
+            m_device.free(*b);
         return st;
     }
     std::vector<Expert>& experts = m_experts[std::size_t(layer)];
@@ -104,9 +118,8 @@ Status DeviceExperts::place(int layer, int expert, const ExpertWeights& w)
         flags.assign(std::size_t(m_shape.nExpert) + 1, 0);
     }
     if (flags[std::size_t(expert)]) {
-        for (DeviceMatrix* m : {&experts[std::size_t(expert)].gate, &experts[std::size_t(expert)].up,
-                                &experts[std::size_t(expert)].down})
-            m_device.free(m->data);
+        for (DeviceBuffer* b : experts[std::size_t(expert)].buffers())
+            m_device.free(*b);
     }
     experts[std::size_t(expert)] = e;
     flags[std::size_t(expert)] = 1;
@@ -149,8 +162,14 @@ Status DeviceExperts::enqueueExpert(const Expert& expert, const float* x, std::i
         const DeviceBuffer out = slice(m_out, 0, inBytes);
         HEARTH_TRY(m_device.matmul({&expert.gate, in, gate, rows}));
         HEARTH_TRY(m_device.matmul({&expert.up, in, up, rows}));
+        if (!expert.gateBias.empty())
+            HEARTH_TRY(m_device.biasAdd({gate, expert.gateBias, nFf, rows}));
+        if (!expert.upBias.empty())
+            HEARTH_TRY(m_device.biasAdd({up, expert.upBias, nFf, rows}));
         HEARTH_TRY(m_device.activate({m_shape.activation, gate, up, rows * nFf}));
         HEARTH_TRY(m_device.matmul({&expert.down, gate, out, rows}));
+        if (!expert.downBias.empty())
+            HEARTH_TRY(m_device.biasAdd({out, expert.downBias, std::int64_t(nEmbd), rows}));
         HEARTH_TRY(m_device.download(out, 0, y + std::uint64_t(done) * nEmbd, inBytes));
     }
     return {};
@@ -183,8 +202,10 @@ std::uint64_t DeviceExperts::deviceBytes() const
 {
     std::uint64_t total = 0;
     for (const std::vector<Expert>& layer : m_experts) {
-        for (const Expert& e : layer)
-            total += e.gate.data.charged + e.up.data.charged + e.down.data.charged;
+        for (const Expert& e : layer) {
+            for (const DeviceBuffer* b : e.buffers())
+                total += b->charged;
+        }
     }
     for (const DeviceBuffer* b : {&m_in, &m_gate, &m_up, &m_out})
         total += b->charged;

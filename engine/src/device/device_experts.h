@@ -13,14 +13,15 @@
 //   ... the CPU computes the other experts ...
 //   HEARTH_TRY(device.synchronize());           // their outputs are in rows.out
 //
-// An expert is a gated FFN (gate, up, down of the layer's activation), the same operations a
-// whole-layer FFN uses on the device. The rows of a batch go through in slices of the scratch.
+// An expert is a gated FFN (gate, up, down of the layer's activation, with biases where the
+// family has them), the same operations a whole-layer FFN uses on the device. The rows of a batch go through in slices of the scratch.
 
 #include "cpu/matmul.h"
 #include "device/device.h"
 
 #include <hearth/status.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -42,6 +43,10 @@ struct ExpertWeights {
     cpu::WeightMatrix gate; // nEmbd -> nFf
     cpu::WeightMatrix up;   // nEmbd -> nFf
     cpu::WeightMatrix down; // nFf -> nEmbd
+    // Added to each product's outputs where the family has them (gpt-oss); null elsewhere.
+    const float* gateBias = nullptr; // [nFf]
+    const float* upBias = nullptr;   // [nFf]
+    const float* downBias = nullptr; // [nEmbd]
 };
 
 // One layer's batch as the CPU's MoE FFN lays it out (model::ExpertBatch).
@@ -84,6 +89,17 @@ public:
 private:
     struct Expert {
         DeviceMatrix gate, up, down;
+        DeviceBuffer gateBias, upBias, downBias; // empty without biases
+
+        // Every buffer the expert holds.
+        [[nodiscard]] std::array<DeviceBuffer*, 6> buffers()
+        {
+            return {&gate.data, &up.data, &down.data, &gateBias, &upBias, &downBias};
+        }
+        [[nodiscard]] std::array<const DeviceBuffer*, 6> buffers() const
+        {
+            return {&gate.data, &up.data, &down.data, &gateBias, &upBias, &downBias};
+        }
     };
     DeviceExperts(Device& device, const ExpertShape& shape)
         : m_device(device)

@@ -44,22 +44,27 @@ struct DownAccumulateOp {
     bool accumulate = false;
 };
 
-// The FFN activations. The gated ones (values of model::FfnActivation): gate[i] = f(gate[i], up[i]).
+// The FFN activations. The gated ones (values of model::FfnActivation): gate[i] = f(gate[i], up[i]);
+// SwiGluOai is gpt-oss's: min(g, 7) * sigmoid(1.702 min(g, 7)) * (clamp(u, -7, 7) + 1), as
+// cpu::swigluOai computes it.
 // The plain ones of falcon and opt (up-only FFNs) read gate alone and ignore up: Relu, and Gelu
 // in the tanh approximation written as x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3),
 // exactly as the CPU's dense FFN computes it. GeGlu (Gemma) is gelu(gate) * up with the GELU
 // written as 0.5 x (1 + tanh(u)), as cpu::geglu computes it.
-enum class Activation : int { SwiGlu = 0, ReGlu = 1, DRelu = 2, Relu2 = 3, Relu = 4, Gelu = 5, GeGlu = 6 };
+enum class Activation : int { SwiGlu = 0, ReGlu = 1, DRelu = 2, Relu2 = 3, Relu = 4, Gelu = 5, GeGlu = 6, SwiGluOai = 7 };
+
+// The last kind, for range checks.
+inline constexpr Activation kLastActivation = Activation::SwiGluOai;
 
 [[nodiscard]] constexpr bool isGated(Activation a)
 {
     return a == Activation::SwiGlu || a == Activation::ReGlu || a == Activation::DRelu || a == Activation::Relu2
-           || a == Activation::GeGlu;
+           || a == Activation::GeGlu || a == Activation::SwiGluOai;
 }
 
 // mask (optional, n bytes): gate[i] = 0 where mask[i] is 0, whatever f gives: the neurons a
 // prompt's token does not use, as its decode would skip them.
-// Floors (optional, gated kinds; floorWidth > 0 divides n): with w = floorWidth, gate[i] = 0
+// Floors (optional, gated kinds but SwiGluOai; floorWidth > 0 divides n): with w = floorWidth, gate[i] = 0
 // unless |g(gate[i])| >= gateFloor[i % w] * floorScale[i / w] and |f(gate[i], up[i])| >=
 // activationFloor[i % w] * floorScale[i / w], g the activation's gate part (silu for SwiGLU, ReLU
 // for the ReLU kinds, squared for ReLU², the GELU for GeGLU): a magnitude-sparse layer's neurons
@@ -134,8 +139,10 @@ enum class RopeStyle : int { Normal = 0, Neox = 1, None = 2 };
 // F32 each, or F16 halves with halfCache; position p takes row p % capacity, so a sliding-window layer's cache holds only its
 // last capacity >= window positions), then out = softmax(cap(q . K[lo..pos] * scale)) .
 // V[lo..pos] per head (grouped-query heads share a KV head), lo = 0, or pos - window + 1 with a
-// sliding window; cap(s) = softCap * tanh(s / softCap) with a soft-cap (Gemma 2), else s. q is
-// rotated in place. scores holds nHead * capacity floats of scratch.
+// sliding window; cap(s) = softCap * tanh(s / softCap) with a soft-cap (Gemma 2), else s. With
+// sinks (gpt-oss), head h's softmax also takes sinks[h] as a score whose value is zero: it
+// takes its share of the sum and adds nothing. q is rotated in place. scores holds
+// nHead * capacity floats of scratch.
 struct AttentionOp {
     DeviceBuffer q;
     DeviceBuffer k;
@@ -161,6 +168,7 @@ struct AttentionOp {
     // The cache holds F16 halves: k and v are stored rounded (after RoPE), as a CPU session's
     // F16 cache stores them, and widened again as they are read.
     bool halfCache = false;
+    DeviceBuffer sinks; // [nHead] F32 attention sinks, or empty
 };
 
 // y[i] += x[i] for i < n.

@@ -136,6 +136,7 @@ sparse::NeuronActivation neuronActivation(Activation a)
     case Activation::Relu:
     case Activation::Gelu:
     case Activation::GeGlu:
+    case Activation::SwiGluOai:
         break; // no neuron kernels (not gated, or no sparse files): FfnWeights::validate() turns them down
     }
     return sparse::NeuronActivation::ReGlu;

@@ -87,7 +87,7 @@ Status checkOp(const DownAccumulateOp& op)
 
 Status checkOp(const ActivateOp& op)
 {
-    if (int(op.kind) < 0 || int(op.kind) > int(Activation::GeGlu))
+    if (int(op.kind) < 0 || int(op.kind) > int(kLastActivation))
         return Status(ErrorCode::InvalidArgument, "activate: unknown activation");
     if (!countOk(op.n))
         return Status(ErrorCode::InvalidArgument, "activate: bad count");
@@ -97,7 +97,7 @@ Status checkOp(const ActivateOp& op)
     if (!op.mask.empty())
         HEARTH_TRY(need("activate", "mask", op.mask, op.n, 1));
     if (op.floorWidth != 0) {
-        if (!isGated(op.kind) || op.floorWidth < 0 || op.n % op.floorWidth != 0 || !op.mask.empty())
+        if (!isGated(op.kind) || op.kind == Activation::SwiGluOai || op.floorWidth < 0 || op.n % op.floorWidth != 0 || !op.mask.empty())
             return Status(ErrorCode::InvalidArgument, "activate: floors need a gated activation, whole rows and no mask");
         HEARTH_TRY(need("activate", "gate floor", op.gateFloor, op.floorWidth, 4));
         HEARTH_TRY(need("activate", "activation floor", op.activationFloor, op.floorWidth, 4));
@@ -154,6 +154,8 @@ Status checkOp(const AttentionOp& op)
     HEARTH_TRY(need("attention", "kCache", op.kCache, kvDim * op.capacity, cacheElement));
     HEARTH_TRY(need("attention", "vCache", op.vCache, kvDim * op.capacity, cacheElement));
     HEARTH_TRY(need("attention", "scores", op.scores, std::int64_t(op.nHead) * op.capacity, 4));
+    if (!op.sinks.empty())
+        HEARTH_TRY(need("attention", "sinks", op.sinks, op.nHead, 4));
     return need("attention", "out", op.out, qDim, 4);
 }
 

@@ -195,6 +195,9 @@ void activate(Activation kind, float* gate, const float* up, std::int64_t n)
     case Activation::GeGlu:
         cpu::geglu(gate, up, n);
         break;
+    case Activation::SwiGluOai:
+        cpu::swigluOai(gate, up, n);
+        break;
     }
 }
 
@@ -333,7 +336,20 @@ void attention(const AttentionOp& op)
             if (op.softCap > 0.0f)
                 score = op.softCap * std::tanh(score / op.softCap);
         }
-        cpu::softmax(scores, op.pos + 1 - first);
+        const int keys = op.pos + 1 - first;
+        if (op.sinks.empty()) {
+            cpu::softmax(scores, keys);
+        } else {
+            // The sink joins the maximum and the sum, and weighs no value.
+            const float sink = op.sinks.as<const float>()[h];
+            const float top = std::max(*std::max_element(scores, scores + keys), sink);
+            double sum = std::exp(double(sink - top));
+            for (int j = 0; j < keys; ++j) {
+                scores[j] = std::exp(scores[j] - top);
+                sum += scores[j];
+            }
+            cpu::scale(scores, float(1.0 / sum), keys);
+        }
         std::fill_n(out, std::size_t(hd), 0.0f);
         for (int j = first; j <= op.pos; ++j)
             cpu::axpy(out, scores[j - first], vCache.data() + row(j) + kvOffset, hd);
