@@ -657,10 +657,6 @@
         <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
         <translation>%1 of %2 attention layers and %3 of %4 experts on the GPU.</translation>
     </message>
-    <message>
-        <source>Hearth runs this kind of model on the processor only, for now.</source>
-        <translation>Hearth runs this kind of model on the processor only, for now.</translation>
-    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2525,8 +2521,8 @@
         <translation>Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers.</translation>
     </message>
     <message>
-        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now.</source>
-        <translation>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now.</translation>
+        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded).</source>
+        <translation>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded).</translation>
     </message>
 </context>
 <context>
@@ -2890,10 +2886,6 @@
     <message>
         <source>Experts on the GPU: %1 of %2</source>
         <translation>Experts on the GPU: %1 of %2</translation>
-    </message>
-    <message>
-        <source>Hearth runs this kind of model on the CPU only, for now: the GPU is not used.</source>
-        <translation>Hearth runs this kind of model on the CPU only, for now: the GPU is not used.</translation>
     </message>
 </context>
 <context>

@@ -656,10 +656,6 @@
         <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
         <translation>%1 dari %2 lapisan atensi dan %3 dari %4 pakar di GPU.</translation>
     </message>
-    <message>
-        <source>Hearth runs this kind of model on the processor only, for now.</source>
-        <translation>Untuk saat ini Hearth menjalankan jenis model ini hanya di prosesor.</translation>
-    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2517,8 +2513,8 @@
         <translation>Qwen 3, 30B campuran pakar: setiap token hanya menjalankan 3B parameternya, sehingga menjawab kira-kira secepat model 3B dengan pengetahuan model yang jauh lebih besar; berpikir sebelum menjawab.</translation>
     </message>
     <message>
-        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now.</source>
-        <translation>gpt-oss-20b dari OpenAI: campuran pakar (mixture of experts) yang menjalankan 3,6B dari 21B parameternya per token, dalam bobot MXFP4 4-bit milik OpenAI sendiri; bernalar sebelum menjawab (ditampilkan terlipat); untuk saat ini berjalan di CPU dalam Hearth.</translation>
+        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded).</source>
+        <translation>gpt-oss-20b dari OpenAI: campuran pakar (mixture of experts) yang menjalankan 3,6B dari 21B parameternya per token, dalam bobot MXFP4 4-bit milik OpenAI sendiri; bernalar sebelum menjawab (ditampilkan terlipat).</translation>
     </message>
 </context>
 <context>
@@ -2880,10 +2876,6 @@
     <message>
         <source>Experts on the GPU: %1 of %2</source>
         <translation>Pakar di GPU: %1 dari %2</translation>
-    </message>
-    <message>
-        <source>Hearth runs this kind of model on the CPU only, for now: the GPU is not used.</source>
-        <translation>Untuk saat ini Hearth menjalankan jenis model ini hanya di CPU: GPU tidak dipakai.</translation>
     </message>
 </context>
 <context>

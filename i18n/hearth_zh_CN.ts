@@ -656,10 +656,6 @@
         <source>%1 of %2 attention layers and %3 of %4 experts on the GPU.</source>
         <translation>%2 个注意力层中的 %1 个和 %4 个专家中的 %3 个在 GPU 上。</translation>
     </message>
-    <message>
-        <source>Hearth runs this kind of model on the processor only, for now.</source>
-        <translation>Hearth 目前只在处理器上运行这类模型。</translation>
-    </message>
 </context>
 <context>
     <name>Main</name>
@@ -2517,8 +2513,8 @@
         <translation>Qwen 3 30B 混合专家模型：每个 token 只运行其中 3B 参数，回答速度约与 3B 模型相当，却拥有大得多的模型的知识；回答前先思考。</translation>
     </message>
     <message>
-        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now.</source>
-        <translation>OpenAI 的 gpt-oss-20b：一个混合专家模型，每个词元只运行其 210 亿参数中的 36 亿，采用 OpenAI 自己的 4 位 MXFP4 权重；回答前先推理（折叠显示）；目前在 Hearth 中于 CPU 上运行。</translation>
+        <source>OpenAI&apos;s gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI&apos;s own 4-bit MXFP4 weights; reasons before it answers (shown folded).</source>
+        <translation>OpenAI 的 gpt-oss-20b：一个混合专家模型，每个词元只运行其 210 亿参数中的 36 亿，采用 OpenAI 自己的 4 位 MXFP4 权重；回答前先推理（折叠显示）。</translation>
     </message>
 </context>
 <context>
@@ -2880,10 +2876,6 @@
     <message>
         <source>Experts on the GPU: %1 of %2</source>
         <translation>GPU 上的专家：%2 个中的 %1 个</translation>
-    </message>
-    <message>
-        <source>Hearth runs this kind of model on the CPU only, for now: the GPU is not used.</source>
-        <translation>Hearth 目前只在 CPU 上运行这类模型：不使用 GPU。</translation>
     </message>
 </context>
 <context>

@@ -15,7 +15,7 @@ constexpr const char* kDescriptions[] = {
     QT_TRANSLATE_NOOP("hearth::models::CatalogDescription", "Qwen 3, 8B: strong reasoning, coding and many languages; thinks before it answers; 32k-token context."),
     QT_TRANSLATE_NOOP("hearth::models::CatalogDescription", "Qwen 3, 14B: the largest dense Qwen 3 that suits 16 GB of RAM; thinks before it answers; 32k-token context."),
     QT_TRANSLATE_NOOP("hearth::models::CatalogDescription", "Qwen 3, 30B mixture of experts: each token runs 3B of its parameters, so it answers about as fast as a 3B model with the knowledge of a much larger one; thinks before it answers."),
-    QT_TRANSLATE_NOOP("hearth::models::CatalogDescription", "OpenAI's gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI's own 4-bit MXFP4 weights; reasons before it answers (shown folded); runs on the CPU in Hearth for now."),
+    QT_TRANSLATE_NOOP("hearth::models::CatalogDescription", "OpenAI's gpt-oss-20b: a mixture of experts that runs 3.6B of its 21B parameters per token, in OpenAI's own 4-bit MXFP4 weights; reasons before it answers (shown folded)."),
     QT_TRANSLATE_NOOP("hearth::models::CatalogDescription", "Meta's Llama 3.1 8B Instruct: a capable general assistant with a 128k-token context."),
     QT_TRANSLATE_NOOP("hearth::models::CatalogDescription", "Meta's Llama 3.2 3B Instruct: small and quick, good for laptops; 128k-token context."),
     QT_TRANSLATE_NOOP("hearth::models::CatalogDescription", "Google's Gemma 3 4B (text): five local layers to one global keep long chats small in memory; 128k-token context."),
