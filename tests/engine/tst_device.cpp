@@ -288,27 +288,31 @@ void TestDevice::activate()
     const auto up = randomFloats(n, 22);
     EmulatedDevice d;
     DeviceBuffer du = put(d, up.data(), n * 4);
-    for (int kind = 0; kind < 4; ++kind) {
+    for (const Activation kind : {Activation::SwiGlu, Activation::ReGlu, Activation::DRelu, Activation::Relu2,
+                                  Activation::SwiGluOai}) {
         auto want = gate;
         switch (kind) {
-        case 0:
+        case Activation::SwiGlu:
             cpu::swiglu(want.data(), up.data(), std::int64_t(n));
             break;
-        case 1:
+        case Activation::ReGlu:
             cpu::reglu(want.data(), up.data(), std::int64_t(n));
             break;
-        case 2:
+        case Activation::DRelu:
             cpu::drelu(want.data(), up.data(), std::int64_t(n));
+            break;
+        case Activation::SwiGluOai: // gpt-oss's, clamped
+            cpu::swigluOai(want.data(), up.data(), std::int64_t(n));
             break;
         default:
             cpu::relu2(want.data(), up.data(), std::int64_t(n));
         }
         DeviceBuffer dg = put(d, gate.data(), n * 4);
-        QVERIFY(d.activate(ActivateOp{Activation(kind), dg, du, std::int64_t(n)}).ok());
+        QVERIFY(d.activate(ActivateOp{kind, dg, du, std::int64_t(n)}).ok());
         QVERIFY(sameFloats(fetch(d, dg, n), want));
         d.free(dg);
     }
-    QCOMPARE(d.activate(ActivateOp{Activation(7), du, du, 1}).code(), ErrorCode::InvalidArgument);
+    QCOMPARE(d.activate(ActivateOp{Activation(int(kLastActivation) + 1), du, du, 1}).code(), ErrorCode::InvalidArgument);
 
     // Floors: three tokens of 111 neurons, each neuron its two floors, each token its scale; a
     // neuron is kept when its silu and its activation both reach theirs.

@@ -297,14 +297,20 @@ public:
         Pair p(m_gpu, m_ref);
         const std::size_t n = 100000;
         const auto gate = randomFloats(n, 7, 3.0f);
+        // gpt-oss's clamp at 7 needs wider gates and ups.
+        const auto wideGate = randomFloats(n, 9, 12.0f);
         const auto up = randomFloats(n, 8);
+        const auto wideUp = randomFloats(n, 10, 12.0f);
         auto bu = p.put(up.data(), n * 4);
+        auto bwu = p.put(wideUp.data(), n * 4);
         for (int kind = 0; kind <= int(kLastActivation); ++kind) {
-            auto bg = p.put(gate.data(), n * 4);
+            const bool clamped = kind == int(Activation::SwiGluOai);
+            auto bg = p.put((clamped ? wideGate : gate).data(), n * 4);
+            const Pair::Buf& ups = clamped ? bwu : bu;
             // The plain kinds (ReLU, GELU) read no up operand.
             const bool gated = isGated(Activation(kind));
-            const ActivateOp og{Activation(kind), bg.gpu, gated ? bu.gpu : DeviceBuffer{}, std::int64_t(n)};
-            const ActivateOp orf{Activation(kind), bg.ref, gated ? bu.ref : DeviceBuffer{}, std::int64_t(n)};
+            const ActivateOp og{Activation(kind), bg.gpu, gated ? ups.gpu : DeviceBuffer{}, std::int64_t(n)};
+            const ActivateOp orf{Activation(kind), bg.ref, gated ? ups.ref : DeviceBuffer{}, std::int64_t(n)};
             const std::string name = "activate kind " + std::to_string(kind);
             if (p.failed() || !m_gpu.activate(og).ok() || !m_ref.activate(orf).ok())
                 return failed(name, "could not run");
