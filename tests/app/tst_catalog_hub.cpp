@@ -101,9 +101,12 @@ private Q_SLOTS:
         QTest::newRow("qwen3 moe gguf from the id")
             << hit("unsloth/Qwen3-30B-A3B-GGUF", gguf) << QList<HfFileEntry> {} << S::DenseOnly
             << QStringLiteral("qwen3_moe");
-        QTest::newRow("qwen3 moe safetensors does not convert") << hit(
+        QTest::newRow("qwen3 moe safetensors convert") << hit(
             "Qwen/Qwen3-30B-A3B", { QStringLiteral("qwen3_moe"), QStringLiteral("safetensors") })
-                                        << QList<HfFileEntry> {} << S::Unsupported << QStringLiteral("qwen3_moe");
+                                        << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("qwen3_moe");
+        QTest::newRow("mixtral safetensors convert") << hit(
+            "mistralai/Mixtral-8x7B-Instruct-v0.1", { QStringLiteral("mixtral"), QStringLiteral("safetensors") })
+                                        << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("mixtral");
         QTest::newRow("gpt-oss gguf") << hit("ggml-org/gpt-oss-20b-GGUF", { QStringLiteral("gpt_oss"), QStringLiteral("gguf") })
                                       << QList<HfFileEntry> {} << S::DenseOnly << QStringLiteral("gpt_oss");
         QTest::newRow("gpt-oss gguf from the id") << hit("unsloth/gpt-oss-120b-GGUF", gguf) << QList<HfFileEntry> {}

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Converting Hugging Face Falcon and OPT folders: a synthetic model is written directly as GGUF,
-// then the same weights as a Hugging Face folder (FalconForCausalLM with multi-query or the new
-// decoder architecture, RWForCausalLM, OPTForCausalLM; safetensors or pytorch_model.bin), and
-// the converted file must equal the direct one: every tensor byte for byte, in F32 and quantized,
-// the vocabulary, and the logits. With PowerInfer predictors the result is a sparse file.
+// Converting Hugging Face Falcon, OPT, Gemma and mixture-of-experts folders: a synthetic model is
+// written directly as GGUF, then the same weights as a Hugging Face folder (FalconForCausalLM with
+// multi-query or the new decoder architecture, RWForCausalLM, OPTForCausalLM, Gemma 2 and 3,
+// MixtralForCausalLM, Qwen2MoeForCausalLM, Qwen3MoeForCausalLM; safetensors or
+// pytorch_model.bin), and the converted file must equal the direct one: every tensor byte for
+// byte, in F32 and quantized, the vocabulary, and the logits. With PowerInfer predictors the
+// result is a sparse file.
 
 #include "convert/hf_config.h"
 #include "convert/hf_to_gguf.h"
@@ -31,6 +33,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -340,6 +343,140 @@ QByteArray gemmaConfigJson(GemmaFlavour f, const synth::ModelShape& s)
     return QJsonDocument(root).toJson();
 }
 
+enum class MoeFlavour { Mixtral, Qwen2Moe, Qwen3Moe };
+
+synth::SynthOptions moeOptions(MoeFlavour f)
+{
+    synth::SynthOptions o;
+    o.architecture = f == MoeFlavour::Mixtral ? "llama" : f == MoeFlavour::Qwen2Moe ? "qwen2moe" : "qwen3moe";
+    o.shape = *synth::shapeByName(f == MoeFlavour::Mixtral    ? "mixtral-tiny"
+                                  : f == MoeFlavour::Qwen2Moe ? "qwen2moe-tiny"
+                                                              : "qwen3moe-tiny");
+    o.type = DType::F32;
+    o.ffnActivation = "swiglu";
+    o.seed = 31;
+    return o;
+}
+
+// A llama file's Q or K rows back in Hugging Face's order: the inverse of convert::permuteForRope.
+FloatTensor unpermutedForRope(const FloatTensor& gguf, int heads)
+{
+    const std::int64_t rows = gguf.shape[0];
+    const std::int64_t cols = gguf.shape[1];
+    std::vector<float> rowIds(static_cast<std::size_t>(rows));
+    std::iota(rowIds.begin(), rowIds.end(), 0.0f);
+    const std::vector<float> from = convert::permuteForRope(rowIds, heads, rows, 1); // GGUF row r is HF row from[r]
+    FloatTensor out = gguf;
+    for (std::int64_t r = 0; r < rows; ++r)
+        std::copy_n(gguf.values.begin() + r * cols, cols, out.values.begin() + std::int64_t(from[std::size_t(r)]) * cols);
+    return out;
+}
+
+// The Hugging Face names of a mixture's GGUF tensors: Mixtral's block_sparse_moe with experts
+// w1, w3, w2, or Qwen's mlp with gate, up and down projections and Qwen 2 MoE's shared expert;
+// the stacked experts one tensor per expert.
+Tensors moeHfTensors(const gguf::GgufFile& file, MoeFlavour f, const synth::ModelShape& shape)
+{
+    const bool mixtral = f == MoeFlavour::Mixtral;
+    const std::string moe = mixtral ? "block_sparse_moe." : "mlp.";
+    const std::map<std::string, std::string> layerNames = {
+        {"attn_norm.weight", "input_layernorm.weight"},
+        {"attn_q.weight", "self_attn.q_proj.weight"},
+        {"attn_k.weight", "self_attn.k_proj.weight"},
+        {"attn_v.weight", "self_attn.v_proj.weight"},
+        {"attn_q.bias", "self_attn.q_proj.bias"},
+        {"attn_k.bias", "self_attn.k_proj.bias"},
+        {"attn_v.bias", "self_attn.v_proj.bias"},
+        {"attn_output.weight", "self_attn.o_proj.weight"},
+        {"attn_q_norm.weight", "self_attn.q_norm.weight"},
+        {"attn_k_norm.weight", "self_attn.k_norm.weight"},
+        {"ffn_norm.weight", "post_attention_layernorm.weight"},
+        {"ffn_gate_inp.weight", moe + "gate.weight"},
+        {"ffn_gate_inp_shexp.weight", moe + "shared_expert_gate.weight"},
+        {"ffn_gate_shexp.weight", moe + "shared_expert.gate_proj.weight"},
+        {"ffn_up_shexp.weight", moe + "shared_expert.up_proj.weight"},
+        {"ffn_down_shexp.weight", moe + "shared_expert.down_proj.weight"},
+    };
+    const std::map<std::string, std::string> expertNames = {
+        {"ffn_gate_exps.weight", mixtral ? "w1" : "gate_proj"},
+        {"ffn_up_exps.weight", mixtral ? "w3" : "up_proj"},
+        {"ffn_down_exps.weight", mixtral ? "w2" : "down_proj"},
+    };
+    Tensors out;
+    for (const gguf::TensorInfo& t : file.tensors()) {
+        FloatTensor value = torchOf(t);
+        if (t.name == "token_embd.weight") {
+            out["model.embed_tokens.weight"] = std::move(value);
+            continue;
+        }
+        if (t.name == "output_norm.weight" || t.name == "output.weight") {
+            out[t.name == "output.weight" ? "lm_head.weight" : "model.norm.weight"] = std::move(value);
+            continue;
+        }
+        const std::size_t dot = t.name.find('.', 4);
+        const std::string layer = "model.layers." + t.name.substr(4, dot - 4) + ".";
+        const std::string suffix = t.name.substr(dot + 1);
+        if (const auto stacked = expertNames.find(suffix); stacked != expertNames.end()) {
+            const std::int64_t n = value.shape[0];
+            const std::size_t each = value.values.size() / std::size_t(n);
+            for (std::int64_t e = 0; e < n; ++e) {
+                FloatTensor expert{{value.shape[1], value.shape[2]},
+                                   std::vector<float>(value.values.begin() + std::int64_t(each) * e,
+                                                      value.values.begin() + std::int64_t(each) * (e + 1))};
+                out[layer + moe + "experts." + std::to_string(e) + "." + stacked->second + ".weight"] = std::move(expert);
+            }
+            continue;
+        }
+        if (mixtral && (suffix == "attn_q.weight" || suffix == "attn_k.weight"))
+            value = unpermutedForRope(value, suffix == "attn_q.weight" ? shape.headCount : shape.kvHeadCount);
+        if (suffix == "ffn_gate_inp_shexp.weight")
+            value.shape = {1, value.shape[0]}; // a Linear(hidden, 1)
+        out[layer + layerNames.at(suffix)] = std::move(value);
+    }
+    return out;
+}
+
+QByteArray moeConfigJson(MoeFlavour f, const synth::ModelShape& s, bool tied)
+{
+    QJsonObject c{{"hidden_act", "silu"},
+                  {"hidden_size", s.embeddingSize},
+                  {"intermediate_size", s.feedForwardSize},
+                  {"num_hidden_layers", s.layerCount},
+                  {"num_attention_heads", s.headCount},
+                  {"num_key_value_heads", s.kvHeadCount},
+                  {"vocab_size", s.vocabSize},
+                  {"max_position_embeddings", s.contextLength},
+                  {"rms_norm_eps", double(s.rmsNormEpsilon)},
+                  {"rope_theta", double(s.ropeFreqBase)},
+                  {"tie_word_embeddings", tied},
+                  {"num_experts_per_tok", s.expertUsedCount}};
+    switch (f) {
+    case MoeFlavour::Mixtral:
+        c["architectures"] = QJsonArray{"MixtralForCausalLM"};
+        c["model_type"] = "mixtral";
+        c["num_local_experts"] = s.expertCount;
+        c["sliding_window"] = QJsonValue();
+        break;
+    case MoeFlavour::Qwen2Moe:
+    case MoeFlavour::Qwen3Moe: {
+        const bool qwen3 = f == MoeFlavour::Qwen3Moe;
+        c["architectures"] = QJsonArray{qwen3 ? "Qwen3MoeForCausalLM" : "Qwen2MoeForCausalLM"};
+        c["model_type"] = qwen3 ? "qwen3_moe" : "qwen2_moe";
+        c["num_experts"] = s.expertCount;
+        c["moe_intermediate_size"] = s.expertWidth();
+        c["norm_topk_prob"] = qwen3;
+        c["decoder_sparse_step"] = 1;
+        c["mlp_only_layers"] = QJsonArray{};
+        if (qwen3)
+            c["head_dim"] = s.headDim();
+        else
+            c["shared_expert_intermediate_size"] = s.sharedExpertFeedForwardSize;
+        break;
+    }
+    }
+    return QJsonDocument(c).toJson();
+}
+
 std::vector<float> logitsOf(const std::string& path, const std::vector<Token>& tokens, bool dense = false)
 {
     auto model = Model::load(path);
@@ -528,6 +665,68 @@ private slots:
         const std::vector<float> want = logitsOf(direct, kTokens);
         QVERIFY(!want.empty());
         QVERIFY(want == logitsOf(options.output, kTokens));
+    }
+
+    void mixturesConvertedEqualsDirect_data()
+    {
+        QTest::addColumn<int>("flavour");
+        QTest::newRow("mixtral") << int(MoeFlavour::Mixtral);
+        QTest::newRow("qwen2moe") << int(MoeFlavour::Qwen2Moe);
+        QTest::newRow("qwen3moe") << int(MoeFlavour::Qwen3Moe);
+    }
+
+    // A synthetic mixture written directly (F32) and as a Hugging Face folder, one tensor per
+    // expert: the converted file stacks the experts as llama.cpp's files do (Mixtral as a llama
+    // file with its Q and K rows permuted), keeps the router in F32 even when quantized, and
+    // gives the same logits.
+    void mixturesConvertedEqualsDirect()
+    {
+        QFETCH(int, flavour);
+        const MoeFlavour f = MoeFlavour(flavour);
+        const synth::SynthOptions o = moeOptions(f);
+        const std::string direct = path(QStringLiteral("moe-direct.gguf")).toStdString();
+        QVERIFY(synth::writeSyntheticModel(o, direct).ok());
+        auto file = gguf::GgufFile::open(direct);
+        QVERIFY(file.ok());
+        const bool tied = !(*file)->findTensor("output.weight");
+        const QString hf = path(QStringLiteral("moe-hf"));
+        QDir().mkpath(hf);
+        QVERIFY(writeFixtureFile(hf + "/config.json", moeConfigJson(f, o.shape, tied)));
+        QVERIFY(writeFixtureFile(hf + "/tokenizer.json", hfTokenizerJson()));
+        QVERIFY(writeFixtureFile(hf + "/tokenizer_config.json", hfTokenizerConfigJson()));
+        QVERIFY(writeFixtureFile(hf + "/model.safetensors", hfSafetensors(moeHfTensors(**file, f, o.shape))));
+
+        convert::ConvertOptions options;
+        options.modelFolder = hf.toStdString();
+        options.output = path(QStringLiteral("moe-converted.gguf")).toStdString();
+        options.type = DType::F32;
+        auto report = convert::convertHfModel(options);
+        QVERIFY2(report.ok(), report.message().c_str());
+        compareTensors(direct, options.output);
+        auto converted = gguf::GgufFile::open(options.output);
+        QVERIFY(converted.ok());
+        const std::string arch = o.architecture;
+        QCOMPARE((*converted)->getString("general.architecture"), std::optional<std::string>(arch));
+        QCOMPARE((*converted)->getInt(arch + ".expert_count"), std::optional<std::int64_t>(o.shape.expertCount));
+        QCOMPARE((*converted)->getInt(arch + ".expert_used_count"), std::optional<std::int64_t>(o.shape.expertUsedCount));
+        const std::vector<float> want = logitsOf(direct, kTokens);
+        QVERIFY(!want.empty());
+        QVERIFY(want == logitsOf(options.output, kTokens));
+
+        // Quantized: the generator's Q8_0 file, the router in F32 as llama-quantize leaves it.
+        synth::SynthOptions q8 = o;
+        q8.type = DType::Q8_0;
+        const std::string directQ8 = path(QStringLiteral("moe-direct-q8.gguf")).toStdString();
+        QVERIFY(synth::writeSyntheticModel(q8, directQ8).ok());
+        options.output = path(QStringLiteral("moe-q8.gguf")).toStdString();
+        options.type = DType::Q8_0;
+        report = convert::convertHfModel(options);
+        QVERIFY2(report.ok(), report.message().c_str());
+        compareTensors(directQ8, options.output);
+        auto quantized = gguf::GgufFile::open(options.output);
+        QVERIFY(quantized.ok());
+        QCOMPARE(DType((*quantized)->findTensor("blk.0.ffn_gate_inp.weight")->type), DType::F32);
+        QCOMPARE(DType((*quantized)->findTensor("blk.1.ffn_down_exps.weight")->type), DType::Q8_0);
     }
 
     // What GGUF files cannot carry is refused, not converted into a different model.
@@ -768,6 +967,12 @@ private slots:
                                   << QStringLiteral("gelu");
         QTest::newRow("opt-no-ffn") << QByteArray(R"({"model_type":"opt","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320})")
                                     << QStringLiteral("ffn_dim");
+        QTest::newRow("qwen3moe-unnormalized") << QByteArray(R"({"architectures":["Qwen3MoeForCausalLM"],"model_type":"qwen3_moe","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"num_experts":8,"num_experts_per_tok":2,"moe_intermediate_size":32,"norm_topk_prob":false})")
+                                               << QStringLiteral("norm_topk_prob");
+        QTest::newRow("qwen2moe-dense-layers") << QByteArray(R"({"model_type":"qwen2_moe","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"num_experts":8,"num_experts_per_tok":2,"moe_intermediate_size":32,"shared_expert_intermediate_size":64,"mlp_only_layers":[1]})")
+                                               << QStringLiteral("dense layers");
+        QTest::newRow("mixtral-no-experts") << QByteArray(R"({"architectures":["MixtralForCausalLM"],"model_type":"mixtral","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"num_experts_per_tok":2})")
+                                            << QStringLiteral("num_local_experts");
         QTest::newRow("falcon-kv") << QByteArray(R"({"model_type":"falcon","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":320,"new_decoder_architecture":true,"num_kv_heads":3})")
                                    << QStringLiteral("KV head");
     }

@@ -18,6 +18,7 @@ constexpr std::int64_t kMaxLayers = 1024;
 constexpr std::int64_t kMaxHeads = 4096;
 constexpr std::int64_t kMaxVocab = 1 << 22;
 constexpr std::int64_t kMaxContext = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxExperts = 1024;
 
 Status invalid(const std::string& message)
 {
@@ -170,6 +171,36 @@ Status parseOpt(const JsonValue& root, HfConfig& c)
 }
 
 // "rope_scaling": linear, Llama 3's, or (Phi-3 only) LongRoPE; null or absent: none.
+// Which mixture of experts a config describes.
+enum class Mixture { None, Mixtral, Qwen2Moe, Qwen3Moe };
+
+// The experts of a mixture: how many, how many a token uses, how wide, and Qwen 2 MoE's shared
+// expert. What a GGUF file of the family cannot say (dense layers between the sparse ones, the
+// other choice of normalising the chosen experts' weights) is refused.
+Status parseExperts(const JsonValue& cfg, Mixture mixture, HfConfig& c)
+{
+    const bool mixtral = mixture == Mixture::Mixtral;
+    HEARTH_TRY(readInt(cfg, mixtral ? "num_local_experts" : "num_experts", kMaxExperts, c.expertCount, true));
+    HEARTH_TRY(readInt(cfg, "num_experts_per_tok", c.expertCount, c.expertsUsed, true));
+    c.expertWidth = c.intermediateSize;
+    if (mixtral)
+        return {};
+    HEARTH_TRY(readInt(cfg, "moe_intermediate_size", kMaxWidth, c.expertWidth, true));
+    if (mixture == Mixture::Qwen2Moe)
+        HEARTH_TRY(readInt(cfg, "shared_expert_intermediate_size", kMaxWidth, c.sharedExpertWidth, true));
+    int step = 1;
+    HEARTH_TRY(readInt(cfg, "decoder_sparse_step", kMaxLayers, step, false));
+    const JsonValue* denseLayers = cfg.find("mlp_only_layers");
+    if (step != 1 || (denseLayers != nullptr && denseLayers->isArray() && !denseLayers->items().empty()))
+        return Status(ErrorCode::Unsupported, "config.json: dense layers between the mixture's layers are not supported");
+    // Qwen 3 MoE files renormalise the chosen experts' weights, Qwen 2 MoE files do not.
+    const bool normalized = mixture == Mixture::Qwen3Moe;
+    if (boolOf(cfg, "norm_topk_prob", normalized) != normalized)
+        return Status(ErrorCode::Unsupported, std::string("config.json: norm_topk_prob ")
+                                                  + (normalized ? "false" : "true") + " is not supported for this family");
+    return {};
+}
+
 Status parseRopeScaling(const JsonValue& cfg, bool phi3, HfConfig& c)
 {
     if (const JsonValue* scaling = cfg.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
@@ -353,9 +384,10 @@ float HfConfig::longRopeAttnFactor() const
 
 const std::vector<std::string>& convertibleModelTypes()
 {
-    static const std::vector<std::string> types = {"llama", "mistral", "bamboo",     "qwen2",      "qwen3",
-                                                   "phi3",  "gemma2",  "gemma3",     "gemma3_text", "falcon",
-                                                   "opt",   "RefinedWeb", "RefinedWebModel"};
+    static const std::vector<std::string> types = {"llama",     "mistral",   "mixtral",    "bamboo",     "qwen2",
+                                                   "qwen3",     "qwen2_moe", "qwen3_moe",  "phi3",       "gemma2",
+                                                   "gemma3",    "gemma3_text", "falcon",   "opt",        "RefinedWeb",
+                                                   "RefinedWebModel"};
     return types;
 }
 
@@ -389,10 +421,14 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
         return c;
     }
     const bool bamboo = c.modelType == "bamboo" || c.hfArchitecture.find("Bamboo") != std::string::npos;
+    const Mixture mixture = c.modelType == "mixtral" || c.hfArchitecture == "MixtralForCausalLM" ? Mixture::Mixtral
+        : c.modelType == "qwen2_moe" || c.hfArchitecture == "Qwen2MoeForCausalLM"               ? Mixture::Qwen2Moe
+        : c.modelType == "qwen3_moe" || c.hfArchitecture == "Qwen3MoeForCausalLM"               ? Mixture::Qwen3Moe
+                                                                                                 : Mixture::None;
     const bool llamaLike = c.modelType == "llama" || c.modelType == "mistral" || c.hfArchitecture == "LlamaForCausalLM"
-        || c.hfArchitecture == "MistralForCausalLM";
-    const bool qwen2 = c.modelType == "qwen2" || c.hfArchitecture == "Qwen2ForCausalLM";
-    const bool qwen3 = c.modelType == "qwen3" || c.hfArchitecture == "Qwen3ForCausalLM";
+        || c.hfArchitecture == "MistralForCausalLM" || mixture == Mixture::Mixtral;
+    const bool qwen2 = c.modelType == "qwen2" || c.hfArchitecture == "Qwen2ForCausalLM" || mixture == Mixture::Qwen2Moe;
+    const bool qwen3 = c.modelType == "qwen3" || c.hfArchitecture == "Qwen3ForCausalLM" || mixture == Mixture::Qwen3Moe;
     const bool phi3 = c.modelType == "phi3" || c.hfArchitecture == "Phi3ForCausalLM";
     const bool gemma2 = c.modelType == "gemma2" || c.hfArchitecture == "Gemma2ForCausalLM";
     const bool gemma3 = c.modelType == "gemma3" || c.modelType == "gemma3_text" || c.hfArchitecture == "Gemma3ForCausalLM"
@@ -400,17 +436,21 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
     if (!bamboo && !llamaLike && !qwen2 && !qwen3 && !phi3 && !gemma2 && !gemma3) {
         return Status(ErrorCode::Unsupported,
                       "config.json: model \"" + (c.hfArchitecture.empty() ? c.modelType : c.hfArchitecture)
-                          + "\" is not supported (LlamaForCausalLM, MistralForCausalLM, Bamboo, Qwen2ForCausalLM, "
-                            "Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, "
-                            "Gemma3ForConditionalGeneration, FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
+                          + "\" is not supported (LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, Bamboo, "
+                            "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen2MoeForCausalLM, Qwen3MoeForCausalLM, "
+                            "Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM, Gemma3ForConditionalGeneration, "
+                            "FalconForCausalLM, RWForCausalLM and OPTForCausalLM are)");
     }
-    c.ggufArchitecture = bamboo ? "bamboo"
-        : qwen2                 ? "qwen2"
-        : qwen3                 ? "qwen3"
-        : phi3                  ? "phi3"
-        : gemma2                ? "gemma2"
-        : gemma3                ? "gemma3"
-                                : "llama";
+    // Mixtral's GGUF files are llama files with experts, as llama.cpp writes them.
+    c.ggufArchitecture = bamboo               ? "bamboo"
+        : mixture == Mixture::Qwen2Moe       ? "qwen2moe"
+        : mixture == Mixture::Qwen3Moe       ? "qwen3moe"
+        : qwen2                              ? "qwen2"
+        : qwen3                              ? "qwen3"
+        : phi3                               ? "phi3"
+        : gemma2                             ? "gemma2"
+        : gemma3                             ? "gemma3"
+                                             : "llama";
     // Gemma 3's multimodal checkpoints keep the text model's settings in "text_config"; the
     // vision tower is not converted.
     const JsonValue* textConfig = gemma3 ? root.find("text_config") : nullptr;
@@ -459,6 +499,8 @@ Result<HfConfig> HfConfig::parse(std::string_view json)
     c.contextLength = 2048;
     HEARTH_TRY(readInt(cfg, "max_position_embeddings", kMaxContext, c.contextLength, false));
     HEARTH_TRY(readFloat(cfg, "rms_norm_eps", c.rmsNormEps));
+    if (mixture != Mixture::None)
+        HEARTH_TRY(parseExperts(cfg, mixture, c));
     HEARTH_TRY(readFloat(cfg, "rope_theta", c.ropeTheta));
     if (const JsonValue* tie = cfg.find("tie_word_embeddings"); tie != nullptr && tie->isBool()) {
         c.tieWordEmbeddings = tie->toBool();

@@ -4,7 +4,8 @@
 // The parts of a Hugging Face config.json that decide how a checkpoint becomes a GGUF file:
 // the llama family (LlamaForCausalLM, MistralForCausalLM, Bamboo, Qwen2ForCausalLM,
 // Qwen3ForCausalLM, Phi3ForCausalLM, Gemma2ForCausalLM, Gemma3ForCausalLM and the text model of
-// Gemma3ForConditionalGeneration), Falcon (FalconForCausalLM
+// Gemma3ForConditionalGeneration), its mixtures of experts (MixtralForCausalLM,
+// Qwen2MoeForCausalLM, Qwen3MoeForCausalLM), Falcon (FalconForCausalLM
 // and the older RWForCausalLM, multi-query or new_decoder_architecture) and OPT
 // (OPTForCausalLM, pre-LayerNorm). Sizes are checked against generous limits before anything is allocated, so a
 // hostile config cannot make the converter reserve terabytes.
@@ -23,8 +24,8 @@ namespace hearth::convert {
 struct HfConfig {
     std::string hfArchitecture; // architectures[0], e.g. "LlamaForCausalLM"
     std::string modelType;      // model_type, e.g. "llama"
-    std::string ggufArchitecture; // "llama", "bamboo", "qwen2", "qwen3", "phi3", "gemma2", "gemma3",
-                                  // "falcon" or "opt"
+    std::string ggufArchitecture; // "llama" (Mixtral too), "bamboo", "qwen2", "qwen3", "qwen2moe",
+                                  // "qwen3moe", "phi3", "gemma2", "gemma3", "falcon" or "opt"
     std::string ffnActivation;  // hearth.ffn_activation: "swiglu", "reglu", "drelu" or "geglu"; falcon
                                 // "gelu" or "relu"; opt "relu"
     std::string name;           // _name_or_path, when present
@@ -61,6 +62,12 @@ struct HfConfig {
     // The text model of a multimodal checkpoint (Gemma3ForConditionalGeneration: settings in
     // text_config, its vision tower left out); hf_to_gguf knows where such checkpoints keep it.
     bool multimodal = false;
+    // Mixtures of experts: routed experts per layer and per token, their width, and the shared
+    // expert's width (Qwen 2 MoE; 0: none). No experts: a dense FFN of intermediateSize.
+    int expertCount = 0;
+    int expertsUsed = 0;
+    int expertWidth = 0;
+    int sharedExpertWidth = 0;
 
     [[nodiscard]] int headDim() const { return explicitHeadDim > 0 ? explicitHeadDim : hiddenSize / headCount; }
     [[nodiscard]] int qDim() const { return headDim() * headCount; }

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <numeric>
 
 namespace hearth::convert {
 
@@ -28,7 +29,11 @@ struct PlannedTensor {
     std::vector<std::int64_t> shape; // GGUF order
     std::function<Result<std::vector<float>>()> values;
 
-    [[nodiscard]] std::int64_t rows() const { return shape.size() > 1 ? shape[1] : 1; }
+    // Rows of shape[0] values: every dimension past the first (a mixture's stacked experts have two).
+    [[nodiscard]] std::int64_t rows() const
+    {
+        return std::accumulate(shape.begin() + 1, shape.end(), std::int64_t(1), std::multiplies<>());
+    }
     [[nodiscard]] std::uint64_t bytes() const { return rowBytes(type, shape[0]) * std::uint64_t(rows()); }
 };
 
@@ -84,20 +89,7 @@ public:
     Status add(const std::string& ggufName, const std::string& hfName, std::vector<std::int64_t> hfShape,
                std::function<std::vector<float>(std::vector<float>)> transform = {}, bool transpose = false)
     {
-        const CheckpointTensorInfo* info = m_checkpoint.find(hfName);
-        if (info == nullptr) {
-            return {ErrorCode::InvalidFile, "the checkpoint lacks tensor '" + hfName + "'"};
-        }
-        std::vector<std::int64_t> actual = info->shape;
-        if (actual != hfShape) {
-            return {ErrorCode::InvalidFile, "tensor '" + hfName + "' has shape " + shapeText(actual) + ", config.json implies "
-                                                + shapeText(hfShape)};
-        }
-        if (info->dtype != ElementType::F32 && info->dtype != ElementType::F16 && info->dtype != ElementType::BF16
-            && info->dtype != ElementType::F64) {
-            return {ErrorCode::Unsupported, "tensor '" + hfName + "' has type " + std::string(elementTypeName(info->dtype))
-                                                + "; only floating-point checkpoints can be converted"};
-        }
+        HEARTH_TRY(check(hfName, hfShape));
         PlannedTensor t;
         t.name = ggufName;
         if (hfShape.size() == 1) {
@@ -127,6 +119,44 @@ public:
         return {};
     }
 
+    // A mixture's experts as one tensor (llama.cpp's ffn_*_exps): @p hfNames' matrices, each of
+    // PyTorch shape @p hfShape, one after the other.
+    Status addStacked(const std::string& ggufName, const std::vector<std::string>& hfNames,
+                      const std::vector<std::int64_t>& hfShape)
+    {
+        for (const std::string& hfName : hfNames)
+            HEARTH_TRY(check(hfName, hfShape));
+        PlannedTensor t;
+        t.name = ggufName;
+        t.shape = {hfShape[1], hfShape[0], std::int64_t(hfNames.size())};
+        t.type = matrixType(m_type, t.shape[0]);
+        const HfCheckpoint* checkpoint = &m_checkpoint;
+        t.values = [checkpoint, hfNames]() -> Result<std::vector<float>> {
+            std::vector<float> out;
+            for (const std::string& hfName : hfNames) {
+                auto values = checkpoint->read(hfName);
+                if (!values)
+                    return values.status();
+                out.insert(out.end(), values->begin(), values->end());
+            }
+            return out;
+        };
+        m_tensors.push_back(std::move(t));
+        return {};
+    }
+
+    // A checkpoint tensor kept in F32 whatever the file's type, as llama-quantize keeps it (a
+    // router), or, of PyTorch shape [1, n], as a vector of n (Qwen 2 MoE's shared expert gate).
+    Status addF32(const std::string& ggufName, const std::string& hfName, std::vector<std::int64_t> hfShape)
+    {
+        HEARTH_TRY(add(ggufName, hfName, hfShape));
+        PlannedTensor& t = m_tensors.back();
+        t.type = DType::F32;
+        if (hfShape.size() == 2 && hfShape[0] == 1)
+            t.shape = {hfShape[1]};
+        return {};
+    }
+
     void addPredictor(const std::string& name, const TorchTensor* tensor, DType type)
     {
         PlannedTensor t;
@@ -150,6 +180,25 @@ public:
     [[nodiscard]] std::vector<PlannedTensor>& tensors() { return m_tensors; }
 
 private:
+    // Whether the checkpoint has @p hfName in @p hfShape, in a floating-point type.
+    Status check(const std::string& hfName, const std::vector<std::int64_t>& hfShape) const
+    {
+        const CheckpointTensorInfo* info = m_checkpoint.find(hfName);
+        if (info == nullptr) {
+            return {ErrorCode::InvalidFile, "the checkpoint lacks tensor '" + hfName + "'"};
+        }
+        if (info->shape != hfShape) {
+            return {ErrorCode::InvalidFile, "tensor '" + hfName + "' has shape " + shapeText(info->shape)
+                                                + ", config.json implies " + shapeText(hfShape)};
+        }
+        if (info->dtype != ElementType::F32 && info->dtype != ElementType::F16 && info->dtype != ElementType::BF16
+            && info->dtype != ElementType::F64) {
+            return {ErrorCode::Unsupported, "tensor '" + hfName + "' has type " + std::string(elementTypeName(info->dtype))
+                                                + "; only floating-point checkpoints can be converted"};
+        }
+        return {};
+    }
+
     const HfCheckpoint& m_checkpoint;
     DType m_type;
     std::vector<PlannedTensor> m_tensors;
@@ -212,6 +261,14 @@ void declareModelMetadata(gguf::GgufWriter& writer, const HfConfig& c, const Con
         }
         writer.setFloat32(p + "attention.layer_norm_rms_epsilon", c.rmsNormEps);
         writer.setUInt32(p + "vocab_size", std::uint32_t(c.vocabSize));
+    }
+    if (c.expertCount > 0) {
+        writer.setUInt32(p + "expert_count", std::uint32_t(c.expertCount));
+        writer.setUInt32(p + "expert_used_count", std::uint32_t(c.expertsUsed));
+        if (c.ggufArchitecture != "llama")
+            writer.setUInt32(p + "expert_feed_forward_length", std::uint32_t(c.expertWidth));
+        if (c.sharedExpertWidth > 0)
+            writer.setUInt32(p + "expert_shared_feed_forward_length", std::uint32_t(c.sharedExpertWidth));
     }
     writer.setString("hearth.ffn_activation", c.ffnActivation);
     if (sparseThreshold) {
@@ -297,6 +354,34 @@ Status planOutputHead(Planner& plan, const HfConfig& c, const HfCheckpoint& chec
     return {};
 }
 
+// A mixture's FFN in layer prefix @p g from Hugging Face layer prefix @p h: the router, the
+// experts stacked (Mixtral's w1, w3, w2; Qwen's gate, up and down projections) and Qwen 2 MoE's
+// shared expert with its gate.
+Status planExperts(Planner& plan, const HfConfig& c, const std::string& g, const std::string& h)
+{
+    const std::int64_t embd = c.hiddenSize;
+    const std::int64_t width = c.expertWidth;
+    const bool mixtral = c.ggufArchitecture == "llama";
+    const std::string moe = h + (mixtral ? "block_sparse_moe." : "mlp.");
+    HEARTH_TRY(plan.addF32(g + "ffn_gate_inp.weight", moe + "gate.weight", {c.expertCount, embd}));
+    const auto experts = [&](const char* mixtralName, const char* qwenName) {
+        std::vector<std::string> names;
+        for (int e = 0; e < c.expertCount; ++e)
+            names.push_back(moe + "experts." + std::to_string(e) + "." + (mixtral ? mixtralName : qwenName) + ".weight");
+        return names;
+    };
+    HEARTH_TRY(plan.addStacked(g + "ffn_gate_exps.weight", experts("w1", "gate_proj"), {width, embd}));
+    HEARTH_TRY(plan.addStacked(g + "ffn_up_exps.weight", experts("w3", "up_proj"), {width, embd}));
+    HEARTH_TRY(plan.addStacked(g + "ffn_down_exps.weight", experts("w2", "down_proj"), {embd, width}));
+    if (c.sharedExpertWidth == 0)
+        return {};
+    const std::int64_t shared = c.sharedExpertWidth;
+    HEARTH_TRY(plan.addF32(g + "ffn_gate_inp_shexp.weight", moe + "shared_expert_gate.weight", {1, embd}));
+    HEARTH_TRY(plan.add(g + "ffn_gate_shexp.weight", moe + "shared_expert.gate_proj.weight", {shared, embd}));
+    HEARTH_TRY(plan.add(g + "ffn_up_shexp.weight", moe + "shared_expert.up_proj.weight", {shared, embd}));
+    return plan.add(g + "ffn_down_shexp.weight", moe + "shared_expert.down_proj.weight", {embd, shared});
+}
+
 Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoint,
                  const std::vector<PredictorLayer>& predictors, DType type)
 {
@@ -362,14 +447,17 @@ Status planLlama(Planner& plan, const HfConfig& c, const HfCheckpoint& checkpoin
         } else {
             HEARTH_TRY(addNorm(g + "ffn_norm.weight", h + "post_attention_layernorm.weight", embd));
         }
-        if (flavour.fusedGateUp) {
+        if (c.expertCount > 0) {
+            HEARTH_TRY(planExperts(plan, c, g, h));
+        } else if (flavour.fusedGateUp) {
             // The gate's rows, then the up projection's, as Phi-3's GGUF files keep them.
             HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.gate_up_proj.weight", {2 * ff, embd}));
         } else {
             HEARTH_TRY(plan.add(g + "ffn_gate.weight", h + "mlp.gate_proj.weight", {ff, embd}));
             HEARTH_TRY(plan.add(g + "ffn_up.weight", h + "mlp.up_proj.weight", {ff, embd}));
         }
-        HEARTH_TRY(planDown(plan, g, h + "mlp.down_proj.weight", c, predictors, l, type));
+        if (c.expertCount == 0)
+            HEARTH_TRY(planDown(plan, g, h + "mlp.down_proj.weight", c, predictors, l, type));
     }
     HEARTH_TRY(addNorm("output_norm.weight", m + "norm.weight", embd));
     if (c.llama3Rope.factor > 0.0f)
@@ -485,6 +573,10 @@ Status convertInto(const ConvertOptions& options, const std::string& partial, co
         return checkpoint.status();
     }
     const bool sparse = !options.predictorFolder.empty();
+    if (c.expertCount > 0 && (sparse || !options.activationFolder.empty())) {
+        return {ErrorCode::Unsupported, "PowerInfer's predictor and activation folders are for dense FFNs, not for a "
+                                        "mixture of experts"};
+    }
     std::vector<PredictorLayer> predictors;
     std::optional<float> threshold;
     if (sparse) {
