@@ -137,26 +137,29 @@ section models && for spec in "llama tinyllama-1.1b q4_0 reglu fitted" "opt opt-
 done
 
 if section moe; then
-    echo
-    echo "Mixture of experts, Qwen3-30B-A3B shape with 4 layers, Q4_K, 4 threads: experts on the GPU by use"
-    echo "(hearth-profile's statistics) against layer by layer (--experts-by-layer, llama.cpp's --n-cpu-moe)"
-    file="$MODELS/qwen3-30b-a3b-4.gguf"
-    if "$BIN/hearth-synth" --arch qwen3moe --shape qwen3-30b-a3b --layers 4 --type q4_k -q -o "$file" \
-        && timeout 300 "$BIN/hearth-profile" -m "$file" -f "$TEXT" \
-            -o "${file%.gguf}.hearth-stats.gguf" -t "$(nproc)" -c 256 >/dev/null 2>"$MODELS/stderr"; then
-        for run in "0" "0.75" "0.75 --experts-by-layer" "1.5" "1.5 --experts-by-layer" "8"; do
-            read -r budget order <<<"$run"
-            result=$(timeout 300 "$BIN/hearth-bench" -m "$file" -t 4 -r 2 -n 32 --json --no-bandwidth \
-                --vram-budget "$budget" $order 2>/dev/null) || { echo "bench moe budget $run failed"; status=1; continue; }
-            echo "$result" >>"$OUT/end-to-end-bench.json"
-            printf 'moe budget %-4s %-20s %s\n' "$budget" "${order:-by use}" \
-                "$(grep -o '"[a-z_]*tokens_per_second":[0-9.]*\|"placement":"[^"]*"' <<<"$result" | tr '\n' ' ')"
-        done
-    else
-        echo "moe: hearth-synth or hearth-profile failed: $(tail -n 3 "$MODELS/stderr")"
-        status=1
-    fi
-    rm -f "$MODELS"/qwen3-30b-a3b-4.*
+    for spec in "qwen3moe qwen3-30b-a3b q4_k" "gpt-oss gpt-oss-20b mxfp4"; do
+        read -r arch shape type <<<"$spec"
+        echo
+        echo "Mixture of experts, $shape shape with 4 layers, $type, 4 threads: experts on the GPU by use"
+        echo "(hearth-profile's statistics) against layer by layer (--experts-by-layer, llama.cpp's --n-cpu-moe)"
+        file="$MODELS/$shape-4.gguf"
+        if "$BIN/hearth-synth" --arch "$arch" --shape "$shape" --layers 4 --type "$type" -q -o "$file" \
+            && timeout 300 "$BIN/hearth-profile" -m "$file" -f "$TEXT" \
+                -o "${file%.gguf}.hearth-stats.gguf" -t "$(nproc)" -c 256 >/dev/null 2>"$MODELS/stderr"; then
+            for run in "0" "0.75" "0.75 --experts-by-layer" "1.5" "1.5 --experts-by-layer" "8"; do
+                read -r budget order <<<"$run"
+                result=$(timeout 300 "$BIN/hearth-bench" -m "$file" -t 4 -r 2 -n 32 --json --no-bandwidth \
+                    --vram-budget "$budget" $order 2>/dev/null) || { echo "bench $shape budget $run failed"; status=1; continue; }
+                echo "$result" >>"$OUT/end-to-end-bench.json"
+                printf '%s budget %-4s %-20s %s\n' "$shape" "$budget" "${order:-by use}" \
+                    "$(grep -o '"[a-z_]*tokens_per_second":[0-9.]*\|"placement":"[^"]*"' <<<"$result" | tr '\n' ' ')"
+            done
+        else
+            echo "$shape: hearth-synth or hearth-profile failed: $(tail -n 3 "$MODELS/stderr")"
+            status=1
+        fi
+        rm -f "$MODELS/$shape"-4.*
+    done
 fi
 
 section bench && echo
