@@ -82,6 +82,7 @@ AppSettings::AppSettings(const QString& iniPath, QObject* parent)
         m_theme = QStringLiteral("system");
     m_fontSize = validFontSize(m_settings->value(QStringLiteral("appearance/fontSize"), 0).toInt());
     m_threads = qBound(0, m_settings->value(QStringLiteral("engine/threads"), 0).toInt(), 256);
+    m_fastSparsePrompts = m_settings->value(QStringLiteral("engine/fastSparsePrompts"), false).toBool();
     // Not "general/...": an INI file's [general] section reads back as the top level (QSettings
     // takes any case of "General" for it), so those keys were written and never found again.
     // Files written that way still hold the values at the top level.
@@ -198,6 +199,15 @@ void AppSettings::setThreads(int threads)
     m_threads = threads;
     m_settings->setValue(QStringLiteral("engine/threads"), m_threads);
     Q_EMIT threadsChanged();
+}
+
+void AppSettings::setFastSparsePrompts(bool on)
+{
+    if (on == m_fastSparsePrompts)
+        return;
+    m_fastSparsePrompts = on;
+    m_settings->setValue(QStringLiteral("engine/fastSparsePrompts"), on);
+    Q_EMIT fastSparsePromptsChanged();
 }
 
 void AppSettings::setDataDir(const QString& dir)

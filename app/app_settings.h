@@ -37,6 +37,7 @@ class AppSettings : public QObject
     /// The interface font at the chosen size, for the window (so a change shows at once).
     Q_PROPERTY(QFont font READ font NOTIFY fontSizeChanged)
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY threadsChanged)
+    Q_PROPERTY(bool fastSparsePrompts READ fastSparsePrompts WRITE setFastSparsePrompts NOTIFY fastSparsePromptsChanged)
     Q_PROPERTY(QString dataDir READ dataDir WRITE setDataDir NOTIFY dataDirChanged)
     Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY defaultsChanged)
@@ -84,6 +85,10 @@ public:
     /// Engine threads; 0: one per physical core.
     [[nodiscard]] int threads() const { return m_threads; }
     void setThreads(int threads);
+    /// Sparse models keep their FFN a second time, laid out as a dense model's, so that prompts
+    /// run as fast as the dense model's (hearth::LoadParams::sparsePromptCopies); from the next load.
+    [[nodiscard]] bool fastSparsePrompts() const { return m_fastSparsePrompts; }
+    void setFastSparsePrompts(bool on);
     /// Where chats are kept from the next start on; empty: the platform's data folder.
     [[nodiscard]] QString dataDir() const { return m_dataDir; }
     void setDataDir(const QString& dir);
@@ -152,6 +157,7 @@ Q_SIGNALS:
     void themeChanged();
     void fontSizeChanged();
     void threadsChanged();
+    void fastSparsePromptsChanged();
     void dataDirChanged();
     void languageChanged();
     void defaultsChanged();
@@ -171,6 +177,7 @@ private:
     QString m_theme = QStringLiteral("system");
     int m_fontSize = 0;
     int m_threads = 0;
+    bool m_fastSparsePrompts = false;
     QString m_dataDir;
     QString m_language;
     QString m_systemPrompt;

@@ -80,6 +80,7 @@ QStringList argumentList(int argc, char** argv)
 ///   HEARTH_TEST_DEVICE=emulated:N    sessions use the emulated device of N bytes; HEARTH_FAKE_GPU_GB
 ///                                    alone implies an emulated device of that size
 ///   HEARTH_SCREENSHOT_DIALOG=name    open the dialog with that objectName before the picture
+///                                    (name:end: scrolled to its end)
 ///   HEARTH_TEST_OPEN_DIALOGS=1       open every dialog of the window in turn, print which opened,
 ///                                    exit 0 when all did (the package check runs it)
 struct TestHooks
@@ -317,10 +318,18 @@ int main(int argc, char** argv)
         QTimer::singleShot(500, dialogTour.get(), &hearth::app::DialogTour::start);
     }
     if (window && !hooks.dialog.isEmpty()) {
-        if (QObject* dialog = window->findChild<QObject*>(hooks.dialog))
-            QTimer::singleShot(300, dialog, [dialog] { QMetaObject::invokeMethod(dialog, "open"); });
-        else
-            err << "No dialog named " << hooks.dialog << "\n";
+        // "name:end" shows the end of a dialog that scrolls.
+        const QString name = hooks.dialog.section(QLatin1Char(':'), 0, 0);
+        const bool atEnd = hooks.dialog.section(QLatin1Char(':'), 1) == QLatin1String("end");
+        if (QObject* dialog = window->findChild<QObject*>(name)) {
+            QTimer::singleShot(300, dialog, [dialog, atEnd] {
+                QMetaObject::invokeMethod(dialog, "open");
+                if (atEnd)
+                    QTimer::singleShot(300, dialog, [dialog] { QMetaObject::invokeMethod(dialog, "scrollToEnd"); });
+            });
+        } else {
+            err << "No dialog named " << name << "\n";
+        }
     }
     if (window && !hooks.page.isEmpty()) {
         const QString section = hooks.page.section(QLatin1Char(':'), 0, 0);

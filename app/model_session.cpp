@@ -106,6 +106,11 @@ void ModelSession::setSettings(AppSettings* settings)
     connect(settings, &AppSettings::threadsChanged, this, [this] {
         m_engine.post([threads = m_settings->threads()](EngineWorker& worker) { worker.setThreads(threads); });
     });
+    const auto postPromptCopies = [this] {
+        m_engine.post([on = m_settings->fastSparsePrompts()](EngineWorker& worker) { worker.setSparsePromptCopies(on); });
+    };
+    postPromptCopies();
+    connect(settings, &AppSettings::fastSparsePromptsChanged, this, postPromptCopies);
     Q_EMIT contextChanged(); // the KV cache type comes from the settings
 }
 

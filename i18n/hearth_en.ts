@@ -1621,6 +1621,22 @@
         <source>Off. When on, programs use the URL shown here as their OpenAI base URL.</source>
         <translation>Off. When on, programs use the URL shown here as their OpenAI base URL.</translation>
     </message>
+    <message>
+        <source>Sparse models:</source>
+        <translation>Sparse models:</translation>
+    </message>
+    <message>
+        <source>Faster prompts</source>
+        <translation>Faster prompts</translation>
+    </message>
+    <message>
+        <source>Faster prompts for sparse models</source>
+        <translation>Faster prompts for sparse models</translation>
+    </message>
+    <message>
+        <source>Keeps their feed-forward weights twice in memory, from the next load.</source>
+        <translation>Keeps their feed-forward weights twice in memory, from the next load.</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -2354,6 +2370,10 @@
     <message>
         <source>The draft model %1 cannot guess for this model: %2</source>
         <translation>The draft model %1 cannot guess for this model: %2</translation>
+    </message>
+    <message>
+        <source>%1 more memory for faster prompts</source>
+        <translation>%1 more memory for faster prompts</translation>
     </message>
 </context>
 <context>

@@ -1617,6 +1617,22 @@
         <source>Off. When on, programs use the URL shown here as their OpenAI base URL.</source>
         <translation>Mati. Saat aktif, program memakai URL yang ditampilkan di sini sebagai URL dasar OpenAI mereka.</translation>
     </message>
+    <message>
+        <source>Sparse models:</source>
+        <translation>Model jarang:</translation>
+    </message>
+    <message>
+        <source>Faster prompts</source>
+        <translation>Prompt lebih cepat</translation>
+    </message>
+    <message>
+        <source>Faster prompts for sparse models</source>
+        <translation>Prompt lebih cepat untuk model jarang</translation>
+    </message>
+    <message>
+        <source>Keeps their feed-forward weights twice in memory, from the next load.</source>
+        <translation>Menyimpan bobot feed-forward-nya dua kali di memori, mulai pemuatan berikutnya.</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -2347,6 +2363,10 @@
     <message>
         <source>The draft model %1 cannot guess for this model: %2</source>
         <translation>Model draf %1 tidak dapat menebak untuk model ini: %2</translation>
+    </message>
+    <message>
+        <source>%1 more memory for faster prompts</source>
+        <translation>%1 memori tambahan untuk prompt lebih cepat</translation>
     </message>
 </context>
 <context>

@@ -1617,6 +1617,22 @@
         <source>Off. When on, programs use the URL shown here as their OpenAI base URL.</source>
         <translation>已关闭。开启后，程序把这里显示的 URL 用作 OpenAI 基础 URL。</translation>
     </message>
+    <message>
+        <source>Sparse models:</source>
+        <translation>稀疏模型：</translation>
+    </message>
+    <message>
+        <source>Faster prompts</source>
+        <translation>更快的提示处理</translation>
+    </message>
+    <message>
+        <source>Faster prompts for sparse models</source>
+        <translation>稀疏模型的更快提示处理</translation>
+    </message>
+    <message>
+        <source>Keeps their feed-forward weights twice in memory, from the next load.</source>
+        <translation>在内存中保存两份其前馈权重，从下次加载起生效。</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -2347,6 +2363,10 @@
     <message>
         <source>The draft model %1 cannot guess for this model: %2</source>
         <translation>草稿模型 %1 无法为此模型猜测：%2</translation>
+    </message>
+    <message>
+        <source>%1 more memory for faster prompts</source>
+        <translation>为更快的提示处理多用 %1 内存</translation>
     </message>
 </context>
 <context>

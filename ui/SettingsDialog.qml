@@ -23,6 +23,11 @@ Dialog {
         font: root.font
     }
 
+    // Shows the last settings (the API server's), as the README's picture does.
+    function scrollToEnd() {
+        scroll.ScrollBar.vertical.position = 1.0 - scroll.ScrollBar.vertical.size
+    }
+
     ScrollView {
         id: scroll
         anchors.fill: parent
@@ -107,6 +112,23 @@ Dialog {
                 textFromValue: (value, locale) => value === 0 ? qsTr("Automatic") : value.toString()
                 onValueModified: AppSettings.threads = value
                 Accessible.name: qsTr("Engine threads")
+            }
+
+            Label { text: qsTr("Sparse models:") }
+            CheckBox {
+                objectName: "fastSparsePromptsBox"
+                Layout.fillWidth: true
+                text: qsTr("Faster prompts")
+                checked: AppSettings.fastSparsePrompts
+                onToggled: AppSettings.fastSparsePrompts = checked
+                Accessible.name: qsTr("Faster prompts for sparse models")
+            }
+            Item { width: 1; height: 1 }
+            Label {
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                opacity: 0.7
+                text: qsTr("Keeps their feed-forward weights twice in memory, from the next load.")
             }
 
             Label { text: qsTr("Data folder:") }

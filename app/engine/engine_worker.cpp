@@ -159,6 +159,11 @@ void EngineWorker::unloadModel()
     m_model.reset();
 }
 
+void EngineWorker::setSparsePromptCopies(bool on)
+{
+    m_sparsePromptCopies = on;
+}
+
 void EngineWorker::setThreads(int threads)
 {
     m_threads = qMax(0, threads);
@@ -257,6 +262,7 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
 
     qCInfo(lcEngine) << "loading" << path;
     hearth::LoadParams params;
+    params.sparsePromptCopies = m_sparsePromptCopies;
     // Whole percents only: the GUI does not need thousands of queued signals.
     int lastPercent = -1;
     params.progress = [this, &lastPercent](float fraction) {
@@ -298,6 +304,9 @@ void EngineWorker::loadModel(const QString& path, quint64 ticket)
         description += QStringLiteral(" · ")
             + tr("%1 read from the disk as needed (not enough free memory)")
                   .arg(QLocale().formattedDataSize(qint64(info.bytesLeftMapped)));
+    if (info.promptCopyBytes > 0)
+        description += QStringLiteral(" · ")
+            + tr("%1 more memory for faster prompts").arg(QLocale().formattedDataSize(qint64(info.promptCopyBytes)));
     const Placement placement = this->placement();
     qCInfo(lcEngine) << "loaded" << name << description << placement.report;
     LoadedModel loaded { file.completeBaseName(), name, m_session->contextLength(), info.trainedContextLength };

@@ -98,6 +98,9 @@ public:
 public Q_SLOTS:
     /// Threads for the next model load; 0 picks one per physical core.
     void setThreads(int threads);
+    /// Whether the next load keeps a sparse model's FFN laid out for prompts too
+    /// (hearth::LoadParams::sparsePromptCopies).
+    void setSparsePromptCopies(bool on);
     /// GPU memory for the next load in GiB (SessionParams::vramBudgetGiB): < 0 automatic, 0 CPU only.
     void setVramBudget(double gib);
     /// The device the next session uses (SessionParams::deviceOverride); "" picks the GPU back end.
@@ -203,6 +206,7 @@ private:
     QString m_draftPath;
     std::unique_ptr<hearth::Drafter> m_drafter; ///< null: answers do not guess ahead
     int m_threads = 0;
+    bool m_sparsePromptCopies = false;
     double m_vramBudgetGiB = -1; ///< for the next load
     double m_sessionBudgetGiB = -1; ///< the running session's
     std::string m_deviceOverride;

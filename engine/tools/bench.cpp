@@ -279,6 +279,7 @@ int main(int argc, char** argv)
     bool json = false;
     bool skipBandwidth = false;
     bool dense = false;
+    bool promptCopies = false;
     float memoryBudgetGiB = 0.0f;
     tools::ToolOptions options("hearth-bench", "Measures prefill and decode speed against the machine's memory bandwidth.");
     options.addString("-m,--model", "FILE", "model file (GGUF)", &modelPath);
@@ -298,6 +299,9 @@ int main(int argc, char** argv)
                      "memory the weights' repacked copies may take; the rest is read from the file mapping "
                      "(default: what the system has available)",
                      &memoryBudgetGiB);
+    options.addFlag("--prompt-copies",
+                    "sparse models: keep the FFN laid out as a dense file's too, for prompts (more memory)",
+                    &promptCopies);
     tools::DeviceOptions device;
     options.addDeviceOptions(&device);
     tools::DraftOptions draft;
@@ -321,6 +325,7 @@ int main(int argc, char** argv)
 
     LoadParams loadParams;
     loadParams.memoryBudgetBytes = std::uint64_t(std::max(0.0, double(memoryBudgetGiB)) * double(1ULL << 30));
+    loadParams.sparsePromptCopies = promptCopies;
     auto model = Model::load(modelPath, loadParams);
     if (!model) {
         std::fprintf(stderr, "hearth-bench: cannot load '%s': %s\n", modelPath.c_str(), model.message().c_str());
@@ -480,6 +485,7 @@ int main(int argc, char** argv)
         out.add("weight_type", info.weightType);
         out.add("parameters", info.parameterCount);
         out.add("bytes_left_mapped", info.bytesLeftMapped);
+        out.add("prompt_copy_bytes", info.promptCopyBytes);
         out.add("threads", threadCount);
         out.add("isa", isa);
         out.add("cpu", cpuModelName());
@@ -531,6 +537,8 @@ int main(int argc, char** argv)
     if (info.bytesLeftMapped > 0)
         std::printf("memory short:   %s of weights read through the file mapping\n",
                     tools::formatBytes(info.bytesLeftMapped).c_str());
+    if (info.promptCopyBytes > 0)
+        std::printf("prompt copies:  %s of sparse layers laid out for prompts\n", tools::formatBytes(info.promptCopyBytes).c_str());
     std::printf("threads / ISA:  %d / %s (%s)\n", threadCount, isa.c_str(), cpuModelName().c_str());
     std::printf("prefill:        %.2f tok/s (%d tokens, median of %d)\n", prefill, promptTokens, repetitions);
     std::printf("decode:         %.2f tok/s (%d tokens, median of %d)\n", decode, generateTokens, repetitions);

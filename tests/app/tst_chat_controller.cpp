@@ -630,6 +630,36 @@ private Q_SLOTS:
         QVERIFY(waitReady());
     }
 
+    void fasterSparsePromptsReachTheNextLoad()
+    {
+        // Settings' "Faster prompts" is remembered and applies from the next load of a sparse
+        // model, whose status line then says what the copies cost.
+        const QString sparse = hearth::test::makeTinyModel(m_dir.path(), QStringLiteral("tiny"),
+            { QStringLiteral("--ffn"), QStringLiteral("reglu"), QStringLiteral("--sparsity"), QStringLiteral("0.5") });
+        if (sparse.isEmpty())
+            QSKIP("hearth-synth is not built");
+        const QString ini = m_dir.filePath(QStringLiteral("prompt-copies.ini"));
+        {
+            hearth::app::AppSettings settings(ini);
+            QVERIFY(!settings.fastSparsePrompts());
+            settings.setFastSparsePrompts(true);
+        }
+        hearth::app::AppSettings settings(ini);
+        QVERIFY(settings.fastSparsePrompts());
+        m_chat->session()->setSettings(&settings);
+        m_chat->session()->loadModel(sparse);
+        QVERIFY(waitReady());
+        QVERIFY2(m_chat->session()->modelDescription().contains(QStringLiteral("faster prompts")),
+                 qPrintable(m_chat->session()->modelDescription()));
+        settings.setFastSparsePrompts(false);
+        m_chat->session()->loadModel(sparse);
+        QVERIFY(waitReady());
+        QVERIFY(!m_chat->session()->modelDescription().contains(QStringLiteral("faster prompts")));
+        m_chat->session()->setSettings(nullptr);
+        m_chat->session()->loadModel(m_model);
+        QVERIFY(waitReady());
+    }
+
     void kvCacheTypeIsChosenAndRemembered()
     {
         // Heads of 32 suit Q8_0's blocks. The choice holds for every model, starts a new session

@@ -363,6 +363,27 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
         QCOMPARE(replaced.size(), 1);
     }
+
+    void sparseModelsKeepPromptCopiesWhenAsked()
+    {
+        // Settings' "Faster prompts": the next load of a sparse model keeps its FFN laid out for
+        // prompts too, and the status line says what that costs; without it nothing is kept.
+        const QString sparse = hearth::test::makeTinyModel(m_dir.path(), QStringLiteral("tiny"),
+            { QStringLiteral("--ffn"), QStringLiteral("reglu"), QStringLiteral("--sparsity"), QStringLiteral("0.5") });
+        if (sparse.isEmpty())
+            QSKIP("hearth-synth is not built");
+        const QString cost = QStringLiteral("more memory for faster prompts");
+        for (const bool copies : { true, false }) {
+            m_engine->post([copies](EngineWorker& worker) { worker.setSparsePromptCopies(copies); });
+            QSignalSpy loaded(m_worker, &EngineWorker::modelLoaded);
+            QVERIFY(load(sparse));
+            const QString description = loaded.at(0).at(1).toString();
+            QVERIFY2(description.contains(cost) == copies, qPrintable(description));
+        }
+        QSignalSpy finished(m_worker, &EngineWorker::answerFinished);
+        generate(8, 4);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEngineWorker)

@@ -1031,6 +1031,54 @@ private slots:
         QVERIFY(maxRelativeError(a, dense) > tol);
     }
 
+    void promptCopiesComputeThePrompt_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("layout");
+        for (DType t : {DType::Q4_0, DType::Q4_K}) {
+            for (synth::SparseLayout l : {synth::SparseLayout::PowerInfer, synth::SparseLayout::Hearth})
+                QTest::newRow(QStringLiteral("%1 %2")
+                                  .arg(QLatin1String(dtypeName(t)))
+                                  .arg(QLatin1String(l == synth::SparseLayout::Hearth ? "fused" : "PowerInfer"))
+                                  .toLatin1()
+                                  .constData())
+                    << int(t) << int(l);
+        }
+    }
+
+    // With LoadParams::sparsePromptCopies a prompt whose tokens use most neurons runs the dense
+    // layout's kernels (gate and up interleaved, down by output in Q8_0) and computes what it
+    // computed from the rows kept for decoding; decoded tokens do not use the copies.
+    void promptCopiesComputeThePrompt()
+    {
+        QFETCH(int, type);
+        QFETCH(int, layout);
+        const std::string path = writeModel(DType(type), synth::SparseLayout(layout), 0.5);
+        auto plain = Model::load(path);
+        LoadParams withCopies;
+        withCopies.sparsePromptCopies = true;
+        auto copied = Model::load(path, withCopies);
+        QVERIFY(plain.ok() && copied.ok());
+        QCOMPARE((*plain)->info().promptCopyBytes, std::uint64_t(0));
+        const model::LlamaModel& m = llamaOf(*copied);
+        QVERIFY((*copied)->info().promptCopyBytes > 0);
+        for (const model::LlamaLayerWeights& l : m.weights().layers) {
+            QVERIFY(l.promptGate.packing != cpu::Packing::None);
+            QCOMPARE(l.promptDown.rows, m.hyperParams().nEmbd);
+            QCOMPARE(l.promptDown.type, DType::Q8_0);
+        }
+        const std::vector<Token> tokens = {1, 17, 42, 99, 5, 250, 7, 31};
+        using Mode = model::LlamaForward::FfnMode;
+        const auto prompt = runModel(llamaOf(*plain), tokens, 2, Mode::Sparse, 0.0f, true);
+        const auto promptWithCopies = runModel(m, tokens, 2, Mode::Sparse, 0.0f, true);
+        QVERIFY(!prompt.empty());
+        QVERIFY2(maxRelativeError(prompt, promptWithCopies) < 2e-2,
+                 qPrintable(QString::number(maxRelativeError(prompt, promptWithCopies))));
+        QVERIFY(prompt != promptWithCopies); // the copies ran
+        QCOMPARE(runModel(m, tokens, 2, Mode::Sparse, 0.0f, false),
+                 runModel(llamaOf(*plain), tokens, 2, Mode::Sparse, 0.0f, false));
+    }
+
     // PowerInfer's own greedy output on the same F16 files in its layout
     // (data/powerinfer_greedy.json says how it was made): the predictor selects the same neurons
     // in both engines, prompts included (each token its own), so the ids are the same.

@@ -25,6 +25,10 @@ struct LoadParams {
     /// is read from the file mapping as needed, a mixture's routed experts first. 0: what the
     /// system has available (MemAvailable, a memory cgroup's limit) less room for a session.
     std::uint64_t memoryBudgetBytes = 0;
+    /// Sparse llama-family files: also keep each FFN layer laid out as a dense file's (within
+    /// memoryBudgetBytes), so that prompts, whose tokens together use most neurons, run as
+    /// fast as the dense file's: about the FFN's size again in RAM (ModelInfo::promptCopyBytes).
+    bool sparsePromptCopies = false;
 };
 
 /// Hyper-parameters and facts shown to users (model picker, --version, benchmarks).
@@ -42,6 +46,8 @@ struct ModelInfo {
     /// Weight bytes left in the file mapping because memory was short (LoadParams::
     /// memoryBudgetBytes): read from the disk cache, or the disk, as tokens need them.
     std::uint64_t bytesLeftMapped = 0;
+    /// Memory the sparse layers' copies for prompts take (LoadParams::sparsePromptCopies).
+    std::uint64_t promptCopyBytes = 0;
     std::uint64_t parameterCount = 0;
     int layerCount = 0;
     int embeddingSize = 0;

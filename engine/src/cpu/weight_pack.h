@@ -200,6 +200,12 @@ public:
     // @p w unchanged) when huge pages are unavailable or memory is short.
     bool moveToHugePages(WeightMatrix& w, bool fileMapped);
 
+    // @p w transposed (a row per column of w) in Q8_0, in the store's memory: the output-major
+    // layout of a matrix stored a row per input (a sparse file's neuron-major down projection),
+    // for batched products. Empty (null data) when memory is short or w.rows is not a whole
+    // number of Q8_0 blocks.
+    [[nodiscard]] WeightMatrix transposedQ8Copy(const WeightMatrix& w);
+
     // Bytes held by packed copies.
     [[nodiscard]] std::size_t bytes() const { return m_bytes; }
 

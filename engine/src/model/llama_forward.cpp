@@ -380,7 +380,9 @@ void LlamaForward::denseFfn(int layer, int n, const std::uint8_t* mask)
 {
     const HyperParams& hp = m_model.hyperParams();
     const std::int64_t nFf = hp.nFf;
-    const DenseFfnMatrices ffn = denseFfnMatrices(layer);
+    const LlamaLayerWeights& lw = m_model.weights().layers[std::size_t(layer)];
+    const DenseFfnMatrices ffn = lw.promptDown.data ? DenseFfnMatrices{lw.promptGate, lw.promptUp, lw.promptDown, false}
+                                                    : denseFfnMatrices(layer);
     {
         const cpu::WeightMatrix ws[2] = {ffn.gate, ffn.up};
         float* const ys[2] = {m_gate.data(), m_up.data()};

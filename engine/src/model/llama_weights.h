@@ -68,6 +68,10 @@ struct LlamaLayerWeights {
     sparse::PredictorWeights predictor; // fc1/fc2; absent (null data) in dense files
     cpu::WeightMatrix neurons;
     bool fusedNeurons = false;
+    // Sparse files loaded with LoadParams::sparsePromptCopies: the FFN laid out as a dense file's
+    // for prompts whose tokens use most neurons (gate and up interleaved, down a row per output
+    // in Q8_0); absent (null data) otherwise, or where memory was short.
+    cpu::WeightMatrix promptGate, promptUp, promptDown;
 };
 
 struct LlamaWeights {
@@ -97,14 +101,17 @@ struct LlamaWeights {
 
     // Finds and checks every tensor of @p hp's architecture in @p file. @p progress (optional)
     // sees the fraction of tensors bound and may cancel (ErrorCode::Cancelled). Packed copies
-    // take at most @p packingLimit bytes (model/packing_limit.h).
+    // take at most @p packingLimit bytes (model/packing_limit.h); @p promptCopies: sparse layers
+    // get promptGate/promptUp/promptDown within that limit.
     static Result<std::unique_ptr<LlamaWeights>> bind(const gguf::GgufFile& file, const HyperParams& hp,
                                                       const ProgressCallback& progress,
-                                                      std::uint64_t packingLimit = SIZE_MAX);
+                                                      std::uint64_t packingLimit = SIZE_MAX, bool promptCopies = false);
 
     // Bytes of the packed copies, and the weight bytes the packing limit left in the file mapping.
     [[nodiscard]] std::uint64_t packedBytes() const { return m_packed.bytes(); }
     [[nodiscard]] std::uint64_t bytesLeftMapped() const { return m_packed.refusedBytes(); }
+    // Bytes of the sparse layers' prompt copies (part of packedBytes()).
+    [[nodiscard]] std::uint64_t promptCopyBytes() const { return m_promptCopyBytes; }
 
 private:
     // Binds each layer's thresholds in a magnitude-sparse file.
@@ -112,9 +119,12 @@ private:
     // Gives the dense matrices a copy in the layout of the fastest kernels (cpu/weight_pack.h);
     // @p fileMapped: the tensors are a read-only file mapping whose packed rows may be dropped.
     void packForKernels(bool fileMapped);
+    // Gives the sparse layers their prompt copies, while the packing limit allows.
+    void makePromptCopies();
 
     cpu::PackedWeightStore m_packed;
     std::vector<std::vector<float>> m_convertedNorms; // norms stored as F16 etc., as float
+    std::uint64_t m_promptCopyBytes = 0;
 };
 
 } // namespace hearth::model

@@ -95,7 +95,7 @@ Result<std::shared_ptr<const Model>> loadLlamaModel(std::unique_ptr<gguf::GgufFi
         return Status(ErrorCode::Cancelled, "loading was cancelled");
 
     const ProgressCallback scaled = [&params](float f) { return !params.progress || params.progress(0.05f + 0.95f * f); };
-    auto weights = LlamaWeights::bind(*file, *hp, scaled, packingLimit(params));
+    auto weights = LlamaWeights::bind(*file, *hp, scaled, packingLimit(params), params.sparsePromptCopies);
     if (!weights)
         return Status(weights.code(), weights.code() == ErrorCode::Cancelled ? weights.message()
                                                                               : path + ": " + weights.message());
@@ -109,6 +109,7 @@ Result<std::shared_ptr<const Model>> loadLlamaModel(std::unique_ptr<gguf::GgufFi
     info.architecture = hp->architecture;
     info.weightType = std::string(dtypeName((*weights)->dominantType));
     info.bytesLeftMapped = (*weights)->bytesLeftMapped();
+    info.promptCopyBytes = (*weights)->promptCopyBytes();
     info.ffnActivation = std::string(ffnActivationName(hp->ffnActivation));
     info.sparse = (*weights)->sparse;
     info.magnitudeSparse = (*weights)->magnitudeSparse;
