@@ -533,6 +533,18 @@ private:
         return {direct.toStdString(), hf};
     }
 
+    // A Hugging Face folder @p name: @p config, the tiny tokenizer and @p tensors as safetensors;
+    // empty when a file could not be written.
+    QString writeHfFolder(const QString& name, const QByteArray& config, const Tensors& tensors)
+    {
+        const QString hf = path(name);
+        const bool ok = QDir().mkpath(hf) && writeFixtureFile(hf + "/config.json", config)
+                        && writeFixtureFile(hf + "/tokenizer.json", hfTokenizerJson())
+                        && writeFixtureFile(hf + "/tokenizer_config.json", hfTokenizerConfigJson())
+                        && writeFixtureFile(hf + "/model.safetensors", hfSafetensors(tensors));
+        return ok ? hf : QString();
+    }
+
     // The same tensors; those named in @p otherTypes only by name and shape, with that type.
     static void compareTensors(const std::string& expectedPath, const std::string& actualPath,
                                const std::map<std::string, DType>& otherTypes = {})
@@ -634,12 +646,8 @@ private slots:
         Tensors tensors = gemmaHfTensors(**file, gemmaModelPrefix(f));
         if (f == GemmaFlavour::Gemma3Multimodal || f == GemmaFlavour::Gemma3MultimodalResaved)
             tensors["vision_tower.vision_model.embeddings.patch_embedding.weight"] = FloatTensor{{4, 4}, std::vector<float>(16, 0.5f)};
-        const QString hf = path(QStringLiteral("gemma-hf"));
-        QDir().mkpath(hf);
-        QVERIFY(writeFixtureFile(hf + "/config.json", gemmaConfigJson(f, o.shape)));
-        QVERIFY(writeFixtureFile(hf + "/tokenizer.json", hfTokenizerJson()));
-        QVERIFY(writeFixtureFile(hf + "/tokenizer_config.json", hfTokenizerConfigJson()));
-        QVERIFY(writeFixtureFile(hf + "/model.safetensors", hfSafetensors(tensors)));
+        const QString hf = writeHfFolder(QStringLiteral("gemma-hf"), gemmaConfigJson(f, o.shape), tensors);
+        QVERIFY(!hf.isEmpty());
 
         convert::ConvertOptions options;
         options.modelFolder = hf.toStdString();
@@ -689,12 +697,9 @@ private slots:
         auto file = gguf::GgufFile::open(direct);
         QVERIFY(file.ok());
         const bool tied = !(*file)->findTensor("output.weight");
-        const QString hf = path(QStringLiteral("moe-hf"));
-        QDir().mkpath(hf);
-        QVERIFY(writeFixtureFile(hf + "/config.json", moeConfigJson(f, o.shape, tied)));
-        QVERIFY(writeFixtureFile(hf + "/tokenizer.json", hfTokenizerJson()));
-        QVERIFY(writeFixtureFile(hf + "/tokenizer_config.json", hfTokenizerConfigJson()));
-        QVERIFY(writeFixtureFile(hf + "/model.safetensors", hfSafetensors(moeHfTensors(**file, f, o.shape))));
+        const QString hf = writeHfFolder(QStringLiteral("moe-hf"), moeConfigJson(f, o.shape, tied),
+                                         moeHfTensors(**file, f, o.shape));
+        QVERIFY(!hf.isEmpty());
 
         convert::ConvertOptions options;
         options.modelFolder = hf.toStdString();

@@ -170,7 +170,6 @@ Status parseOpt(const JsonValue& root, HfConfig& c)
     return checkHeads(c);
 }
 
-// "rope_scaling": linear, Llama 3's, or (Phi-3 only) LongRoPE; null or absent: none.
 // Which mixture of experts a config describes.
 enum class Mixture { None, Mixtral, Qwen2Moe, Qwen3Moe };
 
@@ -201,6 +200,7 @@ Status parseExperts(const JsonValue& cfg, Mixture mixture, HfConfig& c)
     return {};
 }
 
+// "rope_scaling": linear, Llama 3's, or (Phi-3 only) LongRoPE; null or absent: none.
 Status parseRopeScaling(const JsonValue& cfg, bool phi3, HfConfig& c)
 {
     if (const JsonValue* scaling = cfg.find("rope_scaling"); scaling != nullptr && !scaling->isNull()) {
@@ -384,9 +384,9 @@ float HfConfig::longRopeAttnFactor() const
 
 const std::vector<std::string>& convertibleModelTypes()
 {
-    static const std::vector<std::string> types = {"llama",     "mistral",   "mixtral",    "bamboo",     "qwen2",
-                                                   "qwen3",     "qwen2_moe", "qwen3_moe",  "phi3",       "gemma2",
-                                                   "gemma3",    "gemma3_text", "falcon",   "opt",        "RefinedWeb",
+    static const std::vector<std::string> types = {"llama",  "mistral",     "mixtral", "bamboo", "qwen2",
+                                                   "qwen3",  "qwen2_moe",   "qwen3_moe", "phi3", "gemma2",
+                                                   "gemma3", "gemma3_text", "falcon",  "opt",    "RefinedWeb",
                                                    "RefinedWebModel"};
     return types;
 }

@@ -411,12 +411,7 @@ LlamaForward::DenseFfnMatrices LlamaForward::denseFfnMatrices(int layer) const
     if (!lw.fusedNeurons)
         return {lw.gate, lw.up, lw.down, lw.downTransposed};
     const sparse::NeuronWeights& neurons = m_neurons[std::size_t(layer)];
-    const auto rows = [&](const std::uint8_t* first) {
-        cpu::WeightMatrix m{neurons.type, first, neurons.nFf, neurons.nEmbd};
-        m.rowStride = neurons.stride;
-        return m;
-    };
-    return {rows(neurons.gate), rows(neurons.up), rows(neurons.down), true};
+    return {neurons.rows(neurons.gate), neurons.rows(neurons.up), neurons.rows(neurons.down), true};
 }
 
 void LlamaForward::attention(int layer, std::int64_t begin, std::int64_t end, int threadIndex)

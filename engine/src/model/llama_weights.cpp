@@ -320,16 +320,11 @@ void LlamaWeights::makePromptCopies()
         cpu::WeightMatrix up = l.up;
         cpu::WeightMatrix down = l.down;
         if (l.fusedNeurons) {
-            const sparse::NeuronWeights rows = sparse::NeuronWeights::fused(l.neurons, l.neurons.cols / 3,
-                                                                            sparse::NeuronActivation::ReGlu);
-            const auto view = [&rows](const std::uint8_t* first) {
-                cpu::WeightMatrix m{rows.type, first, rows.nFf, rows.nEmbd};
-                m.rowStride = rows.stride;
-                return m;
-            };
-            gate = view(rows.gate);
-            up = view(rows.up);
-            down = view(rows.down);
+            const sparse::NeuronWeights fused = sparse::NeuronWeights::fused(l.neurons, l.neurons.cols / 3,
+                                                                             sparse::NeuronActivation::ReGlu);
+            gate = fused.rows(fused.gate);
+            up = fused.rows(fused.up);
+            down = fused.rows(fused.down);
         } else if (!l.downTransposed || !gate.data) {
             continue;
         }
@@ -338,7 +333,6 @@ void LlamaWeights::makePromptCopies()
         if (cpu::interleavedPacking(gate.type) == cpu::Packing::None)
             return;
         const std::size_t before = m_packed.bytes();
-        gate.packing = up.packing = cpu::Packing::None;
         if (!m_packed.pack(gate) || !m_packed.pack(up))
             return; // memory is short: the next layers would not fit either
         const cpu::WeightMatrix rowsByOutput = m_packed.transposedQ8Copy(down);

@@ -60,6 +60,14 @@ struct NeuronWeights {
                                                 const cpu::WeightMatrix& downT, NeuronActivation activation);
 
     [[nodiscard]] bool gated() const { return gate != nullptr; }
+    // The matrix of every neuron's row that starts at @p first (gate, up or down): nFf rows of
+    // nEmbd, stride apart, as the dense products take it.
+    [[nodiscard]] cpu::WeightMatrix rows(const std::uint8_t* first) const
+    {
+        cpu::WeightMatrix m{type, first, nFf, nEmbd};
+        m.rowStride = stride;
+        return m;
+    }
     [[nodiscard]] std::size_t rowSize() const { return rowBytes(type, nEmbd); }
     // Bytes read for one neuron whose activation is non-zero.
     [[nodiscard]] std::size_t neuronBytes() const { return rowSize() * (gated() ? 3 : 2); }
