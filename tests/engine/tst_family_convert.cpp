@@ -545,6 +545,22 @@ private:
         return ok ? hf : QString();
     }
 
+    // The folder @p hf converted to @p type at a new path named @p name; empty, with the reason
+    // warned, when the conversion fails.
+    std::string convertFolder(const QString& hf, const QString& name, DType type)
+    {
+        convert::ConvertOptions options;
+        options.modelFolder = hf.toStdString();
+        options.output = path(name).toStdString();
+        options.type = type;
+        const auto report = convert::convertHfModel(options);
+        if (!report.ok()) {
+            qWarning("%s", report.message().c_str());
+            return {};
+        }
+        return options.output;
+    }
+
     // The same tensors; those named in @p otherTypes only by name and shape, with that type.
     static void compareTensors(const std::string& expectedPath, const std::string& actualPath,
                                const std::map<std::string, DType>& otherTypes = {})
@@ -649,15 +665,11 @@ private slots:
         const QString hf = writeHfFolder(QStringLiteral("gemma-hf"), gemmaConfigJson(f, o.shape), tensors);
         QVERIFY(!hf.isEmpty());
 
-        convert::ConvertOptions options;
-        options.modelFolder = hf.toStdString();
-        options.output = path(QStringLiteral("gemma-converted.gguf")).toStdString();
-        options.type = DType::F32;
-        auto report = convert::convertHfModel(options);
-        QVERIFY2(report.ok(), report.message().c_str());
-        compareTensors(direct, options.output);
+        const std::string output = convertFolder(hf, QStringLiteral("gemma-converted.gguf"), DType::F32);
+        QVERIFY(!output.empty());
+        compareTensors(direct, output);
 
-        auto converted = gguf::GgufFile::open(options.output);
+        auto converted = gguf::GgufFile::open(output);
         QVERIFY(converted.ok());
         const std::string arch = o.architecture;
         QCOMPARE((*converted)->getString("general.architecture"), std::optional<std::string>(arch));
@@ -672,7 +684,7 @@ private slots:
         }
         const std::vector<float> want = logitsOf(direct, kTokens);
         QVERIFY(!want.empty());
-        QVERIFY(want == logitsOf(options.output, kTokens));
+        QVERIFY(want == logitsOf(output, kTokens));
     }
 
     void mixturesConvertedEqualsDirect_data()
@@ -701,14 +713,10 @@ private slots:
                                          moeHfTensors(**file, f, o.shape));
         QVERIFY(!hf.isEmpty());
 
-        convert::ConvertOptions options;
-        options.modelFolder = hf.toStdString();
-        options.output = path(QStringLiteral("moe-converted.gguf")).toStdString();
-        options.type = DType::F32;
-        auto report = convert::convertHfModel(options);
-        QVERIFY2(report.ok(), report.message().c_str());
-        compareTensors(direct, options.output);
-        auto converted = gguf::GgufFile::open(options.output);
+        const std::string output = convertFolder(hf, QStringLiteral("moe-converted.gguf"), DType::F32);
+        QVERIFY(!output.empty());
+        compareTensors(direct, output);
+        auto converted = gguf::GgufFile::open(output);
         QVERIFY(converted.ok());
         const std::string arch = o.architecture;
         QCOMPARE((*converted)->getString("general.architecture"), std::optional<std::string>(arch));
@@ -716,19 +724,17 @@ private slots:
         QCOMPARE((*converted)->getInt(arch + ".expert_used_count"), std::optional<std::int64_t>(o.shape.expertUsedCount));
         const std::vector<float> want = logitsOf(direct, kTokens);
         QVERIFY(!want.empty());
-        QVERIFY(want == logitsOf(options.output, kTokens));
+        QVERIFY(want == logitsOf(output, kTokens));
 
         // Quantized: the generator's Q8_0 file, the router in F32 as llama-quantize leaves it.
         synth::SynthOptions q8 = o;
         q8.type = DType::Q8_0;
         const std::string directQ8 = path(QStringLiteral("moe-direct-q8.gguf")).toStdString();
         QVERIFY(synth::writeSyntheticModel(q8, directQ8).ok());
-        options.output = path(QStringLiteral("moe-q8.gguf")).toStdString();
-        options.type = DType::Q8_0;
-        report = convert::convertHfModel(options);
-        QVERIFY2(report.ok(), report.message().c_str());
-        compareTensors(directQ8, options.output);
-        auto quantized = gguf::GgufFile::open(options.output);
+        const std::string outputQ8 = convertFolder(hf, QStringLiteral("moe-q8.gguf"), DType::Q8_0);
+        QVERIFY(!outputQ8.empty());
+        compareTensors(directQ8, outputQ8);
+        auto quantized = gguf::GgufFile::open(outputQ8);
         QVERIFY(quantized.ok());
         QCOMPARE(DType((*quantized)->findTensor("blk.0.ffn_gate_inp.weight")->type), DType::F32);
         QCOMPARE(DType((*quantized)->findTensor("blk.1.ffn_down_exps.weight")->type), DType::Q8_0);
@@ -779,13 +785,9 @@ private slots:
         QVERIFY(!direct.empty());
         const QString quantized = path(QStringLiteral("direct-q.gguf"));
         QVERIFY(synth::writeSyntheticModel(optionsFor(Flavour(flavour), DType(type)), quantized.toStdString()).ok());
-        convert::ConvertOptions options;
-        options.modelFolder = hf.toStdString();
-        options.output = path(QStringLiteral("converted-q.gguf")).toStdString();
-        options.type = DType(type);
-        auto report = convert::convertHfModel(options);
-        QVERIFY2(report.ok(), report.message().c_str());
-        compareTensors(quantized.toStdString(), options.output);
+        const std::string output = convertFolder(hf, QStringLiteral("converted-q.gguf"), DType(type));
+        QVERIFY(!output.empty());
+        compareTensors(quantized.toStdString(), output);
     }
 
     void quantizeFileEqualsDirect_data() { quantizedEqualsDirect_data(); }
