@@ -73,8 +73,6 @@ std::shared_ptr<const std::vector<float>> yarnDivisors(const model::HyperParams&
 void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
 {
     const model::HyperParams& hp = model.hyperParams();
-    // YaRN's divisors of each RoPE the layers use (one, or a global and a local one).
-    std::vector<std::pair<model::HyperParams::Rope, std::shared_ptr<const std::vector<float>>>> yarn;
     out.params.activation = deviceActivation(hp.ffnActivation);
     out.output = {device::NormKind::Rms, model.weights().outputNorm, nullptr, hp.normEps, model.weights().output};
     if (hp.flavour.rope == model::RopeStyle::Neox)
@@ -98,13 +96,9 @@ void fromLlama(const model::LlamaModel& model, DeviceModelLayers& out)
         w.freqBase = rope.freqBase;
         w.freqScale = rope.freqScale;
         if (hp.ropeYarn) {
-            auto known = std::find_if(yarn.begin(), yarn.end(), [&](const auto& y) { return y.first == rope; });
-            if (known == yarn.end()) {
-                yarn.emplace_back(rope, yarnDivisors(hp, rope, w.ropeFreqs));
-                out.ropeDivisors.push_back(yarn.back().second);
-                known = yarn.end() - 1;
-            }
-            w.ropeFreqs = known->second->data();
+            // Each layer uploads its own divisors anyway (nRot / 2 floats).
+            out.ropeDivisors.push_back(yarnDivisors(hp, rope, w.ropeFreqs));
+            w.ropeFreqs = out.ropeDivisors.back()->data();
             w.freqScale = 1.0f;
             w.attnFactor = hp.ropeAttnFactor * cpu::yarnMagnitude(rope.freqScale);
         }
